@@ -1,0 +1,128 @@
+//! How I/O is done: one small trait and its back ends (io_uring, libaio, psync, null).
+//!
+//! The protocol is fio's queue/commit/getevents idea in three calls: [`Engine::push`] queues a
+//! request, [`Engine::submit`] hands the queue to the kernel, [`Engine::reap`] collects
+//! completions. A synchronous engine does the I/O inside `push`, so the runner drives every engine
+//! with the same loop. Engines own the data buffers as fixed slots; a request names its slot and
+//! the completion carries the slot back. All `unsafe` of the project sits in this crate.
+//!
+//! The engine knows nothing of workloads or reports: it moves bytes between slots and files.
+
+mod buf;
+mod libaio;
+mod null;
+mod psync;
+mod uring;
+
+pub use buf::SlotBuffers;
+pub use libaio::Libaio;
+pub use null::Null;
+pub use psync::Psync;
+pub use uring::IoUring;
+
+use std::io;
+use std::os::fd::RawFd;
+
+/// Direction of one data transfer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+}
+
+/// One I/O: move `len` bytes between buffer `slot` and file `file` at `offset`.
+#[derive(Debug, Clone, Copy)]
+pub struct Request {
+    pub op: Op,
+    pub file: u32,
+    pub offset: u64,
+    pub len: u32,
+    pub slot: u32,
+}
+
+/// The outcome of one request: bytes moved, or a negative errno.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    pub slot: u32,
+    pub result: i64,
+}
+
+/// What every engine is built from.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Open file descriptors; requests name them by index. The caller keeps them open.
+    pub fds: Vec<RawFd>,
+    /// Maximum requests in flight, which is also the number of buffer slots.
+    pub depth: u32,
+    /// Bytes per slot (the largest block size the job uses).
+    pub slot_size: usize,
+    /// Buffer alignment: at least the device's logical block size, for O_DIRECT.
+    pub align: usize,
+}
+
+/// Everything an engine can fail with, with the errno kept for the report.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{engine} is not available on this kernel ({source}): use --ioengine=psync or another engine")]
+    Unavailable {
+        engine: &'static str,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{engine}: {what}: {source}")]
+    Io {
+        engine: &'static str,
+        what: &'static str,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// The back-end contract. Calls come from one thread; an engine is moved into that thread.
+pub trait Engine: Send {
+    fn name(&self) -> &'static str;
+
+    /// Queues one request. The slot must not be in flight. A synchronous engine performs the I/O
+    /// here. The runner never pushes more than `depth` requests without reaping.
+    fn push(&mut self, req: Request) -> Result<(), EngineError>;
+
+    /// Hands queued requests to the kernel.
+    fn submit(&mut self) -> Result<(), EngineError>;
+
+    /// Appends at least `min` completions to `out` (fewer only if fewer are in flight), waiting if
+    /// needed. `out` is cleared first; its capacity is kept so the hot loop never allocates.
+    fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> Result<(), EngineError>;
+
+    /// The bytes of one slot, to fill before a write or read after a read completes.
+    fn slot(&mut self, slot: u32) -> &mut [u8];
+
+    /// Flushes file `file` to stable storage (fdatasync when `datasync`). The runner calls it
+    /// with nothing in flight, so the sync covers every write completed before it.
+    fn sync(&mut self, file: u32, datasync: bool) -> io::Result<()>;
+
+    /// True when `push` completes the I/O itself (no separate submission latency exists).
+    fn is_sync(&self) -> bool {
+        false
+    }
+}
+
+/// Calls fsync or fdatasync on a descriptor.
+pub(crate) fn sync_fd(fd: RawFd, datasync: bool) -> io::Result<()> {
+    loop {
+        // SAFETY: fsync/fdatasync only read the descriptor number; an invalid one gives EBADF.
+        let r = unsafe {
+            if datasync {
+                libc::fdatasync(fd)
+            } else {
+                libc::fsync(fd)
+            }
+        };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}

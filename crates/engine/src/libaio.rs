@@ -1,0 +1,204 @@
+//! libaio: the kernel's native AIO syscalls (io_setup/io_submit/io_getevents), called directly.
+//!
+//! The ABI structs are declared here rather than linking libaio.so: they are four syscalls and
+//! two fixed kernel structs, and this keeps the build free of a C dependency.
+
+use crate::{sync_fd, Completion, Engine, EngineConfig, EngineError, Op, Request, SlotBuffers};
+use std::io;
+use std::os::fd::RawFd;
+
+/// `struct iocb` from <linux/aio_abi.h> (little-endian field order).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct Iocb {
+    aio_data: u64,
+    aio_key: u32,
+    aio_rw_flags: i32,
+    aio_lio_opcode: u16,
+    aio_reqprio: i16,
+    aio_fildes: u32,
+    aio_buf: u64,
+    aio_nbytes: u64,
+    aio_offset: i64,
+    aio_reserved2: u64,
+    aio_flags: u32,
+    aio_resfd: u32,
+}
+
+/// `struct io_event` from <linux/aio_abi.h>.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct IoEvent {
+    data: u64,
+    obj: u64,
+    res: i64,
+    res2: i64,
+}
+
+const IOCB_CMD_PREAD: u16 = 0;
+const IOCB_CMD_PWRITE: u16 = 1;
+
+pub struct Libaio {
+    ctx: libc::c_ulong,
+    iocbs: Vec<Iocb>,
+    pending: Vec<*mut Iocb>,
+    events: Vec<IoEvent>,
+    fds: Vec<RawFd>,
+    in_flight: usize,
+    bufs: SlotBuffers,
+}
+
+// SAFETY: the raw pointers in `pending` point into `iocbs`, owned by the same value.
+unsafe impl Send for Libaio {}
+
+fn err(what: &'static str, source: io::Error) -> EngineError {
+    EngineError::Io {
+        engine: "libaio",
+        what,
+        source,
+    }
+}
+
+impl Libaio {
+    pub fn new(cfg: &EngineConfig) -> Result<Libaio, EngineError> {
+        let depth = cfg.depth.max(1) as usize;
+        let mut ctx: libc::c_ulong = 0;
+        // SAFETY: io_setup writes the new context id into `ctx`, a valid, writable location.
+        let r = unsafe { libc::syscall(libc::SYS_io_setup, depth as libc::c_long, &mut ctx) };
+        if r != 0 {
+            return Err(EngineError::Unavailable {
+                engine: "libaio",
+                source: io::Error::last_os_error(),
+            });
+        }
+        Ok(Libaio {
+            ctx,
+            iocbs: vec![Iocb::default(); depth],
+            pending: Vec::with_capacity(depth),
+            events: vec![IoEvent::default(); depth],
+            fds: cfg.fds.clone(),
+            in_flight: 0,
+            bufs: SlotBuffers::new(depth, cfg.slot_size, cfg.align),
+        })
+    }
+
+    fn getevents(&mut self, min: usize) -> io::Result<usize> {
+        loop {
+            // SAFETY: `events` has room for `events.len()` entries; a null timeout means wait.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_getevents,
+                    self.ctx,
+                    min as libc::c_long,
+                    self.events.len() as libc::c_long,
+                    self.events.as_mut_ptr(),
+                    std::ptr::null_mut::<libc::timespec>(),
+                )
+            };
+            if r >= 0 {
+                return Ok(r as usize);
+            }
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EINTR) {
+                return Err(e);
+            }
+        }
+    }
+}
+
+impl Engine for Libaio {
+    fn name(&self) -> &'static str {
+        "libaio"
+    }
+
+    fn push(&mut self, req: Request) -> Result<(), EngineError> {
+        assert!(req.len as usize <= self.bufs.slot_size());
+        let cb = &mut self.iocbs[req.slot as usize];
+        *cb = Iocb {
+            aio_data: req.slot as u64,
+            aio_lio_opcode: match req.op {
+                Op::Read => IOCB_CMD_PREAD,
+                Op::Write => IOCB_CMD_PWRITE,
+            },
+            aio_fildes: self.fds[req.file as usize] as u32,
+            aio_buf: self.bufs.slot_ptr(req.slot) as u64,
+            aio_nbytes: req.len as u64,
+            aio_offset: req.offset as i64,
+            ..Iocb::default()
+        };
+        self.pending.push(cb as *mut Iocb);
+        Ok(())
+    }
+
+    fn submit(&mut self) -> Result<(), EngineError> {
+        let mut done = 0;
+        while done < self.pending.len() {
+            let rest = &mut self.pending[done..];
+            // SAFETY: every pointer in `rest` points at an iocb in self.iocbs describing a slot
+            // buffer owned by self, untouched until its event is reaped.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_submit,
+                    self.ctx,
+                    rest.len() as libc::c_long,
+                    rest.as_mut_ptr(),
+                )
+            };
+            if r > 0 {
+                done += r as usize;
+                self.in_flight += r as usize;
+                continue;
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => {}
+                // The kernel's queue is full: make room by completing something.
+                Some(libc::EAGAIN) if self.in_flight > 0 => return Err(err("submit (queue full)", e)),
+                _ => {
+                    self.pending.clear();
+                    return Err(err("submit", e));
+                }
+            }
+        }
+        self.pending.clear();
+        Ok(())
+    }
+
+    fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> Result<(), EngineError> {
+        out.clear();
+        let min = min.min(self.in_flight);
+        if min == 0 && self.in_flight == 0 {
+            return Ok(());
+        }
+        let n = self.getevents(min).map_err(|e| err("getevents", e))?;
+        for ev in &self.events[..n] {
+            out.push(Completion {
+                slot: ev.data as u32,
+                result: ev.res,
+            });
+        }
+        self.in_flight -= n;
+        Ok(())
+    }
+
+    fn slot(&mut self, slot: u32) -> &mut [u8] {
+        self.bufs.slot(slot)
+    }
+
+    fn sync(&mut self, file: u32, datasync: bool) -> io::Result<()> {
+        sync_fd(self.fds[file as usize], datasync)
+    }
+}
+
+impl Drop for Libaio {
+    fn drop(&mut self) {
+        while self.in_flight > 0 {
+            match self.getevents(1) {
+                Ok(n) => self.in_flight -= n.min(self.in_flight),
+                Err(_) => break,
+            }
+        }
+        // SAFETY: ctx came from io_setup and is destroyed once; nothing is in flight.
+        unsafe { libc::syscall(libc::SYS_io_destroy, self.ctx) };
+    }
+}

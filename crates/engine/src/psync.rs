@@ -1,0 +1,76 @@
+//! psync: pread/pwrite, one I/O at a time, done inside `push`.
+
+use crate::{sync_fd, Completion, Engine, EngineConfig, EngineError, Op, Request, SlotBuffers};
+use std::os::fd::RawFd;
+
+pub struct Psync {
+    fds: Vec<RawFd>,
+    bufs: SlotBuffers,
+    done: Vec<Completion>,
+}
+
+impl Psync {
+    pub fn new(cfg: &EngineConfig) -> Psync {
+        Psync {
+            fds: cfg.fds.clone(),
+            bufs: SlotBuffers::new(cfg.depth as usize, cfg.slot_size, cfg.align),
+            done: Vec::with_capacity(cfg.depth as usize),
+        }
+    }
+}
+
+impl Engine for Psync {
+    fn name(&self) -> &'static str {
+        "psync"
+    }
+
+    fn push(&mut self, req: Request) -> Result<(), EngineError> {
+        let fd = self.fds[req.file as usize];
+        let ptr = self.bufs.slot_ptr(req.slot);
+        assert!(req.len as usize <= self.bufs.slot_size());
+        let result = loop {
+            // SAFETY: ptr points at a slot of at least req.len bytes owned by self.bufs, and no
+            // other reference to it is alive during the call.
+            let r = unsafe {
+                match req.op {
+                    Op::Read => libc::pread(fd, ptr.cast(), req.len as usize, req.offset as i64),
+                    Op::Write => libc::pwrite(fd, ptr.cast(), req.len as usize, req.offset as i64),
+                }
+            };
+            if r >= 0 {
+                break r as i64;
+            }
+            let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+            if errno != libc::EINTR {
+                break -(errno as i64);
+            }
+        };
+        self.done.push(Completion {
+            slot: req.slot,
+            result,
+        });
+        Ok(())
+    }
+
+    fn submit(&mut self) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    fn reap(&mut self, _min: usize, out: &mut Vec<Completion>) -> Result<(), EngineError> {
+        out.clear();
+        out.append(&mut self.done);
+        Ok(())
+    }
+
+    fn slot(&mut self, slot: u32) -> &mut [u8] {
+        self.bufs.slot(slot)
+    }
+
+    fn sync(&mut self, file: u32, datasync: bool) -> std::io::Result<()> {
+        sync_fd(self.fds[file as usize], datasync)
+    }
+
+    fn is_sync(&self) -> bool {
+        true
+    }
+}

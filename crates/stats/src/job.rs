@@ -1,0 +1,113 @@
+//! What one job measured, and how jobs add up into a group.
+
+use crate::{LatHist, Series};
+
+/// fio's `iodepth_level` buckets: depth 1, 2, 4, 8, 16, 32 and 64 or more.
+pub const DEPTH_BUCKETS: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// One direction (reads or writes) of one job.
+#[derive(Clone, Debug, Default)]
+pub struct DirStats {
+    pub ios: u64,
+    pub bytes: u64,
+    /// Submission latency: from issuing the request to the kernel accepting it.
+    pub slat: LatHist,
+    /// Completion latency: from submission to completion.
+    pub clat: LatHist,
+    /// Total latency: from issue to completion.
+    pub lat: LatHist,
+}
+
+impl DirStats {
+    pub fn merge(&mut self, o: &DirStats) {
+        self.ios += o.ios;
+        self.bytes += o.bytes;
+        self.slat.merge(&o.slat);
+        self.clat.merge(&o.clat);
+        self.lat.merge(&o.lat);
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct JobStats {
+    /// Index 0 is reads, 1 is writes.
+    pub dirs: [DirStats; 2],
+    /// Latency of each fsync/fdatasync, its own metric.
+    pub sync: LatHist,
+    /// Wall time measured (after ramp), in nanoseconds; a group's is its longest job's.
+    pub runtime_ns: u64,
+    pub usr_ns: u64,
+    pub sys_ns: u64,
+    /// Voluntary plus involuntary context switches.
+    pub ctx: u64,
+    /// I/Os submitted at each depth bucket (see [`DEPTH_BUCKETS`]).
+    pub depth: [u64; 7],
+    pub max_depth: u32,
+    pub series: Series,
+}
+
+impl JobStats {
+    pub fn merge(&mut self, o: &JobStats) {
+        self.dirs[0].merge(&o.dirs[0]);
+        self.dirs[1].merge(&o.dirs[1]);
+        self.sync.merge(&o.sync);
+        self.runtime_ns = self.runtime_ns.max(o.runtime_ns);
+        self.usr_ns += o.usr_ns;
+        self.sys_ns += o.sys_ns;
+        self.ctx += o.ctx;
+        for (a, b) in self.depth.iter_mut().zip(o.depth) {
+            *a += b;
+        }
+        self.max_depth = self.max_depth.max(o.max_depth);
+        self.series.merge(&o.series);
+    }
+
+    /// Records `n` I/Os submitted while `depth` were in flight.
+    #[inline]
+    pub fn mark_depth(&mut self, depth: u32, n: u64) {
+        let idx = (31 - depth.max(1).leading_zeros()).min(6) as usize;
+        self.depth[idx] += n;
+        self.max_depth = self.max_depth.max(depth);
+    }
+
+    pub fn total_ios(&self) -> u64 {
+        self.dirs[0].ios + self.dirs[1].ios
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_buckets_match_fio() {
+        let mut j = JobStats::default();
+        for (d, want) in [(1, 0), (2, 1), (3, 1), (4, 2), (31, 4), (32, 5), (63, 5), (64, 6), (500, 6)] {
+            let before = j.depth[want];
+            j.mark_depth(d, 1);
+            assert_eq!(j.depth[want], before + 1, "depth {d}");
+        }
+        assert_eq!(j.max_depth, 500);
+    }
+
+    #[test]
+    fn merge_adds_counts_and_takes_longest_runtime() {
+        let mut a = JobStats {
+            runtime_ns: 5,
+            ..Default::default()
+        };
+        a.dirs[0].ios = 3;
+        a.dirs[0].lat.record(100);
+        let mut b = JobStats {
+            runtime_ns: 9,
+            ..Default::default()
+        };
+        b.dirs[0].ios = 4;
+        b.dirs[0].lat.record(300);
+        a.merge(&b);
+        assert_eq!(a.total_ios(), 7);
+        assert_eq!(a.runtime_ns, 9);
+        assert_eq!(a.dirs[0].lat.count(), 2);
+        assert_eq!(a.dirs[0].lat.mean(), 200.0);
+    }
+}

@@ -1,0 +1,16 @@
+//! Statistics: latency histograms, per-second series, per-job counters, and the warnings that
+//! judge whether a number can be trusted.
+//!
+//! Everything here merges exactly: histograms add bucket by bucket, counters add, so a group's
+//! percentiles come from the merged histogram of its jobs (and later, hosts), never from averaging
+//! percentiles. Nothing here formats output; reports turn these into text.
+
+pub mod hist;
+pub mod job;
+pub mod series;
+pub mod warnings;
+
+pub use hist::{LatHist, LatencySummary, Percentile, FIO_PERCENTILES};
+pub use job::{DirStats, JobStats, DEPTH_BUCKETS};
+pub use series::{Sample, Series, SeriesSummary};
+pub use warnings::Warning;

@@ -1,0 +1,11 @@
+//! What to do, as pure data: job specifications, fio's units, and validation.
+//!
+//! Nothing here performs a syscall. The CLI, fio job files and suites all build a [`Workload`];
+//! the runner executes it. Checks that need the target (logical block size, free space) live in
+//! the runner, because only it knows the device.
+
+pub mod spec;
+pub mod units;
+
+pub use spec::{BufferMode, EngineKind, JobSpec, Rw, SyncMode, Verify, Workload};
+pub use units::{format_bytes, parse_bool, parse_duration, parse_size, UnitError};

@@ -1,0 +1,308 @@
+//! The job specification: fio's knobs as typed, validated data.
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The access pattern (fio's `rw=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rw {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    /// Sequential mixed reads and writes (fio's `rw`/`readwrite`).
+    Rw,
+    RandRw,
+}
+
+impl Rw {
+    pub fn parse(s: &str) -> Option<Rw> {
+        Some(match s {
+            "read" => Rw::Read,
+            "write" => Rw::Write,
+            "randread" => Rw::RandRead,
+            "randwrite" => Rw::RandWrite,
+            "rw" | "readwrite" => Rw::Rw,
+            "randrw" => Rw::RandRw,
+            _ => return None,
+        })
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rw::Read => "read",
+            Rw::Write => "write",
+            Rw::RandRead => "randread",
+            Rw::RandWrite => "randwrite",
+            Rw::Rw => "rw",
+            Rw::RandRw => "randrw",
+        }
+    }
+    pub fn is_random(self) -> bool {
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw)
+    }
+    pub fn reads(self) -> bool {
+        !matches!(self, Rw::Write | Rw::RandWrite)
+    }
+    pub fn writes(self) -> bool {
+        !matches!(self, Rw::Read | Rw::RandRead)
+    }
+    /// Percentage of operations that are reads.
+    pub fn read_percent(self, rwmixread: u8) -> u8 {
+        match self {
+            Rw::Read | Rw::RandRead => 100,
+            Rw::Write | Rw::RandWrite => 0,
+            Rw::Rw | Rw::RandRw => rwmixread,
+        }
+    }
+}
+
+/// The I/O back end (fio's `ioengine=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    IoUring,
+    Libaio,
+    Psync,
+    Null,
+}
+
+impl EngineKind {
+    pub const ALL: [EngineKind; 4] = [
+        EngineKind::IoUring,
+        EngineKind::Libaio,
+        EngineKind::Psync,
+        EngineKind::Null,
+    ];
+    pub fn parse(s: &str) -> Option<EngineKind> {
+        Some(match s {
+            "io_uring" | "uring" => EngineKind::IoUring,
+            "libaio" => EngineKind::Libaio,
+            "psync" | "sync" | "pvsync" => EngineKind::Psync,
+            "null" => EngineKind::Null,
+            _ => return None,
+        })
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
+            EngineKind::Psync => "psync",
+            EngineKind::Null => "null",
+        }
+    }
+    /// Synchronous engines complete each I/O inside the submit call, so their depth is 1.
+    pub fn is_sync(self) -> bool {
+        matches!(self, EngineKind::Psync)
+    }
+}
+
+/// What write buffers hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "bytes")]
+pub enum BufferMode {
+    /// Incompressible random bytes, stamped per write so blocks never dedupe.
+    Random,
+    /// All zeros: compresses and dedupes to nothing on smart storage.
+    Zero,
+    /// A repeated byte pattern (fio's `buffer_pattern`).
+    Pattern(Vec<u8>),
+}
+
+/// Which sync call `fsync=N`-style options issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncMode {
+    Fsync,
+    Fdatasync,
+}
+
+/// Data verification (fio's `verify=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verify {
+    Crc32c,
+}
+
+/// One job: what one thread does, before `numjobs` cloning.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobSpec {
+    pub name: String,
+    pub rw: Rw,
+    pub rwmixread: u8,
+    pub bs: u64,
+    pub iodepth: u32,
+    pub numjobs: u32,
+    /// Bytes of the region each job works on; `None` means 1 GiB for files, the whole device
+    /// for block devices.
+    pub size: Option<u64>,
+    /// Byte offset where the region starts.
+    pub offset: u64,
+    /// Stop after this long. With `time_based`, loop over the region until then.
+    pub runtime: Option<Duration>,
+    pub time_based: bool,
+    pub ramp_time: Duration,
+    pub direct: bool,
+    pub ioengine: EngineKind,
+    pub filename: Option<PathBuf>,
+    pub directory: Option<PathBuf>,
+    /// Issue a sync every N writes (0: never), with `sync_mode` choosing fsync or fdatasync.
+    pub sync_every: u32,
+    pub sync_mode: SyncMode,
+    pub end_fsync: bool,
+    pub randseed: u64,
+    pub buffer: BufferMode,
+    pub verify: Option<Verify>,
+    pub allow_destructive: bool,
+}
+
+impl Default for JobSpec {
+    fn default() -> Self {
+        JobSpec {
+            name: "volbench".into(),
+            rw: Rw::RandRead,
+            rwmixread: 50,
+            bs: 4096,
+            iodepth: 32,
+            numjobs: 1,
+            size: None,
+            offset: 0,
+            runtime: Some(Duration::from_secs(30)),
+            time_based: true,
+            ramp_time: Duration::ZERO,
+            direct: true,
+            ioengine: EngineKind::IoUring,
+            filename: None,
+            directory: None,
+            sync_every: 0,
+            sync_mode: SyncMode::Fsync,
+            end_fsync: false,
+            randseed: 0x5eed_f00d,
+            buffer: BufferMode::Random,
+            verify: None,
+            allow_destructive: false,
+        }
+    }
+}
+
+/// Limits chosen so a typo fails fast instead of exhausting memory or kernel resources.
+pub const MAX_IODEPTH: u32 = 4096;
+pub const MAX_NUMJOBS: u32 = 1024;
+pub const MAX_BS: u64 = 256 << 20;
+
+/// A workload that cannot run, whatever the target.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SpecError {
+    #[error("--iodepth={0} is out of range: use 1 to {MAX_IODEPTH}")]
+    IoDepth(u32),
+    #[error("--numjobs={0} is out of range: use 1 to {MAX_NUMJOBS}")]
+    NumJobs(u32),
+    #[error("--bs={0} is out of range: use 512 bytes to 256m")]
+    BlockSize(u64),
+    #[error("--bs={0} is not a multiple of 512 bytes: use e.g. 4k")]
+    BlockAlign(u64),
+    #[error("--rwmixread={0} is out of range: use 0 to 100")]
+    RwMix(u8),
+    #[error("--size={size} is smaller than --bs={bs}: the job could not issue one I/O; raise --size")]
+    SizeBelowBs { size: u64, bs: u64 },
+    #[error("--offset={0} is not a multiple of --bs: align it")]
+    Offset(u64),
+    #[error("--runtime=0 with --time_based would run forever: give a --runtime")]
+    NoRuntime,
+    #[error("--verify needs whole blocks of at least 4k: raise --bs")]
+    VerifyBs,
+    #[error("--buffer_pattern is empty: give bytes, e.g. 0xdeadbeef")]
+    EmptyPattern,
+}
+
+impl JobSpec {
+    /// Checks everything that does not depend on the target.
+    pub fn validate(&self) -> Result<(), SpecError> {
+        if self.iodepth == 0 || self.iodepth > MAX_IODEPTH {
+            return Err(SpecError::IoDepth(self.iodepth));
+        }
+        if self.numjobs == 0 || self.numjobs > MAX_NUMJOBS {
+            return Err(SpecError::NumJobs(self.numjobs));
+        }
+        if self.bs < 512 || self.bs > MAX_BS {
+            return Err(SpecError::BlockSize(self.bs));
+        }
+        if self.bs % 512 != 0 {
+            return Err(SpecError::BlockAlign(self.bs));
+        }
+        if self.rwmixread > 100 {
+            return Err(SpecError::RwMix(self.rwmixread));
+        }
+        if let Some(size) = self.size {
+            if size < self.bs {
+                return Err(SpecError::SizeBelowBs { size, bs: self.bs });
+            }
+        }
+        if self.offset % self.bs != 0 {
+            return Err(SpecError::Offset(self.offset));
+        }
+        if self.time_based && self.runtime.is_none_or(|r| r.is_zero()) {
+            return Err(SpecError::NoRuntime);
+        }
+        if self.verify.is_some() && self.bs < 4096 {
+            return Err(SpecError::VerifyBs);
+        }
+        if matches!(&self.buffer, BufferMode::Pattern(p) if p.is_empty()) {
+            return Err(SpecError::EmptyPattern);
+        }
+        Ok(())
+    }
+
+    /// The depth the engine really runs at: synchronous engines cannot have more than one in flight.
+    pub fn effective_iodepth(&self) -> u32 {
+        if self.ioengine.is_sync() {
+            1
+        } else {
+            self.iodepth
+        }
+    }
+}
+
+/// Everything one invocation runs: jobs in parallel, reported as one group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    pub jobs: Vec<JobSpec>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        JobSpec::default().validate().unwrap();
+    }
+
+    #[test]
+    fn out_of_range_values_are_rejected() {
+        let bad = |f: fn(&mut JobSpec)| {
+            let mut j = JobSpec::default();
+            f(&mut j);
+            j.validate().unwrap_err()
+        };
+        assert_eq!(bad(|j| j.iodepth = 0), SpecError::IoDepth(0));
+        assert_eq!(bad(|j| j.iodepth = 100_000), SpecError::IoDepth(100_000));
+        assert_eq!(bad(|j| j.numjobs = 0), SpecError::NumJobs(0));
+        assert_eq!(bad(|j| j.bs = 1000), SpecError::BlockAlign(1000));
+        assert_eq!(
+            bad(|j| j.size = Some(1024)),
+            SpecError::SizeBelowBs { size: 1024, bs: 4096 }
+        );
+        assert_eq!(bad(|j| j.runtime = None), SpecError::NoRuntime);
+    }
+
+    #[test]
+    fn sync_engines_run_at_depth_one() {
+        let j = JobSpec {
+            ioengine: EngineKind::Psync,
+            ..JobSpec::default()
+        };
+        assert_eq!(j.effective_iodepth(), 1);
+    }
+}

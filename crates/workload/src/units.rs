@@ -1,0 +1,150 @@
+//! fio's size and time units.
+//!
+//! fio's default `kb_base=1024` makes `k`, `KB` and `KiB` all mean 1024, so a fio user's `4k`
+//! is 4096 bytes here too. Bare numbers are bytes for sizes and seconds for times, as in fio.
+
+use std::time::Duration;
+
+/// A value that does not parse as the unit asked for.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("'{value}' is not a valid {what}: {hint}")]
+pub struct UnitError {
+    pub value: String,
+    pub what: &'static str,
+    pub hint: &'static str,
+}
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    if end == 0 {
+        return None;
+    }
+    let n: f64 = s[..end].parse().ok()?;
+    Some((n, s[end..].trim()))
+}
+
+/// Parses a byte count such as `4k`, `1m`, `20g`, `1GiB` or `4096`.
+pub fn parse_size(s: &str) -> Result<u64, UnitError> {
+    let err = || UnitError {
+        value: s.to_string(),
+        what: "size",
+        hint: "use a number with an optional unit, e.g. 4k, 1m, 20g, 1GiB",
+    };
+    let t = s.trim();
+    if let Some(hex) = t.strip_prefix("0x") {
+        return u64::from_str_radix(hex, 16).map_err(|_| err());
+    }
+    let (n, unit) = split_number(t).ok_or_else(err)?;
+    let unit = unit.to_ascii_lowercase();
+    let unit = unit
+        .strip_suffix("ib")
+        .or_else(|| unit.strip_suffix('b'))
+        .unwrap_or(&unit);
+    let mult: u64 = match unit {
+        "" => 1,
+        "k" => 1 << 10,
+        "m" => 1 << 20,
+        "g" => 1 << 30,
+        "t" => 1 << 40,
+        "p" => 1 << 50,
+        _ => return Err(err()),
+    };
+    let v = n * mult as f64;
+    if !v.is_finite() || v > u64::MAX as f64 || v.fract() != 0.0 {
+        return Err(err());
+    }
+    Ok(v as u64)
+}
+
+/// Parses a duration such as `30`, `30s`, `2m`, `1h`, `500ms` or `100us`.
+pub fn parse_duration(s: &str) -> Result<Duration, UnitError> {
+    let err = || UnitError {
+        value: s.to_string(),
+        what: "time",
+        hint: "use a number with an optional unit (us, ms, s, m, h, d), e.g. 30s or 2m",
+    };
+    let (n, unit) = split_number(s.trim()).ok_or_else(err)?;
+    let secs = match unit.to_ascii_lowercase().as_str() {
+        "" | "s" | "sec" => n,
+        "us" | "usec" => n / 1e6,
+        "ms" | "msec" => n / 1e3,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        "d" => n * 86400.0,
+        _ => return Err(err()),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|_| err())
+}
+
+/// Parses fio's boolean spellings: `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
+pub fn parse_bool(s: &str) -> Result<bool, UnitError> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(UnitError {
+            value: s.to_string(),
+            what: "boolean",
+            hint: "use 1 or 0",
+        }),
+    }
+}
+
+/// Formats a byte count with binary units, as a person reads it: `4.0 KiB`, `1.5 GiB`.
+pub fn format_bytes(v: f64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut x = v;
+    let mut i = 0;
+    while x >= 1024.0 && i + 1 < UNITS.len() {
+        x /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{x:.0} {}", UNITS[i])
+    } else {
+        format!("{x:.1} {}", UNITS[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_follow_fio_kb_base_1024() {
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("4K").unwrap(), 4096);
+        assert_eq!(parse_size("4KB").unwrap(), 4096);
+        assert_eq!(parse_size("1m").unwrap(), 1 << 20);
+        assert_eq!(parse_size("20g").unwrap(), 20 << 30);
+        assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse_size("512").unwrap(), 512);
+        assert_eq!(parse_size("1.5k").unwrap(), 1536);
+        assert_eq!(parse_size("0x1000").unwrap(), 4096);
+    }
+
+    #[test]
+    fn bad_sizes_are_errors() {
+        for s in ["", "k", "4x", "-1", "1.3", "99999999999p"] {
+            assert!(parse_size(s).is_err(), "{s} should not parse");
+        }
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn byte_formatting() {
+        assert_eq!(format_bytes(512.0), "512 B");
+        assert_eq!(format_bytes(4096.0), "4.0 KiB");
+        assert_eq!(format_bytes(1.5 * (1u64 << 30) as f64), "1.5 GiB");
+    }
+}
