@@ -1,0 +1,221 @@
+//! The human summary: fio's facts without fio's clutter, readable at a glance.
+
+use super::Exporter;
+use crate::{DirReport, JobReport, RunReport, Status};
+use std::fmt::Write;
+use workload::format_bytes;
+
+pub struct Text;
+
+/// A latency with a unit a person reads without counting digits.
+pub fn fmt_ns(ns: f64) -> String {
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.1} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+/// A count such as IOPS: `850`, `12.3k`, `1.23M`.
+pub fn fmt_count(v: f64) -> String {
+    if v < 1e4 {
+        format!("{v:.0}")
+    } else if v < 1e6 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{:.2}M", v / 1e6)
+    }
+}
+
+fn dir_row(out: &mut String, label: &str, d: &DirReport) {
+    let l = &d.lat_ns;
+    let p = |x| fmt_ns(l.percentile(x).unwrap_or(0) as f64);
+    let _ = writeln!(
+        out,
+        "  {label:<6} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>9}",
+        fmt_count(d.iops),
+        format!("{}/s", format_bytes(d.bw_bytes)),
+        fmt_ns(l.mean_ns),
+        p(50.0),
+        p(99.0),
+        p(99.9),
+        fmt_ns(l.max_ns as f64),
+    );
+}
+
+fn group_rows(out: &mut String, g: &JobReport) {
+    let _ = writeln!(
+        out,
+        "  {:<6} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "", "IOPS", "bandwidth", "lat mean", "p50", "p99", "p99.9", "max"
+    );
+    if let Some(d) = &g.read {
+        dir_row(out, "read", d);
+    }
+    if let Some(d) = &g.write {
+        dir_row(out, "write", d);
+    }
+    if let Some(s) = &g.sync {
+        let l = &s.lat_ns;
+        let p = |x| fmt_ns(l.percentile(x).unwrap_or(0) as f64);
+        let secs = g.runtime_ns as f64 / 1e9;
+        let _ = writeln!(
+            out,
+            "  {:<6} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "sync",
+            fmt_count(if secs > 0.0 { s.total_ios as f64 / secs } else { 0.0 }),
+            format!("{} ops", s.total_ios),
+            fmt_ns(l.mean_ns),
+            p(50.0),
+            p(99.0),
+            p(99.9),
+            fmt_ns(l.max_ns as f64),
+        );
+    }
+}
+
+impl Exporter for Text {
+    fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
+        let mut out = String::new();
+        let status = match r.status {
+            Status::Complete => String::new(),
+            Status::Partial => "  [PARTIAL: stopped on an error]".into(),
+            Status::Interrupted => "  [INTERRUPTED: partial results]".into(),
+        };
+        for (i, job) in r.workload.jobs.iter().enumerate() {
+            let mix = if job.rw.reads() && job.rw.writes() {
+                format!(" rwmixread={}", job.rwmixread)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "{}{} {}{} bs={} iodepth={} numjobs={} {} {}{}",
+                if i == 0 { "" } else { "  + " },
+                job.name,
+                job.rw.as_str(),
+                mix,
+                format_bytes(job.bs as f64).replace(' ', ""),
+                job.effective_iodepth(),
+                job.numjobs,
+                job.ioengine.as_str(),
+                if job.direct { "direct" } else { "buffered" },
+                if i == 0 { status.as_str() } else { "" },
+            );
+        }
+        for t in &r.environment.targets {
+            let mut line = format!("  target {} ({}, {})", t.path, t.kind.replace('_', " "), format_bytes(t.size_bytes as f64));
+            if let Some(fs) = &t.filesystem {
+                let _ = write!(line, " on {} at {}", fs.fs_type, fs.mount_point);
+            }
+            if let Some(d) = &t.device {
+                let _ = write!(
+                    line,
+                    "; device {} {} lbs={} sched={} cache={}",
+                    d.name,
+                    if d.model.is_empty() { "" } else { &d.model },
+                    d.logical_block_size,
+                    d.scheduler,
+                    d.write_cache
+                );
+            }
+            let _ = writeln!(out, "{line}");
+        }
+        let g = &r.group;
+        let _ = writeln!(out, "  measured {:.1} s\n", g.runtime_ns as f64 / 1e9);
+        group_rows(&mut out, g);
+        if r.jobs.len() > 1 {
+            let _ = writeln!(out, "\n  per job:");
+            for j in &r.jobs {
+                let _ = writeln!(
+                    out,
+                    "    {:<16} {:>9} IOPS {:>13}  mean {}{}",
+                    j.name,
+                    fmt_count(j.total_iops()),
+                    format!("{}/s", format_bytes(j.total_bw_bytes())),
+                    fmt_ns(
+                        j.read
+                            .as_ref()
+                            .or(j.write.as_ref())
+                            .map_or(0.0, |d| d.lat_ns.mean_ns)
+                    ),
+                    j.error.as_ref().map(|e| format!("  error: {e}")).unwrap_or_default()
+                );
+            }
+        }
+        let _ = writeln!(out);
+        for (label, d) in [("read", &g.read), ("write", &g.write)] {
+            if let Some(d) = d {
+                let s = &d.iops_per_sec;
+                if s.samples > 1 {
+                    let _ = writeln!(
+                        out,
+                        "  {label} per second: min {}  max {}  stdev {:.1}% of mean ({} samples)",
+                        fmt_count(s.min),
+                        fmt_count(s.max),
+                        if s.mean > 0.0 { 100.0 * s.stdev / s.mean } else { 0.0 },
+                        s.samples
+                    );
+                }
+            }
+        }
+        let top = g
+            .iodepth
+            .levels
+            .iter()
+            .max_by(|a, b| a.percent.total_cmp(&b.percent));
+        let _ = writeln!(
+            out,
+            "  cpu usr {:.1}%  sys {:.1}%  ctx {}   depth max {}{}",
+            g.cpu.usr_percent,
+            g.cpu.sys_percent,
+            g.cpu.ctx_switches,
+            g.iodepth.max,
+            top.map(|l| format!(" (mostly {}{}: {:.0}%)", l.depth, if l.depth == 64 { "+" } else { "" }, l.percent))
+                .unwrap_or_default()
+        );
+        for t in &r.environment.targets {
+            if let (Some(k), Some(d)) = (&t.kernel_counters, &t.device) {
+                let _ = writeln!(
+                    out,
+                    "  kernel {}: {} reads ({}), {} writes ({}), {} flushes",
+                    d.name,
+                    k.read_ios,
+                    format_bytes(k.read_bytes as f64),
+                    k.write_ios,
+                    format_bytes(k.write_bytes as f64),
+                    k.flush_ios
+                );
+            }
+        }
+        if let Some(e) = &r.error {
+            let _ = writeln!(out, "\n  error: {e}");
+        }
+        if !r.warnings.is_empty() {
+            let _ = writeln!(out, "\nwarnings:");
+            for w in &r.warnings {
+                let _ = writeln!(out, "  ! {w}");
+            }
+        }
+        Ok(out.into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_read_at_a_glance() {
+        assert_eq!(fmt_ns(812.0), "812 ns");
+        assert_eq!(fmt_ns(85_300.0), "85.3 µs");
+        assert_eq!(fmt_ns(2_410_000.0), "2.41 ms");
+        assert_eq!(fmt_count(850.0), "850");
+        assert_eq!(fmt_count(12_345.0), "12.3k");
+        assert_eq!(fmt_count(1_234_567.0), "1.23M");
+    }
+}

@@ -1,0 +1,248 @@
+//! `RunReport`: everything a run produced, with units in the key names.
+//!
+//! The JSON form of this model is the native, versioned schema documented in
+//! `docs/json-schema.md`. Add fields freely; renaming or removing one bumps
+//! [`SCHEMA_VERSION`].
+
+use serde::{Deserialize, Serialize};
+use stats::{JobStats, LatencySummary, Series, SeriesSummary, Warning, DEPTH_BUCKETS};
+use workload::Workload;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Every job ran to its end.
+    Complete,
+    /// A job stopped on an error; what it measured until then is kept.
+    Partial,
+    /// The user stopped the run (Ctrl-C); what was measured until then is kept.
+    Interrupted,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    pub schema_version: u32,
+    pub tool: Tool,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub command_line: Vec<String>,
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The workload as it ran, every default filled in.
+    pub workload: Workload,
+    pub environment: Environment,
+    pub jobs: Vec<JobReport>,
+    /// All jobs merged: counts added, histograms merged, runtime of the longest job.
+    pub group: JobReport,
+    pub warnings: Vec<Warning>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Environment {
+    pub hostname: String,
+    pub kernel: String,
+    pub cpu_model: String,
+    pub cpus: u32,
+    pub memory_bytes: u64,
+    pub targets: Vec<TargetInfo>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub path: String,
+    /// `file` or `block_device`.
+    pub kind: String,
+    pub size_bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<FilesystemInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceInfo>,
+    /// What the kernel counted on the device during the measured run (`/sys/block/*/stat`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_counters: Option<KernelCounters>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FilesystemInfo {
+    pub fs_type: String,
+    pub mount_point: String,
+    pub mount_options: String,
+    pub source: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    /// Kernel name of the whole disk, e.g. `nvme0n1`, `vda`, `zram0`.
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    pub model: String,
+    pub firmware: String,
+    pub size_bytes: u64,
+    pub logical_block_size: u32,
+    pub physical_block_size: u32,
+    pub rotational: bool,
+    pub scheduler: String,
+    /// `write back` or `write through`, as the kernel reports the volatile cache.
+    pub write_cache: String,
+}
+
+/// Deltas of `/sys/block/<dev>/stat` over the measured run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelCounters {
+    pub read_ios: u64,
+    pub read_bytes: u64,
+    pub write_ios: u64,
+    pub write_bytes: u64,
+    pub flush_ios: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct JobReport {
+    pub name: String,
+    /// Files or devices this job used.
+    pub targets: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<DirReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write: Option<DirReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncReport>,
+    pub runtime_ns: u64,
+    pub cpu: CpuReport,
+    pub iodepth: DepthReport,
+    pub series: Series,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DirReport {
+    pub total_ios: u64,
+    pub io_bytes: u64,
+    pub iops: f64,
+    pub bw_bytes: f64,
+    /// Absent for synchronous engines, where submission and completion are one call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slat_ns: Option<LatencySummary>,
+    pub clat_ns: LatencySummary,
+    pub lat_ns: LatencySummary,
+    /// Spread of the per-second samples.
+    pub iops_per_sec: SeriesSummary,
+    pub bw_bytes_per_sec: SeriesSummary,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SyncReport {
+    pub total_ios: u64,
+    pub lat_ns: LatencySummary,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct CpuReport {
+    /// Percent of one CPU over the runtime, summed over jobs (fio's convention).
+    pub usr_percent: f64,
+    pub sys_percent: f64,
+    pub usr_ns: u64,
+    pub sys_ns: u64,
+    pub ctx_switches: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DepthReport {
+    pub max: u32,
+    /// Share of I/Os submitted at each depth bucket: `{depth, percent}` where depth 64 means 64+.
+    pub levels: Vec<DepthLevel>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct DepthLevel {
+    pub depth: u32,
+    pub percent: f64,
+}
+
+impl JobReport {
+    /// Summarises raw statistics. `sync_engine` drops slat, which such engines cannot measure.
+    pub fn from_stats(name: &str, targets: Vec<String>, s: &JobStats, sync_engine: bool) -> Self {
+        let secs = s.runtime_ns as f64 / 1e9;
+        let dir = |i: usize| -> Option<DirReport> {
+            let d = &s.dirs[i];
+            if d.ios == 0 && d.lat.count() == 0 {
+                return None;
+            }
+            let per = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
+            Some(DirReport {
+                total_ios: d.ios,
+                io_bytes: d.bytes,
+                iops: per(d.ios),
+                bw_bytes: per(d.bytes),
+                slat_ns: (!sync_engine).then(|| d.slat.summary()),
+                clat_ns: d.clat.summary(),
+                lat_ns: d.lat.summary(),
+                iops_per_sec: s.series.summarize(|x| x.iops(i)),
+                bw_bytes_per_sec: s.series.summarize(|x| x.bw_bytes(i)),
+            })
+        };
+        let total: u64 = s.depth.iter().sum();
+        let pct = |v: u64| {
+            if s.runtime_ns == 0 {
+                0.0
+            } else {
+                100.0 * v as f64 / s.runtime_ns as f64
+            }
+        };
+        JobReport {
+            name: name.to_string(),
+            targets,
+            read: dir(0),
+            write: dir(1),
+            sync: (s.sync.count() > 0).then(|| SyncReport {
+                total_ios: s.sync.count(),
+                lat_ns: s.sync.summary(),
+            }),
+            runtime_ns: s.runtime_ns,
+            cpu: CpuReport {
+                usr_percent: pct(s.usr_ns),
+                sys_percent: pct(s.sys_ns),
+                usr_ns: s.usr_ns,
+                sys_ns: s.sys_ns,
+                ctx_switches: s.ctx,
+            },
+            iodepth: DepthReport {
+                max: s.max_depth,
+                levels: DEPTH_BUCKETS
+                    .iter()
+                    .zip(s.depth)
+                    .map(|(&depth, n)| DepthLevel {
+                        depth,
+                        percent: if total == 0 {
+                            0.0
+                        } else {
+                            100.0 * n as f64 / total as f64
+                        },
+                    })
+                    .collect(),
+            },
+            series: s.series.clone(),
+            error: None,
+        }
+    }
+
+    pub fn total_iops(&self) -> f64 {
+        self.read.as_ref().map_or(0.0, |d| d.iops) + self.write.as_ref().map_or(0.0, |d| d.iops)
+    }
+
+    pub fn total_bw_bytes(&self) -> f64 {
+        self.read.as_ref().map_or(0.0, |d| d.bw_bytes)
+            + self.write.as_ref().map_or(0.0, |d| d.bw_bytes)
+    }
+}

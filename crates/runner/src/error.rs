@@ -1,0 +1,65 @@
+//! Why a run could not start or had to stop, each with the fix in the message.
+
+use std::io;
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Spec(#[from] workload::spec::SpecError),
+    #[error("directory {0} does not exist: create it or choose another with --directory")]
+    MissingDirectory(PathBuf),
+    #[error(
+        "not enough free space in {dir}: the test file needs {need} more but only {free} is free; \
+         lower --size or choose another --directory"
+    )]
+    NoSpace {
+        dir: PathBuf,
+        need: String,
+        free: String,
+    },
+    #[error("the disk filled up while laying out {path}: lower --size or free space")]
+    DiskFull { path: PathBuf },
+    #[error(
+        "O_DIRECT is not supported on {path} ({fs}): pass --direct=0 (results then include the page \
+         cache) or choose a directory on a block device"
+    )]
+    DirectUnsupported { path: PathBuf, fs: String },
+    #[error(
+        "--bs={bs} is not a multiple of the logical block size {lbs} of {path}: direct I/O needs \
+         whole blocks; use --bs={lbs} or a multiple"
+    )]
+    BlockSizeMismatch { bs: u64, lbs: u32, path: PathBuf },
+    #[error(
+        "refusing to write to {path}: {why}. Writing would destroy that data; pass \
+         --allow-destructive if you mean it, or choose another target"
+    )]
+    Destructive { path: PathBuf, why: String },
+    #[error(
+        "--size={size} plus --offset={offset} does not fit on {path} ({capacity}): lower --size"
+    )]
+    TooBig {
+        path: PathBuf,
+        size: u64,
+        offset: u64,
+        capacity: u64,
+    },
+    #[error("{path} is neither a regular file nor a block device: choose a file or a device")]
+    BadTarget { path: PathBuf },
+    #[error("cannot open {path}: {source}")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("laying out {path} failed: {source}")]
+    Layout {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("interrupted while laying out {path}; the partial file was removed")]
+    InterruptedLayout { path: PathBuf },
+    #[error(transparent)]
+    Engine(#[from] engine::EngineError),
+}

@@ -1,0 +1,226 @@
+//! What the machine and the target are: sysfs, procfs and mountinfo, read once per run.
+
+use report::{DeviceInfo, Environment, FilesystemInfo, KernelCounters};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn read_trim(p: impl AsRef<Path>) -> Option<String> {
+    fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+}
+
+/// The machine, without targets.
+pub fn environment() -> Environment {
+    let cpu_model = fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_default();
+    let memory_bytes = fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024);
+    Environment {
+        hostname: read_trim("/proc/sys/kernel/hostname").unwrap_or_default(),
+        kernel: read_trim("/proc/sys/kernel/osrelease").unwrap_or_default(),
+        cpu_model,
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        memory_bytes,
+        targets: Vec::new(),
+    }
+}
+
+/// A block device as the kernel names it: `major:minor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DevId {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl DevId {
+    pub fn from_raw(dev: u64) -> DevId {
+        DevId {
+            major: libc::major(dev),
+            minor: libc::minor(dev),
+        }
+    }
+    /// The sysfs directory of this device (a disk or a partition), if it is a block device.
+    pub fn sysfs(&self) -> Option<PathBuf> {
+        fs::canonicalize(format!("/sys/dev/block/{}:{}", self.major, self.minor)).ok()
+    }
+}
+
+/// The whole-disk sysfs directory for a device or partition directory.
+fn disk_dir(dev_dir: &Path) -> PathBuf {
+    if dev_dir.join("partition").exists() {
+        dev_dir.parent().map(Path::to_path_buf).unwrap_or_else(|| dev_dir.to_path_buf())
+    } else {
+        dev_dir.to_path_buf()
+    }
+}
+
+pub fn device_info(dev: DevId) -> Option<DeviceInfo> {
+    let dir = dev.sysfs()?;
+    let disk = disk_dir(&dir);
+    let name = disk.file_name()?.to_string_lossy().into_owned();
+    let q = disk.join("queue");
+    let num = |p: PathBuf| read_trim(p).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let scheduler = read_trim(q.join("scheduler"))
+        .map(|s| {
+            // The active scheduler is the bracketed one: "mq-deadline [none]".
+            s.split_whitespace()
+                .find(|w| w.starts_with('['))
+                .map(|w| w.trim_matches(|c| c == '[' || c == ']').to_string())
+                .unwrap_or(s)
+        })
+        .unwrap_or_default();
+    let model = read_trim(disk.join("device/model"))
+        .or_else(|| read_trim(disk.join("device/name")))
+        .unwrap_or_default();
+    let firmware = read_trim(disk.join("device/firmware_rev"))
+        .or_else(|| read_trim(disk.join("device/rev")))
+        .unwrap_or_default();
+    Some(DeviceInfo {
+        partition: (dir != disk).then(|| dir.file_name().unwrap().to_string_lossy().into_owned()),
+        name,
+        model,
+        firmware,
+        size_bytes: num(dir.join("size")) * 512,
+        logical_block_size: num(q.join("logical_block_size")) as u32,
+        physical_block_size: num(q.join("physical_block_size")) as u32,
+        rotational: num(q.join("rotational")) == 1,
+        scheduler,
+        write_cache: read_trim(q.join("write_cache")).unwrap_or_default(),
+    })
+}
+
+/// A snapshot of `/sys/dev/block/M:m/stat` for the exact device or partition.
+pub fn kernel_counters(dev: DevId) -> Option<KernelCounters> {
+    let s = read_trim(dev.sysfs()?.join("stat"))?;
+    let f: Vec<u64> = s.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    if f.len() < 11 {
+        return None;
+    }
+    Some(KernelCounters {
+        read_ios: f[0],
+        read_bytes: f[2] * 512,
+        write_ios: f[4],
+        write_bytes: f[6] * 512,
+        flush_ios: f.get(15).copied().unwrap_or(0),
+    })
+}
+
+pub fn counters_delta(a: KernelCounters, b: KernelCounters) -> KernelCounters {
+    KernelCounters {
+        read_ios: b.read_ios.saturating_sub(a.read_ios),
+        read_bytes: b.read_bytes.saturating_sub(a.read_bytes),
+        write_ios: b.write_ios.saturating_sub(a.write_ios),
+        write_bytes: b.write_bytes.saturating_sub(a.write_bytes),
+        flush_ios: b.flush_ios.saturating_sub(a.flush_ios),
+    }
+}
+
+/// One line of /proc/self/mountinfo.
+#[derive(Clone, Debug)]
+pub struct Mount {
+    pub dev: DevId,
+    pub mount_point: String,
+    pub options: String,
+    pub fs_type: String,
+    pub source: String,
+}
+
+/// Mountinfo escapes spaces and such as octal (`\040`).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 4], 8) {
+                out.push(v);
+                i += 4;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+pub fn mounts() -> Vec<Mount> {
+    let Ok(text) = fs::read_to_string("/proc/self/mountinfo") else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (pre, post) = line.split_once(" - ")?;
+            let pre: Vec<&str> = pre.split(' ').collect();
+            let post: Vec<&str> = post.split(' ').collect();
+            let (maj, min) = pre.get(2)?.split_once(':')?;
+            Some(Mount {
+                dev: DevId {
+                    major: maj.parse().ok()?,
+                    minor: min.parse().ok()?,
+                },
+                mount_point: unescape(pre.get(4)?),
+                options: pre.get(5)?.to_string(),
+                fs_type: post.first()?.to_string(),
+                source: unescape(post.get(1).unwrap_or(&"")),
+            })
+        })
+        .collect()
+}
+
+/// The filesystem a path lives on: the mount with its device whose mount point is the longest
+/// prefix of the path.
+pub fn filesystem_of(path: &Path, dev: DevId) -> Option<FilesystemInfo> {
+    let canon = fs::canonicalize(path).ok()?;
+    mounts()
+        .into_iter()
+        .filter(|m| m.dev == dev && canon.starts_with(&m.mount_point))
+        .max_by_key(|m| m.mount_point.len())
+        .map(|m| FilesystemInfo {
+            fs_type: m.fs_type,
+            mount_point: m.mount_point,
+            mount_options: m.options,
+            source: m.source,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_escapes_decode() {
+        assert_eq!(unescape("/mnt/a\\040b"), "/mnt/a b");
+        assert_eq!(unescape("/plain"), "/plain");
+    }
+
+    #[test]
+    fn root_filesystem_is_found() {
+        let md = fs::metadata("/").unwrap();
+        use std::os::unix::fs::MetadataExt;
+        let fs = filesystem_of(Path::new("/"), DevId::from_raw(md.dev())).unwrap();
+        assert_eq!(fs.mount_point, "/");
+        assert!(!fs.fs_type.is_empty());
+    }
+
+    #[test]
+    fn environment_names_the_kernel() {
+        let e = environment();
+        assert!(!e.kernel.is_empty());
+        assert!(e.cpus >= 1);
+        assert!(e.memory_bytes > 0);
+    }
+}

@@ -1,0 +1,154 @@
+//! Refusing to destroy data: is this block device in use or holding something?
+//!
+//! Writing to a device that is mounted, swapped on, claimed by another driver (LVM, md,
+//! device-mapper) or that carries a partition table or filesystem signature destroys data, so the
+//! runner refuses unless the user said `--allow-destructive`.
+
+use crate::probe::{mounts, DevId};
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+
+/// Why a device must not be written: a sentence naming what was found.
+pub fn in_use(path: &Path, dev: DevId) -> Option<String> {
+    let dir = dev.sysfs()?;
+    let name = dir.file_name()?.to_string_lossy().into_owned();
+    // The device and its partitions, each with its own major:minor.
+    let mut family = vec![(name.clone(), dev)];
+    let mut partitions = Vec::new();
+    if let Ok(rd) = fs::read_dir(&dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.join("partition").exists() {
+                if let Some(id) = fs::read_to_string(p.join("dev")).ok().and_then(|s| {
+                    let (a, b) = s.trim().split_once(':')?;
+                    Some(DevId {
+                        major: a.parse().ok()?,
+                        minor: b.parse().ok()?,
+                    })
+                }) {
+                    let pname = e.file_name().to_string_lossy().into_owned();
+                    partitions.push(pname.clone());
+                    family.push((pname, id));
+                }
+            }
+        }
+    }
+    for m in mounts() {
+        if let Some((n, _)) = family.iter().find(|(_, id)| *id == m.dev) {
+            return Some(format!("/dev/{n} is mounted at {} ({})", m.mount_point, m.fs_type));
+        }
+    }
+    if let Ok(swaps) = fs::read_to_string("/proc/swaps") {
+        for line in swaps.lines().skip(1) {
+            let src = line.split_whitespace().next().unwrap_or("");
+            if family.iter().any(|(n, _)| src == format!("/dev/{n}")) {
+                return Some(format!("{src} is in use as swap"));
+            }
+        }
+    }
+    for (n, id) in &family {
+        let holders = id
+            .sysfs()
+            .and_then(|d| fs::read_dir(d.join("holders")).ok())
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        if !holders.is_empty() {
+            return Some(format!(
+                "/dev/{n} is held by {} (LVM, RAID or device-mapper)",
+                holders.join(", ")
+            ));
+        }
+    }
+    if !partitions.is_empty() {
+        return Some(format!(
+            "{} holds a partition table with partitions {}",
+            path.display(),
+            partitions.join(", ")
+        ));
+    }
+    signature(path).map(|sig| format!("{} holds {sig}", path.display()))
+}
+
+/// Looks for the on-disk signatures of common partition tables, filesystems and volume managers
+/// in the first 68 KiB of the device.
+pub fn signature(path: &Path) -> Option<String> {
+    let mut buf = vec![0u8; 68 * 1024];
+    let mut f = fs::File::open(path).ok()?;
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(_) => break,
+        }
+    }
+    let b = &buf[..n];
+    let at = |off: usize, magic: &[u8]| b.len() >= off + magic.len() && &b[off..off + magic.len()] == magic;
+    let checks: &[(usize, &[u8], &str)] = &[
+        (512, b"EFI PART", "a GPT partition table"),
+        (4096, b"EFI PART", "a GPT partition table"),
+        (1080, &[0x53, 0xEF], "an ext2/3/4 filesystem"),
+        (0, b"XFSB", "an XFS filesystem"),
+        (65600, b"_BHRfS_M", "a btrfs filesystem"),
+        (1024, &[0x10, 0x20, 0xF5, 0xF2], "an F2FS filesystem"),
+        (4086, b"SWAPSPACE2", "a swap signature"),
+        (4086, b"SWAP-SPACE", "a swap signature"),
+        (0, b"LUKS\xba\xbe", "a LUKS encrypted volume"),
+        (512, b"LABELONE", "an LVM physical volume"),
+        (3, b"NTFS    ", "an NTFS filesystem"),
+        (82, b"FAT32   ", "a FAT32 filesystem"),
+        (54, b"FAT1", "a FAT filesystem"),
+        (0, b"hsqs", "a squashfs image"),
+        (0, b"ZFS", "a ZFS label"),
+    ];
+    for (off, magic, what) in checks {
+        if at(*off, magic) {
+            return Some(what.to_string());
+        }
+    }
+    // An MBR: the boot signature plus at least one non-empty partition entry.
+    if at(510, &[0x55, 0xAA]) && (0..4).any(|i| b[446 + 16 * i + 4] != 0) {
+        return Some("an MBR partition table".to_string());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn image(f: impl FnOnce(&mut [u8])) -> tempfile::NamedTempFile {
+        let mut buf = vec![0u8; 70 * 1024];
+        f(&mut buf);
+        let mut t = tempfile::NamedTempFile::new().unwrap();
+        t.write_all(&buf).unwrap();
+        t
+    }
+
+    #[test]
+    fn blank_device_has_no_signature() {
+        assert_eq!(signature(image(|_| {}).path()), None);
+    }
+
+    #[test]
+    fn signatures_are_recognised() {
+        let ext4 = image(|b| b[1080..1082].copy_from_slice(&[0x53, 0xEF]));
+        assert_eq!(signature(ext4.path()).unwrap(), "an ext2/3/4 filesystem");
+        let gpt = image(|b| b[512..520].copy_from_slice(b"EFI PART"));
+        assert_eq!(signature(gpt.path()).unwrap(), "a GPT partition table");
+        let mbr = image(|b| {
+            b[510] = 0x55;
+            b[511] = 0xAA;
+            b[446 + 4] = 0x83;
+        });
+        assert_eq!(signature(mbr.path()).unwrap(), "an MBR partition table");
+        let xfs = image(|b| b[..4].copy_from_slice(b"XFSB"));
+        assert!(signature(xfs.path()).unwrap().contains("XFS"));
+    }
+}

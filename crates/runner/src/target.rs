@@ -1,0 +1,262 @@
+//! Files and block devices to run against: resolving, safety checks, laying out, opening.
+
+use crate::error::RunError;
+use crate::probe::{self, DevId};
+use crate::safety;
+use rand::{RngCore, SeedableRng};
+use report::TargetInfo;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use workload::{format_bytes, JobSpec};
+
+/// Files get 1 GiB when no --size is given: large enough to leave most caches, small enough for
+/// a laptop.
+pub const DEFAULT_FILE_SIZE: u64 = 1 << 30;
+
+/// An opened target and what the runner needs to know of it.
+pub struct Target {
+    pub file: File,
+    pub offset: u64,
+    pub len: u64,
+    pub dev: Option<DevId>,
+    pub lbs: u32,
+    pub info: TargetInfo,
+}
+
+/// The path job `clone` (0-based among `numjobs`) of `spec` uses.
+pub fn resolve_path(spec: &JobSpec, clone: u32) -> PathBuf {
+    if let Some(f) = &spec.filename {
+        return f.clone();
+    }
+    let dir = spec.directory.clone().unwrap_or_else(|| PathBuf::from("."));
+    if spec.numjobs == 1 {
+        dir.join(format!("{}.test", spec.name))
+    } else {
+        dir.join(format!("{}.{clone}.test", spec.name))
+    }
+}
+
+/// Progress of laying out a file: bytes written so far and in all.
+pub type LayoutProgress<'a> = &'a mut dyn FnMut(&Path, u64, u64);
+
+/// Makes `path` ready for `spec` and opens it for I/O. Files volbench creates are added to
+/// `created` (so an interrupted run can remove exactly those).
+pub fn prepare(
+    spec: &JobSpec,
+    path: &Path,
+    stop: &AtomicBool,
+    created: &mut Vec<PathBuf>,
+    progress: LayoutProgress,
+) -> Result<Target, RunError> {
+    let meta = match fs::metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(source) => {
+            return Err(RunError::Open {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let is_block = meta.as_ref().is_some_and(|m| m.file_type().is_block_device());
+    if let Some(m) = &meta {
+        if !is_block && !m.is_file() {
+            return Err(RunError::BadTarget {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    let (len, dev) = if is_block {
+        let m = meta.as_ref().unwrap();
+        let dev = DevId::from_raw(m.rdev());
+        let capacity = probe::device_info(dev).map_or(0, |d| d.size_bytes);
+        let len = spec.size.unwrap_or(capacity.saturating_sub(spec.offset));
+        if spec.offset + len > capacity || len < spec.bs {
+            return Err(RunError::TooBig {
+                path: path.to_path_buf(),
+                size: len,
+                offset: spec.offset,
+                capacity,
+            });
+        }
+        if spec.rw.writes() && !spec.allow_destructive {
+            if let Some(why) = safety::in_use(path, dev) {
+                return Err(RunError::Destructive {
+                    path: path.to_path_buf(),
+                    why,
+                });
+            }
+        }
+        (len, Some(dev))
+    } else {
+        let len = spec.size.unwrap_or(DEFAULT_FILE_SIZE);
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            return Err(RunError::MissingDirectory(dir.to_path_buf()));
+        }
+        let have = meta.as_ref().map_or(0, |m| m.len());
+        let want = spec.offset + len;
+        if have < want {
+            layout(path, dir, have, want, meta.is_none(), spec.randseed, stop, created, progress)?;
+        }
+        let dev = DevId::from_raw(fs::metadata(path).map(|m| m.dev()).unwrap_or(0));
+        (len, Some(dev))
+    };
+
+    let file = open_for_io(spec, path, dev)?;
+    let device = dev.and_then(probe::device_info);
+    let lbs = device.as_ref().map_or(512, |d| d.logical_block_size.max(512));
+    if spec.direct && spec.bs % lbs as u64 != 0 {
+        return Err(RunError::BlockSizeMismatch {
+            bs: spec.bs,
+            lbs,
+            path: path.to_path_buf(),
+        });
+    }
+    let filesystem = if is_block {
+        None
+    } else {
+        dev.and_then(|d| probe::filesystem_of(path, d))
+    };
+    let info = TargetInfo {
+        path: path.display().to_string(),
+        kind: if is_block { "block_device" } else { "file" }.into(),
+        size_bytes: len,
+        filesystem,
+        device,
+        kernel_counters: None,
+    };
+    Ok(Target {
+        file,
+        offset: spec.offset,
+        len,
+        dev: info.device.as_ref().and(dev),
+        lbs,
+        info,
+    })
+}
+
+fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, RunError> {
+    let mut o = OpenOptions::new();
+    o.read(true).write(spec.rw.writes());
+    if spec.direct {
+        o.custom_flags(libc::O_DIRECT);
+    }
+    o.open(path).map_err(|source| {
+        if spec.direct && source.raw_os_error() == Some(libc::EINVAL) {
+            let fs = dev
+                .and_then(|d| probe::filesystem_of(path, d))
+                .map_or_else(|| "unknown filesystem".into(), |f| f.fs_type);
+            RunError::DirectUnsupported {
+                path: path.to_path_buf(),
+                fs,
+            }
+        } else {
+            RunError::Open {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    })
+}
+
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is a valid NUL-terminated path and st a writable statvfs.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Extends a file to `want` bytes of random data. Reads of never-written extents return zeros
+/// from metadata alone and measure nothing, so reads need real data underneath.
+#[allow(clippy::too_many_arguments)]
+fn layout(
+    path: &Path,
+    dir: &Path,
+    have: u64,
+    want: u64,
+    create: bool,
+    seed: u64,
+    stop: &AtomicBool,
+    created: &mut Vec<PathBuf>,
+    progress: LayoutProgress,
+) -> Result<(), RunError> {
+    let need = want - have;
+    if let Some(free) = free_bytes(dir) {
+        if free < need {
+            return Err(RunError::NoSpace {
+                dir: dir.to_path_buf(),
+                need: format_bytes(need as f64),
+                free: format_bytes(free as f64),
+            });
+        }
+    }
+    let lerr = |source: io::Error| {
+        if source.raw_os_error() == Some(libc::ENOSPC) {
+            RunError::DiskFull {
+                path: path.to_path_buf(),
+            }
+        } else {
+            RunError::Layout {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    };
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(create)
+        .open(path)
+        .map_err(|source| RunError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if create {
+        created.push(path.to_path_buf());
+    }
+    let remove_if_created = |created: &mut Vec<PathBuf>| {
+        if create {
+            let _ = fs::remove_file(path);
+            created.retain(|p| p != path);
+        }
+    };
+    use std::io::{Seek, SeekFrom};
+    f.seek(SeekFrom::Start(have)).map_err(lerr)?;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed ^ have);
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut done = 0;
+    while done < need {
+        if stop.load(Ordering::Relaxed) {
+            drop(f);
+            remove_if_created(created);
+            return Err(RunError::InterruptedLayout {
+                path: path.to_path_buf(),
+            });
+        }
+        let n = (need - done).min(chunk.len() as u64) as usize;
+        rng.fill_bytes(&mut chunk[..n]);
+        if let Err(e) = f.write_all(&chunk[..n]) {
+            drop(f);
+            remove_if_created(created);
+            return Err(lerr(e));
+        }
+        done += n as u64;
+        progress(path, done, need);
+    }
+    if let Err(e) = f.sync_all() {
+        drop(f);
+        remove_if_created(created);
+        return Err(lerr(e));
+    }
+    Ok(())
+}
