@@ -153,7 +153,9 @@ impl Engine for Libaio {
             match e.raw_os_error() {
                 Some(libc::EINTR) => {}
                 // The kernel's queue is full: make room by completing something.
-                Some(libc::EAGAIN) if self.in_flight > 0 => return Err(err("submit (queue full)", e)),
+                Some(libc::EAGAIN) if self.in_flight > 0 => {
+                    return Err(err("submit (queue full)", e))
+                }
                 _ => {
                     self.pending.clear();
                     return Err(err("submit", e));

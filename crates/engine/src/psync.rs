@@ -40,7 +40,9 @@ impl Engine for Psync {
             if r >= 0 {
                 break r as i64;
             }
-            let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+            let errno = std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO);
             if errno != libc::EINTR {
                 break -(errno as i64);
             }

@@ -34,7 +34,9 @@ fn build_ring(entries: u32) -> io::Result<io_uring::IoUring> {
     for level in 0..3 {
         let mut b = io_uring::IoUring::builder();
         if level == 0 {
-            b.setup_single_issuer().setup_defer_taskrun().setup_coop_taskrun();
+            b.setup_single_issuer()
+                .setup_defer_taskrun()
+                .setup_coop_taskrun();
         } else if level == 1 {
             b.setup_coop_taskrun();
         }
@@ -119,8 +121,12 @@ impl Engine for IoUring {
         // SAFETY: the entry points at a slot buffer owned by self that stays untouched until its
         // completion is reaped (the runner does not reuse a slot in flight), and at a registered
         // or open descriptor.
-        unsafe { self.ring.submission().push(&e) }
-            .map_err(|_| err("submission queue full", io::Error::from_raw_os_error(libc::EBUSY)))?;
+        unsafe { self.ring.submission().push(&e) }.map_err(|_| {
+            err(
+                "submission queue full",
+                io::Error::from_raw_os_error(libc::EBUSY),
+            )
+        })?;
         self.queued += 1;
         Ok(())
     }

@@ -3,6 +3,8 @@
 
 pub mod export;
 pub mod model;
+pub mod suite;
 
-pub use export::{exporter, Exporter, Format};
+pub use export::{exporter, fmt_count, fmt_ns, Exporter, Format};
 pub use model::*;
+pub use suite::{SuiteReport, SuiteRun};

@@ -92,7 +92,9 @@ mod tests {
         assert!(check(&b, 4096).unwrap_err().contains("misplaced"));
         b[5000] ^= 1;
         assert!(check(&b, 81920).unwrap_err().contains("checksum"));
-        assert!(check(&[0u8; 4096], 0).unwrap_err().contains("no verify header"));
+        assert!(check(&[0u8; 4096], 0)
+            .unwrap_err()
+            .contains("no verify header"));
     }
 
     #[test]

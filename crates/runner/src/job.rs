@@ -218,7 +218,11 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         if !stopping && !need_sync {
             while let Some(&slot) = free.last() {
                 let is_read = read_pct == 100 || (read_pct > 0 && rng.next_u32() % 100 < read_pct);
-                let (op, dir) = if is_read { (Op::Read, 0) } else { (Op::Write, 1) };
+                let (op, dir) = if is_read {
+                    (Op::Read, 0)
+                } else {
+                    (Op::Write, 1)
+                };
                 let offset = offs[dir].next();
                 if !is_read {
                     let buf = &mut eng.slot(slot)[..len as usize];

@@ -7,10 +7,18 @@ use workload::{BufferMode, EngineKind, JobSpec};
 /// Below this much measured time a result is noise or a burst window.
 const SHORT_RUN_SECS: f64 = 5.0;
 
-pub fn warnings(specs: &[JobSpec], jobs: &[JobReport], group: &JobReport, targets: &[TargetInfo]) -> Vec<Warning> {
+pub fn warnings(
+    specs: &[JobSpec],
+    jobs: &[JobReport],
+    group: &JobReport,
+    targets: &[TargetInfo],
+) -> Vec<Warning> {
     let mut w = Vec::new();
     let real = specs.iter().any(|s| s.ioengine != EngineKind::Null);
-    if specs.iter().any(|s| !s.direct && s.ioengine != EngineKind::Null) {
+    if specs
+        .iter()
+        .any(|s| !s.direct && s.ioengine != EngineKind::Null)
+    {
         w.push(Warning::BufferedIo);
     }
     for t in targets {
@@ -43,7 +51,15 @@ pub fn warnings(specs: &[JobSpec], jobs: &[JobReport], group: &JobReport, target
             .map(|j| j.cpu.usr_percent + j.cpu.sys_percent)
             .fold(0.0, f64::max);
         if busiest >= 90.0 {
-            w.push(Warning::CpuBound { percent: busiest });
+            let advice = if specs.iter().any(|s| s.ioengine != EngineKind::IoUring) {
+                "use --ioengine=io_uring or add --numjobs"
+            } else {
+                "add --numjobs to spread the load over more cores"
+            };
+            w.push(Warning::CpuBound {
+                percent: busiest,
+                advice: advice.into(),
+            });
         }
     }
     if let Some((first, last)) = group.series.thirds() {

@@ -106,9 +106,10 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     for (si, spec) in w.jobs.iter().enumerate() {
         for clone in 0..spec.numjobs {
             let path = target::resolve_path(spec, clone);
-            let prepared = target::prepare(spec, &path, &opts.stop, &mut created, &mut |p, d, t| {
-                obs.layout(p, d, t)
-            });
+            let prepared =
+                target::prepare(spec, &path, &opts.stop, &mut created, &mut |p, d, t| {
+                    obs.layout(p, d, t)
+                });
             let t = match prepared {
                 Ok(t) => t,
                 Err(e) => {
@@ -144,7 +145,9 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         }
     }
     let snapshot = || -> Vec<Option<KernelCounters>> {
-        devs.iter().map(|(_, d)| probe::kernel_counters(*d)).collect()
+        devs.iter()
+            .map(|(_, d)| probe::kernel_counters(*d))
+            .collect()
     };
 
     let n = plans.len();
@@ -173,11 +176,14 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     }
 
     let max_ramp = w.jobs.iter().map(|s| s.ramp_time).max().unwrap_or_default();
-    let planned = w
-        .jobs
-        .iter()
-        .all(|s| s.time_based)
-        .then(|| max_ramp + w.jobs.iter().filter_map(|s| s.runtime).max().unwrap_or_default());
+    let planned = w.jobs.iter().all(|s| s.time_based).then(|| {
+        max_ramp
+            + w.jobs
+                .iter()
+                .filter_map(|s| s.runtime)
+                .max()
+                .unwrap_or_default()
+    });
     let budget: u64 = plans
         .iter()
         .enumerate()
@@ -185,7 +191,11 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         .map(|(i, _)| job_targets[i].len)
         .sum();
 
-    let mut before = if max_ramp.is_zero() { snapshot() } else { Vec::new() };
+    let mut before = if max_ramp.is_zero() {
+        snapshot()
+    } else {
+        Vec::new()
+    };
     barrier.wait();
     let start = Instant::now();
 
@@ -312,7 +322,12 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     }
 
     let any_sync = w.jobs.iter().all(|s| s.ioengine.is_sync());
-    let group_report = JobReport::from_stats("all", targets.iter().map(|t| t.path.clone()).collect(), &group, any_sync);
+    let group_report = JobReport::from_stats(
+        "all",
+        targets.iter().map(|t| t.path.clone()).collect(),
+        &group,
+        any_sync,
+    );
     let mut env = probe::environment();
     let warnings = judge::warnings(&w.jobs, &job_reports, &group_report, &targets);
     env.targets = targets;

@@ -63,8 +63,19 @@ impl Permutation {
 
 /// Offsets for one direction of one job.
 pub enum Offsets {
-    Sequential { start: u64, end: u64, next: u64, bs: u64 },
-    Random { start: u64, bs: u64, perm: Permutation, i: u64, seed: u64 },
+    Sequential {
+        start: u64,
+        end: u64,
+        next: u64,
+        bs: u64,
+    },
+    Random {
+        start: u64,
+        bs: u64,
+        perm: Permutation,
+        i: u64,
+        seed: u64,
+    },
 }
 
 impl Offsets {

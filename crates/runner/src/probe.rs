@@ -61,7 +61,10 @@ impl DevId {
 /// The whole-disk sysfs directory for a device or partition directory.
 fn disk_dir(dev_dir: &Path) -> PathBuf {
     if dev_dir.join("partition").exists() {
-        dev_dir.parent().map(Path::to_path_buf).unwrap_or_else(|| dev_dir.to_path_buf())
+        dev_dir
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| dev_dir.to_path_buf())
     } else {
         dev_dir.to_path_buf()
     }
@@ -72,7 +75,11 @@ pub fn device_info(dev: DevId) -> Option<DeviceInfo> {
     let disk = disk_dir(&dir);
     let name = disk.file_name()?.to_string_lossy().into_owned();
     let q = disk.join("queue");
-    let num = |p: PathBuf| read_trim(p).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    let num = |p: PathBuf| {
+        read_trim(p)
+            .and_then(|s| s.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     let scheduler = read_trim(q.join("scheduler"))
         .map(|s| {
             // The active scheduler is the bracketed one: "mq-deadline [none]".
@@ -105,7 +112,10 @@ pub fn device_info(dev: DevId) -> Option<DeviceInfo> {
 /// A snapshot of `/sys/dev/block/M:m/stat` for the exact device or partition.
 pub fn kernel_counters(dev: DevId) -> Option<KernelCounters> {
     let s = read_trim(dev.sysfs()?.join("stat"))?;
-    let f: Vec<u64> = s.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    let f: Vec<u64> = s
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
     if f.len() < 11 {
         return None;
     }

@@ -36,7 +36,10 @@ pub fn in_use(path: &Path, dev: DevId) -> Option<String> {
     }
     for m in mounts() {
         if let Some((n, _)) = family.iter().find(|(_, id)| *id == m.dev) {
-            return Some(format!("/dev/{n} is mounted at {} ({})", m.mount_point, m.fs_type));
+            return Some(format!(
+                "/dev/{n} is mounted at {} ({})",
+                m.mount_point, m.fs_type
+            ));
         }
     }
     if let Ok(swaps) = fs::read_to_string("/proc/swaps") {
@@ -88,7 +91,9 @@ pub fn signature(path: &Path) -> Option<String> {
         }
     }
     let b = &buf[..n];
-    let at = |off: usize, magic: &[u8]| b.len() >= off + magic.len() && &b[off..off + magic.len()] == magic;
+    let at = |off: usize, magic: &[u8]| {
+        b.len() >= off + magic.len() && &b[off..off + magic.len()] == magic
+    };
     let checks: &[(usize, &[u8], &str)] = &[
         (512, b"EFI PART", "a GPT partition table"),
         (4096, b"EFI PART", "a GPT partition table"),

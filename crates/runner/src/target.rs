@@ -61,7 +61,9 @@ pub fn prepare(
             })
         }
     };
-    let is_block = meta.as_ref().is_some_and(|m| m.file_type().is_block_device());
+    let is_block = meta
+        .as_ref()
+        .is_some_and(|m| m.file_type().is_block_device());
     if let Some(m) = &meta {
         if !is_block && !m.is_file() {
             return Err(RunError::BadTarget {
@@ -103,7 +105,17 @@ pub fn prepare(
         let have = meta.as_ref().map_or(0, |m| m.len());
         let want = spec.offset + len;
         if have < want {
-            layout(path, dir, have, want, meta.is_none(), spec.randseed, stop, created, progress)?;
+            layout(
+                path,
+                dir,
+                have,
+                want,
+                meta.is_none(),
+                spec.randseed,
+                stop,
+                created,
+                progress,
+            )?;
         }
         let dev = DevId::from_raw(fs::metadata(path).map(|m| m.dev()).unwrap_or(0));
         (len, Some(dev))
@@ -111,7 +123,9 @@ pub fn prepare(
 
     let file = open_for_io(spec, path, dev)?;
     let device = dev.and_then(probe::device_info);
-    let lbs = device.as_ref().map_or(512, |d| d.logical_block_size.max(512));
+    let lbs = device
+        .as_ref()
+        .map_or(512, |d| d.logical_block_size.max(512));
     if spec.direct && spec.bs % lbs as u64 != 0 {
         return Err(RunError::BlockSizeMismatch {
             bs: spec.bs,
@@ -166,12 +180,17 @@ fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, 
     })
 }
 
+/// Free bytes for an unprivileged writer, or `None` where the filesystem does not say.
 fn free_bytes(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: c is a valid NUL-terminated path and st a writable statvfs.
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    // ramfs and some FUSE filesystems report no capacity at all: nothing to check against.
+    if st.f_blocks == 0 {
         return None;
     }
     Some(st.f_bavail as u64 * st.f_frsize as u64)

@@ -93,9 +93,7 @@ impl LatHist {
             return 0;
         }
         // Clamp to the exact extremes so a bucket's width never reports beyond what was seen.
-        self.hist
-            .value_at_percentile(p)
-            .clamp(self.min, self.max)
+        self.hist.value_at_percentile(p).clamp(self.min, self.max)
     }
 
     pub fn summary(&self) -> LatencySummary {

@@ -82,7 +82,17 @@ mod tests {
     #[test]
     fn depth_buckets_match_fio() {
         let mut j = JobStats::default();
-        for (d, want) in [(1, 0), (2, 1), (3, 1), (4, 2), (31, 4), (32, 5), (63, 5), (64, 6), (500, 6)] {
+        for (d, want) in [
+            (1, 0),
+            (2, 1),
+            (3, 1),
+            (4, 2),
+            (31, 4),
+            (32, 5),
+            (63, 5),
+            (64, 6),
+            (500, 6),
+        ] {
             let before = j.depth[want];
             j.mark_depth(d, 1);
             assert_eq!(j.depth[want], before + 1, "depth {d}");

@@ -131,7 +131,10 @@ mod tests {
             samples: vec![s(1000, 1000, 100), s(2000, 1000, 300), s(2010, 10, 50)],
         };
         let sum = series.summarize(|x| x.iops(0));
-        assert_eq!((sum.min, sum.max, sum.mean, sum.samples), (100.0, 300.0, 200.0, 2));
+        assert_eq!(
+            (sum.min, sum.max, sum.mean, sum.samples),
+            (100.0, 300.0, 200.0, 2)
+        );
     }
 
     #[test]

@@ -19,7 +19,8 @@ pub enum Warning {
     /// Too short a run to average out noise or reach steady state.
     ShortRun { secs: f64 },
     /// A job's thread was busy nearly all the time: volbench's CPU, not the device, may be the limit.
-    CpuBound { percent: f64 },
+    /// `advice` depends on the options used (another engine, more jobs).
+    CpuBound { percent: f64, advice: String },
     /// Throughput fell sharply during the run: a burst bucket or cache ran out.
     BurstSuspected { first_iops: f64, last_iops: f64 },
     /// The file lives on a memory-backed filesystem, so no device is measured.
@@ -71,10 +72,10 @@ impl fmt::Display for Warning {
                 "the run measured only {secs:.1} s: results are noisy and may be inside a burst \
                  window; use --runtime=30s or more"
             ),
-            Warning::CpuBound { percent } => write!(
+            Warning::CpuBound { percent, advice } => write!(
                 f,
                 "a job thread was busy {percent:.0}% of the time: the CPU, not the device, may be \
-                 the limit; add --numjobs or use --ioengine=io_uring"
+                 the limit; {advice}"
             ),
             Warning::BurstSuspected {
                 first_iops,

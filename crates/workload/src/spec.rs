@@ -204,7 +204,9 @@ pub enum SpecError {
     BlockAlign(u64),
     #[error("--rwmixread={0} is out of range: use 0 to 100")]
     RwMix(u8),
-    #[error("--size={size} is smaller than --bs={bs}: the job could not issue one I/O; raise --size")]
+    #[error(
+        "--size={size} is smaller than --bs={bs}: the job could not issue one I/O; raise --size"
+    )]
     SizeBelowBs { size: u64, bs: u64 },
     #[error("--offset={0} is not a multiple of --bs: align it")]
     Offset(u64),
@@ -292,7 +294,10 @@ mod tests {
         assert_eq!(bad(|j| j.bs = 1000), SpecError::BlockAlign(1000));
         assert_eq!(
             bad(|j| j.size = Some(1024)),
-            SpecError::SizeBelowBs { size: 1024, bs: 4096 }
+            SpecError::SizeBelowBs {
+                size: 1024,
+                bs: 4096
+            }
         );
         assert_eq!(bad(|j| j.runtime = None), SpecError::NoRuntime);
     }

@@ -1,13 +1,19 @@
 //! The native JSON schema: the report model as it is (see docs/json-schema.md).
 
 use super::Exporter;
-use crate::RunReport;
+use crate::{RunReport, SuiteReport};
 
 pub struct Json;
 
 impl Exporter for Json {
     fn export(&self, report: &RunReport) -> anyhow::Result<Vec<u8>> {
         let mut v = serde_json::to_vec_pretty(report)?;
+        v.push(b'\n');
+        Ok(v)
+    }
+
+    fn export_suite(&self, suite: &SuiteReport) -> anyhow::Result<Vec<u8>> {
+        let mut v = serde_json::to_vec_pretty(suite)?;
         v.push(b'\n');
         Ok(v)
     }

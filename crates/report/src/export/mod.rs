@@ -6,11 +6,12 @@ mod text;
 pub use json::Json;
 pub use text::{fmt_count, fmt_ns, Text};
 
-use crate::RunReport;
+use crate::{RunReport, SuiteReport};
 
 /// Turns a report into the bytes of one format.
 pub trait Exporter {
     fn export(&self, report: &RunReport) -> anyhow::Result<Vec<u8>>;
+    fn export_suite(&self, suite: &SuiteReport) -> anyhow::Result<Vec<u8>>;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

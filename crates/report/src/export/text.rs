@@ -1,7 +1,7 @@
 //! The human summary: fio's facts without fio's clutter, readable at a glance.
 
 use super::Exporter;
-use crate::{DirReport, JobReport, RunReport, Status};
+use crate::{DirReport, JobReport, RunReport, Status, SuiteReport};
 use std::fmt::Write;
 use workload::format_bytes;
 
@@ -67,7 +67,11 @@ fn group_rows(out: &mut String, g: &JobReport) {
             out,
             "  {:<6} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>9}",
             "sync",
-            fmt_count(if secs > 0.0 { s.total_ios as f64 / secs } else { 0.0 }),
+            fmt_count(if secs > 0.0 {
+                s.total_ios as f64 / secs
+            } else {
+                0.0
+            }),
             format!("{} ops", s.total_ios),
             fmt_ns(l.mean_ns),
             p(50.0),
@@ -108,7 +112,12 @@ impl Exporter for Text {
             );
         }
         for t in &r.environment.targets {
-            let mut line = format!("  target {} ({}, {})", t.path, t.kind.replace('_', " "), format_bytes(t.size_bytes as f64));
+            let mut line = format!(
+                "  target {} ({}, {})",
+                t.path,
+                t.kind.replace('_', " "),
+                format_bytes(t.size_bytes as f64)
+            );
             if let Some(fs) = &t.filesystem {
                 let _ = write!(line, " on {} at {}", fs.fs_type, fs.mount_point);
             }
@@ -143,7 +152,10 @@ impl Exporter for Text {
                             .or(j.write.as_ref())
                             .map_or(0.0, |d| d.lat_ns.mean_ns)
                     ),
-                    j.error.as_ref().map(|e| format!("  error: {e}")).unwrap_or_default()
+                    j.error
+                        .as_ref()
+                        .map(|e| format!("  error: {e}"))
+                        .unwrap_or_default()
                 );
             }
         }
@@ -152,7 +164,8 @@ impl Exporter for Text {
             if let Some(d) = d {
                 let s = &d.iops_per_sec;
                 if s.samples > 1 {
-                    let _ = writeln!(
+                    let _ =
+                        writeln!(
                         out,
                         "  {label} per second: min {}  max {}  stdev {:.1}% of mean ({} samples)",
                         fmt_count(s.min),
@@ -175,8 +188,13 @@ impl Exporter for Text {
             g.cpu.sys_percent,
             g.cpu.ctx_switches,
             g.iodepth.max,
-            top.map(|l| format!(" (mostly {}{}: {:.0}%)", l.depth, if l.depth == 64 { "+" } else { "" }, l.percent))
-                .unwrap_or_default()
+            top.map(|l| format!(
+                " (mostly {}{}: {:.0}%)",
+                l.depth,
+                if l.depth == 64 { "+" } else { "" },
+                l.percent
+            ))
+            .unwrap_or_default()
         );
         for t in &r.environment.targets {
             if let (Some(k), Some(d)) = (&t.kernel_counters, &t.device) {
@@ -199,6 +217,69 @@ impl Exporter for Text {
             let _ = writeln!(out, "\nwarnings:");
             for w in &r.warnings {
                 let _ = writeln!(out, "  ! {w}");
+            }
+        }
+        Ok(out.into_bytes())
+    }
+
+    fn export_suite(&self, s: &SuiteReport) -> anyhow::Result<Vec<u8>> {
+        let mut out = String::new();
+        let first = s.runs.first().map(|r| &r.report);
+        let _ = write!(out, "volbench {}", s.suite);
+        if let Some(t) = first.and_then(|r| r.environment.targets.first()) {
+            let _ = write!(out, " on {}", t.path);
+            if let Some(fs) = &t.filesystem {
+                let _ = write!(out, " ({}", fs.fs_type);
+                if let Some(d) = &t.device {
+                    let _ = write!(out, " on {}", d.name);
+                }
+                out.push(')');
+            }
+        }
+        match s.status {
+            Status::Complete => {}
+            Status::Partial => out.push_str("  [PARTIAL]"),
+            Status::Interrupted => out.push_str("  [INTERRUPTED: partial results]"),
+        }
+        let _ = writeln!(
+            out,
+            "\n\n  {:<24} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9}",
+            "test", "IOPS", "bandwidth", "lat mean", "p50", "p99", "p99.9"
+        );
+        for run in &s.runs {
+            let g = &run.report.group;
+            let d = g.read.as_ref().or(g.write.as_ref());
+            let p = |x| fmt_ns(d.and_then(|d| d.lat_ns.percentile(x)).unwrap_or(0) as f64);
+            let _ = writeln!(
+                out,
+                "  {:<24} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9}{}",
+                run.label,
+                fmt_count(g.total_iops()),
+                format!("{}/s", format_bytes(g.total_bw_bytes())),
+                fmt_ns(d.map_or(0.0, |d| d.lat_ns.mean_ns)),
+                p(50.0),
+                p(99.0),
+                p(99.9),
+                match run.report.status {
+                    Status::Complete => "",
+                    Status::Partial => "  (partial)",
+                    Status::Interrupted => "  (interrupted)",
+                }
+            );
+        }
+        let mut seen = Vec::new();
+        for run in &s.runs {
+            for w in &run.report.warnings {
+                let m = w.to_string();
+                if !seen.contains(&m) {
+                    seen.push(m);
+                }
+            }
+        }
+        if !seen.is_empty() {
+            let _ = writeln!(out, "\nwarnings:");
+            for m in seen {
+                let _ = writeln!(out, "  ! {m}");
             }
         }
         Ok(out.into_bytes())

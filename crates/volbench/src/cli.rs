@@ -1,0 +1,151 @@
+//! The command line: fio's option names and units wherever fio has one.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+const EXAMPLES: &str = "\
+Examples:
+  volbench quick                      five standard tests on a temp file here (about a minute)
+  volbench run                        4k random reads, QD32, 30 s on ./volbench.test (1 GiB)
+  volbench run --rw=randwrite --bs=4k --iodepth=1 --fsync=1 --runtime=20s
+  volbench run --filename=/dev/nvme1n1 --rw=randread --iodepth=128 --numjobs=4
+  volbench run --rw=write --bs=1m --size=4g --output-format=json --output=seq.json";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "volbench",
+    version,
+    about = "How fast is this volume really, for my workload? A fio-class storage benchmark with numbers you can trust.",
+    after_help = EXAMPLES,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Run one workload (fio's options and units).
+    #[command(after_help = EXAMPLES)]
+    Run(RunArgs),
+    /// The five standard tests on a temporary file: bandwidth, random IOPS, QD1 latency.
+    #[command(after_help = "Example:\n  volbench quick /mnt/volume --runtime=10s --size=2g")]
+    Quick(QuickArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Output format: normal (human summary) or json (native schema, docs/json-schema.md).
+    #[arg(
+        long = "output-format",
+        default_value = "normal",
+        value_name = "FORMAT"
+    )]
+    pub output_format: String,
+    /// Write the report to FILE instead of stdout ("-" is stdout).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// No progress bar and no summary on stdout (the --output file is still written).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Job name (names the test file when --filename is not given).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Access pattern: read, write, randread, randwrite, rw (readwrite), randrw.
+    #[arg(long, value_name = "PATTERN")]
+    pub rw: Option<String>,
+    /// Percentage of reads in a mixed workload.
+    #[arg(long, value_name = "PCT")]
+    pub rwmixread: Option<u8>,
+    /// Block size, e.g. 4k, 64k, 1m.
+    #[arg(long, value_name = "SIZE")]
+    pub bs: Option<String>,
+    /// I/Os kept in flight per job.
+    #[arg(long, value_name = "N")]
+    pub iodepth: Option<u32>,
+    /// Parallel jobs (threads), each with its own queue.
+    #[arg(long, value_name = "N")]
+    pub numjobs: Option<u32>,
+    /// Bytes per job: the file size, or the region of a device (default 1g; whole device).
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Byte offset where the job's region starts.
+    #[arg(long, value_name = "SIZE")]
+    pub offset: Option<String>,
+    /// Measured time, e.g. 30s, 2m.
+    #[arg(long, value_name = "TIME")]
+    pub runtime: Option<String>,
+    /// Run for --runtime even if --size is done, looping over the region [default: on, off when only --size is given].
+    #[arg(long = "time_based", value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
+    pub time_based: Option<String>,
+    /// Warm-up time before measuring starts.
+    #[arg(long = "ramp_time", value_name = "TIME")]
+    pub ramp_time: Option<String>,
+    /// O_DIRECT: bypass the page cache [default: 1].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
+    pub direct: Option<String>,
+    /// I/O engine: io_uring, libaio, psync, null [default: io_uring].
+    #[arg(long, value_name = "ENGINE")]
+    pub ioengine: Option<String>,
+    /// File or block device to test [default: DIR/NAME.test].
+    #[arg(long, value_name = "PATH")]
+    pub filename: Option<PathBuf>,
+    /// Directory for test files when --filename is not given [default: .].
+    #[arg(long, value_name = "DIR")]
+    pub directory: Option<PathBuf>,
+    /// fsync after every N writes (its latency is reported as its own metric).
+    #[arg(long, value_name = "N")]
+    pub fsync: Option<u32>,
+    /// fdatasync after every N writes.
+    #[arg(long, value_name = "N")]
+    pub fdatasync: Option<u32>,
+    /// fsync once when the job's writes are done (counted in the runtime).
+    #[arg(long = "end_fsync", value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
+    pub end_fsync: Option<String>,
+    /// Seed for offsets and data, so a run can be repeated exactly.
+    #[arg(long, value_name = "N")]
+    pub randseed: Option<u64>,
+    /// Fill write buffers with this pattern (hex 0x..., or a quoted string) instead of random data.
+    #[arg(long = "buffer_pattern", value_name = "PATTERN")]
+    pub buffer_pattern: Option<String>,
+    /// Fill write buffers with zeros (compressible: flagged in the report).
+    #[arg(long = "zero_buffers", value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
+    pub zero_buffers: Option<String>,
+    /// Write a checksummed header into every block and check it on read: crc32c.
+    #[arg(long, value_name = "METHOD")]
+    pub verify: Option<String>,
+    /// Allow writing to a block device that holds a filesystem, partition table or is in use.
+    #[arg(long = "allow-destructive", alias = "allow_destructive")]
+    pub allow_destructive: bool,
+    /// Remove the test files this run created when it ends.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
+    pub unlink: Option<String>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct QuickArgs {
+    /// Directory to test in (a temporary file is created and removed there).
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+    /// Measured time of each of the five tests.
+    #[arg(long, default_value = "10s", value_name = "TIME")]
+    pub runtime: String,
+    /// Size of the temporary test file.
+    #[arg(long, default_value = "1g", value_name = "SIZE")]
+    pub size: String,
+    /// I/O engine for all five tests.
+    #[arg(long, default_value = "io_uring", value_name = "ENGINE")]
+    pub ioengine: String,
+    /// O_DIRECT (turn off only where the filesystem refuses it, e.g. tmpfs).
+    #[arg(long, default_value = "1", value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
+    pub direct: String,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}

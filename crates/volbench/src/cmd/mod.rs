@@ -1,0 +1,110 @@
+//! Subcommands: each builds workloads, calls the runner, hands reports to exporters.
+
+pub mod quick;
+pub mod run;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Bad input on the command line: exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for UsageError {}
+
+pub fn usage(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UsageError(msg.into()))
+}
+
+/// An error chain as one line: the outermost message, then causes not already in it.
+pub fn one_line(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !out.contains(&c) {
+            out.push_str(": ");
+            out.push_str(&c);
+        }
+    }
+    out.replace('\n', " ")
+}
+
+/// Prints clap's verdict as one `error:` line with a "did you mean" where clap has one.
+pub fn usage_error(e: clap::Error) -> ExitCode {
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
+    let ctx = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) => v.first().cloned(),
+        _ => None,
+    };
+    let msg = match e.kind() {
+        ErrorKind::UnknownArgument => {
+            let arg = ctx(ContextKind::InvalidArg).unwrap_or_default();
+            match ctx(ContextKind::SuggestedArg) {
+                Some(s) => format!("unknown option '{arg}' (did you mean '{s}'?)"),
+                None => format!("unknown option '{arg}': see 'volbench run --help'"),
+            }
+        }
+        ErrorKind::InvalidSubcommand => {
+            let arg = ctx(ContextKind::InvalidSubcommand).unwrap_or_default();
+            let nearest = || {
+                use clap::CommandFactory;
+                crate::cli::Cli::command()
+                    .get_subcommands()
+                    .map(|c| c.get_name().to_string())
+                    .map(|n| (strsim::damerau_levenshtein(&arg, &n), n))
+                    .filter(|(d, _)| *d <= 2)
+                    .min()
+                    .map(|(_, n)| n)
+            };
+            match ctx(ContextKind::SuggestedSubcommand).or_else(nearest) {
+                Some(s) => format!("unknown command '{arg}' (did you mean '{s}'?)"),
+                None => format!("unknown command '{arg}': see 'volbench --help'"),
+            }
+        }
+        _ => {
+            // clap's own text, first line only, without its "error: " prefix.
+            let s = e.to_string();
+            s.lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ")
+                .to_string()
+        }
+    };
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+/// The stop flag shared with the runner; the first Ctrl-C sets it (results so far are kept and
+/// reported), a second one exits at once.
+pub fn stop_flag() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        let _ = ctrlc::set_handler(move || {
+            if f.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!("\nstopping: finishing in-flight I/O and writing partial results (Ctrl-C again to abort)");
+        });
+        flag
+    })
+    .clone()
+}

@@ -1,0 +1,182 @@
+//! Where results go: the chosen format to stdout or a file opened before the run, warnings to
+//! stderr, and a progress bar on a terminal only.
+
+use crate::cli::OutputArgs;
+use crate::cmd::usage;
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use report::{exporter, fmt_count, Format, RunReport, Status};
+use std::fs::File;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use workload::format_bytes;
+
+pub struct Output {
+    pub format: Format,
+    file: Option<(File, PathBuf)>,
+    pub quiet: bool,
+}
+
+impl Output {
+    /// Checks the format and opens the output file now, so a bad path fails before a long run.
+    pub fn open(a: &OutputArgs) -> Result<Output> {
+        let format = Format::parse(&a.output_format).ok_or_else(|| {
+            usage(format!(
+                "--output-format={} is not a format: use {}",
+                a.output_format,
+                Format::NAMES.join(" or ")
+            ))
+        })?;
+        let file = match &a.output {
+            Some(p) if p.as_os_str() != "-" => Some((
+                File::create(p).with_context(|| {
+                    format!("cannot create --output file {}: check the directory exists and is writable", p.display())
+                })?,
+                p.clone(),
+            )),
+            _ => None,
+        };
+        Ok(Output {
+            format,
+            file,
+            quiet: a.quiet,
+        })
+    }
+
+    pub fn progress(&self) -> Bar {
+        Bar::new(!self.quiet && std::io::stderr().is_terminal())
+    }
+
+    /// Writes bytes to the output file or stdout.
+    pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        match &mut self.file {
+            Some((f, p)) => {
+                f.write_all(bytes)
+                    .and_then(|_| f.flush())
+                    .with_context(|| format!("writing {}", p.display()))?;
+            }
+            None => {
+                if !self.quiet || self.format != Format::Normal {
+                    std::io::stdout().write_all(bytes)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// True when the human summary is not what stdout shows, so warnings need stderr.
+    pub fn summary_elsewhere(&self) -> bool {
+        self.format != Format::Normal || self.file.is_some() || self.quiet
+    }
+
+    pub fn file_path(&self) -> Option<&Path> {
+        self.file.as_ref().map(|(_, p)| p.as_path())
+    }
+
+    /// Writes one run's report and picks the exit code from its status.
+    pub fn emit(&mut self, r: &RunReport) -> Result<ExitCode> {
+        let bytes = exporter(self.format).export(r)?;
+        self.write(&bytes)?;
+        if self.file.is_some() && !self.quiet {
+            // The file has the machine format; the person at the terminal still gets the summary.
+            let text = exporter(Format::Normal).export(r)?;
+            std::io::stdout().write_all(&text)?;
+        }
+        if self.summary_elsewhere() {
+            for w in &r.warnings {
+                eprintln!("warning: {w}");
+            }
+            if let Some(e) = &r.error {
+                eprintln!("error: {e}");
+            }
+        }
+        Ok(exit_code(r.status))
+    }
+}
+
+pub fn exit_code(s: Status) -> ExitCode {
+    match s {
+        Status::Complete => ExitCode::SUCCESS,
+        Status::Partial => ExitCode::from(1),
+        Status::Interrupted => ExitCode::from(130),
+    }
+}
+
+/// The progress bar: elapsed, remaining, live IOPS and bandwidth. Hidden off a terminal.
+pub struct Bar {
+    bar: Option<ProgressBar>,
+    prefix: String,
+}
+
+impl Bar {
+    pub fn new(visible: bool) -> Bar {
+        let bar = visible.then(|| {
+            let b = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{prefix}[{elapsed_precise}] {wide_bar:.cyan/blue} {percent:>3}% eta {eta} {msg}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            b
+        });
+        Bar {
+            bar,
+            prefix: String::new(),
+        }
+    }
+
+    pub fn set_prefix(&mut self, p: impl Into<String>) {
+        self.prefix = p.into();
+        if let Some(b) = &self.bar {
+            b.set_prefix(self.prefix.clone());
+            b.reset();
+        }
+    }
+}
+
+impl runner::Observer for Bar {
+    fn layout(&mut self, path: &Path, done: u64, total: u64) {
+        if let Some(b) = &self.bar {
+            b.set_position(done * 1000 / total.max(1));
+            b.set_message(format!(
+                "laying out {} ({} of {})",
+                path.display(),
+                format_bytes(done as f64),
+                format_bytes(total as f64)
+            ));
+        }
+    }
+
+    fn tick(&mut self, p: &runner::Progress) {
+        let Some(b) = &self.bar else { return };
+        let frac = match (p.planned, p.fraction) {
+            (_, Some(f)) => f,
+            (Some(t), None) => p.elapsed.as_secs_f64() / t.as_secs_f64().max(1e-9),
+            _ => 0.0,
+        };
+        b.set_position((frac.min(1.0) * 1000.0) as u64);
+        b.set_message(if p.ramping {
+            "ramping up".to_string()
+        } else {
+            format!("{} IOPS {}/s", fmt_count(p.iops), format_bytes(p.bw_bytes))
+        });
+        b.tick();
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

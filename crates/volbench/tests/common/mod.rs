@@ -1,0 +1,200 @@
+//! Shared test helpers: running the binary, JSON reports, and real test devices (zram, loop)
+//! that are created for one test and removed when it ends.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::Command as Std;
+
+pub fn volbench() -> Command {
+    let mut c = Command::cargo_bin("volbench").unwrap();
+    c.env_remove("RUST_BACKTRACE");
+    c
+}
+
+/// Runs `volbench run ARGS --output-format=json -q` and returns (exit code, report, stderr).
+pub fn run_json(args: &[&str]) -> (i32, Value, String) {
+    let out = volbench()
+        .arg("run")
+        .args(args)
+        .args(["--output-format=json", "-q"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}); stderr: {stderr}; stdout: {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    (out.status.code().unwrap_or(-1), v, stderr)
+}
+
+pub fn u(v: &Value, ptr: &str) -> u64 {
+    v.pointer(ptr)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("no integer at {ptr}"))
+}
+
+pub fn f(v: &Value, ptr: &str) -> f64 {
+    v.pointer(ptr)
+        .and_then(Value::as_f64)
+        .unwrap_or_else(|| panic!("no number at {ptr}"))
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Skips the calling test (with a message) when not root.
+#[macro_export]
+macro_rules! require_root {
+    () => {
+        if !common::is_root() {
+            eprintln!("skipping: this test creates block devices and needs root");
+            return;
+        }
+    };
+}
+
+/// Serialises tests that create devices, across threads and processes.
+pub struct DeviceLock(File);
+
+pub fn device_lock() -> DeviceLock {
+    let f = File::create("/tmp/volbench-test-devices.lock").unwrap();
+    // SAFETY: flock on a descriptor we own.
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+    DeviceLock(f)
+}
+
+fn sh(cmd: &str, args: &[&str]) -> String {
+    let out = Std::new(cmd).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A zram RAM block device, reset when dropped.
+pub struct Zram {
+    pub path: PathBuf,
+    _lock: DeviceLock,
+}
+
+impl Zram {
+    pub fn new(size: &str) -> Zram {
+        let lock = device_lock();
+        let path = PathBuf::from(sh("zramctl", &["--find", "--size", size]));
+        Zram { path, _lock: lock }
+    }
+    /// Like `new`, but the device fails writes with EIO once `limit` bytes are stored.
+    pub fn with_mem_limit(size: &str, limit: &str) -> Zram {
+        let z = Zram::new(size);
+        std::fs::write(z.sysfs().join("mem_limit"), limit).unwrap();
+        z
+    }
+    pub fn name(&self) -> String {
+        self.path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+    pub fn sysfs(&self) -> PathBuf {
+        Path::new("/sys/block").join(self.name())
+    }
+    pub fn p(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        let _ = Std::new("zramctl").arg("--reset").arg(&self.path).status();
+    }
+}
+
+/// A loop device over a temporary file, detached when dropped.
+pub struct Loop {
+    pub path: PathBuf,
+    _backing: tempfile::NamedTempFile,
+    _lock: DeviceLock,
+}
+
+impl Loop {
+    pub fn new(bytes: u64, sector: u32) -> Loop {
+        let lock = device_lock();
+        let backing = tempfile::NamedTempFile::new_in("/var/tmp").unwrap();
+        backing.as_file().set_len(bytes).unwrap();
+        let path = PathBuf::from(sh(
+            "losetup",
+            &[
+                "-f",
+                "--show",
+                "--direct-io=on",
+                "-b",
+                &sector.to_string(),
+                backing.path().to_str().unwrap(),
+            ],
+        ));
+        Loop {
+            path,
+            _backing: backing,
+            _lock: lock,
+        }
+    }
+    pub fn name(&self) -> String {
+        self.path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+    pub fn p(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = Std::new("umount").arg(&self.path).status();
+        let _ = Std::new("losetup").arg("-d").arg(&self.path).status();
+    }
+}
+
+/// `/sys/block/<name>/stat`: (read ios, read sectors, write ios, write sectors).
+pub fn block_stat(name: &str) -> [u64; 4] {
+    let s = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+    let v: Vec<u64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();
+    [v[0], v[2], v[4], v[6]]
+}
+
+/// Fills a device with random data, so reads measure real data.
+pub fn fill_random(dev: &Path, bytes: usize) {
+    use rand_fill::fill;
+    let mut buf = vec![0u8; bytes];
+    fill(&mut buf);
+    std::fs::write(dev, &buf).unwrap();
+}
+
+mod rand_fill {
+    /// A tiny xorshift is enough for test data that must not be zeros or compressible.
+    pub fn fill(buf: &mut [u8]) {
+        let mut x: u64 = 0x9e3779b97f4a7c15;
+        for chunk in buf.chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let b = x.to_le_bytes();
+            chunk.copy_from_slice(&b[..chunk.len()]);
+        }
+    }
+}
+
+pub const ENGINES: [&str; 3] = ["io_uring", "libaio", "psync"];
