@@ -96,12 +96,16 @@ pub struct DeviceInfo {
     pub write_cache: String,
 }
 
-/// Deltas of `/sys/block/<dev>/stat` over the measured run.
+/// Deltas of `/sys/block/<dev>/stat` over the measured run. `*_ios` count requests the device
+/// completed; the block layer merges adjacent I/Os first, so `*_ios + *_merges` is what was
+/// submitted and is what compares with volbench's counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelCounters {
     pub read_ios: u64,
+    pub read_merges: u64,
     pub read_bytes: u64,
     pub write_ios: u64,
+    pub write_merges: u64,
     pub write_bytes: u64,
     pub flush_ios: u64,
 }

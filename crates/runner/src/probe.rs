@@ -121,8 +121,10 @@ pub fn kernel_counters(dev: DevId) -> Option<KernelCounters> {
     }
     Some(KernelCounters {
         read_ios: f[0],
+        read_merges: f[1],
         read_bytes: f[2] * 512,
         write_ios: f[4],
+        write_merges: f[5],
         write_bytes: f[6] * 512,
         flush_ios: f.get(15).copied().unwrap_or(0),
     })
@@ -131,6 +133,8 @@ pub fn kernel_counters(dev: DevId) -> Option<KernelCounters> {
 pub fn counters_delta(a: KernelCounters, b: KernelCounters) -> KernelCounters {
     KernelCounters {
         read_ios: b.read_ios.saturating_sub(a.read_ios),
+        read_merges: b.read_merges.saturating_sub(a.read_merges),
+        write_merges: b.write_merges.saturating_sub(a.write_merges),
         read_bytes: b.read_bytes.saturating_sub(a.read_bytes),
         write_ios: b.write_ios.saturating_sub(a.write_ios),
         write_bytes: b.write_bytes.saturating_sub(a.write_bytes),

@@ -202,9 +202,9 @@ impl Exporter for Text {
                     out,
                     "  kernel {}: {} reads ({}), {} writes ({}), {} flushes",
                     d.name,
-                    k.read_ios,
+                    k.read_ios + k.read_merges,
                     format_bytes(k.read_bytes as f64),
-                    k.write_ios,
+                    k.write_ios + k.write_merges,
                     format_bytes(k.write_bytes as f64),
                     k.flush_ios
                 );

@@ -163,16 +163,20 @@ impl Loop {
 
 impl Drop for Loop {
     fn drop(&mut self) {
-        let _ = Std::new("umount").arg(&self.path).status();
+        let _ = Std::new("umount")
+            .arg(&self.path)
+            .stderr(std::process::Stdio::null())
+            .status();
         let _ = Std::new("losetup").arg("-d").arg(&self.path).status();
     }
 }
 
-/// `/sys/block/<name>/stat`: (read ios, read sectors, write ios, write sectors).
+/// `/sys/block/<name>/stat`: [reads submitted, read sectors, writes submitted, write sectors],
+/// where submitted = completed requests + merges (the block layer merges adjacent I/Os).
 pub fn block_stat(name: &str) -> [u64; 4] {
     let s = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
     let v: Vec<u64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();
-    [v[0], v[2], v[4], v[6]]
+    [v[0] + v[1], v[2], v[4] + v[5], v[6]]
 }
 
 /// Fills a device with random data, so reads measure real data.
