@@ -151,9 +151,11 @@ pub struct SyncReport {
     pub lat_ns: LatencySummary,
 }
 
+/// CPU time over the measured window. For a job: its own thread. For the group: the whole
+/// process, including kernel io_uring worker threads that do I/O on the jobs' behalf.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct CpuReport {
-    /// Percent of one CPU over the runtime, summed over jobs (fio's convention).
+    /// Percent of one CPU over the runtime (fio's convention: 2 busy cores show 200 %).
     pub usr_percent: f64,
     pub sys_percent: f64,
     pub usr_ns: u64,

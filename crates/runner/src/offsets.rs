@@ -172,7 +172,7 @@ mod tests {
         let mut o = Offsets::random(1 << 20, 1 << 20, 4096, 9);
         for _ in 0..1000 {
             let x = o.next();
-            assert!(x >= 1 << 20 && x < 2 << 20 && x % 4096 == 0);
+            assert!((1 << 20..2 << 20).contains(&x) && x.is_multiple_of(4096));
         }
     }
 }

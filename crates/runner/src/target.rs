@@ -126,7 +126,7 @@ pub fn prepare(
     let lbs = device
         .as_ref()
         .map_or(512, |d| d.logical_block_size.max(512));
-    if spec.direct && spec.bs % lbs as u64 != 0 {
+    if spec.direct && !spec.bs.is_multiple_of(lbs as u64) {
         return Err(RunError::BlockSizeMismatch {
             bs: spec.bs,
             lbs,

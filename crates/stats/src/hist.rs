@@ -216,7 +216,7 @@ mod tests {
     #[test]
     fn merging_equals_recording_everything_in_one() {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
-        let mut parts = vec![LatHist::new(), LatHist::new(), LatHist::new()];
+        let mut parts = [LatHist::new(), LatHist::new(), LatHist::new()];
         let mut all = LatHist::new();
         for i in 0..30_000 {
             // Spread over six decades so resizing and bucket widths are exercised.

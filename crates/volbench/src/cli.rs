@@ -28,7 +28,7 @@ pub struct Cli {
 pub enum Cmd {
     /// Run one workload (fio's options and units).
     #[command(after_help = EXAMPLES)]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// The five standard tests on a temporary file: bandwidth, random IOPS, QD1 latency.
     #[command(after_help = "Example:\n  volbench quick /mnt/volume --runtime=10s --size=2g")]
     Quick(QuickArgs),

@@ -17,7 +17,7 @@ fn main() -> ExitCode {
         Err(e) => return cmd::usage_error(e),
     };
     let result = match cli.cmd {
-        cli::Cmd::Run(a) => cmd::run::main(a),
+        cli::Cmd::Run(a) => cmd::run::main(*a),
         cli::Cmd::Quick(a) => cmd::quick::main(a),
     };
     match result {

@@ -230,7 +230,7 @@ impl JobSpec {
         if self.bs < 512 || self.bs > MAX_BS {
             return Err(SpecError::BlockSize(self.bs));
         }
-        if self.bs % 512 != 0 {
+        if !self.bs.is_multiple_of(512) {
             return Err(SpecError::BlockAlign(self.bs));
         }
         if self.rwmixread > 100 {
@@ -241,7 +241,7 @@ impl JobSpec {
                 return Err(SpecError::SizeBelowBs { size, bs: self.bs });
             }
         }
-        if self.offset % self.bs != 0 {
+        if !self.offset.is_multiple_of(self.bs) {
             return Err(SpecError::Offset(self.offset));
         }
         if self.time_based && self.runtime.is_none_or(|r| r.is_zero()) {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what the tests need, then runs every test. The one command for a fresh machine:
+#   bash scripts/test.sh
+# Device tests (zram, loop, ramfs, mkfs) need root; without root they skip with a message.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v fio >/dev/null || need+=(fio)
+command -v zramctl >/dev/null || need+=(util-linux)
+command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "missing ${need[*]}: install them (apt-get install -y ${need[*]}) or run as root" >&2
+  fi
+fi
+# zram is a module on most distributions; load it if it is not built in.
+if [ "$(id -u)" = 0 ] && [ ! -e /sys/class/zram-control ] && command -v modprobe >/dev/null; then
+  modprobe zram num_devices=0 2>/dev/null || true
+fi
+
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo test --workspace
