@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""volbench against fio, side by side, alternating, on the same targets; prints ratios.
+
+Targets: a zram RAM block device (created here and removed; where the tool's own overhead
+shows) and a file on the real disk (where the device limit shows). Each case runs fio then
+volbench, `--reps` times, and compares the medians. CPU is the whole child process (every
+thread, kernel io_uring workers included) from wait4(), so CPU per I/O is comparable.
+
+Usage (root, for zram):  python3 bench/vs_fio.py [--runtime 5] [--reps 3] [--dir /var/tmp]
+"""
+import argparse, json, os, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VB = os.path.join(ROOT, "target", "release", "volbench")
+
+
+def run(cmd):
+    """Runs cmd; returns (stdout, cpu seconds of the whole process, peak RSS in KiB)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = p.stdout.read()
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{err.decode()}")
+    return out, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def fio(target, rw, bs, qd, engine, runtime, size):
+    cmd = ["fio", "--name=bench", f"--filename={target}", f"--rw={rw}", f"--bs={bs}",
+           f"--iodepth={qd}", f"--ioengine={engine}", "--direct=1", f"--runtime={runtime}",
+           "--time_based", f"--size={size}", "--output-format=json"]
+    out, cpu, rss = run(cmd)
+    j = json.loads(out)["jobs"][0]
+    d = j["write"] if "write" in rw else j["read"]
+    return d["iops"], d["total_ios"], cpu, rss
+
+
+def volbench(target, rw, bs, qd, engine, runtime, size):
+    cmd = [VB, "run", f"--filename={target}", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
+           f"--ioengine={engine}", "--direct=1", f"--runtime={runtime}s", "--time_based",
+           f"--size={size}", "--output-format=json", "-q", "--allow-destructive"]
+    out, cpu, rss = run(cmd)
+    j = json.loads(out)["group"]
+    d = j["write"] if "write" in rw else j["read"]
+    return d["iops"], d["total_ios"], cpu, rss
+
+
+CASES = [  # (rw, bs, iodepth, engine)
+    ("randread", "4k", 1, "io_uring"),
+    ("randread", "4k", 32, "io_uring"),
+    ("randread", "4k", 1, "libaio"),
+    ("randread", "4k", 32, "libaio"),
+    ("randread", "4k", 1, "psync"),
+    ("randwrite", "4k", 32, "io_uring"),
+    ("write", "1m", 8, "io_uring"),
+]
+
+
+def compare(label, target, size, args):
+    print(f"\n## {label}: {target}\n")
+    print("| case | fio IOPS | volbench IOPS | IOPS ratio | fio CPU µs/IO | volbench CPU µs/IO | CPU ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for rw, bs, qd, engine in CASES:
+        f_iops, v_iops, f_cpu, v_cpu = [], [], [], []
+        for _ in range(args.reps):
+            i, n, c, _ = fio(target, rw, bs, qd, engine, args.runtime, size)
+            f_iops.append(i); f_cpu.append(c / n * 1e6)
+            i, n, c, _ = volbench(target, rw, bs, qd, engine, args.runtime, size)
+            v_iops.append(i); v_cpu.append(c / n * 1e6)
+        fi, vi = statistics.median(f_iops), statistics.median(v_iops)
+        fc, vc = statistics.median(f_cpu), statistics.median(v_cpu)
+        print(f"| {rw} {bs} QD{qd} {engine} | {fi:,.0f} | {vi:,.0f} | {vi/fi:.2f} | "
+              f"{fc:.2f} | {vc:.2f} | {vc/fc:.2f} |", flush=True)
+
+
+def ceiling(args):
+    print("\n## Tool ceiling: null engine (no I/O), 4k, QD32, one job\n")
+    print("| tool | IOPS | IOPS per CPU-second | peak RSS |")
+    print("|---|---:|---:|---:|")
+    with tempfile.TemporaryDirectory(dir=args.dir) as d:
+        t = os.path.join(d, "null.test")
+        for name, fn in (("fio", fio), ("volbench", volbench)):
+            i, n, c, rss = fn(t, "randread", "4k", 32, "null", args.runtime, "1g")
+            print(f"| {name} | {i:,.0f} | {n / c:,.0f} | {rss / 1024:.1f} MiB |", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runtime", type=int, default=5, help="seconds per run")
+    ap.add_argument("--reps", type=int, default=3, help="alternating repetitions per case")
+    ap.add_argument("--dir", default="/var/tmp", help="directory on the real disk")
+    ap.add_argument("--skip-zram", action="store_true")
+    ap.add_argument("--skip-disk", action="store_true")
+    args = ap.parse_args()
+    subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
+    print(f"# volbench vs {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}"
+          f", {args.runtime} s per run, median of {args.reps}, kernel {os.uname().release}, {os.cpu_count()} CPUs")
+    ceiling(args)
+    if not args.skip_zram:
+        z = subprocess.run(["zramctl", "--find", "--size", "1G"], capture_output=True, text=True, check=True).stdout.strip()
+        try:
+            # Incompressible data, so zram stores and copies real pages (zeros would be free).
+            subprocess.run(["dd", "if=/dev/urandom", f"of={z}", "bs=1M", "count=1024", "oflag=direct", "status=none"], check=True)
+            compare("zram (RAM block device: the tools' overhead shows)", z, "1g", args)
+        finally:
+            subprocess.run(["zramctl", "--reset", z])
+    if not args.skip_disk:
+        with tempfile.TemporaryDirectory(dir=args.dir) as d:
+            f = os.path.join(d, "bench.test")
+            run([VB, "run", f"--filename={f}", "--size=1g", "--rw=read", "--bs=1m", "--runtime=1s", "-q"])
+            compare("file on the real disk (the device limit shows)", f, "1g", args)
+
+
+if __name__ == "__main__":
+    main()
