@@ -79,6 +79,19 @@ pub fn warnings(
     }
     for t in targets {
         if let (Some(k), Some(d)) = (&t.kernel_counters, &t.device) {
+            for (i, dir, ios, merges) in [
+                (0, "read", k.read_ios, k.read_merges),
+                (1, "write", k.write_ios, k.write_merges),
+            ] {
+                let submitted = ios + merges;
+                if reported[i] > 0 && submitted >= 1000 && merges * 10 > submitted {
+                    w.push(Warning::MergedIo {
+                        dir,
+                        percent: 100.0 * merges as f64 / submitted as f64,
+                        device_name: d.name.clone(),
+                    });
+                }
+            }
             for (i, dir, seen) in [(0, "read", k.read_bytes), (1, "write", k.write_bytes)] {
                 if reported[i] >= 1 << 20 && (seen as f64) < 0.5 * reported[i] as f64 {
                     w.push(Warning::DeviceSawLess {

@@ -28,7 +28,7 @@ pub struct Target {
 
 /// The path job `clone` (0-based among `numjobs`) of `spec` uses.
 pub fn resolve_path(spec: &JobSpec, clone: u32) -> PathBuf {
-    if let Some(f) = &spec.filename {
+    if let Some(f) = spec.filename.first() {
         return f.clone();
     }
     let dir = spec.directory.clone().unwrap_or_else(|| PathBuf::from("."));

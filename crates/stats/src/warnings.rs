@@ -25,6 +25,12 @@ pub enum Warning {
     BurstSuspected { first_iops: f64, last_iops: f64 },
     /// The file lives on a memory-backed filesystem, so no device is measured.
     MemoryFilesystem { fs: String },
+    /// The block layer merged many adjacent I/Os: the device served fewer, larger requests.
+    MergedIo {
+        dir: &'static str,
+        percent: f64,
+        device_name: String,
+    },
 }
 
 impl Warning {
@@ -38,6 +44,7 @@ impl Warning {
             Warning::CpuBound { .. } => "cpu_bound",
             Warning::BurstSuspected { .. } => "burst_suspected",
             Warning::MemoryFilesystem { .. } => "memory_filesystem",
+            Warning::MergedIo { .. } => "merged_io",
         }
     }
 }
@@ -85,6 +92,16 @@ impl fmt::Display for Warning {
                 "throughput fell from {first_iops:.0} to {last_iops:.0} IOPS during the run: a \
                  burst bucket or device cache likely ran out; the average mixes both regimes, so \
                  look at the per-second series or run longer"
+            ),
+            Warning::MergedIo {
+                dir,
+                percent,
+                device_name,
+            } => write!(
+                f,
+                "the block layer merged {percent:.0}% of the {dir}s into larger requests, so \
+                 {device_name} served fewer, bigger I/Os than --bs: this IOPS figure is not the \
+                 device's {dir} IOPS at this block size; use random offsets or --iodepth=1"
             ),
             Warning::MemoryFilesystem { fs } => write!(
                 f,

@@ -266,6 +266,47 @@ fn kernel_agrees(dev: &str, name: &str, engine: &str, rw: &str, dir: usize) {
 }
 
 #[test]
+fn sequential_merges_are_flagged() {
+    require_root!();
+    let l = Loop::new(64 << 20, 512);
+    let (code, v, err) = run_json(&[
+        &format!("--filename={}", l.p()),
+        "--rw=read",
+        "--bs=4k",
+        "--iodepth=32",
+        "--runtime=1s",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let k = &v["environment"]["targets"][0]["kernel_counters"];
+    let merges = k["read_merges"].as_u64().unwrap();
+    let codes: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    // Batched sequential 4k reads are merged by the block layer; when they are, say so.
+    if merges * 10 > k["read_ios"].as_u64().unwrap() + merges {
+        assert!(codes.contains(&"merged_io"), "{codes:?}");
+    } else {
+        assert!(!codes.contains(&"merged_io"), "{codes:?}");
+    }
+    // Random 4k reads are not merged, and not flagged.
+    let (_, v, _) = run_json(&[
+        &format!("--filename={}", l.p()),
+        "--rw=randread",
+        "--runtime=1s",
+    ]);
+    let codes: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert!(!codes.contains(&"merged_io"), "{codes:?}");
+}
+
+#[test]
 fn io_counts_match_the_kernel_on_zram() {
     require_root!();
     let z = Zram::new("128M");

@@ -4,8 +4,10 @@
 //! the runner executes it. Checks that need the target (logical block size, free space) live in
 //! the runner, because only it knows the device.
 
+pub mod fio;
+pub mod jobfile;
 pub mod spec;
 pub mod units;
 
-pub use spec::{BufferMode, EngineKind, JobSpec, Rw, SyncMode, Verify, Workload};
+pub use spec::{BsSplit, BufferMode, EngineKind, JobSpec, Rw, SyncIo, SyncMode, Verify, Workload};
 pub use units::{format_bytes, parse_bool, parse_duration, parse_size, UnitError};

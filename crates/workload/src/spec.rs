@@ -123,6 +123,25 @@ pub enum SyncMode {
 #[serde(rename_all = "lowercase")]
 pub enum Verify {
     Crc32c,
+    Md5,
+}
+
+/// Synchronous-write open flags (fio's `sync=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncIo {
+    None,
+    /// O_SYNC: every write waits for data and metadata.
+    Sync,
+    /// O_DSYNC: every write waits for data.
+    Dsync,
+}
+
+/// One entry of fio's `bssplit`: `percent` of I/Os use block size `bs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BsSplit {
+    pub bs: u64,
+    pub percent: u8,
 }
 
 /// One job: what one thread does, before `numjobs` cloning.
@@ -137,6 +156,42 @@ pub struct JobSpec {
     /// Bytes of the region each job works on; `None` means 1 GiB for files, the whole device
     /// for block devices.
     pub size: Option<u64>,
+    /// `size=N%`: that share of the file or device (after `offset`).
+    pub size_percent: Option<u8>,
+    /// Bytes of I/O to do before stopping (fio's `io_size`); `None`: one pass over `size`.
+    pub io_size: Option<u64>,
+    /// Stop after this many I/Os (fio's `number_ios`).
+    pub number_ios: Option<u64>,
+    /// Repeat the job's I/O this many times (fio's `loops`).
+    pub loops: u32,
+    /// Added to `offset` for each clone of `numjobs` (fio's `offset_increment`).
+    pub offset_increment: u64,
+    /// Mixed block sizes (fio's `bssplit`); empty: every I/O is `bs`.
+    pub bssplit: Vec<BsSplit>,
+    /// Random offsets with replacement instead of every block once per pass.
+    pub norandommap: bool,
+    /// Cap in bytes/s for [reads, writes]; 0: none (fio's `rate`).
+    pub rate: [u64; 2],
+    /// Cap in I/Os per second for [reads, writes]; 0: none (fio's `rate_iops`).
+    pub rate_iops: [u64; 2],
+    /// Wait this long before starting (fio's `startdelay`).
+    pub startdelay: Duration,
+    /// Start only after every earlier job has finished; also starts a new reporting group.
+    pub stonewall: bool,
+    /// Start a new reporting group here.
+    pub new_group: bool,
+    /// Report the jobs of this group as one (fio's `group_reporting`).
+    pub group_reporting: bool,
+    /// Number of files per job when the job names no `filename` (fio's `nrfiles`).
+    pub nrfiles: u32,
+    /// O_SYNC/O_DSYNC on open (fio's `sync=`).
+    pub sync_io: SyncIo,
+    /// Drop the file's pages from the page cache before starting (fio's `invalidate`).
+    pub invalidate: bool,
+    /// After a write phase with `verify`, read everything back and check it (fio's `do_verify`).
+    pub do_verify: bool,
+    /// Remove the job's files when it ends (fio's `unlink`), if volbench created them.
+    pub unlink: bool,
     /// Byte offset where the region starts.
     pub offset: u64,
     /// Stop after this long. With `time_based`, loop over the region until then.
@@ -145,7 +200,8 @@ pub struct JobSpec {
     pub ramp_time: Duration,
     pub direct: bool,
     pub ioengine: EngineKind,
-    pub filename: Option<PathBuf>,
+    /// Files or devices; several make the job spread its I/O round-robin over them.
+    pub filename: Vec<PathBuf>,
     pub directory: Option<PathBuf>,
     /// Issue a sync every N writes (0: never), with `sync_mode` choosing fsync or fdatasync.
     pub sync_every: u32,
@@ -167,13 +223,31 @@ impl Default for JobSpec {
             iodepth: 32,
             numjobs: 1,
             size: None,
+            size_percent: None,
+            io_size: None,
+            number_ios: None,
+            loops: 1,
+            offset_increment: 0,
+            bssplit: Vec::new(),
+            norandommap: false,
+            rate: [0, 0],
+            rate_iops: [0, 0],
+            startdelay: Duration::ZERO,
+            stonewall: false,
+            new_group: false,
+            group_reporting: false,
+            nrfiles: 1,
+            sync_io: SyncIo::None,
+            invalidate: true,
+            do_verify: true,
+            unlink: false,
             offset: 0,
             runtime: Some(Duration::from_secs(30)),
             time_based: true,
             ramp_time: Duration::ZERO,
             direct: true,
             ioengine: EngineKind::IoUring,
-            filename: None,
+            filename: Vec::new(),
             directory: None,
             sync_every: 0,
             sync_mode: SyncMode::Fsync,
@@ -216,9 +290,40 @@ pub enum SpecError {
     VerifyBs,
     #[error("--buffer_pattern is empty: give bytes, e.g. 0xdeadbeef")]
     EmptyPattern,
+    #[error("bssplit percentages add up to {0}, not 100: fix the split")]
+    BsSplit(u32),
+    #[error("size={0}% is out of range: use 1% to 100%")]
+    SizePercent(u8),
+    #[error("nrfiles=0 would give the job nothing to do: use 1 or more")]
+    NrFiles,
 }
 
 impl JobSpec {
+    /// fio's own defaults, for job files and fio's multi-job command line: a fio user's file
+    /// must mean what it means to fio (buffered psync reads at QD1, size-based).
+    pub fn fio_default(name: &str) -> JobSpec {
+        JobSpec {
+            name: name.to_string(),
+            rw: Rw::Read,
+            iodepth: 1,
+            runtime: None,
+            time_based: false,
+            direct: false,
+            ioengine: EngineKind::Psync,
+            ..JobSpec::default()
+        }
+    }
+
+    /// The largest block size any I/O of this job uses (buffer slots are this big).
+    pub fn max_bs(&self) -> u64 {
+        self.bssplit
+            .iter()
+            .map(|b| b.bs)
+            .max()
+            .unwrap_or(self.bs)
+            .max(self.bs)
+    }
+
     /// Checks everything that does not depend on the target.
     pub fn validate(&self) -> Result<(), SpecError> {
         if self.iodepth == 0 || self.iodepth > MAX_IODEPTH {
@@ -252,6 +357,23 @@ impl JobSpec {
         }
         if matches!(&self.buffer, BufferMode::Pattern(p) if p.is_empty()) {
             return Err(SpecError::EmptyPattern);
+        }
+        if !self.bssplit.is_empty() {
+            let total: u32 = self.bssplit.iter().map(|b| b.percent as u32).sum();
+            if total != 100 {
+                return Err(SpecError::BsSplit(total));
+            }
+            for b in &self.bssplit {
+                if b.bs < 512 || b.bs > MAX_BS || !b.bs.is_multiple_of(512) {
+                    return Err(SpecError::BlockSize(b.bs));
+                }
+            }
+        }
+        if self.size_percent.is_some_and(|p| p == 0 || p > 100) {
+            return Err(SpecError::SizePercent(self.size_percent.unwrap()));
+        }
+        if self.nrfiles == 0 {
+            return Err(SpecError::NrFiles);
         }
         Ok(())
     }

@@ -61,7 +61,7 @@ pub fn main(a: QuickArgs) -> Result<ExitCode> {
             time_based: true,
             direct,
             ioengine,
-            filename: Some(file.clone()),
+            filename: vec![file.clone()],
             ..JobSpec::default()
         };
         let mut bar = out.progress();

@@ -97,7 +97,7 @@ pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
             ))
         })?;
     }
-    j.filename = a.filename.clone();
+    j.filename = a.filename.iter().cloned().collect();
     j.directory = a.directory.clone();
     match (a.fsync, a.fdatasync) {
         (Some(_), Some(_)) => {
@@ -127,6 +127,7 @@ pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
     if let Some(v) = &a.verify {
         j.verify = match v.as_str() {
             "crc32c" | "crc32c-intel" => Some(Verify::Crc32c),
+            "md5" => Some(Verify::Md5),
             "0" | "none" => None,
             _ => return Err(usage(format!("--verify={v} is not supported: use crc32c"))),
         };

@@ -1,0 +1,812 @@
+//! fio's options: what each means for a [`JobSpec`], which are not supported, and how job
+//! sections become a [`Workload`] (inheritance from `[global]`, `numjobs`, stonewalls).
+
+use crate::jobfile::{RawOption, Section};
+use crate::spec::{
+    BsSplit, BufferMode, EngineKind, JobSpec, Rw, SyncIo, SyncMode, Verify, Workload,
+};
+use crate::units::{parse_bool, parse_duration, parse_size};
+use std::path::PathBuf;
+
+/// What is wrong with one option.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum OptError {
+    #[error("fio option '{key}' is not supported by volbench{hint}")]
+    Unsupported { key: String, hint: String },
+    #[error("'{key}' is not a fio option{suggestion}")]
+    Unknown { key: String, suggestion: String },
+    #[error("{key}={value}: {why}")]
+    BadValue {
+        key: String,
+        value: String,
+        why: String,
+    },
+    #[error("{key} needs a value, e.g. {key}={example}")]
+    MissingValue { key: String, example: &'static str },
+}
+
+/// An option error with its place in a job file.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{at}: {err}")]
+pub struct LocatedError {
+    pub at: String,
+    pub err: OptError,
+}
+
+/// Options that only shape logs or reports: `--ignore-unsupported` may skip them, because they
+/// cannot change the I/O being measured.
+const IGNORABLE: &[&str] = &[
+    "description",
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+    "log_avg_msec",
+    "log_hist_msec",
+    "log_hist_coarseness",
+    "log_max_value",
+    "log_offset",
+    "log_compression",
+    "log_store_compressed",
+    "log_unix_epoch",
+    "log_alternate_epoch",
+    "per_job_logs",
+    "disable_lat",
+    "disable_clat",
+    "disable_slat",
+    "disable_bw_measurement",
+    "clat_percentiles",
+    "lat_percentiles",
+    "slat_percentiles",
+    "percentile_list",
+    "significant_figures",
+    "bwavgtime",
+    "iopsavgtime",
+    "stats",
+    "gtod_reduce",
+    "unified_rw_reporting",
+    "kb_base_report",
+    "exitall",
+    "exitall_on_error",
+    "warnings-fatal",
+    "allow_file_create",
+    "allow_mounted_write",
+    "fallocate",
+    "pre_read",
+    "clocksource",
+    "fsync_on_close",
+    "group_reporting_thresh",
+    "uid",
+    "gid",
+    "nice",
+    "prio",
+    "prioclass",
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "cpumask",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
+    "refill_buffers",
+    "scramble_buffers",
+    "lockmem",
+];
+
+/// fio options volbench knows but does not implement; listed so a typo of a real option still
+/// gets "did you mean" and a real option gets "not supported" rather than "unknown".
+const KNOWN_UNSUPPORTED: &[&str] = &[
+    "trim",
+    "randtrim",
+    "trimwrite",
+    "zonemode",
+    "zonesize",
+    "zonerange",
+    "zoneskip",
+    "zonecapacity",
+    "random_distribution",
+    "percentage_random",
+    "random_generator",
+    "file_service_type",
+    "rate_min",
+    "rate_iops_min",
+    "rate_process",
+    "rate_cycle",
+    "rate_ignore_thinktime",
+    "thinktime",
+    "thinktime_blocks",
+    "thinktime_spin",
+    "latency_target",
+    "latency_window",
+    "latency_percentile",
+    "steadystate",
+    "ss",
+    "ss_dur",
+    "ss_ramp",
+    "ss_interval",
+    "verify_backlog",
+    "verify_async",
+    "verify_only",
+    "verify_fatal",
+    "verify_dump",
+    "verify_state_save",
+    "verify_state_load",
+    "verify_pattern",
+    "verify_interval",
+    "verify_offset",
+    "verify_header_seed",
+    "trigger",
+    "trigger-file",
+    "trigger-timeout",
+    "read_iolog",
+    "write_iolog",
+    "replay_no_stall",
+    "iodepth_batch",
+    "iodepth_batch_submit",
+    "iodepth_batch_complete",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete_max",
+    "iodepth_low",
+    "io_submit_mode",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
+    "dedupe_mode",
+    "mem",
+    "iomem",
+    "iomem_align",
+    "hugepage-size",
+    "blockalign",
+    "ba",
+    "bsrange",
+    "blocksize_range",
+    "blocksize_unaligned",
+    "bs_unaligned",
+    "bs_is_seq_rand",
+    "rw_sequencer",
+    "filesize",
+    "file_append",
+    "fill_device",
+    "fill_fs",
+    "filename_format",
+    "unique_filename",
+    "openfiles",
+    "lockfile",
+    "opendir",
+    "ioscheduler",
+    "sync_file_range",
+    "write_barrier",
+    "end_syncfs",
+    "hipri",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "sqthread_poll_cpu",
+    "cmdprio_percentage",
+    "nowait",
+    "atomic",
+    "userspace_reap",
+    "create_serialize",
+    "create_fsync",
+    "create_only",
+    "wait_for",
+    "continue_on_error",
+    "ignore_error",
+    "error_dump",
+    "max_latency",
+    "flow",
+    "flow_id",
+    "flow_watermark",
+    "flow_sleep",
+    "exec_prerun",
+    "exec_postrun",
+    "offset_align",
+    "size_increment",
+    "io_limit",
+    "kb_base",
+    "unit_base",
+    "serialize_overlap",
+    "io_submit_mode",
+    "experimental_verify",
+    "buffered",
+    "readwrite",
+];
+
+const SUPPORTED: &[&str] = &[
+    "name",
+    "rw",
+    "readwrite",
+    "rwmixread",
+    "rwmixwrite",
+    "bs",
+    "blocksize",
+    "iodepth",
+    "numjobs",
+    "size",
+    "offset",
+    "runtime",
+    "time_based",
+    "ramp_time",
+    "direct",
+    "buffered",
+    "ioengine",
+    "filename",
+    "directory",
+    "fsync",
+    "fdatasync",
+    "end_fsync",
+    "randseed",
+    "buffer_pattern",
+    "zero_buffers",
+    "verify",
+    "do_verify",
+    "stonewall",
+    "wait_for_previous",
+    "new_group",
+    "group_reporting",
+    "thread",
+    "loops",
+    "startdelay",
+    "offset_increment",
+    "nrfiles",
+    "rate",
+    "rate_iops",
+    "bssplit",
+    "io_size",
+    "io_limit",
+    "number_ios",
+    "norandommap",
+    "randrepeat",
+    "sync",
+    "invalidate",
+    "create_on_open",
+    "unlink",
+    "allow_destructive",
+];
+
+fn suggestion(key: &str) -> String {
+    let best = SUPPORTED
+        .iter()
+        .chain(KNOWN_UNSUPPORTED)
+        .chain(IGNORABLE)
+        .map(|k| (strsim::damerau_levenshtein(key, k), *k))
+        .filter(|(d, _)| *d <= 2)
+        .min();
+    match best {
+        Some((_, k)) => format!(" (did you mean '{k}'?)"),
+        None => String::new(),
+    }
+}
+
+/// Whether `--ignore-unsupported` may skip this option.
+pub fn is_ignorable(key: &str) -> bool {
+    IGNORABLE.contains(&key)
+}
+
+fn bad(key: &str, value: &str, why: impl Into<String>) -> OptError {
+    OptError::BadValue {
+        key: key.into(),
+        value: value.into(),
+        why: why.into(),
+    }
+}
+
+fn need<'a>(key: &str, v: Option<&'a str>, example: &'static str) -> Result<&'a str, OptError> {
+    v.filter(|s| !s.is_empty()).ok_or(OptError::MissingValue {
+        key: key.into(),
+        example,
+    })
+}
+
+fn flag(key: &str, v: Option<&str>) -> Result<bool, OptError> {
+    match v {
+        None => Ok(true),
+        Some(s) => parse_bool(s).map_err(|e| bad(key, s, e.hint)),
+    }
+}
+
+fn size(key: &str, v: &str) -> Result<u64, OptError> {
+    parse_size(v).map_err(|e| bad(key, v, e.hint))
+}
+
+fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, OptError> {
+    v.trim()
+        .parse()
+        .map_err(|_| bad(key, v, "not a whole number"))
+}
+
+/// fio's `rate=r,w` form: one value for both directions, or one per direction.
+fn pair(
+    key: &str,
+    v: &str,
+    parse: impl Fn(&str) -> Result<u64, OptError>,
+) -> Result<[u64; 2], OptError> {
+    let mut parts = v.split(',');
+    let r = parts.next().unwrap_or("");
+    let w = parts.next();
+    let pr = if r.is_empty() { 0 } else { parse(r)? };
+    let pw = match w {
+        None => pr,
+        Some("") => 0,
+        Some(w) => parse(w)?,
+    };
+    if parts.next().is_some() {
+        return Err(bad(key, v, "give at most read,write"));
+    }
+    Ok([pr, pw])
+}
+
+fn pattern(key: &str, v: &str) -> Result<Vec<u8>, OptError> {
+    let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
+    if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        if hex.is_empty() || hex.len() % 2 != 0 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(bad(key, v, "not whole hex bytes: use e.g. 0xdeadbeef"));
+        }
+        return Ok((0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect());
+    }
+    if let Ok(n) = v.parse::<u32>() {
+        // fio: a decimal number is a 32-bit pattern.
+        return Ok(n.to_le_bytes().to_vec());
+    }
+    if v.is_empty() {
+        return Err(bad(key, v, "empty pattern"));
+    }
+    Ok(v.as_bytes().to_vec())
+}
+
+/// Applies one option to a job, as fio documents it.
+pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError> {
+    let key = key.trim_start_matches("--");
+    match key {
+        "name" => j.name = need(key, v, "job1")?.to_string(),
+        "rw" | "readwrite" => {
+            let s = need(key, v, "randread")?;
+            // fio allows `rw=randread:8` (offset modifiers); volbench does not.
+            j.rw = Rw::parse(s).ok_or_else(|| {
+                bad(
+                    key,
+                    s,
+                    "use read, write, randread, randwrite, rw, readwrite or randrw",
+                )
+            })?;
+        }
+        "rwmixread" => j.rwmixread = num(key, need(key, v, "70")?)?,
+        "rwmixwrite" => {
+            let w: u8 = num(key, need(key, v, "30")?)?;
+            j.rwmixread = 100u8
+                .checked_sub(w)
+                .ok_or_else(|| bad(key, &w.to_string(), "use 0 to 100"))?;
+        }
+        "bs" | "blocksize" => {
+            let s = need(key, v, "4k")?;
+            // `bs=4k,64k` sets reads and writes apart; volbench uses one size for both.
+            let (r, w) = s.split_once(',').unwrap_or((s, s));
+            let (r, w) = (
+                size(key, r)?,
+                if w.is_empty() {
+                    size(key, r)?
+                } else {
+                    size(key, w)?
+                },
+            );
+            if r != w {
+                return Err(bad(key, s, "different read and write block sizes are not supported: use one size or bssplit"));
+            }
+            j.bs = r;
+        }
+        "bssplit" => {
+            let s = need(key, v, "4k/50:64k/50")?;
+            let mut out = Vec::new();
+            for part in s.split(':').filter(|p| !p.is_empty()) {
+                if part.contains(',') {
+                    return Err(bad(
+                        key,
+                        s,
+                        "separate read/write splits are not supported: give one split",
+                    ));
+                }
+                let (b, p) = part
+                    .split_once('/')
+                    .ok_or_else(|| bad(key, s, "entries look like 4k/50"))?;
+                out.push(BsSplit {
+                    bs: size(key, b)?,
+                    percent: if p.is_empty() { 0 } else { num(key, p)? },
+                });
+            }
+            // fio: entries without a percentage share what is left equally.
+            let given: u32 = out.iter().map(|b| b.percent as u32).sum();
+            let blanks = out.iter().filter(|b| b.percent == 0).count() as u32;
+            if blanks > 0 && given < 100 {
+                let each = (100 - given) / blanks;
+                let mut extra = (100 - given) % blanks;
+                for b in out.iter_mut().filter(|b| b.percent == 0) {
+                    b.percent = (each + u32::from(extra > 0)) as u8;
+                    extra = extra.saturating_sub(1);
+                }
+            }
+            j.bs = out.iter().map(|b| b.bs).min().unwrap_or(j.bs);
+            j.bssplit = out;
+        }
+        "iodepth" => j.iodepth = num(key, need(key, v, "32")?)?,
+        "numjobs" => j.numjobs = num(key, need(key, v, "4")?)?,
+        "size" => {
+            let s = need(key, v, "1g")?;
+            if let Some(p) = s.strip_suffix('%') {
+                j.size_percent = Some(num(key, p)?);
+                j.size = None;
+            } else {
+                j.size = Some(size(key, s)?);
+                j.size_percent = None;
+            }
+        }
+        "io_size" | "io_limit" => j.io_size = Some(size(key, need(key, v, "10g")?)?),
+        "number_ios" => j.number_ios = Some(num(key, need(key, v, "1000")?)?),
+        "offset" => {
+            let s = need(key, v, "0")?;
+            if s.ends_with('%') {
+                return Err(bad(
+                    key,
+                    s,
+                    "percentage offsets are not supported: give bytes",
+                ));
+            }
+            j.offset = size(key, s)?;
+        }
+        "offset_increment" => j.offset_increment = size(key, need(key, v, "1g")?)?,
+        "runtime" => {
+            let d =
+                parse_duration(need(key, v, "30s")?).map_err(|e| bad(key, v.unwrap(), e.hint))?;
+            j.runtime = (!d.is_zero()).then_some(d);
+        }
+        "time_based" => j.time_based = flag(key, v)?,
+        "ramp_time" => {
+            j.ramp_time =
+                parse_duration(need(key, v, "5s")?).map_err(|e| bad(key, v.unwrap(), e.hint))?
+        }
+        "startdelay" => {
+            let s = need(key, v, "5s")?;
+            if s.contains('-') {
+                return Err(bad(
+                    key,
+                    s,
+                    "random start delay ranges are not supported: give one time",
+                ));
+            }
+            j.startdelay = parse_duration(s).map_err(|e| bad(key, s, e.hint))?;
+        }
+        "loops" => j.loops = num(key, need(key, v, "2")?)?,
+        "direct" => j.direct = flag(key, v)?,
+        "buffered" => j.direct = !flag(key, v)?,
+        "ioengine" => {
+            let s = need(key, v, "io_uring")?;
+            j.ioengine = EngineKind::parse(s).ok_or_else(|| OptError::Unsupported {
+                key: format!("ioengine={s}"),
+                hint: ": use io_uring, libaio, psync (sync, pvsync) or null".into(),
+            })?;
+        }
+        "filename" => {
+            // fio separates several files with ':' (a literal colon is written '\:').
+            let s = need(key, v, "/dev/sdb")?;
+            let mut files = Vec::new();
+            let mut cur = String::new();
+            let mut chars = s.chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' if chars.peek() == Some(&':') => {
+                        cur.push(':');
+                        chars.next();
+                    }
+                    ':' => files.push(PathBuf::from(std::mem::take(&mut cur))),
+                    c => cur.push(c),
+                }
+            }
+            files.push(PathBuf::from(cur));
+            j.filename = files
+                .into_iter()
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect();
+        }
+        "directory" => j.directory = Some(PathBuf::from(need(key, v, "/mnt/test")?)),
+        "nrfiles" => j.nrfiles = num(key, need(key, v, "4")?)?,
+        "fsync" => {
+            j.sync_every = num(key, need(key, v, "1")?)?;
+            j.sync_mode = SyncMode::Fsync;
+        }
+        "fdatasync" => {
+            j.sync_every = num(key, need(key, v, "1")?)?;
+            j.sync_mode = SyncMode::Fdatasync;
+        }
+        "end_fsync" => j.end_fsync = flag(key, v)?,
+        "sync" => {
+            let s = v.unwrap_or("1");
+            j.sync_io = match s {
+                "0" | "none" => SyncIo::None,
+                "1" | "sync" => SyncIo::Sync,
+                "dsync" => SyncIo::Dsync,
+                _ => return Err(bad(key, s, "use none, sync (1) or dsync")),
+            };
+        }
+        "randseed" => j.randseed = num(key, need(key, v, "1234")?)?,
+        // volbench's offsets and data are always a function of randseed: repeatable by design.
+        "randrepeat" => {
+            flag(key, v)?;
+        }
+        "norandommap" => j.norandommap = flag(key, v)?,
+        "buffer_pattern" => {
+            j.buffer = BufferMode::Pattern(pattern(key, need(key, v, "0xdeadbeef")?)?)
+        }
+        "zero_buffers" => {
+            if flag(key, v)? {
+                j.buffer = BufferMode::Zero;
+            }
+        }
+        "verify" => {
+            let s = need(key, v, "crc32c")?;
+            j.verify = match s {
+                "0" | "null" => None,
+                "crc32c" | "crc32c-intel" => Some(Verify::Crc32c),
+                "md5" => Some(Verify::Md5),
+                _ => {
+                    return Err(OptError::Unsupported {
+                        key: format!("verify={s}"),
+                        hint: ": use verify=crc32c or verify=md5".into(),
+                    })
+                }
+            };
+        }
+        "do_verify" => j.do_verify = flag(key, v)?,
+        "rate" => j.rate = pair(key, need(key, v, "10m")?, |s| size(key, s))?,
+        "rate_iops" => j.rate_iops = pair(key, need(key, v, "500")?, |s| num(key, s))?,
+        "stonewall" | "wait_for_previous" => j.stonewall = flag(key, v)?,
+        "new_group" => j.new_group = flag(key, v)?,
+        "group_reporting" => j.group_reporting = flag(key, v)?,
+        // volbench always runs jobs as threads; fio's processes measure the same I/O.
+        "thread" => {
+            flag(key, v)?;
+        }
+        "invalidate" => j.invalidate = flag(key, v)?,
+        // Files are created before the jobs start either way; the I/O measured is the same.
+        "create_on_open" => {
+            flag(key, v)?;
+        }
+        "unlink" => j.unlink = flag(key, v)?,
+        "allow_destructive" | "allow-destructive" => j.allow_destructive = flag(key, v)?,
+        _ => {
+            if KNOWN_UNSUPPORTED.contains(&key) || IGNORABLE.contains(&key) {
+                let hint = if IGNORABLE.contains(&key) {
+                    ": it only affects logs or reporting, so --ignore-unsupported may skip it"
+                        .to_string()
+                } else {
+                    ": remove it (it changes the I/O, so it cannot be skipped)".to_string()
+                };
+                return Err(OptError::Unsupported {
+                    key: key.into(),
+                    hint,
+                });
+            }
+            return Err(OptError::Unknown {
+                key: key.into(),
+                suggestion: suggestion(key),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Job sections (and `[global]`s) as a workload: each job starts from fio's defaults plus the
+/// global options seen before it. With `ignore_unsupported`, options that cannot change the
+/// measured I/O are skipped and returned as warnings; never silently.
+pub fn workload(
+    sections: &[Section],
+    ignore_unsupported: bool,
+) -> Result<(Workload, Vec<String>), LocatedError> {
+    let mut global: Vec<RawOption> = Vec::new();
+    let mut jobs = Vec::new();
+    let mut warnings = Vec::new();
+    for s in sections {
+        let is_global = s.name == "global";
+        let mut j = JobSpec::fio_default(&s.name);
+        let opts: Vec<&RawOption> = if is_global {
+            s.options.iter().collect()
+        } else {
+            global.iter().chain(s.options.iter()).collect()
+        };
+        for o in opts {
+            match apply(&mut j, &o.key, o.value.as_deref()) {
+                Ok(()) => {}
+                Err(OptError::Unsupported { .. }) if ignore_unsupported && is_ignorable(&o.key) => {
+                    let w = format!(
+                        "{}: ignored '{}' (it only affects logs or reporting)",
+                        o.at(),
+                        o.key
+                    );
+                    if !warnings.contains(&w) {
+                        warnings.push(w);
+                    }
+                }
+                Err(err) => return Err(LocatedError { at: o.at(), err }),
+            }
+        }
+        if is_global {
+            global.extend(s.options.iter().cloned());
+            continue;
+        }
+        // A job section's name is the job's name unless it sets `name=`.
+        j.validate().map_err(|e| LocatedError {
+            at: format!("{}:{}", s.file.display(), s.line),
+            err: OptError::BadValue {
+                key: format!("[{}]", s.name),
+                value: String::new(),
+                why: e.to_string(),
+            },
+        })?;
+        jobs.push(j);
+    }
+    if jobs.is_empty() {
+        return Err(LocatedError {
+            at: sections
+                .first()
+                .map(|s| s.file.display().to_string())
+                .unwrap_or_default(),
+            err: OptError::MissingValue {
+                key: "[job]".into(),
+                example: "a job section such as [randread]",
+            },
+        });
+    }
+    Ok((Workload { jobs }, warnings))
+}
+
+/// The command line that runs this workload (`--showcmd`): fio's form, one `--name` per job.
+pub fn showcmd(w: &Workload) -> String {
+    let mut out = vec!["volbench run".to_string()];
+    for j in &w.jobs {
+        let d = JobSpec::fio_default(&j.name);
+        let mut o = vec![format!("--name={}", j.name)];
+        let mut push = |k: &str, v: String| o.push(format!("--{k}={v}"));
+        if j.rw != d.rw {
+            push("rw", j.rw.as_str().into());
+        }
+        if j.rw.reads() && j.rw.writes() && j.rwmixread != d.rwmixread {
+            push("rwmixread", j.rwmixread.to_string());
+        }
+        if j.bssplit.is_empty() && j.bs != d.bs {
+            push("bs", j.bs.to_string());
+        }
+        if !j.bssplit.is_empty() {
+            push(
+                "bssplit",
+                j.bssplit
+                    .iter()
+                    .map(|b| format!("{}/{}", b.bs, b.percent))
+                    .collect::<Vec<_>>()
+                    .join(":"),
+            );
+        }
+        if j.iodepth != d.iodepth {
+            push("iodepth", j.iodepth.to_string());
+        }
+        if j.numjobs != d.numjobs {
+            push("numjobs", j.numjobs.to_string());
+        }
+        if let Some(s) = j.size {
+            push("size", s.to_string());
+        }
+        if let Some(p) = j.size_percent {
+            push("size", format!("{p}%"));
+        }
+        if j.offset != 0 {
+            push("offset", j.offset.to_string());
+        }
+        if j.offset_increment != 0 {
+            push("offset_increment", j.offset_increment.to_string());
+        }
+        if let Some(s) = j.io_size {
+            push("io_size", s.to_string());
+        }
+        if let Some(n) = j.number_ios {
+            push("number_ios", n.to_string());
+        }
+        if let Some(r) = j.runtime {
+            push("runtime", format!("{}ms", r.as_millis()));
+        }
+        if j.time_based {
+            o.push("--time_based".into());
+        }
+        if !j.ramp_time.is_zero() {
+            o.push(format!("--ramp_time={}ms", j.ramp_time.as_millis()));
+        }
+        if !j.startdelay.is_zero() {
+            o.push(format!("--startdelay={}ms", j.startdelay.as_millis()));
+        }
+        if j.loops != 1 {
+            o.push(format!("--loops={}", j.loops));
+        }
+        if j.direct != d.direct {
+            o.push(format!("--direct={}", u8::from(j.direct)));
+        }
+        if j.ioengine != d.ioengine {
+            o.push(format!("--ioengine={}", j.ioengine.as_str()));
+        }
+        if !j.filename.is_empty() {
+            let f: Vec<String> = j
+                .filename
+                .iter()
+                .map(|p| p.display().to_string().replace(':', "\\:"))
+                .collect();
+            o.push(format!("--filename={}", f.join(":")));
+        }
+        if let Some(dir) = &j.directory {
+            o.push(format!("--directory={}", dir.display()));
+        }
+        if j.nrfiles != 1 {
+            o.push(format!("--nrfiles={}", j.nrfiles));
+        }
+        if j.sync_every > 0 {
+            let k = if j.sync_mode == SyncMode::Fsync {
+                "fsync"
+            } else {
+                "fdatasync"
+            };
+            o.push(format!("--{k}={}", j.sync_every));
+        }
+        if j.end_fsync {
+            o.push("--end_fsync=1".into());
+        }
+        match j.sync_io {
+            SyncIo::None => {}
+            SyncIo::Sync => o.push("--sync=sync".into()),
+            SyncIo::Dsync => o.push("--sync=dsync".into()),
+        }
+        if j.randseed != d.randseed {
+            o.push(format!("--randseed={}", j.randseed));
+        }
+        if j.norandommap {
+            o.push("--norandommap".into());
+        }
+        if j.rate != [0, 0] {
+            o.push(format!("--rate={},{}", j.rate[0], j.rate[1]));
+        }
+        if j.rate_iops != [0, 0] {
+            o.push(format!("--rate_iops={},{}", j.rate_iops[0], j.rate_iops[1]));
+        }
+        match &j.buffer {
+            BufferMode::Random => {}
+            BufferMode::Zero => o.push("--zero_buffers".into()),
+            BufferMode::Pattern(p) => o.push(format!(
+                "--buffer_pattern=0x{}",
+                p.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            )),
+        }
+        if let Some(v) = j.verify {
+            o.push(format!(
+                "--verify={}",
+                if v == Verify::Md5 { "md5" } else { "crc32c" }
+            ));
+            if !j.do_verify {
+                o.push("--do_verify=0".into());
+            }
+        }
+        if j.stonewall {
+            o.push("--stonewall".into());
+        }
+        if j.new_group {
+            o.push("--new_group".into());
+        }
+        if j.group_reporting {
+            o.push("--group_reporting".into());
+        }
+        if !j.invalidate {
+            o.push("--invalidate=0".into());
+        }
+        if j.unlink {
+            o.push("--unlink=1".into());
+        }
+        if j.allow_destructive {
+            o.push("--allow-destructive".into());
+        }
+        out.push(o.join(" "));
+    }
+    out.join(" \\\n  ")
+}

@@ -1,0 +1,255 @@
+//! fio's job-file grammar: `[section]` headers, `key=value` and bare flags, `;`/`#` comment
+//! lines, `${VAR}` environment substitution and `include` directives. This layer only reads
+//! text into located options; what an option means lives in `fio.rs`.
+
+use std::path::{Path, PathBuf};
+
+/// One `key[=value]` with where it came from, so every later error can name file and line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawOption {
+    pub key: String,
+    pub value: Option<String>,
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl RawOption {
+    pub fn at(&self) -> String {
+        format!("{}:{}", self.file.display(), self.line)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    pub name: String,
+    pub options: Vec<RawOption>,
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{file}:{line}: {msg}")]
+pub struct ParseError {
+    pub file: String,
+    pub line: usize,
+    pub msg: String,
+}
+
+fn perr(file: &Path, line: usize, msg: impl Into<String>) -> ParseError {
+    ParseError {
+        file: file.display().to_string(),
+        line,
+        msg: msg.into(),
+    }
+}
+
+/// Replaces `${NAME}` with the environment's value. An unset variable is an error: silently
+/// running with an empty filename or size would measure something else.
+fn expand_env(
+    s: &str,
+    file: &Path,
+    line: usize,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, ParseError> {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| perr(file, line, "unterminated ${...}: close it with }"))?;
+        let name = &after[..end];
+        let v = env(name).ok_or_else(|| {
+            perr(
+                file,
+                line,
+                format!("environment variable {name} is not set: export it or edit the job file"),
+            )
+        })?;
+        out.push_str(&v);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Parses job-file text. `file` names it in errors and anchors relative includes.
+pub fn parse_str(
+    text: &str,
+    file: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    depth: usize,
+) -> Result<Vec<Section>, ParseError> {
+    let mut sections: Vec<Section> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        if t.is_empty() || t.starts_with(';') || t.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("include ") {
+            if depth >= 16 {
+                return Err(perr(
+                    file,
+                    line,
+                    "include nested more than 16 deep: is it recursive?",
+                ));
+            }
+            let target = expand_env(rest.trim(), file, line, env)?;
+            let path = file
+                .parent()
+                .map(|d| d.join(&target))
+                .unwrap_or_else(|| PathBuf::from(&target));
+            let inc = std::fs::read_to_string(&path).map_err(|e| {
+                perr(
+                    file,
+                    line,
+                    format!("cannot include {}: {e}", path.display()),
+                )
+            })?;
+            let included = parse_str(&inc, &path, env, depth + 1)?;
+            // Options before any section in the included file continue the current section.
+            for s in included {
+                if s.name.is_empty() {
+                    match sections.last_mut() {
+                        Some(cur) => cur.options.extend(s.options),
+                        None => sections.push(s),
+                    }
+                } else {
+                    sections.push(s);
+                }
+            }
+            continue;
+        }
+        if let Some(h) = t.strip_prefix('[') {
+            let name = h
+                .strip_suffix(']')
+                .ok_or_else(|| {
+                    perr(
+                        file,
+                        line,
+                        format!("section header {t} lacks its closing ]"),
+                    )
+                })?
+                .trim();
+            if name.is_empty() {
+                return Err(perr(file, line, "empty section name []: name the job"));
+            }
+            sections.push(Section {
+                name: name.to_string(),
+                options: Vec::new(),
+                file: file.to_path_buf(),
+                line,
+            });
+            continue;
+        }
+        let (key, value) = match t.split_once('=') {
+            Some((k, v)) => (k.trim(), Some(v.trim())),
+            None => (t, None),
+        };
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            return Err(perr(
+                file,
+                line,
+                format!("'{t}' is not an option: write key=value or a bare flag"),
+            ));
+        }
+        let value = value
+            .map(|v| expand_env(v, file, line, env))
+            .transpose()?
+            .map(|v| v.trim_matches('"').to_string());
+        let opt = RawOption {
+            key: key.to_ascii_lowercase(),
+            value,
+            file: file.to_path_buf(),
+            line,
+        };
+        match sections.last_mut() {
+            Some(s) => s.options.push(opt),
+            None if depth > 0 => sections.push(Section {
+                name: String::new(),
+                options: vec![opt],
+                file: file.to_path_buf(),
+                line,
+            }),
+            None => {
+                return Err(perr(
+                    file,
+                    line,
+                    format!(
+                        "option '{key}' comes before any [section]: put it under [global] or a job"
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(sections)
+}
+
+pub fn parse_file(path: &Path) -> Result<Vec<Section>, ParseError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ParseError {
+        file: path.display().to_string(),
+        line: 0,
+        msg: format!("cannot read the job file: {e}"),
+    })?;
+    parse_str(&text, path, &|k| std::env::var(k).ok(), 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(t: &str) -> Result<Vec<Section>, ParseError> {
+        parse_str(
+            t,
+            Path::new("job.fio"),
+            &|k| (k == "DEV").then(|| "/dev/x".into()),
+            0,
+        )
+    }
+
+    #[test]
+    fn sections_options_flags_and_comments() {
+        let s = parse("; comment\n[global]\nbs=4k\n# another\ndirect = 1\n\n[job1]\nrw=randread\ntime_based\nfilename=${DEV}\n").unwrap();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].name, "global");
+        assert_eq!(s[0].options[1].key, "direct");
+        assert_eq!(s[0].options[1].value.as_deref(), Some("1"));
+        assert_eq!(s[1].options[1].value, None);
+        assert_eq!(s[1].options[2].value.as_deref(), Some("/dev/x"));
+        assert_eq!(s[1].options[2].line, 10);
+    }
+
+    #[test]
+    fn malformed_input_names_the_line() {
+        assert_eq!(parse("[global\nbs=4k").unwrap_err().line, 1);
+        assert_eq!(parse("bs=4k\n").unwrap_err().line, 1);
+        let e = parse("[a]\nfilename=${NOPE}\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.msg.contains("NOPE is not set"));
+        assert!(parse("[a]\nbad key=1\n")
+            .unwrap_err()
+            .msg
+            .contains("not an option"));
+        assert!(parse("[]\n").is_err());
+    }
+
+    #[test]
+    fn includes_are_relative_to_the_including_file() {
+        let d = std::env::temp_dir().join(format!("vbinc{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("common.fio"), "ioengine=libaio\n[inc]\nrw=write\n").unwrap();
+        std::fs::write(
+            d.join("main.fio"),
+            "[global]\ninclude common.fio\n[j]\nbs=8k\n",
+        )
+        .unwrap();
+        let s = parse_file(&d.join("main.fio")).unwrap();
+        std::fs::remove_dir_all(&d).unwrap();
+        let names: Vec<&str> = s.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names, vec!["global", "inc", "j"]);
+        assert_eq!(s[0].options[0].key, "ioengine");
+        assert!(s[0].options[0].file.ends_with("common.fio"));
+    }
+}
