@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 need=()
 command -v fio >/dev/null || need+=(fio)
+[ -d /usr/share/doc/fio/examples ] || need+=(fio-examples)
 command -v zramctl >/dev/null || need+=(util-linux)
 command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
 if [ ${#need[@]} -gt 0 ]; then

@@ -8,3 +8,11 @@ pub mod suite;
 pub use export::{exporter, fmt_count, fmt_ns, Exporter, Format};
 pub use model::*;
 pub use suite::{SuiteReport, SuiteRun};
+
+/// A job as fio options, for fio-json's "job options".
+pub fn fio_options(spec: &workload::JobSpec) -> serde_json::Map<String, serde_json::Value> {
+    workload::fio::options(spec)
+        .into_iter()
+        .map(|(k, v)| (k, serde_json::Value::String(v)))
+        .collect()
+}

@@ -27,6 +27,8 @@ pub struct RunReport {
     pub tool: Tool,
     /// RFC 3339, UTC.
     pub started_at: String,
+    /// The same instant in seconds since the Unix epoch.
+    pub started_unix: u64,
     pub command_line: Vec<String>,
     pub status: Status,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -37,6 +39,11 @@ pub struct RunReport {
     pub jobs: Vec<JobReport>,
     /// All jobs merged: counts added, histograms merged, runtime of the longest job.
     pub group: JobReport,
+    /// One merged report per reporting group (fio's `new_group`/`stonewall` boundaries).
+    pub groups: Vec<GroupReport>,
+    /// Options of the job file's `[global]` sections, as written (fio-json's "global options").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub global_options: Vec<(String, String)>,
     pub warnings: Vec<Warning>,
 }
 
@@ -108,11 +115,34 @@ pub struct KernelCounters {
     pub write_merges: u64,
     pub write_bytes: u64,
     pub flush_ios: u64,
+    /// Milliseconds requests spent in the device, reads and writes.
+    pub read_ticks_ms: u64,
+    pub write_ticks_ms: u64,
+    /// Milliseconds the device had I/O in flight (utilisation = this / runtime).
+    pub io_ticks_ms: u64,
+    /// Weighted milliseconds in queue (fio's `in_queue`).
+    pub time_in_queue_ms: u64,
+}
+
+/// The jobs of one reporting group, merged.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GroupReport {
+    /// True when the group's jobs asked for `group_reporting` (fio then reports only the group).
+    pub group_reporting: bool,
+    /// Index into `workload.jobs` of the group's first job.
+    pub spec_index: usize,
+    pub report: JobReport,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct JobReport {
     pub name: String,
+    /// Reporting group (fio's `groupid`).
+    #[serde(default)]
+    pub groupid: u32,
+    /// Index into `workload.jobs` of the spec this job was cloned from.
+    #[serde(default)]
+    pub spec_index: usize,
     /// Files or devices this job used.
     pub targets: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -208,6 +238,8 @@ impl JobReport {
         };
         JobReport {
             name: name.to_string(),
+            groupid: 0,
+            spec_index: 0,
             targets,
             read: dir(0),
             write: dir(1),

@@ -5,8 +5,9 @@
 //! are identical, so deduplicating storage cannot shortcut the writes, at the cost of a few
 //! stores per write instead of refilling the buffer.
 
+use md5::{Digest, Md5};
 use rand::RngCore;
-use workload::BufferMode;
+use workload::{BufferMode, Verify};
 
 pub const VERIFY_MAGIC: [u8; 4] = *b"VBv1";
 
@@ -33,28 +34,52 @@ pub fn stamp(buf: &mut [u8], offset: u64, seq: u64) {
     }
 }
 
-/// Writes the verify header: magic, crc32c of everything after the crc field, offset, sequence
-/// and length, so a read can tell a torn, misplaced or stale block from a good one.
-pub fn write_header(buf: &mut [u8], offset: u64, seq: u64) {
+/// Writes the verify header: magic, checksum, offset, sequence, length and method, so a read
+/// can tell a torn, misplaced or stale block from a good one. crc32c covers everything after
+/// its own field; md5 (16 bytes at 32..48) covers everything but its own bytes and the crc field.
+pub fn write_header(buf: &mut [u8], offset: u64, seq: u64, algo: Verify) {
     buf[0..4].copy_from_slice(&VERIFY_MAGIC);
+    buf[4..8].fill(0);
     buf[8..16].copy_from_slice(&offset.to_le_bytes());
     buf[16..24].copy_from_slice(&seq.to_le_bytes());
     let len = buf.len() as u32;
     buf[24..28].copy_from_slice(&len.to_le_bytes());
     buf[28..32].fill(0);
-    let crc = crc32c::crc32c(&buf[8..]);
-    buf[4..8].copy_from_slice(&crc.to_le_bytes());
+    buf[28] = algo_id(algo);
+    match algo {
+        Verify::Crc32c => {
+            let crc = crc32c::crc32c(&buf[8..]);
+            buf[4..8].copy_from_slice(&crc.to_le_bytes());
+        }
+        Verify::Md5 => {
+            let d = md5_of(buf);
+            buf[32..48].copy_from_slice(&d);
+        }
+    }
+}
+
+fn algo_id(a: Verify) -> u8 {
+    match a {
+        Verify::Crc32c => 0,
+        Verify::Md5 => 1,
+    }
+}
+
+fn md5_of(buf: &[u8]) -> [u8; 16] {
+    let mut h = Md5::new();
+    h.update(&buf[8..32]);
+    h.update(&buf[48..]);
+    h.finalize().into()
 }
 
 /// Checks a block read from `offset`; the error says what is wrong with it.
-pub fn check(buf: &[u8], offset: u64) -> Result<(), String> {
+pub fn check(buf: &[u8], offset: u64, algo: Verify) -> Result<(), String> {
     let u64_at = |i: usize| u64::from_le_bytes(buf[i..i + 8].try_into().unwrap());
     if buf[0..4] != VERIFY_MAGIC {
         return Err(format!(
             "no verify header at offset {offset}: the block was not written by a --verify run"
         ));
     }
-    let stored = u32::from_le_bytes(buf[4..8].try_into().unwrap());
     let len = u32::from_le_bytes(buf[24..28].try_into().unwrap()) as usize;
     if len != buf.len() {
         return Err(format!(
@@ -68,11 +93,28 @@ pub fn check(buf: &[u8], offset: u64) -> Result<(), String> {
             u64_at(8)
         ));
     }
-    let crc = crc32c::crc32c(&buf[8..]);
-    if crc != stored {
+    if buf[28] != algo_id(algo) {
         return Err(format!(
-            "checksum mismatch at offset {offset} (stored {stored:08x}, computed {crc:08x}): corrupt data"
+            "block at offset {offset} was written with another --verify method"
         ));
+    }
+    match algo {
+        Verify::Crc32c => {
+            let stored = u32::from_le_bytes(buf[4..8].try_into().unwrap());
+            let crc = crc32c::crc32c(&buf[8..]);
+            if crc != stored {
+                return Err(format!(
+                    "checksum mismatch at offset {offset} (stored {stored:08x}, computed {crc:08x}): corrupt data"
+                ));
+            }
+        }
+        Verify::Md5 => {
+            if md5_of(buf) != buf[32..48] {
+                return Err(format!(
+                    "checksum mismatch at offset {offset} (md5): corrupt data"
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -87,12 +129,23 @@ mod tests {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
         let mut b = vec![0u8; 8192];
         fill(&mut b, &BufferMode::Random, &mut rng);
-        write_header(&mut b, 81920, 3);
-        check(&b, 81920).unwrap();
-        assert!(check(&b, 4096).unwrap_err().contains("misplaced"));
-        b[5000] ^= 1;
-        assert!(check(&b, 81920).unwrap_err().contains("checksum"));
-        assert!(check(&[0u8; 4096], 0)
+        for algo in [Verify::Crc32c, Verify::Md5] {
+            write_header(&mut b, 81920, 3, algo);
+            check(&b, 81920, algo).unwrap();
+            assert!(check(&b, 4096, algo).unwrap_err().contains("misplaced"));
+            let other = if algo == Verify::Md5 {
+                Verify::Crc32c
+            } else {
+                Verify::Md5
+            };
+            assert!(check(&b, 81920, other)
+                .unwrap_err()
+                .contains("another --verify"));
+            b[5000] ^= 1;
+            assert!(check(&b, 81920, algo).unwrap_err().contains("checksum"));
+            b[5000] ^= 1;
+        }
+        assert!(check(&[0u8; 4096], 0, Verify::Crc32c)
             .unwrap_err()
             .contains("no verify header"));
     }

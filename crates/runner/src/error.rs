@@ -44,6 +44,10 @@ pub enum RunError {
         offset: u64,
         capacity: u64,
     },
+    #[error("size as a percentage needs an existing file or a device, and {path} has nothing to take a share of: give size in bytes")]
+    SizePercent { path: PathBuf },
+    #[error("{path} gets {len} bytes, less than one block of {bs}: raise size or lower nrfiles")]
+    TooSmall { path: PathBuf, len: u64, bs: u64 },
     #[error("{path} is neither a regular file nor a block device: choose a file or a device")]
     BadTarget { path: PathBuf },
     #[error("cannot open {path}: {source}")]

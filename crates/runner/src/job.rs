@@ -33,9 +33,9 @@ pub struct Live {
 pub struct JobInput {
     pub spec: JobSpec,
     pub clone: u32,
+    /// One descriptor per file, and the region `(offset, len)` of each.
     pub fds: Vec<RawFd>,
-    pub offset: u64,
-    pub len: u64,
+    pub regions: Vec<(u64, u64)>,
     pub lbs: u32,
     pub live: Arc<Live>,
     pub stop: Arc<AtomicBool>,
@@ -49,15 +49,30 @@ pub struct JobOutput {
     pub error: Option<String>,
     /// The engine could not be built: nothing ran.
     pub setup_error: Option<EngineError>,
+    /// Blocks read back and checked by the `do_verify` pass.
+    pub verified: u64,
 }
 
 #[derive(Clone, Copy)]
 struct Meta {
     op: Op,
+    len: u32,
     offset: u64,
     start: u64,
     sub: u64,
     counted: bool,
+}
+
+/// Sleeps up to `d`, waking early when the run is stopped.
+fn sleep_unless_stopped(d: std::time::Duration, stop: &AtomicBool) {
+    let until = Instant::now() + d;
+    while !stop.load(Relaxed) {
+        let now = Instant::now();
+        if now >= until {
+            break;
+        }
+        std::thread::sleep((until - now).min(std::time::Duration::from_millis(50)));
+    }
 }
 
 fn thread_cpu() -> (u64, u64, u64) {
@@ -93,7 +108,7 @@ pub fn run(inp: JobInput) -> JobOutput {
     let cfg = EngineConfig {
         fds: inp.fds.clone(),
         depth: inp.spec.effective_iodepth(),
-        slot_size: inp.spec.bs as usize,
+        slot_size: inp.spec.max_bs() as usize,
         align: inp.lbs as usize,
     };
     let mut out = JobOutput::default();
@@ -126,10 +141,21 @@ fn mix(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Block sizes drawn by weight: a 100-entry table, so choosing costs one random number.
+fn bs_table(spec: &JobSpec) -> Vec<u32> {
+    if spec.bssplit.is_empty() {
+        return vec![spec.bs as u32];
+    }
+    let mut t = Vec::with_capacity(100);
+    for b in &spec.bssplit {
+        t.extend(std::iter::repeat_n(b.bs as u32, b.percent as usize));
+    }
+    t
+}
+
 fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let spec = &inp.spec;
     let depth = spec.effective_iodepth() as usize;
-    let len = spec.bs as u32;
     let sync_engine = eng.is_sync();
     let read_pct = spec.rw.read_percent(spec.rwmixread) as u32;
     let seed = mix(spec.randseed ^ mix(inp.clone as u64));
@@ -137,27 +163,58 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     for s in 0..depth as u32 {
         data::fill(eng.slot(s), &spec.buffer, &mut rng);
     }
-    let new_offsets = |salt: u64| {
-        if spec.rw.is_random() {
-            Offsets::random(inp.offset, inp.len, spec.bs, mix(seed ^ salt))
+    let bs_choices = bs_table(spec);
+    let align = spec.bs;
+    let new_offsets = |(start, len): (u64, u64), salt: u64| {
+        if !spec.rw.is_random() {
+            Offsets::sequential(start, len)
+        } else if spec.norandommap {
+            Offsets::uniform(start, len, align, mix(seed ^ salt))
         } else {
-            Offsets::sequential(inp.offset, inp.len, spec.bs)
+            Offsets::random(start, len, align, mix(seed ^ salt))
         }
     };
-    let mut offs = [new_offsets(1), new_offsets(2)];
+    let mut offs: Vec<[Offsets; 2]> = inp
+        .regions
+        .iter()
+        .enumerate()
+        .map(|(f, &r)| {
+            [
+                new_offsets(r, 2 * f as u64 + 1),
+                new_offsets(r, 2 * f as u64 + 2),
+            ]
+        })
+        .collect();
+    let nfiles = inp.fds.len() as u32;
     let stamp = matches!(spec.buffer, BufferMode::Random);
-    let verify = spec.verify.is_some();
+    let verify = spec.verify;
     let datasync = spec.sync_mode == SyncMode::Fdatasync;
     let sync_every = spec.sync_every as u64;
-    let budget = if spec.time_based { u64::MAX } else { inp.len };
+    let region_bytes: u64 = inp.regions.iter().map(|r| r.1).sum();
+    let budget = if spec.time_based {
+        u64::MAX
+    } else {
+        spec.io_size
+            .unwrap_or(region_bytes)
+            .saturating_mul(spec.loops.max(1) as u64)
+    };
+    let ios_budget = spec.number_ios.unwrap_or(u64::MAX);
     let ramp_ns = spec.ramp_time.as_nanos() as u64;
     let deadline = spec.runtime.map(|r| ramp_ns + r.as_nanos() as u64);
+    // Rate caps as nanoseconds per I/O or per byte, per direction.
+    let iops_gap = spec
+        .rate_iops
+        .map(|r| 1_000_000_000u64.checked_div(r).unwrap_or(0));
+    let byte_gap = spec.rate.map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 });
+    let rated = iops_gap.iter().any(|&g| g > 0) || byte_gap.iter().any(|&g| g > 0.0);
+    let mut next_ok = [0u64; 2];
 
     let mut stats = JobStats::default();
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut meta = vec![
         Meta {
             op: Op::Read,
+            len: 0,
             offset: 0,
             start: 0,
             sub: 0,
@@ -169,15 +226,22 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let mut comps: Vec<Completion> = Vec::with_capacity(depth);
     let mut in_flight = 0usize;
     let mut issued = 0u64;
+    let mut issued_ios = 0u64;
     let mut seq = 0u64;
+    let mut next_file = 0u32;
+    let mut last_write_file = 0u32;
     let mut writes_since_sync = 0u64;
     let mut need_sync = false;
+    let mut pending: Option<(Op, usize, u32)> = None;
     let mut error: Option<String> = None;
     let mut measuring = ramp_ns == 0;
     let mut measure_start = 0u64;
     let mut cpu0 = (0, 0, 0);
 
     inp.start.wait();
+    if !spec.startdelay.is_zero() {
+        sleep_unless_stopped(spec.startdelay, &inp.stop);
+    }
     let base = Instant::now();
     let now = || base.elapsed().as_nanos() as u64;
     if measuring {
@@ -196,12 +260,13 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         let stopping = error.is_some()
             || inp.stop.load(Relaxed)
             || deadline.is_some_and(|d| t >= d)
-            || issued >= budget;
+            || issued >= budget
+            || issued_ios >= ios_budget;
 
         if need_sync && in_flight == 0 {
             if error.is_none() {
                 let t0 = now();
-                let r = eng.sync(0, datasync);
+                let r = eng.sync(last_write_file, datasync);
                 let t1 = now();
                 match r {
                     Err(e) => error = Some(format!("fsync failed: {e}")),
@@ -215,27 +280,54 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         }
 
         let mut pushed = 0u64;
+        let mut rate_wait = 0u64;
         if !stopping && !need_sync {
             while let Some(&slot) = free.last() {
-                let is_read = read_pct == 100 || (read_pct > 0 && rng.next_u32() % 100 < read_pct);
-                let (op, dir) = if is_read {
-                    (Op::Read, 0)
+                let (op, dir, len) = pending.take().unwrap_or_else(|| {
+                    let is_read =
+                        read_pct == 100 || (read_pct > 0 && rng.next_u32() % 100 < read_pct);
+                    let len = if bs_choices.len() == 1 {
+                        bs_choices[0]
+                    } else {
+                        bs_choices[rng.next_u32() as usize % bs_choices.len()]
+                    };
+                    if is_read {
+                        (Op::Read, 0, len)
+                    } else {
+                        (Op::Write, 1, len)
+                    }
+                });
+                if rated {
+                    if t < next_ok[dir] {
+                        pending = Some((op, dir, len));
+                        rate_wait = next_ok[dir] - t;
+                        break;
+                    }
+                    let gap = iops_gap[dir].max((byte_gap[dir] * len as f64) as u64);
+                    // Pace from the schedule, but never bank more than a second of credit.
+                    next_ok[dir] = next_ok[dir].max(t.saturating_sub(1_000_000_000)) + gap;
+                }
+                let file = next_file;
+                next_file = if next_file + 1 == nfiles {
+                    0
                 } else {
-                    (Op::Write, 1)
+                    next_file + 1
                 };
-                let offset = offs[dir].next();
-                if !is_read {
+                let offset = offs[file as usize][dir].next(len as u64);
+                if op == Op::Write {
+                    last_write_file = file;
                     let buf = &mut eng.slot(slot)[..len as usize];
                     if stamp {
                         data::stamp(buf, offset, seq);
                     }
-                    if verify {
-                        data::write_header(buf, offset, seq);
+                    if let Some(algo) = verify {
+                        data::write_header(buf, offset, seq, algo);
                     }
                     seq += 1;
                 }
                 meta[slot as usize] = Meta {
                     op,
+                    len,
                     offset,
                     start: t,
                     sub: t,
@@ -243,7 +335,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 };
                 if let Err(e) = eng.push(Request {
                     op,
-                    file: 0,
+                    file,
                     offset,
                     len,
                     slot,
@@ -255,14 +347,15 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 batch.push(slot);
                 pushed += 1;
                 issued += len as u64;
-                if !is_read && sync_every > 0 {
+                issued_ios += 1;
+                if op == Op::Write && sync_every > 0 {
                     writes_since_sync += 1;
                     if writes_since_sync >= sync_every {
                         need_sync = true;
                         break;
                     }
                 }
-                if issued >= budget {
+                if issued >= budget || issued_ios >= ios_budget {
                     break;
                 }
             }
@@ -290,6 +383,10 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             if stopping || error.is_some() {
                 break;
             }
+            if rate_wait > 0 {
+                let until = deadline.map_or(rate_wait, |d| rate_wait.min(d.saturating_sub(t)));
+                sleep_unless_stopped(std::time::Duration::from_nanos(until), &inp.stop);
+            }
             continue;
         }
         let min = if need_sync || stopping { in_flight } else { 1 };
@@ -301,14 +398,14 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         for c in &comps {
             let m = meta[c.slot as usize];
             free.push(c.slot);
-            if c.result != len as i64 {
+            if c.result != m.len as i64 {
                 if error.is_none() {
-                    error = Some(describe(c.result, m.op, m.offset, len));
+                    error = Some(describe(c.result, m.op, m.offset, m.len));
                 }
                 continue;
             }
-            if verify && m.op == Op::Read {
-                if let Err(e) = data::check(&eng.slot(c.slot)[..len as usize], m.offset) {
+            if let (Some(algo), Op::Read) = (verify, m.op) {
+                if let Err(e) = data::check(&eng.slot(c.slot)[..m.len as usize], m.offset, algo) {
                     if error.is_none() {
                         error = Some(format!("verify failed: {e}"));
                     }
@@ -318,7 +415,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             if m.counted {
                 let d = &mut stats.dirs[(m.op == Op::Write) as usize];
                 d.ios += 1;
-                d.bytes += len as u64;
+                d.bytes += m.len as u64;
                 if sync_engine {
                     d.clat.record(tc - m.start);
                 } else {
@@ -338,8 +435,11 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     }
 
     if spec.end_fsync && spec.rw.writes() && error.is_none() && in_flight == 0 {
-        if let Err(e) = eng.sync(0, false) {
-            error = Some(format!("final fsync failed: {e}"));
+        for f in 0..nfiles {
+            if let Err(e) = eng.sync(f, false) {
+                error = Some(format!("final fsync failed: {e}"));
+                break;
+            }
         }
     }
     let t_end = now();
@@ -350,7 +450,86 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         stats.sys_ns = cpu1.1.saturating_sub(cpu0.1);
         stats.ctx = cpu1.2.saturating_sub(cpu0.2);
     }
+    // fio's do_verify: read back what the write phase wrote and check every block. Only a
+    // size-based pass writes every block exactly once, so only then is there a whole region
+    // to check; the pass is not part of the measured figures.
+    let whole_pass = !spec.time_based
+        && !spec.norandommap
+        && spec.bssplit.is_empty()
+        && spec.number_ios.is_none()
+        && spec.io_size.is_none();
+    if let (Some(algo), true, None, false) = (
+        verify,
+        spec.do_verify && !spec.rw.reads() && whole_pass,
+        &error,
+        inp.stop.load(Relaxed),
+    ) {
+        match verify_pass(
+            &mut eng,
+            &inp.regions,
+            spec.bs as u32,
+            depth,
+            algo,
+            &inp.stop,
+        ) {
+            Ok(n) => out.verified = n,
+            Err(e) => error = Some(format!("verify failed: {e}")),
+        }
+    }
     drop(eng);
     out.stats = stats;
     out.error = error;
+}
+
+/// Reads every block of every region sequentially and checks its verify header.
+fn verify_pass<E: Engine>(
+    eng: &mut E,
+    regions: &[(u64, u64)],
+    bs: u32,
+    depth: usize,
+    algo: workload::Verify,
+    stop: &AtomicBool,
+) -> Result<u64, String> {
+    let mut comps = Vec::with_capacity(depth);
+    let mut checked = 0;
+    for (f, &(start, len)) in regions.iter().enumerate() {
+        let mut next = start;
+        let end = start + len / bs as u64 * bs as u64;
+        let mut offsets = vec![0u64; depth];
+        let mut free: Vec<u32> = (0..depth as u32).collect();
+        let mut in_flight = 0;
+        while (next < end || in_flight > 0) && !stop.load(Relaxed) {
+            let mut pushed = false;
+            while next < end {
+                let Some(slot) = free.pop() else { break };
+                offsets[slot as usize] = next;
+                eng.push(Request {
+                    op: Op::Read,
+                    file: f as u32,
+                    offset: next,
+                    len: bs,
+                    slot,
+                })
+                .map_err(|e| e.to_string())?;
+                next += bs as u64;
+                in_flight += 1;
+                pushed = true;
+            }
+            if pushed {
+                eng.submit().map_err(|e| e.to_string())?;
+            }
+            eng.reap(1, &mut comps).map_err(|e| e.to_string())?;
+            for c in &comps {
+                let off = offsets[c.slot as usize];
+                free.push(c.slot);
+                in_flight -= 1;
+                if c.result != bs as i64 {
+                    return Err(describe(c.result, Op::Read, off, bs));
+                }
+                data::check(&eng.slot(c.slot)[..bs as usize], off, algo)?;
+                checked += 1;
+            }
+        }
+    }
+    Ok(checked)
 }

@@ -14,10 +14,10 @@ pub mod safety;
 mod target;
 
 pub use error::RunError;
-pub use target::{resolve_path, DEFAULT_FILE_SIZE};
+pub use target::{resolve_paths, DEFAULT_FILE_SIZE};
 
 use job::{JobInput, Live};
-use report::{JobReport, KernelCounters, RunReport, Status, Tool, SCHEMA_VERSION};
+use report::{GroupReport, JobReport, KernelCounters, RunReport, Status, Tool, SCHEMA_VERSION};
 use stats::{JobStats, Sample, Series};
 use std::collections::HashMap;
 use std::os::fd::AsRawFd;
@@ -80,7 +80,10 @@ struct Planned {
     spec_idx: usize,
     clone: u32,
     name: String,
-    target: usize,
+    /// Indices into the run's distinct targets, one per file.
+    targets: Vec<usize>,
+    phase: usize,
+    group: u32,
 }
 
 fn remove_created(created: &[PathBuf]) {
@@ -89,38 +92,67 @@ fn remove_created(created: &[PathBuf]) {
     }
 }
 
+/// Live sampling state for the jobs of one phase.
+struct Sampler {
+    series: Vec<Series>,
+    last: Vec<[u64; 4]>,
+    last_t_ms: u64,
+}
+
 /// Runs the workload to completion (or interruption) and reports it.
 pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<RunReport, RunError> {
     for s in &w.jobs {
         s.validate()?;
     }
-    let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let started = SystemTime::now();
+    let started_at = humantime::format_rfc3339_seconds(started).to_string();
+    let started_unix = started
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
 
-    // Targets, in job order; a path shared by several jobs is prepared once per job (each job
-    // has its own descriptor) but laid out and reported once.
+    // Plan: clones, files, phases (a stonewall starts one) and reporting groups (a stonewall or
+    // new_group starts one). Targets shared by several jobs are laid out and reported once, but
+    // each job opens its own descriptor.
     let mut created = Vec::new();
-    let mut targets = Vec::new();
+    let mut targets: Vec<report::TargetInfo> = Vec::new();
     let mut target_of_path: HashMap<PathBuf, usize> = HashMap::new();
     let mut plans = Vec::new();
-    let mut job_targets = Vec::new();
+    let mut job_files: Vec<Vec<target::Target>> = Vec::new();
+    let (mut phase, mut group) = (0usize, 0u32);
     for (si, spec) in w.jobs.iter().enumerate() {
+        if si > 0 && spec.stonewall {
+            phase += 1;
+        }
+        if si > 0 && (spec.stonewall || spec.new_group) {
+            group += 1;
+        }
         for clone in 0..spec.numjobs {
-            let path = target::resolve_path(spec, clone);
-            let prepared =
-                target::prepare(spec, &path, &opts.stop, &mut created, &mut |p, d, t| {
-                    obs.layout(p, d, t)
-                });
-            let t = match prepared {
-                Ok(t) => t,
-                Err(e) => {
-                    remove_created(&created);
-                    return Err(e);
-                }
-            };
-            let idx = *target_of_path.entry(path.clone()).or_insert_with(|| {
-                targets.push(t.info.clone());
-                targets.len() - 1
-            });
+            let paths = target::resolve_paths(spec, clone);
+            let mut files = Vec::new();
+            let mut idxs = Vec::new();
+            for path in &paths {
+                let prepared = target::prepare(
+                    spec,
+                    clone,
+                    path,
+                    paths.len() as u32,
+                    &opts.stop,
+                    &mut created,
+                    &mut |p, d, t| obs.layout(p, d, t),
+                );
+                let t = match prepared {
+                    Ok(t) => t,
+                    Err(e) => {
+                        remove_created(&created);
+                        return Err(e);
+                    }
+                };
+                idxs.push(*target_of_path.entry(path.clone()).or_insert_with(|| {
+                    targets.push(t.info.clone());
+                    targets.len() - 1
+                }));
+                files.push(t);
+            }
             plans.push(Planned {
                 spec_idx: si,
                 clone,
@@ -129,18 +161,22 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
                 } else {
                     format!("{}.{clone}", spec.name)
                 },
-                target: idx,
+                targets: idxs,
+                phase,
+                group,
             });
-            job_targets.push(t);
+            job_files.push(files);
         }
     }
 
-    // Kernel counters per distinct device node.
+    // Kernel counters per distinct device node, around the whole run.
     let mut devs: Vec<(usize, probe::DevId)> = Vec::new();
-    for (i, t) in job_targets.iter().enumerate() {
-        if let Some(d) = t.dev {
-            if !devs.iter().any(|(_, x)| *x == d) {
-                devs.push((plans[i].target, d));
+    for (p, files) in plans.iter().zip(&job_files) {
+        for (t, ti) in files.iter().zip(&p.targets) {
+            if let Some(d) = t.dev {
+                if !devs.iter().any(|(_, x)| *x == d) {
+                    devs.push((*ti, d));
+                }
             }
         }
     }
@@ -151,172 +187,202 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     };
 
     let n = plans.len();
-    let barrier = Arc::new(Barrier::new(n + 1));
-    let lives: Vec<Arc<Live>> = (0..n).map(|_| Arc::new(Live::default())).collect();
-    let mut handles = Vec::with_capacity(n);
-    for (i, p) in plans.iter().enumerate() {
-        let spec = w.jobs[p.spec_idx].clone();
-        let t = &job_targets[i];
-        let inp = JobInput {
-            spec,
-            clone: p.clone,
-            fds: vec![t.file.as_raw_fd()],
-            offset: t.offset,
-            len: t.len,
-            lbs: t.lbs,
-            live: lives[i].clone(),
-            stop: opts.stop.clone(),
-            start: barrier.clone(),
-        };
-        let h = std::thread::Builder::new()
-            .name(format!("job-{}", p.name))
-            .spawn(move || job::run(inp))
-            .expect("spawning a job thread");
-        handles.push(h);
-    }
-
-    let max_ramp = w.jobs.iter().map(|s| s.ramp_time).max().unwrap_or_default();
-    let planned = w.jobs.iter().all(|s| s.time_based).then(|| {
-        max_ramp
-            + w.jobs
+    let mut outputs: Vec<Option<job::JobOutput>> = (0..n).map(|_| None).collect();
+    let mut series: Vec<Series> = vec![Series::default(); n];
+    let mut last_sampled: Vec<[u64; 4]> = vec![[0; 4]; n];
+    let mut last_t: Vec<u64> = vec![0; n];
+    let mut before = Vec::new();
+    let mut cpu_before = (0, 0, 0);
+    let mut first_phase = true;
+    for ph in 0..=phase {
+        let members: Vec<usize> = (0..n).filter(|&i| plans[i].phase == ph).collect();
+        if members.is_empty() || opts.stop.load(Relaxed) {
+            continue;
+        }
+        let barrier = Arc::new(Barrier::new(members.len() + 1));
+        let lives: Vec<Arc<Live>> = members.iter().map(|_| Arc::new(Live::default())).collect();
+        let mut handles = Vec::with_capacity(members.len());
+        for (k, &i) in members.iter().enumerate() {
+            let p = &plans[i];
+            let files = &job_files[i];
+            let inp = JobInput {
+                spec: w.jobs[p.spec_idx].clone(),
+                clone: p.clone,
+                fds: files.iter().map(|t| t.file.as_raw_fd()).collect(),
+                regions: files.iter().map(|t| (t.offset, t.len)).collect(),
+                lbs: files.iter().map(|t| t.lbs).max().unwrap_or(512),
+                live: lives[k].clone(),
+                stop: opts.stop.clone(),
+                start: barrier.clone(),
+            };
+            handles.push(
+                std::thread::Builder::new()
+                    .name(format!("job-{}", p.name))
+                    .spawn(move || job::run(inp))
+                    .expect("spawning a job thread"),
+            );
+        }
+        let specs: Vec<&workload::JobSpec> = members
+            .iter()
+            .map(|&i| &w.jobs[plans[i].spec_idx])
+            .collect();
+        let ramp = specs
+            .iter()
+            .map(|s| s.ramp_time + s.startdelay)
+            .max()
+            .unwrap_or_default();
+        let planned = specs.iter().all(|s| s.time_based).then(|| {
+            ramp + specs
                 .iter()
                 .filter_map(|s| s.runtime)
                 .max()
                 .unwrap_or_default()
-    });
-    let budget: u64 = plans
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| !w.jobs[p.spec_idx].time_based)
-        .map(|(i, _)| job_targets[i].len)
-        .sum();
+        });
+        let budget: u64 = members
+            .iter()
+            .filter(|&&i| !w.jobs[plans[i].spec_idx].time_based)
+            .map(|&i| job_files[i].iter().map(|t| t.len).sum::<u64>())
+            .sum();
 
-    let mut before = if max_ramp.is_zero() {
-        snapshot()
-    } else {
-        Vec::new()
-    };
-    barrier.wait();
-    let start = Instant::now();
-    let mut cpu_before = process_cpu();
-
-    // Sample until every job is done.
-    let mut series: Vec<Series> = (0..n)
-        .map(|_| Series {
-            interval_ms: SAMPLE_MS,
-            samples: Vec::new(),
-        })
-        .collect();
-    let mut last: Vec<[u64; 4]> = vec![[0; 4]; n];
-    let mut last_t_ms = 0u64;
-    let mut next_sample = start + max_ramp + Duration::from_millis(SAMPLE_MS);
-    let mut measuring = max_ramp.is_zero();
-    let mut prev = (start, 0u64, 0u64);
-    loop {
-        let all_done = lives.iter().all(|l| l.done.load(Relaxed));
-        if all_done {
-            break;
-        }
-        std::thread::sleep(TICK);
-        let now = Instant::now();
-        if !measuring && now >= start + max_ramp {
-            measuring = true;
+        let ramp_free = first_phase && ramp.is_zero();
+        if ramp_free {
             before = snapshot();
+        }
+        barrier.wait();
+        let start = Instant::now();
+        if first_phase {
             cpu_before = process_cpu();
         }
-        if now >= next_sample {
-            let t_ms = (now - start - max_ramp).as_millis() as u64;
-            for (i, l) in lives.iter().enumerate() {
-                let cur = [
-                    l.ios[0].load(Relaxed),
-                    l.ios[1].load(Relaxed),
-                    l.bytes[0].load(Relaxed),
-                    l.bytes[1].load(Relaxed),
-                ];
-                series[i].samples.push(Sample {
-                    t_ms,
-                    dt_ms: t_ms - last_t_ms,
-                    ios: [cur[0] - last[i][0], cur[1] - last[i][1]],
-                    bytes: [cur[2] - last[i][2], cur[3] - last[i][3]],
-                });
-                last[i] = cur;
+        let mut sampler = Sampler {
+            series: members
+                .iter()
+                .map(|_| Series {
+                    interval_ms: SAMPLE_MS,
+                    samples: Vec::new(),
+                })
+                .collect(),
+            last: vec![[0; 4]; members.len()],
+            last_t_ms: 0,
+        };
+        let mut next_sample = start + ramp + Duration::from_millis(SAMPLE_MS);
+        let mut measuring = ramp.is_zero();
+        let mut prev = (start, 0u64, 0u64);
+        while !lives.iter().all(|l| l.done.load(Relaxed)) {
+            std::thread::sleep(TICK);
+            let now = Instant::now();
+            if !measuring && now >= start + ramp {
+                measuring = true;
+                if first_phase {
+                    before = snapshot();
+                    cpu_before = process_cpu();
+                }
             }
-            last_t_ms = t_ms;
-            next_sample += Duration::from_millis(SAMPLE_MS);
+            if now >= next_sample {
+                let t_ms = (now - start - ramp).as_millis() as u64;
+                for (k, l) in lives.iter().enumerate() {
+                    let cur = [
+                        l.ios[0].load(Relaxed),
+                        l.ios[1].load(Relaxed),
+                        l.bytes[0].load(Relaxed),
+                        l.bytes[1].load(Relaxed),
+                    ];
+                    let last = sampler.last[k];
+                    sampler.series[k].samples.push(Sample {
+                        t_ms,
+                        dt_ms: t_ms - sampler.last_t_ms,
+                        ios: [cur[0] - last[0], cur[1] - last[1]],
+                        bytes: [cur[2] - last[2], cur[3] - last[3]],
+                    });
+                    sampler.last[k] = cur;
+                }
+                sampler.last_t_ms = t_ms;
+                next_sample += Duration::from_millis(SAMPLE_MS);
+            }
+            let (ios, bytes) = lives.iter().fold((0, 0), |(a, b), l| {
+                (
+                    a + l.ios[0].load(Relaxed) + l.ios[1].load(Relaxed),
+                    b + l.bytes[0].load(Relaxed) + l.bytes[1].load(Relaxed),
+                )
+            });
+            let issued: u64 = lives.iter().map(|l| l.issued.load(Relaxed)).sum();
+            let dt = (now - prev.0).as_secs_f64().max(1e-9);
+            obs.tick(&Progress {
+                elapsed: now - start,
+                planned,
+                fraction: (budget > 0).then(|| (issued as f64 / budget as f64).min(1.0)),
+                ios,
+                bytes,
+                iops: ios.saturating_sub(prev.1) as f64 / dt,
+                bw_bytes: bytes.saturating_sub(prev.2) as f64 / dt,
+                ramping: !measuring,
+            });
+            prev = (now, ios, bytes);
         }
-        let (ios, bytes) = lives.iter().fold((0, 0), |(a, b), l| {
-            (
-                a + l.ios[0].load(Relaxed) + l.ios[1].load(Relaxed),
-                b + l.bytes[0].load(Relaxed) + l.bytes[1].load(Relaxed),
-            )
-        });
-        let issued: u64 = lives.iter().map(|l| l.issued.load(Relaxed)).sum();
-        let dt = (now - prev.0).as_secs_f64().max(1e-9);
-        obs.tick(&Progress {
-            elapsed: now - start,
-            planned,
-            fraction: (budget > 0).then(|| (issued as f64 / budget as f64).min(1.0)),
-            ios,
-            bytes,
-            iops: ios.saturating_sub(prev.1) as f64 / dt,
-            bw_bytes: bytes.saturating_sub(prev.2) as f64 / dt,
-            ramping: !measuring,
-        });
-        prev = (now, ios, bytes);
+        obs.finish();
+        for (k, h) in handles.into_iter().enumerate() {
+            let i = members[k];
+            outputs[i] = Some(h.join().expect("a job thread panicked"));
+            series[i] = std::mem::take(&mut sampler.series[k]);
+            last_sampled[i] = sampler.last[k];
+            last_t[i] = sampler.last_t_ms;
+        }
+        first_phase = false;
+        if let Some(e) = outputs
+            .iter_mut()
+            .flatten()
+            .find_map(|o| o.setup_error.take())
+        {
+            remove_created(&created);
+            return Err(RunError::Engine(e));
+        }
     }
-    obs.finish();
-
-    let mut outputs: Vec<job::JobOutput> = handles
-        .into_iter()
-        .map(|h| h.join().expect("a job thread panicked"))
-        .collect();
     let after = snapshot();
     let cpu_after = process_cpu();
     let interrupted = opts.stop.load(Relaxed);
-    drop(job_targets);
-
-    if let Some(e) = outputs.iter_mut().find_map(|o| o.setup_error.take()) {
-        remove_created(&created);
-        return Err(RunError::Engine(e));
-    }
+    drop(job_files);
 
     // Close each job's series with the remainder up to its own end, so samples sum exactly to
-    // the job's totals.
+    // the job's totals. Jobs of phases that never started (interrupted) report nothing.
     let mut job_reports = Vec::with_capacity(n);
-    let mut group = JobStats::default();
+    let mut job_stats = Vec::with_capacity(n);
     let mut first_error = None;
-    for (i, (o, p)) in outputs.into_iter().zip(&plans).enumerate() {
+    for (i, p) in plans.iter().enumerate() {
+        let Some(o) = outputs[i].take() else { continue };
         let mut st = o.stats;
         let end_ms = st.runtime_ns / 1_000_000;
         let d = &st.dirs;
+        let last = last_sampled[i];
         let rest = [
-            d[0].ios - last[i][0],
-            d[1].ios - last[i][1],
-            d[0].bytes - last[i][2],
-            d[1].bytes - last[i][3],
+            d[0].ios - last[0],
+            d[1].ios - last[1],
+            d[0].bytes - last[2],
+            d[1].bytes - last[3],
         ];
         if rest.iter().any(|&x| x > 0) || series[i].samples.is_empty() {
             series[i].samples.push(Sample {
-                t_ms: end_ms.max(last_t_ms),
-                dt_ms: end_ms.saturating_sub(last_t_ms),
+                t_ms: end_ms.max(last_t[i]),
+                dt_ms: end_ms.saturating_sub(last_t[i]),
                 ios: [rest[0], rest[1]],
                 bytes: [rest[2], rest[3]],
             });
         }
+        series[i].interval_ms = SAMPLE_MS;
         st.series = std::mem::take(&mut series[i]);
-        group.merge(&st);
         let spec = &w.jobs[p.spec_idx];
         let mut jr = JobReport::from_stats(
             &p.name,
-            vec![targets[p.target].path.clone()],
+            p.targets.iter().map(|&t| targets[t].path.clone()).collect(),
             &st,
             spec.ioengine.is_sync(),
         );
+        jr.groupid = p.group;
+        jr.spec_index = p.spec_idx;
         if let Some(e) = o.error {
             first_error.get_or_insert_with(|| format!("job {}: {e}", p.name));
             jr.error = Some(e);
         }
         job_reports.push(jr);
+        job_stats.push((p.group, p.phase, p.spec_idx, st));
     }
     for (k, (ti, _)) in devs.iter().enumerate() {
         if let (Some(Some(a)), Some(Some(b))) = (before.get(k), after.get(k)) {
@@ -324,18 +390,50 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         }
     }
 
+    // Reporting groups: jobs running side by side merge with the longest runtime.
+    let mut groups = Vec::new();
+    for g in 0..=group {
+        let members: Vec<&(u32, usize, usize, JobStats)> =
+            job_stats.iter().filter(|x| x.0 == g).collect();
+        let Some(first) = members.first() else {
+            continue;
+        };
+        let mut merged = JobStats::default();
+        members.iter().for_each(|m| merged.merge(&m.3));
+        let sync_only = members.iter().all(|m| w.jobs[m.2].ioengine.is_sync());
+        let mut r = JobReport::from_stats(&w.jobs[first.2].name, Vec::new(), &merged, sync_only);
+        r.groupid = g;
+        r.spec_index = first.2;
+        groups.push(GroupReport {
+            group_reporting: members.iter().any(|m| w.jobs[m.2].group_reporting),
+            spec_index: first.2,
+            report: r,
+        });
+    }
+    // All jobs: phases one after another add their runtimes; jobs within a phase overlap.
+    let mut all = JobStats::default();
+    for ph in 0..=phase {
+        let mut p = JobStats::default();
+        job_stats
+            .iter()
+            .filter(|x| x.1 == ph)
+            .for_each(|x| p.merge(&x.3));
+        let runtime = all.runtime_ns + p.runtime_ns;
+        all.merge(&p);
+        all.runtime_ns = runtime;
+    }
     // The group's CPU is the whole process: io_uring runs work the device cannot take without
     // blocking on kernel worker threads (iou-wrk) that belong to the process but not to a job
     // thread, and leaving them out would understate the cost per I/O.
-    group.usr_ns = cpu_after.0.saturating_sub(cpu_before.0);
-    group.sys_ns = cpu_after.1.saturating_sub(cpu_before.1);
-    group.ctx = cpu_after.2.saturating_sub(cpu_before.2);
-    let any_sync = w.jobs.iter().all(|s| s.ioengine.is_sync());
+    all.usr_ns = cpu_after.0.saturating_sub(cpu_before.0);
+    all.sys_ns = cpu_after.1.saturating_sub(cpu_before.1);
+    all.ctx = cpu_after.2.saturating_sub(cpu_before.2);
+    let sync_only = w.jobs.iter().all(|s| s.ioengine.is_sync());
     let group_report = JobReport::from_stats(
         "all",
         targets.iter().map(|t| t.path.clone()).collect(),
-        &group,
-        any_sync,
+        &all,
+        sync_only,
     );
     let mut env = probe::environment();
     let warnings = judge::warnings(&w.jobs, &job_reports, &group_report, &targets);
@@ -347,9 +445,20 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     } else {
         Status::Complete
     };
-    if interrupted || opts.unlink {
-        remove_created(&created);
-    }
+    // Files this run created go after an interrupt, with --unlink, or for jobs asking unlink=1.
+    let unlink_all = interrupted || opts.unlink;
+    let unlink_paths: Vec<PathBuf> = plans
+        .iter()
+        .filter(|p| unlink_all || w.jobs[p.spec_idx].unlink)
+        .flat_map(|p| target::resolve_paths(&w.jobs[p.spec_idx], p.clone))
+        .collect();
+    remove_created(
+        &created
+            .iter()
+            .filter(|c| unlink_paths.contains(c))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
     Ok(RunReport {
         schema_version: SCHEMA_VERSION,
         tool: Tool {
@@ -357,6 +466,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
             version: env!("CARGO_PKG_VERSION").into(),
         },
         started_at,
+        started_unix,
         command_line: opts.command_line.clone(),
         status,
         error: first_error,
@@ -364,6 +474,8 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         environment: env,
         jobs: job_reports,
         group: group_report,
+        groups,
+        global_options: w.global_options.clone(),
         warnings,
     })
 }

@@ -61,63 +61,76 @@ impl Permutation {
     }
 }
 
-/// Offsets for one direction of one job.
+/// Offsets for one direction of one file of one job, in a region `[start, end)`. Offsets are
+/// aligned to `align` (the smallest block size); an I/O of `len` never crosses `end`.
 pub enum Offsets {
     Sequential {
         start: u64,
         end: u64,
         next: u64,
-        bs: u64,
     },
     Random {
         start: u64,
-        bs: u64,
+        end: u64,
+        align: u64,
         perm: Permutation,
         i: u64,
         seed: u64,
     },
+    /// Uniform with replacement (fio's `norandommap`).
+    Uniform {
+        start: u64,
+        end: u64,
+        align: u64,
+        state: u64,
+    },
 }
 
 impl Offsets {
-    pub fn sequential(start: u64, len: u64, bs: u64) -> Offsets {
+    pub fn sequential(start: u64, len: u64) -> Offsets {
         Offsets::Sequential {
             start,
-            end: start + len / bs * bs,
+            end: start + len,
             next: start,
-            bs,
         }
     }
 
-    pub fn random(start: u64, len: u64, bs: u64, seed: u64) -> Offsets {
+    pub fn random(start: u64, len: u64, align: u64, seed: u64) -> Offsets {
         Offsets::Random {
             start,
-            bs,
-            perm: Permutation::new(len / bs, seed),
+            end: start + len,
+            align,
+            perm: Permutation::new((len / align).max(1), seed),
             i: 0,
             seed,
         }
     }
 
-    /// The next offset; wraps to the start of the region after a full pass.
+    pub fn uniform(start: u64, len: u64, align: u64, seed: u64) -> Offsets {
+        Offsets::Uniform {
+            start,
+            end: start + len,
+            align,
+            state: seed | 1,
+        }
+    }
+
+    /// The next offset for an I/O of `len` bytes; wraps to the start after a full pass.
     #[inline]
-    pub fn next(&mut self) -> u64 {
+    pub fn next(&mut self, len: u64) -> u64 {
         match self {
-            Offsets::Sequential {
-                start,
-                end,
-                next,
-                bs,
-            } => {
-                if *next >= *end {
+            Offsets::Sequential { start, end, next } => {
+                if *next + len > *end {
                     *next = *start;
                 }
                 let o = *next;
-                *next += *bs;
+                *next += len;
                 o
             }
             Offsets::Random {
                 start,
-                bs,
+                end,
+                align,
                 perm,
                 i,
                 seed,
@@ -127,11 +140,32 @@ impl Offsets {
                     *perm = Permutation::new(perm.n, *seed);
                     *i = 0;
                 }
-                let o = *start + perm.get(*i) * *bs;
+                let o = *start + perm.get(*i) * *align;
                 *i += 1;
-                o
+                clamp(o, len, *start, *end, *align)
+            }
+            Offsets::Uniform {
+                start,
+                end,
+                align,
+                state,
+            } => {
+                *state = mix(*state);
+                let blocks = ((*end - *start) / *align).max(1);
+                let o = *start + (*state % blocks) * *align;
+                clamp(o, len, *start, *end, *align)
             }
         }
+    }
+}
+
+/// Pulls an I/O that would cross the region's end back inside it (mixed block sizes only).
+#[inline]
+fn clamp(o: u64, len: u64, start: u64, end: u64, align: u64) -> u64 {
+    if o + len <= end {
+        o
+    } else {
+        (end.saturating_sub(len).max(start) - start) / align * align + start
     }
 }
 
@@ -162,17 +196,36 @@ mod tests {
 
     #[test]
     fn sequential_wraps_within_region() {
-        let mut o = Offsets::sequential(4096, 3 * 4096, 4096);
-        let v: Vec<u64> = (0..4).map(|_| o.next()).collect();
+        let mut o = Offsets::sequential(4096, 3 * 4096);
+        let v: Vec<u64> = (0..4).map(|_| o.next(4096)).collect();
         assert_eq!(v, vec![4096, 8192, 12288, 4096]);
     }
 
     #[test]
     fn random_offsets_are_aligned_and_in_range() {
-        let mut o = Offsets::random(1 << 20, 1 << 20, 4096, 9);
-        for _ in 0..1000 {
-            let x = o.next();
-            assert!((1 << 20..2 << 20).contains(&x) && x.is_multiple_of(4096));
+        for mut o in [
+            Offsets::random(1 << 20, 1 << 20, 4096, 9),
+            Offsets::uniform(1 << 20, 1 << 20, 4096, 9),
+        ] {
+            for i in 0..1000 {
+                let len = if i % 3 == 0 { 65536 } else { 4096 };
+                let x = o.next(len);
+                assert!(
+                    x >= 1 << 20 && x + len <= 2 << 20 && x % 4096 == 0,
+                    "{x} {len}"
+                );
+            }
         }
+    }
+
+    #[test]
+    fn uniform_offsets_repeat_blocks() {
+        let mut o = Offsets::uniform(0, 64 * 4096, 4096, 3);
+        let mut seen = std::collections::HashSet::new();
+        let repeats = (0..64).filter(|_| !seen.insert(o.next(4096))).count();
+        assert!(
+            repeats > 0,
+            "with replacement, 64 draws over 64 blocks repeat"
+        );
     }
 }

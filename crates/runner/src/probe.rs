@@ -127,6 +127,10 @@ pub fn kernel_counters(dev: DevId) -> Option<KernelCounters> {
         write_merges: f[5],
         write_bytes: f[6] * 512,
         flush_ios: f.get(15).copied().unwrap_or(0),
+        read_ticks_ms: f[3],
+        write_ticks_ms: f[7],
+        io_ticks_ms: f[9],
+        time_in_queue_ms: f[10],
     })
 }
 
@@ -139,6 +143,10 @@ pub fn counters_delta(a: KernelCounters, b: KernelCounters) -> KernelCounters {
         write_ios: b.write_ios.saturating_sub(a.write_ios),
         write_bytes: b.write_bytes.saturating_sub(a.write_bytes),
         flush_ios: b.flush_ios.saturating_sub(a.flush_ios),
+        read_ticks_ms: b.read_ticks_ms.saturating_sub(a.read_ticks_ms),
+        write_ticks_ms: b.write_ticks_ms.saturating_sub(a.write_ticks_ms),
+        io_ticks_ms: b.io_ticks_ms.saturating_sub(a.io_ticks_ms),
+        time_in_queue_ms: b.time_in_queue_ms.saturating_sub(a.time_in_queue_ms),
     }
 }
 

@@ -7,10 +7,11 @@ use rand::{RngCore, SeedableRng};
 use report::TargetInfo;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use workload::{format_bytes, JobSpec};
+use workload::{format_bytes, JobSpec, SyncIo};
 
 /// Files get 1 GiB when no --size is given: large enough to leave most caches, small enough for
 /// a laptop.
@@ -26,31 +27,38 @@ pub struct Target {
     pub info: TargetInfo,
 }
 
-/// The path job `clone` (0-based among `numjobs`) of `spec` uses.
-pub fn resolve_path(spec: &JobSpec, clone: u32) -> PathBuf {
-    if let Some(f) = spec.filename.first() {
-        return f.clone();
+/// The files job `clone` (0-based among `numjobs`) of `spec` uses: its `filename` list, or
+/// `nrfiles` files in its directory. One file per job keeps the simple `NAME.test`; more use
+/// fio's `NAME.JOB.FILE`.
+pub fn resolve_paths(spec: &JobSpec, clone: u32) -> Vec<PathBuf> {
+    if !spec.filename.is_empty() {
+        return spec.filename.clone();
     }
     let dir = spec.directory.clone().unwrap_or_else(|| PathBuf::from("."));
-    if spec.numjobs == 1 {
-        dir.join(format!("{}.test", spec.name))
-    } else {
-        dir.join(format!("{}.{clone}.test", spec.name))
+    if spec.numjobs == 1 && spec.nrfiles == 1 {
+        return vec![dir.join(format!("{}.test", spec.name))];
     }
+    (0..spec.nrfiles)
+        .map(|f| dir.join(format!("{}.{clone}.{f}", spec.name)))
+        .collect()
 }
 
 /// Progress of laying out a file: bytes written so far and in all.
 pub type LayoutProgress<'a> = &'a mut dyn FnMut(&Path, u64, u64);
 
-/// Makes `path` ready for `spec` and opens it for I/O. Files volbench creates are added to
-/// `created` (so an interrupted run can remove exactly those).
+/// Makes file `path` (one of `nfiles` of job `clone`) ready for `spec` and opens it for I/O.
+/// Files volbench creates are added to `created` (so an interrupted run can remove exactly
+/// those).
 pub fn prepare(
     spec: &JobSpec,
+    clone: u32,
     path: &Path,
+    nfiles: u32,
     stop: &AtomicBool,
     created: &mut Vec<PathBuf>,
     progress: LayoutProgress,
 ) -> Result<Target, RunError> {
+    let offset = spec.offset + clone as u64 * spec.offset_increment;
     let meta = match fs::metadata(path) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -71,17 +79,36 @@ pub fn prepare(
             });
         }
     }
+    // What is there already: a device's capacity, or an existing file's length.
+    let existing = if is_block {
+        let m = meta.as_ref().unwrap();
+        probe::device_info(DevId::from_raw(m.rdev())).map_or(0, |d| d.size_bytes)
+    } else {
+        meta.as_ref().map_or(0, |m| m.len())
+    };
+    let per_file = |total: u64| (total / nfiles as u64) / spec.bs * spec.bs;
+    let len = match (spec.size, spec.size_percent) {
+        (Some(s), _) => per_file(s),
+        (None, Some(p)) => {
+            if existing <= offset {
+                return Err(RunError::SizePercent {
+                    path: path.to_path_buf(),
+                });
+            }
+            (existing - offset) * p as u64 / 100 / spec.bs * spec.bs
+        }
+        (None, None) if existing > offset => (existing - offset) / spec.bs * spec.bs,
+        (None, None) => per_file(DEFAULT_FILE_SIZE),
+    };
     let (len, dev) = if is_block {
         let m = meta.as_ref().unwrap();
         let dev = DevId::from_raw(m.rdev());
-        let capacity = probe::device_info(dev).map_or(0, |d| d.size_bytes);
-        let len = spec.size.unwrap_or(capacity.saturating_sub(spec.offset));
-        if spec.offset + len > capacity || len < spec.bs {
+        if offset + len > existing || len < spec.bs {
             return Err(RunError::TooBig {
                 path: path.to_path_buf(),
                 size: len,
-                offset: spec.offset,
-                capacity,
+                offset,
+                capacity: existing,
             });
         }
         if spec.rw.writes() && !spec.allow_destructive {
@@ -94,7 +121,13 @@ pub fn prepare(
         }
         (len, Some(dev))
     } else {
-        let len = spec.size.unwrap_or(DEFAULT_FILE_SIZE);
+        if len < spec.bs {
+            return Err(RunError::TooSmall {
+                path: path.to_path_buf(),
+                len,
+                bs: spec.bs,
+            });
+        }
         let dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -102,13 +135,12 @@ pub fn prepare(
         if !dir.is_dir() {
             return Err(RunError::MissingDirectory(dir.to_path_buf()));
         }
-        let have = meta.as_ref().map_or(0, |m| m.len());
-        let want = spec.offset + len;
-        if have < want {
+        let want = offset + len;
+        if existing < want {
             layout(
                 path,
                 dir,
-                have,
+                existing,
                 want,
                 meta.is_none(),
                 spec.randseed,
@@ -122,16 +154,37 @@ pub fn prepare(
     };
 
     let file = open_for_io(spec, path, dev)?;
+    if spec.invalidate {
+        // Drop cached pages so buffered reads start cold, as fio's invalidate=1 does.
+        // SAFETY: advisory call on a descriptor we own; failure only leaves pages cached.
+        unsafe {
+            libc::posix_fadvise(
+                file.as_raw_fd(),
+                offset as i64,
+                len as i64,
+                libc::POSIX_FADV_DONTNEED,
+            )
+        };
+    }
     let device = dev.and_then(probe::device_info);
     let lbs = device
         .as_ref()
         .map_or(512, |d| d.logical_block_size.max(512));
-    if spec.direct && !spec.bs.is_multiple_of(lbs as u64) {
-        return Err(RunError::BlockSizeMismatch {
-            bs: spec.bs,
-            lbs,
-            path: path.to_path_buf(),
-        });
+    if spec.direct {
+        let smallest = spec
+            .bssplit
+            .iter()
+            .map(|b| b.bs)
+            .min()
+            .unwrap_or(spec.bs)
+            .min(spec.bs);
+        if smallest % lbs as u64 != 0 {
+            return Err(RunError::BlockSizeMismatch {
+                bs: smallest,
+                lbs,
+                path: path.to_path_buf(),
+            });
+        }
     }
     let filesystem = if is_block {
         None
@@ -148,7 +201,7 @@ pub fn prepare(
     };
     Ok(Target {
         file,
-        offset: spec.offset,
+        offset,
         len,
         dev: info.device.as_ref().and(dev),
         lbs,
@@ -159,9 +212,13 @@ pub fn prepare(
 fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, RunError> {
     let mut o = OpenOptions::new();
     o.read(true).write(spec.rw.writes());
-    if spec.direct {
-        o.custom_flags(libc::O_DIRECT);
-    }
+    let mut flags = if spec.direct { libc::O_DIRECT } else { 0 };
+    flags |= match spec.sync_io {
+        SyncIo::None => 0,
+        SyncIo::Sync => libc::O_SYNC,
+        SyncIo::Dsync => libc::O_DSYNC,
+    };
+    o.custom_flags(flags);
     o.open(path).map_err(|source| {
         if spec.direct && source.raw_os_error() == Some(libc::EINVAL) {
             let fs = dev

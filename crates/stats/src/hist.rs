@@ -86,6 +86,14 @@ impl LatHist {
         }
     }
 
+    /// How many recorded values are at or below `ns` (to the histogram's precision).
+    pub fn count_at_or_below(&self, ns: u64) -> u64 {
+        if self.n == 0 {
+            return 0;
+        }
+        self.hist.count_between(0, ns)
+    }
+
     /// The value at percentile `p` (0..100): the highest value equivalent to the recorded
     /// sample at that rank, as HDR defines it.
     pub fn percentile(&self, p: f64) -> u64 {

@@ -9,7 +9,9 @@ Examples:
   volbench run                        4k random reads, QD32, 30 s on ./volbench.test (1 GiB)
   volbench run --rw=randwrite --bs=4k --iodepth=1 --fsync=1 --runtime=20s
   volbench run --filename=/dev/nvme1n1 --rw=randread --iodepth=128 --numjobs=4
-  volbench run --rw=write --bs=1m --size=4g --output-format=json --output=seq.json";
+  volbench run --rw=write --bs=1m --size=4g --output-format=json --output=seq.json
+  volbench run job.fio --output-format=fio-json      a fio job file, fio-shaped JSON out
+  volbench run --name=a --rw=randread --size=1g --name=b --rw=write --size=1g   fio's multi-job form";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -36,7 +38,9 @@ pub enum Cmd {
 
 #[derive(Args, Debug, Clone)]
 pub struct OutputArgs {
-    /// Output format: normal (human summary) or json (native schema, docs/json-schema.md).
+    /// Output format: normal (human summary), json, volbench-json (native schema,
+    /// docs/json-schema.md) or fio-json (fio 3.x's shape). json means fio-json when the input is
+    /// a fio job file or fio's multi-job command line, volbench-json otherwise.
     #[arg(
         long = "output-format",
         default_value = "normal",
@@ -53,6 +57,18 @@ pub struct OutputArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
+    /// A fio job file to run instead of the options below (fio's defaults apply inside it).
+    #[arg(value_name = "JOBFILE")]
+    pub jobfile: Option<PathBuf>,
+    /// Print the equivalent command line and exit.
+    #[arg(long)]
+    pub showcmd: bool,
+    /// Check the job file or options and exit without doing any I/O.
+    #[arg(long = "parse-only", alias = "parse_only")]
+    pub parse_only: bool,
+    /// Skip fio options that only affect logs or reporting, with a warning (never silently).
+    #[arg(long = "ignore-unsupported")]
+    pub ignore_unsupported: bool,
     /// Job name (names the test file when --filename is not given).
     #[arg(long)]
     pub name: Option<String>,

@@ -12,14 +12,23 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    // fio's command line repeats --name, one per job: clap's one-value options cannot hold that,
+    // so that form goes through the fio option layer directly.
+    if cmd::run::is_fio_cli(&args) {
+        return finish(cmd::run::main_fio_cli(&args[2..]));
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => return cmd::usage_error(e),
     };
-    let result = match cli.cmd {
+    finish(match cli.cmd {
         cli::Cmd::Run(a) => cmd::run::main(*a),
         cli::Cmd::Quick(a) => cmd::quick::main(a),
-    };
+    })
+}
+
+fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {

@@ -20,12 +20,18 @@ pub struct Output {
 
 impl Output {
     /// Checks the format and opens the output file now, so a bad path fails before a long run.
-    pub fn open(a: &OutputArgs) -> Result<Output> {
-        let format = Format::parse(&a.output_format).ok_or_else(|| {
+    /// `fio_input`: the workload came from fio's job file or command line, so plain `json`
+    /// means fio's shape.
+    pub fn open(a: &OutputArgs, fio_input: bool) -> Result<Output> {
+        let name = match a.output_format.as_str() {
+            "json" if fio_input => "fio-json",
+            "volbench-json" => "json",
+            other => other,
+        };
+        let format = Format::parse(name).ok_or_else(|| {
             usage(format!(
-                "--output-format={} is not a format: use {}",
-                a.output_format,
-                Format::NAMES.join(" or ")
+                "--output-format={} is not a format: use normal, json, volbench-json or fio-json",
+                a.output_format
             ))
         })?;
         let file = match &a.output {

@@ -50,15 +50,15 @@ fn bad_values_are_usage_errors() {
     assert_usage_error(&["run", "--iodepth=0"], "--iodepth=0 is out of range");
     assert_usage_error(&["run", "--iodepth=100000"], "out of range");
     assert_usage_error(&["run", "--numjobs=0"], "--numjobs=0 is out of range");
-    assert_usage_error(&["run", "--bs=4x"], "'4x' is not a valid size");
+    assert_usage_error(&["run", "--bs=4x"], "--bs=4x: not a valid size");
     assert_usage_error(&["run", "--bs=1000"], "not a multiple of 512");
     assert_usage_error(
         &["run", "--rw=randomread"],
-        "--rw=randomread is not a pattern",
+        "--rw=randomread: use read, write",
     );
     assert_usage_error(
         &["run", "--ioengine=spdk"],
-        "--ioengine=spdk is not available",
+        "'ioengine=spdk' is not supported by volbench",
     );
     assert_usage_error(&["run", "--runtime=soon"], "not a valid time");
     assert_usage_error(&["run", "--size=1k", "--bs=4k"], "smaller than --bs");

@@ -299,12 +299,20 @@ fn need<'a>(key: &str, v: Option<&'a str>, example: &'static str) -> Result<&'a 
 fn flag(key: &str, v: Option<&str>) -> Result<bool, OptError> {
     match v {
         None => Ok(true),
-        Some(s) => parse_bool(s).map_err(|e| bad(key, s, e.hint)),
+        Some(s) => parse_bool(s).map_err(|e| unit_bad(key, s, e)),
     }
 }
 
+fn unit_bad(key: &str, v: &str, e: crate::units::UnitError) -> OptError {
+    bad(key, v, format!("not a valid {} ({})", e.what, e.hint))
+}
+
 fn size(key: &str, v: &str) -> Result<u64, OptError> {
-    parse_size(v).map_err(|e| bad(key, v, e.hint))
+    parse_size(v).map_err(|e| unit_bad(key, v, e))
+}
+
+fn time(key: &str, v: &str) -> Result<std::time::Duration, OptError> {
+    parse_duration(v).map_err(|e| unit_bad(key, v, e))
 }
 
 fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, OptError> {
@@ -362,7 +370,14 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "name" => j.name = need(key, v, "job1")?.to_string(),
         "rw" | "readwrite" => {
             let s = need(key, v, "randread")?;
-            // fio allows `rw=randread:8` (offset modifiers); volbench does not.
+            if let Some((_, modifier)) = s.split_once(':') {
+                return Err(OptError::Unsupported {
+                    key: format!("{key}={s}"),
+                    hint: format!(
+                        ": the offset modifier ':{modifier}' is not implemented; remove it"
+                    ),
+                });
+            }
             j.rw = Rw::parse(s).ok_or_else(|| {
                 bad(
                     key,
@@ -455,15 +470,11 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         }
         "offset_increment" => j.offset_increment = size(key, need(key, v, "1g")?)?,
         "runtime" => {
-            let d =
-                parse_duration(need(key, v, "30s")?).map_err(|e| bad(key, v.unwrap(), e.hint))?;
+            let d = time(key, need(key, v, "30s")?)?;
             j.runtime = (!d.is_zero()).then_some(d);
         }
         "time_based" => j.time_based = flag(key, v)?,
-        "ramp_time" => {
-            j.ramp_time =
-                parse_duration(need(key, v, "5s")?).map_err(|e| bad(key, v.unwrap(), e.hint))?
-        }
+        "ramp_time" => j.ramp_time = time(key, need(key, v, "5s")?)?,
         "startdelay" => {
             let s = need(key, v, "5s")?;
             if s.contains('-') {
@@ -473,7 +484,7 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                     "random start delay ranges are not supported: give one time",
                 ));
             }
-            j.startdelay = parse_duration(s).map_err(|e| bad(key, s, e.hint))?;
+            j.startdelay = time(key, s)?;
         }
         "loops" => j.loops = num(key, need(key, v, "2")?)?,
         "direct" => j.direct = flag(key, v)?,
@@ -562,9 +573,10 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "new_group" => j.new_group = flag(key, v)?,
         "group_reporting" => j.group_reporting = flag(key, v)?,
         // volbench always runs jobs as threads; fio's processes measure the same I/O.
-        "thread" => {
+        "thread" | "threads" => {
             flag(key, v)?;
         }
+        "description" => j.description = v.map(str::to_string),
         "invalidate" => j.invalidate = flag(key, v)?,
         // Files are created before the jobs start either way; the I/O measured is the same.
         "create_on_open" => {
@@ -655,158 +667,325 @@ pub fn workload(
             },
         });
     }
-    Ok((Workload { jobs }, warnings))
+    let global_options = sections
+        .iter()
+        .filter(|s| s.name == "global")
+        .flat_map(|s| s.options.iter())
+        .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
+        .collect();
+    Ok((
+        Workload {
+            jobs,
+            global_options,
+        },
+        warnings,
+    ))
+}
+
+/// The job as fio options (key, value), everything that differs from fio's defaults plus the
+/// name: what `--showcmd` prints and what fio-json calls "job options". A bare flag has "".
+pub fn options(j: &JobSpec) -> Vec<(String, String)> {
+    let d = JobSpec::fio_default(&j.name);
+    let mut o: Vec<(String, String)> = vec![("name".into(), j.name.clone())];
+    let mut push = |k: &str, v: String| o.push((k.to_string(), v));
+    if let Some(d) = &j.description {
+        push("description", d.clone());
+    }
+    if j.rw != d.rw {
+        push("rw", j.rw.as_str().into());
+    }
+    if j.rw.reads() && j.rw.writes() && j.rwmixread != d.rwmixread {
+        push("rwmixread", j.rwmixread.to_string());
+    }
+    if j.bssplit.is_empty() && j.bs != d.bs {
+        push("bs", j.bs.to_string());
+    }
+    if !j.bssplit.is_empty() {
+        let parts: Vec<String> = j
+            .bssplit
+            .iter()
+            .map(|b| format!("{}/{}", b.bs, b.percent))
+            .collect();
+        push("bssplit", parts.join(":"));
+    }
+    if j.iodepth != d.iodepth {
+        push("iodepth", j.iodepth.to_string());
+    }
+    if j.numjobs != d.numjobs {
+        push("numjobs", j.numjobs.to_string());
+    }
+    if let Some(s) = j.size {
+        push("size", s.to_string());
+    }
+    if let Some(p) = j.size_percent {
+        push("size", format!("{p}%"));
+    }
+    if j.offset != 0 {
+        push("offset", j.offset.to_string());
+    }
+    if j.offset_increment != 0 {
+        push("offset_increment", j.offset_increment.to_string());
+    }
+    if let Some(s) = j.io_size {
+        push("io_size", s.to_string());
+    }
+    if let Some(n) = j.number_ios {
+        push("number_ios", n.to_string());
+    }
+    if let Some(r) = j.runtime {
+        push("runtime", format!("{}ms", r.as_millis()));
+    }
+    if j.time_based {
+        push("time_based", String::new());
+    }
+    if !j.ramp_time.is_zero() {
+        push("ramp_time", format!("{}ms", j.ramp_time.as_millis()));
+    }
+    if !j.startdelay.is_zero() {
+        push("startdelay", format!("{}ms", j.startdelay.as_millis()));
+    }
+    if j.loops != 1 {
+        push("loops", j.loops.to_string());
+    }
+    if j.direct != d.direct {
+        push("direct", u8::from(j.direct).to_string());
+    }
+    if j.ioengine != d.ioengine {
+        push("ioengine", j.ioengine.as_str().into());
+    }
+    if !j.filename.is_empty() {
+        let f: Vec<String> = j
+            .filename
+            .iter()
+            .map(|p| p.display().to_string().replace(':', "\\:"))
+            .collect();
+        push("filename", f.join(":"));
+    }
+    if let Some(dir) = &j.directory {
+        push("directory", dir.display().to_string());
+    }
+    if j.nrfiles != 1 {
+        push("nrfiles", j.nrfiles.to_string());
+    }
+    if j.sync_every > 0 {
+        let k = if j.sync_mode == SyncMode::Fsync {
+            "fsync"
+        } else {
+            "fdatasync"
+        };
+        push(k, j.sync_every.to_string());
+    }
+    if j.end_fsync {
+        push("end_fsync", "1".into());
+    }
+    match j.sync_io {
+        SyncIo::None => {}
+        SyncIo::Sync => push("sync", "sync".into()),
+        SyncIo::Dsync => push("sync", "dsync".into()),
+    }
+    if j.randseed != d.randseed {
+        push("randseed", j.randseed.to_string());
+    }
+    if j.norandommap {
+        push("norandommap", String::new());
+    }
+    if j.rate != [0, 0] {
+        push("rate", format!("{},{}", j.rate[0], j.rate[1]));
+    }
+    if j.rate_iops != [0, 0] {
+        push(
+            "rate_iops",
+            format!("{},{}", j.rate_iops[0], j.rate_iops[1]),
+        );
+    }
+    match &j.buffer {
+        BufferMode::Random => {}
+        BufferMode::Zero => push("zero_buffers", String::new()),
+        BufferMode::Pattern(p) => push(
+            "buffer_pattern",
+            format!(
+                "0x{}",
+                p.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            ),
+        ),
+    }
+    if let Some(v) = j.verify {
+        push(
+            "verify",
+            if v == Verify::Md5 { "md5" } else { "crc32c" }.into(),
+        );
+        if !j.do_verify {
+            push("do_verify", "0".into());
+        }
+    }
+    if j.stonewall {
+        push("stonewall", String::new());
+    }
+    if j.new_group {
+        push("new_group", String::new());
+    }
+    if j.group_reporting {
+        push("group_reporting", String::new());
+    }
+    if !j.invalidate {
+        push("invalidate", "0".into());
+    }
+    if j.unlink {
+        push("unlink", "1".into());
+    }
+    if j.allow_destructive {
+        push("allow_destructive", String::new());
+    }
+    o
 }
 
 /// The command line that runs this workload (`--showcmd`): fio's form, one `--name` per job.
 pub fn showcmd(w: &Workload) -> String {
-    let mut out = vec!["volbench run".to_string()];
+    let mut lines = vec!["volbench run".to_string()];
     for j in &w.jobs {
-        let d = JobSpec::fio_default(&j.name);
-        let mut o = vec![format!("--name={}", j.name)];
-        let mut push = |k: &str, v: String| o.push(format!("--{k}={v}"));
-        if j.rw != d.rw {
-            push("rw", j.rw.as_str().into());
-        }
-        if j.rw.reads() && j.rw.writes() && j.rwmixread != d.rwmixread {
-            push("rwmixread", j.rwmixread.to_string());
-        }
-        if j.bssplit.is_empty() && j.bs != d.bs {
-            push("bs", j.bs.to_string());
-        }
-        if !j.bssplit.is_empty() {
-            push(
-                "bssplit",
-                j.bssplit
-                    .iter()
-                    .map(|b| format!("{}/{}", b.bs, b.percent))
-                    .collect::<Vec<_>>()
-                    .join(":"),
-            );
-        }
-        if j.iodepth != d.iodepth {
-            push("iodepth", j.iodepth.to_string());
-        }
-        if j.numjobs != d.numjobs {
-            push("numjobs", j.numjobs.to_string());
-        }
-        if let Some(s) = j.size {
-            push("size", s.to_string());
-        }
-        if let Some(p) = j.size_percent {
-            push("size", format!("{p}%"));
-        }
-        if j.offset != 0 {
-            push("offset", j.offset.to_string());
-        }
-        if j.offset_increment != 0 {
-            push("offset_increment", j.offset_increment.to_string());
-        }
-        if let Some(s) = j.io_size {
-            push("io_size", s.to_string());
-        }
-        if let Some(n) = j.number_ios {
-            push("number_ios", n.to_string());
-        }
-        if let Some(r) = j.runtime {
-            push("runtime", format!("{}ms", r.as_millis()));
-        }
-        if j.time_based {
-            o.push("--time_based".into());
-        }
-        if !j.ramp_time.is_zero() {
-            o.push(format!("--ramp_time={}ms", j.ramp_time.as_millis()));
-        }
-        if !j.startdelay.is_zero() {
-            o.push(format!("--startdelay={}ms", j.startdelay.as_millis()));
-        }
-        if j.loops != 1 {
-            o.push(format!("--loops={}", j.loops));
-        }
-        if j.direct != d.direct {
-            o.push(format!("--direct={}", u8::from(j.direct)));
-        }
-        if j.ioengine != d.ioengine {
-            o.push(format!("--ioengine={}", j.ioengine.as_str()));
-        }
-        if !j.filename.is_empty() {
-            let f: Vec<String> = j
-                .filename
-                .iter()
-                .map(|p| p.display().to_string().replace(':', "\\:"))
-                .collect();
-            o.push(format!("--filename={}", f.join(":")));
-        }
-        if let Some(dir) = &j.directory {
-            o.push(format!("--directory={}", dir.display()));
-        }
-        if j.nrfiles != 1 {
-            o.push(format!("--nrfiles={}", j.nrfiles));
-        }
-        if j.sync_every > 0 {
-            let k = if j.sync_mode == SyncMode::Fsync {
-                "fsync"
-            } else {
-                "fdatasync"
-            };
-            o.push(format!("--{k}={}", j.sync_every));
-        }
-        if j.end_fsync {
-            o.push("--end_fsync=1".into());
-        }
-        match j.sync_io {
-            SyncIo::None => {}
-            SyncIo::Sync => o.push("--sync=sync".into()),
-            SyncIo::Dsync => o.push("--sync=dsync".into()),
-        }
-        if j.randseed != d.randseed {
-            o.push(format!("--randseed={}", j.randseed));
-        }
-        if j.norandommap {
-            o.push("--norandommap".into());
-        }
-        if j.rate != [0, 0] {
-            o.push(format!("--rate={},{}", j.rate[0], j.rate[1]));
-        }
-        if j.rate_iops != [0, 0] {
-            o.push(format!("--rate_iops={},{}", j.rate_iops[0], j.rate_iops[1]));
-        }
-        match &j.buffer {
-            BufferMode::Random => {}
-            BufferMode::Zero => o.push("--zero_buffers".into()),
-            BufferMode::Pattern(p) => o.push(format!(
-                "--buffer_pattern=0x{}",
-                p.iter().map(|b| format!("{b:02x}")).collect::<String>()
-            )),
-        }
-        if let Some(v) = j.verify {
-            o.push(format!(
-                "--verify={}",
-                if v == Verify::Md5 { "md5" } else { "crc32c" }
-            ));
-            if !j.do_verify {
-                o.push("--do_verify=0".into());
+        let args: Vec<String> = options(j)
+            .into_iter()
+            .map(|(k, v)| {
+                if v.is_empty() {
+                    format!("--{k}")
+                } else {
+                    format!("--{k}={v}")
+                }
+            })
+            .map(|a| {
+                if a.contains(char::is_whitespace) {
+                    format!("'{a}'")
+                } else {
+                    a
+                }
+            })
+            .collect();
+        lines.push(args.join(" "));
+    }
+    lines.join(" \\\n  ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobfile::parse_str;
+    use std::path::Path;
+
+    fn load(t: &str) -> Result<Workload, LocatedError> {
+        let s = parse_str(t, Path::new("t.fio"), &|_| None, 0).unwrap();
+        workload(&s, false).map(|(w, _)| w)
+    }
+
+    #[test]
+    fn jobs_inherit_globals_seen_before_them() {
+        let w = load("[global]\nbs=64k\nioengine=libaio\n[a]\nrw=randread\n[global]\niodepth=8\n[b]\nbs=8k\n").unwrap();
+        assert_eq!(w.jobs.len(), 2);
+        assert_eq!((w.jobs[0].bs, w.jobs[0].iodepth), (65536, 1));
+        assert_eq!(w.jobs[0].ioengine, EngineKind::Libaio);
+        assert_eq!((w.jobs[1].bs, w.jobs[1].iodepth), (8192, 8));
+        assert_eq!(w.jobs[0].name, "a");
+    }
+
+    #[test]
+    fn fio_defaults_apply_to_job_files() {
+        let w = load("[j]\nsize=1m\n").unwrap();
+        let j = &w.jobs[0];
+        assert_eq!(
+            (j.rw, j.iodepth, j.direct, j.time_based),
+            (Rw::Read, 1, false, false)
+        );
+        assert_eq!(j.ioengine, EngineKind::Psync);
+    }
+
+    #[test]
+    fn options_parse_as_fio_documents() {
+        let w = load("[j]\nrw=randrw\nrwmixwrite=30\nbssplit=4k/60:64k/:1m/\nsize=50%\nrate=1m,\nrate_iops=100\nfilename=/a:/b\\:c\nsync=dsync\nfdatasync=4\nverify=md5\nnorandommap\nstartdelay=2\nloops=3\n").unwrap();
+        let j = &w.jobs[0];
+        assert_eq!(j.rwmixread, 70);
+        assert_eq!(
+            j.bssplit,
+            vec![
+                BsSplit {
+                    bs: 4096,
+                    percent: 60
+                },
+                BsSplit {
+                    bs: 65536,
+                    percent: 20
+                },
+                BsSplit {
+                    bs: 1 << 20,
+                    percent: 20
+                }
+            ]
+        );
+        assert_eq!(j.size_percent, Some(50));
+        assert_eq!(j.rate, [1 << 20, 0]);
+        assert_eq!(j.rate_iops, [100, 100]);
+        assert_eq!(j.filename, vec![PathBuf::from("/a"), PathBuf::from("/b:c")]);
+        assert_eq!(j.sync_io, SyncIo::Dsync);
+        assert_eq!((j.sync_every, j.sync_mode), (4, SyncMode::Fdatasync));
+        assert_eq!(j.verify, Some(Verify::Md5));
+        assert!(j.norandommap);
+        assert_eq!(j.startdelay, std::time::Duration::from_secs(2));
+        assert_eq!(j.loops, 3);
+    }
+
+    #[test]
+    fn unsupported_and_unknown_options_name_file_and_line() {
+        let e = load("[j]\nsize=1m\nzonemode=zbd\n").unwrap_err();
+        assert_eq!(e.at, "t.fio:3");
+        assert!(matches!(e.err, OptError::Unsupported { .. }), "{e}");
+        let e = load("[j]\niodeph=4\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.fio:2: 'iodeph' is not a fio option (did you mean 'iodepth'?)"
+        );
+        let e = load("[j]\nbs=4q\n").unwrap_err();
+        assert!(e.to_string().starts_with("t.fio:2: bs=4q:"), "{e}");
+        let e = load("[j]\nioengine=rbd\n").unwrap_err();
+        assert!(e.to_string().contains("ioengine=rbd"), "{e}");
+    }
+
+    #[test]
+    fn ignore_unsupported_skips_only_reporting_options_and_says_so() {
+        let s = parse_str(
+            "[j]\nsize=1m\nwrite_bw_log=x\n",
+            Path::new("t.fio"),
+            &|_| None,
+            0,
+        )
+        .unwrap();
+        let (w, warns) = workload(&s, true).unwrap();
+        assert_eq!(w.jobs.len(), 1);
+        assert_eq!(
+            warns,
+            vec!["t.fio:3: ignored 'write_bw_log' (it only affects logs or reporting)".to_string()]
+        );
+        let s = parse_str("[j]\nzonemode=zbd\n", Path::new("t.fio"), &|_| None, 0).unwrap();
+        assert!(
+            workload(&s, true).is_err(),
+            "options that change the I/O are never skipped"
+        );
+    }
+
+    #[test]
+    fn showcmd_round_trips() {
+        let w = load("[global]\nioengine=libaio\ndirect=1\n[a]\nrw=randwrite\nbs=8k\niodepth=16\nsize=64m\nfsync=4\n[b]\nstonewall\nrw=read\nsize=1m\n").unwrap();
+        let cmd = showcmd(&w);
+        // Turn the command back into sections and compare.
+        let mut text = String::new();
+        for line in cmd.split(" \\\n  ").skip(1) {
+            for a in line.split(' ') {
+                let a = a.trim_start_matches("--");
+                if let Some(n) = a.strip_prefix("name=") {
+                    text.push_str(&format!("[{n}]\n"));
+                } else {
+                    text.push_str(a);
+                    text.push('\n');
+                }
             }
         }
-        if j.stonewall {
-            o.push("--stonewall".into());
-        }
-        if j.new_group {
-            o.push("--new_group".into());
-        }
-        if j.group_reporting {
-            o.push("--group_reporting".into());
-        }
-        if !j.invalidate {
-            o.push("--invalidate=0".into());
-        }
-        if j.unlink {
-            o.push("--unlink=1".into());
-        }
-        if j.allow_destructive {
-            o.push("--allow-destructive".into());
-        }
-        out.push(o.join(" "));
+        assert_eq!(load(&text).unwrap(), w, "{cmd}");
     }
-    out.join(" \\\n  ")
 }

@@ -148,6 +148,9 @@ pub struct BsSplit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobSpec {
     pub name: String,
+    /// Free text shown with the job (fio's `description`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     pub rw: Rw,
     pub rwmixread: u8,
     pub bs: u64,
@@ -217,6 +220,7 @@ impl Default for JobSpec {
     fn default() -> Self {
         JobSpec {
             name: "volbench".into(),
+            description: None,
             rw: Rw::RandRead,
             rwmixread: 50,
             bs: 4096,
@@ -388,10 +392,13 @@ impl JobSpec {
     }
 }
 
-/// Everything one invocation runs: jobs in parallel, reported as one group.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Everything one invocation runs: jobs in parallel, phases separated by `stonewall`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Workload {
     pub jobs: Vec<JobSpec>,
+    /// `[global]` options as written in a job file, kept for fio-json's "global options".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub global_options: Vec<(String, String)>,
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
 //! Output formats, one exporter each, behind one trait.
 
+pub mod fio_json;
 mod json;
 mod text;
 
+pub use fio_json::FioJson;
 pub use json::Json;
 pub use text::{fmt_count, fmt_ns, Text};
 
@@ -18,14 +20,16 @@ pub trait Exporter {
 pub enum Format {
     Normal,
     Json,
+    FioJson,
 }
 
 impl Format {
-    pub const NAMES: [&'static str; 2] = ["normal", "json"];
+    pub const NAMES: [&'static str; 3] = ["normal", "json", "fio-json"];
     pub fn parse(s: &str) -> Option<Format> {
         match s {
             "normal" | "text" => Some(Format::Normal),
             "json" => Some(Format::Json),
+            "fio-json" | "fio_json" => Some(Format::FioJson),
             _ => None,
         }
     }
@@ -35,5 +39,6 @@ pub fn exporter(f: Format) -> Box<dyn Exporter> {
     match f {
         Format::Normal => Box::new(Text),
         Format::Json => Box::new(Json),
+        Format::FioJson => Box::new(FioJson),
     }
 }

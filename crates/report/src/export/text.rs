@@ -136,7 +136,27 @@ impl Exporter for Text {
         }
         let g = &r.group;
         let _ = writeln!(out, "  measured {:.1} s\n", g.runtime_ns as f64 / 1e9);
-        group_rows(&mut out, g);
+        if r.groups.len() > 1 {
+            for grp in &r.groups {
+                let names: Vec<&str> = r
+                    .jobs
+                    .iter()
+                    .filter(|j| j.groupid == grp.report.groupid)
+                    .map(|j| j.name.as_str())
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "  group {} ({}), {:.1} s",
+                    grp.report.groupid,
+                    names.join(", "),
+                    grp.report.runtime_ns as f64 / 1e9
+                );
+                group_rows(&mut out, &grp.report);
+                let _ = writeln!(out);
+            }
+        } else {
+            group_rows(&mut out, g);
+        }
         if r.jobs.len() > 1 {
             let _ = writeln!(out, "\n  per job:");
             for j in &r.jobs {

@@ -35,7 +35,7 @@ pub fn main(a: QuickArgs) -> Result<ExitCode> {
             a.dir.display()
         )));
     }
-    let mut out = Output::open(&a.out)?;
+    let mut out = Output::open(&a.out, false)?;
     // A private directory: everything quick creates is inside it and goes with it.
     let tmp = tempfile::Builder::new()
         .prefix(".volbench-quick-")
@@ -66,7 +66,14 @@ pub fn main(a: QuickArgs) -> Result<ExitCode> {
         };
         let mut bar = out.progress();
         bar.set_prefix(format!("{}/{} {label} ", i + 1, TESTS.len()));
-        let report = runner::run(&Workload { jobs: vec![spec] }, &opts, &mut bar)?;
+        let report = runner::run(
+            &Workload {
+                jobs: vec![spec],
+                ..Default::default()
+            },
+            &opts,
+            &mut bar,
+        )?;
         drop(bar);
         let st = report.status;
         runs.push(SuiteRun {

@@ -5,10 +5,8 @@ use crate::cli::RunArgs;
 use crate::output::Output;
 use anyhow::Result;
 use std::process::ExitCode;
-use workload::{
-    parse_bool, parse_duration, parse_size, BufferMode, EngineKind, JobSpec, Rw, SyncMode, Verify,
-    Workload,
-};
+use workload::fio::{self, OptError};
+use workload::{parse_bool, JobSpec, Workload};
 
 fn flag(v: &Option<String>) -> Result<Option<bool>> {
     v.as_deref()
@@ -17,120 +15,71 @@ fn flag(v: &Option<String>) -> Result<Option<bool>> {
         .map_err(|e| usage(e.to_string()))
 }
 
-fn size(v: &Option<String>, opt: &str) -> Result<Option<u64>> {
-    v.as_deref()
-        .map(|s| parse_size(s).map_err(|e| usage(format!("--{opt}: {e}"))))
-        .transpose()
-}
-
-fn pattern(s: &str) -> Result<Vec<u8>> {
-    if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        if hex.is_empty() || hex.len() % 2 != 0 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(usage(format!(
-                "--buffer_pattern={s} is not whole hex bytes: use e.g. 0xdeadbeef"
-            )));
+/// An option error in command-line spelling (`--bs=4x: ...`).
+fn cli_error(e: OptError) -> anyhow::Error {
+    usage(match e {
+        OptError::BadValue { key, value, why } => format!("--{key}={value}: {why}"),
+        OptError::MissingValue { key, example } => {
+            format!("--{key} needs a value, e.g. --{key}={example}")
         }
-        return Ok((0..hex.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-            .collect());
-    }
-    let s = s.trim_matches(|c| c == '"' || c == '\'');
-    Ok(s.as_bytes().to_vec())
+        other => other.to_string(),
+    })
 }
 
-/// Turns options into a job: defaults first, then every option given.
+/// Turns options into a job: volbench's defaults, then every option given, each applied by the
+/// same code that reads fio job files.
 pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
     let mut j = JobSpec::default();
-    if let Some(n) = &a.name {
-        j.name = n.clone();
+    let mut given: Vec<(&str, Option<String>)> = Vec::new();
+    let mut opt = |k: &'static str, v: Option<String>| {
+        if let Some(v) = v {
+            given.push((k, Some(v)));
+        }
+    };
+    opt("name", a.name.clone());
+    opt("rw", a.rw.clone());
+    opt("rwmixread", a.rwmixread.map(|v| v.to_string()));
+    opt("bs", a.bs.clone());
+    opt("iodepth", a.iodepth.map(|v| v.to_string()));
+    opt("numjobs", a.numjobs.map(|v| v.to_string()));
+    opt("size", a.size.clone());
+    opt("offset", a.offset.clone());
+    opt("runtime", a.runtime.clone());
+    opt("ramp_time", a.ramp_time.clone());
+    opt("direct", a.direct.clone());
+    opt("ioengine", a.ioengine.clone());
+    opt(
+        "filename",
+        a.filename.as_ref().map(|p| p.display().to_string()),
+    );
+    opt(
+        "directory",
+        a.directory.as_ref().map(|p| p.display().to_string()),
+    );
+    opt("fsync", a.fsync.map(|v| v.to_string()));
+    opt("fdatasync", a.fdatasync.map(|v| v.to_string()));
+    opt("end_fsync", a.end_fsync.clone());
+    opt("randseed", a.randseed.map(|v| v.to_string()));
+    opt("zero_buffers", a.zero_buffers.clone());
+    opt("buffer_pattern", a.buffer_pattern.clone());
+    opt("verify", a.verify.clone());
+    if a.fsync.is_some() && a.fdatasync.is_some() {
+        return Err(usage(
+            "--fsync and --fdatasync exclude each other: pick one",
+        ));
     }
-    if let Some(rw) = &a.rw {
-        j.rw = Rw::parse(rw).ok_or_else(|| {
-            usage(format!(
-                "--rw={rw} is not a pattern: use read, write, randread, randwrite, rw or randrw"
-            ))
-        })?;
+    for (k, v) in &given {
+        fio::apply(&mut j, k, v.as_deref()).map_err(cli_error)?;
     }
-    if let Some(m) = a.rwmixread {
-        j.rwmixread = m;
-    }
-    if let Some(bs) = size(&a.bs, "bs")? {
-        j.bs = bs;
-    }
-    if let Some(d) = a.iodepth {
-        j.iodepth = d;
-    }
-    if let Some(n) = a.numjobs {
-        j.numjobs = n;
-    }
-    j.size = size(&a.size, "size")?;
-    if let Some(o) = size(&a.offset, "offset")? {
-        j.offset = o;
-    }
-    let runtime = a
-        .runtime
-        .as_deref()
-        .map(|s| parse_duration(s).map_err(|e| usage(format!("--runtime: {e}"))))
-        .transpose()?;
     // fio's rule is "time-based only if asked"; volbench's default run is 30 s time-based, but a
     // bare --size means "do this much I/O once", as a fio user expects.
+    let runtime_given = a.runtime.is_some();
     j.time_based = match flag(&a.time_based)? {
         Some(t) => t,
-        None => runtime.is_some() || j.size.is_none(),
+        None => runtime_given || j.size.is_none(),
     };
-    if runtime.is_some() || j.time_based {
-        j.runtime = runtime.or(j.runtime);
-    } else {
+    if !j.time_based && !runtime_given {
         j.runtime = None;
-    }
-    if let Some(r) = &a.ramp_time {
-        j.ramp_time = parse_duration(r).map_err(|e| usage(format!("--ramp_time: {e}")))?;
-    }
-    if let Some(d) = flag(&a.direct)? {
-        j.direct = d;
-    }
-    if let Some(e) = &a.ioengine {
-        j.ioengine = EngineKind::parse(e).ok_or_else(|| {
-            usage(format!(
-                "--ioengine={e} is not available: use io_uring, libaio, psync or null"
-            ))
-        })?;
-    }
-    j.filename = a.filename.iter().cloned().collect();
-    j.directory = a.directory.clone();
-    match (a.fsync, a.fdatasync) {
-        (Some(_), Some(_)) => {
-            return Err(usage(
-                "--fsync and --fdatasync exclude each other: pick one",
-            ))
-        }
-        (Some(n), None) => j.sync_every = n,
-        (None, Some(n)) => {
-            j.sync_every = n;
-            j.sync_mode = SyncMode::Fdatasync;
-        }
-        (None, None) => {}
-    }
-    if let Some(e) = flag(&a.end_fsync)? {
-        j.end_fsync = e;
-    }
-    if let Some(s) = a.randseed {
-        j.randseed = s;
-    }
-    if flag(&a.zero_buffers)? == Some(true) {
-        j.buffer = BufferMode::Zero;
-    }
-    if let Some(p) = &a.buffer_pattern {
-        j.buffer = BufferMode::Pattern(pattern(p)?);
-    }
-    if let Some(v) = &a.verify {
-        j.verify = match v.as_str() {
-            "crc32c" | "crc32c-intel" => Some(Verify::Crc32c),
-            "md5" => Some(Verify::Md5),
-            "0" | "none" => None,
-            _ => return Err(usage(format!("--verify={v} is not supported: use crc32c"))),
-        };
     }
     j.allow_destructive = a.allow_destructive;
     j.validate().map_err(|e| usage(e.to_string()))?;
@@ -138,16 +87,191 @@ pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
 }
 
 pub fn main(a: RunArgs) -> Result<ExitCode> {
+    if let Some(jobfile) = &a.jobfile {
+        let given: Vec<&str> = [
+            (a.name.is_some(), "--name"),
+            (a.rw.is_some(), "--rw"),
+            (a.bs.is_some(), "--bs"),
+            (a.iodepth.is_some(), "--iodepth"),
+            (a.numjobs.is_some(), "--numjobs"),
+            (a.size.is_some(), "--size"),
+            (a.runtime.is_some(), "--runtime"),
+            (a.ioengine.is_some(), "--ioengine"),
+            (a.filename.is_some(), "--filename"),
+            (a.directory.is_some(), "--directory"),
+            (a.direct.is_some(), "--direct"),
+        ]
+        .into_iter()
+        .filter_map(|(set, n)| set.then_some(n))
+        .collect();
+        if !given.is_empty() {
+            return Err(usage(format!(
+                "{} cannot be combined with a job file: set it in {}",
+                given.join(", "),
+                jobfile.display()
+            )));
+        }
+        let sections = workload::jobfile::parse_file(jobfile).map_err(|e| usage(e.to_string()))?;
+        let (mut w, warnings) = workload::fio::workload(&sections, a.ignore_unsupported)
+            .map_err(|e| usage(e.to_string()))?;
+        if a.allow_destructive {
+            w.jobs.iter_mut().for_each(|j| j.allow_destructive = true);
+        }
+        return run_workload(
+            w,
+            warnings,
+            &a.out,
+            true,
+            a.showcmd,
+            a.parse_only,
+            &jobfile.display().to_string(),
+        );
+    }
     let spec = spec_from_args(&a)?;
-    let mut out = Output::open(&a.out)?;
-    let opts = runner::RunOptions {
-        stop: super::stop_flag(),
-        unlink: flag(&a.unlink)?.unwrap_or(false),
+    let mut w = Workload {
+        jobs: vec![spec],
         ..Default::default()
     };
-    let workload = Workload { jobs: vec![spec] };
+    if flag(&a.unlink)?.unwrap_or(false) {
+        w.jobs[0].unlink = true;
+    }
+    run_workload(
+        w,
+        Vec::new(),
+        &a.out,
+        false,
+        a.showcmd,
+        a.parse_only,
+        "options",
+    )
+}
+
+/// Runs (or shows, or only checks) a workload and writes its report.
+fn run_workload(
+    w: Workload,
+    warnings: Vec<String>,
+    out_args: &crate::cli::OutputArgs,
+    fio_input: bool,
+    showcmd: bool,
+    parse_only: bool,
+    source: &str,
+) -> Result<ExitCode> {
+    for warn in &warnings {
+        eprintln!("warning: {warn}");
+    }
+    if showcmd {
+        println!("{}", workload::fio::showcmd(&w));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if parse_only {
+        let clones: u32 = w.jobs.iter().map(|j| j.numjobs).sum();
+        println!(
+            "{source}: {} job{} ({clones} with numjobs clones), no errors",
+            w.jobs.len(),
+            if w.jobs.len() == 1 { "" } else { "s" }
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = Output::open(out_args, fio_input)?;
+    let opts = runner::RunOptions {
+        stop: super::stop_flag(),
+        ..Default::default()
+    };
     let mut progress = out.progress();
-    let report = runner::run(&workload, &opts, &mut progress)?;
+    let report = runner::run(&w, &opts, &mut progress)?;
     drop(progress);
     out.emit(&report)
+}
+
+/// Output and control flags volbench adds to fio's command line, with whether they take a value.
+const OWN_FLAGS: &[(&str, bool)] = &[
+    ("output-format", true),
+    ("output", true),
+    ("quiet", false),
+    ("q", false),
+    ("showcmd", false),
+    ("parse-only", false),
+    ("ignore-unsupported", false),
+];
+
+/// True for `volbench run` with `--name` given more than once: fio's multi-job command line.
+pub fn is_fio_cli(args: &[String]) -> bool {
+    args.get(1).is_some_and(|a| a == "run")
+        && args
+            .iter()
+            .filter(|a| a.starts_with("--name=") || *a == "--name")
+            .count()
+            > 1
+}
+
+/// fio's command line: options before the first `--name` are global, each `--name` starts a
+/// job, and every option means what it means in a job file.
+pub fn main_fio_cli(args: &[String]) -> Result<ExitCode> {
+    use workload::jobfile::{RawOption, Section};
+    let mut out = crate::cli::OutputArgs {
+        output_format: "normal".into(),
+        output: None,
+        quiet: false,
+    };
+    let (mut showcmd, mut parse_only, mut ignore) = (false, false, false);
+    let mut sections = vec![Section {
+        name: "global".into(),
+        options: Vec::new(),
+        file: "command line".into(),
+        line: 0,
+    }];
+    let mut it = args.iter().enumerate().peekable();
+    while let Some((pos, arg)) = it.next() {
+        let Some(body) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) else {
+            return Err(usage(format!(
+                "'{arg}': fio's multi-job command line takes only --option=value arguments"
+            )));
+        };
+        let (key, inline) = match body.split_once('=') {
+            Some((k, v)) => (k, Some(v.to_string())),
+            None => (body, None),
+        };
+        if let Some(&(_, takes)) = OWN_FLAGS.iter().find(|(k, _)| *k == key) {
+            let value = if takes {
+                match inline {
+                    Some(v) => Some(v),
+                    None => it.next().map(|(_, v)| v.clone()),
+                }
+                .ok_or_else(|| usage(format!("--{key} needs a value")))?
+                .into()
+            } else {
+                None
+            };
+            match key {
+                "output-format" => out.output_format = value.unwrap(),
+                "output" => out.output = Some(value.unwrap().into()),
+                "quiet" | "q" => out.quiet = true,
+                "showcmd" => showcmd = true,
+                "parse-only" => parse_only = true,
+                _ => ignore = true,
+            }
+            continue;
+        }
+        if key == "name" {
+            let name = inline
+                .or_else(|| it.next().map(|(_, v)| v.clone()))
+                .ok_or_else(|| usage("--name needs a value"))?;
+            sections.push(Section {
+                name,
+                options: Vec::new(),
+                file: "command line".into(),
+                line: pos + 1,
+            });
+            continue;
+        }
+        sections.last_mut().unwrap().options.push(RawOption {
+            key: key.to_ascii_lowercase(),
+            value: inline,
+            file: "command line argument".into(),
+            line: pos + 1,
+        });
+    }
+    let (w, warnings) =
+        workload::fio::workload(&sections, ignore).map_err(|e| usage(e.to_string()))?;
+    run_workload(w, warnings, &out, true, showcmd, parse_only, "command line")
 }

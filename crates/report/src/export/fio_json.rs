@@ -1,0 +1,314 @@
+//! fio-compatible JSON: the report mapped onto the shape of fio 3.x's `--output-format=json`,
+//! so fio-plot, dashboards and scripts that read fio's JSON read volbench's.
+//!
+//! Units follow fio: `bw` in KiB/s, `runtime` in ms, latencies in ns, percentiles keyed
+//! "99.000000". Fields volbench does not measure (`iodepth_submit`, `iodepth_complete`, `majf`,
+//! trim I/O) are written as fio writes them for a job that did none of it: zeros.
+
+use super::Exporter;
+use crate::{DirReport, JobReport, RunReport, SuiteReport};
+use serde_json::{json, Map, Value};
+use stats::{LatHist, LatencySummary};
+
+pub struct FioJson;
+
+/// The fio version this output imitates; consumers branch on the major version only.
+pub const FIO_VERSION: &str = "fio-3.33";
+
+fn lat(s: &LatencySummary, with_percentiles: bool) -> Value {
+    let mut m = Map::new();
+    m.insert("min".into(), json!(s.min_ns));
+    m.insert("max".into(), json!(s.max_ns));
+    m.insert("mean".into(), json!(s.mean_ns));
+    m.insert("stddev".into(), json!(s.stdev_ns));
+    m.insert("N".into(), json!(s.n));
+    if with_percentiles && s.n > 0 {
+        let p: Map<String, Value> = s
+            .percentiles
+            .iter()
+            .map(|x| (format!("{:.6}", x.p), json!(x.ns)))
+            .collect();
+        m.insert("percentile".into(), Value::Object(p));
+    }
+    Value::Object(m)
+}
+
+fn empty_lat() -> LatencySummary {
+    LatencySummary {
+        n: 0,
+        min_ns: 0,
+        max_ns: 0,
+        mean_ns: 0.0,
+        stdev_ns: 0.0,
+        percentiles: Vec::new(),
+        hdr: None,
+    }
+}
+
+fn dir(d: Option<&DirReport>, runtime_ns: u64, group_bw: f64) -> Value {
+    let runtime_ms = if d.is_some() {
+        runtime_ns / 1_000_000
+    } else {
+        0
+    };
+    let e = empty_lat();
+    let (ios, bytes, iops, bw) = d.map_or((0, 0, 0.0, 0.0), |d| {
+        (d.total_ios, d.io_bytes, d.iops, d.bw_bytes)
+    });
+    let slat = d.and_then(|d| d.slat_ns.as_ref()).unwrap_or(&e);
+    let clat = d.map_or(&e, |d| &d.clat_ns);
+    let total = d.map_or(&e, |d| &d.lat_ns);
+    let bws = d.map(|d| d.bw_bytes_per_sec).unwrap_or_default();
+    let iopss = d.map(|d| d.iops_per_sec).unwrap_or_default();
+    json!({
+        "io_bytes": bytes,
+        "io_kbytes": bytes / 1024,
+        "bw_bytes": bw.round() as u64,
+        "bw": (bw / 1024.0).round() as u64,
+        "iops": iops,
+        "runtime": runtime_ms,
+        "total_ios": ios,
+        "short_ios": 0,
+        "drop_ios": 0,
+        "slat_ns": lat(slat, false),
+        "clat_ns": lat(clat, true),
+        "lat_ns": lat(total, false),
+        "bw_min": (bws.min / 1024.0).round() as u64,
+        "bw_max": (bws.max / 1024.0).round() as u64,
+        "bw_agg": if group_bw > 0.0 { 100.0 * bw / group_bw } else { 0.0 },
+        "bw_mean": bws.mean / 1024.0,
+        "bw_dev": bws.stdev / 1024.0,
+        "bw_samples": bws.samples,
+        "iops_min": iopss.min.round() as u64,
+        "iops_max": iopss.max.round() as u64,
+        "iops_mean": iopss.mean,
+        "iops_stddev": iopss.stdev,
+        "iops_samples": iopss.samples,
+    })
+}
+
+/// fio's latency buckets: the share of I/Os whose total latency falls at or below each edge
+/// (and above the previous one), from the merged histogram of both directions.
+fn latency_buckets(j: &JobReport) -> (Value, Value, Value) {
+    let mut h = LatHist::new();
+    for d in [&j.read, &j.write].into_iter().flatten() {
+        if let Some(x) = d.lat_ns.hdr.as_deref().and_then(LatHist::decode) {
+            h.merge(&x);
+        }
+    }
+    let n = h.count().max(1) as f64;
+    let edges = [2u64, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+    let mut prev = 0u64;
+    let mut bucket = |scale: u64, labels: &[(String, u64)]| -> Value {
+        let mut m = Map::new();
+        for (label, edge) in labels {
+            let upto = h.count_at_or_below(*edge * scale);
+            m.insert(
+                label.clone(),
+                json!(100.0 * (upto - prev.min(upto)) as f64 / n),
+            );
+            prev = upto.max(prev);
+        }
+        Value::Object(m)
+    };
+    let std_labels: Vec<(String, u64)> = edges.iter().map(|e| (e.to_string(), *e)).collect();
+    let ns = bucket(1, &std_labels);
+    let us = bucket(1_000, &std_labels);
+    let mut ms_labels = std_labels.clone();
+    ms_labels.push(("2000".into(), 2000));
+    let mut ms = bucket(1_000_000, &ms_labels);
+    let rest = h.count().saturating_sub(prev);
+    ms.as_object_mut()
+        .unwrap()
+        .insert(">=2000".into(), json!(100.0 * rest as f64 / n));
+    (ns, us, ms)
+}
+
+fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
+    let spec = r.workload.jobs.get(spec_idx);
+    let mut levels = Map::new();
+    for l in &j.iodepth.levels {
+        let key = if l.depth == 64 {
+            ">=64".to_string()
+        } else {
+            l.depth.to_string()
+        };
+        levels.insert(key, json!(l.percent));
+    }
+    let zeros = |keys: &[&str]| -> Value {
+        Value::Object(keys.iter().map(|k| (k.to_string(), json!(0.0))).collect())
+    };
+    let (ns, us, ms) = latency_buckets(j);
+    let sync = match &j.sync {
+        Some(s) => json!({"total_ios": s.total_ios, "lat_ns": lat(&s.lat_ns, true)}),
+        None => json!({"total_ios": 0, "lat_ns": lat(&empty_lat(), false)}),
+    };
+    let error = j.error.as_deref().map_or(0, errno_of);
+    let mut v = json!({
+        "jobname": spec.map_or(j.name.as_str(), |s| s.name.as_str()),
+        "groupid": j.groupid,
+        "error": error,
+        "eta": 0,
+        "elapsed": (j.runtime_ns as f64 / 1e9).ceil() as u64,
+        "job options": spec.map(crate::fio_options).unwrap_or_default(),
+        "read": dir(j.read.as_ref(), j.runtime_ns, group_bw),
+        "write": dir(j.write.as_ref(), j.runtime_ns, group_bw),
+        "trim": dir(None, 0, 0.0),
+        "sync": sync,
+        "job_runtime": j.runtime_ns / 1_000_000,
+        "usr_cpu": j.cpu.usr_percent,
+        "sys_cpu": j.cpu.sys_percent,
+        "ctx": j.cpu.ctx_switches,
+        "majf": 0,
+        "minf": 0,
+        "iodepth_level": levels,
+        "iodepth_submit": zeros(&["0", "4", "8", "16", "32", "64", ">=64"]),
+        "iodepth_complete": zeros(&["0", "4", "8", "16", "32", "64", ">=64"]),
+        "latency_ns": ns,
+        "latency_us": us,
+        "latency_ms": ms,
+        "latency_depth": spec.map_or(1, |s| s.effective_iodepth()),
+        "latency_target": 0,
+        "latency_percentile": 100.0,
+        "latency_window": 0,
+    });
+    if let Some(d) = spec.and_then(|s| s.description.as_deref()) {
+        v["desc"] = json!(d);
+    }
+    v
+}
+
+/// fio's `error` is an errno; volbench keeps the message, which names the errno's text.
+fn errno_of(msg: &str) -> i32 {
+    msg.rsplit("os error ")
+        .next()
+        .and_then(|s| s.trim_end_matches(')').parse().ok())
+        .filter(|_| msg.contains("os error"))
+        .unwrap_or(1)
+}
+
+fn disk_util(r: &RunReport) -> Value {
+    let secs_ms = (r.group.runtime_ns / 1_000_000).max(1);
+    Value::Array(
+        r.environment
+            .targets
+            .iter()
+            .filter_map(|t| {
+                let (k, d) = (t.kernel_counters.as_ref()?, t.device.as_ref()?);
+                Some(json!({
+                    "name": d.partition.as_deref().unwrap_or(&d.name),
+                    "read_ios": k.read_ios,
+                    "write_ios": k.write_ios,
+                    "read_merges": k.read_merges,
+                    "write_merges": k.write_merges,
+                    "read_ticks": k.read_ticks_ms,
+                    "write_ticks": k.write_ticks_ms,
+                    "in_queue": k.time_in_queue_ms,
+                    "util": (100.0 * k.io_ticks_ms as f64 / secs_ms as f64).min(100.0),
+                }))
+            })
+            .collect(),
+    )
+}
+
+/// The whole fio document for one run.
+pub fn document(r: &RunReport) -> Value {
+    let secs = r.started_unix;
+    // fio walks the jobs in order: a job with group_reporting joins the entry of its group,
+    // any other job gets its own entry.
+    let mut jobs: Vec<Value> = Vec::new();
+    let mut emitted_groups = Vec::new();
+    for j in &r.jobs {
+        let group = r.groups.iter().find(|g| g.report.groupid == j.groupid);
+        let gbw = group.map_or(0.0, |g| g.report.total_bw_bytes());
+        let grouped = r
+            .workload
+            .jobs
+            .get(j.spec_index)
+            .is_some_and(|s| s.group_reporting);
+        match group {
+            Some(g) if grouped => {
+                if !emitted_groups.contains(&j.groupid) {
+                    emitted_groups.push(j.groupid);
+                    let members: Vec<&JobReport> = r
+                        .jobs
+                        .iter()
+                        .filter(|x| {
+                            x.groupid == j.groupid
+                                && r.workload
+                                    .jobs
+                                    .get(x.spec_index)
+                                    .is_some_and(|s| s.group_reporting)
+                        })
+                        .collect();
+                    // The group entry stands for the grouped jobs only.
+                    let report = if members.len()
+                        == r.jobs.iter().filter(|x| x.groupid == j.groupid).count()
+                    {
+                        g.report.clone()
+                    } else {
+                        j.clone()
+                    };
+                    jobs.push(job(r, &report, j.spec_index, gbw));
+                }
+            }
+            _ => jobs.push(job(r, j, j.spec_index, gbw)),
+        }
+    }
+    json!({
+        "fio version": FIO_VERSION,
+        "timestamp": secs,
+        "timestamp_ms": secs * 1000,
+        "time": r.started_at,
+        "global options": r
+            .global_options
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect::<Map<String, Value>>(),
+        "jobs": jobs,
+        "disk_util": disk_util(r),
+    })
+}
+
+impl Exporter for FioJson {
+    fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
+        let mut v = serde_json::to_vec_pretty(&document(r))?;
+        v.push(b'\n');
+        Ok(v)
+    }
+
+    /// A suite as fio would report running its job files one after another: one document with
+    /// every run's jobs, each run its own group.
+    fn export_suite(&self, s: &SuiteReport) -> anyhow::Result<Vec<u8>> {
+        let mut jobs = Vec::new();
+        let mut first = None;
+        for (gid, run) in s.runs.iter().enumerate() {
+            let mut d = document(&run.report);
+            for mut j in d["jobs"]
+                .as_array_mut()
+                .map(std::mem::take)
+                .unwrap_or_default()
+            {
+                j["groupid"] = json!(gid);
+                jobs.push(j);
+            }
+            first.get_or_insert(d);
+        }
+        let mut d = first.unwrap_or_else(|| json!({"fio version": FIO_VERSION}));
+        d["jobs"] = Value::Array(jobs);
+        let mut v = serde_json::to_vec_pretty(&d)?;
+        v.push(b'\n');
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::errno_of;
+
+    #[test]
+    fn errno_from_message() {
+        assert_eq!(errno_of("write failed: Input/output error (os error 5)"), 5);
+        assert_eq!(errno_of("verify failed: checksum mismatch"), 1);
+    }
+}
