@@ -157,6 +157,9 @@ pub struct JobReport {
     pub series: Series,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Blocks read back and checked by the `do_verify` pass after a verified write job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_blocks: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -272,6 +275,7 @@ impl JobReport {
             },
             series: s.series.clone(),
             error: None,
+            verified_blocks: None,
         }
     }
 

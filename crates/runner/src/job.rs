@@ -191,7 +191,8 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let datasync = spec.sync_mode == SyncMode::Fdatasync;
     let sync_every = spec.sync_every as u64;
     let region_bytes: u64 = inp.regions.iter().map(|r| r.1).sum();
-    let budget = if spec.time_based {
+    // number_ios sets the amount of work independently of size: loop over the region until then.
+    let budget = if spec.time_based || spec.number_ios.is_some() {
         u64::MAX
     } else {
         spec.io_size
