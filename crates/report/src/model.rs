@@ -6,6 +6,28 @@
 
 use serde::{Deserialize, Serialize};
 use stats::{JobStats, LatencySummary, Series, SeriesSummary, Warning, DEPTH_BUCKETS};
+
+/// A warning as stored: its stable code and the sentence with the fix.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WarningRecord {
+    pub code: String,
+    pub message: String,
+}
+
+impl From<&Warning> for WarningRecord {
+    fn from(w: &Warning) -> Self {
+        WarningRecord {
+            code: w.code().to_string(),
+            message: w.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for WarningRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
 use workload::Workload;
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -21,7 +43,7 @@ pub enum Status {
     Interrupted,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunReport {
     pub schema_version: u32,
     pub tool: Tool,
@@ -44,7 +66,7 @@ pub struct RunReport {
     /// Options of the job file's `[global]` sections, as written (fio-json's "global options").
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub global_options: Vec<(String, String)>,
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<WarningRecord>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

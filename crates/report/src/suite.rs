@@ -1,21 +1,53 @@
 //! Several named runs reported together: `quick` and, later, the suites and sweeps.
 
 use crate::{RunReport, Status};
-use serde::Serialize;
 
-#[derive(Clone, Debug, Serialize)]
+impl SuiteRun {
+    pub fn param(&self, k: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.as_str())
+    }
+}
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SuiteReport {
     pub schema_version: u32,
     pub suite: String,
+    /// The suite file's `; version:` (empty for sweeps).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub version: String,
     pub started_at: String,
     /// Complete only if every run completed.
     pub status: Status,
     pub runs: Vec<SuiteRun>,
+    /// What the analysis found: knees, ceilings, crossovers (sweeps).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// One conclusion drawn from a sweep, with the point it is about.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// `knee`, `bandwidth_ceiling`, `iops_ceiling` or `crossover`.
+    pub kind: String,
+    pub message: String,
+    /// Label of the point it marks, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point: Option<String>,
+    /// The number found: IOPS, bytes/s, or a block size in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SuiteRun {
     /// What the run measures, e.g. "rand read 4k QD128".
     pub label: String,
+    /// The swept values of this point, e.g. [("numjobs", "4")] (sweeps only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<(String, String)>,
     pub report: RunReport,
 }

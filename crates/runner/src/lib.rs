@@ -477,7 +477,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         group: group_report,
         groups,
         global_options: w.global_options.clone(),
-        warnings,
+        warnings: warnings.iter().map(report::WarningRecord::from).collect(),
     })
 }
 

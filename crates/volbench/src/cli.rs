@@ -34,9 +34,157 @@ pub enum Cmd {
     /// The five standard tests on a temporary file: bandwidth, random IOPS, QD1 latency.
     #[command(after_help = "Example:\n  volbench quick /mnt/volume --runtime=10s --size=2g")]
     Quick(QuickArgs),
+    /// Run one workload over lists of values: numjobs, iodepth, bs, rw, filename.
+    #[command(after_help = SWEEP_EXAMPLES)]
+    Sweep(Box<SweepArgs>),
+    /// Run a named suite of tests (quick, cloud-volume, scaling, crystal) or a suite file.
+    #[command(
+        after_help = "Examples:\n  volbench suite --list\n  volbench suite crystal /mnt/volume\n  volbench suite cloud-volume /dev/nvme1n1 --allow-destructive --label gp3-1000g\n  volbench suite --show scaling > my-scaling.fio   # copy, edit, then: volbench suite my-scaling.fio"
+    )]
+    Suite(SuiteArgs),
+    /// List stored results (filter by label, target, suite, kind, date).
+    History(HistoryArgs),
+    /// Print one stored result.
+    Show(ShowArgs),
+    /// Export one stored result: json, fio-json, csv or md.
+    Export(ExportArgs),
+    /// Delete one stored result.
+    Delete(ShowArgs),
+    /// Compare results side by side (store ids, labels or JSON files), with ratios to the first.
+    #[command(
+        after_help = "Examples:\n  volbench compare local-nvme ebs-gp3           # labels\n  volbench compare 3 7 12 --output-format=md     # ids, as a Markdown table\n  volbench compare before.json after.json"
+    )]
+    Compare(CompareArgs),
+}
+
+const SWEEP_EXAMPLES: &str = "\
+Lists are comma-separated; a..b doubles from a to b; several lists make a cross product.
+Examples:
+  volbench sweep --rw=randread --numjobs=1,2,4..256 --runtime=10s
+  volbench sweep --rw=randread,randwrite --bs=4k..1m --iodepth=32
+  volbench sweep --filename=/dev/nvme1n1,/dev/nvme1n1:/dev/nvme2n1 --rw=randread --allow-destructive";
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct StoreArgs {
+    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// Do not record this result.
+    #[arg(long = "no-store")]
+    pub no_store: bool,
+    /// A label to find this result by (history --label, compare LABEL).
+    #[arg(long)]
+    pub label: Option<String>,
+    /// A tag for this result (repeatable).
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone)]
+pub struct SweepArgs {
+    /// Every run option; --numjobs, --iodepth, --bs, --rw and --filename take lists. Each point
+    /// runs --runtime (default 10s here) after --ramp_time.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SuiteArgs {
+    /// Suite name (see --list) or a suite job file.
+    #[arg(value_name = "SUITE")]
+    pub suite: Option<String>,
+    /// Directory (a temporary file is made and removed there), file or block device [default: .].
+    #[arg(value_name = "TARGET")]
+    pub target: Option<PathBuf>,
+    /// List the shipped suites.
+    #[arg(long)]
+    pub list: bool,
+    /// Print a suite's job file (copy it, edit it, run it as a suite file).
+    #[arg(long, value_name = "SUITE")]
+    pub show: Option<String>,
+    /// Measured time of every test (shortens the suite's own runtimes).
+    #[arg(long, value_name = "TIME")]
+    pub runtime: Option<String>,
+    /// Size of the test file or device region.
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// I/O engine for every test.
+    #[arg(long, value_name = "ENGINE")]
+    pub ioengine: Option<String>,
+    /// O_DIRECT for every test.
+    #[arg(long, value_name = "BOOL")]
+    pub direct: Option<String>,
+    /// Allow writing to a block device that holds data.
+    #[arg(long = "allow-destructive")]
+    pub allow_destructive: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct HistoryArgs {
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Substring of the target path.
+    #[arg(long)]
+    pub target: Option<String>,
+    #[arg(long)]
+    pub suite: Option<String>,
+    /// run, sweep or suite.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Only results started on or after this date (2026-11-01 or RFC 3339).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only results started before this date.
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Output format: normal, json, md or csv.
+    #[arg(long = "output-format", default_value = "normal")]
+    pub output_format: String,
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ShowArgs {
+    /// Result id (from history) or label.
+    pub id: String,
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ExportArgs {
+    /// Result id (from history) or label.
+    pub id: String,
+    /// json, volbench-json, fio-json, csv, md or normal.
+    #[arg(long, default_value = "json")]
+    pub format: String,
+    /// Write to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// Two or more results: store ids, labels, or JSON files written by volbench.
+    #[arg(required = true, num_args = 2.., value_name = "RESULT")]
+    pub results: Vec<String>,
+    /// normal, json, md or csv.
+    #[arg(long = "output-format", default_value = "normal")]
+    pub output_format: String,
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone, Default)]
 pub struct OutputArgs {
     /// Output format: normal (human summary), json, volbench-json (native schema,
     /// docs/json-schema.md) or fio-json (fio 3.x's shape). json means fio-json when the input is
@@ -83,10 +231,10 @@ pub struct RunArgs {
     pub bs: Option<String>,
     /// I/Os kept in flight per job.
     #[arg(long, value_name = "N")]
-    pub iodepth: Option<u32>,
+    pub iodepth: Option<String>,
     /// Parallel jobs (threads), each with its own queue.
     #[arg(long, value_name = "N")]
-    pub numjobs: Option<u32>,
+    pub numjobs: Option<String>,
     /// Bytes per job: the file size, or the region of a device (default 1g; whole device).
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
@@ -108,9 +256,9 @@ pub struct RunArgs {
     /// I/O engine: io_uring, libaio, psync, null [default: io_uring].
     #[arg(long, value_name = "ENGINE")]
     pub ioengine: Option<String>,
-    /// File or block device to test [default: DIR/NAME.test].
+    /// File or block device to test [default: DIR/NAME.test]; several separated by ':'.
     #[arg(long, value_name = "PATH")]
-    pub filename: Option<PathBuf>,
+    pub filename: Option<String>,
     /// Directory for test files when --filename is not given [default: .].
     #[arg(long, value_name = "DIR")]
     pub directory: Option<PathBuf>,
@@ -143,6 +291,8 @@ pub struct RunArgs {
     pub unlink: Option<String>,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -164,4 +314,6 @@ pub struct QuickArgs {
     pub direct: String,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }

@@ -25,6 +25,13 @@ fn main() -> ExitCode {
     finish(match cli.cmd {
         cli::Cmd::Run(a) => cmd::run::main(*a),
         cli::Cmd::Quick(a) => cmd::quick::main(a),
+        cli::Cmd::Sweep(a) => cmd::sweep::main(*a),
+        cli::Cmd::Suite(a) => cmd::suite::main(a),
+        cli::Cmd::History(a) => cmd::history::history(a),
+        cli::Cmd::Show(a) => cmd::history::show(a),
+        cli::Cmd::Export(a) => cmd::history::export(a),
+        cli::Cmd::Delete(a) => cmd::history::delete(a),
+        cli::Cmd::Compare(a) => cmd::compare::main(a),
     })
 }
 

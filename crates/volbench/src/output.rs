@@ -71,6 +71,19 @@ impl Output {
         Ok(())
     }
 
+    /// Replaces the output file's contents (a sweep rewrites it after every point).
+    pub fn rewrite(&mut self, bytes: &[u8]) -> Result<()> {
+        use std::io::{Seek, SeekFrom};
+        if let Some((f, p)) = &mut self.file {
+            f.set_len(0)
+                .and_then(|_| f.seek(SeekFrom::Start(0)))
+                .and_then(|_| f.write_all(bytes))
+                .and_then(|_| f.flush())
+                .with_context(|| format!("writing {}", p.display()))?;
+        }
+        Ok(())
+    }
+
     /// True when the human summary is not what stdout shows, so warnings need stderr.
     pub fn summary_elsewhere(&self) -> bool {
         self.format != Format::Normal || self.file.is_some() || self.quiet

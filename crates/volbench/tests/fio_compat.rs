@@ -503,6 +503,7 @@ impl Throttle {
             .arg(script)
             .arg(prog)
             .args(args)
+            .env("VOLBENCH_STORE", test_store())
             .output()
             .unwrap();
         assert!(

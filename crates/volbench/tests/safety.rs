@@ -174,6 +174,7 @@ fn ctrl_c_keeps_partial_results_and_removes_only_created_files() {
     let run = |filename: Option<&std::path::Path>| {
         let mut c = Std::new(&bin);
         c.current_dir(d.path())
+            .env("VOLBENCH_STORE", test_store())
             .args([
                 "run",
                 "--ioengine=psync",

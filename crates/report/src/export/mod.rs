@@ -1,11 +1,16 @@
 //! Output formats, one exporter each, behind one trait.
 
+mod csv;
 pub mod fio_json;
 mod json;
+mod markdown;
+pub(crate) mod table;
 mod text;
 
+pub use csv::Csv;
 pub use fio_json::FioJson;
 pub use json::Json;
+pub use markdown::Markdown;
 pub use text::{fmt_count, fmt_ns, Text};
 
 use crate::{RunReport, SuiteReport};
@@ -21,15 +26,19 @@ pub enum Format {
     Normal,
     Json,
     FioJson,
+    Markdown,
+    Csv,
 }
 
 impl Format {
-    pub const NAMES: [&'static str; 3] = ["normal", "json", "fio-json"];
+    pub const NAMES: [&'static str; 5] = ["normal", "json", "fio-json", "md", "csv"];
     pub fn parse(s: &str) -> Option<Format> {
         match s {
             "normal" | "text" => Some(Format::Normal),
             "json" => Some(Format::Json),
             "fio-json" | "fio_json" => Some(Format::FioJson),
+            "md" | "markdown" => Some(Format::Markdown),
+            "csv" => Some(Format::Csv),
             _ => None,
         }
     }
@@ -40,5 +49,7 @@ pub fn exporter(f: Format) -> Box<dyn Exporter> {
         Format::Normal => Box::new(Text),
         Format::Json => Box::new(Json),
         Format::FioJson => Box::new(FioJson),
+        Format::Markdown => Box::new(Markdown),
+        Format::Csv => Box::new(Csv),
     }
 }

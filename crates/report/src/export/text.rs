@@ -1,6 +1,6 @@
 //! The human summary: fio's facts without fio's clutter, readable at a glance.
 
-use super::Exporter;
+use super::{table, Exporter};
 use crate::{DirReport, JobReport, RunReport, Status, SuiteReport};
 use std::fmt::Write;
 use workload::format_bytes;
@@ -137,23 +137,7 @@ impl Exporter for Text {
         let g = &r.group;
         let _ = writeln!(out, "  measured {:.1} s\n", g.runtime_ns as f64 / 1e9);
         if r.groups.len() > 1 {
-            for grp in &r.groups {
-                let names: Vec<&str> = r
-                    .jobs
-                    .iter()
-                    .filter(|j| j.groupid == grp.report.groupid)
-                    .map(|j| j.name.as_str())
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "  group {} ({}), {:.1} s",
-                    grp.report.groupid,
-                    names.join(", "),
-                    grp.report.runtime_ns as f64 / 1e9
-                );
-                group_rows(&mut out, &grp.report);
-                let _ = writeln!(out);
-            }
+            suite_table(&mut out, &table::run_rows(r), &[]);
         } else {
             group_rows(&mut out, g);
         }
@@ -261,38 +245,13 @@ impl Exporter for Text {
             Status::Partial => out.push_str("  [PARTIAL]"),
             Status::Interrupted => out.push_str("  [INTERRUPTED: partial results]"),
         }
-        let _ = writeln!(
-            out,
-            "\n\n  {:<24} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9}",
-            "test", "IOPS", "bandwidth", "lat mean", "p50", "p99", "p99.9"
-        );
-        for run in &s.runs {
-            let g = &run.report.group;
-            let d = g.read.as_ref().or(g.write.as_ref());
-            let p = |x| fmt_ns(d.and_then(|d| d.lat_ns.percentile(x)).unwrap_or(0) as f64);
-            let _ = writeln!(
-                out,
-                "  {:<24} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9}{}",
-                run.label,
-                fmt_count(g.total_iops()),
-                format!("{}/s", format_bytes(g.total_bw_bytes())),
-                fmt_ns(d.map_or(0.0, |d| d.lat_ns.mean_ns)),
-                p(50.0),
-                p(99.0),
-                p(99.9),
-                match run.report.status {
-                    Status::Complete => "",
-                    Status::Partial => "  (partial)",
-                    Status::Interrupted => "  (interrupted)",
-                }
-            );
-        }
+        out.push_str("\n\n");
+        suite_table(&mut out, &table::suite_rows(s), &s.findings);
         let mut seen = Vec::new();
         for run in &s.runs {
             for w in &run.report.warnings {
-                let m = w.to_string();
-                if !seen.contains(&m) {
-                    seen.push(m);
+                if !seen.contains(&w.message) {
+                    seen.push(w.message.clone());
                 }
             }
         }
@@ -303,6 +262,57 @@ impl Exporter for Text {
             }
         }
         Ok(out.into_bytes())
+    }
+}
+
+/// One row per test: label, IOPS, bandwidth, latency, CPU; findings marked and listed below.
+fn suite_table(out: &mut String, rows: &[table::TableRow], findings: &[crate::Finding]) {
+    let w = rows
+        .iter()
+        .map(|r| r.label.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        out,
+        "  {:<w$} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>6}",
+        "test", "IOPS", "bandwidth", "lat mean", "p50", "p99", "p99.9", "CPU"
+    );
+    for r in rows {
+        let (mean, p50, p99, p999) = table::latency(r.job);
+        let marks: Vec<&str> = findings
+            .iter()
+            .filter(|f| f.point.as_deref() == Some(r.label.as_str()))
+            .map(|f| f.kind.as_str())
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {:<w$} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>5.0}%{}{}",
+            r.label,
+            fmt_count(r.job.total_iops()),
+            format!("{}/s", format_bytes(r.job.total_bw_bytes())),
+            fmt_ns(mean),
+            fmt_ns(p50 as f64),
+            fmt_ns(p99 as f64),
+            fmt_ns(p999 as f64),
+            table::cpu_percent(r.job),
+            if r.status.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", r.status)
+            },
+            if marks.is_empty() {
+                String::new()
+            } else {
+                format!("  <- {}", marks.join(", "))
+            },
+        );
+    }
+    if !findings.is_empty() {
+        let _ = writeln!(out, "\nfindings:");
+        for f in findings {
+            let _ = writeln!(out, "  * {}", f.message);
+        }
     }
 }
 

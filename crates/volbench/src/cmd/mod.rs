@@ -1,7 +1,12 @@
 //! Subcommands: each builds workloads, calls the runner, hands reports to exporters.
 
+pub mod compare;
+pub mod history;
 pub mod quick;
+pub mod record;
 pub mod run;
+pub mod suite;
+pub mod sweep;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use std::process::ExitCode;

@@ -40,18 +40,15 @@ pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
     opt("rw", a.rw.clone());
     opt("rwmixread", a.rwmixread.map(|v| v.to_string()));
     opt("bs", a.bs.clone());
-    opt("iodepth", a.iodepth.map(|v| v.to_string()));
-    opt("numjobs", a.numjobs.map(|v| v.to_string()));
+    opt("iodepth", a.iodepth.clone());
+    opt("numjobs", a.numjobs.clone());
     opt("size", a.size.clone());
     opt("offset", a.offset.clone());
     opt("runtime", a.runtime.clone());
     opt("ramp_time", a.ramp_time.clone());
     opt("direct", a.direct.clone());
     opt("ioengine", a.ioengine.clone());
-    opt(
-        "filename",
-        a.filename.as_ref().map(|p| p.display().to_string()),
-    );
+    opt("filename", a.filename.clone());
     opt(
         "directory",
         a.directory.as_ref().map(|p| p.display().to_string()),
@@ -121,6 +118,7 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
             w,
             warnings,
             &a.out,
+            &a.store,
             true,
             a.showcmd,
             a.parse_only,
@@ -139,6 +137,7 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
         w,
         Vec::new(),
         &a.out,
+        &a.store,
         false,
         a.showcmd,
         a.parse_only,
@@ -147,10 +146,12 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
 }
 
 /// Runs (or shows, or only checks) a workload and writes its report.
+#[allow(clippy::too_many_arguments)]
 fn run_workload(
     w: Workload,
     warnings: Vec<String>,
     out_args: &crate::cli::OutputArgs,
+    store_args: &crate::cli::StoreArgs,
     fio_input: bool,
     showcmd: bool,
     parse_only: bool,
@@ -180,11 +181,23 @@ fn run_workload(
     let mut progress = out.progress();
     let report = runner::run(&w, &opts, &mut progress)?;
     drop(progress);
-    out.emit(&report)
+    let mut recorder = super::record::Recorder::new(store_args, out.quiet);
+    let doc = report::Document::Run(Box::new(report));
+    recorder.record(&doc);
+    let report::Document::Run(report) = doc else {
+        unreachable!()
+    };
+    let code = out.emit(&report)?;
+    recorder.announce();
+    Ok(code)
 }
 
 /// Output and control flags volbench adds to fio's command line, with whether they take a value.
 const OWN_FLAGS: &[(&str, bool)] = &[
+    ("store", true),
+    ("no-store", false),
+    ("label", true),
+    ("tag", true),
     ("output-format", true),
     ("output", true),
     ("quiet", false),
@@ -214,6 +227,7 @@ pub fn main_fio_cli(args: &[String]) -> Result<ExitCode> {
         quiet: false,
     };
     let (mut showcmd, mut parse_only, mut ignore) = (false, false, false);
+    let mut store = crate::cli::StoreArgs::default();
     let mut sections = vec![Section {
         name: "global".into(),
         options: Vec::new(),
@@ -248,6 +262,10 @@ pub fn main_fio_cli(args: &[String]) -> Result<ExitCode> {
                 "quiet" | "q" => out.quiet = true,
                 "showcmd" => showcmd = true,
                 "parse-only" => parse_only = true,
+                "store" => store.store = value.map(Into::into),
+                "no-store" => store.no_store = true,
+                "label" => store.label = value,
+                "tag" => store.tags.extend(value),
                 _ => ignore = true,
             }
             continue;
@@ -273,5 +291,14 @@ pub fn main_fio_cli(args: &[String]) -> Result<ExitCode> {
     }
     let (w, warnings) =
         workload::fio::workload(&sections, ignore).map_err(|e| usage(e.to_string()))?;
-    run_workload(w, warnings, &out, true, showcmd, parse_only, "command line")
+    run_workload(
+        w,
+        warnings,
+        &out,
+        &store,
+        true,
+        showcmd,
+        parse_only,
+        "command line",
+    )
 }

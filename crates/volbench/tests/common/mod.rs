@@ -9,9 +9,15 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
+/// The results store tests write to: never the user's own.
+pub fn test_store() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("test-store-{}.db", std::process::id()))
+}
+
 pub fn volbench() -> Command {
     let mut c = Command::cargo_bin("volbench").unwrap();
     c.env_remove("RUST_BACKTRACE");
+    c.env("VOLBENCH_STORE", test_store());
     c
 }
 

@@ -1,0 +1,154 @@
+//! What a sweep shows: where more parallelism stops paying (the knee), and where a block-size
+//! sweep turns from IOPS-limited to bandwidth-limited (the crossover).
+
+use crate::{Finding, SuiteReport, SuiteRun};
+use workload::{format_bytes, parse_size};
+
+/// More parallelism that adds less than this share of throughput is not worth its latency.
+const KNEE_GAIN: f64 = 0.05;
+/// A point within this share of the best bandwidth counts as at the ceiling.
+const AT_CEILING: f64 = 0.9;
+
+fn iops(r: &SuiteRun) -> f64 {
+    r.report.group.total_iops()
+}
+fn bw(r: &SuiteRun) -> f64 {
+    r.report.group.total_bw_bytes()
+}
+fn mean_lat(r: &SuiteRun) -> f64 {
+    let g = &r.report.group;
+    let (mut sum, mut n) = (0.0, 0u64);
+    for d in [&g.read, &g.write].into_iter().flatten() {
+        sum += d.lat_ns.mean_ns * d.lat_ns.n as f64;
+        n += d.lat_ns.n;
+    }
+    if n == 0 {
+        0.0
+    } else {
+        sum / n as f64
+    }
+}
+
+fn numeric(param: &str, v: &str) -> Option<f64> {
+    if param == "bs" {
+        parse_size(v).ok().map(|x| x as f64)
+    } else {
+        v.parse().ok()
+    }
+}
+
+/// Groups runs that differ only in `param`, each group sorted by that parameter's value.
+fn series<'a>(s: &'a SuiteReport, param: &str) -> Vec<(String, Vec<(f64, &'a SuiteRun)>)> {
+    let mut groups: Vec<(String, Vec<(f64, &SuiteRun)>)> = Vec::new();
+    for r in &s.runs {
+        let Some(x) = r.param(param).and_then(|v| numeric(param, v)) else {
+            continue;
+        };
+        let key: Vec<String> = r
+            .params
+            .iter()
+            .filter(|(k, _)| k != param)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let key = key.join(" ");
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push((x, r)),
+            None => groups.push((key, vec![(x, r)])),
+        }
+    }
+    for (_, v) in &mut groups {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    groups.retain(|(_, v)| v.len() >= 3);
+    groups
+}
+
+fn ctx(key: &str) -> String {
+    if key.is_empty() {
+        String::new()
+    } else {
+        format!(" ({key})")
+    }
+}
+
+pub fn analyze(s: &SuiteReport) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for param in ["numjobs", "iodepth"] {
+        for (key, pts) in series(s, param) {
+            if let Some(f) = knee(param, &key, &pts) {
+                out.push(f);
+            }
+        }
+    }
+    for (key, pts) in series(s, "bs") {
+        out.extend(crossover(&key, &pts));
+    }
+    out
+}
+
+fn knee(param: &str, key: &str, pts: &[(f64, &SuiteRun)]) -> Option<Finding> {
+    for w in pts.windows(2) {
+        let ((x0, a), (x1, b)) = (w[0], w[1]);
+        let gain = iops(b) / iops(a).max(1e-9) - 1.0;
+        let lat_rise = mean_lat(b) / mean_lat(a).max(1e-9) - 1.0;
+        if gain < KNEE_GAIN && lat_rise > 0.0 {
+            return Some(Finding {
+                kind: "knee".into(),
+                message: format!(
+                    "knee at {param}={x0}{}: {:.0} IOPS; {param}={x1} adds {:+.1}% throughput for {:+.0}% mean latency",
+                    ctx(key),
+                    iops(a),
+                    gain * 100.0,
+                    lat_rise * 100.0
+                ),
+                point: Some(a.label.clone()),
+                value: Some(x0),
+            });
+        }
+    }
+    None
+}
+
+fn crossover(key: &str, pts: &[(f64, &SuiteRun)]) -> Vec<Finding> {
+    let ceiling = pts.iter().map(|(_, r)| bw(r)).fold(0.0, f64::max);
+    let iops_cap = pts.iter().map(|(_, r)| iops(r)).fold(0.0, f64::max);
+    let first = pts.first().unwrap();
+    let last = pts.last().unwrap();
+    let Some(at) = pts.iter().find(|(_, r)| bw(r) >= AT_CEILING * ceiling) else {
+        return Vec::new();
+    };
+    let mut out = vec![Finding {
+        kind: "bandwidth_ceiling".into(),
+        message: format!(
+            "bandwidth ceiling {}/s{}, reached from bs={}",
+            format_bytes(ceiling),
+            ctx(key),
+            format_bytes(at.0).replace(' ', "")
+        ),
+        point: Some(at.1.label.clone()),
+        value: Some(ceiling),
+    }];
+    // Both regimes must be in range: small blocks well under the bandwidth ceiling, large
+    // blocks well under the IOPS ceiling. Otherwise there is no crossover to name.
+    if bw(first.1) < AT_CEILING * ceiling && iops(last.1) < AT_CEILING * iops_cap {
+        let x = ceiling / iops_cap;
+        out.push(Finding {
+            kind: "iops_ceiling".into(),
+            message: format!("IOPS ceiling {iops_cap:.0}{} at small blocks", ctx(key)),
+            point: Some(first.1.label.clone()),
+            value: Some(iops_cap),
+        });
+        out.push(Finding {
+            kind: "crossover".into(),
+            message: format!(
+                "IOPS-limited below and bandwidth-limited above bs ≈ {}{} (where {iops_cap:.0} IOPS × bs meets {}/s)",
+                format_bytes(x),
+                ctx(key),
+                format_bytes(ceiling)
+            ),
+            point: Some(at.1.label.clone()),
+            value: Some(x),
+        });
+    }
+    out
+}

@@ -1,0 +1,340 @@
+//! Side-by-side comparison of runs, suites and sweeps: matching jobs or points, each value with
+//! its ratio to the first input, and where the inputs' environments differ.
+
+use crate::export::{fmt_count, fmt_ns};
+use crate::{Document, JobReport, RunReport};
+use serde::Serialize;
+use std::fmt::Write;
+use workload::format_bytes;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// What each input was called on the command line (an id, a label or a file).
+    pub inputs: Vec<String>,
+    pub rows: Vec<Row>,
+    /// Environment and workload facts that are not the same in every input.
+    pub differences: Vec<Difference>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// The job, group or sweep point compared.
+    pub item: String,
+    pub metric: String,
+    /// `iops`, `bytes_per_s` or `ns`.
+    pub unit: String,
+    pub values: Vec<Option<f64>>,
+}
+
+impl Row {
+    /// Each value divided by the first input's.
+    pub fn ratios(&self) -> Vec<Option<f64>> {
+        let base = self.values.first().copied().flatten();
+        self.values
+            .iter()
+            .map(|v| match (v, base) {
+                (Some(v), Some(b)) if b > 0.0 => Some(v / b),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Difference {
+    pub what: String,
+    pub values: Vec<String>,
+}
+
+/// The comparable units of a document: a run's reporting groups (or the run as a whole), or a
+/// suite's or sweep's points.
+fn units(d: &Document) -> Vec<(String, &JobReport)> {
+    match d {
+        Document::Run(r) if r.groups.len() > 1 => r
+            .groups
+            .iter()
+            .map(|g| {
+                (
+                    r.workload
+                        .jobs
+                        .get(g.spec_index)
+                        .map_or(g.report.name.clone(), |s| s.name.clone()),
+                    &g.report,
+                )
+            })
+            .collect(),
+        Document::Run(r) => vec![("all".to_string(), &r.group)],
+        Document::Suite(s) => s
+            .runs
+            .iter()
+            .map(|x| (x.label.clone(), &x.report.group))
+            .collect(),
+    }
+}
+
+fn first_run(d: &Document) -> Option<&RunReport> {
+    match d {
+        Document::Run(r) => Some(r),
+        Document::Suite(s) => s.runs.first().map(|x| &x.report),
+    }
+}
+
+fn metrics(j: &JobReport) -> Vec<(String, &'static str, f64)> {
+    let mut m = vec![
+        ("IOPS".to_string(), "iops", j.total_iops()),
+        ("bandwidth".to_string(), "bytes_per_s", j.total_bw_bytes()),
+    ];
+    for (dir, d) in [("read", &j.read), ("write", &j.write)] {
+        if let Some(d) = d {
+            m.push((format!("{dir} lat mean"), "ns", d.lat_ns.mean_ns));
+            m.push((
+                format!("{dir} lat p99"),
+                "ns",
+                d.lat_ns.percentile(99.0).unwrap_or(0) as f64,
+            ));
+        }
+    }
+    if let Some(s) = &j.sync {
+        m.push((
+            "sync lat p99".to_string(),
+            "ns",
+            s.lat_ns.percentile(99.0).unwrap_or(0) as f64,
+        ));
+    }
+    m
+}
+
+/// Facts worth knowing when two results disagree.
+fn facts(r: &RunReport) -> Vec<(&'static str, String)> {
+    let e = &r.environment;
+    let t = e.targets.first();
+    let d = t.and_then(|t| t.device.as_ref());
+    let fs = t.and_then(|t| t.filesystem.as_ref());
+    let j = r.workload.jobs.first();
+    vec![
+        ("host", e.hostname.clone()),
+        ("kernel", e.kernel.clone()),
+        ("cpu", e.cpu_model.clone()),
+        (
+            "target",
+            e.targets
+                .iter()
+                .map(|t| t.path.clone())
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        (
+            "device",
+            d.map_or(String::new(), |d| {
+                format!("{} {}", d.name, d.model).trim().to_string()
+            }),
+        ),
+        (
+            "filesystem",
+            fs.map_or(String::new(), |f| {
+                format!("{} ({})", f.fs_type, f.mount_options)
+            }),
+        ),
+        (
+            "scheduler",
+            d.map_or(String::new(), |d| d.scheduler.clone()),
+        ),
+        (
+            "write cache",
+            d.map_or(String::new(), |d| d.write_cache.clone()),
+        ),
+        (
+            "engine",
+            j.map_or(String::new(), |j| j.ioengine.as_str().to_string()),
+        ),
+        ("direct", j.map_or(String::new(), |j| j.direct.to_string())),
+    ]
+}
+
+pub fn compare(inputs: &[(String, Document)]) -> Comparison {
+    let mut rows: Vec<Row> = Vec::new();
+    let n = inputs.len();
+    for (i, (_, doc)) in inputs.iter().enumerate() {
+        for (item, j) in units(doc) {
+            for (metric, unit, v) in metrics(j) {
+                match rows
+                    .iter_mut()
+                    .find(|r| r.item == item && r.metric == metric)
+                {
+                    Some(r) => r.values[i] = Some(v),
+                    None => {
+                        let mut values = vec![None; n];
+                        values[i] = Some(v);
+                        rows.push(Row {
+                            item: item.clone(),
+                            metric,
+                            unit: unit.to_string(),
+                            values,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let all: Vec<Vec<(&str, String)>> = inputs
+        .iter()
+        .map(|(_, d)| first_run(d).map(facts).unwrap_or_default())
+        .collect();
+    let mut differences = Vec::new();
+    if let Some(first) = all.first() {
+        for (k, (what, _)) in first.iter().enumerate() {
+            let values: Vec<String> = all
+                .iter()
+                .map(|f| f.get(k).map(|x| x.1.clone()).unwrap_or_default())
+                .collect();
+            if values.iter().any(|v| *v != values[0]) {
+                differences.push(Difference {
+                    what: what.to_string(),
+                    values,
+                });
+            }
+        }
+    }
+    Comparison {
+        inputs: inputs.iter().map(|(n, _)| n.clone()).collect(),
+        rows,
+        differences,
+    }
+}
+
+fn show(unit: &str, v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(v) => match unit {
+            "iops" => fmt_count(v),
+            "bytes_per_s" => format!("{}/s", format_bytes(v)),
+            _ => fmt_ns(v),
+        },
+    }
+}
+
+fn cells(r: &Row) -> Vec<String> {
+    r.values
+        .iter()
+        .zip(r.ratios())
+        .enumerate()
+        .map(|(i, (v, q))| match (i, q) {
+            (0, _) | (_, None) => show(&r.unit, *v),
+            (_, Some(q)) => format!("{} ({q:.2}x)", show(&r.unit, *v)),
+        })
+        .collect()
+}
+
+impl Comparison {
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let mut widths = vec![
+            self.rows
+                .iter()
+                .map(|r| r.item.len())
+                .max()
+                .unwrap_or(4)
+                .max(4),
+            16,
+        ];
+        for (i, name) in self.inputs.iter().enumerate() {
+            let w = self
+                .rows
+                .iter()
+                .map(|r| cells(r)[i].chars().count())
+                .max()
+                .unwrap_or(0);
+            widths.push(w.max(name.chars().count()));
+        }
+        let mut header = vec!["item".to_string(), "metric".to_string()];
+        header.extend(self.inputs.iter().cloned());
+        let line = |cols: &[String]| -> String {
+            cols.iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(i, (c, w))| {
+                    if i < 2 {
+                        format!("{c:<w$}")
+                    } else {
+                        format!("{c:>w$}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("  ")
+        };
+        let _ = writeln!(out, "{}", line(&header).trim_end());
+        for r in &self.rows {
+            let mut cols = vec![r.item.clone(), r.metric.clone()];
+            cols.extend(cells(r));
+            let _ = writeln!(out, "{}", line(&cols).trim_end());
+        }
+        if !self.differences.is_empty() {
+            let _ = writeln!(out, "\ndiffering environment:");
+            for d in &self.differences {
+                let _ = writeln!(out, "  {}: {}", d.what, d.values.join(" | "));
+            }
+        }
+        out
+    }
+
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "| item | metric | {} |", self.inputs.join(" | "));
+        let _ = writeln!(out, "|---|---|{}", "---:|".repeat(self.inputs.len()));
+        for r in &self.rows {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                r.item,
+                r.metric,
+                cells(r).join(" | ")
+            );
+        }
+        if !self.differences.is_empty() {
+            let _ = writeln!(out, "\n| differs | {} |", self.inputs.join(" | "));
+            let _ = writeln!(out, "|---|{}", "---|".repeat(self.inputs.len()));
+            for d in &self.differences {
+                let _ = writeln!(out, "| {} | {} |", d.what, d.values.join(" | "));
+            }
+        }
+        out
+    }
+
+    /// One row per item and metric; each input's raw value, then its ratio to the first.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from("item,metric,unit");
+        for n in &self.inputs {
+            let _ = write!(out, ",{}", csv_field(n));
+        }
+        for n in self.inputs.iter().skip(1) {
+            let _ = write!(out, ",{}", csv_field(&format!("{n}/{}", self.inputs[0])));
+        }
+        out.push('\n');
+        for r in &self.rows {
+            let _ = write!(
+                out,
+                "{},{},{}",
+                csv_field(&r.item),
+                csv_field(&r.metric),
+                r.unit
+            );
+            for v in &r.values {
+                let _ = write!(out, ",{}", v.map_or(String::new(), |v| format!("{v:.3}")));
+            }
+            for q in r.ratios().iter().skip(1) {
+                let _ = write!(out, ",{}", q.map_or(String::new(), |q| format!("{q:.4}")));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Quotes a CSV field when it holds a separator, quote or newline.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}

@@ -1,0 +1,61 @@
+//! CSV: one row per test (run group, suite test or sweep point), raw numbers in base units, for
+//! spreadsheets and plotting.
+
+use super::table::{cpu_percent, latency, run_rows, suite_rows, TableRow};
+use super::Exporter;
+use crate::compare::csv_field;
+use crate::{RunReport, SuiteReport};
+use std::fmt::Write;
+
+pub struct Csv;
+
+fn rows(rows: &[TableRow]) -> Vec<u8> {
+    let params: Vec<String> = rows
+        .iter()
+        .flat_map(|r| r.params.iter().map(|(k, _)| k.clone()))
+        .fold(Vec::new(), |mut acc, k| {
+            if !acc.contains(&k) {
+                acc.push(k);
+            }
+            acc
+        });
+    let mut out = String::from("test");
+    for p in &params {
+        let _ = write!(out, ",{p}");
+    }
+    out.push_str(",status,read_iops,write_iops,iops,bw_bytes,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_p999_ns,cpu_percent,runtime_ns\n");
+    for r in rows {
+        let (mean, p50, p99, p999) = latency(r.job);
+        let _ = write!(out, "{}", csv_field(&r.label));
+        for p in &params {
+            let v = r
+                .params
+                .iter()
+                .find(|(k, _)| k == p)
+                .map_or("", |(_, v)| v.as_str());
+            let _ = write!(out, ",{}", csv_field(v));
+        }
+        let _ = writeln!(
+            out,
+            ",{},{:.3},{:.3},{:.3},{:.1},{:.1},{p50},{p99},{p999},{:.2},{}",
+            r.status,
+            r.job.read.as_ref().map_or(0.0, |d| d.iops),
+            r.job.write.as_ref().map_or(0.0, |d| d.iops),
+            r.job.total_iops(),
+            r.job.total_bw_bytes(),
+            mean,
+            cpu_percent(r.job),
+            r.job.runtime_ns
+        );
+    }
+    out.into_bytes()
+}
+
+impl Exporter for Csv {
+    fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
+        Ok(rows(&run_rows(r)))
+    }
+    fn export_suite(&self, s: &SuiteReport) -> anyhow::Result<Vec<u8>> {
+        Ok(rows(&suite_rows(s)))
+    }
+}

@@ -1,0 +1,306 @@
+//! The results history: every run, sweep and suite in one SQLite file.
+//!
+//! Each write is one transaction in WAL mode, so a crash or `kill -9` leaves the previous
+//! state readable; a sweep rewrites its entry after every point, so an interrupted sweep keeps
+//! what it measured. Reports are stored whole as JSON beside a few columns for listing.
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("results store {path}: {source}: check the path, or pass --store PATH or --no-store")]
+    Sqlite {
+        path: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("cannot create the directory for the results store {0}: {1}")]
+    Dir(String, std::io::Error),
+    #[error("entry {0} in the results store is not a report this version can read: {1}")]
+    Corrupt(i64, serde_json::Error),
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// What one entry holds: a run, or a suite or sweep.
+pub use report::Document as Entry;
+
+fn status_name(e: &Entry) -> String {
+    serde_json::to_value(e.status())
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+/// One line of `volbench history`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    pub id: i64,
+    pub kind: String,
+    pub started_at: String,
+    pub label: Option<String>,
+    pub suite: Option<String>,
+    pub target: String,
+    pub hostname: String,
+    pub status: String,
+    /// Total IOPS and bandwidth of a single run (empty for suites and sweeps).
+    pub iops: Option<f64>,
+    pub bw_bytes: Option<f64>,
+    pub points: i64,
+    pub tags: Vec<String>,
+}
+
+/// Which rows `list` returns; empty fields match everything.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub label: Option<String>,
+    pub target: Option<String>,
+    pub suite: Option<String>,
+    pub kind: Option<String>,
+    /// RFC 3339 prefix bounds, e.g. "2026-11-01".
+    pub since: Option<String>,
+    pub until: Option<String>,
+}
+
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    label TEXT,
+    suite TEXT,
+    target TEXT NOT NULL,
+    hostname TEXT NOT NULL,
+    status TEXT NOT NULL,
+    iops REAL,
+    bw_bytes REAL,
+    points INTEGER NOT NULL,
+    report TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tags (
+    entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    tag TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_label ON entries(label);
+CREATE INDEX IF NOT EXISTS tags_entry ON tags(entry);
+";
+
+impl Store {
+    /// `VOLBENCH_STORE` if set, else `results.db` in the user's data directory.
+    pub fn default_path() -> PathBuf {
+        if let Some(p) = std::env::var_os("VOLBENCH_STORE") {
+            return PathBuf::from(p);
+        }
+        dirs::data_dir()
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join("volbench")
+            .join("results.db")
+    }
+
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::Dir(dir.display().to_string(), e))?;
+        }
+        let err = |source| StoreError::Sqlite {
+            path: path.display().to_string(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(err)?;
+        conn.execute_batch(SCHEMA).map_err(err)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        move |source| StoreError::Sqlite {
+            path: self.path.display().to_string(),
+            source,
+        }
+    }
+
+    fn columns(e: &Entry) -> (String, String, Option<f64>, Option<f64>, i64) {
+        let first = e.first_run();
+        let target = first
+            .map(|r| {
+                r.environment
+                    .targets
+                    .iter()
+                    .map(|t| t.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_default();
+        let hostname = first
+            .map(|r| r.environment.hostname.clone())
+            .unwrap_or_default();
+        match e {
+            Entry::Run(r) => (
+                target,
+                hostname,
+                Some(r.group.total_iops()),
+                Some(r.group.total_bw_bytes()),
+                1,
+            ),
+            Entry::Suite(s) => (target, hostname, None, None, s.runs.len() as i64),
+        }
+    }
+
+    /// Stores an entry with its label and tags; returns its id.
+    pub fn insert(&mut self, e: &Entry, label: Option<&str>, tags: &[String]) -> Result<i64> {
+        let json = serde_json::to_string(e).expect("reports serialize");
+        let (target, hostname, iops, bw, points) = Self::columns(e);
+        let path = self.path.display().to_string();
+        let err = move |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(&err)?;
+        tx.execute(
+            "INSERT INTO entries (kind, started_at, label, suite, target, hostname, status, iops, bw_bytes, points, report)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![e.kind(), e.started_at(), label, e.suite_name(), target, hostname, status_name(e), iops, bw, points, json],
+        )
+        .map_err(&err)?;
+        let id = tx.last_insert_rowid();
+        for t in tags {
+            tx.execute(
+                "INSERT INTO tags (entry, tag) VALUES (?1, ?2)",
+                params![id, t],
+            )
+            .map_err(&err)?;
+        }
+        tx.commit().map_err(&err)?;
+        Ok(id)
+    }
+
+    /// Replaces an entry's report (a sweep after each point).
+    pub fn update(&mut self, id: i64, e: &Entry) -> Result<()> {
+        let json = serde_json::to_string(e).expect("reports serialize");
+        let (target, hostname, iops, bw, points) = Self::columns(e);
+        self.conn
+            .execute(
+                "UPDATE entries SET status = ?2, target = ?3, hostname = ?4, iops = ?5, bw_bytes = ?6, points = ?7, report = ?8 WHERE id = ?1",
+                params![id, status_name(e), target, hostname, iops, bw, points, json],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    pub fn list(&self, f: &Filter) -> Result<Vec<Row>> {
+        let mut sql = String::from(
+            "SELECT id, kind, started_at, label, suite, target, hostname, status, iops, bw_bytes, points FROM entries WHERE 1=1",
+        );
+        let mut args: Vec<String> = Vec::new();
+        let mut cond = |clause: &str, v: &Option<String>| {
+            if let Some(v) = v {
+                args.push(v.clone());
+                sql.push_str(&clause.replace('?', &format!("?{}", args.len())));
+            }
+        };
+        cond(" AND label = ?", &f.label);
+        cond(" AND target LIKE '%' || ? || '%'", &f.target);
+        cond(" AND suite = ?", &f.suite);
+        cond(" AND kind = ?", &f.kind);
+        cond(" AND started_at >= ?", &f.since);
+        cond(" AND started_at < ?", &f.until);
+        sql.push_str(" ORDER BY id");
+        let mut stmt = self.conn.prepare(&sql).map_err(self.err())?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                Ok(Row {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    started_at: r.get(2)?,
+                    label: r.get(3)?,
+                    suite: r.get(4)?,
+                    target: r.get(5)?,
+                    hostname: r.get(6)?,
+                    status: r.get(7)?,
+                    iops: r.get(8)?,
+                    bw_bytes: r.get(9)?,
+                    points: r.get(10)?,
+                    tags: Vec::new(),
+                })
+            })
+            .map_err(self.err())?;
+        let mut out = Vec::new();
+        for row in rows {
+            let mut row = row.map_err(self.err())?;
+            row.tags = self.tags(row.id)?;
+            out.push(row);
+        }
+        Ok(out)
+    }
+
+    fn tags(&self, id: i64) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT tag FROM tags WHERE entry = ?1 ORDER BY rowid")
+            .map_err(self.err())?;
+        let tags = stmt
+            .query_map([id], |r| r.get(0))
+            .map_err(self.err())?
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(self.err())?;
+        Ok(tags)
+    }
+
+    pub fn get(&self, id: i64) -> Result<Option<Entry>> {
+        let json: Option<String> = self
+            .conn
+            .query_row("SELECT report FROM entries WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(self.err())?;
+        json.map(|j| serde_json::from_str(&j).map_err(|e| StoreError::Corrupt(id, e)))
+            .transpose()
+    }
+
+    /// The newest entry with this label.
+    pub fn find_label(&self, label: &str) -> Result<Option<i64>> {
+        self.conn
+            .query_row(
+                "SELECT id FROM entries WHERE label = ?1 ORDER BY id DESC LIMIT 1",
+                [label],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err())
+    }
+
+    pub fn delete(&mut self, id: i64) -> Result<bool> {
+        let n = self
+            .conn
+            .execute("DELETE FROM entries WHERE id = ?1", [id])
+            .map_err(self.err())?;
+        Ok(n > 0)
+    }
+
+    /// SQLite's own consistency check: "ok" when the file is sound.
+    pub fn integrity_check(&self) -> Result<String> {
+        self.conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .map_err(self.err())
+    }
+}

@@ -1,0 +1,63 @@
+//! `volbench compare A B [C ...]`: results side by side, with ratios to the first.
+
+use super::usage;
+use crate::cli::CompareArgs;
+use anyhow::{Context, Result};
+use report::Document;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// A JSON file volbench wrote (`--output-format=json` of run, quick, suite, sweep, or
+/// `export --format=json`), or a stored id or label.
+fn input(
+    store: &mut Option<store::Store>,
+    path: &Option<std::path::PathBuf>,
+    what: &str,
+) -> Result<Document> {
+    let p = Path::new(what);
+    if p.is_file() {
+        let text = std::fs::read_to_string(p).with_context(|| format!("reading {what}"))?;
+        if let Ok(d) = serde_json::from_str::<Document>(&text) {
+            return Ok(d);
+        }
+        if let Ok(r) = serde_json::from_str::<report::RunReport>(&text) {
+            return Ok(Document::Run(Box::new(r)));
+        }
+        if let Ok(s) = serde_json::from_str::<report::SuiteReport>(&text) {
+            return Ok(Document::Suite(Box::new(s)));
+        }
+        return Err(usage(format!(
+            "{what} is not a volbench JSON report (fio-json cannot be compared: write --output-format=volbench-json)"
+        )));
+    }
+    if store.is_none() {
+        *store = Some(super::history::open(path)?);
+    }
+    Ok(super::history::load(store.as_ref().unwrap(), what)?.1)
+}
+
+pub fn main(a: CompareArgs) -> Result<ExitCode> {
+    let mut store = None;
+    let mut inputs = Vec::new();
+    for r in &a.results {
+        inputs.push((r.clone(), input(&mut store, &a.store, r)?));
+    }
+    let c = report::compare::compare(&inputs);
+    let bytes = match a.output_format.as_str() {
+        "normal" => c.to_text(),
+        "md" | "markdown" => c.to_markdown(),
+        "csv" => c.to_csv(),
+        "json" => serde_json::to_string_pretty(&c)? + "\n",
+        f => {
+            return Err(usage(format!(
+                "--output-format={f} is not a format here: use normal, json, md or csv"
+            )))
+        }
+    };
+    match &a.output {
+        Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
+        None => std::io::stdout().write_all(bytes.as_bytes())?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,184 @@
+//! `volbench history`, `show`, `export`, `delete`: the results store from the command line.
+
+use super::usage;
+use crate::cli::{ExportArgs, HistoryArgs, ShowArgs};
+use anyhow::{Context, Result};
+use report::{compare::csv_field, exporter, fmt_count, Document, Format};
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use store::{Filter, Row, Store};
+use workload::format_bytes;
+
+pub fn open(path: &Option<PathBuf>) -> Result<Store> {
+    Ok(Store::open(
+        &path.clone().unwrap_or_else(Store::default_path),
+    )?)
+}
+
+/// An id, or the newest result with that label.
+pub fn resolve(store: &Store, what: &str) -> Result<i64> {
+    if let Ok(id) = what.parse::<i64>() {
+        return Ok(id);
+    }
+    store.find_label(what)?.ok_or_else(|| {
+        usage(format!(
+            "no stored result has id or label '{what}': see volbench history"
+        ))
+    })
+}
+
+pub fn load(store: &Store, what: &str) -> Result<(i64, Document)> {
+    let id = resolve(store, what)?;
+    let doc = store
+        .get(id)?
+        .ok_or_else(|| usage(format!("no stored result #{id}: see volbench history")))?;
+    Ok((id, doc))
+}
+
+fn table(rows: &[Row]) -> String {
+    let mut out = format!(
+        "{:>4}  {:<20}  {:<5}  {:<14}  {:<12}  {:>9}  {:>12}  {}\n",
+        "id", "started", "kind", "label", "suite", "IOPS", "bandwidth", "target"
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<20}  {:<5}  {:<14}  {:<12}  {:>9}  {:>12}  {}{}{}",
+            r.id,
+            r.started_at,
+            r.kind,
+            r.label.as_deref().unwrap_or("-"),
+            r.suite.as_deref().unwrap_or("-"),
+            r.iops.map_or(format!("{} pts", r.points), fmt_count),
+            r.bw_bytes
+                .map_or("-".into(), |b| format!("{}/s", format_bytes(b))),
+            r.target,
+            if r.status == "complete" {
+                String::new()
+            } else {
+                format!("  [{}]", r.status)
+            },
+            if r.tags.is_empty() {
+                String::new()
+            } else {
+                format!("  #{}", r.tags.join(" #"))
+            },
+        );
+    }
+    out
+}
+
+pub fn history(a: HistoryArgs) -> Result<ExitCode> {
+    let store = open(&a.store)?;
+    let rows = store.list(&Filter {
+        label: a.label,
+        target: a.target,
+        suite: a.suite,
+        kind: a.kind,
+        since: a.since,
+        until: a.until,
+    })?;
+    let text = match a.output_format.as_str() {
+        "normal" => table(&rows),
+        "json" => serde_json::to_string_pretty(&rows)? + "\n",
+        "md" | "markdown" => {
+            let mut s = String::from("| id | started | kind | label | suite | IOPS | bandwidth | target |\n|---:|---|---|---|---|---:|---:|---|\n");
+            for r in &rows {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                    r.id,
+                    r.started_at,
+                    r.kind,
+                    r.label.as_deref().unwrap_or(""),
+                    r.suite.as_deref().unwrap_or(""),
+                    r.iops.map_or(String::new(), fmt_count),
+                    r.bw_bytes
+                        .map_or(String::new(), |b| format!("{}/s", format_bytes(b))),
+                    r.target
+                );
+            }
+            s
+        }
+        "csv" => {
+            let mut s = String::from(
+                "id,started_at,kind,label,suite,status,iops,bw_bytes,points,target,tags\n",
+            );
+            for r in &rows {
+                let _ = writeln!(
+                    s,
+                    "{},{},{},{},{},{},{},{},{},{},{}",
+                    r.id,
+                    r.started_at,
+                    r.kind,
+                    csv_field(r.label.as_deref().unwrap_or("")),
+                    csv_field(r.suite.as_deref().unwrap_or("")),
+                    r.status,
+                    r.iops.map_or(String::new(), |v| format!("{v:.3}")),
+                    r.bw_bytes.map_or(String::new(), |v| format!("{v:.1}")),
+                    r.points,
+                    csv_field(&r.target),
+                    csv_field(&r.tags.join(" "))
+                );
+            }
+            s
+        }
+        f => {
+            return Err(usage(format!(
+                "--output-format={f} is not a format here: use normal, json, md or csv"
+            )))
+        }
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn show(a: ShowArgs) -> Result<ExitCode> {
+    let store = open(&a.store)?;
+    let (id, doc) = load(&store, &a.id)?;
+    println!("#{id} ({})", doc.kind());
+    std::io::stdout().write_all(&doc.export(exporter(Format::Normal).as_ref())?)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn export(a: ExportArgs) -> Result<ExitCode> {
+    let store = open(&a.store)?;
+    let (_, doc) = load(&store, &a.id)?;
+    let name = match a.format.as_str() {
+        "volbench-json" => "json",
+        f => f,
+    };
+    let format = Format::parse(name).ok_or_else(|| {
+        usage(format!(
+            "--format={} is not a format: use json, fio-json, csv, md or normal",
+            a.format
+        ))
+    })?;
+    let bytes = if format == Format::Json {
+        // The stored document itself, with its kind, so compare and import read it back.
+        let mut v = serde_json::to_vec_pretty(&doc)?;
+        v.push(b'\n');
+        v
+    } else {
+        doc.export(exporter(format).as_ref())?
+    };
+    match &a.output {
+        Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
+        None => std::io::stdout().write_all(&bytes)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn delete(a: ShowArgs) -> Result<ExitCode> {
+    let mut store = open(&a.store)?;
+    let id = resolve(&store, &a.id)?;
+    if !store.delete(id)? {
+        return Err(usage(format!(
+            "no stored result #{id}: see volbench history"
+        )));
+    }
+    println!("deleted #{id}");
+    Ok(ExitCode::SUCCESS)
+}

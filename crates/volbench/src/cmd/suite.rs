@@ -1,0 +1,235 @@
+//! `volbench suite`: named, versioned suites shipped as fio job files; each section is a test.
+
+use super::record::Recorder;
+use super::usage;
+use crate::cli::{OutputArgs, StoreArgs, SuiteArgs};
+use crate::output::{exit_code, Output};
+use anyhow::{Context, Result};
+use report::{Document, Format, Status, SuiteReport, SuiteRun, SCHEMA_VERSION};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::SystemTime;
+use workload::{fio, jobfile, JobSpec, Workload};
+
+/// The shipped suites: name and job file, compiled into the binary.
+pub const SUITES: [(&str, &str); 4] = [
+    ("quick", include_str!("../../../../suites/quick.fio")),
+    (
+        "cloud-volume",
+        include_str!("../../../../suites/cloud-volume.fio"),
+    ),
+    ("scaling", include_str!("../../../../suites/scaling.fio")),
+    ("crystal", include_str!("../../../../suites/crystal.fio")),
+];
+
+/// A header line of a suite file: `; key: value`.
+fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix(';'))
+        .filter_map(|l| l.trim().strip_prefix(key))
+        .find_map(|l| l.strip_prefix(':'))
+        .map(str::trim)
+}
+
+/// Settings the command line lays over every test of a suite.
+#[derive(Default)]
+pub struct Overrides {
+    pub runtime: Option<String>,
+    pub size: Option<String>,
+    pub ioengine: Option<String>,
+    pub direct: Option<String>,
+    pub allow_destructive: bool,
+}
+
+fn load(name_or_file: &str) -> Result<(String, String, Vec<jobfile::Section>)> {
+    if let Some((name, text)) = SUITES.iter().find(|(n, _)| *n == name_or_file) {
+        let sections = jobfile::parse_str(
+            text,
+            Path::new(&format!("suite {name}")),
+            &|k| std::env::var(k).ok(),
+            0,
+        )
+        .map_err(|e| usage(e.to_string()))?;
+        let version = header(text, "version").unwrap_or("1");
+        return Ok((name.to_string(), version.to_string(), sections));
+    }
+    let path = Path::new(name_or_file);
+    if !path.exists() {
+        let names: Vec<&str> = SUITES.iter().map(|(n, _)| *n).collect();
+        return Err(usage(format!(
+            "no suite named '{name_or_file}': use one of {} or a suite job file",
+            names.join(", ")
+        )));
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let sections = jobfile::parse_file(path).map_err(|e| usage(e.to_string()))?;
+    let name = header(&text, "volbench-suite")
+        .map(String::from)
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .map_or("suite".into(), |s| s.to_string_lossy().into_owned())
+        });
+    Ok((
+        name,
+        header(&text, "version").unwrap_or("1").to_string(),
+        sections,
+    ))
+}
+
+/// The swept values a test stands for, so the analysis can find knees across a suite.
+fn params(j: &JobSpec) -> Vec<(String, String)> {
+    vec![
+        ("rw".into(), j.rw.as_str().into()),
+        ("bs".into(), j.bs.to_string()),
+        ("iodepth".into(), j.effective_iodepth().to_string()),
+        ("numjobs".into(), j.numjobs.to_string()),
+    ]
+}
+
+/// Runs every job of a suite file as its own test against `target` and reports them together.
+pub fn run_suite(
+    name_or_file: &str,
+    target: &Path,
+    o: &Overrides,
+    out_args: &OutputArgs,
+    store_args: &StoreArgs,
+) -> Result<ExitCode> {
+    let (name, version, sections) = load(name_or_file)?;
+    let (w, warnings) = fio::workload(&sections, false).map_err(|e| usage(e.to_string()))?;
+    for warn in warnings {
+        eprintln!("warning: {warn}");
+    }
+    let mut out = Output::open(out_args, false)?;
+    // A directory gets a private temporary directory, removed with everything in it.
+    let (tmp, filename): (Option<tempfile::TempDir>, PathBuf) = if target.is_dir() {
+        let t = tempfile::Builder::new()
+            .prefix(&format!(".volbench-{name}-"))
+            .tempdir_in(target)
+            .with_context(|| {
+                format!(
+                    "cannot create a temporary directory in {}",
+                    target.display()
+                )
+            })?;
+        let f = t.path().join(format!("{name}.test"));
+        (Some(t), f)
+    } else if target.exists() {
+        (None, target.to_path_buf())
+    } else {
+        return Err(usage(format!(
+            "target {} does not exist: give a directory, a file or a block device",
+            target.display()
+        )));
+    };
+    let stop = super::stop_flag();
+    let opts = runner::RunOptions {
+        stop: stop.clone(),
+        ..Default::default()
+    };
+    let mut recorder = Recorder::new(store_args, out.quiet);
+    let mut suite = SuiteReport {
+        schema_version: SCHEMA_VERSION,
+        suite: name.clone(),
+        version,
+        started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        status: Status::Complete,
+        runs: Vec::new(),
+        findings: Vec::new(),
+    };
+    let n = w.jobs.len();
+    for (i, job) in w.jobs.iter().enumerate() {
+        let mut j = job.clone();
+        j.filename = vec![filename.clone()];
+        j.directory = None;
+        j.stonewall = false;
+        j.allow_destructive |= o.allow_destructive;
+        for (k, v) in [
+            ("runtime", &o.runtime),
+            ("size", &o.size),
+            ("ioengine", &o.ioengine),
+            ("direct", &o.direct),
+        ] {
+            if let Some(v) = v {
+                fio::apply(&mut j, k, Some(v)).map_err(|e| usage(format!("--{e}")))?;
+            }
+        }
+        let label = j.description.clone().unwrap_or_else(|| j.name.clone());
+        let mut bar = out.progress();
+        bar.set_prefix(format!("{}/{n} {label} ", i + 1));
+        let report = runner::run(
+            &Workload {
+                jobs: vec![j.clone()],
+                ..Default::default()
+            },
+            &opts,
+            &mut bar,
+        )?;
+        drop(bar);
+        let st = report.status;
+        suite.runs.push(SuiteRun {
+            label,
+            params: params(&j),
+            report,
+        });
+        suite.findings = report::analysis::analyze(&suite);
+        if st != Status::Complete {
+            suite.status = st;
+        }
+        recorder.record(&Document::Suite(Box::new(suite.clone())));
+        if st != Status::Complete {
+            break;
+        }
+    }
+    let doc = Document::Suite(Box::new(suite));
+    let bytes = doc.export(report::exporter(out.format).as_ref())?;
+    out.write(&bytes)?;
+    if out.file_path().is_some() && !out.quiet {
+        std::io::stdout().write_all(&doc.export(report::exporter(Format::Normal).as_ref())?)?;
+    }
+    recorder.announce();
+    drop(tmp);
+    Ok(exit_code(doc.status()))
+}
+
+pub fn main(a: SuiteArgs) -> Result<ExitCode> {
+    if a.list {
+        println!("{:<14} {:>7} {:>6}  about", "suite", "version", "tests");
+        for (name, text) in SUITES {
+            let tests = text
+                .lines()
+                .filter(|l| l.starts_with('[') && !l.starts_with("[global]"))
+                .count();
+            println!(
+                "{name:<14} {:>7} {tests:>6}  {}",
+                header(text, "version").unwrap_or("1"),
+                header(text, "about").unwrap_or("")
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(name) = &a.show {
+        let (_, text) = SUITES.iter().find(|(n, _)| n == name).ok_or_else(|| {
+            usage(format!(
+                "no suite named '{name}': see volbench suite --list"
+            ))
+        })?;
+        print!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(suite) = &a.suite else {
+        return Err(usage(
+            "name a suite (volbench suite --list shows them) or a suite job file",
+        ));
+    };
+    let o = Overrides {
+        runtime: a.runtime.clone(),
+        size: a.size.clone(),
+        ioengine: a.ioengine.clone(),
+        direct: a.direct.clone(),
+        allow_destructive: a.allow_destructive,
+    };
+    let target = a.target.clone().unwrap_or_else(|| PathBuf::from("."));
+    run_suite(suite, &target, &o, &a.out, &a.store)
+}

@@ -1,0 +1,229 @@
+//! `volbench sweep`: one workload over lists of values, a point per combination, with the knee
+//! and the IOPS/bandwidth crossover flagged. Results are written after every point.
+
+use super::record::Recorder;
+use super::run::spec_from_args;
+use super::usage;
+use crate::cli::SweepArgs;
+use crate::output::{exit_code, Output};
+use anyhow::Result;
+use report::{Document, Format, Status, SuiteReport, SuiteRun, SCHEMA_VERSION};
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::{Instant, SystemTime};
+use workload::{parse_size, Workload};
+
+/// Expands `1,2,4..256` (a..b doubles from a to b) into its values. `sizes` parses units.
+pub fn expand(opt: &str, list: &str, sizes: bool) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let Some((a, b)) = item.split_once("..") else {
+            out.push(item.to_string());
+            continue;
+        };
+        let num = |s: &str| -> Result<u64> {
+            if sizes {
+                parse_size(s).map_err(|e| usage(format!("--{opt}: {e}")))
+            } else {
+                s.parse()
+                    .map_err(|_| usage(format!("--{opt}: '{s}' in '{item}' is not a whole number")))
+            }
+        };
+        let (lo, hi) = (num(a)?, num(b)?);
+        if lo == 0 || hi < lo {
+            return Err(usage(format!(
+                "--{opt}={item}: a range goes up from a positive start, e.g. 1..256"
+            )));
+        }
+        let mut v = lo;
+        while v <= hi {
+            out.push(if sizes { size_label(v) } else { v.to_string() });
+            v *= 2;
+        }
+    }
+    if out.is_empty() {
+        return Err(usage(format!("--{opt} has no values")));
+    }
+    Ok(out)
+}
+
+/// `4096` -> `4k`, `1048576` -> `1m`: short, and parseable again.
+fn size_label(v: u64) -> String {
+    if v % (1 << 30) == 0 {
+        format!("{}g", v >> 30)
+    } else if v % (1 << 20) == 0 {
+        format!("{}m", v >> 20)
+    } else if v % 1024 == 0 {
+        format!("{}k", v >> 10)
+    } else {
+        v.to_string()
+    }
+}
+
+pub fn main(a: SweepArgs) -> Result<ExitCode> {
+    let base = a.run;
+    if base.jobfile.is_some() {
+        return Err(usage(
+            "sweep takes options, not a job file: give --rw, --bs, ... with lists",
+        ));
+    }
+    // The swept parameters, outermost first, each with its values.
+    let mut axes: Vec<(&str, Vec<String>)> = Vec::new();
+    for (opt, val, sizes) in [
+        ("filename", &base.filename, false),
+        ("rw", &base.rw, false),
+        ("bs", &base.bs, true),
+        ("iodepth", &base.iodepth, false),
+        ("numjobs", &base.numjobs, false),
+    ] {
+        if let Some(v) = val {
+            let values = if opt == "filename" {
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            } else {
+                expand(opt, v, sizes)?
+            };
+            if values.len() > 1 {
+                axes.push((opt, values));
+            }
+        }
+    }
+    if axes.is_empty() {
+        return Err(usage(
+            "nothing to sweep: give a list to --numjobs, --iodepth, --bs, --rw or --filename, e.g. --numjobs=1,2,4..64",
+        ));
+    }
+    let mut points: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for (opt, values) in &axes {
+        points = points
+            .into_iter()
+            .flat_map(|p| {
+                values.iter().map(move |v| {
+                    let mut q = p.clone();
+                    q.push((opt.to_string(), v.clone()));
+                    q
+                })
+            })
+            .collect();
+    }
+    // Every point's job, checked before anything runs.
+    let mut specs = Vec::new();
+    for p in &points {
+        let mut args = base.clone();
+        if args.runtime.is_none() {
+            args.runtime = Some("10s".into());
+        }
+        for (k, v) in p {
+            let v = Some(v.clone());
+            match k.as_str() {
+                "filename" => args.filename = v,
+                "rw" => args.rw = v,
+                "bs" => args.bs = v,
+                "iodepth" => args.iodepth = v,
+                _ => args.numjobs = v,
+            }
+        }
+        specs.push(spec_from_args(&args)?);
+    }
+
+    let mut out = Output::open(&base.out, false)?;
+    let opts = runner::RunOptions {
+        stop: super::stop_flag(),
+        ..Default::default()
+    };
+    let mut recorder = Recorder::new(&base.store, out.quiet);
+    let mut sweep = SuiteReport {
+        schema_version: SCHEMA_VERSION,
+        suite: "sweep".into(),
+        version: String::new(),
+        started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        status: Status::Complete,
+        runs: Vec::new(),
+        findings: Vec::new(),
+    };
+    let n = points.len();
+    let began = Instant::now();
+    for (i, (p, spec)) in points.iter().zip(specs).enumerate() {
+        let label = p
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut bar = out.progress();
+        let eta = if i == 0 {
+            String::new()
+        } else {
+            let per = began.elapsed().as_secs_f64() / i as f64;
+            format!(
+                ", sweep eta {}",
+                humantime::format_duration(std::time::Duration::from_secs(
+                    (per * (n - i) as f64) as u64
+                ))
+            )
+        };
+        bar.set_prefix(format!("point {}/{n}{eta} {label} ", i + 1));
+        let report = runner::run(
+            &Workload {
+                jobs: vec![spec],
+                ..Default::default()
+            },
+            &opts,
+            &mut bar,
+        )?;
+        drop(bar);
+        let st = report.status;
+        sweep.runs.push(SuiteRun {
+            label,
+            params: p.clone(),
+            report,
+        });
+        sweep.findings = report::analysis::analyze(&sweep);
+        if st != Status::Complete {
+            sweep.status = st;
+        }
+        // Written after every point, so an interrupted sweep keeps what it measured.
+        let doc = Document::Suite(Box::new(sweep.clone()));
+        recorder.record(&doc);
+        if out.file_path().is_some() {
+            out.rewrite(&doc.export(report::exporter(out.format).as_ref())?)?;
+        }
+        if st != Status::Complete {
+            break;
+        }
+    }
+    let doc = Document::Suite(Box::new(sweep));
+    if out.file_path().is_none() {
+        out.write(&doc.export(report::exporter(out.format).as_ref())?)?;
+    } else if !out.quiet {
+        std::io::stdout().write_all(&doc.export(report::exporter(Format::Normal).as_ref())?)?;
+    }
+    recorder.announce();
+    Ok(exit_code(doc.status()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_and_doubling_ranges() {
+        assert_eq!(
+            expand("numjobs", "1,2,4..32", false).unwrap(),
+            ["1", "2", "4", "8", "16", "32"]
+        );
+        assert_eq!(
+            expand("bs", "4k..64k", true).unwrap(),
+            ["4k", "8k", "16k", "32k", "64k"]
+        );
+        assert_eq!(expand("bs", "512,1m", true).unwrap(), ["512", "1m"]);
+        assert_eq!(
+            expand("iodepth", "1..100", false).unwrap().last().unwrap(),
+            "64"
+        );
+        assert!(expand("numjobs", "4..2", false).is_err());
+        assert!(expand("numjobs", "x..4", false).is_err());
+        assert!(expand("numjobs", ",", false).is_err());
+    }
+}
