@@ -49,11 +49,11 @@ pub fn expand(opt: &str, list: &str, sizes: bool) -> Result<Vec<String>> {
 
 /// `4096` -> `4k`, `1048576` -> `1m`: short, and parseable again.
 fn size_label(v: u64) -> String {
-    if v % (1 << 30) == 0 {
+    if v.is_multiple_of(1 << 30) {
         format!("{}g", v >> 30)
-    } else if v % (1 << 20) == 0 {
+    } else if v.is_multiple_of(1 << 20) {
         format!("{}m", v >> 20)
-    } else if v % 1024 == 0 {
+    } else if v.is_multiple_of(1024) {
         format!("{}k", v >> 10)
     } else {
         v.to_string()
