@@ -64,7 +64,7 @@ pub struct RunReport {
     /// One merged report per reporting group (fio's `new_group`/`stonewall` boundaries).
     pub groups: Vec<GroupReport>,
     /// Options of the job file's `[global]` sections, as written (fio-json's "global options").
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub global_options: Vec<(String, String)>,
     pub warnings: Vec<WarningRecord>,
 }

@@ -72,8 +72,13 @@ pub fn warnings(
     }
     // Compare with the device's own counters. Only "saw less" is a verdict: other processes can
     // add I/O to a shared device, but nothing makes the device see less than it served.
+    // Only engines that do I/O put bytes on a device; the null engine's count nothing there.
     let mut reported = [0u64; 2];
-    for j in jobs {
+    for j in jobs.iter().filter(|j| {
+        specs
+            .get(j.spec_index)
+            .is_some_and(|s| s.ioengine != EngineKind::Null)
+    }) {
         reported[0] += j.read.as_ref().map_or(0, |d| d.io_bytes);
         reported[1] += j.write.as_ref().map_or(0, |d| d.io_bytes);
     }

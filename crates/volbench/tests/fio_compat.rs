@@ -464,63 +464,6 @@ fn fio_documentation_examples_parse_or_name_what_is_unsupported() {
     assert!(ok >= 10, "most examples with supported engines parse: {ok}");
 }
 
-/// A cgroup v1 blkio throttle on one device, removed when dropped: a capped "cloud volume".
-struct Throttle {
-    dir: PathBuf,
-}
-
-impl Throttle {
-    fn new(dev: &str, iops: u64, bps: u64) -> Option<Throttle> {
-        let root = Path::new("/sys/fs/cgroup/blkio");
-        if !root.join("blkio.throttle.read_iops_device").exists() {
-            return None;
-        }
-        let dir = root.join(format!("volbench-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).ok()?;
-        let rdev = std::fs::metadata(dev)
-            .ok()
-            .map(|m| std::os::unix::fs::MetadataExt::rdev(&m))?;
-        let id = format!("{}:{}", libc::major(rdev), libc::minor(rdev));
-        for (f, v) in [
-            ("blkio.throttle.read_iops_device", iops),
-            ("blkio.throttle.write_iops_device", iops),
-            ("blkio.throttle.read_bps_device", bps),
-            ("blkio.throttle.write_bps_device", bps),
-        ] {
-            std::fs::write(dir.join(f), format!("{id} {v}")).ok()?;
-        }
-        Some(Throttle { dir })
-    }
-
-    /// Runs a command inside the cgroup and returns its stdout.
-    fn run(&self, prog: &str, args: &[String]) -> Vec<u8> {
-        let script = format!(
-            "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
-            self.dir.display()
-        );
-        let out = Std::new("sh")
-            .arg("-c")
-            .arg(script)
-            .arg(prog)
-            .args(args)
-            .env("VOLBENCH_STORE", test_store())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{prog} {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    }
-}
-
-impl Drop for Throttle {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.dir);
-    }
-}
-
 /// On a device-bound target (a throttled zram device), IOPS and bandwidth agree with fio's
 /// within 5 %, and volbench's I/O counts match the kernel's.
 #[test]

@@ -1,0 +1,289 @@
+//! The results store: what is stored reads back equal, survives a killed writer, and history,
+//! show, export, delete and compare print what they should.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn tmpdir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// volbench with its store in `dir`.
+fn vb(dir: &Path) -> assert_cmd::Command {
+    let mut c = volbench();
+    c.current_dir(dir)
+        .env("VOLBENCH_STORE", dir.join("results.db"));
+    c
+}
+
+fn stdout(c: &mut assert_cmd::Command) -> String {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Layout without the numbers: every token holding a digit becomes N (a ratio "(1.23x)"
+/// becomes "(Nx)"), units become U, machine-specific lines go, so a snapshot holds the structure
+/// (columns, labels, order) while the values are checked against the JSON.
+fn mask(s: &str) -> String {
+    const UNITS: [&str; 10] = [
+        "ns", "µs", "ms", "s", "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "k",
+    ];
+    s.lines()
+        .filter(|l| !l.contains(" · kernel "))
+        .map(|l| {
+            if l.contains(',') && !l.contains(' ') {
+                // CSV: mask field by field.
+                return l
+                    .split(',')
+                    .map(|f| {
+                        if f.chars().any(|c| c.is_ascii_digit()) && !f.contains('_') {
+                            "N"
+                        } else {
+                            f
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",");
+            }
+            l.split_whitespace()
+                .map(|t| {
+                    if t.starts_with('(') && t.ends_with("x)") {
+                        "(Nx)".to_string()
+                    } else if t.chars().any(|c| c.is_ascii_digit()) {
+                        "N".to_string()
+                    } else if UNITS.contains(&t) {
+                        "U".to_string()
+                    } else {
+                        t.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn two_runs(dir: &Path) {
+    for (label, depth) in [("first", "1"), ("second", "8")] {
+        stdout(vb(dir).args([
+            "run",
+            "--ioengine=null",
+            "--size=4m",
+            "--rw=randread",
+            &format!("--iodepth={depth}"),
+            &format!("--label={label}"),
+            "--tag=test",
+            "-q",
+        ]));
+    }
+}
+
+#[test]
+fn stored_report_reads_back_equal() {
+    let d = tmpdir();
+    let out = d.path().join("r.json");
+    let err = vb(d.path())
+        .args([
+            "run",
+            "--ioengine=null",
+            "--size=4m",
+            "--label=round",
+            "--output-format=volbench-json",
+        ])
+        .arg(format!("--output={}", out.display()))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&err.stderr).contains("saved as #1"),
+        "{}",
+        String::from_utf8_lossy(&err.stderr)
+    );
+    let written: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let exported: Value = serde_json::from_str(&stdout(vb(d.path()).args([
+        "export",
+        "round",
+        "--format=json",
+    ])))
+    .unwrap();
+    assert_eq!(exported["kind"], "run");
+    let mut inner = exported.clone();
+    inner.as_object_mut().unwrap().remove("kind");
+    assert_eq!(inner, written, "the stored report is the report");
+}
+
+#[test]
+fn history_show_export_delete() {
+    let d = tmpdir();
+    two_runs(d.path());
+    let hist = stdout(vb(d.path()).arg("history"));
+    insta::assert_snapshot!("history", mask(&hist));
+    let rows: Value = serde_json::from_str(&stdout(vb(d.path()).args([
+        "history",
+        "--output-format=json",
+        "--label=second",
+    ])))
+    .unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1);
+    assert_eq!(rows[0]["tags"], serde_json::json!(["test"]));
+    let show = stdout(vb(d.path()).args(["show", "2"]));
+    assert!(
+        show.starts_with("#2 (run)") && show.contains("IOPS"),
+        "{show}"
+    );
+    let csv = stdout(vb(d.path()).args(["export", "2", "--format=csv"]));
+    insta::assert_snapshot!("export_csv", mask(&csv));
+    let md = stdout(vb(d.path()).args(["export", "2", "--format=md"]));
+    insta::assert_snapshot!("export_md", mask(&md));
+    let fio: Value = serde_json::from_str(&stdout(vb(d.path()).args([
+        "export",
+        "2",
+        "--format=fio-json",
+    ])))
+    .unwrap();
+    assert_eq!(fio["jobs"][0]["read"]["total_ios"], 1024);
+    assert!(stdout(vb(d.path()).args(["delete", "1"])).contains("deleted #1"));
+    let ids: Vec<u64> = serde_json::from_str::<Value>(&stdout(
+        vb(d.path()).args(["history", "--output-format=json"]),
+    ))
+    .unwrap()
+    .as_array()
+    .unwrap()
+    .iter()
+    .map(|r| r["id"].as_u64().unwrap())
+    .collect();
+    assert_eq!(ids, vec![2]);
+    let out = vb(d.path()).args(["show", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn compare_shows_values_ratios_and_differences() {
+    let d = tmpdir();
+    two_runs(d.path());
+    let text = stdout(vb(d.path()).args(["compare", "first", "second"]));
+    insta::assert_snapshot!("compare", mask(&text));
+    let c: Value = serde_json::from_str(&stdout(vb(d.path()).args([
+        "compare",
+        "first",
+        "second",
+        "--output-format=json",
+    ])))
+    .unwrap();
+    let a: Value = serde_json::from_str(&stdout(vb(d.path()).args([
+        "export",
+        "first",
+        "--format=json",
+    ])))
+    .unwrap();
+    let b: Value = serde_json::from_str(&stdout(vb(d.path()).args([
+        "export",
+        "second",
+        "--format=json",
+    ])))
+    .unwrap();
+    let row = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "IOPS")
+        .unwrap()
+        .clone();
+    let ia = a["group"]["read"]["iops"].as_f64().unwrap();
+    let ib = b["group"]["read"]["iops"].as_f64().unwrap();
+    assert_eq!(row["values"][0].as_f64().unwrap(), ia);
+    assert_eq!(row["values"][1].as_f64().unwrap(), ib);
+    let printed = format!("({:.2}x)", ib / ia);
+    assert!(text.contains(&printed), "ratio {printed} in:\n{text}");
+    let csv = stdout(vb(d.path()).args(["compare", "first", "second", "--output-format=csv"]));
+    assert!(
+        csv.starts_with("item,metric,unit,first,second,second/first\n"),
+        "{csv}"
+    );
+    let md = stdout(vb(d.path()).args(["compare", "first", "second", "--output-format=md"]));
+    assert!(md.starts_with("| item | metric | first | second |"), "{md}");
+}
+
+#[test]
+fn compare_reads_json_files_and_names_environment_differences() {
+    let d = tmpdir();
+    let (a, b) = (d.path().join("a.json"), d.path().join("b.json"));
+    for (path, engine) in [(&a, "null"), (&b, "psync")] {
+        stdout(
+            vb(d.path())
+                .args([
+                    "run",
+                    &format!("--ioengine={engine}"),
+                    "--size=1m",
+                    "--direct=0",
+                    "--no-store",
+                    "--output-format=volbench-json",
+                    "-q",
+                ])
+                .arg(format!("--output={}", path.display())),
+        );
+    }
+    let text = stdout(vb(d.path()).args(["compare", a.to_str().unwrap(), b.to_str().unwrap()]));
+    assert!(
+        text.contains("differing environment:") && text.contains("engine: null | psync"),
+        "{text}"
+    );
+    let hist = stdout(vb(d.path()).args(["history", "--output-format=json"]));
+    assert_eq!(hist.trim(), "[]", "--no-store stored nothing");
+}
+
+/// A writer killed with SIGKILL mid-sweep leaves a sound store holding the points it finished.
+#[test]
+fn store_survives_a_killed_writer() {
+    let d = tmpdir();
+    let db = d.path().join("results.db");
+    let bin = assert_cmd::cargo::cargo_bin("volbench");
+    let mut child = std::process::Command::new(&bin)
+        .current_dir(d.path())
+        .env("VOLBENCH_STORE", &db)
+        .args([
+            "sweep",
+            "--ioengine=null",
+            "--numjobs=1,2,3,4,5,6",
+            "--size=4m",
+            "--runtime=1s",
+            "-q",
+            "--label=killed",
+        ])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(3500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let rows: Value = serde_json::from_str(&stdout(
+        vb(d.path()).args(["history", "--output-format=json"]),
+    ))
+    .unwrap();
+    let points = rows[0]["points"].as_u64().unwrap();
+    assert!(
+        (2..6).contains(&points),
+        "points finished before the kill: {points}"
+    );
+    let show = stdout(vb(d.path()).args(["show", "killed"]));
+    assert!(
+        show.contains("numjobs=1") && show.contains("numjobs=2"),
+        "{show}"
+    );
+    // SQLite's own check, through Python's sqlite3 when present.
+    if let Ok(out) = std::process::Command::new("python3")
+        .args(["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('pragma integrity_check').fetchone()[0])"])
+        .arg(&db)
+        .output()
+    {
+        if out.status.success() {
+            assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+        }
+    }
+}
