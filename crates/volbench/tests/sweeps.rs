@@ -148,6 +148,15 @@ fn sweep_cross_product_table_and_incremental_output() {
     );
     assert_eq!(runs[3]["report"]["workload"]["jobs"][0]["iodepth"], 4);
     assert_eq!(v["status"], "complete");
+    let left: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        left,
+        vec![std::ffi::OsString::from("sweep.json")],
+        "the sweep's test files are gone"
+    );
 }
 
 #[test]

@@ -247,18 +247,25 @@ impl Exporter for Text {
         }
         out.push_str("\n\n");
         suite_table(&mut out, &table::suite_rows(s), &s.findings);
-        let mut seen = Vec::new();
+        // One line per kind of warning: the same advice for every test says nothing new.
+        let mut seen: Vec<(&str, &str, usize)> = Vec::new();
         for run in &s.runs {
             for w in &run.report.warnings {
-                if !seen.contains(&w.message) {
-                    seen.push(w.message.clone());
+                match seen.iter_mut().find(|(c, _, _)| *c == w.code) {
+                    Some(x) => x.2 += 1,
+                    None => seen.push((&w.code, &w.message, 1)),
                 }
             }
         }
         if !seen.is_empty() {
             let _ = writeln!(out, "\nwarnings:");
-            for m in seen {
-                let _ = writeln!(out, "  ! {m}");
+            for (_, m, n) in seen {
+                let times = if n > 1 {
+                    format!(" ({n} tests)")
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(out, "  ! {m}{times}");
             }
         }
         Ok(out.into_bytes())

@@ -128,6 +128,18 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
         specs.push(spec_from_args(&args)?);
     }
 
+    // Files the sweep creates go when it ends; files that were there before always stay.
+    let created: Vec<std::path::PathBuf> = specs
+        .iter()
+        .flat_map(|s| (0..s.numjobs).flat_map(move |c| runner::resolve_paths(s, c)))
+        .filter(|p| !p.exists())
+        .fold(Vec::new(), |mut acc, p| {
+            if !acc.contains(&p) {
+                acc.push(p);
+            }
+            acc
+        });
+    let _cleanup = RemoveOnDrop(created);
     let mut out = Output::open(&base.out, false)?;
     let opts = runner::RunOptions {
         stop: super::stop_flag(),
@@ -201,6 +213,17 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
     }
     recorder.announce();
     Ok(exit_code(doc.status()))
+}
+
+/// Removes the listed files when the sweep ends, however it ends.
+struct RemoveOnDrop(Vec<std::path::PathBuf>);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        for p in &self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -122,7 +122,20 @@ impl Zram {
 
 impl Drop for Zram {
     fn drop(&mut self) {
-        let _ = Std::new("zramctl").arg("--reset").arg(&self.path).status();
+        // udev may still be probing a freshly written device: retry briefly.
+        for _ in 0..30 {
+            let ok = Std::new("zramctl")
+                .arg("--reset")
+                .arg(&self.path)
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!("warning: could not reset {}", self.path.display());
     }
 }
 
