@@ -224,6 +224,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         depth
     ];
     let mut batch: Vec<u32> = Vec::with_capacity(depth);
+    let batch_submit = (spec.iodepth_batch_submit.max(1) as usize).min(depth);
     let mut comps: Vec<Completion> = Vec::with_capacity(depth);
     let mut in_flight = 0usize;
     let mut issued = 0u64;
@@ -349,6 +350,22 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 pushed += 1;
                 issued += len as u64;
                 issued_ios += 1;
+                // fio's iodepth_batch_submit: hand the kernel each group of this many at once
+                // (1, the default, submits every I/O as soon as it is ready).
+                if batch.len() >= batch_submit {
+                    if let Err(e) = submit_batch(
+                        &mut eng,
+                        &mut batch,
+                        &mut meta,
+                        &mut in_flight,
+                        &mut stats,
+                        sync_engine,
+                        &now,
+                    ) {
+                        error = Some(e);
+                        break;
+                    }
+                }
                 if op == Op::Write && sync_every > 0 {
                     writes_since_sync += 1;
                     if writes_since_sync >= sync_every {
@@ -361,20 +378,23 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 }
             }
         }
+        if !batch.is_empty() && error.is_none() {
+            if let Err(e) = submit_batch(
+                &mut eng,
+                &mut batch,
+                &mut meta,
+                &mut in_flight,
+                &mut stats,
+                sync_engine,
+                &now,
+            ) {
+                error = Some(e);
+            }
+        }
+        if error.is_some() && in_flight == 0 {
+            break;
+        }
         if pushed > 0 {
-            if let Err(e) = eng.submit() {
-                error = Some(e.to_string());
-                break;
-            }
-            in_flight += pushed as usize;
-            stats.mark_depth(in_flight as u32, pushed);
-            if !sync_engine {
-                let ts = now();
-                for &s in &batch {
-                    meta[s as usize].sub = ts;
-                }
-            }
-            batch.clear();
             inp.live.issued.store(issued, Relaxed);
         }
         if in_flight == 0 {
@@ -480,6 +500,30 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     drop(eng);
     out.stats = stats;
     out.error = error;
+}
+
+/// Submits the pushed requests in `batch`, stamping their submission time.
+#[inline]
+fn submit_batch<E: Engine>(
+    eng: &mut E,
+    batch: &mut Vec<u32>,
+    meta: &mut [Meta],
+    in_flight: &mut usize,
+    stats: &mut JobStats,
+    sync_engine: bool,
+    now: &impl Fn() -> u64,
+) -> Result<(), String> {
+    eng.submit().map_err(|e| e.to_string())?;
+    *in_flight += batch.len();
+    stats.mark_depth(*in_flight as u32, batch.len() as u64);
+    if !sync_engine {
+        let ts = now();
+        for &s in batch.iter() {
+            meta[s as usize].sub = ts;
+        }
+    }
+    batch.clear();
+    Ok(())
 }
 
 /// Reads every block of every region sequentially and checks its verify header.

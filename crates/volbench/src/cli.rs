@@ -232,6 +232,13 @@ pub struct RunArgs {
     /// I/Os kept in flight per job.
     #[arg(long, value_name = "N")]
     pub iodepth: Option<String>,
+    /// Submit I/Os in groups of N (fio's option; 1 submits each as soon as it is ready) [default: 1].
+    #[arg(
+        long = "iodepth_batch_submit",
+        alias = "iodepth_batch",
+        value_name = "N"
+    )]
+    pub iodepth_batch_submit: Option<String>,
     /// Parallel jobs (threads), each with its own queue.
     #[arg(long, value_name = "N")]
     pub numjobs: Option<String>,

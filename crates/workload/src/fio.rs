@@ -444,6 +444,10 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
             j.bssplit = out;
         }
         "iodepth" => j.iodepth = num(key, need(key, v, "32")?)?,
+        "iodepth_batch_submit" | "iodepth_batch" => {
+            // fio: 0 means 1 (submit each I/O as it is ready).
+            j.iodepth_batch_submit = num::<u32>(key, need(key, v, "16")?)?.max(1)
+        }
         "numjobs" => j.numjobs = num(key, need(key, v, "4")?)?,
         "size" => {
             let s = need(key, v, "1g")?;
@@ -710,6 +714,9 @@ pub fn options(j: &JobSpec) -> Vec<(String, String)> {
     }
     if j.iodepth != d.iodepth {
         push("iodepth", j.iodepth.to_string());
+    }
+    if j.iodepth_batch_submit != d.iodepth_batch_submit {
+        push("iodepth_batch_submit", j.iodepth_batch_submit.to_string());
     }
     if j.numjobs != d.numjobs {
         push("numjobs", j.numjobs.to_string());

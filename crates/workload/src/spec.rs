@@ -155,6 +155,10 @@ pub struct JobSpec {
     pub rwmixread: u8,
     pub bs: u64,
     pub iodepth: u32,
+    /// Submit I/Os to the kernel in groups of this many (fio's `iodepth_batch_submit`); 1
+    /// submits each as soon as it is ready, which keeps batches out of the block layer's plug.
+    #[serde(default = "one")]
+    pub iodepth_batch_submit: u32,
     pub numjobs: u32,
     /// Bytes of the region each job works on; `None` means 1 GiB for files, the whole device
     /// for block devices.
@@ -225,6 +229,7 @@ impl Default for JobSpec {
             rwmixread: 50,
             bs: 4096,
             iodepth: 32,
+            iodepth_batch_submit: 1,
             numjobs: 1,
             size: None,
             size_percent: None,
@@ -262,6 +267,10 @@ impl Default for JobSpec {
             allow_destructive: false,
         }
     }
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// Limits chosen so a typo fails fast instead of exhausting memory or kernel resources.

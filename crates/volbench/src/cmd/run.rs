@@ -41,6 +41,7 @@ pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
     opt("rwmixread", a.rwmixread.map(|v| v.to_string()));
     opt("bs", a.bs.clone());
     opt("iodepth", a.iodepth.clone());
+    opt("iodepth_batch_submit", a.iodepth_batch_submit.clone());
     opt("numjobs", a.numjobs.clone());
     opt("size", a.size.clone());
     opt("offset", a.offset.clone());
