@@ -156,27 +156,8 @@ pub fn run_suite(
             }
         }
         let label = j.description.clone().unwrap_or_else(|| j.name.clone());
-        let mut bar = out.progress();
-        bar.set_prefix(format!("{}/{n} {label} ", i + 1));
-        let report = runner::run(
-            &Workload {
-                jobs: vec![j.clone()],
-                ..Default::default()
-            },
-            &opts,
-            &mut bar,
-        )?;
-        drop(bar);
-        let st = report.status;
-        suite.runs.push(SuiteRun {
-            label,
-            params: params(&j),
-            report,
-        });
-        suite.findings = report::analysis::analyze(&suite);
-        if st != Status::Complete {
-            suite.status = st;
-        }
+        let prefix = format!("{}/{n} {label} ", i + 1);
+        let st = run_test(&mut suite, &out, &opts, label, params(&j), j, prefix)?;
         recorder.record(&Document::Suite(Box::new(suite.clone())));
         if st != Status::Complete {
             break;
@@ -191,6 +172,41 @@ pub fn run_suite(
     recorder.announce();
     drop(tmp);
     Ok(exit_code(doc.status()))
+}
+
+/// Runs one test of a suite or sweep (a single job), appends it with its swept values, and
+/// redoes the analysis over everything so far. Returns how the test ended.
+pub fn run_test(
+    suite: &mut SuiteReport,
+    out: &Output,
+    opts: &runner::RunOptions,
+    label: String,
+    params: Vec<(String, String)>,
+    spec: JobSpec,
+    prefix: String,
+) -> Result<Status> {
+    let mut bar = out.progress();
+    bar.set_prefix(prefix);
+    let report = runner::run(
+        &Workload {
+            jobs: vec![spec],
+            ..Default::default()
+        },
+        opts,
+        &mut bar,
+    )?;
+    drop(bar);
+    let st = report.status;
+    suite.runs.push(SuiteRun {
+        label,
+        params,
+        report,
+    });
+    suite.findings = report::analysis::analyze(suite);
+    if st != Status::Complete {
+        suite.status = st;
+    }
+    Ok(st)
 }
 
 pub fn main(a: SuiteArgs) -> Result<ExitCode> {

@@ -7,11 +7,11 @@ use super::usage;
 use crate::cli::SweepArgs;
 use crate::output::{exit_code, Output};
 use anyhow::Result;
-use report::{Document, Format, Status, SuiteReport, SuiteRun, SCHEMA_VERSION};
+use report::{Document, Format, Status, SuiteReport, SCHEMA_VERSION};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime};
-use workload::{parse_size, Workload};
+use workload::parse_size;
 
 /// Expands `1,2,4..256` (a..b doubles from a to b) into its values. `sizes` parses units.
 pub fn expand(opt: &str, list: &str, sizes: bool) -> Result<Vec<String>> {
@@ -163,38 +163,15 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join(" ");
-        let mut bar = out.progress();
         let eta = if i == 0 {
             String::new()
         } else {
             let per = began.elapsed().as_secs_f64() / i as f64;
-            format!(
-                ", sweep eta {}",
-                humantime::format_duration(std::time::Duration::from_secs(
-                    (per * (n - i) as f64) as u64
-                ))
-            )
+            let left = std::time::Duration::from_secs((per * (n - i) as f64) as u64);
+            format!(", sweep eta {}", humantime::format_duration(left))
         };
-        bar.set_prefix(format!("point {}/{n}{eta} {label} ", i + 1));
-        let report = runner::run(
-            &Workload {
-                jobs: vec![spec],
-                ..Default::default()
-            },
-            &opts,
-            &mut bar,
-        )?;
-        drop(bar);
-        let st = report.status;
-        sweep.runs.push(SuiteRun {
-            label,
-            params: p.clone(),
-            report,
-        });
-        sweep.findings = report::analysis::analyze(&sweep);
-        if st != Status::Complete {
-            sweep.status = st;
-        }
+        let prefix = format!("point {}/{n}{eta} {label} ", i + 1);
+        let st = super::suite::run_test(&mut sweep, &out, &opts, label, p.clone(), spec, prefix)?;
         // Written after every point, so an interrupted sweep keeps what it measured.
         let doc = Document::Suite(Box::new(sweep.clone()));
         recorder.record(&doc);
