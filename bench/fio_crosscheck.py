@@ -63,7 +63,7 @@ def main():
                     f"fsync={fs}\nioengine=libaio\ndirect=1\nruntime={args.runtime}\ntime_based\ngroup_reporting\n")
                 theirs = in_cgroup(cg, ["fio", job, "--output-format=json"])["jobs"][0]
                 before = stat(name)
-                ours = in_cgroup(cg, [VB, "run", job, "--output-format=json", "-q", "--allow-destructive"])["jobs"][0]
+                ours = in_cgroup(cg, [VB, "run", job, "--output-format=json", "-q", "--allow-destructive", "--no-store"])["jobs"][0]
                 kernel = stat(name) - before
                 t = lambda j, k: j["read"][k] + j["write"][k]
                 r_iops = t(ours, "iops") / max(t(theirs, "iops"), 1e-9)

@@ -38,7 +38,7 @@ def fio(target, rw, bs, qd, engine, runtime, size):
 def volbench(target, rw, bs, qd, engine, runtime, size):
     cmd = [VB, "run", f"--filename={target}", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
            f"--ioengine={engine}", "--direct=1", f"--runtime={runtime}s", "--time_based",
-           f"--size={size}", "--output-format=json", "-q", "--allow-destructive"]
+           f"--size={size}", "--output-format=json", "-q", "--allow-destructive", "--no-store"]
     out, cpu, rss = run(cmd)
     j = json.loads(out)["group"]
     d = j["write"] if "write" in rw else j["read"]
@@ -107,7 +107,7 @@ def main():
     if not args.skip_disk:
         with tempfile.TemporaryDirectory(dir=args.dir) as d:
             f = os.path.join(d, "bench.test")
-            run([VB, "run", f"--filename={f}", "--size=1g", "--rw=read", "--bs=1m", "--runtime=1s", "-q"])
+            run([VB, "run", f"--filename={f}", "--size=1g", "--rw=read", "--bs=1m", "--runtime=1s", "-q", "--no-store"])
             compare("file on the real disk (the device limit shows)", f, "1g", args)
 
 
