@@ -4,10 +4,6 @@ mod common;
 use common::*;
 use predicates::prelude::*;
 
-fn tmpdir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
 /// Every usage error is one `error:` line, exit code 2, no panic text.
 fn assert_usage_error(args: &[&str], needle: &str) {
     let out = volbench().args(args).output().unwrap();

@@ -6,10 +6,6 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
-fn tmpdir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
 fn have_fio() -> bool {
     Std::new("fio")
         .arg("--version")
@@ -293,28 +289,18 @@ fn job_file_runs_with_globals_numjobs_and_stonewall() {
 #[test]
 fn fio_command_line_form_takes_several_jobs() {
     let d = tmpdir();
-    let out = volbench()
-        .current_dir(d.path())
-        .args([
-            "run",
-            "--ioengine=null",
-            "--size=2m",
-            "--name=a",
-            "--rw=randread",
-            "--name=b",
-            "--rw=write",
-            "--bs=64k",
-            "--output-format=volbench-json",
-            "-q",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = ok_json(volbench().current_dir(d.path()).args([
+        "run",
+        "--ioengine=null",
+        "--size=2m",
+        "--name=a",
+        "--rw=randread",
+        "--name=b",
+        "--rw=write",
+        "--bs=64k",
+        "--output-format=volbench-json",
+        "-q",
+    ]));
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 512);
     assert_eq!(v["jobs"][1]["write"]["total_ios"], 32);
 }

@@ -5,10 +5,6 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-fn tmpdir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
 /// Runs a job file and returns the native report.
 fn job(dir: &Path, text: &str) -> Value {
     let p = dir.join("t.fio");

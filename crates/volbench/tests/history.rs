@@ -6,10 +6,6 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-fn tmpdir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
 /// volbench with its store in `dir`.
 fn vb(dir: &Path) -> assert_cmd::Command {
     let mut c = volbench();

@@ -4,10 +4,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-fn tmpdir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
 fn finding(v: &Value, kind: &str) -> Value {
     v["findings"]
         .as_array()
@@ -209,24 +205,15 @@ fn suites_are_listed_shown_and_run() {
     let d = tmpdir();
     let mine = d.path().join("mine.fio");
     std::fs::write(&mine, text).unwrap();
-    let out = volbench()
-        .args([
-            "suite",
-            mine.to_str().unwrap(),
-            d.path().to_str().unwrap(),
-            "--ioengine=null",
-            "--size=8m",
-            "--output-format=json",
-            "-q",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = ok_json(volbench().args([
+        "suite",
+        mine.to_str().unwrap(),
+        d.path().to_str().unwrap(),
+        "--ioengine=null",
+        "--size=8m",
+        "--output-format=json",
+        "-q",
+    ]));
     assert_eq!(
         v["suite"], "crystal",
         "the name comes from the file's header"

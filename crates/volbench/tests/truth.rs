@@ -5,10 +5,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-fn tmpdir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
 fn series_sum(job: &Value, dir: usize) -> u64 {
     job["series"]["samples"]
         .as_array()

@@ -14,6 +14,22 @@ pub fn test_store() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("test-store-{}.db", std::process::id()))
 }
 
+/// A temporary directory on the target's disk (not /tmp, which may be tmpfs).
+pub fn tmpdir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// Runs a prepared command, requires success (showing stderr if not), parses stdout as JSON.
+pub fn ok_json(c: &mut Command) -> Value {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
 pub fn volbench() -> Command {
     let mut c = Command::cargo_bin("volbench").unwrap();
     c.env_remove("RUST_BACKTRACE");
