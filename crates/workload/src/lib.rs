@@ -10,4 +10,4 @@ pub mod spec;
 pub mod units;
 
 pub use spec::{BsSplit, BufferMode, EngineKind, JobSpec, Rw, SyncIo, SyncMode, Verify, Workload};
-pub use units::{format_bytes, parse_bool, parse_duration, parse_size, UnitError};
+pub use units::{format_bytes, parse_bool, parse_duration, parse_size, short_size, UnitError};

@@ -91,6 +91,20 @@ pub fn parse_bool(s: &str) -> Result<bool, UnitError> {
     }
 }
 
+/// A byte count the way fio's options spell it: `512`, `4k`, `1m`, `2g`. Parses back with
+/// [`parse_size`].
+pub fn short_size(v: u64) -> String {
+    if v != 0 && v.is_multiple_of(1 << 30) {
+        format!("{}g", v >> 30)
+    } else if v != 0 && v.is_multiple_of(1 << 20) {
+        format!("{}m", v >> 20)
+    } else if v != 0 && v.is_multiple_of(1024) {
+        format!("{}k", v >> 10)
+    } else {
+        v.to_string()
+    }
+}
+
 /// Formats a byte count with binary units, as a person reads it: `4.0 KiB`, `1.5 GiB`.
 pub fn format_bytes(v: f64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -139,6 +153,15 @@ mod tests {
         assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
         assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
         assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn short_sizes_parse_back() {
+        for v in [512u64, 4096, 65536, 1 << 20, 3 << 30, 1536] {
+            assert_eq!(parse_size(&short_size(v)).unwrap(), v);
+        }
+        assert_eq!(short_size(4096), "4k");
+        assert_eq!(short_size(1 << 20), "1m");
     }
 
     #[test]

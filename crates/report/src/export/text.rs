@@ -103,7 +103,7 @@ impl Exporter for Text {
                 job.name,
                 job.rw.as_str(),
                 mix,
-                format_bytes(job.bs as f64).replace(' ', ""),
+                workload::short_size(job.bs),
                 job.effective_iodepth(),
                 job.numjobs,
                 job.ioengine.as_str(),
@@ -122,14 +122,15 @@ impl Exporter for Text {
                 let _ = write!(line, " on {} at {}", fs.fs_type, fs.mount_point);
             }
             if let Some(d) = &t.device {
+                let model = if d.model.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", d.model)
+                };
                 let _ = write!(
                     line,
-                    "; device {} {} lbs={} sched={} cache={}",
-                    d.name,
-                    if d.model.is_empty() { "" } else { &d.model },
-                    d.logical_block_size,
-                    d.scheduler,
-                    d.write_cache
+                    "; device {}{model} lbs={} sched={} cache={}",
+                    d.name, d.logical_block_size, d.scheduler, d.write_cache
                 );
             }
             let _ = writeln!(out, "{line}");
@@ -185,19 +186,31 @@ impl Exporter for Text {
             .levels
             .iter()
             .max_by(|a, b| a.percent.total_cmp(&b.percent));
+        // rusage advances in scheduler ticks: below ~100 ms its percentages are noise.
+        let cpu = if g.runtime_ns < 100_000_000 {
+            "cpu: run too short to measure".to_string()
+        } else {
+            format!(
+                "cpu usr {:.1}%  sys {:.1}%",
+                g.cpu.usr_percent, g.cpu.sys_percent
+            )
+        };
         let _ = writeln!(
             out,
-            "  cpu usr {:.1}%  sys {:.1}%  ctx {}   depth max {}{}",
-            g.cpu.usr_percent,
-            g.cpu.sys_percent,
+            "  {cpu}  ctx {}   depth max {}{}",
             g.cpu.ctx_switches,
             g.iodepth.max,
-            top.map(|l| format!(
-                " (mostly {}{}: {:.0}%)",
-                l.depth,
-                if l.depth == 64 { "+" } else { "" },
-                l.percent
-            ))
+            top.map(|l| {
+                let range = match l.depth {
+                    1 => "1".to_string(),
+                    64 => "64+".to_string(),
+                    d => format!("{d}-{}", 2 * d - 1),
+                };
+                format!(
+                    " (mostly {range} in flight: {:.0}% of submissions)",
+                    l.percent
+                )
+            })
             .unwrap_or_default()
         );
         for t in &r.environment.targets {

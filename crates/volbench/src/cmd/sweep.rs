@@ -11,7 +11,7 @@ use report::{Document, Format, Status, SuiteReport, SCHEMA_VERSION};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime};
-use workload::parse_size;
+use workload::{parse_size, short_size};
 
 /// Expands `1,2,4..256` (a..b doubles from a to b) into its values. `sizes` parses units.
 pub fn expand(opt: &str, list: &str, sizes: bool) -> Result<Vec<String>> {
@@ -37,7 +37,7 @@ pub fn expand(opt: &str, list: &str, sizes: bool) -> Result<Vec<String>> {
         }
         let mut v = lo;
         while v <= hi {
-            out.push(if sizes { size_label(v) } else { v.to_string() });
+            out.push(if sizes { short_size(v) } else { v.to_string() });
             v *= 2;
         }
     }
@@ -45,19 +45,6 @@ pub fn expand(opt: &str, list: &str, sizes: bool) -> Result<Vec<String>> {
         return Err(usage(format!("--{opt} has no values")));
     }
     Ok(out)
-}
-
-/// `4096` -> `4k`, `1048576` -> `1m`: short, and parseable again.
-fn size_label(v: u64) -> String {
-    if v.is_multiple_of(1 << 30) {
-        format!("{}g", v >> 30)
-    } else if v.is_multiple_of(1 << 20) {
-        format!("{}m", v >> 20)
-    } else if v.is_multiple_of(1024) {
-        format!("{}k", v >> 10)
-    } else {
-        v.to_string()
-    }
 }
 
 pub fn main(a: SweepArgs) -> Result<ExitCode> {
