@@ -6,7 +6,7 @@
 //! batch, never per I/O.
 
 use crate::data;
-use crate::offsets::Offsets;
+use crate::offsets::{splitmix, Offsets};
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request};
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
@@ -75,16 +75,22 @@ fn sleep_unless_stopped(d: std::time::Duration, stop: &AtomicBool) {
     }
 }
 
-fn thread_cpu() -> (u64, u64, u64) {
+/// (user ns, system ns, context switches) from getrusage: `RUSAGE_THREAD` for a job thread,
+/// `RUSAGE_SELF` for the whole process.
+pub(crate) fn rusage(who: libc::c_int) -> (u64, u64, u64) {
     // SAFETY: getrusage fills the zeroed struct it is given.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    unsafe { libc::getrusage(who, &mut ru) };
     let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
     (
         ns(ru.ru_utime),
         ns(ru.ru_stime),
         (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
     )
+}
+
+fn thread_cpu() -> (u64, u64, u64) {
+    rusage(libc::RUSAGE_THREAD)
 }
 
 fn describe(res: i64, op: Op, offset: u64, len: u32) -> String {
@@ -134,13 +140,6 @@ fn fail(inp: &JobInput, out: &mut JobOutput, e: EngineError) {
     out.setup_error = Some(e);
 }
 
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// Block sizes drawn by weight: a 100-entry table, so choosing costs one random number.
 fn bs_table(spec: &JobSpec) -> Vec<u32> {
     if spec.bssplit.is_empty() {
@@ -158,7 +157,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let depth = spec.effective_iodepth() as usize;
     let sync_engine = eng.is_sync();
     let read_pct = spec.rw.read_percent(spec.rwmixread) as u32;
-    let seed = mix(spec.randseed ^ mix(inp.clone as u64));
+    let seed = splitmix(spec.randseed ^ splitmix(inp.clone as u64));
     let mut rng = SmallRng::seed_from_u64(seed);
     for s in 0..depth as u32 {
         data::fill(eng.slot(s), &spec.buffer, &mut rng);
@@ -169,9 +168,9 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         if !spec.rw.is_random() {
             Offsets::sequential(start, len)
         } else if spec.norandommap {
-            Offsets::uniform(start, len, align, mix(seed ^ salt))
+            Offsets::uniform(start, len, align, splitmix(seed ^ salt))
         } else {
-            Offsets::random(start, len, align, mix(seed ^ salt))
+            Offsets::random(start, len, align, splitmix(seed ^ salt))
         }
     };
     let mut offs: Vec<[Offsets; 2]> = inp

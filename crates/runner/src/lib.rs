@@ -483,13 +483,5 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
 
 /// (user ns, system ns, context switches) of the whole process, every thread included.
 fn process_cpu() -> (u64, u64, u64) {
-    // SAFETY: getrusage fills the zeroed struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
-    (
-        ns(ru.ru_utime),
-        ns(ru.ru_stime),
-        (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
-    )
+    job::rusage(libc::RUSAGE_SELF)
 }

@@ -13,8 +13,13 @@ pub struct Permutation {
     keys: [u64; 4],
 }
 
+/// splitmix64: the next state of a counter-based generator, for deriving seeds.
+pub(crate) fn splitmix(x: u64) -> u64 {
+    mix(x.wrapping_add(0x9e37_79b9_7f4a_7c15))
+}
+
 #[inline]
-fn mix(mut x: u64) -> u64 {
+pub(crate) fn mix(mut x: u64) -> u64 {
     // splitmix64's finaliser: cheap and well distributed.
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);

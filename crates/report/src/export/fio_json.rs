@@ -33,16 +33,9 @@ fn lat(s: &LatencySummary, with_percentiles: bool) -> Value {
     Value::Object(m)
 }
 
+/// The summary of no samples (all zeros), for directions and syncs a job did not do.
 fn empty_lat() -> LatencySummary {
-    LatencySummary {
-        n: 0,
-        min_ns: 0,
-        max_ns: 0,
-        mean_ns: 0.0,
-        stdev_ns: 0.0,
-        percentiles: Vec::new(),
-        hdr: None,
-    }
+    LatHist::new().summary()
 }
 
 fn dir(d: Option<&DirReport>, runtime_ns: u64, group_bw: f64) -> Value {
