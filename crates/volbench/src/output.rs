@@ -5,7 +5,7 @@ use crate::cli::OutputArgs;
 use crate::cmd::usage;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use report::{exporter, fmt_count, Format, RunReport, Status};
+use report::{exporter, fmt_count, Document, Format, RunReport, Status};
 use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -54,11 +54,15 @@ impl Output {
         Bar::new(!self.quiet && std::io::stderr().is_terminal())
     }
 
-    /// Writes bytes to the output file or stdout.
+    /// Writes a whole document to the output file (replacing what it held: a sweep writes it
+    /// again after every point) or to stdout.
     pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        use std::io::{Seek, SeekFrom};
         match &mut self.file {
             Some((f, p)) => {
-                f.write_all(bytes)
+                f.set_len(0)
+                    .and_then(|_| f.seek(SeekFrom::Start(0)))
+                    .and_then(|_| f.write_all(bytes))
                     .and_then(|_| f.flush())
                     .with_context(|| format!("writing {}", p.display()))?;
             }
@@ -71,50 +75,51 @@ impl Output {
         Ok(())
     }
 
-    /// Replaces the output file's contents (a sweep rewrites it after every point).
-    pub fn rewrite(&mut self, bytes: &[u8]) -> Result<()> {
-        use std::io::{Seek, SeekFrom};
-        if let Some((f, p)) = &mut self.file {
-            f.set_len(0)
-                .and_then(|_| f.seek(SeekFrom::Start(0)))
-                .and_then(|_| f.write_all(bytes))
-                .and_then(|_| f.flush())
-                .with_context(|| format!("writing {}", p.display()))?;
+    /// Saves the document so far to the output file, if there is one (never to stdout).
+    pub fn checkpoint(&mut self, d: &Document) -> Result<()> {
+        if self.file.is_some() {
+            let bytes = d.export(exporter(self.format).as_ref())?;
+            self.write(&bytes)?;
         }
         Ok(())
     }
 
     /// True when the human summary is not what stdout shows, so warnings need stderr.
-    pub fn summary_elsewhere(&self) -> bool {
+    fn summary_elsewhere(&self) -> bool {
         self.format != Format::Normal || self.file.is_some() || self.quiet
     }
 
-    pub fn file_path(&self) -> Option<&Path> {
-        self.file.as_ref().map(|(_, p)| p.as_path())
-    }
-
-    /// Writes one run's report and picks the exit code from its status.
-    pub fn emit(&mut self, r: &RunReport) -> Result<ExitCode> {
-        let bytes = exporter(self.format).export(r)?;
+    /// Writes a run's, suite's or sweep's final document, shows the summary at the terminal
+    /// when the document went to a file, sends warnings and errors to stderr when the summary
+    /// is not on stdout, and picks the exit code from the status.
+    pub fn emit(&mut self, d: &Document) -> Result<ExitCode> {
+        let bytes = d.export(exporter(self.format).as_ref())?;
         self.write(&bytes)?;
         if self.file.is_some() && !self.quiet {
             // The file has the machine format; the person at the terminal still gets the summary.
-            let text = exporter(Format::Normal).export(r)?;
-            std::io::stdout().write_all(&text)?;
+            std::io::stdout().write_all(&d.export(exporter(Format::Normal).as_ref())?)?;
         }
         if self.summary_elsewhere() {
-            for w in &r.warnings {
-                eprintln!("warning: {w}");
+            let runs: Vec<&RunReport> = match d {
+                Document::Run(r) => vec![r],
+                Document::Suite(s) => s.runs.iter().map(|x| &x.report).collect(),
+            };
+            let mut codes: Vec<&str> = Vec::new();
+            for w in runs.iter().flat_map(|r| &r.warnings) {
+                if !codes.contains(&w.code.as_str()) {
+                    codes.push(&w.code);
+                    eprintln!("warning: {w}");
+                }
             }
-            if let Some(e) = &r.error {
+            for e in runs.iter().filter_map(|r| r.error.as_ref()) {
                 eprintln!("error: {e}");
             }
         }
-        Ok(exit_code(r.status))
+        Ok(exit_code(d.status()))
     }
 }
 
-pub fn exit_code(s: Status) -> ExitCode {
+fn exit_code(s: Status) -> ExitCode {
     match s {
         Status::Complete => ExitCode::SUCCESS,
         Status::Partial => ExitCode::from(1),

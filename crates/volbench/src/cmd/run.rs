@@ -185,10 +185,7 @@ fn run_workload(
     let mut recorder = super::record::Recorder::new(store_args, out.quiet);
     let doc = report::Document::Run(Box::new(report));
     recorder.record(&doc);
-    let report::Document::Run(report) = doc else {
-        unreachable!()
-    };
-    let code = out.emit(&report)?;
+    let code = out.emit(&doc)?;
     recorder.announce();
     Ok(code)
 }

@@ -3,10 +3,9 @@
 use super::record::Recorder;
 use super::usage;
 use crate::cli::{OutputArgs, StoreArgs, SuiteArgs};
-use crate::output::{exit_code, Output};
+use crate::output::Output;
 use anyhow::{Context, Result};
-use report::{Document, Format, Status, SuiteReport, SuiteRun, SCHEMA_VERSION};
-use std::io::Write;
+use report::{Document, Status, SuiteReport, SuiteRun, SCHEMA_VERSION};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
@@ -163,15 +162,10 @@ pub fn run_suite(
             break;
         }
     }
-    let doc = Document::Suite(Box::new(suite));
-    let bytes = doc.export(report::exporter(out.format).as_ref())?;
-    out.write(&bytes)?;
-    if out.file_path().is_some() && !out.quiet {
-        std::io::stdout().write_all(&doc.export(report::exporter(Format::Normal).as_ref())?)?;
-    }
+    let code = out.emit(&Document::Suite(Box::new(suite)))?;
     recorder.announce();
     drop(tmp);
-    Ok(exit_code(doc.status()))
+    Ok(code)
 }
 
 /// Runs one test of a suite or sweep (a single job), appends it with its swept values, and

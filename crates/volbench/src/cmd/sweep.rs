@@ -5,10 +5,9 @@ use super::record::Recorder;
 use super::run::spec_from_args;
 use super::usage;
 use crate::cli::SweepArgs;
-use crate::output::{exit_code, Output};
+use crate::output::Output;
 use anyhow::Result;
-use report::{Document, Format, Status, SuiteReport, SCHEMA_VERSION};
-use std::io::Write;
+use report::{Document, Status, SuiteReport, SCHEMA_VERSION};
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime};
 use workload::{parse_size, short_size};
@@ -162,21 +161,14 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
         // Written after every point, so an interrupted sweep keeps what it measured.
         let doc = Document::Suite(Box::new(sweep.clone()));
         recorder.record(&doc);
-        if out.file_path().is_some() {
-            out.rewrite(&doc.export(report::exporter(out.format).as_ref())?)?;
-        }
+        out.checkpoint(&doc)?;
         if st != Status::Complete {
             break;
         }
     }
-    let doc = Document::Suite(Box::new(sweep));
-    if out.file_path().is_none() {
-        out.write(&doc.export(report::exporter(out.format).as_ref())?)?;
-    } else if !out.quiet {
-        std::io::stdout().write_all(&doc.export(report::exporter(Format::Normal).as_ref())?)?;
-    }
+    let code = out.emit(&Document::Suite(Box::new(sweep)))?;
     recorder.announce();
-    Ok(exit_code(doc.status()))
+    Ok(code)
 }
 
 /// Removes the listed files when the sweep ends, however it ends.
