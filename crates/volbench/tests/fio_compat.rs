@@ -189,7 +189,65 @@ fn fio_json_has_the_keys_and_types_of_real_fio_output() {
         "fsync=8 issues syncs"
     );
     assert_eq!(ours["jobs"][0]["jobname"], "mixed");
+    check_latency_buckets(&ours["jobs"][0]);
     assert_eq!(ours["jobs"][0]["job options"]["rw"], "randrw");
+}
+
+/// fio's latency_ns/us/ms buckets come from the histogram; check them against what is kept
+/// exactly: the shares add up to 100 %, and no bucket wholly below the smallest or wholly above
+/// the largest latency seen holds anything.
+fn check_latency_buckets(job: &Value) {
+    let mut buckets: Vec<(f64, f64, f64)> = Vec::new(); // (lower edge ns, upper edge ns, percent)
+    let mut lower = 0.0;
+    for (key, scale) in [
+        ("latency_ns", 1.0),
+        ("latency_us", 1e3),
+        ("latency_ms", 1e6),
+    ] {
+        let mut edges: Vec<(f64, f64)> = job[key]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| {
+                let edge = k.trim_start_matches(">=").parse::<f64>().unwrap() * scale;
+                let edge = if k.starts_with(">=") {
+                    f64::INFINITY
+                } else {
+                    edge
+                };
+                (edge, v.as_f64().unwrap())
+            })
+            .collect();
+        edges.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (edge, pct) in edges {
+            buckets.push((lower, edge, pct));
+            if edge.is_finite() {
+                lower = edge;
+            }
+        }
+    }
+    let total: f64 = buckets.iter().map(|b| b.2).sum();
+    assert!(
+        (total - 100.0).abs() < 0.01,
+        "latency buckets add up to {total}"
+    );
+    let (mut min, mut max) = (f64::INFINITY, 0.0f64);
+    for d in ["read", "write"] {
+        let l = &job[d]["lat_ns"];
+        if l["N"].as_u64().unwrap() > 0 {
+            min = min.min(l["min"].as_f64().unwrap());
+            max = max.max(l["max"].as_f64().unwrap());
+        }
+    }
+    for (lo, hi, pct) in buckets {
+        // HDR buckets are exact to 0.1 %: leave that margin at the edges.
+        if hi < min * 0.99 || lo > max * 1.01 {
+            assert_eq!(
+                pct, 0.0,
+                "bucket ({lo}, {hi}] outside [{min}, {max}] holds {pct} %"
+            );
+        }
+    }
 }
 
 #[test]
