@@ -109,9 +109,23 @@ fn knee(param: &str, key: &str, pts: &[(f64, &SuiteRun)]) -> Option<Finding> {
     None
 }
 
+/// The level of a plateau: the median of the values within `AT_CEILING` of the best, so one
+/// noisy point (a burst at a run's start) does not set the ceiling.
+fn plateau(values: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = values.collect();
+    let best = v.iter().cloned().fold(0.0, f64::max);
+    let mut top: Vec<f64> = v.into_iter().filter(|&x| x >= AT_CEILING * best).collect();
+    top.sort_by(f64::total_cmp);
+    match top.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => top[n / 2],
+        n => (top[n / 2 - 1] + top[n / 2]) / 2.0,
+    }
+}
+
 fn crossover(key: &str, pts: &[(f64, &SuiteRun)]) -> Vec<Finding> {
-    let ceiling = pts.iter().map(|(_, r)| bw(r)).fold(0.0, f64::max);
-    let iops_cap = pts.iter().map(|(_, r)| iops(r)).fold(0.0, f64::max);
+    let ceiling = plateau(pts.iter().map(|(_, r)| bw(r)));
+    let iops_cap = plateau(pts.iter().map(|(_, r)| iops(r)));
     let first = pts.first().unwrap();
     let last = pts.last().unwrap();
     let Some(at) = pts.iter().find(|(_, r)| bw(r) >= AT_CEILING * ceiling) else {
@@ -151,4 +165,18 @@ fn crossover(key: &str, pts: &[(f64, &SuiteRun)]) -> Vec<Finding> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plateau;
+
+    #[test]
+    fn plateau_is_the_median_of_the_top_not_the_best_point() {
+        // An IOPS-limited rise, then a bandwidth plateau with one burst-inflated point.
+        let bw = [8.0, 16.0, 31.8, 33.0, 33.4, 32.5, 37.0, 33.4];
+        assert_eq!(plateau(bw.into_iter()), 33.4);
+        assert_eq!(plateau([5.0].into_iter()), 5.0);
+        assert_eq!(plateau(std::iter::empty()), 0.0);
+    }
 }

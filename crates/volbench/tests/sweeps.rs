@@ -36,6 +36,8 @@ fn bs_sweep_finds_the_configured_caps() {
             "--bs=4k..1m".into(),
             "--iodepth=16".into(),
             "--ioengine=libaio".into(),
+            // The throttle lets a burst through at each start; measure after it, as a user would.
+            "--ramp_time=1s".into(),
             "--runtime=2s".into(),
             "--output-format=json".into(),
             "-q".into(),
@@ -80,6 +82,7 @@ fn numjobs_sweep_flags_the_knee() {
             "--numjobs=1..8".into(),
             "--iodepth=4".into(),
             "--ioengine=libaio".into(),
+            "--ramp_time=1s".into(),
             "--runtime=2s".into(),
             "--output-format=json".into(),
             "-q".into(),
