@@ -144,6 +144,10 @@ pub struct KernelCounters {
     pub io_ticks_ms: u64,
     /// Weighted milliseconds in queue (fio's `in_queue`).
     pub time_in_queue_ms: u64,
+    /// Wall time between the two snapshots these counts are the difference of: the kernel's
+    /// rate over the run is `ios / interval`.
+    #[serde(default)]
+    pub interval_ns: u64,
 }
 
 /// The jobs of one reporting group, merged.

@@ -12,8 +12,8 @@ use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 use stats::JobStats;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Barrier};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Barrier, OnceLock};
 use std::time::Instant;
 use workload::{BufferMode, EngineKind, JobSpec, SyncMode};
 
@@ -39,7 +39,37 @@ pub struct JobInput {
     pub lbs: u32,
     pub live: Arc<Live>,
     pub stop: Arc<AtomicBool>,
-    pub start: Arc<Barrier>,
+    pub start: Arc<StartLine>,
+}
+
+/// Where a phase's jobs meet before measuring. Each job counts itself ready once its setup is
+/// done; the runner waits for all, fixes the common clock (`epoch`), then releases the barrier.
+/// Every job measures from that one instant, so a job whose thread is scheduled late does
+/// less I/O in the common interval rather than measuring a window of its own.
+pub struct StartLine {
+    pub ready: AtomicUsize,
+    pub barrier: Barrier,
+    pub epoch: OnceLock<Instant>,
+}
+
+impl StartLine {
+    pub fn new(jobs: usize) -> StartLine {
+        StartLine {
+            ready: AtomicUsize::new(0),
+            barrier: Barrier::new(jobs + 1),
+            epoch: OnceLock::new(),
+        }
+    }
+
+    /// A job's side: ready, wait for the start, return the common clock.
+    fn arrive(&self) -> Instant {
+        self.ready.fetch_add(1, Relaxed);
+        self.barrier.wait();
+        *self
+            .epoch
+            .get()
+            .expect("the runner sets the epoch before releasing the barrier")
+    }
 }
 
 #[derive(Default)]
@@ -51,6 +81,8 @@ pub struct JobOutput {
     pub setup_error: Option<EngineError>,
     /// Blocks read back and checked by the `do_verify` pass.
     pub verified: u64,
+    /// When the job's last I/O ended, in ns after the phase's common start.
+    pub end_ns: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -136,7 +168,7 @@ pub fn run(inp: JobInput) -> JobOutput {
 
 fn fail(inp: &JobInput, out: &mut JobOutput, e: EngineError) {
     inp.stop.store(true, Relaxed);
-    inp.start.wait();
+    inp.start.arrive();
     out.setup_error = Some(e);
 }
 
@@ -210,6 +242,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let mut next_ok = [0u64; 2];
 
     let mut stats = JobStats::default();
+    prepare_hists(&mut stats, spec, sync_engine);
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut meta = vec![
         Meta {
@@ -239,11 +272,10 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let mut measure_start = 0u64;
     let mut cpu0 = (0, 0, 0);
 
-    inp.start.wait();
-    if !spec.startdelay.is_zero() {
-        sleep_unless_stopped(spec.startdelay, &inp.stop);
-    }
-    let base = Instant::now();
+    // The job's clock starts at the phase's common start (plus its own startdelay), never at
+    // the moment this thread happens to be scheduled.
+    let base = inp.start.arrive() + spec.startdelay;
+    sleep_unless_stopped(base.saturating_duration_since(Instant::now()), &inp.stop);
     let now = || base.elapsed().as_nanos() as u64;
     if measuring {
         cpu0 = thread_cpu();
@@ -254,7 +286,8 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         let t = now();
         if !measuring && t >= ramp_ns {
             measuring = true;
-            measure_start = t;
+            // The measured interval starts at the common ramp end for every job.
+            measure_start = ramp_ns;
             cpu0 = thread_cpu();
             inp.live.measuring.store(true, Relaxed);
         }
@@ -463,6 +496,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         }
     }
     let t_end = now();
+    out.end_ns = (t_end + spec.startdelay.as_nanos() as u64).max(1);
     if measuring {
         let cpu1 = thread_cpu();
         stats.runtime_ns = t_end - measure_start;
@@ -499,6 +533,24 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     drop(eng);
     out.stats = stats;
     out.error = error;
+}
+
+/// Allocates the histograms this job will fill before the start line, so that neither the
+/// start of hundreds of jobs nor the first I/O of each pays for the others.
+fn prepare_hists(stats: &mut JobStats, spec: &JobSpec, sync_engine: bool) {
+    for (used, d) in [(spec.rw.reads(), 0), (spec.rw.writes(), 1)] {
+        if used {
+            let dir = &mut stats.dirs[d];
+            dir.clat.prepare();
+            dir.lat.prepare();
+            if !sync_engine {
+                dir.slat.prepare();
+            }
+        }
+    }
+    if spec.sync_every > 0 {
+        stats.sync.prepare();
+    }
 }
 
 /// Submits the pushed requests in `batch`, stamping their submission time.

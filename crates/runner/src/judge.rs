@@ -7,10 +7,14 @@ use workload::{BufferMode, EngineKind, JobSpec};
 /// Below this much measured time a result is noise or a burst window.
 const SHORT_RUN_SECS: f64 = 5.0;
 
+/// A claimed rate this much above the kernel's over the same interval is a wrong number, not
+/// noise: the interval's ends are taken within milliseconds of the I/O's.
+const RATE_TOLERANCE: f64 = 1.10;
+
 pub fn warnings(
     specs: &[JobSpec],
     jobs: &[JobReport],
-    group: &JobReport,
+    groups: &[report::GroupReport],
     targets: &[TargetInfo],
 ) -> Vec<Warning> {
     let mut w = Vec::new();
@@ -41,9 +45,15 @@ pub fn warnings(
             },
         });
     }
-    let secs = group.runtime_ns as f64 / 1e9;
-    if secs > 0.0 && secs < SHORT_RUN_SECS && real {
-        w.push(Warning::ShortRun { secs });
+    // Each reporting group (a stonewalled phase) by its own length: two 1 s phases are two
+    // short runs, not one 2 s run.
+    let shortest = groups
+        .iter()
+        .map(|g| g.report.runtime_ns as f64 / 1e9)
+        .filter(|&s| s > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    if shortest < SHORT_RUN_SECS && real {
+        w.push(Warning::ShortRun { secs: shortest });
     }
     if real {
         let busiest = jobs
@@ -62,12 +72,16 @@ pub fn warnings(
             });
         }
     }
-    if let Some((first, last)) = group.series.thirds() {
-        if first > 0.0 && last < 0.7 * first {
-            w.push(Warning::BurstSuspected {
-                first_iops: first,
-                last_iops: last,
-            });
+    // A burst is the device's behaviour: the null engine has none to show.
+    for g in groups.iter().filter(|_| real) {
+        if let Some((first, last)) = g.report.series.thirds() {
+            if first > 0.0 && last < 0.7 * first {
+                w.push(Warning::BurstSuspected {
+                    first_iops: first,
+                    last_iops: last,
+                });
+                break;
+            }
         }
     }
     // Compare with the device's own counters. Only "saw less" is a verdict: other processes can
@@ -94,6 +108,7 @@ pub fn warnings(
                         dir,
                         percent: 100.0 * merges as f64 / submitted as f64,
                         device_name: d.name.clone(),
+                        advice: merge_advice(specs),
                     });
                 }
             }
@@ -104,10 +119,82 @@ pub fn warnings(
                         reported: reported[i],
                         device: seen,
                         device_name: d.name.clone(),
+                        cause: saw_less_cause(specs, t, dir),
                     });
+                } else if let Some(x) = specs
+                    .iter()
+                    .all(|s| s.ioengine != EngineKind::Null)
+                    .then(|| rate_check(jobs, groups, k, i, d))
+                    .flatten()
+                {
+                    w.push(x);
                 }
             }
         }
     }
     w
+}
+
+/// The advice for merged I/O that fits the workload that was run.
+fn merge_advice(specs: &[JobSpec]) -> String {
+    if specs.iter().all(|s| s.rw.is_random()) {
+        "random offsets merge when several jobs' requests land side by side or the device queue \
+         is deep: this is what the device does with this workload; for per-request IOPS use \
+         --iodepth=1 or a larger region (--size)"
+            .into()
+    } else {
+        "use random offsets (--rw=randread/randwrite) or --iodepth=1 to measure per-request IOPS"
+            .into()
+    }
+}
+
+/// What volbench can establish about why a device saw fewer bytes than were counted.
+fn saw_less_cause(specs: &[JobSpec], t: &TargetInfo, dir: &str) -> String {
+    if specs.iter().any(|s| !s.direct) {
+        return format!(
+            "buffered I/O (--direct=0): the page cache {} them; use --direct=1 or a file larger \
+             than RAM",
+            if dir == "read" { "served" } else { "absorbed" }
+        );
+    }
+    if t.kind == "file" {
+        return "with O_DIRECT on a file, the filesystem answered without the device (holes or \
+                unwritten extents read as zeros, or inline or cached data); run on a file \
+                volbench laid out itself, or on the block device"
+            .into();
+    }
+    "a layer between volbench and the device answered (a cache or a device-mapper target); \
+     check the target's stack"
+        .into()
+}
+
+/// Compares the group's claimed rate in one direction with the device's own rate over the
+/// same wall-clock interval. Only single-group runs on a device nothing else is counted on can
+/// be judged so; the counters also cover the drain of in-flight I/O, which the tolerance holds.
+fn rate_check(
+    jobs: &[JobReport],
+    groups: &[report::GroupReport],
+    k: &report::KernelCounters,
+    dir: usize,
+    d: &report::DeviceInfo,
+) -> Option<Warning> {
+    let [g] = groups else { return None };
+    if k.interval_ns < 1_000_000_000 || jobs.iter().any(|j| j.error.is_some()) {
+        return None;
+    }
+    let claimed = match dir {
+        0 => g.report.read.as_ref()?.iops,
+        _ => g.report.write.as_ref()?.iops,
+    };
+    let ios = match dir {
+        0 => k.read_ios + k.read_merges,
+        _ => k.write_ios + k.write_merges,
+    };
+    let kernel = ios as f64 / (k.interval_ns as f64 / 1e9);
+    (claimed > RATE_TOLERANCE * kernel && claimed >= 100.0).then(|| Warning::RateDisagrees {
+        dir: if dir == 0 { "read" } else { "write" },
+        claimed_iops: claimed,
+        kernel_iops: kernel,
+        device_name: d.name.clone(),
+    })
 }

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use workload::Workload;
 
@@ -193,13 +193,14 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     let mut last_t: Vec<u64> = vec![0; n];
     let mut before = Vec::new();
     let mut cpu_before = (0, 0, 0);
+    let mut before_at = Instant::now();
     let mut first_phase = true;
     for ph in 0..=phase {
         let members: Vec<usize> = (0..n).filter(|&i| plans[i].phase == ph).collect();
         if members.is_empty() || opts.stop.load(Relaxed) {
             continue;
         }
-        let barrier = Arc::new(Barrier::new(members.len() + 1));
+        let line = Arc::new(job::StartLine::new(members.len()));
         let lives: Vec<Arc<Live>> = members.iter().map(|_| Arc::new(Live::default())).collect();
         let mut handles = Vec::with_capacity(members.len());
         for (k, &i) in members.iter().enumerate() {
@@ -213,7 +214,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
                 lbs: files.iter().map(|t| t.lbs).max().unwrap_or(512),
                 live: lives[k].clone(),
                 stop: opts.stop.clone(),
-                start: barrier.clone(),
+                start: line.clone(),
             };
             handles.push(
                 std::thread::Builder::new()
@@ -244,12 +245,19 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
             .map(|&i| job_files[i].iter().map(|t| t.len).sum::<u64>())
             .sum();
 
+        // Every job is set up (engine, buffers, histograms) before the clock starts: the
+        // common start is fixed only once all have arrived at the line.
+        while line.ready.load(Relaxed) < members.len() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         let ramp_free = first_phase && ramp.is_zero();
         if ramp_free {
             before = snapshot();
+            before_at = Instant::now();
         }
-        barrier.wait();
         let start = Instant::now();
+        line.epoch.set(start).expect("one epoch per phase");
+        line.barrier.wait();
         if first_phase {
             cpu_before = process_cpu();
         }
@@ -268,12 +276,13 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         let mut measuring = ramp.is_zero();
         let mut prev = (start, 0u64, 0u64);
         while !lives.iter().all(|l| l.done.load(Relaxed)) {
-            std::thread::sleep(TICK);
+            sleep_until_next(start, ramp, measuring, planned, next_sample);
             let now = Instant::now();
             if !measuring && now >= start + ramp {
                 measuring = true;
                 if first_phase {
                     before = snapshot();
+                    before_at = Instant::now();
                     cpu_before = process_cpu();
                 }
             }
@@ -337,6 +346,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         }
     }
     let after = snapshot();
+    let interval_ns = before_at.elapsed().as_nanos() as u64;
     let cpu_after = process_cpu();
     let interrupted = opts.stop.load(Relaxed);
     drop(job_files);
@@ -387,7 +397,9 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     }
     for (k, (ti, _)) in devs.iter().enumerate() {
         if let (Some(Some(a)), Some(Some(b))) = (before.get(k), after.get(k)) {
-            targets[*ti].kernel_counters = Some(probe::counters_delta(*a, *b));
+            let mut k = probe::counters_delta(*a, *b);
+            k.interval_ns = interval_ns;
+            targets[*ti].kernel_counters = Some(k);
         }
     }
 
@@ -437,7 +449,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         sync_only,
     );
     let mut env = probe::environment();
-    let warnings = judge::warnings(&w.jobs, &job_reports, &group_report, &targets);
+    let warnings = judge::warnings(&w.jobs, &job_reports, &groups, &targets);
     env.targets = targets;
     let status = if interrupted {
         Status::Interrupted
@@ -479,6 +491,36 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         global_options: w.global_options.clone(),
         warnings: warnings.iter().map(report::WarningRecord::from).collect(),
     })
+}
+
+/// The sampler's sleep: a tick, but never past the next event it must catch on time (the ramp's
+/// end, the next sample) and only briefly once the planned end has passed, so the end of the
+/// run (and the kernel's counters after it) is seen within milliseconds.
+fn sleep_until_next(
+    start: Instant,
+    ramp: Duration,
+    measuring: bool,
+    planned: Option<Duration>,
+    next_sample: Instant,
+) {
+    let now = Instant::now();
+    let mut until = (now + TICK).min(next_sample);
+    if !measuring {
+        until = until.min(start + ramp);
+    }
+    if let Some(p) = planned {
+        let end = start + p;
+        until = if now >= end {
+            now + Duration::from_millis(2)
+        } else {
+            until.min(end)
+        };
+    }
+    std::thread::sleep(
+        until
+            .saturating_duration_since(now)
+            .max(Duration::from_micros(200)),
+    );
 }
 
 /// (user ns, system ns, context switches) of the whole process, every thread included.

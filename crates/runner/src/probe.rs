@@ -131,6 +131,7 @@ pub fn kernel_counters(dev: DevId) -> Option<KernelCounters> {
         write_ticks_ms: f[7],
         io_ticks_ms: f[9],
         time_in_queue_ms: f[10],
+        interval_ns: 0,
     })
 }
 
@@ -147,6 +148,7 @@ pub fn counters_delta(a: KernelCounters, b: KernelCounters) -> KernelCounters {
         write_ticks_ms: b.write_ticks_ms.saturating_sub(a.write_ticks_ms),
         io_ticks_ms: b.io_ticks_ms.saturating_sub(a.io_ticks_ms),
         time_in_queue_ms: b.time_in_queue_ms.saturating_sub(a.time_in_queue_ms),
+        interval_ns: 0,
     }
 }
 

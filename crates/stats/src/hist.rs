@@ -15,9 +15,11 @@ pub const FIO_PERCENTILES: [f64; 17] = [
     99.99,
 ];
 
+/// `hist` is made on first use: a job allocates only the histograms its I/O needs (a read-only
+/// psync job needs two of seven), which keeps hundreds of jobs cheap to start.
 #[derive(Clone, Debug)]
 pub struct LatHist {
-    hist: Histogram<u64>,
+    hist: Option<Histogram<u64>>,
     n: u64,
     sum: u128,
     sum_sq: u128,
@@ -32,13 +34,10 @@ impl Default for LatHist {
 }
 
 impl LatHist {
+    /// An empty histogram; its buckets are allocated on first use (or by [`LatHist::prepare`]).
     pub fn new() -> LatHist {
-        // Start small (10 ms range) and let the histogram grow: hundreds of jobs with seven
-        // histograms each must not cost gigabytes up front.
-        let mut hist = Histogram::new_with_max(10_000_000, 3).expect("valid HDR bounds");
-        hist.auto(true);
         LatHist {
-            hist,
+            hist: None,
             n: 0,
             sum: 0,
             sum_sq: 0,
@@ -47,11 +46,25 @@ impl LatHist {
         }
     }
 
+    fn fresh() -> Histogram<u64> {
+        // Start small (1 ms range) and let the histogram grow: hundreds of jobs must not cost
+        // gigabytes up front.
+        let mut hist = Histogram::new_with_max(1_000_000, 3).expect("valid HDR bounds");
+        hist.auto(true);
+        hist
+    }
+
+    /// Allocates the buckets now, so the first record in a hot loop does not.
+    pub fn prepare(&mut self) {
+        self.hist.get_or_insert_with(Self::fresh);
+    }
+
     #[inline]
     pub fn record(&mut self, ns: u64) {
+        let hist = self.hist.get_or_insert_with(Self::fresh);
         // Auto-resize grows the range on a new maximum (rare, amortised like Vec growth).
-        if self.hist.record(ns).is_err() {
-            self.hist.saturating_record(ns);
+        if hist.record(ns).is_err() {
+            hist.saturating_record(ns);
         }
         self.n += 1;
         self.sum += ns as u128;
@@ -61,12 +74,15 @@ impl LatHist {
     }
 
     pub fn merge(&mut self, other: &LatHist) {
-        if other.n == 0 {
+        let Some(oh) = other.hist.as_ref().filter(|_| other.n > 0) else {
             return;
+        };
+        match &mut self.hist {
+            Some(h) => h
+                .add(oh)
+                .expect("auto-resizing histograms always accept another"),
+            None => self.hist = Some(oh.clone()),
         }
-        self.hist
-            .add(&other.hist)
-            .expect("auto-resizing histograms always accept another");
         self.n += other.n;
         self.sum += other.sum;
         self.sum_sq += other.sum_sq;
@@ -88,20 +104,20 @@ impl LatHist {
 
     /// How many recorded values are at or below `ns` (to the histogram's precision).
     pub fn count_at_or_below(&self, ns: u64) -> u64 {
-        if self.n == 0 {
-            return 0;
+        match &self.hist {
+            Some(h) if self.n > 0 => h.count_between(0, ns),
+            _ => 0,
         }
-        self.hist.count_between(0, ns)
     }
 
     /// The value at percentile `p` (0..100): the highest value equivalent to the recorded
     /// sample at that rank, as HDR defines it.
     pub fn percentile(&self, p: f64) -> u64 {
-        if self.n == 0 {
-            return 0;
+        match &self.hist {
+            // Clamp to the exact extremes so a bucket's width never reports beyond what was seen.
+            Some(h) if self.n > 0 => h.value_at_percentile(p).clamp(self.min, self.max),
+            _ => 0,
         }
-        // Clamp to the exact extremes so a bucket's width never reports beyond what was seen.
-        self.hist.value_at_percentile(p).clamp(self.min, self.max)
     }
 
     pub fn summary(&self) -> LatencySummary {
@@ -134,8 +150,16 @@ impl LatHist {
     /// and merge it exactly with histograms from other runs or hosts.
     pub fn encode(&self) -> String {
         let mut buf = Vec::new();
+        let empty;
+        let hist = match &self.hist {
+            Some(h) => h,
+            None => {
+                empty = Self::fresh();
+                &empty
+            }
+        };
         V2DeflateSerializer::new()
-            .serialize(&self.hist, &mut buf)
+            .serialize(hist, &mut buf)
             .expect("serializing into memory");
         base64::engine::general_purpose::STANDARD.encode(buf)
     }
@@ -156,7 +180,7 @@ impl LatHist {
             out.min = out.min.min(hist.lowest_equivalent(value));
             out.max = out.max.max(value);
         }
-        out.hist = hist;
+        out.hist = Some(hist);
         Some(out)
     }
 }

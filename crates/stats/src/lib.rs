@@ -13,4 +13,4 @@ pub mod warnings;
 pub use hist::{LatHist, LatencySummary, Percentile, FIO_PERCENTILES};
 pub use job::{DirStats, JobStats, DEPTH_BUCKETS};
 pub use series::{Sample, Series, SeriesSummary};
-pub use warnings::Warning;
+pub use warnings::{fmt_count, Warning};

@@ -3,15 +3,36 @@
 use serde::{Serialize, Serializer};
 use std::fmt;
 
+/// A count as reports print it: 7733, 21.7k, 2.01M.
+pub fn fmt_count(v: f64) -> String {
+    if v < 1e4 {
+        format!("{v:.0}")
+    } else if v < 1e6 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{:.2}M", v / 1e6)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Warning {
     /// Buffered I/O: the page cache answers reads and absorbs writes.
     BufferedIo,
     /// The device's own counters saw far fewer bytes than volbench moved.
+    /// `cause` names what volbench could establish (page cache, ...), with its fix.
     DeviceSawLess {
         dir: &'static str,
         reported: u64,
         device: u64,
+        device_name: String,
+        cause: String,
+    },
+    /// The rate volbench claims is above the rate the device's own counters show over the
+    /// same wall-clock interval: the measured interval is wrong, not the device.
+    RateDisagrees {
+        dir: &'static str,
+        claimed_iops: f64,
+        kernel_iops: f64,
         device_name: String,
     },
     /// Write buffers hold zeros or a pattern, which compressing or deduplicating storage shrinks.
@@ -30,6 +51,8 @@ pub enum Warning {
         dir: &'static str,
         percent: f64,
         device_name: String,
+        /// The advice that fits the workload (a random one cannot be told "use random offsets").
+        advice: String,
     },
 }
 
@@ -39,6 +62,7 @@ impl Warning {
         match self {
             Warning::BufferedIo => "buffered_io",
             Warning::DeviceSawLess { .. } => "device_saw_less",
+            Warning::RateDisagrees { .. } => "rate_disagrees",
             Warning::CompressibleData { .. } => "compressible_data",
             Warning::ShortRun { .. } => "short_run",
             Warning::CpuBound { .. } => "cpu_bound",
@@ -62,12 +86,25 @@ impl fmt::Display for Warning {
                 reported,
                 device,
                 device_name,
+                cause,
             } => write!(
                 f,
-                "{device_name} saw only {:.0}% of the {dir} bytes volbench counted: the rest came \
-                 from or went to a cache, so the {dir} figures are inflated; use --direct=1 or a \
-                 file larger than RAM",
+                "{device_name} saw only {:.0}% of the {dir} bytes volbench counted, so the {dir} \
+                 figures are inflated: {cause}",
                 100.0 * *device as f64 / (*reported).max(1) as f64
+            ),
+            Warning::RateDisagrees {
+                dir,
+                claimed_iops,
+                kernel_iops,
+                device_name,
+            } => write!(
+                f,
+                "volbench counted {} {dir} IOPS but {device_name}'s own counters show {} over the \
+                 same interval: the measured interval does not match the wall clock, so the {dir} \
+                 rate is wrong; please report this with the command line",
+                fmt_count(*claimed_iops),
+                fmt_count(*kernel_iops)
             ),
             Warning::CompressibleData { what } => write!(
                 f,
@@ -89,19 +126,22 @@ impl fmt::Display for Warning {
                 last_iops,
             } => write!(
                 f,
-                "throughput fell from {first_iops:.0} to {last_iops:.0} IOPS during the run: a \
-                 burst bucket or device cache likely ran out; the average mixes both regimes, so \
-                 look at the per-second series or run longer"
+                "throughput fell from {} to {} IOPS during the run: a burst bucket or device \
+                 cache likely ran out; the average mixes both regimes, so look at the per-second \
+                 series or run longer",
+                fmt_count(*first_iops),
+                fmt_count(*last_iops)
             ),
             Warning::MergedIo {
                 dir,
                 percent,
                 device_name,
+                advice,
             } => write!(
                 f,
                 "the block layer merged {percent:.0}% of the {dir}s into larger requests, so \
                  {device_name} served fewer, bigger I/Os than --bs: this IOPS figure is not the \
-                 device's {dir} IOPS at this block size; use random offsets or --iodepth=1"
+                 device's {dir} IOPS at this block size; {advice}"
             ),
             Warning::MemoryFilesystem { fs } => write!(
                 f,

@@ -18,6 +18,8 @@ pub enum StoreError {
     },
     #[error("cannot create the directory for the results store {0}: {1}")]
     Dir(String, std::io::Error),
+    #[error("results store {0}: directory {1} does not exist: create it, or choose another --store PATH")]
+    NoParent(String, String),
     #[error("entry {0} in the results store is not a report this version can read: {1}")]
     Corrupt(i64, serde_json::Error),
 }
@@ -98,16 +100,31 @@ impl Store {
         if let Some(p) = std::env::var_os("VOLBENCH_STORE") {
             return PathBuf::from(p);
         }
+        Self::own_dir().join("results.db")
+    }
+
+    /// volbench's own data directory: the only directory volbench creates for a store.
+    fn own_dir() -> PathBuf {
         dirs::data_dir()
             .unwrap_or_else(|| PathBuf::from("."))
             .join("volbench")
-            .join("results.db")
     }
 
+    /// Opens (creating if needed) the store at `path`. Only volbench's own data directory is
+    /// created when missing; a user-given path whose directory is missing is an error, so a
+    /// typo never makes a directory chain at some unexpected place.
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| StoreError::Dir(dir.display().to_string(), e))?;
+            if !dir.is_dir() {
+                if dir != Self::own_dir() {
+                    return Err(StoreError::NoParent(
+                        path.display().to_string(),
+                        dir.display().to_string(),
+                    ));
+                }
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| StoreError::Dir(dir.display().to_string(), e))?;
+            }
         }
         let err = |source| StoreError::Sqlite {
             path: path.display().to_string(),

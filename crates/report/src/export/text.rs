@@ -21,15 +21,7 @@ pub fn fmt_ns(ns: f64) -> String {
 }
 
 /// A count such as IOPS: `850`, `12.3k`, `1.23M`.
-pub fn fmt_count(v: f64) -> String {
-    if v < 1e4 {
-        format!("{v:.0}")
-    } else if v < 1e6 {
-        format!("{:.1}k", v / 1e3)
-    } else {
-        format!("{:.2}M", v / 1e6)
-    }
-}
+pub use stats::fmt_count;
 
 fn dir_row(out: &mut String, label: &str, d: &DirReport) {
     let l = &d.lat_ns;
