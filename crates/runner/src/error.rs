@@ -50,6 +50,33 @@ pub enum RunError {
     TooSmall { path: PathBuf, len: u64, bs: u64 },
     #[error("{path} is neither a regular file nor a block device: choose a file or a device")]
     BadTarget { path: PathBuf },
+    #[error(
+        "{path} is on {fs}, a kernel interface rather than storage: choose a file or directory \
+         on the device under test"
+    )]
+    PseudoFs { path: PathBuf, fs: String },
+    #[error(
+        "{path} is {} but the job reads {}: volbench does not grow a file it did not create; give \
+         --size={} or less, or name a new file (volbench lays it out with data)",
+        workload::format_bytes(*have as f64), workload::format_bytes(*want as f64), workload::short_size(*have)
+    )]
+    UserFileTooSmall { path: PathBuf, have: u64, want: u64 },
+    #[error(
+        "{path} has {holes} of holes or unwritten (fallocated) extents in the {region} to be read: \
+         they read as zeros without touching the device, so the result would be fiction; write \
+         the file first (volbench run --filename={path} --rw=write --bs=1m --size=...) or name a \
+         new file, which volbench lays out with data"
+    )]
+    Holes {
+        path: PathBuf,
+        holes: String,
+        region: String,
+    },
+    #[error(
+        "the I/O buffers need {need} (bs x iodepth x numjobs) but only {avail} of memory is \
+         available: lower --bs, --iodepth or --numjobs"
+    )]
+    Memory { need: String, avail: String },
     #[error("cannot open {path}: {source}")]
     Open {
         path: PathBuf,

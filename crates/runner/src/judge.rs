@@ -19,11 +19,28 @@ pub fn warnings(
 ) -> Vec<Warning> {
     let mut w = Vec::new();
     let real = specs.iter().any(|s| s.ioengine != EngineKind::Null);
-    if specs
+    let buffered: Vec<&JobSpec> = specs
         .iter()
-        .any(|s| !s.direct && s.ioengine != EngineKind::Null)
-    {
-        w.push(Warning::BufferedIo);
+        .filter(|s| !s.direct && s.ioengine != EngineKind::Null)
+        .collect();
+    if !buffered.is_empty() {
+        let unflushed = buffered
+            .iter()
+            .any(|s| s.rw.writes() && !s.end_fsync && s.sync_every == 0);
+        let reads = buffered.iter().any(|s| s.rw.reads());
+        let what = match (unflushed, reads) {
+            (true, _) => "the writes had no final flush, so the rate is how fast the page cache \
+                          took them, not the device (dd's figure without conv=fdatasync); add \
+                          --end_fsync=1 to count writing them out, or use --direct=1"
+                .to_string(),
+            (false, true) => "the page cache may have served reads; use --direct=1 to measure \
+                              the device"
+                .to_string(),
+            (false, false) => "writes went through the page cache and are flushed by the job's \
+                               syncs; --direct=1 measures the device without the cache"
+                .to_string(),
+        };
+        w.push(Warning::BufferedIo { what });
     }
     for t in targets {
         if let Some(fs) = &t.filesystem {

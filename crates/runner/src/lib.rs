@@ -14,7 +14,7 @@ pub mod safety;
 mod target;
 
 pub use error::RunError;
-pub use target::{resolve_paths, DEFAULT_FILE_SIZE};
+pub use target::{free_bytes, hole_bytes, resolve_paths, DEFAULT_FILE_SIZE};
 
 use job::{JobInput, Live};
 use report::{GroupReport, JobReport, KernelCounters, RunReport, Status, Tool, SCHEMA_VERSION};
@@ -104,6 +104,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     for s in &w.jobs {
         s.validate()?;
     }
+    check_memory(w)?;
     let started = SystemTime::now();
     let started_at = humantime::format_rfc3339_seconds(started).to_string();
     let started_unix = started
@@ -491,6 +492,25 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         global_options: w.global_options.clone(),
         warnings: warnings.iter().map(report::WarningRecord::from).collect(),
     })
+}
+
+/// Every job holds `iodepth` buffers of the largest block size: refuse before allocating what
+/// the machine does not have (`bs=1g iodepth=32` is 32 GiB), with the fix in the message.
+fn check_memory(w: &Workload) -> Result<(), RunError> {
+    let need: u64 = w
+        .jobs
+        .iter()
+        .map(|s| s.numjobs as u64 * s.effective_iodepth() as u64 * s.max_bs())
+        .sum();
+    let avail = probe::mem_available().unwrap_or(u64::MAX);
+    // Leave room for the page cache and everything else: buffers may take 80 % of it.
+    if need > avail / 5 * 4 {
+        return Err(RunError::Memory {
+            need: workload::format_bytes(need as f64),
+            avail: workload::format_bytes(avail as f64),
+        });
+    }
+    Ok(())
 }
 
 /// The sampler's sleep: a tick, but never past the next event it must catch on time (the ramp's

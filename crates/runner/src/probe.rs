@@ -109,6 +109,14 @@ pub fn device_info(dev: DevId) -> Option<DeviceInfo> {
     })
 }
 
+/// `MemAvailable` from /proc/meminfo, in bytes.
+pub fn mem_available() -> Option<u64> {
+    let s = fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 /// A snapshot of `/sys/dev/block/M:m/stat` for the exact device or partition.
 pub fn kernel_counters(dev: DevId) -> Option<KernelCounters> {
     let s = read_trim(dev.sysfs()?.join("stat"))?;

@@ -11,7 +11,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use workload::{format_bytes, JobSpec, SyncIo};
+use workload::{format_bytes, EngineKind, JobSpec, SyncIo};
 
 /// Files get 1 GiB when no --size is given: large enough to leave most caches, small enough for
 /// a laptop.
@@ -30,9 +30,19 @@ pub struct Target {
 /// The files job `clone` (0-based among `numjobs`) of `spec` uses: its `filename` list, or
 /// `nrfiles` files in its directory. One file per job keeps the simple `NAME.test`; more use
 /// fio's `NAME.JOB.FILE`.
+///
+/// fio's rule for `directory`: it prefixes every `filename`, so `directory=/d filename=a` is
+/// `/d/a` (fio prefixes absolute names too: `/d` + `/x/a` is `/d/x/a`).
 pub fn resolve_paths(spec: &JobSpec, clone: u32) -> Vec<PathBuf> {
     if !spec.filename.is_empty() {
-        return spec.filename.clone();
+        return spec
+            .filename
+            .iter()
+            .map(|f| match &spec.directory {
+                Some(d) => d.join(f.strip_prefix("/").unwrap_or(f)),
+                None => f.clone(),
+            })
+            .collect();
     }
     let dir = spec.directory.clone().unwrap_or_else(|| PathBuf::from("."));
     if spec.numjobs == 1 && spec.nrfiles == 1 {
@@ -69,6 +79,10 @@ pub fn prepare(
             })
         }
     };
+    // The null engine does no I/O: it needs no file, and creates none.
+    if spec.ioengine == EngineKind::Null && meta.is_none() {
+        return null_target(spec, path, offset);
+    }
     let is_block = meta
         .as_ref()
         .is_some_and(|m| m.file_type().is_block_device());
@@ -135,7 +149,23 @@ pub fn prepare(
         if !dir.is_dir() {
             return Err(RunError::MissingDirectory(dir.to_path_buf()));
         }
+        if let Some(fs) = pseudo_filesystem(dir) {
+            return Err(RunError::PseudoFs {
+                path: path.to_path_buf(),
+                fs,
+            });
+        }
         let want = offset + len;
+        // Files volbench names itself (no --filename) are its own to lay out and refill; a
+        // file the user named is only written by a job that writes.
+        let owned = spec.filename.is_empty();
+        if meta.is_some() && existing < want && !owned && !spec.rw.writes() {
+            return Err(RunError::UserFileTooSmall {
+                path: path.to_path_buf(),
+                have: existing,
+                want,
+            });
+        }
         if existing < want {
             layout(
                 path,
@@ -148,6 +178,20 @@ pub fn prepare(
                 created,
                 progress,
             )?;
+        }
+        if spec.rw.reads() {
+            let holes = hole_bytes(path, offset, want);
+            if holes > 0 && owned {
+                // A file of volbench's own with holes (an earlier run was killed while laying
+                // it out): fill the region again.
+                layout(path, dir, offset, want, false, spec.randseed, stop, created, progress)?;
+            } else if holes > 0 {
+                return Err(RunError::Holes {
+                    path: path.to_path_buf(),
+                    holes: format_bytes(holes as f64),
+                    region: format_bytes(len as f64),
+                });
+            }
         }
         let dev = DevId::from_raw(fs::metadata(path).map(|m| m.dev()).unwrap_or(0));
         (len, Some(dev))
@@ -192,7 +236,11 @@ pub fn prepare(
         dev.and_then(|d| probe::filesystem_of(path, d))
     };
     let info = TargetInfo {
-        path: path.display().to_string(),
+        // Stored and shown as the canonical absolute path, whatever form it was given in.
+        path: fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf())
+            .display()
+            .to_string(),
         kind: if is_block { "block_device" } else { "file" }.into(),
         size_bytes: len,
         filesystem,
@@ -207,6 +255,86 @@ pub fn prepare(
         lbs,
         info,
     })
+}
+
+/// The null engine's stand-in for a file that does not exist: nothing is created or opened
+/// for I/O (it holds /dev/null only so every job has a descriptor).
+fn null_target(spec: &JobSpec, path: &Path, offset: u64) -> Result<Target, RunError> {
+    let len = spec.size.unwrap_or(DEFAULT_FILE_SIZE) / spec.bs * spec.bs;
+    let file = File::open("/dev/null").map_err(|source| RunError::Open {
+        path: "/dev/null".into(),
+        source,
+    })?;
+    Ok(Target {
+        file,
+        offset,
+        len: len.max(spec.bs),
+        dev: None,
+        lbs: 512,
+        info: TargetInfo {
+            path: path.display().to_string(),
+            kind: "none".into(),
+            size_bytes: len,
+            filesystem: None,
+            device: None,
+            kernel_counters: None,
+        },
+    })
+}
+
+/// Kernel pseudo-filesystems hold no storage: a "file" there is an interface, never a target.
+fn pseudo_filesystem(dir: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: c is a valid NUL-terminated path and st a writable statfs.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    let name = match st.f_type as i64 {
+        0x9fa0 => "proc",
+        0x6265_6572 => "sysfs",
+        0x6462_6720 => "debugfs",
+        0x0027_e0eb => "cgroup",
+        0x6367_7270 => "cgroup2",
+        0x7472_6163 => "tracefs",
+        0x7363_6673 => "securityfs",
+        0x6265_6570 => "configfs",
+        _ => return None,
+    };
+    Some(name.into())
+}
+
+/// Bytes of `[start, end)` that are holes or unwritten (fallocated) extents, which read as
+/// zeros without touching the device. SEEK_DATA/SEEK_HOLE report both on ext4, XFS, btrfs and
+/// tmpfs (unwritten extents count as holes there); a filesystem without them reports none.
+pub fn hole_bytes(path: &Path, start: u64, end: u64) -> u64 {
+    let Ok(f) = File::open(path) else { return 0 };
+    let fd = f.as_raw_fd();
+    let mut pos = start;
+    let mut holes = 0;
+    while pos < end {
+        // SAFETY: lseek on a descriptor we own; it only moves the file offset.
+        let data = unsafe { libc::lseek(fd, pos as i64, libc::SEEK_DATA) };
+        if data < 0 {
+            if io::Error::last_os_error().raw_os_error() == Some(libc::ENXIO) {
+                holes += end - pos; // no data after pos
+            }
+            break;
+        }
+        let data = data as u64;
+        holes += data.min(end).saturating_sub(pos);
+        if data >= end {
+            break;
+        }
+        // SAFETY: as above.
+        let hole = unsafe { libc::lseek(fd, data as i64, libc::SEEK_HOLE) };
+        if hole < 0 {
+            break;
+        }
+        pos = hole as u64;
+    }
+    holes
 }
 
 fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, RunError> {
@@ -238,7 +366,7 @@ fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, 
 }
 
 /// Free bytes for an unprivileged writer, or `None` where the filesystem does not say.
-fn free_bytes(dir: &Path) -> Option<u64> {
+pub fn free_bytes(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };

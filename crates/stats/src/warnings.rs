@@ -16,8 +16,9 @@ pub fn fmt_count(v: f64) -> String {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Warning {
-    /// Buffered I/O: the page cache answers reads and absorbs writes.
-    BufferedIo,
+    /// Buffered I/O: the page cache answers reads and absorbs writes. `what` says which, with
+    /// the fix that fits (a final flush for writes, O_DIRECT for both).
+    BufferedIo { what: String },
     /// The device's own counters saw far fewer bytes than volbench moved.
     /// `cause` names what volbench could establish (page cache, ...), with its fix.
     DeviceSawLess {
@@ -60,7 +61,7 @@ impl Warning {
     /// A stable identifier for scripts.
     pub fn code(&self) -> &'static str {
         match self {
-            Warning::BufferedIo => "buffered_io",
+            Warning::BufferedIo { .. } => "buffered_io",
             Warning::DeviceSawLess { .. } => "device_saw_less",
             Warning::RateDisagrees { .. } => "rate_disagrees",
             Warning::CompressibleData { .. } => "compressible_data",
@@ -76,11 +77,7 @@ impl Warning {
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Warning::BufferedIo => write!(
-                f,
-                "buffered I/O (--direct=0): the page cache may have served reads and absorbed \
-                 writes; use --direct=1 to measure the device"
-            ),
+            Warning::BufferedIo { what } => write!(f, "buffered I/O (--direct=0): {what}"),
             Warning::DeviceSawLess {
                 dir,
                 reported,

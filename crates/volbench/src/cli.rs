@@ -310,9 +310,9 @@ pub struct QuickArgs {
     /// Measured time of each of the five tests.
     #[arg(long, default_value = "10s", value_name = "TIME")]
     pub runtime: String,
-    /// Size of the temporary test file.
-    #[arg(long, default_value = "1g", value_name = "SIZE")]
-    pub size: String,
+    /// Size of the temporary test file [default: 1g, or what fits in the free space].
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
     /// I/O engine for all five tests.
     #[arg(long, default_value = "io_uring", value_name = "ENGINE")]
     pub ioengine: String,

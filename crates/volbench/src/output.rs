@@ -84,9 +84,11 @@ impl Output {
         Ok(())
     }
 
-    /// True when the human summary is not what stdout shows, so warnings need stderr.
+    /// True when the human summary (with its warnings) is not shown on stdout, so warnings
+    /// need stderr. With --output the summary still goes to stdout unless --quiet, so each
+    /// warning is printed once, there.
     fn summary_elsewhere(&self) -> bool {
-        self.format != Format::Normal || self.file.is_some() || self.quiet
+        self.quiet || (self.file.is_none() && self.format != Format::Normal)
     }
 
     /// Writes a run's, suite's or sweep's final document, shows the summary at the terminal
@@ -104,10 +106,10 @@ impl Output {
                 Document::Run(r) => vec![r],
                 Document::Suite(s) => s.runs.iter().map(|x| &x.report).collect(),
             };
-            let mut codes: Vec<&str> = Vec::new();
+            let mut said: Vec<&str> = Vec::new();
             for w in runs.iter().flat_map(|r| &r.warnings) {
-                if !codes.contains(&w.code.as_str()) {
-                    codes.push(&w.code);
+                if !said.contains(&w.message.as_str()) {
+                    said.push(&w.message);
                     eprintln!("warning: {w}");
                 }
             }

@@ -276,7 +276,8 @@ fn one() -> u32 {
 /// Limits chosen so a typo fails fast instead of exhausting memory or kernel resources.
 pub const MAX_IODEPTH: u32 = 4096;
 pub const MAX_NUMJOBS: u32 = 1024;
-pub const MAX_BS: u64 = 256 << 20;
+/// fio accepts block sizes up to its 2 GiB I/O limit; dd's `bs=1G` must run.
+pub const MAX_BS: u64 = 1 << 30;
 
 /// A workload that cannot run, whatever the target.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -285,7 +286,7 @@ pub enum SpecError {
     IoDepth(u32),
     #[error("--numjobs={0} is out of range: use 1 to {MAX_NUMJOBS}")]
     NumJobs(u32),
-    #[error("--bs={0} is out of range: use 512 bytes to 256m")]
+    #[error("--bs={0} is out of range: use 512 bytes to 1g")]
     BlockSize(u64),
     #[error("--bs={0} is not a multiple of 512 bytes: use e.g. 4k")]
     BlockAlign(u64),

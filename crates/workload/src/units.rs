@@ -51,8 +51,22 @@ pub fn parse_size(s: &str) -> Result<u64, UnitError> {
         "p" => 1 << 50,
         _ => return Err(err()),
     };
+    // Whole numbers are computed exactly (a float would round 2^64-1 up and saturate 2^64
+    // silently); fractions such as 1.5g go through a float and must land on a whole byte.
+    let digits = &t[..t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').len()];
+    if !digits.contains('.') {
+        return digits
+            .parse::<u64>()
+            .ok()
+            .and_then(|whole| whole.checked_mul(mult))
+            .ok_or_else(|| UnitError {
+                value: s.to_string(),
+                what: "size",
+                hint: "too large: sizes go up to 16 EiB - 1 byte",
+            });
+    }
     let v = n * mult as f64;
-    if !v.is_finite() || v > u64::MAX as f64 || v.fract() != 0.0 {
+    if !v.is_finite() || v >= 18_446_744_073_709_551_616.0 || v.fract() != 0.0 {
         return Err(err());
     }
     Ok(v as u64)
@@ -110,7 +124,8 @@ pub fn format_bytes(v: f64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut x = v;
     let mut i = 0;
-    while x >= 1024.0 && i + 1 < UNITS.len() {
+    // 1023.96 MiB would print as "1024.0 MiB": move up a unit wherever rounding reaches 1024.
+    while x >= 1023.95 && i + 1 < UNITS.len() {
         x /= 1024.0;
         i += 1;
     }
@@ -139,8 +154,25 @@ mod tests {
     }
 
     #[test]
+    fn size_2_pow_64_is_an_error_not_a_saturated_value() {
+        assert_eq!(parse_size("18446744073709551615").unwrap(), u64::MAX);
+        let e = parse_size("18446744073709551616").unwrap_err();
+        assert!(e.hint.contains("too large"), "{e:?}");
+        assert!(parse_size("16384p").is_err());
+    }
+
+    #[test]
     fn bad_sizes_are_errors() {
-        for s in ["", "k", "4x", "-1", "1.3", "99999999999p"] {
+        for s in [
+            "",
+            "k",
+            "4x",
+            "-1",
+            "1.3",
+            "99999999999p",
+            "18446744073709551616",
+            "16384p",
+        ] {
             assert!(parse_size(s).is_err(), "{s} should not parse");
         }
     }
@@ -169,5 +201,7 @@ mod tests {
         assert_eq!(format_bytes(512.0), "512 B");
         assert_eq!(format_bytes(4096.0), "4.0 KiB");
         assert_eq!(format_bytes(1.5 * (1u64 << 30) as f64), "1.5 GiB");
+        // One block short of 1 GiB rounds to 1.0 GiB, never "1024.0 MiB".
+        assert_eq!(format_bytes(((1u64 << 30) - 4096) as f64), "1.0 GiB");
     }
 }

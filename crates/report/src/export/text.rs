@@ -252,25 +252,28 @@ impl Exporter for Text {
         }
         out.push_str("\n\n");
         suite_table(&mut out, &table::suite_rows(s), &s.findings);
-        // One line per kind of warning: the same advice for every test says nothing new.
-        let mut seen: Vec<(&str, &str, usize)> = Vec::new();
+        // One line per distinct warning, naming the tests it concerns (all of them: "every
+        // test") rather than repeating the same advice for each.
+        let mut seen: Vec<(&str, Vec<&str>)> = Vec::new();
         for run in &s.runs {
             for w in &run.report.warnings {
-                match seen.iter_mut().find(|(c, _, _)| *c == w.code) {
-                    Some(x) => x.2 += 1,
-                    None => seen.push((&w.code, &w.message, 1)),
+                match seen.iter_mut().find(|(m, _)| *m == w.message) {
+                    Some(x) => x.1.push(&run.label),
+                    None => seen.push((&w.message, vec![&run.label])),
                 }
             }
         }
         if !seen.is_empty() {
             let _ = writeln!(out, "\nwarnings:");
-            for (_, m, n) in seen {
-                let times = if n > 1 {
-                    format!(" ({n} tests)")
-                } else {
+            for (m, tests) in seen {
+                let which = if s.runs.len() == 1 {
                     String::new()
+                } else if tests.len() == s.runs.len() {
+                    " (every test)".to_string()
+                } else {
+                    format!(" ({})", tests.join(", "))
                 };
-                let _ = writeln!(out, "  ! {m}{times}");
+                let _ = writeln!(out, "  ! {m}{which}");
             }
         }
         Ok(out.into_bytes())
