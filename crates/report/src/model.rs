@@ -41,6 +41,9 @@ pub enum Status {
     Partial,
     /// The user stopped the run (Ctrl-C); what was measured until then is kept.
     Interrupted,
+    /// A sweep or suite still under way: its checkpoints say so until the last point is done,
+    /// so one that was killed (SIGKILL, power loss) is never mistaken for a complete one.
+    Running,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -125,14 +125,16 @@ pub struct SuiteArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct HistoryArgs {
+    /// Only results stored with this --label.
     #[arg(long)]
     pub label: Option<String>,
     /// Substring of the target path.
     #[arg(long)]
     pub target: Option<String>,
+    /// Only results of this suite (quick, cloud-volume, scaling, crystal, or a suite file's name).
     #[arg(long)]
     pub suite: Option<String>,
-    /// run, sweep or suite.
+    /// Only this kind of result: run, sweep or suite.
     #[arg(long)]
     pub kind: Option<String>,
     /// Only results started on or after this date (2026-11-01 or RFC 3339).
@@ -144,6 +146,7 @@ pub struct HistoryArgs {
     /// Output format: normal, json, md or csv.
     #[arg(long = "output-format", default_value = "normal")]
     pub output_format: String,
+    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
 }
@@ -152,6 +155,7 @@ pub struct HistoryArgs {
 pub struct ShowArgs {
     /// Result id (from history) or label.
     pub id: String,
+    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
 }
@@ -160,12 +164,13 @@ pub struct ShowArgs {
 pub struct ExportArgs {
     /// Result id (from history) or label.
     pub id: String,
-    /// json, volbench-json, fio-json, csv, md or normal.
-    #[arg(long, default_value = "json")]
+    /// json, volbench-json, fio-json, csv, md or normal (--format is accepted too).
+    #[arg(long = "output-format", alias = "format", default_value = "json", value_name = "FORMAT")]
     pub format: String,
     /// Write to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
 }
@@ -180,6 +185,7 @@ pub struct CompareArgs {
     pub output_format: String,
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
 }

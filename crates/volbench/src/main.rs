@@ -18,6 +18,16 @@ fn main() -> ExitCode {
     if cmd::run::is_fio_cli(&args) {
         return finish(cmd::run::main_fio_cli(&args[2..]));
     }
+    // `volbench help --help` asks for help about help: the top-level help answers it.
+    if args.get(1).is_some_and(|a| a == "help")
+        && args[2..].iter().any(|a| a == "--help" || a == "-h")
+    {
+        return cmd::usage_error(
+            <cli::Cli as clap::CommandFactory>::command()
+                .try_get_matches_from(["volbench", "--help"])
+                .unwrap_err(),
+        );
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => return cmd::usage_error(e),
@@ -40,7 +50,17 @@ fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {}", cmd::one_line(&e));
-            ExitCode::from(if e.is::<cmd::UsageError>() { 2 } else { 1 })
+            let interrupted = matches!(
+                e.downcast_ref::<runner::RunError>(),
+                Some(runner::RunError::InterruptedLayout { .. })
+            );
+            ExitCode::from(if e.is::<cmd::UsageError>() {
+                2
+            } else if interrupted {
+                130
+            } else {
+                1
+            })
         }
     }
 }

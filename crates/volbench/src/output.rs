@@ -6,7 +6,6 @@ use crate::cmd::usage;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use report::{exporter, fmt_count, Document, Format, RunReport, Status};
-use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,8 +13,83 @@ use workload::format_bytes;
 
 pub struct Output {
     pub format: Format,
-    file: Option<(File, PathBuf)>,
+    file: Option<Dest>,
     pub quiet: bool,
+}
+
+/// Where `--output` goes: a regular file is replaced atomically (a temporary file in the same
+/// directory, then rename), so a kill or Ctrl-C never leaves it empty or half written; a
+/// character device (/dev/null, /dev/stdout, /dev/full) is written as it is.
+enum Dest {
+    File(PathBuf),
+    Device(PathBuf),
+}
+
+impl Dest {
+    /// Checks the path before a long run: its directory exists and takes a new file, and it
+    /// is nothing that would block (a FIFO) or cannot hold a report (a directory).
+    fn check(p: &Path) -> Result<Dest> {
+        use std::os::unix::fs::FileTypeExt;
+        if let Ok(m) = std::fs::metadata(p) {
+            let t = m.file_type();
+            if t.is_char_device() {
+                return Ok(Dest::Device(p.to_path_buf()));
+            }
+            if !t.is_file() {
+                let what = if t.is_dir() { "a directory" } else if t.is_fifo() { "a FIFO" } else { "not a regular file" };
+                return Err(usage(format!(
+                    "--output {} is {what}: give a file path, or - for stdout",
+                    p.display()
+                )));
+            }
+        }
+        let dir = parent_dir(p);
+        tempfile::NamedTempFile::new_in(dir).map_err(|e| {
+            usage(format!(
+                "cannot write --output {}: {e}; check that {} exists and is writable",
+                p.display(),
+                dir.display()
+            ))
+        })?;
+        Ok(Dest::File(p.to_path_buf()))
+    }
+
+    fn write(&self, bytes: &[u8]) -> Result<()> {
+        match self {
+            Dest::Device(p) => std::fs::OpenOptions::new()
+                .write(true)
+                .open(p)
+                .and_then(|mut f| f.write_all(bytes).and_then(|_| f.flush()))
+                .with_context(|| format!("writing {}", p.display())),
+            Dest::File(p) => {
+                let mut t = tempfile::NamedTempFile::new_in(parent_dir(p))
+                    .with_context(|| format!("writing {}", p.display()))?;
+                t.write_all(bytes)
+                    .and_then(|_| t.as_file().sync_data())
+                    .with_context(|| format!("writing {}", p.display()))?;
+                t.persist(p)
+                    .map_err(|e| e.error)
+                    .with_context(|| format!("writing {}", p.display()))?;
+                Ok(())
+            }
+        }
+    }
+}
+
+fn parent_dir(p: &Path) -> &Path {
+    p.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Writes to stdout. A reader that went away (`volbench run | head -1`) is not a failure of
+/// the run: what it did not read is dropped, and the run still ends with its own status.
+pub fn stdout(bytes: &[u8]) -> Result<()> {
+    let mut o = std::io::stdout().lock();
+    match o.write_all(bytes).and_then(|_| o.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
 }
 
 impl Output {
@@ -35,12 +109,7 @@ impl Output {
             ))
         })?;
         let file = match &a.output {
-            Some(p) if p.as_os_str() != "-" => Some((
-                File::create(p).with_context(|| {
-                    format!("cannot create --output file {}: check the directory exists and is writable", p.display())
-                })?,
-                p.clone(),
-            )),
+            Some(p) if p.as_os_str() != "-" => Some(Dest::check(p)?),
             _ => None,
         };
         Ok(Output {
@@ -57,22 +126,11 @@ impl Output {
     /// Writes a whole document to the output file (replacing what it held: a sweep writes it
     /// again after every point) or to stdout.
     pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        use std::io::{Seek, SeekFrom};
-        match &mut self.file {
-            Some((f, p)) => {
-                f.set_len(0)
-                    .and_then(|_| f.seek(SeekFrom::Start(0)))
-                    .and_then(|_| f.write_all(bytes))
-                    .and_then(|_| f.flush())
-                    .with_context(|| format!("writing {}", p.display()))?;
-            }
-            None => {
-                if !self.quiet || self.format != Format::Normal {
-                    std::io::stdout().write_all(bytes)?;
-                }
-            }
+        match &self.file {
+            Some(d) => d.write(bytes),
+            None if !self.quiet || self.format != Format::Normal => stdout(bytes),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Saves the document so far to the output file, if there is one (never to stdout).
@@ -99,7 +157,7 @@ impl Output {
         self.write(&bytes)?;
         if self.file.is_some() && !self.quiet {
             // The file has the machine format; the person at the terminal still gets the summary.
-            std::io::stdout().write_all(&d.export(exporter(Format::Normal).as_ref())?)?;
+            stdout(&d.export(exporter(Format::Normal).as_ref())?)?;
         }
         if self.summary_elsewhere() {
             let runs: Vec<&RunReport> = match d {
@@ -126,6 +184,7 @@ fn exit_code(s: Status) -> ExitCode {
         Status::Complete => ExitCode::SUCCESS,
         Status::Partial => ExitCode::from(1),
         Status::Interrupted => ExitCode::from(130),
+        Status::Running => ExitCode::from(1),
     }
 }
 

@@ -23,6 +23,8 @@ pub enum OptError {
     },
     #[error("{key} needs a value, e.g. {key}={example}")]
     MissingValue { key: String, example: &'static str },
+    #[error("no job section: add one such as [randread] with its options (only [global] was found)")]
+    NoJobs,
 }
 
 /// An option error with its place in a job file.
@@ -263,6 +265,11 @@ const SUPPORTED: &[&str] = &[
 ];
 
 fn suggestion(key: &str) -> String {
+    // No option name is longer than 30 characters; a longer key is no typo of one, and the
+    // edit-distance search would cost time proportional to its length.
+    if key.len() > 40 {
+        return String::new();
+    }
     let best = SUPPORTED
         .iter()
         .chain(KNOWN_UNSUPPORTED)
@@ -283,8 +290,8 @@ pub fn is_ignorable(key: &str) -> bool {
 
 fn bad(key: &str, value: &str, why: impl Into<String>) -> OptError {
     OptError::BadValue {
-        key: key.into(),
-        value: value.into(),
+        key: crate::shown(key),
+        value: crate::shown(value),
         why: why.into(),
     }
 }
@@ -602,7 +609,7 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                 });
             }
             return Err(OptError::Unknown {
-                key: key.into(),
+                key: crate::shown(key),
                 suggestion: suggestion(key),
             });
         }
@@ -664,11 +671,8 @@ pub fn workload(
             at: sections
                 .first()
                 .map(|s| s.file.display().to_string())
-                .unwrap_or_default(),
-            err: OptError::MissingValue {
-                key: "[job]".into(),
-                example: "a job section such as [randread]",
-            },
+                .unwrap_or_else(|| "job file".into()),
+            err: OptError::NoJobs,
         });
     }
     let global_options = sections

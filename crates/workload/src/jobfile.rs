@@ -129,7 +129,7 @@ pub fn parse_str(
                     perr(
                         file,
                         line,
-                        format!("section header {t} lacks its closing ]"),
+                        format!("section header {} lacks its closing ]", crate::shown(t)),
                     )
                 })?
                 .trim();
@@ -152,7 +152,10 @@ pub fn parse_str(
             return Err(perr(
                 file,
                 line,
-                format!("'{t}' is not an option: write key=value or a bare flag"),
+                format!(
+                    "'{}' is not an option: write key=value or a bare flag",
+                    crate::shown(t)
+                ),
             ));
         }
         let value = value
@@ -178,7 +181,8 @@ pub fn parse_str(
                     file,
                     line,
                     format!(
-                        "option '{key}' comes before any [section]: put it under [global] or a job"
+                        "option '{}' comes before any [section]: put it under [global] or a job",
+                        crate::shown(key)
                     ),
                 ))
             }
@@ -187,12 +191,30 @@ pub fn parse_str(
     Ok(sections)
 }
 
+/// Job files larger than this are not job files (fio's biggest examples are a few KiB).
+const MAX_JOBFILE: u64 = 16 << 20;
+
 pub fn parse_file(path: &Path) -> Result<Vec<Section>, ParseError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ParseError {
-        file: path.display().to_string(),
+    let fail = |msg: String| ParseError {
+        file: crate::shown(&path.display().to_string()),
         line: 0,
-        msg: format!("cannot read the job file: {e}"),
-    })?;
+        msg,
+    };
+    // Reading a FIFO or a device would block or never end: only regular files are job files.
+    let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read the job file: {e}")))?;
+    if !meta.is_file() {
+        return Err(fail(
+            "is not a regular file (a FIFO, device or directory): give a job file".into(),
+        ));
+    }
+    if meta.len() > MAX_JOBFILE {
+        return Err(fail(format!(
+            "is {} bytes, too large for a job file: is it the right file?",
+            meta.len()
+        )));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| fail(format!("cannot read the job file: {e}")))?;
     parse_str(&text, path, &|k| std::env::var(k).ok(), 0)
 }
 

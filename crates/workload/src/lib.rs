@@ -11,3 +11,23 @@ pub mod units;
 
 pub use spec::{BsSplit, BufferMode, EngineKind, JobSpec, Rw, SyncIo, SyncMode, Verify, Workload};
 pub use units::{format_bytes, parse_bool, parse_duration, parse_size, short_size, UnitError};
+
+/// User text as it may be echoed in a message: control characters escaped (a job file cannot
+/// drive the terminal) and anything past 60 characters cut, so a megabyte of garbage is
+/// named, not printed.
+pub fn shown(s: &str) -> String {
+    const MAX: usize = 60;
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == MAX {
+            out.push_str(&format!("... ({} characters)", s.chars().count()));
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

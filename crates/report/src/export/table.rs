@@ -15,6 +15,7 @@ fn status_word(r: &RunReport) -> &'static str {
         crate::Status::Complete => "",
         crate::Status::Partial => "partial",
         crate::Status::Interrupted => "interrupted",
+        crate::Status::Running => "running",
     }
 }
 

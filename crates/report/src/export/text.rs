@@ -81,6 +81,7 @@ impl Exporter for Text {
             Status::Complete => String::new(),
             Status::Partial => "  [PARTIAL: stopped on an error]".into(),
             Status::Interrupted => "  [INTERRUPTED: partial results]".into(),
+            Status::Running => "  [RUNNING or killed: partial results]".into(),
         };
         for (i, job) in r.workload.jobs.iter().enumerate() {
             let mix = if job.rw.reads() && job.rw.writes() {
@@ -249,6 +250,7 @@ impl Exporter for Text {
             Status::Complete => {}
             Status::Partial => out.push_str("  [PARTIAL]"),
             Status::Interrupted => out.push_str("  [INTERRUPTED: partial results]"),
+            Status::Running => out.push_str("  [RUNNING or killed: partial results]"),
         }
         out.push_str("\n\n");
         suite_table(&mut out, &table::suite_rows(s), &s.findings);

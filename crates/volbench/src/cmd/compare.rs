@@ -4,7 +4,6 @@ use super::usage;
 use crate::cli::CompareArgs;
 use anyhow::{Context, Result};
 use report::Document;
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -57,7 +56,7 @@ pub fn main(a: CompareArgs) -> Result<ExitCode> {
     };
     match &a.output {
         Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
-        None => std::io::stdout().write_all(bytes.as_bytes())?,
+        None => crate::output::stdout(bytes.as_bytes())?,
     }
     Ok(ExitCode::SUCCESS)
 }

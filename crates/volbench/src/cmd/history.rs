@@ -5,7 +5,6 @@ use crate::cli::{ExportArgs, HistoryArgs, ShowArgs};
 use anyhow::{Context, Result};
 use report::{compare::csv_field, exporter, fmt_count, Document, Format};
 use std::fmt::Write as _;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use store::{Filter, Row, Store};
@@ -70,15 +69,40 @@ fn table(rows: &[Row]) -> String {
     out
 }
 
+/// A date (2026-11-01) or an RFC 3339 time, checked: a bound that is no date would silently
+/// match nothing or everything.
+fn date_bound(opt: &str, v: &Option<String>) -> Result<Option<String>> {
+    let Some(v) = v else { return Ok(None) };
+    let full = if v.len() == 10 {
+        format!("{v}T00:00:00Z")
+    } else {
+        v.clone()
+    };
+    humantime::parse_rfc3339_weak(&full).map_err(|_| {
+        usage(format!(
+            "--{opt}={}: not a date: use YYYY-MM-DD (2026-11-01) or an RFC 3339 time",
+            workload::shown(v)
+        ))
+    })?;
+    Ok(Some(v.clone()))
+}
+
 pub fn history(a: HistoryArgs) -> Result<ExitCode> {
+    if let Some(k) = a.kind.as_deref().filter(|k| !["run", "sweep", "suite"].contains(k)) {
+        return Err(usage(format!(
+            "--kind={}: use run, sweep or suite",
+            workload::shown(k)
+        )));
+    }
+    let (since, until) = (date_bound("since", &a.since)?, date_bound("until", &a.until)?);
     let store = open(&a.store)?;
     let rows = store.list(&Filter {
         label: a.label,
         target: a.target,
         suite: a.suite,
         kind: a.kind,
-        since: a.since,
-        until: a.until,
+        since,
+        until,
     })?;
     let text = match a.output_format.as_str() {
         "normal" => table(&rows),
@@ -131,15 +155,15 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
             )))
         }
     };
-    std::io::stdout().write_all(text.as_bytes())?;
+    crate::output::stdout(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn show(a: ShowArgs) -> Result<ExitCode> {
     let store = open(&a.store)?;
     let (id, doc) = load(&store, &a.id)?;
-    println!("#{id} ({})", doc.kind());
-    std::io::stdout().write_all(&doc.export(exporter(Format::Normal).as_ref())?)?;
+    crate::output::stdout(format!("#{id} ({})\n", doc.kind()).as_bytes())?;
+    crate::output::stdout(&doc.export(exporter(Format::Normal).as_ref())?)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -152,7 +176,7 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
     };
     let format = Format::parse(name).ok_or_else(|| {
         usage(format!(
-            "--format={} is not a format: use json, fio-json, csv, md or normal",
+            "--output-format={} is not a format: use json, fio-json, csv, md or normal",
             a.format
         ))
     })?;
@@ -166,7 +190,7 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
     };
     match &a.output {
         Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
-        None => std::io::stdout().write_all(&bytes)?,
+        None => crate::output::stdout(&bytes)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -179,6 +203,6 @@ pub fn delete(a: ShowArgs) -> Result<ExitCode> {
             "no stored result #{id}: see volbench history"
         )));
     }
-    println!("deleted #{id}");
+    crate::output::stdout(format!("deleted #{id}\n").as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -38,7 +38,17 @@ pub fn one_line(e: &anyhow::Error) -> String {
             out.push_str(&c);
         }
     }
-    out.replace('\n', " ")
+    // Control characters from any source (a path, an OS message) never reach the terminal raw.
+    out.chars()
+        .map(|c| if c == '\n' { ' ' } else { c })
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
 }
 
 /// Prints clap's verdict as one `error:` line with a "did you mean" where clap has one.

@@ -110,6 +110,13 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
             )));
         }
         let sections = workload::jobfile::parse_file(jobfile).map_err(|e| usage(e.to_string()))?;
+        if sections.iter().all(|s| s.name == "global") {
+            return Err(usage(format!(
+                "{}: {}",
+                workload::shown(&jobfile.display().to_string()),
+                workload::fio::OptError::NoJobs
+            )));
+        }
         let (mut w, warnings) = workload::fio::workload(&sections, a.ignore_unsupported)
             .map_err(|e| usage(e.to_string()))?;
         if a.allow_destructive {
@@ -162,16 +169,16 @@ fn run_workload(
         eprintln!("warning: {warn}");
     }
     if showcmd {
-        println!("{}", workload::fio::showcmd(&w));
+        crate::output::stdout(format!("{}\n", workload::fio::showcmd(&w)).as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
     if parse_only {
         let clones: u32 = w.jobs.iter().map(|j| j.numjobs).sum();
-        println!(
-            "{source}: {} job{} ({clones} with numjobs clones), no errors",
+        crate::output::stdout(format!(
+            "{source}: {} job{} ({clones} with numjobs clones), no errors\n",
             w.jobs.len(),
             if w.jobs.len() == 1 { "" } else { "s" }
-        );
+        ).as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = Output::open(out_args, fio_input)?;

@@ -133,7 +133,7 @@ pub fn run_suite(
         suite: name.clone(),
         version,
         started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
-        status: Status::Complete,
+        status: Status::Running,
         runs: Vec::new(),
         findings: Vec::new(),
     };
@@ -157,12 +157,17 @@ pub fn run_suite(
         let label = j.description.clone().unwrap_or_else(|| j.name.clone());
         let prefix = format!("{}/{n} {label} ", i + 1);
         let st = run_test(&mut suite, &out, &opts, label, params(&j), j, prefix)?;
-        recorder.record(&Document::Suite(Box::new(suite.clone())));
+        let doc = Document::Suite(Box::new(suite.clone()));
+        recorder.record(&doc);
+        out.checkpoint(&doc)?;
         if st != Status::Complete {
             break;
         }
     }
-    let code = out.emit(&Document::Suite(Box::new(suite)))?;
+    super::sweep::finish(&mut suite);
+    let doc = Document::Suite(Box::new(suite));
+    recorder.record(&doc);
+    let code = out.emit(&doc)?;
     recorder.announce();
     drop(tmp);
     Ok(code)
@@ -205,17 +210,17 @@ pub fn run_test(
 
 pub fn main(a: SuiteArgs) -> Result<ExitCode> {
     if a.list {
-        println!("{:<14} {:>7} {:>6}  about", "suite", "version", "tests");
+        crate::output::stdout(format!("{:<14} {:>7} {:>6}  about\n", "suite", "version", "tests").as_bytes())?;
         for (name, text) in SUITES {
             let tests = text
                 .lines()
                 .filter(|l| l.starts_with('[') && !l.starts_with("[global]"))
                 .count();
-            println!(
-                "{name:<14} {:>7} {tests:>6}  {}",
+            crate::output::stdout(format!(
+                "{name:<14} {:>7} {tests:>6}  {}\n",
                 header(text, "version").unwrap_or("1"),
                 header(text, "about").unwrap_or("")
-            );
+            ).as_bytes())?;
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -137,7 +137,7 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
         suite: "sweep".into(),
         version: String::new(),
         started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
-        status: Status::Complete,
+        status: Status::Running,
         runs: Vec::new(),
         findings: Vec::new(),
     };
@@ -166,9 +166,20 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
             break;
         }
     }
-    let code = out.emit(&Document::Suite(Box::new(sweep)))?;
+    finish(&mut sweep);
+    let doc = Document::Suite(Box::new(sweep));
+    recorder.record(&doc);
+    let code = out.emit(&doc)?;
     recorder.announce();
     Ok(code)
+}
+
+/// The final status of a sweep or suite whose last point is done: complete unless a point
+/// ended otherwise (checkpoints before this said `running`).
+pub fn finish(s: &mut SuiteReport) {
+    if s.status == Status::Running {
+        s.status = Status::Complete;
+    }
 }
 
 /// Removes the listed files when the sweep ends, however it ends.
