@@ -144,10 +144,13 @@ fn facts(r: &RunReport) -> Vec<(&'static str, String)> {
             d.map_or(String::new(), |d| d.write_cache.clone()),
         ),
         (
-            "engine",
+            "setting ioengine",
             j.map_or(String::new(), |j| j.ioengine.as_str().to_string()),
         ),
-        ("direct", j.map_or(String::new(), |j| j.direct.to_string())),
+        (
+            "setting direct",
+            j.map_or(String::new(), |j| u8::from(j.direct).to_string()),
+        ),
     ]
 }
 
@@ -268,10 +271,20 @@ impl Comparison {
             cols.extend(cells(r));
             let _ = writeln!(out, "{}", line(&cols).trim_end());
         }
-        if !self.differences.is_empty() {
-            let _ = writeln!(out, "\ndiffering environment:");
-            for d in &self.differences {
-                let _ = writeln!(out, "  {}: {}", d.what, d.values.join(" | "));
+        // The machine and the workload's settings apart: a different O_DIRECT is no
+        // environment.
+        for (title, settings) in [("environment", false), ("settings", true)] {
+            let ds: Vec<&Difference> = self
+                .differences
+                .iter()
+                .filter(|d| d.what.starts_with("setting ") == settings)
+                .collect();
+            if !ds.is_empty() {
+                let _ = writeln!(out, "\ndiffering {title}:");
+                for d in ds {
+                    let what = d.what.trim_start_matches("setting ");
+                    let _ = writeln!(out, "  {what}: {}", d.values.join(" | "));
+                }
             }
         }
         out

@@ -52,6 +52,30 @@ impl Document {
             Document::Suite(s) => s.status,
         }
     }
+    /// What the entry is, in a few words, for history: "randread 4k QD32", "2 groups: randread
+    /// 4k QD32 | write 1m QD1", "sweep of numjobs (9 points)", "suite quick (5 tests)".
+    pub fn what(&self) -> String {
+        match self {
+            Document::Run(r) => {
+                let jobs: Vec<String> = r.workload.jobs.iter().map(job_words).collect();
+                if r.groups.len() > 1 {
+                    format!("{} groups: {}", r.groups.len(), jobs.join(" | "))
+                } else {
+                    jobs.join(" + ")
+                }
+            }
+            Document::Suite(s) if s.suite == "sweep" => {
+                let mut axes: Vec<&str> = Vec::new();
+                for (k, _) in s.runs.iter().flat_map(|r| &r.params) {
+                    if !axes.contains(&k.as_str()) {
+                        axes.push(k);
+                    }
+                }
+                format!("sweep of {} ({} points)", axes.join(" x "), s.runs.len())
+            }
+            Document::Suite(s) => format!("suite {} ({} tests)", s.suite, s.runs.len()),
+        }
+    }
     /// Exports through one format's exporter.
     pub fn export(&self, e: &dyn Exporter) -> anyhow::Result<Vec<u8>> {
         match self {
@@ -67,4 +91,18 @@ pub fn fio_options(spec: &workload::JobSpec) -> serde_json::Map<String, serde_js
         .into_iter()
         .map(|(k, v)| (k, serde_json::Value::String(v)))
         .collect()
+}
+
+/// A job in the words the text report uses: "randread 4k QD32", with "x4" for numjobs.
+fn job_words(j: &workload::JobSpec) -> String {
+    let mut s = format!(
+        "{} {} QD{}",
+        j.rw.as_str(),
+        workload::short_size(j.bs),
+        j.effective_iodepth()
+    );
+    if j.numjobs > 1 {
+        s.push_str(&format!(" x{}", j.numjobs));
+    }
+    s
 }

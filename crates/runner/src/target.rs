@@ -184,7 +184,17 @@ pub fn prepare(
             if holes > 0 && owned {
                 // A file of volbench's own with holes (an earlier run was killed while laying
                 // it out): fill the region again.
-                layout(path, dir, offset, want, false, spec.randseed, stop, created, progress)?;
+                layout(
+                    path,
+                    dir,
+                    offset,
+                    want,
+                    false,
+                    spec.randseed,
+                    stop,
+                    created,
+                    progress,
+                )?;
             } else if holes > 0 {
                 return Err(RunError::Holes {
                     path: path.to_path_buf(),

@@ -47,10 +47,13 @@ pub struct Row {
     pub target: String,
     pub hostname: String,
     pub status: String,
-    /// Total IOPS and bandwidth of a single run (empty for suites and sweeps).
+    /// Total IOPS and bandwidth of a run with one reporting group (empty for suites, sweeps and
+    /// runs of several stonewalled groups, whose sum over different workloads means nothing).
     pub iops: Option<f64>,
     pub bw_bytes: Option<f64>,
     pub points: i64,
+    /// What the entry is ("randread 4k QD32", "2 groups: ...", "sweep of numjobs").
+    pub what: String,
     pub tags: Vec<String>,
 }
 
@@ -84,7 +87,8 @@ CREATE TABLE IF NOT EXISTS entries (
     iops REAL,
     bw_bytes REAL,
     points INTEGER NOT NULL,
-    report TEXT NOT NULL
+    report TEXT NOT NULL,
+    what TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS tags (
     entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
@@ -138,6 +142,12 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(err)?;
         conn.execute_batch(SCHEMA).map_err(err)?;
+        // Stores made before the `what` column get it (empty for their old rows).
+        let has_what = conn.prepare("SELECT what FROM entries LIMIT 0").is_ok();
+        if !has_what {
+            conn.execute_batch("ALTER TABLE entries ADD COLUMN what TEXT NOT NULL DEFAULT ''")
+                .map_err(err)?;
+        }
         Ok(Store {
             conn,
             path: path.to_path_buf(),
@@ -171,13 +181,14 @@ impl Store {
             .map(|r| r.environment.hostname.clone())
             .unwrap_or_default();
         match e {
-            Entry::Run(r) => (
+            Entry::Run(r) if r.groups.len() <= 1 => (
                 target,
                 hostname,
                 Some(r.group.total_iops()),
                 Some(r.group.total_bw_bytes()),
                 1,
             ),
+            Entry::Run(r) => (target, hostname, None, None, r.groups.len() as i64),
             Entry::Suite(s) => (target, hostname, None, None, s.runs.len() as i64),
         }
     }
@@ -193,9 +204,9 @@ impl Store {
         };
         let tx = self.conn.transaction().map_err(&err)?;
         tx.execute(
-            "INSERT INTO entries (kind, started_at, label, suite, target, hostname, status, iops, bw_bytes, points, report)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            params![e.kind(), e.started_at(), label, e.suite_name(), target, hostname, status_name(e), iops, bw, points, json],
+            "INSERT INTO entries (kind, started_at, label, suite, target, hostname, status, iops, bw_bytes, points, report, what)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            params![e.kind(), e.started_at(), label, e.suite_name(), target, hostname, status_name(e), iops, bw, points, json, e.what()],
         )
         .map_err(&err)?;
         let id = tx.last_insert_rowid();
@@ -216,8 +227,8 @@ impl Store {
         let (target, hostname, iops, bw, points) = Self::columns(e);
         self.conn
             .execute(
-                "UPDATE entries SET status = ?2, target = ?3, hostname = ?4, iops = ?5, bw_bytes = ?6, points = ?7, report = ?8 WHERE id = ?1",
-                params![id, status_name(e), target, hostname, iops, bw, points, json],
+                "UPDATE entries SET status = ?2, target = ?3, hostname = ?4, iops = ?5, bw_bytes = ?6, points = ?7, report = ?8, what = ?9 WHERE id = ?1",
+                params![id, status_name(e), target, hostname, iops, bw, points, json, e.what()],
             )
             .map_err(self.err())?;
         Ok(())
@@ -225,7 +236,7 @@ impl Store {
 
     pub fn list(&self, f: &Filter) -> Result<Vec<Row>> {
         let mut sql = String::from(
-            "SELECT id, kind, started_at, label, suite, target, hostname, status, iops, bw_bytes, points FROM entries WHERE 1=1",
+            "SELECT id, kind, started_at, label, suite, target, hostname, status, iops, bw_bytes, points, what FROM entries WHERE 1=1",
         );
         let mut args: Vec<String> = Vec::new();
         let mut cond = |clause: &str, v: &Option<String>| {
@@ -256,6 +267,7 @@ impl Store {
                     iops: r.get(8)?,
                     bw_bytes: r.get(9)?,
                     points: r.get(10)?,
+                    what: r.get(11)?,
                     tags: Vec::new(),
                 })
             })

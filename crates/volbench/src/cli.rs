@@ -28,7 +28,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
-    /// Run one workload (fio's options and units).
+    /// Run one workload (fio's options and units; every fio option volbench supports is accepted
+    /// as --key=value, not only those listed here).
     #[command(after_help = EXAMPLES)]
     Run(Box<RunArgs>),
     /// The five standard tests on a temporary file: bandwidth, random IOPS, QD1 latency.
@@ -165,7 +166,12 @@ pub struct ExportArgs {
     /// Result id (from history) or label.
     pub id: String,
     /// json, volbench-json, fio-json, csv, md or normal (--format is accepted too).
-    #[arg(long = "output-format", alias = "format", default_value = "json", value_name = "FORMAT")]
+    #[arg(
+        long = "output-format",
+        alias = "format",
+        default_value = "json",
+        value_name = "FORMAT"
+    )]
     pub format: String,
     /// Write to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
@@ -211,6 +217,10 @@ pub struct OutputArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
+    /// Every other fio option given as `--key=value` (or a bare `--flag`): the same table the
+    /// job-file parser reads, so an option accepted in a file is accepted here.
+    #[arg(skip)]
+    pub fio: Vec<(String, Option<String>)>,
     /// A fio job file to run instead of the options below (fio's defaults apply inside it).
     #[arg(value_name = "JOBFILE")]
     pub jobfile: Option<PathBuf>,

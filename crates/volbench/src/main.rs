@@ -28,10 +28,18 @@ fn main() -> ExitCode {
                 .unwrap_err(),
         );
     }
-    let cli = match cli::Cli::try_parse() {
+    // fio options the clap declaration does not list are taken out here and applied by the
+    // fio option table, so `--blocksize=8k` or `--norandommap` work as in a job file.
+    let (args, fio) = cmd::run::split_fio_options(args);
+    let mut cli = match cli::Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => return cmd::usage_error(e),
     };
+    match &mut cli.cmd {
+        cli::Cmd::Run(a) => a.fio = fio,
+        cli::Cmd::Sweep(a) => a.run.fio = fio,
+        _ => {}
+    }
     finish(match cli.cmd {
         cli::Cmd::Run(a) => cmd::run::main(*a),
         cli::Cmd::Quick(a) => cmd::quick::main(a),

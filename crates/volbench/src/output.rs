@@ -36,7 +36,13 @@ impl Dest {
                 return Ok(Dest::Device(p.to_path_buf()));
             }
             if !t.is_file() {
-                let what = if t.is_dir() { "a directory" } else if t.is_fifo() { "a FIFO" } else { "not a regular file" };
+                let what = if t.is_dir() {
+                    "a directory"
+                } else if t.is_fifo() {
+                    "a FIFO"
+                } else {
+                    "not a regular file"
+                };
                 return Err(usage(format!(
                     "--output {} is {what}: give a file path, or - for stdout",
                     p.display()
@@ -192,6 +198,19 @@ fn exit_code(s: Status) -> ExitCode {
 pub struct Bar {
     bar: Option<ProgressBar>,
     prefix: String,
+    /// The bar last showed a layout: the run's clock starts afresh at its first tick.
+    laying_out: bool,
+}
+
+/// A path cut to its last `max` characters ("...t/dir/file.test") so the bar stays on one line.
+fn short_path(p: &Path, max: usize) -> String {
+    let s = p.display().to_string();
+    let n = s.chars().count();
+    if n <= max {
+        return s;
+    }
+    let tail: String = s.chars().skip(n - (max - 3)).collect();
+    format!("...{tail}")
 }
 
 impl Bar {
@@ -210,6 +229,7 @@ impl Bar {
         Bar {
             bar,
             prefix: String::new(),
+            laying_out: false,
         }
     }
 
@@ -225,10 +245,11 @@ impl Bar {
 impl runner::Observer for Bar {
     fn layout(&mut self, path: &Path, done: u64, total: u64) {
         if let Some(b) = &self.bar {
+            self.laying_out = true;
             b.set_position(done * 1000 / total.max(1));
             b.set_message(format!(
                 "laying out {} ({} of {})",
-                path.display(),
+                short_path(path, 30),
                 format_bytes(done as f64),
                 format_bytes(total as f64)
             ));
@@ -237,6 +258,11 @@ impl runner::Observer for Bar {
 
     fn tick(&mut self, p: &runner::Progress) {
         let Some(b) = &self.bar else { return };
+        if std::mem::take(&mut self.laying_out) {
+            // The elapsed time and ETA are the run's, not the layout's.
+            b.reset_elapsed();
+            b.reset_eta();
+        }
         let frac = match (p.planned, p.fraction) {
             (_, Some(f)) => f,
             (Some(t), None) => p.elapsed.as_secs_f64() / t.as_secs_f64().max(1e-9),

@@ -23,7 +23,9 @@ pub enum OptError {
     },
     #[error("{key} needs a value, e.g. {key}={example}")]
     MissingValue { key: String, example: &'static str },
-    #[error("no job section: add one such as [randread] with its options (only [global] was found)")]
+    #[error(
+        "no job section: add one such as [randread] with its options (only [global] was found)"
+    )]
     NoJobs,
 }
 
@@ -281,6 +283,17 @@ fn suggestion(key: &str) -> String {
         Some((_, k)) => format!(" (did you mean '{k}'?)"),
         None => String::new(),
     }
+}
+
+/// Whether `key` is one of fio's options (supported or not): what the command line hands to
+/// this layer rather than calling it unknown.
+pub fn is_option(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let k = key.as_str();
+    SUPPORTED.contains(&k)
+        || KNOWN_UNSUPPORTED.contains(&k)
+        || IGNORABLE.contains(&k)
+        || matches!(k, "threads" | "description" | "allow-destructive")
 }
 
 /// Whether `--ignore-unsupported` may skip this option.
@@ -693,7 +706,21 @@ pub fn workload(
 /// The job as fio options (key, value), everything that differs from fio's defaults plus the
 /// name: what `--showcmd` prints and what fio-json calls "job options". A bare flag has "".
 pub fn options(j: &JobSpec) -> Vec<(String, String)> {
-    let d = JobSpec::fio_default(&j.name);
+    options_against(j, &JobSpec::fio_default(&j.name))
+}
+
+/// A duration as fio writes it: whole seconds as `30s`, else milliseconds.
+fn dur(d: std::time::Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// The options that turn `d` (a set of defaults) into `j`.
+fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
+    use crate::units::short_size;
     let mut o: Vec<(String, String)> = vec![("name".into(), j.name.clone())];
     let mut push = |k: &str, v: String| o.push((k.to_string(), v));
     if let Some(d) = &j.description {
@@ -706,13 +733,13 @@ pub fn options(j: &JobSpec) -> Vec<(String, String)> {
         push("rwmixread", j.rwmixread.to_string());
     }
     if j.bssplit.is_empty() && j.bs != d.bs {
-        push("bs", j.bs.to_string());
+        push("bs", short_size(j.bs));
     }
     if !j.bssplit.is_empty() {
         let parts: Vec<String> = j
             .bssplit
             .iter()
-            .map(|b| format!("{}/{}", b.bs, b.percent))
+            .map(|b| format!("{}/{}", short_size(b.bs), b.percent))
             .collect();
         push("bssplit", parts.join(":"));
     }
@@ -726,34 +753,34 @@ pub fn options(j: &JobSpec) -> Vec<(String, String)> {
         push("numjobs", j.numjobs.to_string());
     }
     if let Some(s) = j.size {
-        push("size", s.to_string());
+        push("size", short_size(s));
     }
     if let Some(p) = j.size_percent {
         push("size", format!("{p}%"));
     }
     if j.offset != 0 {
-        push("offset", j.offset.to_string());
+        push("offset", short_size(j.offset));
     }
     if j.offset_increment != 0 {
-        push("offset_increment", j.offset_increment.to_string());
+        push("offset_increment", short_size(j.offset_increment));
     }
     if let Some(s) = j.io_size {
-        push("io_size", s.to_string());
+        push("io_size", short_size(s));
     }
     if let Some(n) = j.number_ios {
         push("number_ios", n.to_string());
     }
-    if let Some(r) = j.runtime {
-        push("runtime", format!("{}ms", r.as_millis()));
+    if let (Some(r), true) = (j.runtime, j.runtime != d.runtime) {
+        push("runtime", dur(r));
     }
-    if j.time_based {
+    if j.time_based && !d.time_based {
         push("time_based", String::new());
     }
     if !j.ramp_time.is_zero() {
-        push("ramp_time", format!("{}ms", j.ramp_time.as_millis()));
+        push("ramp_time", dur(j.ramp_time));
     }
     if !j.startdelay.is_zero() {
-        push("startdelay", format!("{}ms", j.startdelay.as_millis()));
+        push("startdelay", dur(j.startdelay));
     }
     if j.loops != 1 {
         push("loops", j.loops.to_string());
@@ -850,11 +877,30 @@ pub fn options(j: &JobSpec) -> Vec<(String, String)> {
     o
 }
 
-/// The command line that runs this workload (`--showcmd`): fio's form, one `--name` per job.
+/// The options of a single job for `volbench run`'s own command line, which starts from
+/// volbench's defaults (time-based 30 s, QD32, io_uring, O_DIRECT), not fio's: every option
+/// that differs from those, and time_based always, since the command line infers it otherwise.
+pub fn cli_options(j: &JobSpec) -> Vec<(String, String)> {
+    let mut o = options_against(j, &JobSpec::default());
+    if j.name == JobSpec::default().name {
+        o.retain(|(k, _)| k != "name");
+    }
+    o.retain(|(k, _)| k != "time_based");
+    o.push(("time_based".into(), u8::from(j.time_based).to_string()));
+    o
+}
+
+/// The command line that runs this workload (`--showcmd`): `volbench run`'s own options for one
+/// job, fio's multi-job form (one `--name` per job, fio's defaults) for several.
 pub fn showcmd(w: &Workload) -> String {
     let mut lines = vec!["volbench run".to_string()];
     for j in &w.jobs {
-        let args: Vec<String> = options(j)
+        let opts = if w.jobs.len() == 1 {
+            cli_options(j)
+        } else {
+            options(j)
+        };
+        let args: Vec<String> = opts
             .into_iter()
             .map(|(k, v)| {
                 if v.is_empty() {

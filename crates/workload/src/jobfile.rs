@@ -201,7 +201,8 @@ pub fn parse_file(path: &Path) -> Result<Vec<Section>, ParseError> {
         msg,
     };
     // Reading a FIFO or a device would block or never end: only regular files are job files.
-    let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read the job file: {e}")))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| fail(format!("cannot read the job file: {e}")))?;
     if !meta.is_file() {
         return Err(fail(
             "is not a regular file (a FIFO, device or directory): give a job file".into(),

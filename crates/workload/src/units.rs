@@ -53,7 +53,9 @@ pub fn parse_size(s: &str) -> Result<u64, UnitError> {
     };
     // Whole numbers are computed exactly (a float would round 2^64-1 up and saturate 2^64
     // silently); fractions such as 1.5g go through a float and must land on a whole byte.
-    let digits = &t[..t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').len()];
+    let digits = &t[..t.len()
+        - t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+            .len()];
     if !digits.contains('.') {
         return digits
             .parse::<u64>()

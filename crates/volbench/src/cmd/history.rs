@@ -37,20 +37,26 @@ pub fn load(store: &Store, what: &str) -> Result<(i64, Document)> {
 }
 
 fn table(rows: &[Row]) -> String {
+    let w = rows
+        .iter()
+        .map(|r| r.what.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
     let mut out = format!(
-        "{:>4}  {:<20}  {:<5}  {:<14}  {:<12}  {:>9}  {:>12}  {}\n",
-        "id", "started", "kind", "label", "suite", "IOPS", "bandwidth", "target"
+        "{:>4}  {:<20}  {:<5}  {:<14}  {:<w$}  {:>9}  {:>12}  {}\n",
+        "id", "started", "kind", "label", "workload", "IOPS", "bandwidth", "target"
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{:>4}  {:<20}  {:<5}  {:<14}  {:<12}  {:>9}  {:>12}  {}{}{}",
+            "{:>4}  {:<20}  {:<5}  {:<14}  {:<w$}  {:>9}  {:>12}  {}{}{}",
             r.id,
             r.started_at,
             r.kind,
             r.label.as_deref().unwrap_or("-"),
-            r.suite.as_deref().unwrap_or("-"),
-            r.iops.map_or(format!("{} pts", r.points), fmt_count),
+            r.what,
+            r.iops.map_or("-".into(), fmt_count),
             r.bw_bytes
                 .map_or("-".into(), |b| format!("{}/s", format_bytes(b))),
             r.target,
@@ -88,13 +94,20 @@ fn date_bound(opt: &str, v: &Option<String>) -> Result<Option<String>> {
 }
 
 pub fn history(a: HistoryArgs) -> Result<ExitCode> {
-    if let Some(k) = a.kind.as_deref().filter(|k| !["run", "sweep", "suite"].contains(k)) {
+    if let Some(k) = a
+        .kind
+        .as_deref()
+        .filter(|k| !["run", "sweep", "suite"].contains(k))
+    {
         return Err(usage(format!(
             "--kind={}: use run, sweep or suite",
             workload::shown(k)
         )));
     }
-    let (since, until) = (date_bound("since", &a.since)?, date_bound("until", &a.until)?);
+    let (since, until) = (
+        date_bound("since", &a.since)?,
+        date_bound("until", &a.until)?,
+    );
     let store = open(&a.store)?;
     let rows = store.list(&Filter {
         label: a.label,
@@ -108,7 +121,7 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
         "normal" => table(&rows),
         "json" => serde_json::to_string_pretty(&rows)? + "\n",
         "md" | "markdown" => {
-            let mut s = String::from("| id | started | kind | label | suite | IOPS | bandwidth | target |\n|---:|---|---|---|---|---:|---:|---|\n");
+            let mut s = String::from("| id | started | kind | label | workload | IOPS | bandwidth | target |\n|---:|---|---|---|---|---:|---:|---|\n");
             for r in &rows {
                 let _ = writeln!(
                     s,
@@ -117,7 +130,7 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
                     r.started_at,
                     r.kind,
                     r.label.as_deref().unwrap_or(""),
-                    r.suite.as_deref().unwrap_or(""),
+                    r.what,
                     r.iops.map_or(String::new(), fmt_count),
                     r.bw_bytes
                         .map_or(String::new(), |b| format!("{}/s", format_bytes(b))),
@@ -128,12 +141,12 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
         }
         "csv" => {
             let mut s = String::from(
-                "id,started_at,kind,label,suite,status,iops,bw_bytes,points,target,tags\n",
+                "id,started_at,kind,label,suite,status,iops,bw_bytes,points,target,tags,workload\n",
             );
             for r in &rows {
                 let _ = writeln!(
                     s,
-                    "{},{},{},{},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{},{}",
                     r.id,
                     r.started_at,
                     r.kind,
@@ -144,7 +157,8 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
                     r.bw_bytes.map_or(String::new(), |v| format!("{v:.1}")),
                     r.points,
                     csv_field(&r.target),
-                    csv_field(&r.tags.join(" "))
+                    csv_field(&r.tags.join(" ")),
+                    csv_field(&r.what)
                 );
             }
             s

@@ -69,10 +69,21 @@ pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
     for (k, v) in &given {
         fio::apply(&mut j, k, v.as_deref()).map_err(cli_error)?;
     }
+    for (k, v) in &a.fio {
+        fio::apply(&mut j, k, v.as_deref()).map_err(cli_error)?;
+    }
+    let runtime_given = a.runtime.is_some() || a.fio.iter().any(|(k, _)| k == "runtime");
+    let time_based_flag = match a.fio.iter().rev().find(|(k, _)| k == "time_based") {
+        Some((_, v)) => Some(
+            v.as_deref()
+                .map_or(Ok(true), parse_bool)
+                .map_err(|e| usage(e.to_string()))?,
+        ),
+        None => flag(&a.time_based)?,
+    };
     // fio's rule is "time-based only if asked"; volbench's default run is 30 s time-based, but a
     // bare --size means "do this much I/O once", as a fio user expects.
-    let runtime_given = a.runtime.is_some();
-    j.time_based = match flag(&a.time_based)? {
+    j.time_based = match time_based_flag {
         Some(t) => t,
         None => runtime_given || j.size.is_none(),
     };
@@ -98,6 +109,7 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
             (a.filename.is_some(), "--filename"),
             (a.directory.is_some(), "--directory"),
             (a.direct.is_some(), "--direct"),
+            (!a.fio.is_empty(), "fio options"),
         ]
         .into_iter()
         .filter_map(|(set, n)| set.then_some(n))
@@ -173,12 +185,28 @@ fn run_workload(
         return Ok(ExitCode::SUCCESS);
     }
     if parse_only {
-        let clones: u32 = w.jobs.iter().map(|j| j.numjobs).sum();
-        crate::output::stdout(format!(
-            "{source}: {} job{} ({clones} with numjobs clones), no errors\n",
-            w.jobs.len(),
-            if w.jobs.len() == 1 { "" } else { "s" }
-        ).as_bytes())?;
+        // With a JSON format, the effective jobs (every default filled in) for scripts and
+        // for checking that --showcmd round-trips.
+        if out_args.output_format.contains("json") {
+            let mut v = serde_json::to_vec_pretty(&w.jobs)?;
+            v.push(b'\n');
+            crate::output::stdout(&v)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        let threads: u32 = w.jobs.iter().map(|j| j.numjobs).sum();
+        let n = w.jobs.len();
+        let clones = if threads as usize != n {
+            format!(" ({threads} threads with numjobs)")
+        } else {
+            String::new()
+        };
+        crate::output::stdout(
+            format!(
+                "{source}: {n} job{}{clones}, no errors\n",
+                if n == 1 { "" } else { "s" }
+            )
+            .as_bytes(),
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = Output::open(out_args, fio_input)?;
@@ -195,6 +223,61 @@ fn run_workload(
     let code = out.emit(&doc)?;
     recorder.announce();
     Ok(code)
+}
+
+/// Splits `volbench run`/`sweep` arguments into those clap declares and the other fio options
+/// (`--key=value`, `--key value` where the option needs a value, or a bare `--flag`), which the
+/// fio option table applies. Anything that is not a fio option stays for clap to reject with
+/// its "did you mean".
+pub fn split_fio_options(args: Vec<String>) -> (Vec<String>, Vec<(String, Option<String>)>) {
+    use clap::CommandFactory;
+    let sub = match args.get(1).map(String::as_str) {
+        Some(s @ ("run" | "sweep")) => s.to_string(),
+        _ => return (args, Vec::new()),
+    };
+    let cmd = crate::cli::Cli::command();
+    let declared: Vec<String> = cmd
+        .find_subcommand(&sub)
+        .map(|c| {
+            c.get_arguments()
+                .flat_map(|a| {
+                    a.get_long()
+                        .into_iter()
+                        .chain(a.get_all_aliases().unwrap_or_default())
+                        .map(String::from)
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut keep = args[..2].to_vec();
+    let mut fio_opts = Vec::new();
+    let mut it = args.into_iter().skip(2).peekable();
+    while let Some(a) = it.next() {
+        let Some(body) = a.strip_prefix("--").filter(|b| !b.is_empty()) else {
+            keep.push(a);
+            continue;
+        };
+        let (key, inline) = match body.split_once('=') {
+            Some((k, v)) => (k.to_string(), Some(v.to_string())),
+            None => (body.to_string(), None),
+        };
+        if declared.contains(&key) || !fio::is_option(&key) {
+            keep.push(a);
+            continue;
+        }
+        let needs_value = matches!(
+            fio::apply(&mut JobSpec::default(), &key, None),
+            Err(OptError::MissingValue { .. })
+        );
+        let value = match inline {
+            Some(v) => Some(v),
+            None if needs_value && it.peek().is_some_and(|n| !n.starts_with("--")) => it.next(),
+            None => None,
+        };
+        fio_opts.push((key.to_ascii_lowercase(), value));
+    }
+    (keep, fio_opts)
 }
 
 /// Output and control flags volbench adds to fio's command line, with whether they take a value.

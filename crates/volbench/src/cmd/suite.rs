@@ -210,17 +210,22 @@ pub fn run_test(
 
 pub fn main(a: SuiteArgs) -> Result<ExitCode> {
     if a.list {
-        crate::output::stdout(format!("{:<14} {:>7} {:>6}  about\n", "suite", "version", "tests").as_bytes())?;
+        crate::output::stdout(
+            format!("{:<14} {:>7} {:>6}  about\n", "suite", "version", "tests").as_bytes(),
+        )?;
         for (name, text) in SUITES {
             let tests = text
                 .lines()
                 .filter(|l| l.starts_with('[') && !l.starts_with("[global]"))
                 .count();
-            crate::output::stdout(format!(
-                "{name:<14} {:>7} {tests:>6}  {}\n",
-                header(text, "version").unwrap_or("1"),
-                header(text, "about").unwrap_or("")
-            ).as_bytes())?;
+            crate::output::stdout(
+                format!(
+                    "{name:<14} {:>7} {tests:>6}  {}\n",
+                    header(text, "version").unwrap_or("1"),
+                    header(text, "about").unwrap_or("")
+                )
+                .as_bytes(),
+            )?;
         }
         return Ok(ExitCode::SUCCESS);
     }
