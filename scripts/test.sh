@@ -24,4 +24,5 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
-cargo test --workspace
+# --no-fail-fast: one failing test binary must not hide the results of the others.
+cargo test --workspace --no-fail-fast

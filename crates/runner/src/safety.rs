@@ -77,9 +77,54 @@ pub fn in_use(path: &Path, dev: DevId) -> Option<String> {
     signature(path).map(|sig| format!("{} holds {sig}", path.display()))
 }
 
+/// What libblkid recognises on the device (every filesystem, partition table, RAID member and
+/// volume-manager signature it knows, minix, bfs and cramfs included), through util-linux's
+/// low-level probe `blkid -p`, which reads the device itself rather than blkid's cache. Where
+/// blkid is not installed, the short built-in list below stands in.
+pub fn signature(path: &Path) -> Option<String> {
+    match blkid_probe(path) {
+        Some(found) => found,
+        None => builtin_signature(path),
+    }
+}
+
+/// `Some(Some(what))` when blkid found a signature, `Some(None)` when it found none, `None`
+/// when blkid could not be asked.
+fn blkid_probe(path: &Path) -> Option<Option<String>> {
+    let out = std::process::Command::new("blkid")
+        .args(["-p", "-o", "export"])
+        .arg(path)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    match out.status.code() {
+        // blkid: 2 means "nothing recognised".
+        Some(2) => Some(None),
+        Some(0) => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            let field = |k: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(k).and_then(|v| v.strip_prefix('=')))
+                    .map(str::to_string)
+            };
+            let what = match (field("TYPE"), field("PTTYPE"), field("USAGE")) {
+                (Some(t), _, Some(u)) => format!("a {t} signature ({u}, found by blkid)"),
+                (Some(t), _, None) => format!("a {t} signature (found by blkid)"),
+                (None, Some(pt), _) => format!("a {pt} partition table (found by blkid)"),
+                _ => "a signature blkid recognises".to_string(),
+            };
+            Some(Some(what))
+        }
+        // Ambiguous probes (several signatures, exit 8) are data all the same.
+        Some(8) => Some(Some("several signatures (blkid -p reports them as ambiguous)".into())),
+        _ => None,
+    }
+}
+
 /// Looks for the on-disk signatures of common partition tables, filesystems and volume managers
 /// in the first 68 KiB of the device.
-pub fn signature(path: &Path) -> Option<String> {
+pub fn builtin_signature(path: &Path) -> Option<String> {
     let mut buf = vec![0u8; 68 * 1024];
     let mut f = fs::File::open(path).ok()?;
     let mut n = 0;
@@ -139,21 +184,56 @@ mod tests {
     #[test]
     fn blank_device_has_no_signature() {
         assert_eq!(signature(image(|_| {}).path()), None);
+        assert_eq!(builtin_signature(image(|_| {}).path()), None);
     }
 
     #[test]
-    fn signatures_are_recognised() {
+    fn builtin_signatures_are_recognised() {
         let ext4 = image(|b| b[1080..1082].copy_from_slice(&[0x53, 0xEF]));
-        assert_eq!(signature(ext4.path()).unwrap(), "an ext2/3/4 filesystem");
+        assert_eq!(builtin_signature(ext4.path()).unwrap(), "an ext2/3/4 filesystem");
         let gpt = image(|b| b[512..520].copy_from_slice(b"EFI PART"));
-        assert_eq!(signature(gpt.path()).unwrap(), "a GPT partition table");
+        assert_eq!(builtin_signature(gpt.path()).unwrap(), "a GPT partition table");
         let mbr = image(|b| {
             b[510] = 0x55;
             b[511] = 0xAA;
             b[446 + 4] = 0x83;
         });
-        assert_eq!(signature(mbr.path()).unwrap(), "an MBR partition table");
+        assert_eq!(builtin_signature(mbr.path()).unwrap(), "an MBR partition table");
         let xfs = image(|b| b[..4].copy_from_slice(b"XFSB"));
-        assert!(signature(xfs.path()).unwrap().contains("XFS"));
+        assert!(builtin_signature(xfs.path()).unwrap().contains("XFS"));
+    }
+
+    /// Filesystems the built-in list never knew (minix, bfs, cramfs) are found through blkid,
+    /// on images made by the real mkfs tools.
+    #[test]
+    fn blkid_finds_what_the_builtin_list_misses() {
+        let Some(_) = blkid_probe(Path::new("/dev/null")) else {
+            eprintln!("skipping: blkid is not installed");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir(&src).unwrap();
+        std::fs::write(src.join("f"), b"x").unwrap();
+        for (fs, args) in [
+            ("minix", vec!["mkfs.minix"]),
+            ("bfs", vec!["mkfs.bfs"]),
+            ("cramfs", vec!["mkfs.cramfs", src.to_str().unwrap()]),
+        ] {
+            let img = dir.path().join(fs);
+            std::fs::write(&img, vec![0u8; 4 << 20]).unwrap();
+            let ok = std::process::Command::new(args[0])
+                .args(&args[1..])
+                .arg(&img)
+                .output()
+                .is_ok_and(|o| o.status.success());
+            if !ok {
+                eprintln!("skipping {fs}: {} is not installed", args[0]);
+                continue;
+            }
+            assert_eq!(builtin_signature(&img), None, "{fs}: the old list missed it");
+            let found = signature(&img).unwrap_or_default();
+            assert!(found.contains(fs), "{fs}: {found}");
+        }
     }
 }

@@ -246,11 +246,7 @@ pub fn prepare(
         dev.and_then(|d| probe::filesystem_of(path, d))
     };
     let info = TargetInfo {
-        // Stored and shown as the canonical absolute path, whatever form it was given in.
-        path: fs::canonicalize(path)
-            .unwrap_or_else(|_| path.to_path_buf())
-            .display()
-            .to_string(),
+        path: canonical(path),
         kind: if is_block { "block_device" } else { "file" }.into(),
         size_bytes: len,
         filesystem,
@@ -282,7 +278,7 @@ fn null_target(spec: &JobSpec, path: &Path, offset: u64) -> Result<Target, RunEr
         dev: None,
         lbs: 512,
         info: TargetInfo {
-            path: path.display().to_string(),
+            path: canonical(path),
             kind: "none".into(),
             size_bytes: len,
             filesystem: None,
@@ -290,6 +286,20 @@ fn null_target(spec: &JobSpec, path: &Path, offset: u64) -> Result<Target, RunEr
             kernel_counters: None,
         },
     })
+}
+
+/// A target as stored and shown: the canonical absolute path, whatever form it was given in
+/// (`./x`, `/tmp/d/./x`); for a file that does not exist, its directory's canonical path.
+fn canonical(path: &Path) -> String {
+    fs::canonicalize(path)
+        .or_else(|_| {
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+            let dir = fs::canonicalize(dir.unwrap_or(Path::new(".")))?;
+            Ok::<_, io::Error>(dir.join(path.file_name().unwrap_or_default()))
+        })
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
 }
 
 /// Kernel pseudo-filesystems hold no storage: a "file" there is an interface, never a target.

@@ -37,7 +37,7 @@ fn help_shows_examples_and_fio_names() {
 #[test]
 fn unknown_option_suggests_the_right_one() {
     assert_usage_error(&["run", "--iodepht=4"], "did you mean '--iodepth'");
-    assert_usage_error(&["run", "--blocksize=4k"], "unknown option '--blocksize'");
+    assert_usage_error(&["run", "--blocksiz=4k"], "unknown option '--blocksiz'");
     assert_usage_error(&["rnu"], "did you mean 'run'");
 }
 
@@ -166,11 +166,13 @@ fn output_file_is_opened_before_the_run() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a bad path is bad input");
     assert!(
-        stderr.contains("cannot create --output file /nonexistent/x.json"),
+        stderr.contains("cannot write --output /nonexistent/x.json")
+            && stderr.contains("check that /nonexistent exists"),
         "{stderr}"
     );
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
 }
 
 #[test]

@@ -263,7 +263,7 @@ fn cloud_volume_suite_runs_long_enough_for_bursts_unless_shortened() {
         .unwrap();
     let cmd = String::from_utf8_lossy(&out.stdout);
     assert!(
-        cmd.contains("--name=throughput-read") && cmd.contains("--runtime=120000ms"),
+        cmd.contains("--name=throughput-read") && cmd.contains("--runtime=120s"),
         "{cmd}"
     );
 }
