@@ -117,7 +117,9 @@ fn blkid_probe(path: &Path) -> Option<Option<String>> {
             Some(Some(what))
         }
         // Ambiguous probes (several signatures, exit 8) are data all the same.
-        Some(8) => Some(Some("several signatures (blkid -p reports them as ambiguous)".into())),
+        Some(8) => Some(Some(
+            "several signatures (blkid -p reports them as ambiguous)".into(),
+        )),
         _ => None,
     }
 }
@@ -190,15 +192,24 @@ mod tests {
     #[test]
     fn builtin_signatures_are_recognised() {
         let ext4 = image(|b| b[1080..1082].copy_from_slice(&[0x53, 0xEF]));
-        assert_eq!(builtin_signature(ext4.path()).unwrap(), "an ext2/3/4 filesystem");
+        assert_eq!(
+            builtin_signature(ext4.path()).unwrap(),
+            "an ext2/3/4 filesystem"
+        );
         let gpt = image(|b| b[512..520].copy_from_slice(b"EFI PART"));
-        assert_eq!(builtin_signature(gpt.path()).unwrap(), "a GPT partition table");
+        assert_eq!(
+            builtin_signature(gpt.path()).unwrap(),
+            "a GPT partition table"
+        );
         let mbr = image(|b| {
             b[510] = 0x55;
             b[511] = 0xAA;
             b[446 + 4] = 0x83;
         });
-        assert_eq!(builtin_signature(mbr.path()).unwrap(), "an MBR partition table");
+        assert_eq!(
+            builtin_signature(mbr.path()).unwrap(),
+            "an MBR partition table"
+        );
         let xfs = image(|b| b[..4].copy_from_slice(b"XFSB"));
         assert!(builtin_signature(xfs.path()).unwrap().contains("XFS"));
     }
@@ -231,7 +242,11 @@ mod tests {
                 eprintln!("skipping {fs}: {} is not installed", args[0]);
                 continue;
             }
-            assert_eq!(builtin_signature(&img), None, "{fs}: the old list missed it");
+            assert_eq!(
+                builtin_signature(&img),
+                None,
+                "{fs}: the old list missed it"
+            );
             let found = signature(&img).unwrap_or_default();
             assert!(found.contains(fs), "{fs}: {found}");
         }

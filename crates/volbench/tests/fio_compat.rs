@@ -650,23 +650,40 @@ fn showcmd_round_trips_over_suites_and_fio_examples() {
     let d = tmpdir();
     let mut files: Vec<std::path::PathBuf> = Vec::new();
     for suite in ["quick", "cloud-volume", "scaling", "crystal"] {
-        let text = volbench().args(["suite", "--show", suite]).output().unwrap();
-        files.push(write_job(d.path(), &format!("{suite}.fio"), &String::from_utf8_lossy(&text.stdout)));
+        let text = volbench()
+            .args(["suite", "--show", suite])
+            .output()
+            .unwrap();
+        files.push(write_job(
+            d.path(),
+            &format!("{suite}.fio"),
+            &String::from_utf8_lossy(&text.stdout),
+        ));
     }
     if let Ok(rd) = std::fs::read_dir("/usr/share/doc/fio/examples") {
-        let mut ex: Vec<_> = rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "fio")).collect();
+        let mut ex: Vec<_> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+            .collect();
         ex.sort();
         files.extend(ex);
     }
     let mut checked = 0;
     for f in &files {
         let file = f.display().to_string();
-        let ok = volbench().args(["run", &file, "--parse-only"]).output().unwrap();
+        let ok = volbench()
+            .args(["run", &file, "--parse-only"])
+            .output()
+            .unwrap();
         if !ok.status.success() {
             continue; // options volbench does not support: not this test's subject
         }
         let want = parsed_jobs(&[file.clone()]);
-        let cmd = volbench().args(["run", &file, "--showcmd"]).output().unwrap();
+        let cmd = volbench()
+            .args(["run", &file, "--showcmd"])
+            .output()
+            .unwrap();
         let cmd = String::from_utf8_lossy(&cmd.stdout).into_owned();
         let got = parsed_jobs(&words(&cmd));
         assert_eq!(got, want, "{file}: {cmd}");

@@ -1,0 +1,763 @@
+//! Regressions from trying volbench as a new user would (issue 7): each test is named after
+//! what it guards, and each one fails on the code before its fix.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command as Std, Stdio};
+use std::time::{Duration, Instant};
+
+fn err_of(args: &[&str], dir: &Path) -> (i32, String) {
+    let out = volbench().current_dir(dir).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn sparse_and_fallocated_files_are_refused_for_reads() {
+    let d = tmpdir();
+    let sparse = d.path().join("sparse");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let fal = d.path().join("falloc");
+    let ok = Std::new("fallocate")
+        .args(["-l", "16m"])
+        .arg(&fal)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut files = vec![sparse];
+    if ok {
+        files.push(fal);
+    }
+    for f in files {
+        let (code, err) = err_of(
+            &[
+                "run",
+                &format!("--filename={}", f.display()),
+                "--rw=randread",
+                "--runtime=1s",
+                "--no-store",
+            ],
+            d.path(),
+        );
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains("holes or unwritten (fallocated) extents") && err.contains("--rw=write"),
+            "{err}"
+        );
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 16 << 20, "untouched");
+    }
+}
+
+#[test]
+fn volbench_own_file_with_holes_is_laid_out_again() {
+    let d = tmpdir();
+    // A file volbench names itself (no --filename), left sparse by an earlier killed layout.
+    let own = d.path().join("volbench.test");
+    std::fs::File::create(&own)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    let (code, v, err) = run_json(&[
+        &format!("--directory={}", d.path().display()),
+        "--size=8m",
+        "--rw=randread",
+        "--runtime=1s",
+        "--no-store",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(u(&v, "/group/read/total_ios") > 0);
+    let hole_free = Std::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "test $(stat -c %b {0}) -ge $(( $(stat -c %s {0}) / 512 ))",
+            own.display()
+        ))
+        .status()
+        .unwrap()
+        .success();
+    assert!(
+        hole_free,
+        "every block of volbench's own file now holds data"
+    );
+}
+
+#[test]
+fn read_run_never_grows_a_users_file() {
+    let d = tmpdir();
+    let f = d.path().join("mine");
+    std::fs::write(&f, vec![7u8; 1 << 20]).unwrap();
+    let (code, err) = err_of(
+        &[
+            "run",
+            &format!("--filename={}", f.display()),
+            "--size=4m",
+            "--rw=read",
+            "--no-store",
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("does not grow a file it did not create") && err.contains("--size=1m"));
+    assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 1 << 20], "unchanged");
+}
+
+#[test]
+fn kernel_interfaces_are_no_targets() {
+    let d = tmpdir();
+    let (code, err) = err_of(
+        &["run", "--filename=/proc/version", "--rw=read", "--no-store"],
+        d.path(),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("on proc, a kernel interface"), "{err}");
+}
+
+#[test]
+fn null_engine_creates_no_files() {
+    let d = tmpdir();
+    let (code, v, err) = run_json(&[
+        "--ioengine=null",
+        "--numjobs=64",
+        "--runtime=1s",
+        &format!("--directory={}", d.path().display()),
+        "--no-store",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(u(&v, "/group/read/total_ios") > 0);
+    let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn block_size_of_1g_runs_and_buffers_are_bounded_by_memory() {
+    let d = tmpdir();
+    let (code, err) = err_of(
+        &[
+            "run",
+            "--ioengine=null",
+            "--bs=1g",
+            "--iodepth=4096",
+            "--no-store",
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("(bs x iodepth x numjobs)") && err.contains("lower --bs"),
+        "{err}"
+    );
+    // dd's bs=1G count=1, buffered and zero-filled as dd does: it runs, and the report says
+    // what dd's figure hides.
+    let (code, v, err) = run_json(&[
+        &format!("--filename={}", d.path().join("dd").display()),
+        "--rw=write",
+        "--bs=1g",
+        "--size=1g",
+        "--ioengine=psync",
+        "--direct=0",
+        "--zero_buffers",
+        "--no-store",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(u(&v, "/group/write/io_bytes"), 1 << 30);
+    let codes: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"compressible_data"), "{codes:?}");
+    let buffered = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["code"] == "buffered_io")
+        .unwrap();
+    assert!(
+        buffered["message"]
+            .as_str()
+            .unwrap()
+            .contains("--end_fsync=1"),
+        "{buffered}"
+    );
+}
+
+#[test]
+fn short_run_warning_judges_each_phase() {
+    let d = tmpdir();
+    let f = d.path().join("p");
+    std::fs::write(&f, vec![1u8; 4 << 20]).unwrap();
+    let job = write(
+        d.path(),
+        "two.fio",
+        &format!(
+            "[global]\nfilename={}\nsize=4m\nruntime=1\ntime_based\n[a]\nrw=randread\n[b]\nstonewall\nrw=randread\n",
+            f.display()
+        ),
+    );
+    let out = volbench()
+        .args(["run", &job, "--no-store", "-q", "--output-format=volbench-json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let short = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["code"] == "short_run")
+        .expect("two 1 s phases are short runs");
+    let msg = short["message"].as_str().unwrap();
+    assert!(
+        msg.contains("measured only 1."),
+        "not the phases added up: {msg}"
+    );
+}
+
+#[test]
+fn burst_warning_never_fires_on_the_null_engine() {
+    let (code, v, err) = run_json(&[
+        "--ioengine=null",
+        "--numjobs=32",
+        "--runtime=7s",
+        "--no-store",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let w = v["warnings"].to_string();
+    assert!(!w.contains("burst_suspected"), "{w}");
+}
+
+#[test]
+fn suite_warnings_name_the_tests_they_concern() {
+    let d = tmpdir();
+    let suite = write(
+        d.path(),
+        "two.fio",
+        "; volbench-suite: two\n[global]\nioengine=psync\nsize=4m\nruntime=1\ntime_based\n[cached]\ndescription=cached read\nrw=randread\ndirect=0\n[direct]\ndescription=direct read\nrw=randread\ndirect=1\n",
+    );
+    let out = volbench()
+        .current_dir(d.path())
+        .args(["suite", &suite, ".", "--no-store"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let buffered = text
+        .lines()
+        .find(|l| l.contains("buffered I/O"))
+        .expect(&text);
+    assert!(buffered.ends_with("(cached read)"), "{buffered}");
+    let short = text
+        .lines()
+        .find(|l| l.contains("measured only"))
+        .expect(&text);
+    assert!(short.ends_with("(every test)"), "{short}");
+}
+
+#[test]
+fn directory_prefixes_a_relative_filename_as_in_fio() {
+    let d = tmpdir();
+    let target = d.path().join("dx");
+    std::fs::create_dir(&target).unwrap();
+    let job = write(
+        d.path(),
+        "place.fio",
+        &format!(
+            "[global]\ndirectory={}\nfilename=a.dat\nsize=1m\nrw=write\n[j]\n",
+            target.display()
+        ),
+    );
+    let (code, err) = err_of(&["run", &job, "--no-store", "-q"], d.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(target.join("a.dat").exists(), "volbench: DIR/a.dat");
+    assert!(!d.path().join("a.dat").exists(), "nothing in the cwd");
+    if Std::new("fio").arg("--version").output().is_ok() {
+        std::fs::remove_file(target.join("a.dat")).unwrap();
+        let st = Std::new("fio")
+            .current_dir(d.path())
+            .arg(&job)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        assert!(
+            target.join("a.dat").exists() && !d.path().join("a.dat").exists(),
+            "fio places it the same way"
+        );
+    }
+}
+
+#[test]
+fn killed_sweep_is_stored_and_written_as_running() {
+    let d = tmpdir();
+    let out = d.path().join("sweep.json");
+    let store = d.path().join("s.db");
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("volbench"))
+        .current_dir(d.path())
+        .env("VOLBENCH_STORE", &store)
+        .args([
+            "sweep",
+            "--ioengine=null",
+            "--numjobs=1,2,4,8",
+            "--runtime=2s",
+            "-q",
+            "--output-format=volbench-json",
+        ])
+        .arg(format!("--output={}", out.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !out.exists() && t.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap(); // SIGKILL: no handler runs
+    child.wait().unwrap();
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["status"], "running", "the checkpoint is not complete");
+    let rows = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args(["history", "--output-format=json"])
+        .output()
+        .unwrap();
+    let rows: Value = serde_json::from_slice(&rows.stdout).unwrap();
+    assert_eq!(rows[0]["status"], "running", "{rows}");
+}
+
+#[test]
+fn store_path_with_a_missing_directory_is_an_error_not_created() {
+    let d = tmpdir();
+    let missing = d.path().join("no/such/dir/r.db");
+    let (code, err) = err_of(
+        &["history", &format!("--store={}", missing.display())],
+        d.path(),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!d.path().join("no").exists(), "no directory chain made");
+}
+
+#[test]
+fn output_file_is_never_left_empty_by_a_kill() {
+    let d = tmpdir();
+    let out = d.path().join("r.json");
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("volbench"))
+        .current_dir(d.path())
+        .env("VOLBENCH_STORE", test_store())
+        .args(["run", "--ioengine=null", "--runtime=30s", "-q"])
+        .arg(format!("--output={}", out.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!out.exists(), "no half-written or empty --output file");
+    let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "no temporary file left either: {left:?}");
+}
+
+#[test]
+fn output_to_a_fifo_is_refused_and_to_dev_full_says_no_space() {
+    let d = tmpdir();
+    let fifo = d.path().join("fifo");
+    assert!(Std::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (code, err) = err_of(
+        &[
+            "run",
+            "--ioengine=null",
+            "--runtime=1s",
+            &format!("--output={}", fifo.display()),
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is a FIFO"), "{err}");
+    // A FIFO as the job file is refused too, rather than read forever.
+    let (code, err) = err_of(&["run", fifo.to_str().unwrap()], d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    let (code, err) = err_of(
+        &[
+            "run",
+            "--ioengine=null",
+            "--runtime=1s",
+            "--no-store",
+            "--output=/dev/full",
+        ],
+        d.path(),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+}
+
+#[test]
+fn huge_and_hostile_option_names_are_cut_and_escaped_fast() {
+    let d = tmpdir();
+    let long = "x".repeat(1 << 20);
+    let job = write(d.path(), "big.fio", &format!("[j]\n{long}=1\n"));
+    let t = Instant::now();
+    let (code, err) = err_of(&["run", &job], d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(t.elapsed() < Duration::from_secs(20), "no quadratic search");
+    assert!(
+        err.len() < 500,
+        "the name is shortened: {} bytes",
+        err.len()
+    );
+    assert!(err.contains("1048576 characters"), "{err}");
+    let job = write(d.path(), "ctl.fio", "[j]\nbs=\u{1b}[31m4k\n");
+    let (code, err) = err_of(&["run", &job], d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        !err.contains('\u{1b}'),
+        "no raw escape reaches the terminal: {err:?}"
+    );
+    assert!(err.contains("\\u{1b}"), "{err:?}");
+}
+
+#[test]
+fn empty_job_file_is_named_in_the_error() {
+    let d = tmpdir();
+    let job = write(d.path(), "empty.fio", "; nothing here\n");
+    let (code, err) = err_of(&["run", &job], d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("empty.fio: no job section"), "{err}");
+}
+
+#[test]
+fn history_rejects_impossible_dates_and_kinds() {
+    let d = tmpdir();
+    for (args, needle) in [
+        (vec!["history", "--since", "2026-13-45"], "not a date"),
+        (vec!["history", "--until", "yesterday"], "not a date"),
+        (
+            vec!["history", "--kind", "bogus"],
+            "use run, sweep or suite",
+        ),
+    ] {
+        let (code, err) = err_of(&args, d.path());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(needle), "{err}");
+    }
+}
+
+#[test]
+fn warning_is_printed_once_when_the_report_goes_to_a_file() {
+    let d = tmpdir();
+    let f = d.path().join("w");
+    std::fs::write(&f, vec![3u8; 4 << 20]).unwrap();
+    let out = volbench()
+        .current_dir(d.path())
+        .args([
+            "run",
+            &format!("--filename={}", f.display()),
+            "--rw=randread",
+            "--runtime=1s",
+            "--direct=0",
+            "--no-store",
+            "--output=r.json",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        all.matches("the page cache may have served reads").count(),
+        1,
+        "{all}"
+    );
+}
+
+#[test]
+fn closed_stdout_is_not_a_failed_run_and_it_is_still_stored() {
+    let d = tmpdir();
+    let store = d.path().join("s.db");
+    let bin = assert_cmd::cargo::cargo_bin("volbench");
+    let out = Std::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{}' run --ioengine=null --runtime=1s | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}",
+            bin.display()
+        ))
+        .env("VOLBENCH_STORE", &store)
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0", "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+    let rows = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args(["history", "--output-format=json"])
+        .output()
+        .unwrap();
+    let rows: Value = serde_json::from_slice(&rows.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "stored: {rows}");
+}
+
+#[test]
+fn export_takes_output_format_like_every_command() {
+    let d = tmpdir();
+    let store = d.path().join("s.db");
+    let ok = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args(["run", "--ioengine=null", "--runtime=1s", "-q"])
+        .output()
+        .unwrap();
+    assert!(ok.status.success());
+    for flag in ["--output-format=csv", "--format=csv"] {
+        let out = volbench()
+            .env("VOLBENCH_STORE", &store)
+            .args(["export", "1", flag])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{flag}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains(','));
+    }
+}
+
+/// The effective jobs of `volbench run ARGS --parse-only --output-format=json`.
+fn parsed(args: &[&str]) -> Value {
+    let out = volbench()
+        .arg("run")
+        .args(args)
+        .args(["--parse-only", "--output-format=json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn command_line_accepts_every_job_file_option_and_alias() {
+    let j = &parsed(&[
+        "--blocksize=8k",
+        "--readwrite=randwrite",
+        "--norandommap",
+        "--rwmixwrite=20",
+        "--loops",
+        "3",
+    ])[0];
+    assert_eq!(j["bs"], 8192);
+    assert_eq!(j["rw"], "randwrite");
+    assert_eq!(j["norandommap"], true);
+    assert_eq!(j["rwmixread"], 80);
+    assert_eq!(j["loops"], 3);
+    // volbench's own defaults still hold for what was not given.
+    assert_eq!(j["iodepth"], 32);
+}
+
+#[test]
+fn showcmd_of_a_fio_job_runs_the_same_job_on_the_command_line() {
+    let d = tmpdir();
+    let job = write(
+        d.path(),
+        "psync.fio",
+        "[global]\nioengine=psync\nrw=read\nsize=64m\n[job1]\nbs=8k\ninvalidate=0\nsync=dsync\n",
+    );
+    let want = parsed(&[&job]);
+    let cmd = volbench()
+        .args(["run", &job, "--showcmd"])
+        .output()
+        .unwrap();
+    let cmd = String::from_utf8_lossy(&cmd.stdout).into_owned();
+    assert!(
+        cmd.contains("--size=64m") && cmd.contains("--bs=8k"),
+        "sizes in units: {cmd}"
+    );
+    let args: Vec<&str> = cmd
+        .split_whitespace()
+        .filter(|w| *w != "\\")
+        .skip(2)
+        .collect();
+    assert_eq!(parsed(&args), want, "{cmd}");
+}
+
+#[test]
+fn history_shows_what_each_row_is_and_never_averages_groups() {
+    let d = tmpdir();
+    let store = d.path().join("s.db");
+    let job = write(
+        d.path(),
+        "g.fio",
+        "[global]\nioengine=null\nsize=4m\nruntime=1\ntime_based\n[r]\nrw=randread\n[w]\nstonewall\nrw=write\nbs=1m\n",
+    );
+    let ok = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .current_dir(d.path())
+        .args(["run", &job, "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let rows = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args(["history", "--output-format=json"])
+        .output()
+        .unwrap();
+    let rows: Value = serde_json::from_slice(&rows.stdout).unwrap();
+    let r = &rows[0];
+    assert!(
+        r["iops"].is_null(),
+        "no figure summed over unrelated groups: {r}"
+    );
+    assert_eq!(r["what"], "2 groups: randread 4k QD1 | write 1m QD1", "{r}");
+}
+
+#[test]
+fn parse_only_counts_jobs_and_threads() {
+    let d = tmpdir();
+    let job = write(
+        d.path(),
+        "n.fio",
+        "[global]\nioengine=null\n[j]\nnumjobs=4\n",
+    );
+    let out = volbench()
+        .args(["run", &job, "--parse-only"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(": 1 job (4 threads with numjobs), no errors"),
+        "{text}"
+    );
+}
+
+#[test]
+fn help_about_help_and_every_option_has_a_help_text() {
+    let out = volbench().args(["help", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage:"));
+    for sub in [
+        "run", "history", "show", "export", "compare", "sweep", "suite",
+    ] {
+        let out = volbench().args([sub, "--help"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        for opt in ["--label", "--suite", "--store"] {
+            if let Some(line) = text.lines().find(|l| l.trim_start().starts_with(opt)) {
+                let help = line
+                    .trim_start()
+                    .splitn(2, "  ")
+                    .nth(1)
+                    .unwrap_or("")
+                    .trim();
+                assert!(!help.is_empty(), "{sub} {opt} has no help text: {line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn compare_keeps_settings_apart_from_the_environment() {
+    let d = tmpdir();
+    let store = d.path().join("s.db");
+    for (label, direct) in [("a", "1"), ("b", "0")] {
+        let ok = volbench()
+            .env("VOLBENCH_STORE", &store)
+            .current_dir(d.path())
+            .args(["run", "--ioengine=null", "--runtime=1s", "-q"])
+            .arg(format!("--direct={direct}"))
+            .arg(format!("--label={label}"))
+            .output()
+            .unwrap();
+        assert!(ok.status.success());
+    }
+    let out = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args(["compare", "a", "b"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let settings = text.find("differing settings:").expect(&text);
+    assert!(text[settings..].contains("direct: 1 | 0"), "{text}");
+    assert!(
+        !text.contains("differing environment:") || !text[..settings].contains("direct"),
+        "{text}"
+    );
+}
+
+#[test]
+fn stored_target_paths_are_canonical_and_absolute() {
+    let d = tmpdir();
+    std::fs::write(d.path().join("t"), vec![9u8; 1 << 20]).unwrap();
+    let out = volbench()
+        .current_dir(d.path())
+        .args([
+            "run",
+            "--filename=./t",
+            "--rw=read",
+            "--ioengine=psync",
+            "--direct=0",
+            "--no-store",
+            "-q",
+            "--output-format=volbench-json",
+        ])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let canon = std::fs::canonicalize(d.path().join("t")).unwrap();
+    assert_eq!(
+        v["environment"]["targets"][0]["path"],
+        canon.display().to_string()
+    );
+}
+
+#[test]
+fn ctrl_c_during_layout_exits_130_and_removes_the_partial_file() {
+    let d = tmpdir();
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("volbench"))
+        .current_dir(d.path())
+        .env("VOLBENCH_STORE", test_store())
+        .args(["run", "--size=4g", "--rw=read", "--no-store", "-q"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let file = d.path().join("volbench.test");
+    let t = Instant::now();
+    while std::fs::metadata(&file).map_or(0, |m| m.len()) < (64 << 20)
+        && t.elapsed() < Duration::from_secs(30)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill sends a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(!file.exists(), "the partial layout is removed");
+}
