@@ -215,3 +215,67 @@ fn rate_check(
         device_name: d.name.clone(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stats::JobStats;
+
+    /// A one-group report claiming `ios` reads over `runtime_ns`.
+    fn group(ios: u64, runtime_ns: u64) -> report::GroupReport {
+        let mut s = JobStats::default();
+        s.dirs[0].ios = ios;
+        s.dirs[0].bytes = ios * 4096;
+        (0..ios.min(10)).for_each(|_| s.dirs[0].lat.record(1000));
+        s.runtime_ns = runtime_ns;
+        report::GroupReport {
+            group_reporting: false,
+            spec_index: 0,
+            report: JobReport::from_stats("g", Vec::new(), &s, true),
+        }
+    }
+
+    fn counters(read_ios: u64, interval_ns: u64) -> report::KernelCounters {
+        report::KernelCounters {
+            read_ios,
+            interval_ns,
+            ..Default::default()
+        }
+    }
+
+    /// The staggered-window bug's signature: all I/O counted, but divided by one job's window
+    /// instead of the wall-clock interval the kernel saw it in.
+    #[test]
+    fn claimed_rate_above_the_kernels_is_flagged() {
+        let dev = report::DeviceInfo {
+            name: "zram0".into(),
+            ..Default::default()
+        };
+        let staggered = [group(2_500_000, 1_000_000_000)];
+        let w = rate_check(
+            &[],
+            &staggered,
+            &counters(2_500_000, 5_000_000_000),
+            0,
+            &dev,
+        );
+        assert!(matches!(w, Some(Warning::RateDisagrees { .. })), "{w:?}");
+        let honest = [group(2_500_000, 5_000_000_000)];
+        let w = rate_check(&[], &honest, &counters(2_500_000, 5_020_000_000), 0, &dev);
+        assert_eq!(
+            w, None,
+            "a few ms of slack between the snapshots is no disagreement"
+        );
+    }
+
+    #[test]
+    fn merge_advice_fits_the_workload() {
+        let mut s = JobSpec {
+            rw: workload::Rw::RandRead,
+            ..Default::default()
+        };
+        assert!(!merge_advice(&[s.clone()]).contains("use random offsets"));
+        s.rw = workload::Rw::Read;
+        assert!(merge_advice(&[s]).contains("use random offsets"));
+    }
+}

@@ -679,7 +679,7 @@ fn showcmd_round_trips_over_suites_and_fio_examples() {
         if !ok.status.success() {
             continue; // options volbench does not support: not this test's subject
         }
-        let want = parsed_jobs(&[file.clone()]);
+        let want = parsed_jobs(std::slice::from_ref(&file));
         let cmd = volbench()
             .args(["run", &file, "--showcmd"])
             .output()

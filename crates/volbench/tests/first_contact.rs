@@ -208,10 +208,20 @@ fn short_run_warning_judges_each_phase() {
         ),
     );
     let out = volbench()
-        .args(["run", &job, "--no-store", "-q", "--output-format=volbench-json"])
+        .args([
+            "run",
+            &job,
+            "--no-store",
+            "-q",
+            "--output-format=volbench-json",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let short = v["warnings"]
         .as_array()
@@ -671,9 +681,8 @@ fn help_about_help_and_every_option_has_a_help_text() {
             if let Some(line) = text.lines().find(|l| l.trim_start().starts_with(opt)) {
                 let help = line
                     .trim_start()
-                    .splitn(2, "  ")
-                    .nth(1)
-                    .unwrap_or("")
+                    .split_once("  ")
+                    .map_or("", |(_, h)| h)
                     .trim();
                 assert!(!help.is_empty(), "{sub} {opt} has no help text: {line}");
             }
@@ -739,7 +748,7 @@ fn stored_target_paths_are_canonical_and_absolute() {
 #[test]
 fn ctrl_c_during_layout_exits_130_and_removes_the_partial_file() {
     let d = tmpdir();
-    let mut child = Std::new(assert_cmd::cargo::cargo_bin("volbench"))
+    let child = Std::new(assert_cmd::cargo::cargo_bin("volbench"))
         .current_dir(d.path())
         .env("VOLBENCH_STORE", test_store())
         .args(["run", "--size=4g", "--rw=read", "--no-store", "-q"])

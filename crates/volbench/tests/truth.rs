@@ -348,3 +348,129 @@ fn latency_is_ordered_on_a_real_device() {
         );
     }
 }
+
+/// The highest read rate the kernel counted over any 1 s window while `child` ran, sampled by
+/// the test itself every 50 ms: no group average over the run can be above it.
+fn peak_kernel_read_rate(name: &str, mut child: std::process::Child) -> (f64, Vec<u8>) {
+    use std::time::{Duration, Instant};
+    let mut stdout = child.stdout.take().unwrap();
+    // The report is read as it comes, or a full pipe would stop the child.
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut out).unwrap();
+        out
+    });
+    let mut samples: Vec<(Instant, u64)> = Vec::new();
+    while child.try_wait().unwrap().is_none() {
+        samples.push((Instant::now(), block_stat(name)[0]));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = reader.join().unwrap();
+    let mut peak = 0.0f64;
+    for (i, &(t0, c0)) in samples.iter().enumerate() {
+        if let Some(&(t1, c1)) = samples[i..]
+            .iter()
+            .find(|(t, _)| *t - t0 >= Duration::from_secs(1))
+        {
+            peak = peak.max((c1 - c0) as f64 / (t1 - t0).as_secs_f64());
+        }
+    }
+    (peak, out)
+}
+
+/// Regression (issue 7): 256 psync jobs on zram claimed 1.41 M IOPS where the kernel never
+/// counted more than 0.49 M/s, because each job measured its own staggered window. The group
+/// rate must equal the kernel's rate over the run (volbench's own snapshot interval) within
+/// 5 %, and can never be above the kernel's peak 1 s rate as the test itself samples it.
+#[test]
+fn many_jobs_group_iops_match_the_kernels_rate() {
+    require_root!();
+    let z = Zram::new("512M");
+    fill_random(&z.path, 512 << 20);
+    for nj in [64, 256] {
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("volbench"))
+            .args(["run", "--rw=randread", "--ioengine=psync", "--runtime=3s"])
+            .arg(format!("--filename={}", z.p()))
+            .arg(format!("--numjobs={nj}"))
+            .args(["--output-format=volbench-json", "-q", "--no-store"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (peak, out) = peak_kernel_read_rate(&z.name(), child);
+        let v: Value = serde_json::from_slice(&out).expect("a report");
+        let claimed = f(&v, "/group/read/iops");
+        let k = &v["environment"]["targets"][0]["kernel_counters"];
+        let kios = k["read_ios"].as_f64().unwrap() + k["read_merges"].as_f64().unwrap();
+        let krate = kios / (k["interval_ns"].as_f64().unwrap() / 1e9);
+        assert!(
+            (claimed - krate).abs() / krate <= 0.05,
+            "numjobs={nj}: volbench {claimed:.0} IOPS vs the kernel's {krate:.0} over the run"
+        );
+        assert!(
+            claimed <= peak * 1.05,
+            "numjobs={nj}: volbench {claimed:.0} IOPS above the kernel's peak {peak:.0}/s"
+        );
+        let secs = f(&v, "/group/runtime_ns") / 1e9;
+        assert!(
+            (3.0..3.5).contains(&secs),
+            "one common 3 s interval: {secs}"
+        );
+        let w = v["warnings"].to_string();
+        assert!(!w.contains("rate_disagrees"), "{w}");
+    }
+}
+
+/// The same jobs against fio on one device capped by a cgroup throttle (so the device, not
+/// either tool's CPU cost, sets the rate and chance cannot move it): within 10 %.
+#[test]
+fn many_jobs_agree_with_fio_on_a_capped_device() {
+    require_root!();
+    if std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipping: needs fio (apt-get install fio)");
+        return;
+    }
+    let z = Zram::new("512M");
+    fill_random(&z.path, 512 << 20);
+    let Some(cap) = Throttle::new(z.p(), 20_000, 1 << 30) else {
+        eprintln!("skipping: no cgroup v1 blkio throttling here");
+        return;
+    };
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    for nj in [64, 256] {
+        let common = [
+            format!("--filename={}", z.p()),
+            "--rw=randread".into(),
+            "--ioengine=psync".into(),
+            "--direct=1".into(),
+            format!("--numjobs={nj}"),
+            "--runtime=4".into(),
+            "--time_based".into(),
+        ];
+        let mut fio_args = vec![
+            "--name=many".into(),
+            "--group_reporting".into(),
+            "--output-format=json".into(),
+        ];
+        fio_args.extend(common.iter().cloned());
+        let theirs: Value = serde_json::from_slice(&cap.run("fio", &fio_args)).unwrap();
+        let mut vb_args = vec![
+            "run".into(),
+            "--output-format=volbench-json".into(),
+            "-q".into(),
+            "--no-store".into(),
+        ];
+        vb_args.extend(common.iter().cloned());
+        let ours: Value = serde_json::from_slice(&cap.run(vb.to_str().unwrap(), &vb_args)).unwrap();
+        let f_iops = theirs["jobs"][0]["read"]["iops"].as_f64().unwrap();
+        let o_iops = f(&ours, "/group/read/iops");
+        assert!(
+            (o_iops - f_iops).abs() / f_iops <= 0.10,
+            "numjobs={nj}: volbench {o_iops:.0} IOPS vs fio {f_iops:.0} under a 20k IOPS cap"
+        );
+        assert!(o_iops <= 20_000.0 * 1.10, "the cap holds: {o_iops:.0}");
+    }
+}
