@@ -109,9 +109,9 @@ fn blkid_probe(path: &Path) -> Option<Option<String>> {
                     .map(str::to_string)
             };
             let what = match (field("TYPE"), field("PTTYPE"), field("USAGE")) {
-                (Some(t), _, Some(u)) => format!("a {t} signature ({u}, found by blkid)"),
-                (Some(t), _, None) => format!("a {t} signature (found by blkid)"),
-                (None, Some(pt), _) => format!("a {pt} partition table (found by blkid)"),
+                (Some(t), _, Some(u)) => format!("a {u} signature: {t} (found by blkid -p)"),
+                (Some(t), _, None) => format!("a signature: {t} (found by blkid -p)"),
+                (None, Some(pt), _) => format!("a partition table: {pt} (found by blkid -p)"),
                 _ => "a signature blkid recognises".to_string(),
             };
             Some(Some(what))

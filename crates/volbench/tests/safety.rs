@@ -33,7 +33,7 @@ fn device_with_a_filesystem_is_refused_then_allowed() {
         .unwrap();
     assert!(st.success());
     let before = std::fs::read(&l.path).unwrap()[1024..2048].to_vec();
-    refused(l.p(), "holds an ext2/3/4 filesystem");
+    refused(l.p(), "holds a filesystem signature: ext4");
     assert_eq!(
         std::fs::read(&l.path).unwrap()[1024..2048],
         before[..],
@@ -54,6 +54,44 @@ fn device_with_a_filesystem_is_refused_then_allowed() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(u(&v, "/group/write/total_ios") > 0);
+}
+
+/// Regression (issue 7): minix, bfs and cramfs were overwritten because the check knew only a
+/// hand-written list; libblkid (through `blkid -p`) knows them all.
+#[test]
+fn every_signature_blkid_knows_is_refused() {
+    require_root!();
+    let src = tmpdir();
+    std::fs::write(src.path().join("f"), b"data").unwrap();
+    for (mkfs, extra) in [
+        ("mkfs.minix", None),
+        ("mkfs.bfs", None),
+        ("mkfs.cramfs", Some(src.path())),
+    ] {
+        let l = Loop::new(16 << 20, 512);
+        let mut c = Std::new(mkfs);
+        if let Some(dir) = extra {
+            c.arg(dir);
+        }
+        let Ok(st) = c
+            .arg(l.p())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+        else {
+            eprintln!("skipping {mkfs}: not installed");
+            continue;
+        };
+        assert!(st.success(), "{mkfs}");
+        let fs = mkfs.trim_start_matches("mkfs.");
+        let before = std::fs::read(&l.path).unwrap()[..8192].to_vec();
+        refused(l.p(), &format!("signature: {fs}"));
+        assert_eq!(
+            std::fs::read(&l.path).unwrap()[..8192],
+            before[..],
+            "{fs} untouched"
+        );
+    }
 }
 
 #[test]
