@@ -10,17 +10,26 @@ removed) and prints, per point:
     to it: the check that caught staggered job windows inflating IOPS up to 5x;
   - each tool's wall time for the point (thread setup included).
 
+With --cap-iops N both tools run inside a cgroup v1 blkio throttle of N IOPS on the device,
+so the device, not each tool's CPU cost or the kernel's scheduling of 256 threads on two
+cores, sets the rate: there the tools must agree, and a tool that inflates its figure shows.
+
 Usage (root):  python3 bench/scaling_vs_fio.py [--runtime 5] [--jobs 1,4,16,64,256]
-               [--patterns read,write,randread,randwrite] [--engine io_uring]
+               [--patterns read,write,randread,randwrite] [--engine io_uring] [--cap-iops N]
 """
-import argparse, json, os, subprocess, sys, time
+import argparse, json, os, signal, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VB = os.path.join(ROOT, "target", "release", "volbench")
 
 
+CGROUP = None  # a blkio cgroup directory the tools run in, with --cap-iops
+
+
 def timed(cmd):
     t = time.monotonic()
+    if CGROUP:
+        cmd = ["sh", "-c", f'echo $$ > {CGROUP}/cgroup.procs && exec "$0" "$@"'] + cmd
     p = subprocess.run(cmd, capture_output=True)
     if p.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr.decode()}")
@@ -54,18 +63,31 @@ def volbench(dev, rw, nj, runtime, engine):
 
 
 def main():
+    # SIGTERM and Ctrl-C both unwind through `finally`, so the device and cgroup go.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ap = argparse.ArgumentParser()
     ap.add_argument("--runtime", type=int, default=5)
     ap.add_argument("--jobs", default="1,4,16,64,256")
     ap.add_argument("--patterns", default="read,write,randread,randwrite")
     ap.add_argument("--engine", default="io_uring")
+    ap.add_argument("--cap-iops", type=int, default=0)
     a = ap.parse_args()
     dev = subprocess.run(["zramctl", "--find", "--size", "1G"], capture_output=True,
                          text=True, check=True).stdout.strip()
+    global CGROUP
+    if a.cap_iops:
+        CGROUP = f"/sys/fs/cgroup/blkio/volbench-bench-{os.getpid()}"
+        os.makedirs(CGROUP)
+        rdev = os.stat(dev).st_rdev
+        ident = f"{os.major(rdev)}:{os.minor(rdev)}"
+        for f in ("read_iops_device", "write_iops_device"):
+            with open(f"{CGROUP}/blkio.throttle.{f}", "w") as fh:
+                fh.write(f"{ident} {a.cap_iops}")
     try:
         subprocess.run(["dd", "if=/dev/urandom", f"of={dev}", "bs=1M", "count=1024",
                         "oflag=direct", "status=none"], check=True)
-        print(f"scaling suite points on {dev} (1 GiB zram), {a.engine}, 4k QD1 per job, "
+        cap = f", capped at {a.cap_iops} IOPS" if a.cap_iops else ""
+        print(f"scaling suite points on {dev} (1 GiB zram{cap}), {a.engine}, 4k QD1 per job, "
               f"{a.runtime} s each, fio then volbench\n")
         print(f"{'pattern':<10} {'jobs':>4} {'fio IOPS':>10} {'volbench':>10} {'vb/fio':>7} "
               f"{'kernel':>10} {'vb/kern':>7} {'fio wall':>8} {'vb wall':>8}  warnings")
@@ -76,6 +98,8 @@ def main():
                 print(f"{rw:<10} {nj:>4} {f:>10.0f} {v:>10.0f} {v / f:>7.3f} {k:>10.0f} "
                       f"{v / k:>7.3f} {fw:>7.1f}s {vw:>7.1f}s  {','.join(warns)}", flush=True)
     finally:
+        if CGROUP:
+            os.rmdir(CGROUP)
         subprocess.run(["zramctl", "--reset", dev])
 
 

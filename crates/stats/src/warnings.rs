@@ -158,3 +158,21 @@ impl Serialize for Warning {
         st.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (issue 7): "fell from 27144923 to 10114444 IOPS" printed raw counts.
+    #[test]
+    fn burst_numbers_are_formatted_as_reports_format_them() {
+        let w = Warning::BurstSuspected {
+            first_iops: 27_144_923.0,
+            last_iops: 10_114_444.0,
+        };
+        let s = w.to_string();
+        assert!(s.contains("fell from 27.14M to 10.11M IOPS"), "{s}");
+        assert_eq!(fmt_count(7733.0), "7733");
+        assert_eq!(fmt_count(21_700.0), "21.7k");
+    }
+}

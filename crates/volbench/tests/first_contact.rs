@@ -424,10 +424,10 @@ fn huge_and_hostile_option_names_are_cut_and_escaped_fast() {
     let d = tmpdir();
     let long = "x".repeat(1 << 20);
     let job = write(d.path(), "big.fio", &format!("[j]\n{long}=1\n"));
-    let t = Instant::now();
     let (code, err) = err_of(&["run", &job], d.path());
     assert_eq!(code, 2, "{err}");
-    assert!(t.elapsed() < Duration::from_secs(20), "no quadratic search");
+    // No option name is that long, so no edit-distance search runs (it cost seconds of CPU).
+    assert!(!err.contains("did you mean"), "{err}");
     assert!(
         err.len() < 500,
         "the name is shortened: {} bytes",
@@ -769,4 +769,38 @@ fn ctrl_c_during_layout_exits_130_and_removes_the_partial_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(!file.exists(), "the partial layout is removed");
+}
+
+/// A tmpfs of a given size, unmounted when dropped.
+struct SmallFs(tempfile::TempDir);
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = Std::new("umount").arg(self.0.path()).status();
+    }
+}
+
+#[test]
+fn quick_fits_a_small_filesystem_and_says_so() {
+    require_root!();
+    let fs = SmallFs(tmpdir());
+    let ok = Std::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=300m", "tmpfs"])
+        .arg(fs.0.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "mount tmpfs");
+    let out = volbench()
+        .args(["quick", "--runtime=1s", "--direct=0", "--no-store", "-q"])
+        .arg(fs.0.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("note: only 300.0 MiB is free") && err.contains("192.0 MiB test file"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(fs.0.path()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "quick removes its directory: {left:?}");
 }
