@@ -56,6 +56,25 @@ pub enum Cmd {
         after_help = "Examples:\n  volbench compare local-nvme ebs-gp3           # labels\n  volbench compare 3 7 12 --output-format=md     # ids, as a Markdown table\n  volbench compare before.json after.json"
     )]
     Compare(CompareArgs),
+    /// One self-contained HTML page with charts (no network needed) for stored results or
+    /// JSON files; several are compared side by side.
+    #[command(
+        after_help = "Examples:\n  volbench sweep --rw=randread,randwrite --numjobs=1,2,4..64 --runtime=10s\n  volbench report last --output sweep.html       # the newest result\n  volbench report local-nvme gp3-500g -o cmp.html  # labels, compared\n  volbench report result.json                      # a JSON file volbench wrote"
+    )]
+    Report(ReportArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Results: store ids, labels, `last` (the newest), or JSON files written by volbench.
+    #[arg(required = true, num_args = 1.., value_name = "RESULT")]
+    pub results: Vec<String>,
+    /// The HTML file to write ("-" is stdout) [default: report.html].
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
 }
 
 const SWEEP_EXAMPLES: &str = "\
@@ -199,7 +218,8 @@ pub struct CompareArgs {
 #[derive(Args, Debug, Clone, Default)]
 pub struct OutputArgs {
     /// Output format: normal (human summary), json, volbench-json (native schema,
-    /// docs/json-schema.md) or fio-json (fio 3.x's shape). json means fio-json when the input is
+    /// docs/json-schema.md), fio-json (fio 3.x's shape), csv, md or html (a self-contained page
+    /// with charts). json means fio-json when the input is
     /// a fio job file or fio's multi-job command line, volbench-json otherwise.
     #[arg(
         long = "output-format",

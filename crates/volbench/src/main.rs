@@ -50,6 +50,7 @@ fn main() -> ExitCode {
         cli::Cmd::Export(a) => cmd::history::export(a),
         cli::Cmd::Delete(a) => cmd::history::delete(a),
         cli::Cmd::Compare(a) => cmd::compare::main(a),
+        cli::Cmd::Report(a) => cmd::report::main(a),
     })
 }
 

@@ -71,6 +71,7 @@ impl Dest {
                 let mut t = tempfile::NamedTempFile::new_in(parent_dir(p))
                     .with_context(|| format!("writing {}", p.display()))?;
                 t.write_all(bytes)
+                    .and_then(|_| t.as_file().set_permissions(report_mode(p)))
                     .and_then(|_| t.as_file().sync_data())
                     .with_context(|| format!("writing {}", p.display()))?;
                 t.persist(p)
@@ -80,6 +81,22 @@ impl Dest {
             }
         }
     }
+}
+
+/// The mode the report gets: the replaced file's own, else what a plain create would give
+/// (0666 less the umask), not the temporary file's private 0600.
+fn report_mode(p: &Path) -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(m) = std::fs::metadata(p) {
+        return m.permissions();
+    }
+    // SAFETY: umask only swaps the process's file-creation mask; it is put back at once.
+    let mask = unsafe {
+        let m = libc::umask(0o022);
+        libc::umask(m);
+        m
+    };
+    std::fs::Permissions::from_mode(0o666 & !(mask as u32))
 }
 
 fn parent_dir(p: &Path) -> &Path {
@@ -110,7 +127,7 @@ impl Output {
         };
         let format = Format::parse(name).ok_or_else(|| {
             usage(format!(
-                "--output-format={} is not a format: use normal, json, volbench-json or fio-json",
+                "--output-format={} is not a format: use normal, json, volbench-json, fio-json, csv, md or html",
                 a.output_format
             ))
         })?;

@@ -2,6 +2,7 @@
 
 mod csv;
 pub mod fio_json;
+pub mod html;
 mod json;
 mod markdown;
 pub(crate) mod table;
@@ -9,6 +10,7 @@ mod text;
 
 pub use csv::Csv;
 pub use fio_json::FioJson;
+pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
 pub use text::{fmt_count, fmt_ns, Text};
@@ -28,10 +30,11 @@ pub enum Format {
     FioJson,
     Markdown,
     Csv,
+    Html,
 }
 
 impl Format {
-    pub const NAMES: [&'static str; 5] = ["normal", "json", "fio-json", "md", "csv"];
+    pub const NAMES: [&'static str; 6] = ["normal", "json", "fio-json", "md", "csv", "html"];
     pub fn parse(s: &str) -> Option<Format> {
         match s {
             "normal" | "text" => Some(Format::Normal),
@@ -39,6 +42,7 @@ impl Format {
             "fio-json" | "fio_json" => Some(Format::FioJson),
             "md" | "markdown" => Some(Format::Markdown),
             "csv" => Some(Format::Csv),
+            "html" => Some(Format::Html),
             _ => None,
         }
     }
@@ -51,5 +55,6 @@ pub fn exporter(f: Format) -> Box<dyn Exporter> {
         Format::FioJson => Box::new(FioJson),
         Format::Markdown => Box::new(Markdown),
         Format::Csv => Box::new(Csv),
+        Format::Html => Box::new(Html),
     }
 }

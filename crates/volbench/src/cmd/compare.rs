@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 /// A JSON file volbench wrote (`--output-format=json` of run, quick, suite, sweep, or
 /// `export --format=json`), or a stored id or label.
-fn input(
+pub fn input(
     store: &mut Option<store::Store>,
     path: &Option<std::path::PathBuf>,
     what: &str,
@@ -48,9 +48,10 @@ pub fn main(a: CompareArgs) -> Result<ExitCode> {
         "md" | "markdown" => c.to_markdown(),
         "csv" => c.to_csv(),
         "json" => serde_json::to_string_pretty(&c)? + "\n",
+        "html" => String::from_utf8(report::export::html::comparison(&c)?)?,
         f => {
             return Err(usage(format!(
-                "--output-format={f} is not a format here: use normal, json, md or csv"
+                "--output-format={f} is not a format here: use normal, json, md, csv or html"
             )))
         }
     };

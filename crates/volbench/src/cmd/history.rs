@@ -21,6 +21,14 @@ pub fn resolve(store: &Store, what: &str) -> Result<i64> {
     if let Ok(id) = what.parse::<i64>() {
         return Ok(id);
     }
+    // `last`: the newest entry, so "run a sweep, then report last" needs no id.
+    if what.eq_ignore_ascii_case("last") {
+        return store
+            .list(&store::Filter::default())?
+            .last()
+            .map(|r| r.id)
+            .ok_or_else(|| usage("the results store is empty: run something first"));
+    }
     store.find_label(what)?.ok_or_else(|| {
         usage(format!(
             "no stored result has id or label '{what}': see volbench history"

@@ -4,6 +4,7 @@ pub mod compare;
 pub mod history;
 pub mod quick;
 pub mod record;
+pub mod report;
 pub mod run;
 pub mod suite;
 pub mod sweep;

@@ -1,0 +1,130 @@
+// volbench report pages: turns the chart specifications embedded in the page (JSON in
+// #volbench-data) into Chart.js charts. Numbers are formatted as volbench's text output
+// formats them; series differ by dash pattern and point shape as well as colour, so a page
+// printed in grey still tells them apart.
+(function () {
+  "use strict";
+  var PALETTE = ["#1f5fa8", "#d1495b", "#2e8540", "#edae49", "#6a4c93", "#00798c", "#7f7f7f", "#b5651d"];
+  var DASHES = [[], [6, 4], [2, 3], [10, 3, 2, 3], [1, 2], [12, 6]];
+  var POINTS = ["circle", "triangle", "rect", "crossRot", "rectRot", "star", "cross", "rectRounded"];
+
+  function count(v) {
+    if (v < 1e4) return v.toFixed(0);
+    if (v < 1e6) return (v / 1e3).toFixed(1) + "k";
+    return (v / 1e6).toFixed(2) + "M";
+  }
+  function bytes(v) {
+    var units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"], i = 0;
+    while (v >= 1023.95 && i + 1 < units.length) { v /= 1024; i++; }
+    return (i === 0 ? v.toFixed(0) : v.toFixed(1)) + " " + units[i];
+  }
+  function ns(v) {
+    if (v < 1e3) return v.toFixed(0) + " ns";
+    if (v < 1e6) return (v / 1e3).toFixed(1) + " µs";
+    if (v < 1e9) return (v / 1e6).toFixed(2) + " ms";
+    return (v / 1e9).toFixed(2) + " s";
+  }
+  var FORMATS = {
+    count: count,
+    bytes_s: function (v) { return bytes(v) + "/s"; },
+    ns: ns,
+    pct: function (v) { return v.toFixed(2) + " %"; },
+    plain: function (v) { return String(v); }
+  };
+
+  function dataset(d, i) {
+    var colour = PALETTE[i % PALETTE.length];
+    var mark = d.mark === true;
+    return {
+      label: d.label,
+      data: d.data,
+      yAxisID: d.axis || "y",
+      borderColor: colour,
+      backgroundColor: colour + (mark ? "ff" : "99"),
+      borderDash: mark ? [] : DASHES[i % DASHES.length],
+      pointStyle: mark ? "star" : POINTS[i % POINTS.length],
+      pointRadius: mark ? 9 : 3,
+      pointHoverRadius: mark ? 11 : 6,
+      showLine: !mark,
+      borderWidth: mark ? 2 : 2,
+      spanGaps: true,
+      volbenchFormat: d.fmt || "plain"
+    };
+  }
+
+  function scale(title, fmt, log, position) {
+    return {
+      type: log ? "logarithmic" : "linear",
+      position: position,
+      title: { display: true, text: title },
+      ticks: {
+        callback: function (v) {
+          v = Number(v);
+          // On a log axis only 1, 2 and 5 times a power of ten are labelled: the rest crowd.
+          if (log && v > 0) {
+            var m = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
+            if ([1, 2, 5].indexOf(Math.round(m * 1000) / 1000) < 0) return "";
+          }
+          return FORMATS[fmt](v);
+        }
+      },
+      grid: { drawOnChartArea: position === "left" }
+    };
+  }
+
+  function config(c) {
+    var sets = c.datasets.map(dataset);
+    var first = c.datasets.find(function (d) { return (d.axis || "y") === "y"; }) || {};
+    var second = c.datasets.find(function (d) { return d.axis === "y2"; });
+    var scales = {
+      x: { title: { display: true, text: c.x_title } },
+      y: scale(c.y_title, first.fmt || "plain", c.y_log, "left")
+    };
+    if (c.y_from_zero && !c.y_log) scales.y.beginAtZero = true;
+    if (second) {
+      scales.y2 = scale(c.y2_title || "", second.fmt || "plain", false, "right");
+      scales.y2.beginAtZero = true;
+    }
+    return {
+      type: c.kind,
+      data: { labels: c.labels, datasets: sets },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        interaction: { mode: "nearest", intersect: false },
+        plugins: {
+          title: { display: true, text: c.title, font: { size: 15 } },
+          legend: { position: "bottom", labels: { usePointStyle: true } },
+          tooltip: {
+            callbacks: {
+              label: function (ctx) {
+                var f = FORMATS[ctx.dataset.volbenchFormat] || FORMATS.plain;
+                var v = ctx.parsed.y;
+                return ctx.dataset.label + ": " + (v === null ? "-" : f(v));
+              }
+            }
+          }
+        },
+        scales: scales
+      }
+    };
+  }
+
+  function draw() {
+    var node = document.getElementById("volbench-data");
+    if (!node || typeof Chart === "undefined") return;
+    var page = JSON.parse(node.textContent);
+    var drawn = 0;
+    page.charts.forEach(function (c) {
+      var canvas = document.getElementById(c.id);
+      if (!canvas) return;
+      new Chart(canvas, config(c));
+      drawn++;
+    });
+    document.body.setAttribute("data-charts-drawn", String(drawn));
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", draw);
+  else draw();
+})();

@@ -1,0 +1,897 @@
+//! The HTML exporter: one self-contained page (styles, Chart.js, data and glue inline; no
+//! network reference of any kind) for a run, a suite, a sweep or a comparison.
+//!
+//! The page is built as a model ([`Page`]: sections with tables and chart specifications),
+//! rendered by a minijinja template; the charts are drawn in the browser by Chart.js from the
+//! specifications, which the page carries as JSON. Tables are rendered on the server side, so
+//! the numbers read without JavaScript too.
+
+use super::{fmt_count, fmt_ns, Exporter};
+use crate::compare::Comparison;
+use crate::export::table::{self, TableRow};
+use crate::{DirReport, JobReport, RunReport, SuiteReport};
+use serde::Serialize;
+use stats::LatHist;
+use workload::format_bytes;
+
+const TEMPLATE: &str = include_str!("../../templates/page.html");
+const CHART_JS: &str = include_str!("../../assets/chart.umd.js");
+const GLUE_JS: &str = include_str!("../../assets/volbench.js");
+
+pub struct Html;
+
+impl Exporter for Html {
+    fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
+        let mut p = Page::new(format!("volbench run: {}", run_title(r)), run_subtitle(r));
+        p.status = status(r.status);
+        run_sections(&mut p, r, "run", 2);
+        p.render()
+    }
+
+    fn export_suite(&self, s: &SuiteReport) -> anyhow::Result<Vec<u8>> {
+        let kind = if s.suite == "sweep" { "sweep" } else { "suite" };
+        let subtitle = s
+            .runs
+            .first()
+            .map(|r| run_subtitle(&r.report))
+            .unwrap_or_default();
+        let title = if kind == "sweep" {
+            "volbench sweep".to_string()
+        } else {
+            format!("volbench suite {}", s.suite)
+        };
+        let mut p = Page::new(title, format!("{subtitle} · started {}", s.started_at));
+        p.status = status(s.status);
+        suite_sections(&mut p, s);
+        p.render()
+    }
+}
+
+/// The page `volbench report` writes: one document as its own page; several compared side by
+/// side, then each in turn.
+pub fn report(docs: &[(String, crate::Document)]) -> anyhow::Result<Vec<u8>> {
+    if let [(_, d)] = docs {
+        return d.export(&Html);
+    }
+    let c = crate::compare::compare(docs);
+    let mut p = comparison_page(&c);
+    for (i, (name, d)) in docs.iter().enumerate() {
+        let mut head = Section::new(
+            &format!("input-{}", i + 1),
+            &format!("{name} ({})", d.kind()),
+            2,
+        );
+        head.text = d.first_run().map(run_subtitle);
+        p.sections.push(head);
+        match d {
+            crate::Document::Run(r) => run_sections(&mut p, r, &format!("input-{}-run", i + 1), 3),
+            crate::Document::Suite(s) => {
+                let mut sec = Section::new(&format!("input-{}-summary", i + 1), "Summary", 3);
+                sec.tables.push(suite_table(&table::suite_rows(s)));
+                sec.findings = s.findings.iter().map(|f| f.message.clone()).collect();
+                if s.runs.iter().any(|r| !r.params.is_empty()) {
+                    sweep_charts(&mut p, &mut sec, s);
+                }
+                p.sections.push(sec);
+            }
+        }
+    }
+    p.render()
+}
+
+/// A comparison as a page: the table with ratios, and a grouped bar chart per metric.
+pub fn comparison(c: &Comparison) -> anyhow::Result<Vec<u8>> {
+    comparison_page(c).render()
+}
+
+fn comparison_page(c: &Comparison) -> Page {
+    let mut p = Page::new(
+        format!("volbench compare: {}", c.inputs.join(" vs ")),
+        format!("ratios to the first input, {}", c.inputs[0]),
+    );
+    let mut sec = Section::new("compare", "Side by side", 2);
+    let mut head = vec!["item".to_string(), "metric".to_string()];
+    head.extend(c.inputs.iter().cloned());
+    let rows = c
+        .rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![r.item.clone(), r.metric.clone()];
+            for (v, ratio) in r.values.iter().zip(r.ratios()) {
+                row.push(match (v, ratio) {
+                    (Some(v), Some(x)) => format!("{} ({x:.2}x)", fmt_unit(&r.unit, *v)),
+                    (Some(v), None) => fmt_unit(&r.unit, *v),
+                    _ => "-".into(),
+                });
+            }
+            row
+        })
+        .collect();
+    sec.tables.push(Table {
+        caption: None,
+        head,
+        rows,
+    });
+    let mut metrics: Vec<(&str, &str)> = Vec::new();
+    for r in &c.rows {
+        if !metrics.iter().any(|(m, _)| *m == r.metric) {
+            metrics.push((&r.metric, &r.unit));
+        }
+    }
+    for (metric, unit) in metrics {
+        let rows: Vec<_> = c.rows.iter().filter(|r| r.metric == metric).collect();
+        let chart = Chart {
+            id: p.next_id(),
+            kind: "bar",
+            title: format!("{metric} by input"),
+            x_title: "item".into(),
+            y_title: unit_title(unit).into(),
+            y2_title: None,
+            y_log: false,
+            y_from_zero: true,
+            labels: rows.iter().map(|r| r.item.clone()).collect(),
+            datasets: c
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    Dataset::new(
+                        name,
+                        rows.iter().map(|r| r.values[i]).collect(),
+                        fmt_of(unit),
+                    )
+                })
+                .collect(),
+        };
+        sec.charts.push(chart.id.clone());
+        p.charts.push(chart);
+    }
+    sec.findings = c
+        .differences
+        .iter()
+        .map(|d| {
+            format!(
+                "{} differs: {}",
+                d.what.trim_start_matches("setting "),
+                d.values.join(" | ")
+            )
+        })
+        .collect();
+    p.sections.push(sec);
+    p
+}
+
+#[derive(Serialize)]
+struct Page {
+    title: String,
+    subtitle: String,
+    status: Option<&'static str>,
+    generator: String,
+    sections: Vec<Section>,
+    #[serde(skip)]
+    charts: Vec<Chart>,
+}
+
+#[derive(Serialize)]
+struct Section {
+    id: String,
+    title: String,
+    level: u8,
+    text: Option<String>,
+    tables: Vec<Table>,
+    /// Ids of the charts drawn in this section (their specifications are in `Page::charts`).
+    charts: Vec<String>,
+    findings: Vec<String>,
+    warnings: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+#[derive(Serialize)]
+struct Table {
+    caption: Option<String>,
+    head: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+/// One chart as the page's script draws it (see assets/volbench.js).
+#[derive(Serialize)]
+struct Chart {
+    id: String,
+    kind: &'static str,
+    title: String,
+    x_title: String,
+    y_title: String,
+    y2_title: Option<String>,
+    y_log: bool,
+    y_from_zero: bool,
+    labels: Vec<String>,
+    datasets: Vec<Dataset>,
+}
+
+#[derive(Serialize)]
+struct Dataset {
+    label: String,
+    data: Vec<Option<f64>>,
+    /// How values print: count, bytes_s, ns, pct.
+    fmt: &'static str,
+    axis: &'static str,
+    /// A marker (knee, ceiling, crossover), drawn as a star without a line.
+    mark: bool,
+}
+
+impl Dataset {
+    fn new(label: &str, data: Vec<Option<f64>>, fmt: &'static str) -> Dataset {
+        Dataset {
+            label: label.to_string(),
+            data,
+            fmt,
+            axis: "y",
+            mark: false,
+        }
+    }
+}
+
+impl Section {
+    fn new(id: &str, title: &str, level: u8) -> Section {
+        Section {
+            id: id.to_string(),
+            title: title.to_string(),
+            level,
+            text: None,
+            tables: Vec::new(),
+            charts: Vec::new(),
+            findings: Vec::new(),
+            warnings: Vec::new(),
+            env: Vec::new(),
+        }
+    }
+}
+
+impl Page {
+    fn new(title: String, subtitle: String) -> Page {
+        Page {
+            title,
+            subtitle,
+            status: None,
+            generator: format!("volbench {}", env!("CARGO_PKG_VERSION")),
+            sections: Vec::new(),
+            charts: Vec::new(),
+        }
+    }
+
+    fn next_id(&self) -> String {
+        format!("chart-{}", self.charts.len() + 1)
+    }
+
+    fn add_chart(&mut self, sec: &mut Section, mut c: Chart) {
+        c.id = self.next_id();
+        sec.charts.push(c.id.clone());
+        self.charts.push(c);
+    }
+
+    fn render(&self) -> anyhow::Result<Vec<u8>> {
+        let mut env = minijinja::Environment::new();
+        env.add_template("page.html", TEMPLATE)?;
+        // `<` is escaped inside the JSON so no label can close the script element.
+        let data = serde_json::json!({ "charts": self.charts })
+            .to_string()
+            .replace('<', "\\u003c");
+        let html = env.get_template("page.html")?.render(minijinja::context! {
+            page => self,
+            data_json => minijinja::Value::from_safe_string(data),
+            chart_js => minijinja::Value::from_safe_string(CHART_JS.to_string()),
+            glue_js => minijinja::Value::from_safe_string(GLUE_JS.to_string()),
+        })?;
+        Ok(html.into_bytes())
+    }
+}
+
+fn status(s: crate::Status) -> Option<&'static str> {
+    match s {
+        crate::Status::Complete => None,
+        crate::Status::Partial => Some("partial: stopped on an error"),
+        crate::Status::Interrupted => Some("interrupted: partial results"),
+        crate::Status::Running => Some("running or killed: partial results"),
+    }
+}
+
+fn fmt_of(unit: &str) -> &'static str {
+    match unit {
+        "iops" => "count",
+        "bytes_per_s" => "bytes_s",
+        "ns" => "ns",
+        _ => "plain",
+    }
+}
+
+fn unit_title(unit: &str) -> &'static str {
+    match unit {
+        "iops" => "IOPS",
+        "bytes_per_s" => "bandwidth (bytes/s)",
+        "ns" => "latency",
+        _ => "value",
+    }
+}
+
+fn fmt_unit(unit: &str, v: f64) -> String {
+    match unit {
+        "iops" => fmt_count(v),
+        "bytes_per_s" => format!("{}/s", format_bytes(v)),
+        "ns" => fmt_ns(v),
+        _ => format!("{v}"),
+    }
+}
+
+fn run_title(r: &RunReport) -> String {
+    r.workload
+        .jobs
+        .iter()
+        .map(|j| {
+            format!(
+                "{} {} QD{}{}",
+                j.rw.as_str(),
+                workload::short_size(j.bs),
+                j.effective_iodepth(),
+                if j.numjobs > 1 {
+                    format!(" x{}", j.numjobs)
+                } else {
+                    String::new()
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+fn run_subtitle(r: &RunReport) -> String {
+    let t = r.environment.targets.first();
+    let mut s = t.map_or(String::new(), |t| t.path.clone());
+    if let Some(d) = t.and_then(|t| t.device.as_ref()) {
+        s.push_str(&format!(" on {}", d.name));
+        if !d.model.is_empty() {
+            s.push_str(&format!(" ({})", d.model));
+        }
+    }
+    format!("{s} · {} · {}", r.environment.hostname, r.started_at)
+}
+
+/// The summary table of one job or group: a row per direction.
+fn dir_table(j: &JobReport) -> Table {
+    let head = [
+        "",
+        "IOPS",
+        "bandwidth",
+        "lat mean",
+        "p50",
+        "p99",
+        "p99.9",
+        "max",
+    ];
+    let row = |name: &str, d: &DirReport| {
+        let l = &d.lat_ns;
+        let p = |x| fmt_ns(l.percentile(x).unwrap_or(0) as f64);
+        vec![
+            name.to_string(),
+            fmt_count(d.iops),
+            format!("{}/s", format_bytes(d.bw_bytes)),
+            fmt_ns(l.mean_ns),
+            p(50.0),
+            p(99.0),
+            p(99.9),
+            fmt_ns(l.max_ns as f64),
+        ]
+    };
+    let mut rows = Vec::new();
+    if let Some(d) = &j.read {
+        rows.push(row("read", d));
+    }
+    if let Some(d) = &j.write {
+        rows.push(row("write", d));
+    }
+    if let Some(s) = &j.sync {
+        let l = &s.lat_ns;
+        let p = |x| fmt_ns(l.percentile(x).unwrap_or(0) as f64);
+        rows.push(vec![
+            "fsync".into(),
+            fmt_count(s.total_ios as f64 / (j.runtime_ns as f64 / 1e9).max(1e-9)),
+            "-".into(),
+            fmt_ns(l.mean_ns),
+            p(50.0),
+            p(99.0),
+            p(99.9),
+            fmt_ns(l.max_ns as f64),
+        ]);
+    }
+    Table {
+        caption: None,
+        head: head.iter().map(|s| s.to_string()).collect(),
+        rows,
+    }
+}
+
+fn dirs(j: &JobReport) -> Vec<(&'static str, &DirReport)> {
+    let mut v = Vec::new();
+    if let Some(d) = &j.read {
+        v.push(("read", d));
+    }
+    if let Some(d) = &j.write {
+        v.push(("write", d));
+    }
+    v
+}
+
+/// Sections for one run: summary, per-second series, latency percentiles and histogram,
+/// warnings and environment.
+fn run_sections(p: &mut Page, r: &RunReport, id: &str, level: u8) {
+    let mut sec = Section::new(id, "Summary", level);
+    for row in table::run_rows(r) {
+        let mut t = dir_table(row.job);
+        t.caption = (r.groups.len() > 1).then(|| row.label.clone());
+        sec.tables.push(t);
+    }
+    if let Some(e) = &r.error {
+        sec.text = Some(format!("error: {e}"));
+    }
+    let j = &r.group;
+    series_chart(p, &mut sec, r);
+    let d = dirs(j);
+    if !d.is_empty() {
+        let labels: Vec<String> = stats::FIO_PERCENTILES
+            .iter()
+            .map(|x| format!("p{x}"))
+            .collect();
+        let c = Chart {
+            id: String::new(),
+            kind: "line",
+            title: "Latency percentiles (total latency)".into(),
+            x_title: "percentile".into(),
+            y_title: "latency (log scale)".into(),
+            y2_title: None,
+            y_log: true,
+            y_from_zero: false,
+            labels,
+            datasets: d
+                .iter()
+                .map(|(n, d)| {
+                    let v = stats::FIO_PERCENTILES
+                        .iter()
+                        .map(|&x| d.lat_ns.percentile(x).map(|v| v.max(1) as f64))
+                        .collect();
+                    Dataset::new(n, v, "ns")
+                })
+                .collect(),
+        };
+        p.add_chart(&mut sec, c);
+        histogram_chart(p, &mut sec, &d);
+    }
+    sec.warnings = r.warnings.iter().map(|w| w.message.clone()).collect();
+    sec.env = environment(r);
+    p.sections.push(sec);
+}
+
+/// IOPS per direction (left axis) and bandwidth (right axis) per second; when the run was
+/// flagged as a burst, the means of its first and last thirds are drawn over it.
+fn series_chart(p: &mut Page, sec: &mut Section, r: &RunReport) {
+    let s = &r.group.series;
+    // A closing remainder shorter than half an interval gives a noisy rate: left out, as the
+    // text summary's spread leaves it out.
+    let full: Vec<_> = s
+        .samples
+        .iter()
+        .filter(|x| x.dt_ms * 2 >= s.interval_ms.max(1))
+        .collect();
+    if full.len() < 2 {
+        return;
+    }
+    let labels = full
+        .iter()
+        .map(|x| {
+            let t = x.t_ms as f64 / 1000.0;
+            if t.fract() < 0.05 {
+                format!("{t:.0}")
+            } else {
+                format!("{t:.1}")
+            }
+        })
+        .collect();
+    let mut datasets = Vec::new();
+    for (i, name) in [(0usize, "read"), (1, "write")] {
+        if full.iter().all(|x| x.ios[i] == 0) {
+            continue;
+        }
+        let rate = |v: u64, dt: u64| Some(v as f64 * 1000.0 / dt as f64);
+        datasets.push(Dataset::new(
+            &format!("{name} IOPS"),
+            full.iter().map(|x| rate(x.ios[i], x.dt_ms)).collect(),
+            "count",
+        ));
+        let mut bw = Dataset::new(
+            &format!("{name} bandwidth"),
+            full.iter().map(|x| rate(x.bytes[i], x.dt_ms)).collect(),
+            "bytes_s",
+        );
+        bw.axis = "y2";
+        datasets.push(bw);
+    }
+    if r.warnings.iter().any(|w| w.code == "burst_suspected") {
+        if let Some((first, last)) = s.thirds() {
+            let n = full.len();
+            let k = n / 3;
+            let line = |from: usize, to: usize, v: f64| {
+                (0..n).map(|i| (i >= from && i < to).then_some(v)).collect()
+            };
+            datasets.push(Dataset::new(
+                "burst: mean IOPS, first third",
+                line(0, k, first),
+                "count",
+            ));
+            datasets.push(Dataset::new(
+                "after: mean IOPS, last third",
+                line(n - k, n, last),
+                "count",
+            ));
+        }
+    }
+    let c = Chart {
+        id: String::new(),
+        kind: "line",
+        title: "Per second: IOPS and bandwidth".into(),
+        x_title: "time (s)".into(),
+        y_title: "IOPS".into(),
+        y2_title: Some("bandwidth".into()),
+        y_log: false,
+        y_from_zero: true,
+        labels,
+        datasets,
+    };
+    p.add_chart(sec, c);
+}
+
+/// How the I/Os' total latencies spread: the share of I/Os in each of about 30 log-spaced
+/// buckets between the fastest and the slowest, from the full HDR histogram in the report.
+fn histogram_chart(p: &mut Page, sec: &mut Section, d: &[(&'static str, &DirReport)]) {
+    let hists: Vec<(&str, LatHist)> = d
+        .iter()
+        .filter_map(|(n, d)| Some((*n, LatHist::decode(d.lat_ns.hdr.as_deref()?)?)))
+        .collect();
+    let lo = d
+        .iter()
+        .map(|(_, d)| d.lat_ns.min_ns)
+        .min()
+        .unwrap_or(0)
+        .max(1);
+    let hi = d
+        .iter()
+        .map(|(_, d)| d.lat_ns.max_ns)
+        .max()
+        .unwrap_or(0)
+        .max(lo + 1);
+    if hists.is_empty() {
+        return;
+    }
+    let n = 30;
+    let edge = |i: usize| (lo as f64 * (hi as f64 / lo as f64).powf(i as f64 / n as f64)) as u64;
+    let labels = (1..=n)
+        .map(|i| format!("≤ {}", fmt_ns(edge(i) as f64)))
+        .collect();
+    let datasets = hists
+        .iter()
+        .map(|(name, h)| {
+            let total = h.count().max(1) as f64;
+            let data = (1..=n)
+                .map(|i| {
+                    let below = if i == 1 {
+                        0
+                    } else {
+                        h.count_at_or_below(edge(i - 1))
+                    };
+                    let upto = if i == n {
+                        h.count()
+                    } else {
+                        h.count_at_or_below(edge(i))
+                    };
+                    Some(100.0 * upto.saturating_sub(below) as f64 / total)
+                })
+                .collect();
+            Dataset::new(name, data, "pct")
+        })
+        .collect();
+    let c = Chart {
+        id: String::new(),
+        kind: "bar",
+        title: "Latency histogram (share of I/Os per bucket)".into(),
+        x_title: "total latency (log-spaced buckets)".into(),
+        y_title: "share of I/Os".into(),
+        y2_title: None,
+        y_log: false,
+        y_from_zero: true,
+        labels,
+        datasets,
+    };
+    p.add_chart(sec, c);
+}
+
+fn environment(r: &RunReport) -> Vec<(String, String)> {
+    let e = &r.environment;
+    let mut v = vec![
+        ("host".into(), e.hostname.clone()),
+        ("kernel".into(), e.kernel.clone()),
+        ("cpu".into(), format!("{} ({} cpus)", e.cpu_model, e.cpus)),
+        ("memory".into(), format_bytes(e.memory_bytes as f64)),
+        ("command".into(), r.command_line.join(" ")),
+    ];
+    for t in &e.targets {
+        let mut s = format!(
+            "{} ({}, {})",
+            t.path,
+            t.kind,
+            format_bytes(t.size_bytes as f64)
+        );
+        if let Some(f) = &t.filesystem {
+            s.push_str(&format!(
+                ", {} at {} ({})",
+                f.fs_type, f.mount_point, f.mount_options
+            ));
+        }
+        if let Some(d) = &t.device {
+            s.push_str(&format!(
+                ", device {} {} lbs={} sched={} cache={}",
+                d.name, d.model, d.logical_block_size, d.scheduler, d.write_cache
+            ));
+        }
+        v.push(("target".into(), s));
+    }
+    v
+}
+
+/// The summary table of a suite or sweep: one row per test.
+fn suite_table(rows: &[TableRow]) -> Table {
+    let head = [
+        "test",
+        "IOPS",
+        "bandwidth",
+        "lat mean",
+        "p50",
+        "p99",
+        "p99.9",
+        "status",
+    ];
+    let rows = rows
+        .iter()
+        .map(|r| {
+            let (iops, bw) = (r.job.total_iops(), r.job.total_bw_bytes());
+            let l = r
+                .job
+                .read
+                .as_ref()
+                .or(r.job.write.as_ref())
+                .map(|d| &d.lat_ns);
+            let p = |x| l.map_or("-".into(), |l| fmt_ns(l.percentile(x).unwrap_or(0) as f64));
+            vec![
+                r.label.clone(),
+                fmt_count(iops),
+                format!("{}/s", format_bytes(bw)),
+                l.map_or("-".into(), |l| fmt_ns(l.mean_ns)),
+                p(50.0),
+                p(99.0),
+                p(99.9),
+                r.status.to_string(),
+            ]
+        })
+        .collect();
+    Table {
+        caption: None,
+        head: head.iter().map(|s| s.to_string()).collect(),
+        rows,
+    }
+}
+
+fn suite_sections(p: &mut Page, s: &SuiteReport) {
+    let mut top = Section::new("summary", "Summary", 2);
+    top.tables.push(suite_table(&table::suite_rows(s)));
+    top.findings = s.findings.iter().map(|f| f.message.clone()).collect();
+    let swept = s.runs.iter().any(|r| !r.params.is_empty());
+    if swept {
+        sweep_charts(p, &mut top, s);
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for w in s.runs.iter().flat_map(|r| &r.report.warnings) {
+        if !seen.contains(&w.message) {
+            seen.push(w.message.clone());
+        }
+    }
+    top.warnings = seen;
+    if let Some(r) = s.runs.first() {
+        top.env = environment(&r.report);
+    }
+    p.sections.push(top);
+    for (i, run) in s.runs.iter().enumerate() {
+        let mut head = Section::new(&format!("test-{}", i + 1), &run.label, 2);
+        head.text = Some(run_title(&run.report));
+        p.sections.push(head);
+        let before = p.sections.len();
+        run_sections(p, &run.report, &format!("test-{}-detail", i + 1), 3);
+        // A test's own warnings and environment are in the summary already.
+        if let Some(sec) = p.sections.get_mut(before) {
+            sec.env.clear();
+        }
+    }
+}
+
+/// The swept axis: the innermost parameter that takes more than one value.
+fn swept_axis(s: &SuiteReport) -> Option<String> {
+    let keys: Vec<&String> = s.runs.first()?.params.iter().map(|(k, _)| k).collect();
+    keys.into_iter()
+        .rev()
+        .find(|k| {
+            let mut vals: Vec<&str> = s.runs.iter().filter_map(|r| r.param(k)).collect();
+            vals.dedup();
+            vals.len() > 1
+        })
+        .cloned()
+}
+
+/// One line per combination of the other swept values (e.g. per rw pattern), against the
+/// swept axis, labelled at every point; the knee, ceilings and crossover as marked points.
+fn sweep_charts(p: &mut Page, sec: &mut Section, s: &SuiteReport) {
+    let Some(axis) = swept_axis(s) else { return };
+    let mut xs: Vec<String> = Vec::new();
+    for r in &s.runs {
+        if let Some(v) = r.param(&axis) {
+            if !xs.iter().any(|x| x == v) {
+                xs.push(v.to_string());
+            }
+        }
+    }
+    let key = |r: &crate::SuiteRun| {
+        r.params
+            .iter()
+            .filter(|(k, _)| *k != axis)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut groups: Vec<String> = Vec::new();
+    for r in &s.runs {
+        let k = key(r);
+        if !groups.contains(&k) {
+            groups.push(k);
+        }
+    }
+    let value = |g: &str, x: &str, f: &dyn Fn(&JobReport) -> Option<f64>| {
+        s.runs
+            .iter()
+            .find(|r| key(r) == g && r.param(&axis) == Some(x))
+            .and_then(|r| f(&r.report.group))
+    };
+    let name = |g: &str| {
+        if g.is_empty() {
+            "all".to_string()
+        } else {
+            g.to_string()
+        }
+    };
+    let p99 = |j: &JobReport| {
+        j.read
+            .as_ref()
+            .or(j.write.as_ref())?
+            .lat_ns
+            .percentile(99.0)
+            .map(|v| v.max(1) as f64)
+    };
+    let metrics: [(
+        &str,
+        &str,
+        &'static str,
+        &dyn Fn(&JobReport) -> Option<f64>,
+        bool,
+    ); 3] = [
+        ("IOPS", "IOPS", "count", &|j| Some(j.total_iops()), false),
+        (
+            "Bandwidth",
+            "bandwidth",
+            "bytes_s",
+            &|j| Some(j.total_bw_bytes()),
+            false,
+        ),
+        ("p99 latency", "p99 latency (log scale)", "ns", &p99, true),
+    ];
+    for (title, y, fmt, f, log) in metrics {
+        let mut datasets: Vec<Dataset> = groups
+            .iter()
+            .map(|g| Dataset::new(&name(g), xs.iter().map(|x| value(g, x, f)).collect(), fmt))
+            .collect();
+        if title == "IOPS" {
+            datasets.extend(marks(s, &axis, &xs, &|label| {
+                s.runs
+                    .iter()
+                    .find(|r| r.label == label)
+                    .map(|r| r.report.group.total_iops())
+            }));
+        }
+        let c = Chart {
+            id: String::new(),
+            kind: "line",
+            title: format!("{title} against {axis}"),
+            x_title: axis_title(&axis),
+            y_title: y.into(),
+            y2_title: None,
+            y_log: log,
+            y_from_zero: !log,
+            labels: xs.clone(),
+            datasets,
+        };
+        p.add_chart(sec, c);
+    }
+    if axis == "bs" {
+        // The picture of a capped volume: IOPS falling and bandwidth rising with block size,
+        // crossing where the bandwidth cap takes over from the IOPS cap.
+        let mut datasets = Vec::new();
+        for g in &groups {
+            datasets.push(Dataset::new(
+                &format!("{} IOPS", name(g)),
+                xs.iter()
+                    .map(|x| value(g, x, &|j| Some(j.total_iops())))
+                    .collect(),
+                "count",
+            ));
+            let mut bw = Dataset::new(
+                &format!("{} bandwidth", name(g)),
+                xs.iter()
+                    .map(|x| value(g, x, &|j| Some(j.total_bw_bytes())))
+                    .collect(),
+                "bytes_s",
+            );
+            bw.axis = "y2";
+            datasets.push(bw);
+        }
+        let c = Chart {
+            id: String::new(),
+            kind: "line",
+            title: "IOPS and bandwidth against block size".into(),
+            x_title: axis_title(&axis),
+            y_title: "IOPS".into(),
+            y2_title: Some("bandwidth".into()),
+            y_log: false,
+            y_from_zero: true,
+            labels: xs.clone(),
+            datasets,
+        };
+        p.add_chart(sec, c);
+    }
+}
+
+fn axis_title(axis: &str) -> String {
+    match axis {
+        "numjobs" => "jobs (numjobs)".into(),
+        "iodepth" => "queue depth (iodepth)".into(),
+        "bs" => "block size (bs)".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The analysis's findings that name a point, as marker datasets at that point.
+fn marks(
+    s: &SuiteReport,
+    axis: &str,
+    xs: &[String],
+    value: &dyn Fn(&str) -> Option<f64>,
+) -> Vec<Dataset> {
+    s.findings
+        .iter()
+        .filter_map(|f| {
+            let label = f.point.as_deref()?;
+            let run = s.runs.iter().find(|r| r.label == label)?;
+            let x = run.param(axis)?;
+            let v = value(label)?;
+            let data = xs.iter().map(|c| (c == x).then_some(v)).collect();
+            let mut d = Dataset::new(
+                &format!("{}: {label}", f.kind.replace('_', " ")),
+                data,
+                "count",
+            );
+            d.mark = true;
+            Some(d)
+        })
+        .collect()
+}
