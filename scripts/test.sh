@@ -2,6 +2,7 @@
 # Installs what the tests need, then runs every test. The one command for a fresh machine:
 #   bash scripts/test.sh
 # Device tests (zram, loop, ramfs, mkfs) need root; without root they skip with a message.
+# HTML report tests need chromium; without it they skip with a message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,8 @@ command -v fio >/dev/null || need+=(fio)
 [ -d /usr/share/doc/fio/examples ] || need+=(fio-examples)
 command -v zramctl >/dev/null || need+=(util-linux)
 command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
+# HTML report tests open every page in headless Chromium.
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -101,7 +101,11 @@
               label: function (ctx) {
                 var f = FORMATS[ctx.dataset.volbenchFormat] || FORMATS.plain;
                 var v = ctx.parsed.y;
-                return ctx.dataset.label + ": " + (v === null ? "-" : f(v));
+                if (v === null) return ctx.dataset.label + ": -";
+                // As the text output prints it, then the exact figure.
+                var exact = Math.abs(v) >= 100 ? Math.round(v).toLocaleString("en") : v.toPrecision(4);
+                var unit = { count: "", bytes_s: " B/s", ns: " ns", pct: " %" }[ctx.dataset.volbenchFormat] || "";
+                return ctx.dataset.label + ": " + f(v) + " (" + exact + unit + ")";
               }
             }
           }

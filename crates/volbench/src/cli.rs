@@ -62,6 +62,32 @@ pub enum Cmd {
         after_help = "Examples:\n  volbench sweep --rw=randread,randwrite --numjobs=1,2,4..64 --runtime=10s\n  volbench report last --output sweep.html       # the newest result\n  volbench report local-nvme gp3-500g -o cmp.html  # labels, compared\n  volbench report result.json                      # a JSON file volbench wrote"
     )]
     Report(ReportArgs),
+    /// One chart as an SVG file (for a post or a slide): a metric against a swept parameter, or
+    /// a run's per-second series.
+    #[command(
+        after_help = "Examples:\n  volbench chart last --metric iops --x numjobs --output scaling.svg\n  volbench chart 12 --metric p99 --output p99.svg\n  volbench chart 7 --metric bw --x time --output run.svg"
+    )]
+    Chart(ChartArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ChartArgs {
+    /// A stored id, label, `last`, or a JSON file written by volbench.
+    #[arg(value_name = "RESULT")]
+    pub result: String,
+    /// iops, bw, p99 or lat (mean latency).
+    #[arg(long, default_value = "iops")]
+    pub metric: String,
+    /// The parameter on the x axis (numjobs, iodepth, bs, rw, ...; time for a run)
+    /// [default: the innermost swept one].
+    #[arg(long, value_name = "PARAM")]
+    pub x: Option<String>,
+    /// The SVG file to write ("-" is stdout) [default: chart.svg].
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

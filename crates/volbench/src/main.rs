@@ -51,6 +51,7 @@ fn main() -> ExitCode {
         cli::Cmd::Delete(a) => cmd::history::delete(a),
         cli::Cmd::Compare(a) => cmd::compare::main(a),
         cli::Cmd::Report(a) => cmd::report::main(a),
+        cli::Cmd::Chart(a) => cmd::report::chart(a),
     })
 }
 

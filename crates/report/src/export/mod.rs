@@ -5,6 +5,7 @@ pub mod fio_json;
 pub mod html;
 mod json;
 mod markdown;
+pub mod svg;
 pub(crate) mod table;
 mod text;
 

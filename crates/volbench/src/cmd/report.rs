@@ -2,7 +2,7 @@
 //! results or JSON files; several inputs are compared side by side, then shown one by one.
 
 use super::compare::input;
-use crate::cli::ReportArgs;
+use crate::cli::{ChartArgs, ReportArgs};
 use anyhow::{Context, Result};
 use std::process::ExitCode;
 
@@ -10,7 +10,12 @@ pub fn main(a: ReportArgs) -> Result<ExitCode> {
     let mut store = None;
     let mut docs = Vec::new();
     for r in &a.results {
-        docs.push((r.clone(), input(&mut store, &a.store, r)?));
+        // A file is named by its file name on the page: the directory says nothing there.
+        let name = std::path::Path::new(r)
+            .file_name()
+            .filter(|_| std::path::Path::new(r).is_file())
+            .map_or(r.clone(), |f| f.to_string_lossy().into_owned());
+        docs.push((name, input(&mut store, &a.store, r)?));
     }
     let page = report::export::html::report(&docs)?;
     let out = a.output.clone().unwrap_or_else(|| "report.html".into());
@@ -23,6 +28,27 @@ pub fn main(a: ReportArgs) -> Result<ExitCode> {
             out.display(),
             workload::format_bytes(page.len() as f64)
         );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `volbench chart`: one metric of one result as an SVG file.
+pub fn chart(a: ChartArgs) -> Result<ExitCode> {
+    use report::export::svg;
+    let metric = svg::Metric::parse(&a.metric).ok_or_else(|| {
+        super::usage(format!(
+            "--metric={}: use iops, bw, p99 or lat",
+            workload::shown(&a.metric)
+        ))
+    })?;
+    let doc = input(&mut None, &a.store, &a.result)?;
+    let text = svg::chart(&doc, metric, a.x.as_deref()).map_err(super::usage)?;
+    let out = a.output.clone().unwrap_or_else(|| "chart.svg".into());
+    if out.as_os_str() == "-" {
+        crate::output::stdout(text.as_bytes())?;
+    } else {
+        std::fs::write(&out, text).with_context(|| format!("writing {}", out.display()))?;
+        eprintln!("wrote {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
 }

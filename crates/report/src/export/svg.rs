@@ -1,0 +1,270 @@
+//! `volbench chart`: one chart as an SVG file for a post or a slide, drawn with plotters' SVG
+//! backend (text as SVG text, so no font files are needed).
+//!
+//! A sweep or suite gives a line per combination of the other swept values against the chosen
+//! parameter (its values labelled at every point, equally spaced, so a doubling sweep reads as
+//! a log-2 axis); a run gives its per-second series.
+
+use super::{fmt_count, fmt_ns};
+use crate::{Document, JobReport, SuiteReport};
+use plotters::prelude::*;
+use workload::format_bytes;
+
+/// What a chart plots, from `--metric`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Iops,
+    Bw,
+    P99,
+    LatMean,
+}
+
+impl Metric {
+    pub fn parse(s: &str) -> Option<Metric> {
+        match s {
+            "iops" => Some(Metric::Iops),
+            "bw" | "bandwidth" => Some(Metric::Bw),
+            "p99" => Some(Metric::P99),
+            "lat" | "lat_mean" => Some(Metric::LatMean),
+            _ => None,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Metric::Iops => "IOPS",
+            Metric::Bw => "bandwidth",
+            Metric::P99 => "p99 latency",
+            Metric::LatMean => "mean latency",
+        }
+    }
+    fn of(self, j: &JobReport) -> Option<f64> {
+        let lat = || j.read.as_ref().or(j.write.as_ref()).map(|d| &d.lat_ns);
+        match self {
+            Metric::Iops => Some(j.total_iops()),
+            Metric::Bw => Some(j.total_bw_bytes()),
+            Metric::P99 => lat()?.percentile(99.0).map(|v| v as f64),
+            Metric::LatMean => lat().map(|l| l.mean_ns),
+        }
+    }
+    fn fmt(self, v: f64) -> String {
+        match self {
+            Metric::Iops => fmt_count(v),
+            Metric::Bw => format!("{}/s", format_bytes(v)),
+            Metric::P99 | Metric::LatMean => fmt_ns(v),
+        }
+    }
+}
+
+/// Lines of (label, values per x) over x labels.
+struct Lines {
+    title: String,
+    x_name: String,
+    xs: Vec<String>,
+    lines: Vec<(String, Vec<Option<f64>>)>,
+}
+
+/// The chart of `metric` against `x` (a swept parameter, or `time` for a run) as SVG text.
+pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, String> {
+    let lines = match doc {
+        Document::Suite(s) => suite_lines(s, metric, x)?,
+        Document::Run(r) => {
+            if x.is_some_and(|x| x != "time") {
+                return Err("a single run can be charted against time only: --x time".into());
+            }
+            let full: Vec<_> = r
+                .group
+                .series
+                .samples
+                .iter()
+                .filter(|s| s.dt_ms * 2 >= r.group.series.interval_ms.max(1))
+                .collect();
+            let rate = |v: u64, dt: u64| v as f64 * 1000.0 / dt as f64;
+            let vals = match metric {
+                Metric::Iops => full
+                    .iter()
+                    .map(|s| Some(rate(s.ios[0] + s.ios[1], s.dt_ms)))
+                    .collect(),
+                Metric::Bw => full
+                    .iter()
+                    .map(|s| Some(rate(s.bytes[0] + s.bytes[1], s.dt_ms)))
+                    .collect(),
+                _ => {
+                    return Err(
+                        "per second, a run has IOPS and bandwidth: --metric iops or bw".into(),
+                    )
+                }
+            };
+            Lines {
+                title: format!("{} per second", metric.name()),
+                x_name: "time (s)".into(),
+                xs: full
+                    .iter()
+                    .map(|s| format!("{:.0}", s.t_ms as f64 / 1000.0))
+                    .collect(),
+                lines: vec![("all".into(), vals)],
+            }
+        }
+    };
+    draw(&lines, metric)
+}
+
+fn suite_lines(s: &SuiteReport, metric: Metric, x: Option<&str>) -> Result<Lines, String> {
+    let keys: Vec<String> = s
+        .runs
+        .first()
+        .map(|r| r.params.iter().map(|(k, _)| k.clone()).collect())
+        .unwrap_or_default();
+    let axis = match x {
+        Some(x) if keys.iter().any(|k| k == x) => x.to_string(),
+        Some(x) => {
+            return Err(format!(
+                "--x {x}: this result was swept over {}",
+                if keys.is_empty() {
+                    "nothing (use volbench report for suites)".to_string()
+                } else {
+                    keys.join(", ")
+                }
+            ))
+        }
+        None => keys
+            .last()
+            .cloned()
+            .ok_or("this result has no swept parameter: use volbench report")?,
+    };
+    let mut xs: Vec<String> = Vec::new();
+    let mut groups: Vec<String> = Vec::new();
+    let key = |r: &crate::SuiteRun| {
+        r.params
+            .iter()
+            .filter(|(k, _)| *k != axis)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for r in &s.runs {
+        let v = r.param(&axis).unwrap_or("").to_string();
+        if !xs.contains(&v) {
+            xs.push(v);
+        }
+        if !groups.contains(&key(r)) {
+            groups.push(key(r));
+        }
+    }
+    let lines = groups
+        .iter()
+        .map(|g| {
+            let vals = xs
+                .iter()
+                .map(|x| {
+                    s.runs
+                        .iter()
+                        .find(|r| key(r) == *g && r.param(&axis) == Some(x))
+                        .and_then(|r| metric.of(&r.report.group))
+                })
+                .collect();
+            (
+                if g.is_empty() {
+                    "all".to_string()
+                } else {
+                    g.clone()
+                },
+                vals,
+            )
+        })
+        .collect();
+    Ok(Lines {
+        title: format!("{} against {axis}", metric.name()),
+        x_name: axis,
+        xs,
+        lines,
+    })
+}
+
+/// Colours and markers that stay apart in grey print: each line has its own marker shape.
+const COLOURS: [RGBColor; 6] = [
+    RGBColor(31, 95, 168),
+    RGBColor(209, 73, 91),
+    RGBColor(46, 133, 64),
+    RGBColor(237, 174, 73),
+    RGBColor(106, 76, 147),
+    RGBColor(0, 121, 140),
+];
+
+fn draw(l: &Lines, metric: Metric) -> Result<String, String> {
+    let mut svg = String::new();
+    let top = l
+        .lines
+        .iter()
+        .flat_map(|(_, v)| v.iter().flatten())
+        .fold(0.0f64, |a, &b| a.max(b));
+    let n = l.xs.len().max(2);
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 540)).into_drawing_area();
+        let e = |e: DrawingAreaErrorKind<_>| e.to_string();
+        root.fill(&WHITE).map_err(e)?;
+        let mut c = ChartBuilder::on(&root)
+            .caption(&l.title, ("sans-serif", 24))
+            .margin(16)
+            .x_label_area_size(50)
+            .y_label_area_size(90)
+            .build_cartesian_2d(-0.3f64..(n as f64 - 0.7), 0f64..(top * 1.1).max(1.0))
+            .map_err(e)?;
+        c.configure_mesh()
+            .light_line_style(WHITE)
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 17))
+            .x_desc(&l.x_name)
+            .y_desc(metric.name())
+            .x_labels(n)
+            .x_label_formatter(&|v| {
+                let i = v.round();
+                if (v - i).abs() < 1e-6 && i >= 0.0 {
+                    l.xs.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|v| metric.fmt(*v))
+            .draw()
+            .map_err(e)?;
+        for (k, (name, vals)) in l.lines.iter().enumerate() {
+            let colour = COLOURS[k % COLOURS.len()];
+            let pts: Vec<(f64, f64)> = vals
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.map(|v| (i as f64, v)))
+                .collect();
+            c.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))
+                .map_err(e)?
+                .label(name.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+                });
+            match k % 3 {
+                0 => c
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 5, colour.filled())))
+                    .map_err(e)?,
+                1 => c
+                    .draw_series(
+                        pts.iter()
+                            .map(|&p| TriangleMarker::new(p, 6, colour.filled())),
+                    )
+                    .map_err(e)?,
+                _ => c
+                    .draw_series(
+                        pts.iter()
+                            .map(|&p| Cross::new(p, 5, colour.stroke_width(2))),
+                    )
+                    .map_err(e)?,
+            };
+        }
+        c.configure_series_labels()
+            .label_font(("sans-serif", 15))
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(e)?;
+        root.present().map_err(e)?;
+    }
+    Ok(svg)
+}
