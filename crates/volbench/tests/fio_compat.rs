@@ -604,22 +604,6 @@ fn matches_fio_on_a_throttled_device() {
     }
 }
 
-/// The effective jobs of `volbench run ARGS --parse-only --output-format=json`.
-fn parsed_jobs(args: &[String]) -> Value {
-    let out = volbench()
-        .arg("run")
-        .args(args)
-        .args(["--parse-only", "--output-format=json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 /// `--showcmd`'s output as arguments: one per word, single quotes around words with spaces.
 fn words(cmd: &str) -> Vec<String> {
     let mut out = Vec::new();

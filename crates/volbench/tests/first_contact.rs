@@ -553,25 +553,9 @@ fn export_takes_output_format_like_every_command() {
     }
 }
 
-/// The effective jobs of `volbench run ARGS --parse-only --output-format=json`.
-fn parsed(args: &[&str]) -> Value {
-    let out = volbench()
-        .arg("run")
-        .args(args)
-        .args(["--parse-only", "--output-format=json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 #[test]
 fn command_line_accepts_every_job_file_option_and_alias() {
-    let j = &parsed(&[
+    let j = &parsed_jobs(&[
         "--blocksize=8k",
         "--readwrite=randwrite",
         "--norandommap",
@@ -596,7 +580,7 @@ fn showcmd_of_a_fio_job_runs_the_same_job_on_the_command_line() {
         "psync.fio",
         "[global]\nioengine=psync\nrw=read\nsize=64m\n[job1]\nbs=8k\ninvalidate=0\nsync=dsync\n",
     );
-    let want = parsed(&[&job]);
+    let want = parsed_jobs(&[&job]);
     let cmd = volbench()
         .args(["run", &job, "--showcmd"])
         .output()
@@ -611,7 +595,7 @@ fn showcmd_of_a_fio_job_runs_the_same_job_on_the_command_line() {
         .filter(|w| *w != "\\")
         .skip(2)
         .collect();
-    assert_eq!(parsed(&args), want, "{cmd}");
+    assert_eq!(parsed_jobs(&args), want, "{cmd}");
 }
 
 #[test]

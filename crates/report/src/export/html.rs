@@ -355,7 +355,7 @@ fn run_subtitle(r: &RunReport) -> String {
     format!("{s} · {} · {}", r.environment.hostname, r.started_at)
 }
 
-/// The summary table of one job or group: a row per direction.
+/// The summary table of one job or group: a row per direction, and fsync.
 fn dir_table(j: &JobReport) -> Table {
     let head = [
         "",
@@ -367,40 +367,25 @@ fn dir_table(j: &JobReport) -> Table {
         "p99.9",
         "max",
     ];
-    let row = |name: &str, d: &DirReport| {
-        let l = &d.lat_ns;
-        let p = |x| fmt_ns(l.percentile(x).unwrap_or(0) as f64);
-        vec![
-            name.to_string(),
-            fmt_count(d.iops),
-            format!("{}/s", format_bytes(d.bw_bytes)),
-            fmt_ns(l.mean_ns),
-            p(50.0),
-            p(99.0),
-            p(99.9),
-            fmt_ns(l.max_ns as f64),
-        ]
+    let row = |name: &str, rate: String, bw: String, l: &stats::LatencySummary| {
+        let mut r = vec![name.to_string(), rate, bw];
+        r.extend(table::lat_cells(l));
+        r
     };
-    let mut rows = Vec::new();
-    if let Some(d) = &j.read {
-        rows.push(row("read", d));
-    }
-    if let Some(d) = &j.write {
-        rows.push(row("write", d));
-    }
+    let mut rows: Vec<Vec<String>> = dirs(j)
+        .into_iter()
+        .map(|(n, d)| {
+            row(
+                n,
+                fmt_count(d.iops),
+                format!("{}/s", format_bytes(d.bw_bytes)),
+                &d.lat_ns,
+            )
+        })
+        .collect();
     if let Some(s) = &j.sync {
-        let l = &s.lat_ns;
-        let p = |x| fmt_ns(l.percentile(x).unwrap_or(0) as f64);
-        rows.push(vec![
-            "fsync".into(),
-            fmt_count(s.total_ios as f64 / (j.runtime_ns as f64 / 1e9).max(1e-9)),
-            "-".into(),
-            fmt_ns(l.mean_ns),
-            p(50.0),
-            p(99.0),
-            p(99.9),
-            fmt_ns(l.max_ns as f64),
-        ]);
+        let rate = s.total_ios as f64 / (j.runtime_ns as f64 / 1e9).max(1e-9);
+        rows.push(row("fsync", fmt_count(rate), "-".into(), &s.lat_ns));
     }
     Table {
         caption: None,
@@ -720,94 +705,42 @@ fn suite_sections(p: &mut Page, s: &SuiteReport) {
 
 /// The swept axis: the innermost parameter that takes more than one value.
 fn swept_axis(s: &SuiteReport) -> Option<String> {
-    let keys: Vec<&String> = s.runs.first()?.params.iter().map(|(k, _)| k).collect();
-    keys.into_iter()
-        .rev()
-        .find(|k| {
-            let mut vals: Vec<&str> = s.runs.iter().filter_map(|r| r.param(k)).collect();
-            vals.dedup();
-            vals.len() > 1
-        })
-        .cloned()
+    table::swept_keys(s).into_iter().rev().find(|k| {
+        let mut vals: Vec<&str> = s.runs.iter().filter_map(|r| r.param(k)).collect();
+        vals.dedup();
+        vals.len() > 1
+    })
 }
+
+type Metric<'a> = &'a dyn Fn(&JobReport) -> Option<f64>;
 
 /// One line per combination of the other swept values (e.g. per rw pattern), against the
 /// swept axis, labelled at every point; the knee, ceilings and crossover as marked points.
 fn sweep_charts(p: &mut Page, sec: &mut Section, s: &SuiteReport) {
     let Some(axis) = swept_axis(s) else { return };
-    let mut xs: Vec<String> = Vec::new();
-    for r in &s.runs {
-        if let Some(v) = r.param(&axis) {
-            if !xs.iter().any(|x| x == v) {
-                xs.push(v.to_string());
-            }
-        }
-    }
-    let key = |r: &crate::SuiteRun| {
-        r.params
-            .iter()
-            .filter(|(k, _)| *k != axis)
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let mut groups: Vec<String> = Vec::new();
-    for r in &s.runs {
-        let k = key(r);
-        if !groups.contains(&k) {
-            groups.push(k);
-        }
-    }
-    let value = |g: &str, x: &str, f: &dyn Fn(&JobReport) -> Option<f64>| {
-        s.runs
-            .iter()
-            .find(|r| key(r) == g && r.param(&axis) == Some(x))
-            .and_then(|r| f(&r.report.group))
-    };
-    let name = |g: &str| {
-        if g.is_empty() {
-            "all".to_string()
-        } else {
-            g.to_string()
-        }
+    let a = table::along(s, &axis);
+    let line = |name: &str, pts: &[Option<&JobReport>], f: Metric, fmt| {
+        Dataset::new(name, pts.iter().map(|j| j.and_then(f)).collect(), fmt)
     };
     let p99 = |j: &JobReport| {
-        j.read
-            .as_ref()
-            .or(j.write.as_ref())?
-            .lat_ns
-            .percentile(99.0)
-            .map(|v| v.max(1) as f64)
+        let l = &j.read.as_ref().or(j.write.as_ref())?.lat_ns;
+        l.percentile(99.0).map(|v| v.max(1) as f64)
     };
-    let metrics: [(
-        &str,
-        &str,
-        &'static str,
-        &dyn Fn(&JobReport) -> Option<f64>,
-        bool,
-    ); 3] = [
-        ("IOPS", "IOPS", "count", &|j| Some(j.total_iops()), false),
-        (
-            "Bandwidth",
-            "bandwidth",
-            "bytes_s",
-            &|j| Some(j.total_bw_bytes()),
-            false,
-        ),
+    let iops = |j: &JobReport| Some(j.total_iops());
+    let bw = |j: &JobReport| Some(j.total_bw_bytes());
+    let metrics: [(&str, &str, &'static str, Metric, bool); 3] = [
+        ("IOPS", "IOPS", "count", &iops, false),
+        ("Bandwidth", "bandwidth", "bytes_s", &bw, false),
         ("p99 latency", "p99 latency (log scale)", "ns", &p99, true),
     ];
     for (title, y, fmt, f, log) in metrics {
-        let mut datasets: Vec<Dataset> = groups
+        let mut datasets: Vec<Dataset> = a
+            .lines
             .iter()
-            .map(|g| Dataset::new(&name(g), xs.iter().map(|x| value(g, x, f)).collect(), fmt))
+            .map(|(n, pts)| line(n, pts, f, fmt))
             .collect();
         if title == "IOPS" {
-            datasets.extend(marks(s, &axis, &xs, &|label| {
-                s.runs
-                    .iter()
-                    .find(|r| r.label == label)
-                    .map(|r| r.report.group.total_iops())
-            }));
+            datasets.extend(marks(s, &axis, &a.xs));
         }
         let c = Chart {
             id: String::new(),
@@ -818,7 +751,7 @@ fn sweep_charts(p: &mut Page, sec: &mut Section, s: &SuiteReport) {
             y2_title: None,
             y_log: log,
             y_from_zero: !log,
-            labels: xs.clone(),
+            labels: a.xs.clone(),
             datasets,
         };
         p.add_chart(sec, c);
@@ -827,23 +760,11 @@ fn sweep_charts(p: &mut Page, sec: &mut Section, s: &SuiteReport) {
         // The picture of a capped volume: IOPS falling and bandwidth rising with block size,
         // crossing where the bandwidth cap takes over from the IOPS cap.
         let mut datasets = Vec::new();
-        for g in &groups {
-            datasets.push(Dataset::new(
-                &format!("{} IOPS", name(g)),
-                xs.iter()
-                    .map(|x| value(g, x, &|j| Some(j.total_iops())))
-                    .collect(),
-                "count",
-            ));
-            let mut bw = Dataset::new(
-                &format!("{} bandwidth", name(g)),
-                xs.iter()
-                    .map(|x| value(g, x, &|j| Some(j.total_bw_bytes())))
-                    .collect(),
-                "bytes_s",
-            );
-            bw.axis = "y2";
-            datasets.push(bw);
+        for (n, pts) in &a.lines {
+            datasets.push(line(&format!("{n} IOPS"), pts, &iops, "count"));
+            let mut b = line(&format!("{n} bandwidth"), pts, &bw, "bytes_s");
+            b.axis = "y2";
+            datasets.push(b);
         }
         let c = Chart {
             id: String::new(),
@@ -854,7 +775,7 @@ fn sweep_charts(p: &mut Page, sec: &mut Section, s: &SuiteReport) {
             y2_title: Some("bandwidth".into()),
             y_log: false,
             y_from_zero: true,
-            labels: xs.clone(),
+            labels: a.xs.clone(),
             datasets,
         };
         p.add_chart(sec, c);
@@ -870,26 +791,18 @@ fn axis_title(axis: &str) -> String {
     }
 }
 
-/// The analysis's findings that name a point, as marker datasets at that point.
-fn marks(
-    s: &SuiteReport,
-    axis: &str,
-    xs: &[String],
-    value: &dyn Fn(&str) -> Option<f64>,
-) -> Vec<Dataset> {
+/// The analysis's findings that name a point, as marker datasets at that point's IOPS.
+fn marks(s: &SuiteReport, axis: &str, xs: &[String]) -> Vec<Dataset> {
     s.findings
         .iter()
         .filter_map(|f| {
             let label = f.point.as_deref()?;
             let run = s.runs.iter().find(|r| r.label == label)?;
             let x = run.param(axis)?;
-            let v = value(label)?;
+            let v = run.report.group.total_iops();
             let data = xs.iter().map(|c| (c == x).then_some(v)).collect();
-            let mut d = Dataset::new(
-                &format!("{}: {label}", f.kind.replace('_', " ")),
-                data,
-                "count",
-            );
+            let name = format!("{}: {label}", f.kind.replace('_', " "));
+            let mut d = Dataset::new(&name, data, "count");
             d.mark = true;
             Some(d)
         })

@@ -109,21 +109,18 @@ pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, 
 }
 
 fn suite_lines(s: &SuiteReport, metric: Metric, x: Option<&str>) -> Result<Lines, String> {
-    let keys: Vec<String> = s
-        .runs
-        .first()
-        .map(|r| r.params.iter().map(|(k, _)| k.clone()).collect())
-        .unwrap_or_default();
+    let keys = crate::export::table::swept_keys(s);
     let axis = match x {
         Some(x) if keys.iter().any(|k| k == x) => x.to_string(),
+        Some(x) if keys.is_empty() => {
+            return Err(format!(
+                "--x {x}: this result was swept over nothing: use volbench report"
+            ))
+        }
         Some(x) => {
             return Err(format!(
                 "--x {x}: this result was swept over {}",
-                if keys.is_empty() {
-                    "nothing (use volbench report for suites)".to_string()
-                } else {
-                    keys.join(", ")
-                }
+                keys.join(", ")
             ))
         }
         None => keys
@@ -131,51 +128,23 @@ fn suite_lines(s: &SuiteReport, metric: Metric, x: Option<&str>) -> Result<Lines
             .cloned()
             .ok_or("this result has no swept parameter: use volbench report")?,
     };
-    let mut xs: Vec<String> = Vec::new();
-    let mut groups: Vec<String> = Vec::new();
-    let key = |r: &crate::SuiteRun| {
-        r.params
-            .iter()
-            .filter(|(k, _)| *k != axis)
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    for r in &s.runs {
-        let v = r.param(&axis).unwrap_or("").to_string();
-        if !xs.contains(&v) {
-            xs.push(v);
-        }
-        if !groups.contains(&key(r)) {
-            groups.push(key(r));
-        }
-    }
-    let lines = groups
-        .iter()
-        .map(|g| {
-            let vals = xs
-                .iter()
-                .map(|x| {
-                    s.runs
-                        .iter()
-                        .find(|r| key(r) == *g && r.param(&axis) == Some(x))
-                        .and_then(|r| metric.of(&r.report.group))
-                })
-                .collect();
+    let a = crate::export::table::along(s, &axis);
+    let lines = a
+        .lines
+        .into_iter()
+        .map(|(n, pts)| {
             (
-                if g.is_empty() {
-                    "all".to_string()
-                } else {
-                    g.clone()
-                },
-                vals,
+                n,
+                pts.into_iter()
+                    .map(|j| j.and_then(|j| metric.of(j)))
+                    .collect(),
             )
         })
         .collect();
     Ok(Lines {
         title: format!("{} against {axis}", metric.name()),
         x_name: axis,
-        xs,
+        xs: a.xs,
         lines,
     })
 }

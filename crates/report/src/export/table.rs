@@ -82,3 +82,75 @@ pub fn latency(j: &JobReport) -> (f64, u64, u64, u64) {
 pub fn cpu_percent(j: &JobReport) -> f64 {
     j.cpu.usr_percent + j.cpu.sys_percent
 }
+
+/// A latency summary as every table prints it: mean, p50, p99, p99.9, max.
+pub fn lat_cells(l: &stats::LatencySummary) -> [String; 5] {
+    let p = |x| super::fmt_ns(l.percentile(x).unwrap_or(0) as f64);
+    [
+        super::fmt_ns(l.mean_ns),
+        p(50.0),
+        p(99.0),
+        p(99.9),
+        super::fmt_ns(l.max_ns as f64),
+    ]
+}
+
+/// A sweep seen along one swept parameter: its values in order, and one line per
+/// combination of the other swept values (e.g. per rw pattern; "all" when there are none),
+/// holding each point's group report where that point was measured.
+pub struct Along<'a> {
+    pub xs: Vec<String>,
+    pub lines: Vec<(String, Vec<Option<&'a JobReport>>)>,
+}
+
+pub fn along<'a>(s: &'a SuiteReport, axis: &str) -> Along<'a> {
+    let key = |r: &crate::SuiteRun| {
+        r.params
+            .iter()
+            .filter(|(k, _)| k != axis)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (mut xs, mut keys): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for r in &s.runs {
+        let x = r.param(axis).unwrap_or("").to_string();
+        if !xs.contains(&x) {
+            xs.push(x);
+        }
+        if !keys.contains(&key(r)) {
+            keys.push(key(r));
+        }
+    }
+    let lines = keys
+        .iter()
+        .map(|k| {
+            let pts = xs
+                .iter()
+                .map(|x| {
+                    s.runs
+                        .iter()
+                        .find(|r| key(r) == *k && r.param(axis) == Some(x.as_str()))
+                        .map(|r| &r.report.group)
+                })
+                .collect();
+            (
+                if k.is_empty() {
+                    "all".to_string()
+                } else {
+                    k.clone()
+                },
+                pts,
+            )
+        })
+        .collect();
+    Along { xs, lines }
+}
+
+/// The swept parameters of a sweep, outermost first.
+pub fn swept_keys(s: &SuiteReport) -> Vec<String> {
+    s.runs
+        .first()
+        .map(|r| r.params.iter().map(|(k, _)| k.clone()).collect())
+        .unwrap_or_default()
+}

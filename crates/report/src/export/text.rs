@@ -24,18 +24,12 @@ pub fn fmt_ns(ns: f64) -> String {
 pub use stats::fmt_count;
 
 fn dir_row(out: &mut String, label: &str, d: &DirReport) {
-    let l = &d.lat_ns;
-    let p = |x| fmt_ns(l.percentile(x).unwrap_or(0) as f64);
+    let [mean, p50, p99, p999, max] = super::table::lat_cells(&d.lat_ns);
     let _ = writeln!(
         out,
-        "  {label:<6} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "  {label:<6} {:>9} {:>13}  {mean:>9} {p50:>9} {p99:>9} {p999:>9} {max:>9}",
         fmt_count(d.iops),
         format!("{}/s", format_bytes(d.bw_bytes)),
-        fmt_ns(l.mean_ns),
-        p(50.0),
-        p(99.0),
-        p(99.9),
-        fmt_ns(l.max_ns as f64),
     );
 }
 

@@ -294,3 +294,20 @@ impl Drop for Throttle {
         let _ = std::fs::remove_dir(&self.dir);
     }
 }
+
+/// The effective jobs of `volbench run ARGS --parse-only --output-format=json`: every default
+/// filled in, so two ways of writing a job can be compared.
+pub fn parsed_jobs<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Value {
+    let out = volbench()
+        .arg("run")
+        .args(args)
+        .args(["--parse-only", "--output-format=json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
