@@ -467,3 +467,33 @@ fn burst_is_marked_on_the_per_second_chart() {
         "{labels:?}"
     );
 }
+
+/// A suite whose tests form a series (the `scaling` suite's numjobs per pattern) is charted
+/// against it; one of unrelated tests (`quick`) draws no false curve through them.
+#[test]
+fn suites_are_charted_against_a_parameter_only_where_they_form_a_series() {
+    let d = tmpdir();
+    let suite = d.path().join("series.fio");
+    let mut text = String::from("[global]\nioengine=null\nruntime=1\ntime_based\nsize=64m\n");
+    for rw in ["randread", "randwrite"] {
+        for nj in [1, 2, 4] {
+            text.push_str(&format!("[{rw}-{nj}]\nrw={rw}\nnumjobs={nj}\n"));
+        }
+    }
+    std::fs::write(&suite, text).unwrap();
+    let (json, _) = json_report(d.path(), "s.json", &["suite", suite.to_str().unwrap(), "."]);
+    let cs = charts(&report_page(d.path(), &[&json]));
+    let c = chart(&cs, "IOPS against numjobs");
+    assert_eq!(c["labels"], serde_json::json!(["1", "2", "4"]));
+    let (json, _) = json_report(
+        d.path(),
+        "q.json",
+        &["quick", ".", "--runtime=1s", "--ioengine=null"],
+    );
+    let cs = charts(&report_page(d.path(), &[&json]));
+    assert!(
+        cs.iter()
+            .all(|c| !c["title"].as_str().unwrap().contains("against")),
+        "quick's tests are no series"
+    );
+}

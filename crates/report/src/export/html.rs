@@ -69,9 +69,7 @@ pub fn report(docs: &[(String, crate::Document)]) -> anyhow::Result<Vec<u8>> {
                 let mut sec = Section::new(&format!("input-{}-summary", i + 1), "Summary", 3);
                 sec.tables.push(suite_table(&table::suite_rows(s)));
                 sec.findings = s.findings.iter().map(|f| f.message.clone()).collect();
-                if s.runs.iter().any(|r| !r.params.is_empty()) {
-                    sweep_charts(&mut p, &mut sec, s);
-                }
+                sweep_charts(&mut p, &mut sec, s);
                 p.sections.push(sec);
             }
         }
@@ -675,10 +673,7 @@ fn suite_sections(p: &mut Page, s: &SuiteReport) {
     let mut top = Section::new("summary", "Summary", 2);
     top.tables.push(suite_table(&table::suite_rows(s)));
     top.findings = s.findings.iter().map(|f| f.message.clone()).collect();
-    let swept = s.runs.iter().any(|r| !r.params.is_empty());
-    if swept {
-        sweep_charts(p, &mut top, s);
-    }
+    sweep_charts(p, &mut top, s);
     let mut seen: Vec<String> = Vec::new();
     for w in s.runs.iter().flat_map(|r| &r.report.warnings) {
         if !seen.contains(&w.message) {
@@ -703,12 +698,17 @@ fn suite_sections(p: &mut Page, s: &SuiteReport) {
     }
 }
 
-/// The swept axis: the innermost parameter that takes more than one value.
+/// The axis to chart against: the innermost parameter along which some line has enough
+/// points to be a curve (two in a sweep; three in a suite, whose tests carry their parameters
+/// too, so that `quick`'s five unrelated tests draw no "curve" while `scaling`'s numjobs
+/// series does).
 fn swept_axis(s: &SuiteReport) -> Option<String> {
+    let need = if s.suite == "sweep" { 2 } else { 3 };
     table::swept_keys(s).into_iter().rev().find(|k| {
-        let mut vals: Vec<&str> = s.runs.iter().filter_map(|r| r.param(k)).collect();
-        vals.dedup();
-        vals.len() > 1
+        table::along(s, k)
+            .lines
+            .iter()
+            .any(|(_, pts)| pts.iter().flatten().count() >= need)
     })
 }
 
