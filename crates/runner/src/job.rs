@@ -27,6 +27,9 @@ pub struct Live {
     /// Bytes issued, ramp included: progress for size-based runs.
     pub issued: AtomicU64,
     pub measuring: AtomicBool,
+    /// The job's measured I/O is over (set before its verify pass and engine teardown, which
+    /// the kernel's counters for the run must not include).
+    pub ended: AtomicBool,
     pub done: AtomicBool,
 }
 
@@ -50,6 +53,9 @@ pub struct StartLine {
     pub ready: AtomicUsize,
     pub barrier: Barrier,
     pub epoch: OnceLock<Instant>,
+    /// Set by the runner once it has read the kernel's counters after the phase's measured
+    /// I/O: a job waits for it before a verify pass, whose reads are not part of the run.
+    pub counted: AtomicBool,
 }
 
 impl StartLine {
@@ -58,6 +64,7 @@ impl StartLine {
             ready: AtomicUsize::new(0),
             barrier: Barrier::new(jobs + 1),
             epoch: OnceLock::new(),
+            counted: AtomicBool::new(false),
         }
     }
 
@@ -496,6 +503,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         }
     }
     let t_end = now();
+    inp.live.ended.store(true, Relaxed);
     out.end_ns = (t_end + spec.startdelay.as_nanos() as u64).max(1);
     if measuring {
         let cpu1 = thread_cpu();
@@ -518,6 +526,10 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         &error,
         inp.stop.load(Relaxed),
     ) {
+        // The run's kernel counters are read first: this pass is not part of the run.
+        while !inp.start.counted.load(Relaxed) && !inp.stop.load(Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         match verify_pass(
             &mut eng,
             &inp.regions,

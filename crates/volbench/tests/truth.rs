@@ -474,3 +474,36 @@ fn many_jobs_agree_with_fio_on_a_capped_device() {
         assert!(o_iops <= 20_000.0 * 1.10, "the cap holds: {o_iops:.0}");
     }
 }
+
+/// The kernel's counters cover the measured I/O only: a do_verify pass after the writes (and
+/// the engines' teardown) is outside them, so its reads appear nowhere and the write rate
+/// agrees with the device's over the run.
+#[test]
+fn kernel_counters_stop_where_the_measured_io_stops() {
+    require_root!();
+    let z = Zram::new("512M");
+    // udev probes a new device (blkid reads) on its own schedule: let it finish first, so
+    // only volbench reads or writes the device during the run.
+    let _ = std::process::Command::new("udevadm").arg("settle").status();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let (code, v, err) = run_json(&[
+        &format!("--filename={}", z.p()),
+        "--rw=write",
+        "--bs=64k",
+        "--size=512m",
+        "--ioengine=psync",
+        "--verify=crc32c",
+        "--allow-destructive",
+        "--no-store",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        u(&v, "/jobs/0/verified_blocks"),
+        8192,
+        "the verify pass ran"
+    );
+    let k = &v["environment"]["targets"][0]["kernel_counters"];
+    assert_eq!(k["read_ios"], 0, "the verify pass's reads are outside: {k}");
+    let w = v["warnings"].to_string();
+    assert!(!w.contains("rate_disagrees"), "{w}");
+}
