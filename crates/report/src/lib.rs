@@ -94,7 +94,7 @@ pub fn fio_options(spec: &workload::JobSpec) -> serde_json::Map<String, serde_js
 }
 
 /// A job in the words the text report uses: "randread 4k QD32", with "x4" for numjobs.
-fn job_words(j: &workload::JobSpec) -> String {
+pub(crate) fn job_words(j: &workload::JobSpec) -> String {
     let mut s = format!(
         "{} {} QD{}",
         j.rw.as_str(),

@@ -8,6 +8,15 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
+/// A small two-pattern numjobs sweep on the null engine: deterministic shape, quick to run.
+const SWEEP: &[&str] = &[
+    "sweep",
+    "--ioengine=null",
+    "--rw=randread,randwrite",
+    "--numjobs=1,2,4",
+    "--runtime=1s",
+];
+
 /// Runs volbench with a JSON report to `file`; returns the report.
 fn json_report(dir: &Path, file: &str, args: &[&str]) -> (PathBuf, Value) {
     let out = dir.join(file);
@@ -130,17 +139,7 @@ fn run_page_is_self_contained_and_its_charts_hold_the_reports_numbers() {
 #[test]
 fn sweep_page_draws_a_line_per_pattern_through_every_point() {
     let d = tmpdir();
-    let (json, v) = json_report(
-        d.path(),
-        "sweep.json",
-        &[
-            "sweep",
-            "--ioengine=null",
-            "--rw=randread,randwrite",
-            "--numjobs=1,2,4",
-            "--runtime=1s",
-        ],
-    );
+    let (json, v) = json_report(d.path(), "sweep.json", SWEEP);
     let html = report_page(d.path(), &[&json]);
     assert_self_contained(&html);
     let cs = charts(&html);
@@ -311,17 +310,7 @@ fn pages_open_in_chromium_and_draw_every_chart() {
         "run.json",
         &["run", "--ioengine=null", "--runtime=2s", "--rw=randrw"],
     );
-    let (sweep, _) = json_report(
-        d.path(),
-        "sweep.json",
-        &[
-            "sweep",
-            "--ioengine=null",
-            "--rw=randread,randwrite",
-            "--numjobs=1,2,4",
-            "--runtime=1s",
-        ],
-    );
+    let (sweep, _) = json_report(d.path(), "sweep.json", SWEEP);
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     for (name, inputs) in [
@@ -381,17 +370,7 @@ fn pages_open_in_chromium_and_draw_every_chart() {
 #[test]
 fn chart_command_writes_an_svg_of_the_swept_metric() {
     let d = tmpdir();
-    let (json, _) = json_report(
-        d.path(),
-        "sweep.json",
-        &[
-            "sweep",
-            "--ioengine=null",
-            "--rw=randread,randwrite",
-            "--numjobs=1,2,4",
-            "--runtime=1s",
-        ],
-    );
+    let (json, _) = json_report(d.path(), "sweep.json", SWEEP);
     let svg = d.path().join("c.svg");
     let out = volbench()
         .arg("chart")

@@ -321,24 +321,8 @@ fn fmt_unit(unit: &str, v: f64) -> String {
 }
 
 fn run_title(r: &RunReport) -> String {
-    r.workload
-        .jobs
-        .iter()
-        .map(|j| {
-            format!(
-                "{} {} QD{}{}",
-                j.rw.as_str(),
-                workload::short_size(j.bs),
-                j.effective_iodepth(),
-                if j.numjobs > 1 {
-                    format!(" x{}", j.numjobs)
-                } else {
-                    String::new()
-                }
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" | ")
+    let jobs: Vec<String> = r.workload.jobs.iter().map(crate::job_words).collect();
+    jobs.join(" | ")
 }
 
 fn run_subtitle(r: &RunReport) -> String {
