@@ -676,3 +676,53 @@ fn showcmd_round_trips_over_suites_and_fio_examples() {
     assert!(checked >= 4, "the shipped suites at least: {checked}");
     eprintln!("showcmd round trip: {checked} of {} job files", files.len());
 }
+
+/// The etcd project's disk check as its guides write it (sync engine, fdatasync after every
+/// 2300-byte buffered write, an inline comment, `threads=1`): it parses, and moves exactly
+/// what fio moves.
+#[test]
+fn etcd_fdatasync_check_runs_as_in_fio() {
+    require_fio!();
+    let d = tmpdir();
+    let job = write_job(
+        d.path(),
+        "etcd.fio",
+        &format!(
+            "[mytest]\nioengine=sync\nfdatasync=1\nrw=write\nbs=2300\nsize=4m\ndirectory={} # the disk under test\nthreads=1\n",
+            d.path().display()
+        ),
+    );
+    let out = volbench()
+        .args([
+            "run",
+            job.to_str().unwrap(),
+            "--no-store",
+            "-q",
+            "--output-format=volbench-json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let theirs: Value = serde_json::from_slice(
+        &std::process::Command::new("fio")
+            .arg(&job)
+            .arg("--output-format=json")
+            .current_dir(d.path())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let t = &theirs["jobs"][0];
+    assert_eq!(ours["group"]["write"]["total_ios"], t["write"]["total_ios"]);
+    assert_eq!(ours["group"]["write"]["io_bytes"], t["write"]["io_bytes"]);
+    assert_eq!(
+        ours["group"]["sync"]["total_ios"], t["write"]["total_ios"],
+        "one fdatasync per write"
+    );
+}

@@ -597,8 +597,11 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "new_group" => j.new_group = flag(key, v)?,
         "group_reporting" => j.group_reporting = flag(key, v)?,
         // volbench always runs jobs as threads; fio's processes measure the same I/O.
+        // fio takes any number here (`threads=128` in real files) as "use threads".
         "thread" | "threads" => {
-            flag(key, v)?;
+            if v.and_then(|x| x.trim().parse::<u64>().ok()).is_none() {
+                flag(key, v)?;
+            }
         }
         "description" => j.description = v.map(str::to_string),
         "invalidate" => j.invalidate = flag(key, v)?,

@@ -74,6 +74,17 @@ fn expand_env(
     Ok(out)
 }
 
+/// A line without a trailing comment: `#` or `;` after white space starts one.
+fn strip_inline_comment(t: &str) -> &str {
+    let b = t.as_bytes();
+    for i in 1..b.len() {
+        if (b[i] == b'#' || b[i] == b';') && b[i - 1].is_ascii_whitespace() {
+            return t[..i].trim_end();
+        }
+    }
+    t
+}
+
 /// Parses job-file text. `file` names it in errors and anchors relative includes.
 pub fn parse_str(
     text: &str,
@@ -144,6 +155,8 @@ pub fn parse_str(
             });
             continue;
         }
+        // fio allows a comment after a value: `numjobs=16 # four per core`, `rate=1m ; cap`.
+        let t = strip_inline_comment(t);
         let (key, value) = match t.split_once('=') {
             Some((k, v)) => (k.trim(), Some(v.trim())),
             None => (t, None),
@@ -230,6 +243,23 @@ mod tests {
             &|k| (k == "DEV").then(|| "/dev/x".into()),
             0,
         )
+    }
+
+    #[test]
+    fn comments_after_values_are_dropped_as_fio_drops_them() {
+        let s = parse("[j]\nnumjobs=16 # four per core\nrate_iops=15000 ; the cap\ntime_based\t# flag\nfilename=/a#b\n").unwrap();
+        let o = &s[0].options;
+        assert_eq!(o[0].value.as_deref(), Some("16"));
+        assert_eq!(o[1].value.as_deref(), Some("15000"));
+        assert_eq!(
+            (o[2].key.as_str(), o[2].value.as_deref()),
+            ("time_based", None)
+        );
+        assert_eq!(
+            o[3].value.as_deref(),
+            Some("/a#b"),
+            "a # inside a value stays"
+        );
     }
 
     #[test]

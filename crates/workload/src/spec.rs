@@ -288,7 +288,9 @@ pub enum SpecError {
     NumJobs(u32),
     #[error("--bs={0} is out of range: use 512 bytes to 1g")]
     BlockSize(u64),
-    #[error("--bs={0} is not a multiple of 512 bytes: use e.g. 4k")]
+    #[error(
+        "--bs={0} is not a multiple of 512 bytes, which O_DIRECT needs: use e.g. 4k, or --direct=0"
+    )]
     BlockAlign(u64),
     #[error("--rwmixread={0} is out of range: use 0 to 100")]
     RwMix(u8),
@@ -349,7 +351,9 @@ impl JobSpec {
         if self.bs < 512 || self.bs > MAX_BS {
             return Err(SpecError::BlockSize(self.bs));
         }
-        if !self.bs.is_multiple_of(512) {
+        // Only O_DIRECT needs whole sectors; buffered I/O takes any size (etcd's well-known
+        // fdatasync check writes 2300-byte blocks).
+        if self.direct && !self.bs.is_multiple_of(512) {
             return Err(SpecError::BlockAlign(self.bs));
         }
         if self.rwmixread > 100 {
@@ -378,7 +382,7 @@ impl JobSpec {
                 return Err(SpecError::BsSplit(total));
             }
             for b in &self.bssplit {
-                if b.bs < 512 || b.bs > MAX_BS || !b.bs.is_multiple_of(512) {
+                if b.bs < 512 || b.bs > MAX_BS || (self.direct && !b.bs.is_multiple_of(512)) {
                     return Err(SpecError::BlockSize(b.bs));
                 }
             }
@@ -431,6 +435,16 @@ mod tests {
         assert_eq!(bad(|j| j.iodepth = 100_000), SpecError::IoDepth(100_000));
         assert_eq!(bad(|j| j.numjobs = 0), SpecError::NumJobs(0));
         assert_eq!(bad(|j| j.bs = 1000), SpecError::BlockAlign(1000));
+        let buffered = JobSpec {
+            direct: false,
+            bs: 2300,
+            ..JobSpec::default()
+        };
+        assert_eq!(
+            buffered.validate(),
+            Ok(()),
+            "only O_DIRECT needs whole sectors"
+        );
         assert_eq!(
             bad(|j| j.size = Some(1024)),
             SpecError::SizeBelowBs {
