@@ -11,7 +11,8 @@ Examples:
   volbench run --filename=/dev/nvme1n1 --rw=randread --iodepth=128 --numjobs=4
   volbench run --rw=write --bs=1m --size=4g --output-format=json --output=seq.json
   volbench run job.fio --output-format=fio-json      a fio job file, fio-shaped JSON out
-  volbench run --name=a --rw=randread --size=1g --name=b --rw=write --size=1g   fio's multi-job form";
+  volbench run --name=a --rw=randread --size=1g --name=b --rw=write --size=1g   fio's multi-job form
+  volbench report last --output report.html      the newest result as one HTML page with charts";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -47,7 +48,7 @@ pub enum Cmd {
     History(HistoryArgs),
     /// Print one stored result.
     Show(ShowArgs),
-    /// Export one stored result: json, fio-json, csv or md.
+    /// Export one stored result: json, fio-json, csv, md or html.
     Export(ExportArgs),
     /// Delete one stored result.
     Delete(ShowArgs),
@@ -210,7 +211,7 @@ pub struct ShowArgs {
 pub struct ExportArgs {
     /// Result id (from history) or label.
     pub id: String,
-    /// json, volbench-json, fio-json, csv, md or normal (--format is accepted too).
+    /// json, volbench-json, fio-json, csv, md, html or normal (--format is accepted too).
     #[arg(
         long = "output-format",
         alias = "format",

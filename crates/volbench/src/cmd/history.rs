@@ -198,7 +198,7 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
     };
     let format = Format::parse(name).ok_or_else(|| {
         usage(format!(
-            "--output-format={} is not a format: use json, fio-json, csv, md or normal",
+            "--output-format={} is not a format: use json, fio-json, csv, md, html or normal",
             a.format
         ))
     })?;
