@@ -760,7 +760,9 @@ struct SmallFs(tempfile::TempDir);
 
 impl Drop for SmallFs {
     fn drop(&mut self) {
-        let _ = Std::new("umount").arg(self.0.path()).status();
+        // Lazily: a process of another test that still has something open below it (forked
+        // while this one ran) must not leave the mount behind.
+        let _ = Std::new("umount").arg("-l").arg(self.0.path()).status();
     }
 }
 
