@@ -44,7 +44,12 @@ impl Row {
 pub struct Difference {
     pub what: String,
     pub values: Vec<String>,
+    /// A setting of the workload (engine, O_DIRECT) rather than a fact of the machine.
+    pub setting: bool,
 }
+
+/// The facts that are the workload's settings, not the environment's.
+const SETTINGS: [&str; 2] = ["ioengine", "direct"];
 
 /// The comparable units of a document: a run's reporting groups (or the run as a whole), or a
 /// suite's or sweep's points.
@@ -144,11 +149,11 @@ fn facts(r: &RunReport) -> Vec<(&'static str, String)> {
             d.map_or(String::new(), |d| d.write_cache.clone()),
         ),
         (
-            "setting ioengine",
+            "ioengine",
             j.map_or(String::new(), |j| j.ioengine.as_str().to_string()),
         ),
         (
-            "setting direct",
+            "direct",
             j.map_or(String::new(), |j| u8::from(j.direct).to_string()),
         ),
     ]
@@ -194,6 +199,7 @@ pub fn compare(inputs: &[(String, Document)]) -> Comparison {
                 differences.push(Difference {
                     what: what.to_string(),
                     values,
+                    setting: SETTINGS.contains(what),
                 });
             }
         }
@@ -216,16 +222,19 @@ fn show(unit: &str, v: Option<f64>) -> String {
     }
 }
 
-fn cells(r: &Row) -> Vec<String> {
-    r.values
-        .iter()
-        .zip(r.ratios())
-        .enumerate()
-        .map(|(i, (v, q))| match (i, q) {
-            (0, _) | (_, None) => show(&r.unit, *v),
-            (_, Some(q)) => format!("{} ({q:.2}x)", show(&r.unit, *v)),
-        })
-        .collect()
+impl Row {
+    /// Each input's value as the text output prints it, with its ratio to the first.
+    pub fn cells(&self) -> Vec<String> {
+        self.values
+            .iter()
+            .zip(self.ratios())
+            .enumerate()
+            .map(|(i, (v, q))| match (i, q) {
+                (0, _) | (_, None) => show(&self.unit, *v),
+                (_, Some(q)) => format!("{} ({q:.2}x)", show(&self.unit, *v)),
+            })
+            .collect()
+    }
 }
 
 impl Comparison {
@@ -244,7 +253,7 @@ impl Comparison {
             let w = self
                 .rows
                 .iter()
-                .map(|r| cells(r)[i].chars().count())
+                .map(|r| r.cells()[i].chars().count())
                 .max()
                 .unwrap_or(0);
             widths.push(w.max(name.chars().count()));
@@ -268,7 +277,7 @@ impl Comparison {
         let _ = writeln!(out, "{}", line(&header).trim_end());
         for r in &self.rows {
             let mut cols = vec![r.item.clone(), r.metric.clone()];
-            cols.extend(cells(r));
+            cols.extend(r.cells());
             let _ = writeln!(out, "{}", line(&cols).trim_end());
         }
         // The machine and the workload's settings apart: a different O_DIRECT is no
@@ -277,13 +286,12 @@ impl Comparison {
             let ds: Vec<&Difference> = self
                 .differences
                 .iter()
-                .filter(|d| d.what.starts_with("setting ") == settings)
+                .filter(|d| d.setting == settings)
                 .collect();
             if !ds.is_empty() {
                 let _ = writeln!(out, "\ndiffering {title}:");
                 for d in ds {
-                    let what = d.what.trim_start_matches("setting ");
-                    let _ = writeln!(out, "  {what}: {}", d.values.join(" | "));
+                    let _ = writeln!(out, "  {}: {}", d.what, d.values.join(" | "));
                 }
             }
         }
@@ -300,7 +308,7 @@ impl Comparison {
                 "| {} | {} | {} |",
                 r.item,
                 r.metric,
-                cells(r).join(" | ")
+                r.cells().join(" | ")
             );
         }
         if !self.differences.is_empty() {

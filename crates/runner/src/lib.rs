@@ -14,7 +14,7 @@ pub mod safety;
 mod target;
 
 pub use error::RunError;
-pub use target::{free_bytes, hole_bytes, resolve_paths, DEFAULT_FILE_SIZE};
+pub use target::{free_bytes, resolve_paths, DEFAULT_FILE_SIZE};
 
 use job::{JobInput, Live};
 use report::{GroupReport, JobReport, KernelCounters, RunReport, Status, Tool, SCHEMA_VERSION};

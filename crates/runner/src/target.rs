@@ -328,7 +328,7 @@ fn pseudo_filesystem(dir: &Path) -> Option<String> {
 /// Bytes of `[start, end)` that are holes or unwritten (fallocated) extents, which read as
 /// zeros without touching the device. SEEK_DATA/SEEK_HOLE report both on ext4, XFS, btrfs and
 /// tmpfs (unwritten extents count as holes there); a filesystem without them reports none.
-pub fn hole_bytes(path: &Path, start: u64, end: u64) -> u64 {
+fn hole_bytes(path: &Path, start: u64, end: u64) -> u64 {
     let Ok(f) = File::open(path) else { return 0 };
     let fd = f.as_raw_fd();
     let mut pos = start;

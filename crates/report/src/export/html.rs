@@ -95,13 +95,7 @@ fn comparison_page(c: &Comparison) -> Page {
         .iter()
         .map(|r| {
             let mut row = vec![r.item.clone(), r.metric.clone()];
-            for (v, ratio) in r.values.iter().zip(r.ratios()) {
-                row.push(match (v, ratio) {
-                    (Some(v), Some(x)) => format!("{} ({x:.2}x)", fmt_unit(&r.unit, *v)),
-                    (Some(v), None) => fmt_unit(&r.unit, *v),
-                    _ => "-".into(),
-                });
-            }
+            row.extend(r.cells());
             row
         })
         .collect();
@@ -147,13 +141,7 @@ fn comparison_page(c: &Comparison) -> Page {
     sec.findings = c
         .differences
         .iter()
-        .map(|d| {
-            format!(
-                "{} differs: {}",
-                d.what.trim_start_matches("setting "),
-                d.values.join(" | ")
-            )
-        })
+        .map(|d| format!("{} differs: {}", d.what, d.values.join(" | ")))
         .collect();
     p.sections.push(sec);
     p
@@ -308,15 +296,6 @@ fn unit_title(unit: &str) -> &'static str {
         "bytes_per_s" => "bandwidth (bytes/s)",
         "ns" => "latency",
         _ => "value",
-    }
-}
-
-fn fmt_unit(unit: &str, v: f64) -> String {
-    match unit {
-        "iops" => fmt_count(v),
-        "bytes_per_s" => format!("{}/s", format_bytes(v)),
-        "ns" => fmt_ns(v),
-        _ => format!("{v}"),
     }
 }
 
