@@ -692,22 +692,8 @@ fn etcd_fdatasync_check_runs_as_in_fio() {
             d.path().display()
         ),
     );
-    let out = volbench()
-        .args([
-            "run",
-            job.to_str().unwrap(),
-            "--no-store",
-            "-q",
-            "--output-format=volbench-json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, ours, err) = run_json(&[job.to_str().unwrap(), "--no-store"]);
+    assert_eq!(code, 0, "{err}");
     let theirs: Value = serde_json::from_slice(
         &std::process::Command::new("fio")
             .arg(&job)

@@ -207,22 +207,8 @@ fn short_run_warning_judges_each_phase() {
             f.display()
         ),
     );
-    let out = volbench()
-        .args([
-            "run",
-            &job,
-            "--no-store",
-            "-q",
-            "--output-format=volbench-json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, v, err) = run_json(&[&job, "--no-store"]);
+    assert_eq!(code, 0, "{err}");
     let short = v["warnings"]
         .as_array()
         .unwrap()

@@ -37,12 +37,13 @@ pub fn volbench() -> Command {
     c
 }
 
-/// Runs `volbench run ARGS --output-format=json -q` and returns (exit code, report, stderr).
+/// Runs `volbench run ARGS --output-format=volbench-json -q` and returns (exit code, report,
+/// stderr): the native report whether ARGS are options or a fio job file.
 pub fn run_json(args: &[&str]) -> (i32, Value, String) {
     let out = volbench()
         .arg("run")
         .args(args)
-        .args(["--output-format=json", "-q"])
+        .args(["--output-format=volbench-json", "-q"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
