@@ -88,8 +88,6 @@ pub struct JobOutput {
     pub setup_error: Option<EngineError>,
     /// Blocks read back and checked by the `do_verify` pass.
     pub verified: u64,
-    /// When the job's last I/O ended, in ns after the phase's common start.
-    pub end_ns: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -504,7 +502,6 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     }
     let t_end = now();
     inp.live.ended.store(true, Relaxed);
-    out.end_ns = (t_end + spec.startdelay.as_nanos() as u64).max(1);
     if measuring {
         let cpu1 = thread_cpu();
         stats.runtime_ns = t_end - measure_start;
