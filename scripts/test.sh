@@ -2,7 +2,7 @@
 # Installs what the tests need, then runs every test. The one command for a fresh machine:
 #   bash scripts/test.sh
 # Device tests (zram, loop, ramfs, mkfs) need root; without root they skip with a message.
-# HTML report tests need chromium; without it they skip with a message.
+# HTML report tests need chromium; without it they skip with a message. FUSE tests need root and /dev/fuse.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +13,9 @@ command -v zramctl >/dev/null || need+=(util-linux)
 command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
 # HTML report tests open every page in headless Chromium.
 command -v chromium >/dev/null || need+=(chromium)
+# fsync tests count sync syscalls with strace; durability tests mount a FUSE "lying disk".
+command -v strace >/dev/null || need+=(strace)
+command -v fusermount3 >/dev/null || need+=(fuse3)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
@@ -23,6 +26,9 @@ fi
 # zram is a module on most distributions; load it if it is not built in.
 if [ "$(id -u)" = 0 ] && [ ! -e /sys/class/zram-control ] && command -v modprobe >/dev/null; then
   modprobe zram num_devices=0 2>/dev/null || true
+fi
+if [ "$(id -u)" = 0 ] && [ ! -e /dev/fuse ] && command -v modprobe >/dev/null; then
+  modprobe fuse 2>/dev/null || true
 fi
 
 cargo fmt --all -- --check

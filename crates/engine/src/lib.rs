@@ -58,6 +58,9 @@ pub struct EngineConfig {
     pub slot_size: usize,
     /// Buffer alignment: at least the device's logical block size, for O_DIRECT.
     pub align: usize,
+    /// Make every write durable on its own (RWF_DSYNC: pwritev2, io_uring, libaio), as if the
+    /// file were opened O_DSYNC but chosen per write, the way a database's log writer can.
+    pub write_dsync: bool,
 }
 
 /// Everything an engine can fail with, with the errno kept for the report.

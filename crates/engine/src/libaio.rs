@@ -46,6 +46,8 @@ pub struct Libaio {
     fds: Vec<RawFd>,
     in_flight: usize,
     bufs: SlotBuffers,
+    /// RWF_* flags for writes (RWF_DSYNC for per-write durability, kernel 4.13+).
+    write_flags: i32,
 }
 
 // SAFETY: the raw pointers in `pending` point into `iocbs`, owned by the same value.
@@ -79,6 +81,7 @@ impl Libaio {
             fds: cfg.fds.clone(),
             in_flight: 0,
             bufs: SlotBuffers::new(depth, cfg.slot_size, cfg.align),
+            write_flags: if cfg.write_dsync { libc::RWF_DSYNC } else { 0 },
         })
     }
 
@@ -124,6 +127,11 @@ impl Engine for Libaio {
             aio_buf: self.bufs.slot_ptr(req.slot) as u64,
             aio_nbytes: req.len as u64,
             aio_offset: req.offset as i64,
+            aio_rw_flags: if req.op == Op::Write {
+                self.write_flags
+            } else {
+                0
+            },
             ..Iocb::default()
         };
         self.pending.push(cb as *mut Iocb);

@@ -7,6 +7,8 @@ pub struct Psync {
     fds: Vec<RawFd>,
     bufs: SlotBuffers,
     done: Vec<Completion>,
+    /// RWF_DSYNC per write: writes go through pwritev2 instead of pwrite.
+    write_flags: i32,
 }
 
 impl Psync {
@@ -15,6 +17,7 @@ impl Psync {
             fds: cfg.fds.clone(),
             bufs: SlotBuffers::new(cfg.depth as usize, cfg.slot_size, cfg.align),
             done: Vec::with_capacity(cfg.depth as usize),
+            write_flags: if cfg.write_dsync { libc::RWF_DSYNC } else { 0 },
         }
     }
 }
@@ -34,7 +37,16 @@ impl Engine for Psync {
             let r = unsafe {
                 match req.op {
                     Op::Read => libc::pread(fd, ptr.cast(), req.len as usize, req.offset as i64),
-                    Op::Write => libc::pwrite(fd, ptr.cast(), req.len as usize, req.offset as i64),
+                    Op::Write if self.write_flags == 0 => {
+                        libc::pwrite(fd, ptr.cast(), req.len as usize, req.offset as i64)
+                    }
+                    Op::Write => {
+                        let iov = libc::iovec {
+                            iov_base: ptr.cast(),
+                            iov_len: req.len as usize,
+                        };
+                        libc::pwritev2(fd, &iov, 1, req.offset as i64, self.write_flags)
+                    }
                 }
             };
             if r >= 0 {

@@ -20,6 +20,8 @@ pub struct IoUring {
     fds: Vec<RawFd>,
     fixed_files: bool,
     fixed_bufs: bool,
+    /// RWF_* flags for writes (RWF_DSYNC for per-write durability).
+    write_flags: i32,
     in_flight: usize,
     queued: usize,
 }
@@ -78,6 +80,7 @@ impl IoUring {
             fds: cfg.fds.clone(),
             fixed_files,
             fixed_bufs,
+            write_flags: if cfg.write_dsync { libc::RWF_DSYNC } else { 0 },
             in_flight: 0,
             queued: 0,
         })
@@ -94,12 +97,14 @@ impl IoUring {
                         .build(),
                     (Op::Write, true) => opcode::WriteFixed::new($fd, ptr, req.len, idx)
                         .offset(req.offset)
+                        .rw_flags(self.write_flags)
                         .build(),
                     (Op::Read, false) => opcode::Read::new($fd, ptr, req.len)
                         .offset(req.offset)
                         .build(),
                     (Op::Write, false) => opcode::Write::new($fd, ptr, req.len)
                         .offset(req.offset)
+                        .rw_flags(self.write_flags)
                         .build(),
                 }
             };

@@ -74,6 +74,8 @@ fn units(d: &Document) -> Vec<(String, &JobReport)> {
             .iter()
             .map(|x| (x.label.clone(), &x.report.group))
             .collect(),
+        // An fsync report's cases are not runs; `volbench fsync A B` compares its targets.
+        Document::Fsync(_) => Vec::new(),
     }
 }
 
@@ -81,6 +83,7 @@ fn first_run(d: &Document) -> Option<&RunReport> {
     match d {
         Document::Run(r) => Some(r),
         Document::Suite(s) => s.runs.first().map(|x| &x.report),
+        Document::Fsync(_) => None,
     }
 }
 

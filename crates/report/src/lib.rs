@@ -4,10 +4,12 @@
 pub mod analysis;
 pub mod compare;
 pub mod export;
+pub mod fsync;
 pub mod model;
 pub mod suite;
 
 pub use export::{exporter, fmt_count, fmt_ns, Exporter, Format};
+pub use fsync::{FsyncCase, FsyncReport, Penalty, RwRates, Verdict};
 pub use model::*;
 pub use suite::{Finding, SuiteReport, SuiteRun};
 
@@ -17,6 +19,7 @@ pub use suite::{Finding, SuiteReport, SuiteRun};
 pub enum Document {
     Run(Box<RunReport>),
     Suite(Box<SuiteReport>),
+    Fsync(Box<FsyncReport>),
 }
 
 impl Document {
@@ -26,30 +29,41 @@ impl Document {
             Document::Run(_) => "run",
             Document::Suite(s) if s.suite == "sweep" => "sweep",
             Document::Suite(_) => "suite",
+            Document::Fsync(_) => "fsync",
         }
     }
     pub fn started_at(&self) -> &str {
         match self {
             Document::Run(r) => &r.started_at,
             Document::Suite(s) => &s.started_at,
+            Document::Fsync(f) => &f.started_at,
         }
     }
     pub fn first_run(&self) -> Option<&RunReport> {
         match self {
             Document::Run(r) => Some(r),
             Document::Suite(s) => s.runs.first().map(|r| &r.report),
+            Document::Fsync(_) => None,
+        }
+    }
+    /// The host and targets the entry measured.
+    pub fn environment(&self) -> Option<&Environment> {
+        match self {
+            Document::Fsync(f) => Some(&f.environment),
+            _ => self.first_run().map(|r| &r.environment),
         }
     }
     pub fn suite_name(&self) -> Option<&str> {
         match self {
-            Document::Run(_) => None,
             Document::Suite(s) => Some(&s.suite),
+            Document::Run(_) | Document::Fsync(_) => None,
         }
     }
     pub fn status(&self) -> Status {
         match self {
             Document::Run(r) => r.status,
             Document::Suite(s) => s.status,
+            Document::Fsync(f) => f.status,
         }
     }
     /// What the entry is, in a few words, for history: "randread 4k QD32", "2 groups: randread
@@ -74,6 +88,7 @@ impl Document {
                 format!("sweep of {} ({} points)", axes.join(" x "), s.runs.len())
             }
             Document::Suite(s) => format!("suite {} ({} tests)", s.suite, s.runs.len()),
+            Document::Fsync(f) => format!("fsync cost ({} cases)", f.cases.len()),
         }
     }
     /// Exports through one format's exporter.
@@ -81,6 +96,7 @@ impl Document {
         match self {
             Document::Run(r) => e.export(r),
             Document::Suite(s) => e.export_suite(s),
+            Document::Fsync(f) => e.export_fsync(f),
         }
     }
 }

@@ -126,6 +126,13 @@ pub struct DeviceInfo {
     pub scheduler: String,
     /// `write back` or `write through`, as the kernel reports the volatile cache.
     pub write_cache: String,
+    /// Whether the device takes FUA (force unit access) writes (`queue/fua`); without FUA the
+    /// kernel turns an O_DSYNC/RWF_DSYNC write into a write plus a flush.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fua: Option<bool>,
+    /// For md/dm/loop-style devices: the devices underneath (`slaves/`), with their own facts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<DeviceInfo>,
 }
 
 /// Deltas of `/sys/block/<dev>/stat` over the measured run. `*_ios` count requests the device
@@ -211,6 +218,10 @@ pub struct DirReport {
 pub struct SyncReport {
     pub total_ios: u64,
     pub lat_ns: LatencySummary,
+    /// The write(s) and their sync together, from the first write after the previous sync to
+    /// this sync's return: the latency of a durable write as its caller sees it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub durable_lat_ns: Option<LatencySummary>,
 }
 
 /// CPU time over the measured window. For a job: its own thread. For the group: the whole
@@ -278,6 +289,7 @@ impl JobReport {
             sync: (s.sync.count() > 0).then(|| SyncReport {
                 total_ios: s.sync.count(),
                 lat_ns: s.sync.summary(),
+                durable_lat_ns: Some(s.durable.summary()),
             }),
             runtime_ns: s.runtime_ns,
             cpu: CpuReport {

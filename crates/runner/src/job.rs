@@ -153,6 +153,7 @@ pub fn run(inp: JobInput) -> JobOutput {
         depth: inp.spec.effective_iodepth(),
         slot_size: inp.spec.max_bs() as usize,
         align: inp.lbs as usize,
+        write_dsync: inp.spec.rwf_dsync,
     };
     let mut out = JobOutput::default();
     match inp.spec.ioengine {
@@ -271,6 +272,8 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let mut last_write_file = 0u32;
     let mut writes_since_sync = 0u64;
     let mut need_sync = false;
+    // When the first write of the current sync batch was issued (for `stats.durable`).
+    let mut durable_from = 0u64;
     let mut pending: Option<(Op, usize, u32)> = None;
     let mut error: Option<String> = None;
     let mut measuring = ramp_ns == 0;
@@ -309,7 +312,10 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 let t1 = now();
                 match r {
                     Err(e) => error = Some(format!("fsync failed: {e}")),
-                    Ok(()) if measuring => stats.sync.record(t1 - t0),
+                    Ok(()) if measuring => {
+                        stats.sync.record(t1 - t0);
+                        stats.durable.record(t1 - durable_from);
+                    }
                     Ok(()) => {}
                 }
             }
@@ -404,6 +410,9 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                     }
                 }
                 if op == Op::Write && sync_every > 0 {
+                    if writes_since_sync == 0 {
+                        durable_from = t;
+                    }
                     writes_since_sync += 1;
                     if writes_since_sync >= sync_every {
                         need_sync = true;
@@ -559,6 +568,7 @@ fn prepare_hists(stats: &mut JobStats, spec: &JobSpec, sync_engine: bool) {
     }
     if spec.sync_every > 0 {
         stats.sync.prepare();
+        stats.durable.prepare();
     }
 }
 

@@ -71,7 +71,14 @@ fn disk_dir(dev_dir: &Path) -> PathBuf {
 }
 
 pub fn device_info(dev: DevId) -> Option<DeviceInfo> {
-    let dir = dev.sysfs()?;
+    device_info_at(&dev.sysfs()?, 0)
+}
+
+/// The facts of the device whose sysfs directory is `dir`, with its members (md, dm) down to
+/// `MAX_DEPTH` levels: a stack deeper than that is reported without its lowest layers.
+fn device_info_at(dir: &Path, depth: u32) -> Option<DeviceInfo> {
+    const MAX_DEPTH: u32 = 4;
+    let dir = dir.to_path_buf();
     let disk = disk_dir(&dir);
     let name = disk.file_name()?.to_string_lossy().into_owned();
     let q = disk.join("queue");
@@ -106,7 +113,29 @@ pub fn device_info(dev: DevId) -> Option<DeviceInfo> {
         rotational: num(q.join("rotational")) == 1,
         scheduler,
         write_cache: read_trim(q.join("write_cache")).unwrap_or_default(),
+        fua: read_trim(q.join("fua")).map(|s| s == "1"),
+        members: if depth < MAX_DEPTH {
+            members(&disk)
+                .iter()
+                .filter_map(|m| device_info_at(m, depth + 1))
+                .collect()
+        } else {
+            Vec::new()
+        },
     })
+}
+
+/// The sysfs directories of the devices under a stacked device (`slaves/`), sorted by name.
+fn members(disk: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(disk.join("slaves"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| fs::canonicalize(e.path()).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
 }
 
 /// `MemAvailable` from /proc/meminfo, in bytes.

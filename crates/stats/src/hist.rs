@@ -193,7 +193,7 @@ pub struct Percentile {
 }
 
 /// A latency distribution as reports show it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
     pub n: u64,
     pub min_ns: u64,

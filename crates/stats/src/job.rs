@@ -34,6 +34,9 @@ pub struct JobStats {
     pub dirs: [DirStats; 2],
     /// Latency of each fsync/fdatasync, its own metric.
     pub sync: LatHist,
+    /// From the first write after a sync to the end of the next sync: what a caller waits for
+    /// a durable write (with `fsync=1`, one write plus its flush).
+    pub durable: LatHist,
     /// Wall time measured (after ramp), in nanoseconds; a group's is its longest job's.
     pub runtime_ns: u64,
     pub usr_ns: u64,
@@ -51,6 +54,7 @@ impl JobStats {
         self.dirs[0].merge(&o.dirs[0]);
         self.dirs[1].merge(&o.dirs[1]);
         self.sync.merge(&o.sync);
+        self.durable.merge(&o.durable);
         self.runtime_ns = self.runtime_ns.max(o.runtime_ns);
         self.usr_ns += o.usr_ns;
         self.sys_ns += o.sys_ns;

@@ -166,20 +166,17 @@ impl Store {
     }
 
     fn columns(e: &Entry) -> (String, String, Option<f64>, Option<f64>, i64) {
-        let first = e.first_run();
-        let target = first
-            .map(|r| {
-                r.environment
-                    .targets
+        let env = e.environment();
+        let target = env
+            .map(|env| {
+                env.targets
                     .iter()
                     .map(|t| t.path.as_str())
                     .collect::<Vec<_>>()
                     .join(",")
             })
             .unwrap_or_default();
-        let hostname = first
-            .map(|r| r.environment.hostname.clone())
-            .unwrap_or_default();
+        let hostname = env.map(|env| env.hostname.clone()).unwrap_or_default();
         match e {
             Entry::Run(r) if r.groups.len() <= 1 => (
                 target,
@@ -190,6 +187,7 @@ impl Store {
             ),
             Entry::Run(r) => (target, hostname, None, None, r.groups.len() as i64),
             Entry::Suite(s) => (target, hostname, None, None, s.runs.len() as i64),
+            Entry::Fsync(f) => (target, hostname, None, None, f.cases.len() as i64),
         }
     }
 

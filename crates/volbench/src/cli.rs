@@ -69,6 +69,137 @@ pub enum Cmd {
         after_help = "Examples:\n  volbench chart last --metric iops --x numjobs --output scaling.svg\n  volbench chart 12 --metric p99 --output p99.svg\n  volbench chart 7 --metric bw --x time --output run.svg"
     )]
     Chart(ChartArgs),
+    /// What durability costs here: each way of making a write durable (fsync, fdatasync,
+    /// O_DSYNC, O_DIRECT+fdatasync, RWF_DSYNC) against the same writes unsynced, the fsync
+    /// penalty, the device's cache facts, and whether its flush looks honest.
+    #[command(after_help = FSYNC_EXAMPLES)]
+    Fsync(FsyncArgs),
+    /// The power-loss checker: a witness on a machine that keeps power, a client writing
+    /// acknowledged records on the machine under test, and verification after the cut.
+    #[command(subcommand, after_help = DURABILITY_EXAMPLES)]
+    Durability(DurabilityCmd),
+}
+
+const FSYNC_EXAMPLES: &str = "\
+Examples:
+  volbench fsync                               this directory: 7 methods x 4k,16k,64k x 1,4,16 threads, 2 s each
+  volbench fsync /mnt/local /mnt/volume --penalty-only     the fsync-penalty line per device, side by side
+  volbench fsync /mnt/db --methods fdatasync,odsync --bs 8k --threads 1 --runtime 10s
+  volbench fsync /dev/nvme1n1 --allow-destructive --output-format json --output fsync.json";
+
+const DURABILITY_EXAMPLES: &str = "\
+Examples (see docs/durability.md for the whole procedure):
+  witness$  volbench durability serve --listen 0.0.0.0:7810          prints the token
+  tested$   volbench durability create --witness witness:7810 --token T /mnt/db/dc.dat --size 1g
+            ... pull the power cord while it runs, boot again, then:
+  tested$   volbench durability verify --witness witness:7810 --token T /mnt/db/dc.dat";
+
+#[derive(Args, Debug, Clone)]
+pub struct FsyncArgs {
+    /// Directories (volbench writes its own file in each, removed after) or block devices;
+    /// several give a side-by-side penalty table [default: the current directory].
+    #[arg(value_name = "DIR|DEVICE")]
+    pub targets: Vec<PathBuf>,
+    /// Methods: none (buffered, no sync), direct (O_DIRECT, no sync), fsync, fdatasync, odsync
+    /// (O_DSYNC), direct-fdatasync, rwf-dsync (pwritev2 RWF_DSYNC) [default: all].
+    #[arg(long, value_name = "LIST")]
+    pub methods: Option<String>,
+    /// Block sizes.
+    #[arg(long, value_name = "LIST", default_value = "4k,16k,64k")]
+    pub bs: String,
+    /// Thread counts (each thread one write at a time, QD1).
+    #[arg(long, value_name = "LIST", default_value = "1,4,16")]
+    pub threads: String,
+    /// Measured time per case.
+    #[arg(long, value_name = "TIME", default_value = "2s")]
+    pub runtime: String,
+    /// Size of the file (or device region) written.
+    #[arg(long, value_name = "SIZE", default_value = "256m")]
+    pub size: String,
+    /// Only the fsync-penalty line (random 16k read+write 60/40 with and without fsync).
+    #[arg(long = "penalty-only")]
+    pub penalty_only: bool,
+    /// Skip the fsync-penalty line.
+    #[arg(long = "no-penalty", conflicts_with = "penalty_only")]
+    pub no_penalty: bool,
+    /// Allow writing to a block device (its data is destroyed).
+    #[arg(long = "allow-destructive")]
+    pub allow_destructive: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DurabilityCmd {
+    /// The witness: run it on a machine that does NOT lose power; it prints its token.
+    Serve(ServeArgs),
+    /// Write acknowledged records to FILE on the machine under test until killed (the cut).
+    Create(CreateArgs),
+    /// After the cut and reboot: check every acknowledged record. Exit 0 only if none was
+    /// lost; 3 when some were; 1 on errors (a wrong token, an unreachable witness).
+    Verify(VerifyArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on; loopback unless you name another (e.g. 0.0.0.0:7810).
+    #[arg(long, default_value = "127.0.0.1:7810", value_name = "ADDR")]
+    pub listen: String,
+    /// The token clients must present [default: kept in the journal, made on first start].
+    #[arg(long)]
+    pub token: Option<String>,
+    /// The witness's journal (SQLite) [default: witness.db in the user's data directory].
+    #[arg(long, value_name = "PATH")]
+    pub journal: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct WitnessArgs {
+    /// The witness's address, as `serve` printed it.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub witness: String,
+    /// The token `serve` printed.
+    #[arg(long)]
+    pub token: String,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CreateArgs {
+    #[command(flatten)]
+    pub w: WitnessArgs,
+    /// The file to write (new, or one an earlier `create` made).
+    pub file: PathBuf,
+    #[arg(long, default_value = "1g", value_name = "SIZE")]
+    pub size: String,
+    /// Record (block) size.
+    #[arg(long, default_value = "4k", value_name = "SIZE")]
+    pub block: String,
+    /// fsync, fdatasync, odsync (O_DSYNC) or direct (O_DIRECT + fdatasync).
+    #[arg(long, default_value = "fdatasync")]
+    pub sync: String,
+    /// Writer threads, each with its own blocks and connection.
+    #[arg(long, default_value_t = 4)]
+    pub threads: u32,
+    /// Stop by itself after this long [default: run until killed].
+    #[arg(long, value_name = "TIME")]
+    pub runtime: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub w: WitnessArgs,
+    /// The file `create` wrote.
+    pub file: PathBuf,
+    /// normal or json.
+    #[arg(
+        long = "output-format",
+        default_value = "normal",
+        value_name = "FORMAT"
+    )]
+    pub output_format: String,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -52,6 +52,8 @@ fn main() -> ExitCode {
         cli::Cmd::Compare(a) => cmd::compare::main(a),
         cli::Cmd::Report(a) => cmd::report::main(a),
         cli::Cmd::Chart(a) => cmd::report::chart(a),
+        cli::Cmd::Fsync(a) => cmd::fsync::main(a),
+        cli::Cmd::Durability(c) => cmd::durability::main(c),
     })
 }
 

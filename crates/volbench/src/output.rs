@@ -186,15 +186,25 @@ impl Output {
             let runs: Vec<&RunReport> = match d {
                 Document::Run(r) => vec![r],
                 Document::Suite(s) => s.runs.iter().map(|x| &x.report).collect(),
+                Document::Fsync(_) => Vec::new(),
             };
+            let (mut warnings, mut errors): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+            for r in &runs {
+                warnings.extend(r.warnings.iter().map(|w| w.message.as_str()));
+                errors.extend(r.error.as_deref());
+            }
+            if let Document::Fsync(f) = d {
+                warnings.extend(f.warnings.iter().map(|w| w.message.as_str()));
+                errors.extend(f.error.as_deref());
+            }
             let mut said: Vec<&str> = Vec::new();
-            for w in runs.iter().flat_map(|r| &r.warnings) {
-                if !said.contains(&w.message.as_str()) {
-                    said.push(&w.message);
+            for w in warnings {
+                if !said.contains(&w) {
+                    said.push(w);
                     eprintln!("warning: {w}");
                 }
             }
-            for e in runs.iter().filter_map(|r| r.error.as_ref()) {
+            for e in errors {
                 eprintln!("error: {e}");
             }
         }

@@ -264,6 +264,7 @@ const SUPPORTED: &[&str] = &[
     "create_on_open",
     "unlink",
     "allow_destructive",
+    "rwf_dsync",
 ];
 
 fn suggestion(key: &str) -> String {
@@ -611,6 +612,7 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         }
         "unlink" => j.unlink = flag(key, v)?,
         "allow_destructive" | "allow-destructive" => j.allow_destructive = flag(key, v)?,
+        "rwf_dsync" => j.rwf_dsync = flag(key, v)?,
         _ => {
             if KNOWN_UNSUPPORTED.contains(&key) || IGNORABLE.contains(&key) {
                 let hint = if IGNORABLE.contains(&key) {
@@ -876,6 +878,9 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.allow_destructive {
         push("allow_destructive", String::new());
+    }
+    if j.rwf_dsync {
+        push("rwf_dsync", "1".into());
     }
     o
 }

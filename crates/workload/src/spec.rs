@@ -214,6 +214,10 @@ pub struct JobSpec {
     pub sync_every: u32,
     pub sync_mode: SyncMode,
     pub end_fsync: bool,
+    /// Every write durable on its own with RWF_DSYNC (pwritev2/io_uring/libaio), the per-write
+    /// form of O_DSYNC. No fio option does this; volbench's `rwf_dsync`.
+    #[serde(default)]
+    pub rwf_dsync: bool,
     pub randseed: u64,
     pub buffer: BufferMode,
     pub verify: Option<Verify>,
@@ -261,6 +265,7 @@ impl Default for JobSpec {
             sync_every: 0,
             sync_mode: SyncMode::Fsync,
             end_fsync: false,
+            rwf_dsync: false,
             randseed: 0x5eed_f00d,
             buffer: BufferMode::Random,
             verify: None,

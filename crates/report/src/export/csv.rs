@@ -58,4 +58,8 @@ impl Exporter for Csv {
     fn export_suite(&self, s: &SuiteReport) -> anyhow::Result<Vec<u8>> {
         Ok(rows(&suite_rows(s)))
     }
+
+    fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::fsync::csv(f).into_bytes())
+    }
 }

@@ -45,6 +45,96 @@ impl Exporter for Html {
         suite_sections(&mut p, s);
         p.render()
     }
+
+    fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
+        let targets: Vec<&str> = f.verdicts.iter().map(|v| v.target.as_str()).collect();
+        let mut p = Page::new(
+            format!("volbench fsync: {}", targets.join(", ")),
+            format!("{} cases · started {}", f.cases.len(), f.started_at),
+        );
+        p.status = status(f.status);
+        fsync_sections(&mut p, f, "fsync");
+        p.render()
+    }
+}
+
+/// An fsync report: the verdicts first, then the tables, and a chart of durable writes per
+/// second by method at one thread (the QD1 cost a database's commit pays).
+fn fsync_sections(p: &mut Page, f: &crate::FsyncReport, id: &str) {
+    let mut top = Section::new(&format!("{id}-verdict"), "Flush honesty", 2);
+    top.text =
+        Some("Evidence, not proof: `volbench durability` proves loss with a power cut.".into());
+    for v in &f.verdicts {
+        top.findings.push(format!("{}: {}", v.target, v.summary));
+        top.findings
+            .extend(v.evidence.iter().map(|e| format!("{}: {e}", v.target)));
+    }
+    top.warnings = f.warnings.iter().map(|w| w.message.clone()).collect();
+    p.sections.push(top);
+    for (i, t) in crate::fsync::tables(f).into_iter().enumerate() {
+        let mut sec = Section::new(&format!("{id}-t{i}"), &t.caption, 2);
+        if i == 1 {
+            fsync_chart(p, &mut sec, f);
+        }
+        sec.tables.push(Table {
+            caption: None,
+            head: t.head,
+            rows: t.rows,
+        });
+        p.sections.push(sec);
+    }
+}
+
+fn fsync_chart(p: &mut Page, sec: &mut Section, f: &crate::FsyncReport) {
+    let one: Vec<&crate::FsyncCase> = f
+        .cases
+        .iter()
+        .filter(|c| c.threads == 1 && c.syncs > 0)
+        .collect();
+    let mut labels: Vec<String> = Vec::new();
+    for c in &one {
+        let l = format!("{} {}", c.method, workload::short_size(c.bs));
+        if !labels.contains(&l) {
+            labels.push(l);
+        }
+    }
+    if labels.is_empty() {
+        return;
+    }
+    let mut targets: Vec<&str> = one.iter().map(|c| c.target.as_str()).collect();
+    targets.dedup();
+    let datasets = targets
+        .iter()
+        .map(|t| {
+            let data = labels
+                .iter()
+                .map(|l| {
+                    one.iter()
+                        .find(|c| {
+                            c.target == *t
+                                && format!("{} {}", c.method, workload::short_size(c.bs)) == *l
+                        })
+                        .map(|c| c.syncs_per_sec)
+                })
+                .collect();
+            Dataset::new(t, data, "count")
+        })
+        .collect();
+    p.add_chart(
+        sec,
+        Chart {
+            id: String::new(),
+            kind: "bar",
+            title: "Durable writes per second, one thread".into(),
+            x_title: "method and block size".into(),
+            y_title: "syncs/s".into(),
+            y2_title: None,
+            y_log: true,
+            y_from_zero: false,
+            labels,
+            datasets,
+        },
+    );
 }
 
 /// The page `volbench report` writes: one document as its own page; several compared side by
@@ -72,6 +162,7 @@ pub fn report(docs: &[(String, crate::Document)]) -> anyhow::Result<Vec<u8>> {
                 sweep_charts(&mut p, &mut sec, s);
                 p.sections.push(sec);
             }
+            crate::Document::Fsync(f) => fsync_sections(&mut p, f, &format!("input-{}", i + 1)),
         }
     }
     p.render()

@@ -17,4 +17,10 @@ impl Exporter for Json {
         v.push(b'\n');
         Ok(v)
     }
+
+    fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
+        let mut v = serde_json::to_vec_pretty(f)?;
+        v.push(b'\n');
+        Ok(v)
+    }
 }

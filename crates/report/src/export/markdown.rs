@@ -78,4 +78,8 @@ impl Exporter for Markdown {
         }
         Ok(out.into_bytes())
     }
+
+    fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::fsync::markdown(f).into_bytes())
+    }
 }

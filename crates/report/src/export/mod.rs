@@ -16,12 +16,18 @@ pub use json::Json;
 pub use markdown::Markdown;
 pub use text::{fmt_count, fmt_ns, Text};
 
-use crate::{RunReport, SuiteReport};
+use crate::{FsyncReport, RunReport, SuiteReport};
 
 /// Turns a report into the bytes of one format.
 pub trait Exporter {
     fn export(&self, report: &RunReport) -> anyhow::Result<Vec<u8>>;
     fn export_suite(&self, suite: &SuiteReport) -> anyhow::Result<Vec<u8>>;
+    /// An fsync-cost report; formats that have no shape for it say which ones do.
+    fn export_fsync(&self, _f: &FsyncReport) -> anyhow::Result<Vec<u8>> {
+        anyhow::bail!(
+            "this output format has no form for fsync reports: use normal, json, csv, md or html"
+        )
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

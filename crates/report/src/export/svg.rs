@@ -66,6 +66,10 @@ struct Lines {
 /// The chart of `metric` against `x` (a swept parameter, or `time` for a run) as SVG text.
 pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, String> {
     let lines = match doc {
+        Document::Fsync(_) => return Err(
+            "an fsync report has no series to chart: use its HTML report (--output-format html)"
+                .into(),
+        ),
         Document::Suite(s) => suite_lines(s, metric, x)?,
         Document::Run(r) => {
             if x.is_some_and(|x| x != "time") {

@@ -274,6 +274,10 @@ impl Exporter for Text {
         }
         Ok(out.into_bytes())
     }
+
+    fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::fsync::text(f).into_bytes())
+    }
 }
 
 /// One row per test: label, IOPS, bandwidth, latency, CPU; findings marked and listed below.

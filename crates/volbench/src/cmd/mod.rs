@@ -1,6 +1,8 @@
 //! Subcommands: each builds workloads, calls the runner, hands reports to exporters.
 
 pub mod compare;
+pub mod durability;
+pub mod fsync;
 pub mod history;
 pub mod quick;
 pub mod record;

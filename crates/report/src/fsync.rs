@@ -1,0 +1,470 @@
+//! `FsyncReport`: what durability costs on a device, and whether its flush looks honest.
+//!
+//! One report covers one or more targets (`volbench fsync DIR1 DIR2`): each measured case is a
+//! row of `cases`, each target has one line of the fsync-penalty table and one honesty verdict.
+//! The model is data only; `volbench fsync` (crate `durability`) fills it.
+
+use crate::{Environment, Status, Tool, WarningRecord};
+use serde::{Deserialize, Serialize};
+use stats::LatencySummary;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FsyncReport {
+    pub schema_version: u32,
+    pub tool: Tool,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub started_unix: u64,
+    pub command_line: Vec<String>,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Measured time of each case, in nanoseconds (what `--runtime` asked for).
+    pub runtime_ns: u64,
+    /// Host facts, and per target its file system and device (write cache, FUA, model, members).
+    pub environment: Environment,
+    pub cases: Vec<FsyncCase>,
+    /// The seed-003 table: random read+write with no sync vs a sync after every write, per target.
+    pub penalty: Vec<Penalty>,
+    pub verdicts: Vec<Verdict>,
+    #[serde(default)]
+    pub warnings: Vec<WarningRecord>,
+}
+
+/// One measured way of making writes durable, at one block size and thread count.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FsyncCase {
+    /// The target as given (a directory or a device).
+    pub target: String,
+    /// `none`, `direct`, `fsync`, `fdatasync`, `odsync`, `direct-fdatasync` or `rwf-dsync`.
+    pub method: String,
+    pub bs: u64,
+    pub threads: u32,
+    /// Writes completed in the measured interval.
+    pub writes: u64,
+    /// Durable operations completed: sync calls, or writes that were durable on return
+    /// (O_DSYNC, RWF_DSYNC). 0 for `none` and `direct`.
+    pub syncs: u64,
+    pub syncs_per_sec: f64,
+    pub writes_per_sec: f64,
+    pub mib_per_sec: f64,
+    /// Latency of the whole durable write as the caller sees it: the write and its sync for
+    /// fsync-style methods, the write call for O_DSYNC-style ones (and for `none`/`direct`).
+    pub lat_ns: LatencySummary,
+    /// The write call alone.
+    pub write_lat_ns: LatencySummary,
+    /// The flush alone (the fsync/fdatasync call); absent where no separate call is made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_lat_ns: Option<LatencySummary>,
+    pub runtime_ns: u64,
+    /// Flush requests the kernel counted on the device during the case, where it has a counter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_flushes: Option<u64>,
+    pub status: Status,
+    /// Why the case did not run or stopped (e.g. O_DIRECT unsupported on this file system).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Read and write MiB/s of one random read+write mix.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct RwRates {
+    pub read_mib_per_sec: f64,
+    pub write_mib_per_sec: f64,
+}
+
+/// One line of the seed-003 table for one target.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Penalty {
+    pub target: String,
+    pub bs: u64,
+    pub threads: u32,
+    pub rwmixread: u8,
+    /// O_DIRECT (true) or buffered; buffered only where the file system refuses O_DIRECT.
+    pub direct: bool,
+    pub no_sync: RwRates,
+    pub fsync_every_write: RwRates,
+    /// Total MiB/s without a sync divided by total MiB/s with one after every write.
+    pub penalty: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The flush-honesty evidence for one target. Never a certainty: only a power cut
+/// (`volbench durability`) proves that acknowledged data was lost.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Verdict {
+    pub target: String,
+    /// `implausible` (the flush is faster than the medium can make data stable),
+    /// `plausible`, `no_flush` (the device reports no volatile cache, so the kernel sends no
+    /// flush), `volatile` (memory: nothing survives power loss) or `unknown` (too little data).
+    pub verdict: String,
+    /// Median flush time (fdatasync after an O_DIRECT write, one thread), if measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_p50_ns: Option<u64>,
+    /// Median QD1 O_DIRECT write time without a sync, if measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_p50_ns: Option<u64>,
+    /// The rules that fired or held, one sentence each, with the threshold used.
+    pub evidence: Vec<String>,
+    /// One sentence for the text report.
+    pub summary: String,
+}
+
+/// A table of an fsync report, as strings, shared by the text, Markdown, CSV and HTML forms.
+pub(crate) struct FsyncTable {
+    pub caption: String,
+    pub head: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+fn heads(h: &[&str]) -> Vec<String> {
+    h.iter().map(|s| s.to_string()).collect()
+}
+
+fn rate(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// The device facts of every target: the evidence the verdict reads.
+pub(crate) fn facts_table(f: &FsyncReport) -> FsyncTable {
+    let mut rows = Vec::new();
+    for t in &f.environment.targets {
+        let fs = t
+            .filesystem
+            .as_ref()
+            .map_or("-".to_string(), |x| x.fs_type.clone());
+        let mut push = |name: String, d: Option<&crate::DeviceInfo>| {
+            let or = |s: &str| {
+                if s.is_empty() {
+                    "-".to_string()
+                } else {
+                    s.to_string()
+                }
+            };
+            rows.push(match d {
+                Some(d) => vec![
+                    name,
+                    fs.clone(),
+                    d.name.clone(),
+                    or(&d.write_cache),
+                    d.fua
+                        .map_or("-".into(), |b| if b { "yes" } else { "no" }.into()),
+                    if d.rotational { "yes" } else { "no" }.into(),
+                    or(&d.model),
+                    or(&d.firmware),
+                ],
+                None => vec![
+                    name,
+                    fs.clone(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                ],
+            });
+        };
+        push(t.path.clone(), t.device.as_ref());
+        let mut stack: Vec<(u32, &crate::DeviceInfo)> = t
+            .device
+            .iter()
+            .flat_map(|d| d.members.iter().map(|m| (1, m)))
+            .collect();
+        while let Some((lvl, m)) = stack.pop() {
+            push(format!("{}└ member", "  ".repeat(lvl as usize)), Some(m));
+            stack.extend(m.members.iter().map(|x| (lvl + 1, x)));
+        }
+    }
+    FsyncTable {
+        caption: "Device facts".into(),
+        head: heads(&[
+            "target",
+            "fs",
+            "device",
+            "write cache",
+            "FUA",
+            "rotational",
+            "model",
+            "firmware",
+        ]),
+        rows,
+    }
+}
+
+/// One row per measured case.
+pub(crate) fn cases_table(f: &FsyncReport) -> FsyncTable {
+    let many = f.verdicts.len() > 1;
+    let mut head = Vec::new();
+    if many {
+        head.push("target");
+    }
+    head.extend([
+        "method",
+        "bs",
+        "threads",
+        "syncs/s",
+        "MiB/s",
+        "lat mean",
+        "p50",
+        "p99",
+        "p99.9",
+        "max",
+        "flush p50",
+        "flush p99",
+    ]);
+    let rows = f
+        .cases
+        .iter()
+        .map(|c| {
+            let mut r = Vec::new();
+            if many {
+                r.push(c.target.clone());
+            }
+            r.push(c.method.clone());
+            r.push(workload::short_size(c.bs));
+            r.push(c.threads.to_string());
+            if let Some(e) = &c.error {
+                if c.writes == 0 {
+                    r.push(format!("not measured: {e}"));
+                    return r;
+                }
+            }
+            let [mean, p50, p99, p999, max] = crate::export::table::lat_cells(&c.lat_ns);
+            let sync = |p| {
+                c.sync_lat_ns.as_ref().map_or("-".to_string(), |s| {
+                    crate::fmt_ns(s.percentile(p).unwrap_or(0) as f64)
+                })
+            };
+            r.extend([
+                if c.syncs == 0 {
+                    "-".into()
+                } else {
+                    crate::fmt_count(c.syncs_per_sec)
+                },
+                rate(c.mib_per_sec),
+                mean,
+                p50,
+                p99,
+                p999,
+                max,
+                sync(50.0),
+                sync(99.0),
+            ]);
+            r
+        })
+        .collect();
+    FsyncTable {
+        caption:
+            "What durability costs (latency: the whole durable write; flush: the sync call alone)"
+                .into(),
+        head: heads(&head),
+        rows,
+    }
+}
+
+/// The seed-003 table: one line per target.
+pub(crate) fn penalty_table(f: &FsyncReport) -> FsyncTable {
+    let rows = f
+        .penalty
+        .iter()
+        .map(|p| {
+            let mut r = vec![p.target.clone()];
+            match &p.error {
+                Some(e) => r.push(format!("not measured: {e}")),
+                None => r.extend([
+                    rate(p.no_sync.read_mib_per_sec),
+                    rate(p.no_sync.write_mib_per_sec),
+                    rate(p.fsync_every_write.read_mib_per_sec),
+                    rate(p.fsync_every_write.write_mib_per_sec),
+                    format!("{:.1}x", p.penalty),
+                ]),
+            }
+            r
+        })
+        .collect();
+    let caption = f.penalty.first().map_or(String::new(), |p| {
+        format!(
+            "fsync penalty: random {} read+write {}/{}, {} threads, {}; MiB/s without a sync and with fsync after every write",
+            workload::short_size(p.bs),
+            p.rwmixread,
+            100 - p.rwmixread,
+            p.threads,
+            if p.direct { "O_DIRECT" } else { "buffered (O_DIRECT unsupported)" }
+        )
+    });
+    FsyncTable {
+        caption,
+        head: heads(&[
+            "target",
+            "read (no sync)",
+            "write (no sync)",
+            "read (fsync)",
+            "write (fsync)",
+            "penalty",
+        ]),
+        rows,
+    }
+}
+
+/// Every table of the report, in reading order.
+pub(crate) fn tables(f: &FsyncReport) -> Vec<FsyncTable> {
+    let mut v = vec![facts_table(f), cases_table(f)];
+    if !f.penalty.is_empty() {
+        v.push(penalty_table(f));
+    }
+    v
+}
+
+/// Columns padded to their widest cell; numbers right-aligned, words left-aligned.
+pub(crate) fn grid(t: &FsyncTable) -> String {
+    let n = t.head.len();
+    let mut w = vec![0usize; n];
+    for r in std::iter::once(&t.head).chain(&t.rows) {
+        for (i, c) in r.iter().enumerate().take(n) {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let numeric = |s: &str| s.starts_with(|c: char| c.is_ascii_digit()) || s == "-";
+    let mut out = String::new();
+    for r in std::iter::once(&t.head).chain(&t.rows) {
+        let mut line = String::from(" ");
+        for (i, c) in r.iter().enumerate() {
+            let pad = w
+                .get(i)
+                .copied()
+                .unwrap_or(0)
+                .saturating_sub(c.chars().count());
+            // A row that ends early (a case not measured) runs its last cell on freely.
+            let last = i + 1 == r.len();
+            if numeric(c) && i > 0 {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                if !last {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+            line.push_str("  ");
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The text form `volbench fsync` prints.
+pub(crate) fn text(f: &FsyncReport) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let targets: Vec<&str> = f.verdicts.iter().map(|v| v.target.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "volbench fsync: {} ({} cases, {} each){}",
+        targets.join(", "),
+        f.cases.len(),
+        crate::fmt_ns(f.runtime_ns as f64),
+        match f.status {
+            Status::Complete => String::new(),
+            s => format!(
+                " [{}]",
+                serde_json::to_value(s)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default()
+            ),
+        }
+    );
+    if let Some(e) = &f.error {
+        let _ = writeln!(out, "error: {e}");
+    }
+    for t in tables(f) {
+        let _ = writeln!(out, "\n{}:", t.caption);
+        out.push_str(&grid(&t));
+    }
+    out.push_str("\nFlush honesty (evidence, not proof: `volbench durability` proves it with a power cut):\n");
+    for v in &f.verdicts {
+        let _ = writeln!(out, "  {}: {}", v.target, v.summary);
+        for e in &v.evidence {
+            let _ = writeln!(out, "    - {e}");
+        }
+    }
+    for w in &f.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+/// The Markdown form: the same tables as pipes.
+pub(crate) fn markdown(f: &FsyncReport) -> String {
+    let mut out = format!("# volbench fsync\n\nStarted {}.\n", f.started_at);
+    for t in tables(f) {
+        out.push_str(&format!(
+            "\n**{}**\n\n| {} |\n|{}\n",
+            t.caption,
+            t.head.join(" | "),
+            "---|".repeat(t.head.len())
+        ));
+        for r in &t.rows {
+            out.push_str(&format!("| {} |\n", r.join(" | ")));
+        }
+    }
+    out.push_str("\n**Flush honesty**\n\n");
+    for v in &f.verdicts {
+        out.push_str(&format!("- {}: {}\n", v.target, v.summary));
+        for e in &v.evidence {
+            out.push_str(&format!("  - {e}\n"));
+        }
+    }
+    out
+}
+
+/// The CSV form: one line per case, numbers unformatted.
+pub(crate) fn csv(f: &FsyncReport) -> String {
+    let mut out = String::from(
+        "target,method,bs,threads,writes,syncs,syncs_per_sec,writes_per_sec,mib_per_sec,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_p99_9_ns,lat_max_ns,sync_p50_ns,sync_p99_ns,status,error\n",
+    );
+    let q = |s: &str| {
+        if s.contains([',', '"', '\n']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    for c in &f.cases {
+        let p = |l: &LatencySummary, x| l.percentile(x).map_or(String::new(), |v| v.to_string());
+        let sp = |x| c.sync_lat_ns.as_ref().map_or(String::new(), |s| p(s, x));
+        let status = serde_json::to_value(c.status)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.0},{},{},{},{},{},{},{},{}\n",
+            q(&c.target),
+            c.method,
+            c.bs,
+            c.threads,
+            c.writes,
+            c.syncs,
+            c.syncs_per_sec,
+            c.writes_per_sec,
+            c.mib_per_sec,
+            c.lat_ns.mean_ns,
+            p(&c.lat_ns, 50.0),
+            p(&c.lat_ns, 99.0),
+            p(&c.lat_ns, 99.9),
+            c.lat_ns.max_ns,
+            sp(50.0),
+            sp(99.0),
+            status,
+            q(c.error.as_deref().unwrap_or(""))
+        ));
+    }
+    out
+}

@@ -1,0 +1,153 @@
+//! `volbench durability serve|create|verify`: the power-loss checker (crate `durability`).
+
+use super::usage;
+use crate::cli::{CreateArgs, DurabilityCmd, ServeArgs, VerifyArgs};
+use anyhow::Result;
+use durability::client::{self, Counters, CreateOptions, SyncMethod};
+use durability::verify::{self, VerifyOptions};
+use durability::witness::{self, ServeOptions};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use workload::{parse_duration, parse_size};
+
+pub fn main(c: DurabilityCmd) -> Result<ExitCode> {
+    match c {
+        DurabilityCmd::Serve(a) => serve(a),
+        DurabilityCmd::Create(a) => create(a),
+        DurabilityCmd::Verify(a) => verify(a),
+    }
+}
+
+fn serve(a: ServeArgs) -> Result<ExitCode> {
+    let listen = a.listen.parse().map_err(|_| {
+        usage(format!(
+            "--listen {}: give an address and port, e.g. 127.0.0.1:7810",
+            a.listen
+        ))
+    })?;
+    let journal = a
+        .journal
+        .clone()
+        .unwrap_or_else(|| store::Store::default_path().with_file_name("witness.db"));
+    if let Some(dir) = journal.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let o = ServeOptions {
+        listen,
+        token: a.token,
+        journal: journal.clone(),
+    };
+    witness::serve(&o, super::stop_flag(), |addr, token| {
+        // One line a script can read the address and token from, then how to use them.
+        println!("witness listening on {addr} token {token}");
+        eprintln!(
+            "journal {}; on the machine under test run:\n  volbench durability create --witness {addr} --token {token} FILE --size 1g",
+            journal.display()
+        );
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn create(a: CreateArgs) -> Result<ExitCode> {
+    let sync = SyncMethod::parse(&a.sync).ok_or_else(|| {
+        usage(format!(
+            "--sync {}: choose fsync, fdatasync, odsync or direct",
+            a.sync
+        ))
+    })?;
+    let size = parse_size(&a.size).map_err(|e| usage(format!("--size: {e}")))?;
+    let block = parse_size(&a.block).map_err(|e| usage(format!("--block: {e}")))?;
+    let runtime = a
+        .runtime
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| usage(format!("--runtime: {e}")))?;
+    let o = CreateOptions {
+        witness: a.w.witness,
+        token: a.w.token,
+        file: a.file,
+        size,
+        block: u32::try_from(block).map_err(|_| usage("--block is too large"))?,
+        sync,
+        threads: a.threads,
+        runtime,
+    };
+    let stop = super::stop_flag();
+    let counters = Arc::new(Counters::default());
+    let progress = spawn_progress(counters.clone(), stop.clone());
+    eprintln!(
+        "writing acknowledged records to {}; cut the power at any time",
+        o.file.display()
+    );
+    let r = client::create(&o, stop.clone(), counters);
+    stop.store(true, Relaxed);
+    let _ = progress.join();
+    let s = r?;
+    let rate = s.acked as f64 / s.elapsed.as_secs_f64().max(1e-9);
+    println!(
+        "{} records acknowledged in {:.1} s ({rate:.0}/s); the witness has them. After a power cut run: volbench durability verify --witness {} --token ... {}",
+        s.acked,
+        s.elapsed.as_secs_f64(),
+        o.witness,
+        o.file.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Records acknowledged and their rate, redrawn on a terminal every second.
+fn spawn_progress(
+    c: Arc<Counters>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
+        let began = Instant::now();
+        let mut last = (0u64, Instant::now());
+        while !stop.load(Relaxed) {
+            std::thread::sleep(Duration::from_millis(200));
+            if last.1.elapsed() < Duration::from_secs(1) {
+                continue;
+            }
+            let n = c.acked.load(Relaxed);
+            let rate = (n - last.0) as f64 / last.1.elapsed().as_secs_f64();
+            eprint!(
+                "\r{n} records acknowledged, {rate:.0}/s, {:.0} s   ",
+                began.elapsed().as_secs_f64()
+            );
+            last = (n, Instant::now());
+        }
+        eprintln!();
+    })
+}
+
+fn verify(a: VerifyArgs) -> Result<ExitCode> {
+    if !matches!(a.output_format.as_str(), "normal" | "json") {
+        return Err(usage(format!(
+            "--output-format {}: choose normal or json",
+            a.output_format
+        )));
+    }
+    let o = VerifyOptions {
+        witness: a.w.witness,
+        token: a.w.token,
+        file: a.file,
+    };
+    let r = verify::verify(&o)?;
+    let text = if a.output_format == "json" {
+        serde_json::to_string_pretty(&r)? + "\n"
+    } else {
+        r.text()
+    };
+    crate::output::stdout(text.as_bytes())?;
+    Ok(if r.lost == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(3)
+    })
+}

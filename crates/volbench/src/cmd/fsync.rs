@@ -1,0 +1,85 @@
+//! `volbench fsync`: the durable-write cost suite (crate `durability`) with its progress,
+//! output and history.
+
+use super::record::Recorder;
+use super::usage;
+use crate::cli::FsyncArgs;
+use crate::output::Output;
+use anyhow::Result;
+use durability::fsync::{Method, Options};
+use report::Document;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use workload::{parse_duration, parse_size};
+
+fn list<T>(opt: &str, s: &str, f: impl Fn(&str) -> Option<T>) -> Result<Vec<T>> {
+    let v = s
+        .split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(|x| f(x).ok_or_else(|| usage(format!("--{opt}: '{x}' is not valid"))))
+        .collect::<Result<Vec<T>>>()?;
+    if v.is_empty() {
+        return Err(usage(format!("--{opt} has no values")));
+    }
+    Ok(v)
+}
+
+fn options(a: &FsyncArgs) -> Result<Options> {
+    let methods = match &a.methods {
+        None => Method::ALL.to_vec(),
+        Some(m) => list("methods", m, Method::parse).map_err(|_| {
+            usage(format!(
+                "--methods {m}: choose from none, direct, fsync, fdatasync, odsync, direct-fdatasync, rwf-dsync"
+            ))
+        })?,
+    };
+    let bs = list("bs", &a.bs, |x| {
+        parse_size(x).ok().filter(|b| (512..=64 << 20).contains(b))
+    })?;
+    let threads = list("threads", &a.threads, |x| {
+        x.parse::<u32>().ok().filter(|&t| (1..=256).contains(&t))
+    })?;
+    let runtime = parse_duration(&a.runtime).map_err(|e| usage(format!("--runtime: {e}")))?;
+    let size = parse_size(&a.size).map_err(|e| usage(format!("--size: {e}")))?;
+    if size < *bs.iter().max().unwrap_or(&4096) * 4 {
+        return Err(usage("--size must hold at least four of the largest --bs"));
+    }
+    let targets = if a.targets.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        a.targets.clone()
+    };
+    Ok(Options {
+        targets,
+        methods,
+        bs,
+        threads,
+        runtime,
+        size,
+        cases: !a.penalty_only,
+        penalty: !a.no_penalty,
+        allow_destructive: a.allow_destructive,
+        command_line: std::env::args().collect(),
+    })
+}
+
+pub fn main(a: FsyncArgs) -> Result<ExitCode> {
+    let o = options(&a)?;
+    let mut out = Output::open(&a.out, false)?;
+    let mut recorder = Recorder::new(&a.store, out.quiet);
+    let mut observer = |i: usize, n: usize, label: &str| -> Box<dyn runner::Observer> {
+        let mut bar = out.progress();
+        bar.set_prefix(format!("case {i}/{n} {label} "));
+        Box::new(bar)
+    };
+    // Saved after every case (status `running`), so a killed suite keeps what it measured.
+    let rep = durability::fsync::run(&o, super::stop_flag(), &mut observer, &mut |r| {
+        recorder.record(&Document::Fsync(Box::new(r.clone())));
+    })?;
+    let doc = Document::Fsync(Box::new(rep));
+    recorder.record(&doc);
+    let code = out.emit(&doc)?;
+    recorder.announce();
+    Ok(code)
+}

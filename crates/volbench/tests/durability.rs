@@ -1,0 +1,494 @@
+//! `volbench fsync` and `volbench durability`: sync counts against the syscalls made, the
+//! honesty verdict on an honest and a lying disk, power cuts on that disk, and the witness
+//! under bad input and SIGKILL.
+
+mod common;
+#[path = "common/lyingdisk.rs"]
+mod lyingdisk;
+
+use common::*;
+use lyingdisk::{LyingDisk, Mode};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as Std, Stdio};
+use std::time::Duration;
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_volbench"))
+}
+
+fn fsync_json(target: &str, extra: &[&str]) -> Value {
+    ok_json(
+        volbench()
+            .args([
+                "fsync",
+                target,
+                "--no-store",
+                "--output-format",
+                "json",
+                "-q",
+            ])
+            .args(extra),
+    )
+}
+
+fn cases(v: &Value) -> &Vec<Value> {
+    v["cases"].as_array().expect("cases")
+}
+
+#[test]
+fn fsync_reports_every_case_with_the_documented_fields_and_removes_its_file() {
+    let dir = tmpdir();
+    let v = fsync_json(
+        dir.path().to_str().unwrap(),
+        &[
+            "--methods",
+            "none,fsync,odsync",
+            "--bs",
+            "4k",
+            "--threads",
+            "1,2",
+            "--runtime",
+            "300ms",
+            "--size",
+            "4m",
+            "--no-penalty",
+        ],
+    );
+    let cs = cases(&v);
+    assert_eq!(cs.len(), 6);
+    for c in cs {
+        for k in [
+            "method",
+            "bs",
+            "threads",
+            "syncs_per_sec",
+            "mib_per_sec",
+            "lat_ns",
+        ] {
+            assert!(c.get(k).is_some(), "{k} missing in {c}");
+        }
+        let (m, writes, syncs) = (
+            c["method"].as_str().unwrap(),
+            u(c, "/writes"),
+            u(c, "/syncs"),
+        );
+        assert!(writes > 0, "{m}: no writes");
+        match m {
+            "none" => assert_eq!(syncs, 0),
+            "odsync" => assert_eq!(syncs, writes, "every O_DSYNC write is durable"),
+            _ => {
+                assert_eq!(syncs, writes, "fsync after every write");
+                assert!(c["sync_lat_ns"]["percentiles"].is_array());
+                // The whole durable write is at least its flush.
+                assert!(f(c, "/lat_ns/mean_ns") >= f(c, "/sync_lat_ns/mean_ns"));
+            }
+        }
+    }
+    assert_eq!(v["verdicts"].as_array().unwrap().len(), 1);
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "its file is removed"
+    );
+}
+
+#[test]
+fn fsync_refuses_a_missing_target_and_a_bad_method_in_one_line() {
+    let out = volbench()
+        .args(["fsync", "/nonexistent/dir", "--no-store"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.contains("/nonexistent/dir") && e.contains("directory"),
+        "{e}"
+    );
+    let out = volbench()
+        .args(["fsync", ".", "--methods", "fsync,flush", "--no-store"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("choose from"));
+}
+
+/// Counts fsync and fdatasync calls with `strace -c` (all threads).
+fn strace_syncs(args: &[&str]) -> (u64, Value) {
+    let dir = tmpdir();
+    let log = dir.path().join("strace.txt");
+    // The report goes to stdout: an --output file would add the fsync of its atomic write.
+    let out = Std::new("strace")
+        .args(["-f", "-c", "-e", "trace=fsync,fdatasync", "-o"])
+        .arg(&log)
+        .arg(bin())
+        .args(args)
+        .args(["--no-store", "-q", "--output-format", "json"])
+        .env("VOLBENCH_STORE", test_store())
+        .output()
+        .expect("strace is installed (scripts/test.sh installs it)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    // strace -c: "% time seconds usecs/call calls errors syscall"
+    let calls = text
+        .lines()
+        .filter(|l| l.ends_with(" fsync") || l.ends_with(" fdatasync"))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            // With no errors column value, calls is the 4th field.
+            w[3].parse::<u64>().unwrap()
+        })
+        .sum();
+    (calls, serde_json::from_slice(&out.stdout).unwrap())
+}
+
+fn reported_sync_calls(v: &Value) -> u64 {
+    cases(v)
+        .iter()
+        .filter(|c| c["sync_lat_ns"].is_object())
+        .map(|c| u(c, "/syncs"))
+        .sum()
+}
+
+#[test]
+fn fsync_counts_equal_the_sync_syscalls_on_zram() {
+    require_root!();
+    let z = Zram::new("256M");
+    let (calls, v) = strace_syscalls_on(z.p(), true);
+    assert!(calls > 100, "too few syncs to compare: {calls}");
+    assert_eq!(reported_sync_calls(&v), calls);
+}
+
+#[test]
+fn fsync_counts_equal_the_sync_syscalls_and_the_devices_flushes_on_a_real_disk_file() {
+    require_root!();
+    let dir = tmpdir();
+    let (calls, v) = strace_syscalls_on(dir.path().to_str().unwrap(), false);
+    // The directory target adds exactly one fsync: the layout of its file.
+    assert_eq!(reported_sync_calls(&v) + 1, calls);
+    let dev = &v["environment"]["targets"][0]["device"];
+    if dev["write_cache"] == "write back" {
+        // Each flush the program asked for reached the device as a flush request.
+        for c in cases(&v)
+            .iter()
+            .filter(|c| c["method"] == "direct-fdatasync")
+        {
+            assert!(u(c, "/device_flushes") >= u(c, "/syncs"), "{c}");
+        }
+    }
+}
+
+fn strace_syscalls_on(target: &str, device: bool) -> (u64, Value) {
+    let mut args = vec![
+        "fsync",
+        target,
+        "--methods",
+        "fsync,fdatasync,direct-fdatasync,odsync",
+        "--bs",
+        "4k",
+        "--threads",
+        "1,2",
+        "--runtime",
+        "500ms",
+        "--size",
+        "16m",
+        "--no-penalty",
+    ];
+    if device {
+        args.push("--allow-destructive");
+    }
+    strace_syncs(&args)
+}
+
+fn fuse_dir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+#[test]
+fn fsync_flags_the_lying_disks_flush_and_not_the_honest_ones() {
+    require_root!();
+    for (mode, expect) in [
+        (
+            Mode::Lying {
+                lag: Duration::from_millis(500),
+            },
+            "implausible",
+        ),
+        (
+            Mode::Honest {
+                flush: Duration::from_millis(2),
+            },
+            "plausible",
+        ),
+    ] {
+        let mnt = fuse_dir();
+        let disk = LyingDisk::new(mnt.path(), mode);
+        let v = fsync_json(
+            mnt.path().to_str().unwrap(),
+            &[
+                "--methods",
+                "fdatasync",
+                "--bs",
+                "4k",
+                "--threads",
+                "1",
+                "--runtime",
+                "1s",
+                "--size",
+                "4m",
+                "--no-penalty",
+            ],
+        );
+        assert_eq!(
+            v["verdicts"][0]["verdict"], expect,
+            "{mode:?}: {}",
+            v["verdicts"][0]
+        );
+        drop(disk);
+    }
+}
+
+/// A witness process, killed when dropped.
+struct Witness {
+    child: Child,
+    addr: String,
+    token: String,
+}
+
+impl Witness {
+    fn start(journal: &Path, listen: &str) -> Witness {
+        let mut child = Std::new(bin())
+            .args(["durability", "serve", "--listen", listen, "--journal"])
+            .arg(journal)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        // "witness listening on ADDR token T"
+        let w: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(w.get(2), Some(&"on"), "{line}");
+        Witness {
+            child,
+            addr: w[3].into(),
+            token: w[5].into(),
+        }
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn rss_kib(&self) -> u64 {
+        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        s.lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap()
+    }
+}
+
+impl Drop for Witness {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn create(w: &Witness, file: &Path, extra: &[&str]) -> Child {
+    Std::new(bin())
+        .args([
+            "durability",
+            "create",
+            "--witness",
+            &w.addr,
+            "--token",
+            &w.token,
+            "--size",
+            "16m",
+            "--threads",
+            "4",
+        ])
+        .arg(file)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn verify(w: &Witness, file: &Path) -> (i32, Value) {
+    let out = Std::new(bin())
+        .args([
+            "durability",
+            "verify",
+            "--witness",
+            &w.addr,
+            "--token",
+            &w.token,
+            "--output-format",
+            "json",
+        ])
+        .arg(file)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("verify: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap_or(-1), v)
+}
+
+/// Runs `create` on the disk for `secs`, cuts the power (SIGKILL, then the cache is gone),
+/// mounts again and verifies.
+fn cycle(disk: &mut LyingDisk, w: &Witness, secs: f64) -> (i32, Value) {
+    let file = disk.dir.join("dc.dat");
+    let mut c = create(w, &file, &[]);
+    std::thread::sleep(Duration::from_secs_f64(secs));
+    assert!(c.try_wait().unwrap().is_none(), "create stopped early");
+    c.kill().unwrap();
+    c.wait().unwrap();
+    disk.cut();
+    disk.mount();
+    verify(w, &file)
+}
+
+#[test]
+fn durability_passes_the_honest_disk_and_catches_the_lying_one_every_cycle() {
+    require_root!();
+    let j = tmpdir();
+    let w = Witness::start(&j.path().join("w.db"), "127.0.0.1:0");
+    for (mode, lying) in [
+        (
+            Mode::Honest {
+                flush: Duration::from_millis(1),
+            },
+            false,
+        ),
+        (
+            Mode::Lying {
+                lag: Duration::from_millis(400),
+            },
+            true,
+        ),
+    ] {
+        let mnt = fuse_dir();
+        let mut disk = LyingDisk::new(mnt.path(), mode);
+        for i in 0..3 {
+            let (code, v) = cycle(&mut disk, &w, 1.5);
+            let known = u(&v, "/blocks");
+            assert!(known > 50, "cycle {i}: too few records to judge: {v}");
+            if lying {
+                assert!(u(&v, "/lost") > 0, "{mode:?} cycle {i}: not caught: {v}");
+                assert_eq!(code, 3, "lost records exit 3");
+            } else {
+                assert_eq!(u(&v, "/lost"), 0, "{mode:?} cycle {i}: {v}");
+                assert_eq!(code, 0);
+                assert!(u(&v, "/intact") > 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_witness_killed_and_restarted_still_verifies_every_acknowledged_record() {
+    let dir = tmpdir();
+    let journal = dir.path().join("w.db");
+    let file = dir.path().join("dc.dat");
+    let mut w = Witness::start(&journal, "127.0.0.1:0");
+    let mut c = create(&w, &file, &["--sync", "fdatasync"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    w.kill();
+    // The client fails once its witness is gone, and never claims more than it reported.
+    let st = c.wait().unwrap();
+    assert!(!st.success());
+    let token = w.token.clone();
+    let w2 = Witness::start(&journal, &w.addr);
+    assert_eq!(w2.token, token, "the journal keeps the token");
+    let (code, v) = verify(&w2, &file);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(u(&v, "/lost"), 0);
+    assert!(u(&v, "/intact") > 10, "{v}");
+}
+
+fn send(addr: &str, lines: &[u8]) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let _ = s.write_all(lines);
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
+}
+
+#[test]
+fn the_witness_refuses_bad_input_with_clear_errors_and_stays_small() {
+    let dir = tmpdir();
+    let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
+    let hello = format!(
+        "{{\"op\":\"hello\",\"version\":1,\"token\":\"{}\"}}\n",
+        w.token
+    );
+    let r = send(&w.addr, b"this is not json\n");
+    assert!(r.contains("malformed message"), "{r}");
+    let r = send(
+        &w.addr,
+        b"{\"op\":\"hello\",\"version\":1,\"token\":\"wrong\"}\n",
+    );
+    assert!(r.contains("wrong token"), "{r}");
+    let r = send(
+        &w.addr,
+        format!(
+            "{hello}{{\"op\":\"intent\",\"file\":\"x:/nope\",\"block\":1,\"seq\":1,\"sum\":0}}\n"
+        )
+        .as_bytes(),
+    );
+    assert!(r.contains("unknown file"), "{r}");
+    let r = send(
+        &w.addr,
+        b"{\"op\":\"intent\",\"file\":\"x\",\"block\":1,\"seq\":1,\"sum\":0}\n",
+    );
+    assert!(r.contains("hello"), "{r}");
+    // A 100 MB line: refused after the first 4 KiB, the rest never read into memory.
+    let big = vec![b'a'; 100 << 20];
+    let r = send(&w.addr, &big);
+    assert!(r.contains("too long"), "{r}");
+    for _ in 0..1000 {
+        drop(TcpStream::connect(&w.addr).unwrap());
+    }
+    // Still serving, and still small.
+    let r = send(&w.addr, hello.as_bytes());
+    assert!(r.contains("\"ok\""), "{r}");
+    assert!(w.rss_kib() < 64 * 1024, "witness RSS {} KiB", w.rss_kib());
+    // A wrong token makes verify fail with a non-zero exit.
+    let out = Std::new(bin())
+        .args([
+            "durability",
+            "verify",
+            "--witness",
+            &w.addr,
+            "--token",
+            "nope",
+        ])
+        .arg(dir.path().join("w.db"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrong token"));
+}
+
+#[test]
+fn the_witness_listens_on_loopback_unless_told_otherwise() {
+    let out = volbench()
+        .args(["durability", "serve", "--help"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[default: 127.0.0.1:7810]"));
+}
