@@ -492,3 +492,62 @@ fn the_witness_listens_on_loopback_unless_told_otherwise() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("[default: 127.0.0.1:7810]"));
 }
+
+#[test]
+fn an_fsync_result_is_stored_listed_shown_and_reported_like_every_run() {
+    let dir = tmpdir();
+    let store = dir.path().join("store.db");
+    let target = tmpdir();
+    let out = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args([
+            "fsync",
+            target.path().to_str().unwrap(),
+            "--methods",
+            "fdatasync",
+            "--bs",
+            "4k",
+            "--threads",
+            "1",
+            "--runtime",
+            "200ms",
+            "--size",
+            "4m",
+            "--no-penalty",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args(["history", "--kind", "fsync"])
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert!(list.contains("fsync cost (1 cases)"), "{list}");
+    let show = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args(["show", "last"])
+        .output()
+        .unwrap();
+    let show = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        show.contains("Flush honesty") && show.contains("fdatasync"),
+        "{show}"
+    );
+    let page = dir.path().join("f.html");
+    let r = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args(["report", "last", "-o"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Durable writes per second") && html.contains("Flush honesty"));
+}

@@ -311,12 +311,33 @@ fn pages_open_in_chromium_and_draw_every_chart() {
         &["run", "--ioengine=null", "--runtime=2s", "--rw=randrw"],
     );
     let (sweep, _) = json_report(d.path(), "sweep.json", SWEEP);
+    let fsync_dir = tmpdir();
+    let (fsync, _) = json_report(
+        d.path(),
+        "fsync.json",
+        &[
+            "fsync",
+            fsync_dir.path().to_str().unwrap(),
+            "--methods",
+            "none,fsync,fdatasync",
+            "--bs",
+            "4k,16k",
+            "--threads",
+            "1",
+            "--runtime",
+            "200ms",
+            "--size",
+            "4m",
+            "--no-penalty",
+        ],
+    );
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     for (name, inputs) in [
         ("run", vec![run.as_path()]),
         ("sweep", vec![sweep.as_path()]),
         ("compare", vec![run.as_path(), sweep.as_path()]),
+        ("fsync", vec![fsync.as_path()]),
     ] {
         let html = report_page(d.path(), &inputs);
         let page = d.path().join(format!("{name}.html"));

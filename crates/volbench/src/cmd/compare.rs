@@ -26,6 +26,9 @@ pub fn input(
         if let Ok(s) = serde_json::from_str::<report::SuiteReport>(&text) {
             return Ok(Document::Suite(Box::new(s)));
         }
+        if let Ok(f) = serde_json::from_str::<report::FsyncReport>(&text) {
+            return Ok(Document::Fsync(Box::new(f)));
+        }
         return Err(usage(format!(
             "{what} is not a volbench JSON report (fio-json cannot be compared: write --output-format=volbench-json)"
         )));

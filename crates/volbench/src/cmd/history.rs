@@ -105,10 +105,10 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
     if let Some(k) = a
         .kind
         .as_deref()
-        .filter(|k| !["run", "sweep", "suite"].contains(k))
+        .filter(|k| !["run", "sweep", "suite", "fsync"].contains(k))
     {
         return Err(usage(format!(
-            "--kind={}: use run, sweep or suite",
+            "--kind={}: use run, sweep, suite or fsync",
             workload::shown(k)
         )));
     }

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""`volbench fsync` against fio on the same directory, alternating, printing syncs/s ratios.
+
+Each durable-write method is run by fio with the equivalent options (psync, QD1 per thread,
+random 4k writes over a file of the same size in the same directory):
+  fsync            fio --fsync=1
+  fdatasync        fio --fdatasync=1
+  odsync           fio --sync=dsync
+  direct-fdatasync fio --direct=1 --fdatasync=1
+For fio, syncs/s is the write IOPS (one sync per write). Medians of --reps runs each.
+
+Usage:  python3 bench/fsync_vs_fio.py [--dir /var/tmp] [--runtime 5] [--reps 3]
+"""
+import argparse, json, os, statistics, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VB = os.path.join(ROOT, "target", "release", "volbench")
+FIO_OPTS = {
+    "fsync": ["--fsync=1"],
+    "fdatasync": ["--fdatasync=1"],
+    "odsync": ["--sync=dsync"],
+    "direct-fdatasync": ["--direct=1", "--fdatasync=1"],
+}
+
+
+def out_of(cmd):
+    p = subprocess.run(cmd, capture_output=True)
+    if p.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr.decode()}")
+    return p.stdout
+
+
+def fio(d, method, threads, runtime, size):
+    f = os.path.join(d, "fio-fsync.dat")
+    cmd = ["fio", "--name=b", f"--filename={f}", f"--size={size}", "--rw=randwrite", "--bs=4k",
+           "--ioengine=psync", "--iodepth=1", f"--numjobs={threads}", "--group_reporting",
+           f"--runtime={runtime}", "--time_based", "--output-format=json"] + FIO_OPTS[method]
+    j = json.loads(out_of(cmd))["jobs"][0]
+    return j["write"]["iops"]
+
+
+def volbench(d, method, threads, runtime, size):
+    cmd = [VB, "fsync", d, "--methods", method, "--bs", "4k", "--threads", str(threads),
+           "--runtime", f"{runtime}s", "--size", size, "--no-penalty", "--no-store", "-q",
+           "--output-format", "json"]
+    c = json.loads(out_of(cmd))["cases"][0]
+    return c["syncs_per_sec"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", default="/var/tmp")
+    ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--size", default="256m")
+    a = ap.parse_args()
+    d = tempfile.mkdtemp(dir=a.dir, prefix="fsyncbench-")
+    print(f"| method | threads | fio syncs/s | volbench syncs/s | volbench/fio |")
+    print(f"|---|---:|---:|---:|---:|")
+    try:
+        for method in FIO_OPTS:
+            for threads in (1, 4):
+                f, v = [], []
+                for _ in range(a.reps):  # alternate so drift hits both tools alike
+                    f.append(fio(d, method, threads, a.runtime, a.size))
+                    v.append(volbench(d, method, threads, a.runtime, a.size))
+                fm, vm = statistics.median(f), statistics.median(v)
+                print(f"| {method} | {threads} | {fm:,.0f} | {vm:,.0f} | {vm / fm:.3f} |", flush=True)
+    finally:
+        subprocess.run(["rm", "-rf", d])
+
+
+if __name__ == "__main__":
+    main()
