@@ -9,9 +9,15 @@ random 4k writes over a file of the same size in the same directory):
   direct-fdatasync fio --direct=1 --fdatasync=1
 For fio, syncs/s is the write IOPS (one sync per write). Medians of --reps runs each.
 
+volbench lays out a fresh file for every run (and removes it after); fio is given a fresh file
+every run too (its file is deleted first, so fio lays it out), and both wait --settle seconds
+after syncing the file system before starting. On a disk mounted with `discard` or a
+thin-provisioned virtual disk, a reused file and a fresh one differ by up to 1.5x, so the
+conditions must match.
+
 Usage:  python3 bench/fsync_vs_fio.py [--dir /var/tmp] [--runtime 5] [--reps 3]
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile
+import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VB = os.path.join(ROOT, "target", "release", "volbench")
@@ -30,8 +36,15 @@ def out_of(cmd):
     return p.stdout
 
 
+def settle(secs):
+    os.sync()
+    time.sleep(secs)
+
+
 def fio(d, method, threads, runtime, size):
     f = os.path.join(d, "fio-fsync.dat")
+    if os.path.exists(f):
+        os.remove(f)
     cmd = ["fio", "--name=b", f"--filename={f}", f"--size={size}", "--rw=randwrite", "--bs=4k",
            "--ioengine=psync", "--iodepth=1", f"--numjobs={threads}", "--group_reporting",
            f"--runtime={runtime}", "--time_based", "--output-format=json"] + FIO_OPTS[method]
@@ -53,6 +66,7 @@ def main():
     ap.add_argument("--runtime", type=int, default=5)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--size", default="256m")
+    ap.add_argument("--settle", type=float, default=2.0)
     a = ap.parse_args()
     d = tempfile.mkdtemp(dir=a.dir, prefix="fsyncbench-")
     print(f"| method | threads | fio syncs/s | volbench syncs/s | volbench/fio |")
@@ -62,7 +76,9 @@ def main():
             for threads in (1, 4):
                 f, v = [], []
                 for _ in range(a.reps):  # alternate so drift hits both tools alike
+                    settle(a.settle)
                     f.append(fio(d, method, threads, a.runtime, a.size))
+                    settle(a.settle)
                     v.append(volbench(d, method, threads, a.runtime, a.size))
                 fm, vm = statistics.median(f), statistics.median(v)
                 print(f"| {method} | {threads} | {fm:,.0f} | {vm:,.0f} | {vm / fm:.3f} |", flush=True)

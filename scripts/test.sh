@@ -16,6 +16,9 @@ command -v chromium >/dev/null || need+=(chromium)
 # fsync tests count sync syscalls with strace; durability tests mount a FUSE "lying disk".
 command -v strace >/dev/null || need+=(strace)
 command -v fusermount3 >/dev/null || need+=(fuse3)
+# db tests start throwaway PostgreSQL clusters and compare with pgbench (postgresql-client).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v pgbench >/dev/null || need+=(postgresql-client)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -51,9 +51,12 @@ pub struct Difference {
 /// The facts that are the workload's settings, not the environment's.
 const SETTINGS: [&str; 2] = ["ioengine", "direct"];
 
-/// The comparable units of a document: a run's reporting groups (or the run as a whole), or a
-/// suite's or sweep's points.
-fn units(d: &Document) -> Vec<(String, &JobReport)> {
+/// The comparable units of a document, each with its metrics: a run's reporting groups (or
+/// the run as a whole), a suite's or sweep's points, an fsync report's cases, a db report's
+/// targets ("tpcb" when it has one, so db results of different directories line up).
+type Metrics = Vec<(String, &'static str, f64)>;
+
+fn units(d: &Document) -> Vec<(String, Metrics)> {
     match d {
         Document::Run(r) if r.groups.len() > 1 => r
             .groups
@@ -64,18 +67,64 @@ fn units(d: &Document) -> Vec<(String, &JobReport)> {
                         .jobs
                         .get(g.spec_index)
                         .map_or(g.report.name.clone(), |s| s.name.clone()),
-                    &g.report,
+                    metrics(&g.report),
                 )
             })
             .collect(),
-        Document::Run(r) => vec![("all".to_string(), &r.group)],
+        Document::Run(r) => vec![("all".to_string(), metrics(&r.group))],
         Document::Suite(s) => s
             .runs
             .iter()
-            .map(|x| (x.label.clone(), &x.report.group))
+            .map(|x| (x.label.clone(), metrics(&x.report.group)))
             .collect(),
-        // An fsync report's cases are not runs; `volbench fsync A B` compares its targets.
-        Document::Fsync(_) => Vec::new(),
+        Document::Fsync(f) => f
+            .cases
+            .iter()
+            .filter(|c| c.writes > 0)
+            .map(|c| {
+                let mut m = vec![
+                    ("syncs/s".to_string(), "iops", c.syncs_per_sec),
+                    (
+                        "MiB/s".to_string(),
+                        "bytes_per_s",
+                        c.mib_per_sec * 1048576.0,
+                    ),
+                    (
+                        "lat p99".to_string(),
+                        "ns",
+                        c.lat_ns.percentile(99.0).unwrap_or(0) as f64,
+                    ),
+                ];
+                if c.syncs == 0 {
+                    m.remove(0);
+                }
+                (
+                    format!("{} {} x{}", c.method, workload::short_size(c.bs), c.threads),
+                    m,
+                )
+            })
+            .collect(),
+        Document::Db(d) => d
+            .runs
+            .iter()
+            .map(|r| {
+                let item = if d.runs.len() == 1 {
+                    "tpcb".to_string()
+                } else {
+                    r.target.clone()
+                };
+                let m = vec![
+                    ("tps".to_string(), "iops", r.tps),
+                    ("lat mean".to_string(), "ns", r.latency_ns.mean_ns),
+                    (
+                        "lat p99".to_string(),
+                        "ns",
+                        r.latency_ns.percentile(99.0).unwrap_or(0) as f64,
+                    ),
+                ];
+                (item, m)
+            })
+            .collect(),
     }
 }
 
@@ -83,7 +132,7 @@ fn first_run(d: &Document) -> Option<&RunReport> {
     match d {
         Document::Run(r) => Some(r),
         Document::Suite(s) => s.runs.first().map(|x| &x.report),
-        Document::Fsync(_) => None,
+        Document::Fsync(_) | Document::Db(_) => None,
     }
 }
 
@@ -166,8 +215,8 @@ pub fn compare(inputs: &[(String, Document)]) -> Comparison {
     let mut rows: Vec<Row> = Vec::new();
     let n = inputs.len();
     for (i, (_, doc)) in inputs.iter().enumerate() {
-        for (item, j) in units(doc) {
-            for (metric, unit, v) in metrics(j) {
+        for (item, ms) in units(doc) {
+            for (metric, unit, v) in ms {
                 match rows
                     .iter_mut()
                     .find(|r| r.item == item && r.metric == metric)

@@ -3,11 +3,13 @@
 
 pub mod analysis;
 pub mod compare;
+pub mod db;
 pub mod export;
 pub mod fsync;
 pub mod model;
 pub mod suite;
 
+pub use db::{DbReport, DbRun, Explanation};
 pub use export::{exporter, fmt_count, fmt_ns, Exporter, Format};
 pub use fsync::{FsyncCase, FsyncReport, Penalty, RwRates, Verdict};
 pub use model::*;
@@ -20,6 +22,7 @@ pub enum Document {
     Run(Box<RunReport>),
     Suite(Box<SuiteReport>),
     Fsync(Box<FsyncReport>),
+    Db(Box<DbReport>),
 }
 
 impl Document {
@@ -30,6 +33,7 @@ impl Document {
             Document::Suite(s) if s.suite == "sweep" => "sweep",
             Document::Suite(_) => "suite",
             Document::Fsync(_) => "fsync",
+            Document::Db(_) => "db",
         }
     }
     pub fn started_at(&self) -> &str {
@@ -37,26 +41,28 @@ impl Document {
             Document::Run(r) => &r.started_at,
             Document::Suite(s) => &s.started_at,
             Document::Fsync(f) => &f.started_at,
+            Document::Db(d) => &d.started_at,
         }
     }
     pub fn first_run(&self) -> Option<&RunReport> {
         match self {
             Document::Run(r) => Some(r),
             Document::Suite(s) => s.runs.first().map(|r| &r.report),
-            Document::Fsync(_) => None,
+            Document::Fsync(_) | Document::Db(_) => None,
         }
     }
     /// The host and targets the entry measured.
     pub fn environment(&self) -> Option<&Environment> {
         match self {
             Document::Fsync(f) => Some(&f.environment),
+            Document::Db(d) => Some(&d.environment),
             _ => self.first_run().map(|r| &r.environment),
         }
     }
     pub fn suite_name(&self) -> Option<&str> {
         match self {
             Document::Suite(s) => Some(&s.suite),
-            Document::Run(_) | Document::Fsync(_) => None,
+            Document::Run(_) | Document::Fsync(_) | Document::Db(_) => None,
         }
     }
     pub fn status(&self) -> Status {
@@ -64,6 +70,7 @@ impl Document {
             Document::Run(r) => r.status,
             Document::Suite(s) => s.status,
             Document::Fsync(f) => f.status,
+            Document::Db(d) => d.status,
         }
     }
     /// What the entry is, in a few words, for history: "randread 4k QD32", "2 groups: randread
@@ -89,6 +96,7 @@ impl Document {
             }
             Document::Suite(s) => format!("suite {} ({} tests)", s.suite, s.runs.len()),
             Document::Fsync(f) => format!("fsync cost ({} cases)", f.cases.len()),
+            Document::Db(d) => format!("db {} scale {} x{} clients", d.engine, d.scale, d.clients),
         }
     }
     /// Exports through one format's exporter.
@@ -97,6 +105,7 @@ impl Document {
             Document::Run(r) => e.export(r),
             Document::Suite(s) => e.export_suite(s),
             Document::Fsync(f) => e.export_fsync(f),
+            Document::Db(d) => e.export_db(d),
         }
     }
 }

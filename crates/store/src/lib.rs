@@ -188,6 +188,7 @@ impl Store {
             Entry::Run(r) => (target, hostname, None, None, r.groups.len() as i64),
             Entry::Suite(s) => (target, hostname, None, None, s.runs.len() as i64),
             Entry::Fsync(f) => (target, hostname, None, None, f.cases.len() as i64),
+            Entry::Db(d) => (target, hostname, None, None, d.runs.len() as i64),
         }
     }
 

@@ -78,6 +78,63 @@ pub enum Cmd {
     /// acknowledged records on the machine under test, and verification after the cut.
     #[command(subcommand, after_help = DURABILITY_EXAMPLES)]
     Durability(DurabilityCmd),
+    /// Would my database run well here? pgbench's TPC-B-like workload on SQLite (embedded) or
+    /// a real, throwaway PostgreSQL in each directory, explained by the directory's flush time.
+    #[command(after_help = DB_EXAMPLES)]
+    Db(DbArgs),
+}
+
+const DB_EXAMPLES: &str = "\
+Examples:
+  volbench db                                           SQLite in this directory, 10 clients, 10 s
+  volbench db --engine postgres --clients 10 --transactions 1000 /var/lib/local /mnt/volume
+  volbench db --engine postgres --postgres-url postgres://bench@db1/bench --time 60
+  volbench db /mnt/a /mnt/b --output-format json --output db.json";
+
+#[derive(Args, Debug, Clone)]
+pub struct DbArgs {
+    /// Directories to run in, one after another (a side-by-side table for several)
+    /// [default: the current directory].
+    #[arg(value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// sqlite (embedded, nothing to install) or postgres (a throwaway cluster in each DIR).
+    #[arg(long, default_value = "sqlite")]
+    pub engine: String,
+    /// Use this running PostgreSQL instead of a throwaway cluster (pgbench's tables are made if
+    /// absent and left afterwards; nothing is dropped).
+    #[arg(long = "postgres-url", value_name = "URL")]
+    pub postgres_url: Option<String>,
+    /// Scale factor: 100,000 accounts per unit, as pgbench -s.
+    #[arg(long, short = 's', default_value_t = 1)]
+    pub scale: u32,
+    /// Concurrent clients, each with its own connection (pgbench -c).
+    #[arg(long, short = 'c', default_value_t = 10)]
+    pub clients: u32,
+    /// Run for this long (pgbench -T) [default: 10s unless --transactions].
+    #[arg(
+        long,
+        short = 'T',
+        value_name = "TIME",
+        conflicts_with = "transactions"
+    )]
+    pub time: Option<String>,
+    /// Transactions per client (pgbench -t).
+    #[arg(long, short = 't', value_name = "N")]
+    pub transactions: Option<u64>,
+    /// SQLite's PRAGMA synchronous: FULL (each commit syncs, as PostgreSQL does), NORMAL, OFF.
+    #[arg(
+        long = "sqlite-synchronous",
+        default_value = "FULL",
+        value_name = "MODE"
+    )]
+    pub sqlite_synchronous: String,
+    /// Skip the flush-latency probe (the explanation then has no commit ceiling).
+    #[arg(long = "no-probe")]
+    pub no_probe: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 const FSYNC_EXAMPLES: &str = "\
@@ -312,7 +369,7 @@ pub struct HistoryArgs {
     /// Only results of this suite (quick, cloud-volume, scaling, crystal, or a suite file's name).
     #[arg(long)]
     pub suite: Option<String>,
-    /// Only this kind of result: run, sweep, suite or fsync.
+    /// Only this kind of result: run, sweep, suite, fsync or db.
     #[arg(long)]
     pub kind: Option<String>,
     /// Only results started on or after this date (2026-11-01 or RFC 3339).

@@ -54,6 +54,7 @@ fn main() -> ExitCode {
         cli::Cmd::Chart(a) => cmd::report::chart(a),
         cli::Cmd::Fsync(a) => cmd::fsync::main(a),
         cli::Cmd::Durability(c) => cmd::durability::main(c),
+        cli::Cmd::Db(a) => cmd::db::main(a),
     })
 }
 

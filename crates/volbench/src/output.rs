@@ -186,7 +186,7 @@ impl Output {
             let runs: Vec<&RunReport> = match d {
                 Document::Run(r) => vec![r],
                 Document::Suite(s) => s.runs.iter().map(|x| &x.report).collect(),
-                Document::Fsync(_) => Vec::new(),
+                Document::Fsync(_) | Document::Db(_) => Vec::new(),
             };
             let (mut warnings, mut errors): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
             for r in &runs {
@@ -196,6 +196,10 @@ impl Output {
             if let Document::Fsync(f) = d {
                 warnings.extend(f.warnings.iter().map(|w| w.message.as_str()));
                 errors.extend(f.error.as_deref());
+            }
+            if let Document::Db(x) = d {
+                warnings.extend(x.warnings.iter().map(|w| w.message.as_str()));
+                errors.extend(x.error.as_deref());
             }
             let mut said: Vec<&str> = Vec::new();
             for w in warnings {

@@ -551,3 +551,45 @@ fn an_fsync_result_is_stored_listed_shown_and_reported_like_every_run() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("Durable writes per second") && html.contains("Flush honesty"));
 }
+
+/// tps follows the device's flush time: SQLite (one writer, a WAL sync per commit) on the
+/// honest test disk with a 2 ms and an 8 ms flush. The explanation must name flush as the bound.
+#[test]
+fn db_tps_follows_the_flush_time_and_is_explained_by_it() {
+    require_root!();
+    let mut tps = Vec::new();
+    for ms in [2u64, 8] {
+        let mnt = fuse_dir();
+        let disk = LyingDisk::new(
+            mnt.path(),
+            Mode::Honest {
+                flush: Duration::from_millis(ms),
+            },
+        );
+        let v = ok_json(volbench().args([
+            "db",
+            mnt.path().to_str().unwrap(),
+            "--clients",
+            "1",
+            "--time",
+            "3s",
+            "--no-store",
+            "-q",
+            "--output-format",
+            "json",
+        ]));
+        let e = &v["runs"][0]["explanation"];
+        assert_eq!(e["bound"], "flush", "{ms} ms: {e}");
+        // The probe sees the flush: its mean is at least the disk's flush time.
+        assert!(f(e, "/flush_mean_ns") >= (ms * 1_000_000) as f64, "{e}");
+        // One writer cannot commit faster than one flush stream allows.
+        assert!(f(&v, "/tps") <= f(e, "/commit_ceiling_tps") * 1.2, "{v}");
+        tps.push(f(&v, "/tps"));
+        drop(disk);
+    }
+    // 4x the flush time: well under half the tps (CPU per commit is small next to 2 ms).
+    assert!(
+        tps[1] < tps[0] / 2.0,
+        "tps at 2 ms and 8 ms flushes: {tps:?}"
+    );
+}

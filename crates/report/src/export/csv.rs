@@ -62,4 +62,8 @@ impl Exporter for Csv {
     fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::fsync::csv(f).into_bytes())
     }
+
+    fn export_db(&self, d: &crate::DbReport) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::db::csv(d).into_bytes())
+    }
 }

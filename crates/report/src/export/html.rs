@@ -46,6 +46,23 @@ impl Exporter for Html {
         p.render()
     }
 
+    fn export_db(&self, d: &crate::DbReport) -> anyhow::Result<Vec<u8>> {
+        let mut p = Page::new(
+            format!(
+                "volbench db: {}",
+                d.runs
+                    .iter()
+                    .map(|r| r.target.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" vs ")
+            ),
+            format!("{} · started {}", crate::db::header(d), d.started_at),
+        );
+        p.status = status(d.status);
+        db_sections(&mut p, d, "db");
+        p.render()
+    }
+
     fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
         let targets: Vec<&str> = f.verdicts.iter().map(|v| v.target.as_str()).collect();
         let mut p = Page::new(
@@ -56,6 +73,60 @@ impl Exporter for Html {
         fsync_sections(&mut p, f, "fsync");
         p.render()
     }
+}
+
+/// A db report: the side-by-side table, the explanation per target, and the tps of each
+/// second per target.
+fn db_sections(p: &mut Page, d: &crate::DbReport, id: &str) {
+    let t = crate::db::table(d);
+    let mut sec = Section::new(&format!("{id}-db"), &t.caption, 2);
+    sec.text = Some(crate::db::header(d));
+    sec.findings = d
+        .runs
+        .iter()
+        .map(|r| format!("{}: {}", r.target, r.explanation.summary))
+        .collect();
+    sec.warnings = d.warnings.iter().map(|w| w.message.clone()).collect();
+    sec.tables.push(Table {
+        caption: None,
+        head: t.head,
+        rows: t.rows,
+    });
+    let n = d
+        .runs
+        .iter()
+        .map(|r| r.tps_per_sec.len())
+        .max()
+        .unwrap_or(0);
+    if n > 0 {
+        let datasets = d
+            .runs
+            .iter()
+            .map(|r| {
+                Dataset::new(
+                    &r.target,
+                    r.tps_per_sec.iter().map(|v| Some(*v)).collect(),
+                    "count",
+                )
+            })
+            .collect();
+        p.add_chart(
+            &mut sec,
+            Chart {
+                id: String::new(),
+                kind: "line",
+                title: "Transactions per second".into(),
+                x_title: "second".into(),
+                y_title: "tps".into(),
+                y2_title: None,
+                y_log: false,
+                y_from_zero: true,
+                labels: (1..=n).map(|i| i.to_string()).collect(),
+                datasets,
+            },
+        );
+    }
+    p.sections.push(sec);
 }
 
 /// An fsync report: the verdicts first, then the tables, and a chart of durable writes per
@@ -163,6 +234,7 @@ pub fn report(docs: &[(String, crate::Document)]) -> anyhow::Result<Vec<u8>> {
                 p.sections.push(sec);
             }
             crate::Document::Fsync(f) => fsync_sections(&mut p, f, &format!("input-{}", i + 1)),
+            crate::Document::Db(d) => db_sections(&mut p, d, &format!("input-{}", i + 1)),
         }
     }
     p.render()

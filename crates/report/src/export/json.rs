@@ -23,4 +23,10 @@ impl Exporter for Json {
         v.push(b'\n');
         Ok(v)
     }
+
+    fn export_db(&self, d: &crate::DbReport) -> anyhow::Result<Vec<u8>> {
+        let mut v = serde_json::to_vec_pretty(d)?;
+        v.push(b'\n');
+        Ok(v)
+    }
 }

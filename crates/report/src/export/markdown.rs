@@ -82,4 +82,8 @@ impl Exporter for Markdown {
     fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::fsync::markdown(f).into_bytes())
     }
+
+    fn export_db(&self, d: &crate::DbReport) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::db::markdown(d).into_bytes())
+    }
 }

@@ -16,7 +16,7 @@ pub use json::Json;
 pub use markdown::Markdown;
 pub use text::{fmt_count, fmt_ns, Text};
 
-use crate::{FsyncReport, RunReport, SuiteReport};
+use crate::{DbReport, FsyncReport, RunReport, SuiteReport};
 
 /// Turns a report into the bytes of one format.
 pub trait Exporter {
@@ -26,6 +26,12 @@ pub trait Exporter {
     fn export_fsync(&self, _f: &FsyncReport) -> anyhow::Result<Vec<u8>> {
         anyhow::bail!(
             "this output format has no form for fsync reports: use normal, json, csv, md or html"
+        )
+    }
+    /// A database benchmark report; formats that have no shape for it say which ones do.
+    fn export_db(&self, _d: &DbReport) -> anyhow::Result<Vec<u8>> {
+        anyhow::bail!(
+            "this output format has no form for db reports: use normal, json, csv, md or html"
         )
     }
 }

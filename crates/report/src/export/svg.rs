@@ -66,10 +66,11 @@ struct Lines {
 /// The chart of `metric` against `x` (a swept parameter, or `time` for a run) as SVG text.
 pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, String> {
     let lines = match doc {
-        Document::Fsync(_) => return Err(
-            "an fsync report has no series to chart: use its HTML report (--output-format html)"
-                .into(),
-        ),
+        Document::Fsync(_) | Document::Db(_) => {
+            return Err(
+                "fsync and db reports are charted in their HTML report (volbench report ID)".into(),
+            )
+        }
         Document::Suite(s) => suite_lines(s, metric, x)?,
         Document::Run(r) => {
             if x.is_some_and(|x| x != "time") {

@@ -278,6 +278,10 @@ impl Exporter for Text {
     fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::fsync::text(f).into_bytes())
     }
+
+    fn export_db(&self, d: &crate::DbReport) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::db::text(d).into_bytes())
+    }
 }
 
 /// One row per test: label, IOPS, bandwidth, latency, CPU; findings marked and listed below.

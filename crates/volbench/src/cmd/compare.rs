@@ -29,6 +29,9 @@ pub fn input(
         if let Ok(f) = serde_json::from_str::<report::FsyncReport>(&text) {
             return Ok(Document::Fsync(Box::new(f)));
         }
+        if let Ok(d) = serde_json::from_str::<report::DbReport>(&text) {
+            return Ok(Document::Db(Box::new(d)));
+        }
         return Err(usage(format!(
             "{what} is not a volbench JSON report (fio-json cannot be compared: write --output-format=volbench-json)"
         )));

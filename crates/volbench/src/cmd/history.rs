@@ -105,10 +105,10 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
     if let Some(k) = a
         .kind
         .as_deref()
-        .filter(|k| !["run", "sweep", "suite", "fsync"].contains(k))
+        .filter(|k| !["run", "sweep", "suite", "fsync", "db"].contains(k))
     {
         return Err(usage(format!(
-            "--kind={}: use run, sweep, suite or fsync",
+            "--kind={}: use run, sweep, suite, fsync or db",
             workload::shown(k)
         )));
     }

@@ -1,6 +1,7 @@
 //! Subcommands: each builds workloads, calls the runner, hands reports to exporters.
 
 pub mod compare;
+pub mod db;
 pub mod durability;
 pub mod fsync;
 pub mod history;
@@ -118,6 +119,8 @@ pub fn stop_flag() -> Arc<AtomicBool> {
         let f = flag.clone();
         let _ = ctrlc::set_handler(move || {
             if f.swap(true, Ordering::SeqCst) {
+                // Leaving at once: servers volbench started still go first.
+                ::db::pg::stop_all();
                 std::process::exit(130);
             }
             eprintln!("\nstopping: finishing in-flight I/O and writing partial results (Ctrl-C again to abort)");

@@ -1,0 +1,47 @@
+//! The database workload: pgbench's TPC-B-like schema and transaction, run by volbench's own
+//! clients on embedded SQLite or on a real PostgreSQL (a throwaway cluster in the directory
+//! under test, or a server the user names), and explained by the directory's flush latency.
+//!
+//! Back ends implement [`Backend`]: load the tables, open one session per client, run one
+//! transaction. The driver ([`run::run`]) is shared, so both engines are measured the same way.
+
+pub mod explain;
+pub mod pg;
+pub mod run;
+pub mod sqlite;
+pub mod tpcb;
+
+pub use run::{run, DbOptions, EngineKind, Size};
+
+/// One transaction's failure: retryable ones (serialization failure, deadlock, busy) are tried
+/// again, the others stop the client.
+#[derive(Debug)]
+pub struct TxError {
+    pub retryable: bool,
+    pub message: String,
+}
+
+/// A client's connection.
+pub trait Session: Send {
+    /// Runs one tpcb-like transaction; returns the account's balance as read inside it.
+    fn transaction(&mut self, t: &tpcb::Tx) -> Result<i64, TxError>;
+}
+
+/// One engine on one target.
+pub trait Backend: Sync {
+    fn name(&self) -> &'static str;
+    /// The engine's version, e.g. "PostgreSQL 15.8" or "SQLite 3.46.0".
+    fn version(&self) -> String;
+    fn session(&self) -> anyhow::Result<Box<dyn Session>>;
+    /// CPU nanoseconds the server spent so far (PostgreSQL processes), where it can be read.
+    fn server_cpu_ns(&self) -> Option<u64> {
+        None
+    }
+    /// WAL flushes and the time they took (ns) so far, where the engine counts them.
+    fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
+        None
+    }
+    /// Checks the TPC-B invariant after a run: the sums of branch, teller and account balances
+    /// are equal, and history has one row per committed transaction. Returns the history rows.
+    fn check(&self) -> anyhow::Result<u64>;
+}

@@ -1,0 +1,474 @@
+//! PostgreSQL: a throwaway cluster in the directory under test (initdb, started on a private
+//! socket directory, stopped and removed afterwards), or a server the user points at.
+//!
+//! When volbench runs as root the server runs as the unprivileged `postgres` user (initdb and
+//! postgres refuse root), through `runuser`. The cluster listens on no TCP port at all
+//! (`listen_addresses=''`), only on a socket in its own directory, so no port can clash and no
+//! one else can connect. Every cluster started is registered, so a second Ctrl-C (which exits
+//! at once) still stops and removes it through [`stop_all`].
+
+use crate::tpcb::{self, Tx};
+use crate::{Backend, Session, TxError};
+use postgres::{Client, NoTls, SimpleQueryMessage};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// A cluster alive in this process: the directory we created for it, pg_ctl, its data
+/// directory, and the user it runs as.
+type Live = (PathBuf, PathBuf, PathBuf, Option<String>);
+
+static LIVE: Mutex<Vec<Live>> = Mutex::new(Vec::new());
+
+/// Stops and removes every cluster this process started (for the Ctrl-C handler).
+pub fn stop_all() {
+    let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|p| p.into_inner()));
+    for (root, pg_ctl, data, user) in live {
+        stop(&pg_ctl, &data, user.as_deref());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    let _ = std::fs::remove_dir_all(format!("/tmp/.volbench-pg-{}", std::process::id()));
+}
+
+/// The server's binaries: `pg_config --bindir`, else the newest `<root>/*/bin` where root is
+/// `$VOLBENCH_PG_ROOT` or Debian's `/usr/lib/postgresql`.
+pub fn bindir() -> anyhow::Result<PathBuf> {
+    let has = |d: &Path| d.join("initdb").is_file() && d.join("pg_ctl").is_file();
+    if let Ok(o) = Command::new("pg_config").arg("--bindir").output() {
+        let d = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+        if o.status.success() && has(&d) {
+            return Ok(d);
+        }
+    }
+    let root = std::env::var_os("VOLBENCH_PG_ROOT").unwrap_or_else(|| "/usr/lib/postgresql".into());
+    let mut dirs: Vec<(u32, PathBuf)> = std::fs::read_dir(root)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let v = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+                    Some((v, e.path().join("bin")))
+                })
+                .filter(|(_, d)| has(d))
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs.pop().map(|(_, d)| d).ok_or_else(|| {
+        anyhow::anyhow!("PostgreSQL's server is not installed (no initdb found): install it (apt-get install postgresql, or dnf install postgresql-server), or pass --postgres-url to use a running server")
+    })
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Runs a server binary, as `postgres` through runuser when we are root.
+fn server_cmd(bin: &Path, user: Option<&str>) -> Command {
+    match user {
+        Some(u) => {
+            let mut c = Command::new("runuser");
+            c.args(["-u", u, "--"]).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    }
+}
+
+fn stop(pg_ctl: &Path, data: &Path, user: Option<&str>) {
+    let _ = server_cmd(pg_ctl, user)
+        .args(["stop", "-w", "-m", "immediate", "-D"])
+        .arg(data)
+        .output();
+}
+
+fn chown(path: &Path, user: &str) -> anyhow::Result<()> {
+    let st = Command::new("chown")
+        .arg("-R")
+        .arg(user)
+        .arg(path)
+        .status()?;
+    anyhow::ensure!(st.success(), "chown {user} {} failed", path.display());
+    Ok(())
+}
+
+/// Checks that `user` can reach `dir` (every parent executable for others), so initdb's error
+/// is never the first sign of it.
+fn reachable_by_others(dir: &Path) -> anyhow::Result<()> {
+    let mut p = Some(dir);
+    while let Some(d) = p {
+        let mode = std::fs::metadata(d)?.permissions().mode();
+        if mode & 0o001 == 0 {
+            anyhow::bail!(
+                "the postgres user cannot reach {}: {} is not traversable by others (chmod o+x {}), or choose a directory under /var/tmp or /mnt",
+                dir.display(),
+                d.display(),
+                d.display()
+            );
+        }
+        p = d.parent();
+    }
+    Ok(())
+}
+
+/// A running throwaway cluster; stopped and removed when dropped.
+pub struct Cluster {
+    root: PathBuf,
+    sock: PathBuf,
+    data: PathBuf,
+    pg_ctl: PathBuf,
+    user: Option<String>,
+    port: u16,
+}
+
+impl Cluster {
+    /// initdb in `dir`/.volbench-pg-PID, then start with fsync and synchronous_commit on.
+    pub fn start(dir: &Path) -> anyhow::Result<Cluster> {
+        let bin = bindir()?;
+        let user = is_root().then(|| "postgres".to_string());
+        let root = dir.join(format!(".volbench-pg-{}", std::process::id()));
+        let sock = PathBuf::from(format!("/tmp/.volbench-pg-{}", std::process::id()));
+        std::fs::create_dir(&root).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot create {}: {e}: choose a writable directory",
+                root.display()
+            )
+        })?;
+        let mut c = Cluster {
+            data: root.join("data"),
+            root,
+            sock,
+            pg_ctl: bin.join("pg_ctl"),
+            user,
+            port: 5432,
+        };
+        let _ = std::fs::remove_dir_all(&c.sock);
+        std::fs::create_dir(&c.sock)?;
+        if let Some(u) = &c.user {
+            reachable_by_others(dir)?;
+            chown(&c.root, u)?;
+            chown(&c.sock, u)?;
+        }
+        LIVE.lock().unwrap_or_else(|p| p.into_inner()).push((
+            c.root.clone(),
+            c.pg_ctl.clone(),
+            c.data.clone(),
+            c.user.clone(),
+        ));
+        let out = server_cmd(&bin.join("initdb"), c.user.as_deref())
+            .args(["-A", "trust", "-N", "-E", "UTF8", "-D"])
+            .arg(&c.data)
+            .output()?;
+        if !out.status.success() {
+            anyhow::bail!(
+                "initdb in {} failed: {}",
+                c.root.display(),
+                last_line(&out.stderr)
+            );
+        }
+        c.port = 5432;
+        let opts = format!(
+            "-p {} -k {} -c listen_addresses='' -c fsync=on -c synchronous_commit=on -c full_page_writes=on -c track_wal_io_timing=on",
+            c.port,
+            c.sock.display()
+        );
+        let out = server_cmd(&c.pg_ctl, c.user.as_deref())
+            .args(["start", "-w", "-t", "60", "-D"])
+            .arg(&c.data)
+            .arg("-l")
+            .arg(c.root.join("server.log"))
+            .args(["-o", &opts])
+            .output()?;
+        if !out.status.success() {
+            let log = std::fs::read(c.root.join("server.log")).unwrap_or_default();
+            anyhow::bail!(
+                "PostgreSQL did not start in {}: {}",
+                c.root.display(),
+                last_line(&log)
+            );
+        }
+        Ok(c)
+    }
+
+    /// The socket directory, port and user to connect with (for pgbench and psql).
+    pub fn parts(&self) -> (String, u16, String) {
+        (
+            self.sock.display().to_string(),
+            self.port,
+            self.user.clone().unwrap_or_else(current_user),
+        )
+    }
+
+    pub fn url(&self) -> String {
+        let user = self.user.clone().unwrap_or_else(current_user);
+        format!(
+            "host={} port={} user={user} dbname=postgres",
+            self.sock.display(),
+            self.port
+        )
+    }
+
+    /// The postmaster's process id, from postmaster.pid.
+    fn postmaster(&self) -> Option<i32> {
+        std::fs::read_to_string(self.data.join("postmaster.pid"))
+            .ok()?
+            .lines()
+            .next()?
+            .trim()
+            .parse()
+            .ok()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        stop(&self.pg_ctl, &self.data, self.user.as_deref());
+        let _ = std::fs::remove_dir_all(&self.root);
+        let _ = std::fs::remove_dir_all(&self.sock);
+        LIVE.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|x| x.0 != self.root);
+    }
+}
+
+fn last_line(b: &[u8]) -> String {
+    String::from_utf8_lossy(b)
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+fn current_user() -> String {
+    std::env::var("USER").unwrap_or_else(|_| "postgres".into())
+}
+
+/// CPU time (user + system, ns) of `pid` and all its descendants' live processes.
+fn tree_cpu_ns(pid: i32) -> u64 {
+    let tick = 1e9 / (unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64).max(1.0);
+    let mut total = 0f64;
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    for e in rd.flatten() {
+        let Ok(p) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+            continue;
+        };
+        // Fields after the parenthesised command: state ppid ... utime(14) stime(15).
+        let Some(rest) = stat.rsplit_once(')').map(|x| x.1) else {
+            continue;
+        };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let ppid: i32 = f.get(1).and_then(|v| v.parse().ok()).unwrap_or(0);
+        if p == pid || ppid == pid {
+            let ut: f64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+            let st: f64 = f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+            total += (ut + st) * tick;
+        }
+    }
+    total as u64
+}
+
+/// The PostgreSQL back end: a URL (a throwaway cluster's, or the user's).
+pub struct Postgres {
+    url: String,
+    postmaster: Option<i32>,
+    /// Kept so the cluster lives as long as the back end.
+    _cluster: Option<Cluster>,
+}
+
+fn connect(url: &str) -> anyhow::Result<Client> {
+    Client::connect(url, NoTls)
+        .map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL ({}): {e}", redact(url)))
+}
+
+/// A URL or connection string without its password.
+pub fn redact(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((cred, host)) => {
+                format!("{scheme}://{}@{host}", cred.split(':').next().unwrap_or(""))
+            }
+            None => url.to_string(),
+        },
+        None => url
+            .split_whitespace()
+            .filter(|kv| !kv.starts_with("password="))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+impl Postgres {
+    /// A throwaway cluster in `dir`, loaded at `scale`.
+    pub fn throwaway(dir: &Path, scale: u32) -> anyhow::Result<Postgres> {
+        let c = Cluster::start(dir)?;
+        let p = Postgres {
+            url: c.url(),
+            postmaster: c.postmaster(),
+            _cluster: Some(c),
+        };
+        let mut cl = connect(&p.url)?;
+        init(&mut cl, scale)?;
+        Ok(p)
+    }
+
+    /// The user's server: creates pgbench's tables if absent (never drops anything). Returns
+    /// the back end and the scale of the data it found or made.
+    pub fn existing(url: &str, scale: u32) -> anyhow::Result<(Postgres, u32)> {
+        let mut cl = connect(url)?;
+        let have: Option<String> = cl
+            .query_one("SELECT to_regclass('pgbench_branches')::text", &[])?
+            .get(0);
+        let scale = match have {
+            Some(_) => {
+                let n: i64 = cl
+                    .query_one("SELECT count(*) FROM pgbench_branches", &[])?
+                    .get(0);
+                anyhow::ensure!(
+                    n > 0,
+                    "pgbench_branches in {} is empty: run pgbench -i, or drop the pgbench tables",
+                    redact(url)
+                );
+                n as u32
+            }
+            None => {
+                init(&mut cl, scale)?;
+                scale
+            }
+        };
+        Ok((
+            Postgres {
+                url: url.to_string(),
+                postmaster: None,
+                _cluster: None,
+            },
+            scale,
+        ))
+    }
+}
+
+/// pgbench -i: tables, rows (COPY), primary keys, VACUUM ANALYZE.
+fn init(cl: &mut Client, scale: u32) -> anyhow::Result<()> {
+    use std::io::Write;
+    for ddl in tpcb::SCHEMA {
+        cl.batch_execute(ddl)?;
+    }
+    let s = scale as u64;
+    let mut tx = cl.transaction()?;
+    tx.batch_execute(&format!(
+        "INSERT INTO pgbench_branches (bid, bbalance) SELECT b, 0 FROM generate_series(1, {s}) b;
+         INSERT INTO pgbench_tellers (tid, bid, tbalance) SELECT t, (t - 1) / {tpb} + 1, 0 FROM generate_series(1, {nt}) t;",
+        tpb = tpcb::TELLERS_PER_BRANCH,
+        nt = s * tpcb::TELLERS_PER_BRANCH
+    ))?;
+    let mut w = tx.copy_in("COPY pgbench_accounts (aid, bid, abalance, filler) FROM STDIN")?;
+    let mut line = String::new();
+    for aid in 1..=s * tpcb::ACCOUNTS_PER_BRANCH {
+        line.clear();
+        line.push_str(&format!(
+            "{aid}\t{}\t0\t\n",
+            (aid - 1) / tpcb::ACCOUNTS_PER_BRANCH + 1
+        ));
+        w.write_all(line.as_bytes())?;
+    }
+    w.finish()?;
+    tx.commit()?;
+    for k in tpcb::KEYS {
+        cl.batch_execute(k)?;
+    }
+    cl.batch_execute(
+        "VACUUM ANALYZE pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history",
+    )?;
+    Ok(())
+}
+
+struct PgSession {
+    c: Client,
+}
+
+fn pg_error(e: postgres::Error) -> TxError {
+    let code = e.code().map(|c| c.code().to_string());
+    TxError {
+        retryable: matches!(code.as_deref(), Some("40001") | Some("40P01")),
+        message: e.to_string(),
+    }
+}
+
+impl Session for PgSession {
+    /// pgbench's simple protocol: each statement its own round trip, values inlined.
+    fn transaction(&mut self, t: &Tx) -> Result<i64, TxError> {
+        let [upd_a, sel, upd_t, upd_b, ins] = t.statements();
+        // batch_execute is the simple protocol without collecting result rows: only the
+        // SELECT's row is read.
+        let r = (|| {
+            self.c.batch_execute("BEGIN")?;
+            self.c.batch_execute(&upd_a)?;
+            let mut bal = 0;
+            for m in self.c.simple_query(&sel)? {
+                if let SimpleQueryMessage::Row(r) = m {
+                    bal = r.get(0).and_then(|v| v.parse().ok()).unwrap_or(0);
+                }
+            }
+            self.c.batch_execute(&upd_t)?;
+            self.c.batch_execute(&upd_b)?;
+            self.c.batch_execute(&ins)?;
+            self.c.batch_execute("END")?;
+            Ok(bal)
+        })();
+        r.map_err(|e| {
+            let _ = self.c.simple_query("ROLLBACK");
+            pg_error(e)
+        })
+    }
+}
+
+impl Backend for Postgres {
+    fn name(&self) -> &'static str {
+        "postgres"
+    }
+    fn version(&self) -> String {
+        connect(&self.url)
+            .and_then(|mut c| Ok(c.query_one("SHOW server_version", &[])?.get::<_, String>(0)))
+            .map_or_else(|_| "PostgreSQL".into(), |v| format!("PostgreSQL {v}"))
+    }
+    fn session(&self) -> anyhow::Result<Box<dyn Session>> {
+        Ok(Box::new(PgSession {
+            c: connect(&self.url)?,
+        }))
+    }
+    fn server_cpu_ns(&self) -> Option<u64> {
+        self.postmaster.map(tree_cpu_ns)
+    }
+    fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
+        let mut c = connect(&self.url).ok()?;
+        // PostgreSQL 14-17: pg_stat_wal counts WAL syncs (time with track_wal_io_timing).
+        if let Ok(r) = c.query_one(
+            "SELECT wal_sync::bigint, wal_sync_time::float8 FROM pg_stat_wal",
+            &[],
+        ) {
+            let n: i64 = r.get(0);
+            let ms: f64 = r.get(1);
+            return Some((n as u64, (ms > 0.0).then_some((ms * 1e6) as u64)));
+        }
+        // PostgreSQL 18 moved them to pg_stat_io.
+        let r = c
+            .query_one("SELECT coalesce(sum(fsyncs),0)::bigint, coalesce(sum(fsync_time),0)::float8 FROM pg_stat_io WHERE object = 'wal'", &[])
+            .ok()?;
+        let n: i64 = r.get(0);
+        let ms: f64 = r.get(1);
+        Some((n as u64, (ms > 0.0).then_some((ms * 1e6) as u64)))
+    }
+    fn check(&self) -> anyhow::Result<u64> {
+        let mut c = connect(&self.url)?;
+        let r = c.query_one(
+            "SELECT (SELECT sum(bbalance) FROM pgbench_branches)::bigint, (SELECT sum(tbalance) FROM pgbench_tellers)::bigint, (SELECT sum(abalance) FROM pgbench_accounts)::bigint, (SELECT count(*) FROM pgbench_history)::bigint, (SELECT coalesce(sum(delta),0) FROM pgbench_history)::bigint",
+            &[],
+        )?;
+        tpcb::check_sums(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4))
+    }
+}

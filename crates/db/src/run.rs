@@ -1,0 +1,369 @@
+//! The driver: for each target, set up the engine, load, probe the flush latency, run the
+//! clients (one thread and one connection each), check the TPC-B invariant, explain.
+
+use crate::tpcb::Tx;
+use crate::{explain, pg, sqlite, Backend, Session};
+use rand::SeedableRng;
+use report::{DbReport, DbRun, Explanation, Status, Tool, SCHEMA_VERSION};
+use stats::LatHist;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    Sqlite,
+    Postgres,
+}
+
+/// How long each client runs: a number of transactions (pgbench -t) or a time (-T).
+#[derive(Clone, Copy, Debug)]
+pub enum Size {
+    Transactions(u64),
+    Time(Duration),
+}
+
+#[derive(Clone, Debug)]
+pub struct DbOptions {
+    pub targets: Vec<PathBuf>,
+    pub engine: EngineKind,
+    pub postgres_url: Option<String>,
+    pub scale: u32,
+    pub clients: u32,
+    pub size: Size,
+    /// SQLite's `PRAGMA synchronous` (FULL by default).
+    pub sqlite_synchronous: String,
+    /// Measure each directory's flush latency first (the explanation needs it).
+    pub probe: bool,
+    pub command_line: Vec<String>,
+}
+
+/// Called as each phase of a target starts: (target, "load" | "probe" | "run").
+pub type Phase<'a> = dyn FnMut(&str, &str) + 'a;
+
+pub fn run(
+    o: &DbOptions,
+    stop: Arc<AtomicBool>,
+    phase: &mut Phase<'_>,
+) -> anyhow::Result<DbReport> {
+    let now = SystemTime::now();
+    let mut rep = DbReport {
+        schema_version: SCHEMA_VERSION,
+        tool: Tool {
+            name: "volbench".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        started_at: humantime::format_rfc3339_seconds(now).to_string(),
+        started_unix: now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        command_line: o.command_line.clone(),
+        status: Status::Complete,
+        error: None,
+        engine: match o.engine {
+            EngineKind::Sqlite => "sqlite".into(),
+            EngineKind::Postgres => "postgres".into(),
+        },
+        scale: o.scale,
+        clients: o.clients,
+        transactions_per_client: match o.size {
+            Size::Transactions(n) => Some(n),
+            Size::Time(_) => None,
+        },
+        time_s: match o.size {
+            Size::Time(d) => Some(d.as_secs_f64()),
+            Size::Transactions(_) => None,
+        },
+        environment: runner::probe::environment(),
+        tps: None,
+        transactions: None,
+        failed: None,
+        latency_ns: None,
+        runs: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let targets: Vec<Option<PathBuf>> = match &o.postgres_url {
+        Some(_) => vec![None],
+        None => o.targets.iter().cloned().map(Some).collect(),
+    };
+    for t in targets {
+        if stop.load(Relaxed) {
+            break;
+        }
+        let run = one_target(o, t.as_ref(), &stop, phase, &mut rep)?;
+        if run.status != Status::Complete && rep.status == Status::Complete {
+            rep.status = run.status;
+            rep.error = run.error.clone();
+        }
+        rep.runs.push(run);
+    }
+    if stop.load(Relaxed) {
+        rep.status = Status::Interrupted;
+    }
+    if let [r] = rep.runs.as_slice() {
+        rep.tps = Some(r.tps);
+        rep.transactions = Some(r.transactions);
+        rep.failed = Some(r.failed);
+        rep.latency_ns = Some(r.latency_ns.clone());
+    }
+    Ok(rep)
+}
+
+fn one_target(
+    o: &DbOptions,
+    dir: Option<&PathBuf>,
+    stop: &Arc<AtomicBool>,
+    phase: &mut Phase<'_>,
+    rep: &mut DbReport,
+) -> anyhow::Result<DbRun> {
+    let name = match (dir, &o.postgres_url) {
+        (Some(d), _) => d.display().to_string(),
+        (None, Some(u)) => pg::redact(u),
+        (None, None) => unreachable!("a target is a directory or a URL"),
+    };
+    if let Some(d) = dir {
+        anyhow::ensure!(
+            d.is_dir(),
+            "{}: not a directory: give existing directories (volbench makes its database inside)",
+            d.display()
+        );
+    }
+    phase(&name, "load");
+    let t0 = Instant::now();
+    let (backend, scale): (Box<dyn Backend>, u32) = match (o.engine, dir, &o.postgres_url) {
+        (EngineKind::Sqlite, Some(d), _) => (
+            Box::new(sqlite::Sqlite::create(d, o.scale, &o.sqlite_synchronous)?),
+            o.scale,
+        ),
+        (EngineKind::Postgres, _, Some(u)) => {
+            let (p, s) = pg::Postgres::existing(u, o.scale)?;
+            (Box::new(p), s)
+        }
+        (EngineKind::Postgres, Some(d), None) => {
+            (Box::new(pg::Postgres::throwaway(d, o.scale)?), o.scale)
+        }
+        _ => anyhow::bail!("--postgres-url needs --engine postgres"),
+    };
+    if scale != o.scale {
+        rep.scale = scale;
+        rep.warnings.push(report::WarningRecord {
+            code: "scale_from_server".into(),
+            message: format!("the server's pgbench tables are at scale {scale}; --scale {} was not applied (volbench never drops tables it did not create)", o.scale),
+        });
+    }
+    let load_ns = t0.elapsed().as_nanos() as u64;
+    let probe = match (o.probe, dir) {
+        (true, Some(d)) if !stop.load(Relaxed) => {
+            phase(&name, "probe");
+            explain::probe(d, stop.clone()).ok()
+        }
+        _ => None,
+    };
+    let history_before = backend.check()?;
+    phase(&name, "run");
+    let before = (backend.wal_flushes(), backend.server_cpu_ns());
+    let m = drive(backend.as_ref(), o, scale, stop)?;
+    let after = (backend.wal_flushes(), backend.server_cpu_ns());
+    let mut run = DbRun {
+        target: name,
+        engine: backend.name().into(),
+        engine_version: backend.version(),
+        status: if m.error.is_some() {
+            Status::Partial
+        } else {
+            Status::Complete
+        },
+        error: m.error.clone(),
+        transactions: m.committed,
+        failed: m.failed,
+        retried: m.retried,
+        tps: m.committed as f64 / m.elapsed.as_secs_f64().max(1e-9),
+        latency_ns: m.hist.summary(),
+        tps_per_sec: m.per_sec.iter().map(|&n| n as f64).collect(),
+        elapsed_ns: m.elapsed.as_nanos() as u64,
+        load_ns,
+        explanation: Explanation::default(),
+    };
+    // The invariant and the row count are checked on every run: a wrong number is worse than none.
+    let history_after = backend.check()?;
+    if history_after - history_before != m.committed {
+        anyhow::bail!(
+            "pgbench_history gained {} rows but {} transactions were reported committed",
+            history_after - history_before,
+            m.committed
+        );
+    }
+    let flushes = match (before.0, after.0) {
+        (Some((a, at)), Some((b, bt))) => {
+            Some((b - a, at.zip(bt).map(|(x, y)| y.saturating_sub(x))))
+        }
+        // SQLite in WAL mode syncs the WAL once per commit at synchronous=FULL or EXTRA.
+        _ if backend.name() == "sqlite"
+            && matches!(
+                o.sqlite_synchronous.to_uppercase().as_str(),
+                "FULL" | "EXTRA" | "2" | "3"
+            ) =>
+        {
+            Some((m.committed, None))
+        }
+        _ => None,
+    };
+    let server_cpu = before.1.zip(after.1).map(|(a, b)| b.saturating_sub(a));
+    run.explanation = explain::explain(&explain::Facts {
+        probe,
+        tps: run.tps,
+        committed: m.committed,
+        elapsed: m.elapsed,
+        wal_flushes: flushes,
+        cpu_ns: m.client_cpu_ns + server_cpu.unwrap_or(0),
+        parallelism: if backend.name() == "sqlite" {
+            1
+        } else {
+            o.clients.min(cpus())
+        },
+        clients: o.clients,
+        scale,
+    });
+    Ok(run)
+}
+
+fn cpus() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+}
+
+/// What the clients measured.
+struct Measured {
+    hist: LatHist,
+    per_sec: Vec<u64>,
+    committed: u64,
+    failed: u64,
+    retried: u64,
+    elapsed: Duration,
+    client_cpu_ns: u64,
+    error: Option<String>,
+}
+
+/// Most attempts of one transaction before it counts as failed.
+const MAX_TRIES: u32 = 10;
+
+/// One thread per client, each with its own session, all released together.
+fn drive(
+    b: &dyn Backend,
+    o: &DbOptions,
+    scale: u32,
+    stop: &Arc<AtomicBool>,
+) -> anyhow::Result<Measured> {
+    let sessions = (0..o.clients)
+        .map(|_| b.session())
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let total = Mutex::new(Measured {
+        hist: LatHist::new(),
+        per_sec: Vec::new(),
+        committed: 0,
+        failed: 0,
+        retried: 0,
+        elapsed: Duration::ZERO,
+        client_cpu_ns: 0,
+        error: None,
+    });
+    let cpu0 = process_cpu_ns();
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for (i, sess) in sessions.into_iter().enumerate() {
+            let total = &total;
+            s.spawn(move || {
+                let m = client(sess, o, scale, i as u64, start, stop);
+                let mut t = total.lock().unwrap_or_else(|p| p.into_inner());
+                t.hist.merge(&m.hist);
+                if t.per_sec.len() < m.per_sec.len() {
+                    t.per_sec.resize(m.per_sec.len(), 0);
+                }
+                for (a, b) in t.per_sec.iter_mut().zip(&m.per_sec) {
+                    *a += b;
+                }
+                t.committed += m.committed;
+                t.failed += m.failed;
+                t.retried += m.retried;
+                if t.error.is_none() {
+                    t.error = m.error;
+                }
+            });
+        }
+    });
+    let mut t = total.into_inner().unwrap_or_else(|p| p.into_inner());
+    t.elapsed = start.elapsed();
+    t.client_cpu_ns = process_cpu_ns().saturating_sub(cpu0);
+    // A last, partial second would read as a drop in tps: keep whole seconds only.
+    let whole = t.elapsed.as_secs() as usize;
+    t.per_sec.truncate(whole.max(1).min(t.per_sec.len()));
+    Ok(t)
+}
+
+fn client(
+    mut s: Box<dyn Session>,
+    o: &DbOptions,
+    scale: u32,
+    i: u64,
+    start: Instant,
+    stop: &AtomicBool,
+) -> Measured {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(0x7bcb_0000 + i);
+    let mut m = Measured {
+        hist: LatHist::new(),
+        per_sec: Vec::new(),
+        committed: 0,
+        failed: 0,
+        retried: 0,
+        elapsed: Duration::ZERO,
+        client_cpu_ns: 0,
+        error: None,
+    };
+    m.hist.prepare();
+    loop {
+        let done = match o.size {
+            Size::Transactions(n) => m.committed + m.failed >= n,
+            Size::Time(d) => start.elapsed() >= d,
+        };
+        if done || stop.load(Relaxed) {
+            return m;
+        }
+        let tx = Tx::random(scale, &mut rng);
+        let t0 = Instant::now();
+        let mut tries = 0;
+        let r = loop {
+            tries += 1;
+            match s.transaction(&tx) {
+                Err(e) if e.retryable && tries < MAX_TRIES => m.retried += 1,
+                r => break r,
+            }
+        };
+        match r {
+            Ok(_) => {
+                m.hist.record(t0.elapsed().as_nanos() as u64);
+                m.committed += 1;
+                let sec = start.elapsed().as_secs() as usize;
+                if m.per_sec.len() <= sec {
+                    m.per_sec.resize(sec + 1, 0);
+                }
+                m.per_sec[sec] += 1;
+            }
+            Err(e) => {
+                m.failed += 1;
+                if !e.retryable {
+                    // As pgbench does: a client stops at an error it cannot retry.
+                    m.error = Some(format!("client {i}: {}", e.message));
+                    return m;
+                }
+            }
+        }
+    }
+}
+
+fn process_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into `ts`, a valid timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}

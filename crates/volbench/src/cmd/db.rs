@@ -1,0 +1,90 @@
+//! `volbench db`: the TPC-B-like database benchmark (crate `db`) with its output and history.
+
+use super::record::Recorder;
+use super::usage;
+use crate::cli::DbArgs;
+use crate::output::Output;
+use anyhow::Result;
+use db::{DbOptions, EngineKind, Size};
+use report::Document;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+fn options(a: &DbArgs) -> Result<DbOptions> {
+    let engine = match a.engine.as_str() {
+        "sqlite" => EngineKind::Sqlite,
+        "postgres" | "postgresql" | "pg" => EngineKind::Postgres,
+        e => return Err(usage(format!("--engine {e}: choose sqlite or postgres"))),
+    };
+    if a.postgres_url.is_some() && engine != EngineKind::Postgres {
+        return Err(usage("--postgres-url needs --engine postgres"));
+    }
+    if a.postgres_url.is_some() && !a.dirs.is_empty() {
+        return Err(usage(
+            "--postgres-url runs on that server: give no DIR with it",
+        ));
+    }
+    if a.clients == 0 || a.clients > 1000 {
+        return Err(usage("--clients must be 1 to 1000"));
+    }
+    if a.scale == 0 || a.scale > 100_000 {
+        return Err(usage("--scale must be 1 to 100000"));
+    }
+    if !matches!(
+        a.sqlite_synchronous.to_uppercase().as_str(),
+        "OFF" | "NORMAL" | "FULL" | "EXTRA"
+    ) {
+        return Err(usage(format!(
+            "--sqlite-synchronous {}: choose OFF, NORMAL, FULL or EXTRA",
+            a.sqlite_synchronous
+        )));
+    }
+    let size = match (a.transactions, &a.time) {
+        (Some(0), _) => return Err(usage("--transactions must be at least 1")),
+        (Some(n), _) => Size::Transactions(n),
+        (None, Some(t)) => {
+            Size::Time(workload::parse_duration(t).map_err(|e| usage(format!("--time: {e}")))?)
+        }
+        (None, None) => Size::Time(Duration::from_secs(10)),
+    };
+    let targets = if a.dirs.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        a.dirs.clone()
+    };
+    Ok(DbOptions {
+        targets,
+        engine,
+        postgres_url: a.postgres_url.clone(),
+        scale: a.scale,
+        clients: a.clients,
+        size,
+        sqlite_synchronous: a.sqlite_synchronous.to_uppercase(),
+        probe: !a.no_probe,
+        command_line: std::env::args().collect(),
+    })
+}
+
+pub fn main(a: DbArgs) -> Result<ExitCode> {
+    let o = options(&a)?;
+    let mut out = Output::open(&a.out, false)?;
+    let mut recorder = Recorder::new(&a.store, out.quiet);
+    let show = !out.quiet && std::io::stderr().is_terminal();
+    let rep = db::run(&o, super::stop_flag(), &mut |target, phase| {
+        if show {
+            let what = match phase {
+                "load" => "creating and loading the tables",
+                "probe" => "measuring the flush latency",
+                _ => "running the clients",
+            };
+            eprintln!("{target}: {what}");
+        }
+    })?;
+    let doc = Document::Db(Box::new(rep));
+    recorder.record(&doc);
+    let code = out.emit(&doc)?;
+    recorder.announce();
+    Ok(code)
+}
