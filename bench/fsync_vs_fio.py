@@ -9,13 +9,18 @@ random 4k writes over a file of the same size in the same directory):
   direct-fdatasync fio --direct=1 --fdatasync=1
 For fio, syncs/s is the write IOPS (one sync per write). Medians of --reps runs each.
 
-volbench lays out a fresh file for every run (and removes it after); fio is given a fresh file
-every run too (its file is deleted first, so fio lays it out), and both wait --settle seconds
+volbench lays out a fresh file for every run (written whole, synced; removed after); fio is
+given the same: its file is deleted, written whole by a sequential fio pass, and synced, and
+both wait --settle seconds
 after syncing the file system before starting. On a disk mounted with `discard` or a
 thin-provisioned virtual disk, a reused file and a fresh one differ by up to 1.5x, so the
 conditions must match.
 
-Usage:  python3 bench/fsync_vs_fio.py [--dir /var/tmp] [--runtime 5] [--reps 3]
+With --zram (root), the directory is an ext4 file system on a fresh zram device instead: no
+other I/O, no discard, no host cache, so the tools' agreement shows without the noise of a
+shared virtual disk (each sync is then a journal commit without a device flush).
+
+Usage:  python3 bench/fsync_vs_fio.py [--dir /var/tmp | --zram] [--runtime 5] [--reps 3]
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -45,6 +50,11 @@ def fio(d, method, threads, runtime, size):
     f = os.path.join(d, "fio-fsync.dat")
     if os.path.exists(f):
         os.remove(f)
+    # Written whole first, as volbench lays out its file: fio itself would only fallocate a
+    # file for a write job, and every write into an unwritten extent then costs a journal
+    # commit, which measures extent conversion rather than the sync.
+    out_of(["fio", "--name=fill", f"--filename={f}", f"--size={size}", "--rw=write", "--bs=1m",
+            "--end_fsync=1", "--output-format=json"])
     cmd = ["fio", "--name=b", f"--filename={f}", f"--size={size}", "--rw=randwrite", "--bs=4k",
            "--ioengine=psync", "--iodepth=1", f"--numjobs={threads}", "--group_reporting",
            f"--runtime={runtime}", "--time_based", "--output-format=json"] + FIO_OPTS[method]
@@ -67,8 +77,18 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--size", default="256m")
     ap.add_argument("--settle", type=float, default=2.0)
+    ap.add_argument("--zram", action="store_true")
     a = ap.parse_args()
+    dev = None
+    if a.zram:
+        dev = subprocess.run(["zramctl", "--find", "--size", "1G"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        subprocess.run(["udevadm", "settle"])
+        subprocess.run(["mkfs.ext4", "-q", dev], check=True)
+        a.dir = tempfile.mkdtemp(prefix="fsyncbench-mnt-")
+        subprocess.run(["mount", dev, a.dir], check=True)
     d = tempfile.mkdtemp(dir=a.dir, prefix="fsyncbench-")
+    print(f"target: {d}" + (f" (ext4 on {dev})" if dev else ""))
     print(f"| method | threads | fio syncs/s | volbench syncs/s | volbench/fio |")
     print(f"|---|---:|---:|---:|---:|")
     try:
@@ -84,6 +104,10 @@ def main():
                 print(f"| {method} | {threads} | {fm:,.0f} | {vm:,.0f} | {vm / fm:.3f} |", flush=True)
     finally:
         subprocess.run(["rm", "-rf", d])
+        if dev:
+            subprocess.run(["umount", a.dir])
+            os.rmdir(a.dir)
+            subprocess.run(["zramctl", "--reset", dev])
 
 
 if __name__ == "__main__":

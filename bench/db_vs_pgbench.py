@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""`volbench db --engine postgres` against pgbench on the same throwaway cluster, alternating;
+prints tps, client CPU per transaction, and the ratios.
+
+A cluster is made (initdb as the postgres user when run as root) on tmpfs (/dev/shm: the
+client's cost shows) and in --dir on the real disk (the flush decides), loaded at scale 1 by
+volbench, then pgbench -n -c C -T S and volbench db --postgres-url ... -c C --time S run in
+turn, --reps times each. Client CPU is the child process's user+system time from wait4().
+
+Usage (root):  python3 bench/db_vs_pgbench.py [--dir /var/tmp] [--clients 10] [--seconds 5] [--reps 5]
+"""
+import argparse, glob, json, os, shutil, statistics, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VB = os.path.join(ROOT, "target", "release", "volbench")
+BIN = sorted(glob.glob("/usr/lib/postgresql/*/bin"))[-1]
+USER = "postgres" if os.geteuid() == 0 else os.environ.get("USER", "postgres")
+
+
+def as_pg(cmd):
+    return (["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []) + cmd
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    out, err = p.stdout, p.stderr
+    if p.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{err}")
+    return out
+
+
+def timed(cmd):
+    """stdout and the child's CPU seconds."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"failed: {' '.join(cmd)}")
+    return out.decode(), ru.ru_utime + ru.ru_stime
+
+
+class Cluster:
+    def __init__(self, parent):
+        self.root = tempfile.mkdtemp(dir=parent, prefix="vbpg-")
+        self.sock = tempfile.mkdtemp(prefix="vbpgs-")
+        for d in (self.root, self.sock):
+            os.chmod(d, 0o755)
+            if os.geteuid() == 0:
+                shutil.chown(d, "postgres")
+        data = os.path.join(self.root, "data")
+        run(as_pg([f"{BIN}/initdb", "-A", "trust", "-N", "-D", data]))
+        run(as_pg([f"{BIN}/pg_ctl", "start", "-w", "-D", data, "-l", os.path.join(self.root, "log"),
+                   "-o", f"-p 5433 -k {self.sock} -c listen_addresses=''"]))
+        self.data = data
+        self.url = f"host={self.sock} port=5433 user={USER} dbname=postgres"
+
+    def close(self):
+        subprocess.run(as_pg([f"{BIN}/pg_ctl", "stop", "-m", "immediate", "-D", self.data]),
+                       capture_output=True)
+        shutil.rmtree(self.root, ignore_errors=True)
+        shutil.rmtree(self.sock, ignore_errors=True)
+
+
+def pgbench(c, clients, secs):
+    out, cpu = timed(["pgbench", "-h", c.sock, "-p", "5433", "-U", USER, "-n", "-c", str(clients),
+                      "-T", str(secs), "postgres"])
+    tps = float(next(l for l in out.splitlines() if l.startswith("tps = ")).split()[2])
+    n = int(next(l for l in out.splitlines() if l.startswith("number of transactions actually")).split(":")[1].split("/")[0])
+    return tps, cpu / n * 1e6
+
+
+def volbench(c, clients, secs):
+    out, cpu = timed([VB, "db", "--engine", "postgres", "--postgres-url", c.url, "--clients",
+                      str(clients), "--time", f"{secs}s", "--no-store", "-q", "--no-probe",
+                      "--output-format", "json"])
+    j = json.loads(out)
+    return j["tps"], cpu / j["transactions"] * 1e6
+
+
+def compare(label, parent, a):
+    c = Cluster(parent)
+    try:
+        volbench(c, 1, 1)  # creates and loads pgbench's tables
+        p, v = [], []
+        for _ in range(a.reps):
+            p.append(pgbench(c, a.clients, a.seconds))
+            v.append(volbench(c, a.clients, a.seconds))
+    finally:
+        c.close()
+    m = lambda xs, i: statistics.median(x[i] for x in xs)
+    print(f"| {label} | {m(p, 0):,.0f} | {m(v, 0):,.0f} | {m(v, 0) / m(p, 0):.2f} | "
+          f"{m(p, 1):.0f} µs | {m(v, 1):.0f} µs |", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", default="/var/tmp")
+    ap.add_argument("--clients", type=int, default=10)
+    ap.add_argument("--seconds", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    print("| cluster on | pgbench tps | volbench tps | ratio | pgbench CPU/txn | volbench CPU/txn |")
+    print("|---|---:|---:|---:|---:|---:|")
+    compare("tmpfs (/dev/shm)", "/dev/shm", a)
+    compare(f"disk ({a.dir})", a.dir, a)
+
+
+if __name__ == "__main__":
+    main()
