@@ -5,7 +5,7 @@ prints tps, client CPU per transaction, and the ratios.
 A cluster is made (initdb as the postgres user when run as root) on tmpfs (/dev/shm: the
 client's cost shows) and in --dir on the real disk (the flush decides), loaded at scale 1 by
 volbench, then pgbench -n -c C -T S and volbench db --postgres-url ... -c C --time S run in
-turn, --reps times each. Client CPU is the child process's user+system time from wait4().
+turn (pgbench first on even reps, volbench first on odd ones), --reps times each. Client CPU is the child process's user+system time from wait4().
 
 Usage (root):  python3 bench/db_vs_pgbench.py [--dir /var/tmp] [--clients 10] [--seconds 5] [--reps 5]
 """
@@ -82,9 +82,15 @@ def compare(label, parent, a):
     try:
         volbench(c, 1, 1)  # creates and loads pgbench's tables
         p, v = [], []
-        for _ in range(a.reps):
-            p.append(pgbench(c, a.clients, a.seconds))
-            v.append(volbench(c, a.clients, a.seconds))
+        # ABBA order: every run leaves the tables a little more bloated (dead tuples, a longer
+        # history), so whichever tool always ran second would be penalised.
+        for i in range(a.reps):
+            if i % 2 == 0:
+                p.append(pgbench(c, a.clients, a.seconds))
+                v.append(volbench(c, a.clients, a.seconds))
+            else:
+                v.append(volbench(c, a.clients, a.seconds))
+                p.append(pgbench(c, a.clients, a.seconds))
     finally:
         c.close()
     m = lambda xs, i: statistics.median(x[i] for x in xs)

@@ -37,6 +37,18 @@ pub trait Backend: Sync {
     fn server_cpu_ns(&self) -> Option<u64> {
         None
     }
+    /// Runs all clients its own way (PostgreSQL: one event loop, as pgbench does); `None`
+    /// means one thread per client with [`Backend::session`].
+    fn drive(
+        &self,
+        _clients: u32,
+        _scale: u32,
+        _size: run::Size,
+        _stop: &std::sync::atomic::AtomicBool,
+        _start: std::time::Instant,
+    ) -> Option<anyhow::Result<run::Measured>> {
+        None
+    }
     /// WAL flushes and the time they took (ns) so far, where the engine counts them.
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
         None

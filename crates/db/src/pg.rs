@@ -444,6 +444,16 @@ impl Backend for Postgres {
     fn server_cpu_ns(&self) -> Option<u64> {
         self.postmaster.map(tree_cpu_ns)
     }
+    fn drive(
+        &self,
+        clients: u32,
+        scale: u32,
+        size: crate::run::Size,
+        stop: &std::sync::atomic::AtomicBool,
+        start: std::time::Instant,
+    ) -> Option<anyhow::Result<crate::run::Measured>> {
+        Some(event_loop(&self.url, clients, scale, size, stop, start))
+    }
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
         let mut c = connect(&self.url).ok()?;
         // PostgreSQL 14-17: pg_stat_wal counts WAL syncs (time with track_wal_io_timing).
@@ -470,5 +480,88 @@ impl Backend for Postgres {
             &[],
         )?;
         tpcb::check_sums(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4))
+    }
+}
+
+/// All clients on one thread, each with its own connection, as pgbench runs them: a
+/// single-threaded tokio runtime drives every connection, so a response wakes one thread that
+/// serves whichever clients are ready, instead of one thread per client. On a machine with few
+/// cores the thread-per-client form spent ~1.5x pgbench's CPU per transaction in wake-ups,
+/// which the server then lacked.
+fn event_loop(
+    url: &str,
+    clients: u32,
+    scale: u32,
+    size: crate::run::Size,
+    stop: &std::sync::atomic::AtomicBool,
+    start: std::time::Instant,
+) -> anyhow::Result<crate::run::Measured> {
+    use crate::run::{Measured, MAX_TRIES};
+    use rand::SeedableRng;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let mut conns = Vec::new();
+        for _ in 0..clients {
+            let (c, conn) = tokio_postgres::connect(url, NoTls).await.map_err(|e| {
+                anyhow::anyhow!("cannot connect to PostgreSQL ({}): {e}", redact(url))
+            })?;
+            tokio::spawn(conn);
+            conns.push(c);
+        }
+        let tasks = conns.into_iter().enumerate().map(|(i, c)| async move {
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(0x7bcb_0000 + i as u64);
+            let mut m = Measured::new();
+            while !m.finished(size, start, stop) {
+                let tx = Tx::random(scale, &mut rng);
+                let t0 = std::time::Instant::now();
+                let mut tries = 0;
+                let r = loop {
+                    tries += 1;
+                    match async_transaction(&c, &tx).await {
+                        Err(e) if e.retryable && tries < MAX_TRIES => m.retried += 1,
+                        r => break r.map(|_| ()),
+                    }
+                };
+                if !m.outcome(i as u64, r, t0, start) {
+                    break;
+                }
+            }
+            m
+        });
+        let mut total = Measured::new();
+        for m in futures_util::future::join_all(tasks).await {
+            total.merge(m);
+        }
+        Ok(total)
+    })
+}
+
+/// The same statements as [`PgSession::transaction`], one round trip each.
+async fn async_transaction(c: &tokio_postgres::Client, t: &Tx) -> Result<i64, TxError> {
+    let [upd_a, sel, upd_t, upd_b, ins] = t.statements();
+    let r = async {
+        c.batch_execute("BEGIN").await?;
+        c.batch_execute(&upd_a).await?;
+        let mut bal = 0;
+        for m in c.simple_query(&sel).await? {
+            if let SimpleQueryMessage::Row(r) = m {
+                bal = r.get(0).and_then(|v| v.parse().ok()).unwrap_or(0);
+            }
+        }
+        c.batch_execute(&upd_t).await?;
+        c.batch_execute(&upd_b).await?;
+        c.batch_execute(&ins).await?;
+        c.batch_execute("END").await?;
+        Ok(bal)
+    }
+    .await;
+    match r {
+        Ok(b) => Ok(b),
+        Err(e) => {
+            let _ = c.batch_execute("ROLLBACK").await;
+            Err(pg_error(e))
+        }
     }
 }

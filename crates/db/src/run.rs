@@ -230,66 +230,114 @@ fn cpus() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
 }
 
-/// What the clients measured.
-struct Measured {
-    hist: LatHist,
-    per_sec: Vec<u64>,
-    committed: u64,
-    failed: u64,
-    retried: u64,
-    elapsed: Duration,
-    client_cpu_ns: u64,
-    error: Option<String>,
+/// What the clients measured; one per client, merged into one for the run.
+pub struct Measured {
+    pub hist: LatHist,
+    pub per_sec: Vec<u64>,
+    pub committed: u64,
+    pub failed: u64,
+    pub retried: u64,
+    pub elapsed: Duration,
+    pub client_cpu_ns: u64,
+    pub error: Option<String>,
 }
 
 /// Most attempts of one transaction before it counts as failed.
-const MAX_TRIES: u32 = 10;
+pub const MAX_TRIES: u32 = 10;
 
-/// One thread per client, each with its own session, all released together.
+impl Measured {
+    pub fn new() -> Measured {
+        let mut hist = LatHist::new();
+        hist.prepare();
+        Measured {
+            hist,
+            per_sec: Vec::new(),
+            committed: 0,
+            failed: 0,
+            retried: 0,
+            elapsed: Duration::ZERO,
+            client_cpu_ns: 0,
+            error: None,
+        }
+    }
+
+    /// True when this client has done its share (or the run was stopped).
+    pub fn finished(&self, size: Size, start: Instant, stop: &AtomicBool) -> bool {
+        stop.load(Relaxed)
+            || match size {
+                Size::Transactions(n) => self.committed + self.failed >= n,
+                Size::Time(d) => start.elapsed() >= d,
+            }
+    }
+
+    /// Accounts one transaction's outcome (after its retries); false when the client must
+    /// stop, as pgbench stops a client at an error it cannot retry.
+    pub fn outcome(
+        &mut self,
+        client: u64,
+        r: Result<(), crate::TxError>,
+        t0: Instant,
+        start: Instant,
+    ) -> bool {
+        match r {
+            Ok(()) => {
+                self.hist.record(t0.elapsed().as_nanos() as u64);
+                self.committed += 1;
+                let sec = start.elapsed().as_secs() as usize;
+                if self.per_sec.len() <= sec {
+                    self.per_sec.resize(sec + 1, 0);
+                }
+                self.per_sec[sec] += 1;
+                true
+            }
+            Err(e) => {
+                self.failed += 1;
+                if e.retryable {
+                    return true;
+                }
+                self.error = Some(format!("client {client}: {}", e.message));
+                false
+            }
+        }
+    }
+
+    pub fn merge(&mut self, m: Measured) {
+        self.hist.merge(&m.hist);
+        if self.per_sec.len() < m.per_sec.len() {
+            self.per_sec.resize(m.per_sec.len(), 0);
+        }
+        for (a, b) in self.per_sec.iter_mut().zip(&m.per_sec) {
+            *a += b;
+        }
+        self.committed += m.committed;
+        self.failed += m.failed;
+        self.retried += m.retried;
+        if self.error.is_none() {
+            self.error = m.error;
+        }
+    }
+}
+
+impl Default for Measured {
+    fn default() -> Self {
+        Measured::new()
+    }
+}
+
+/// Runs the clients (the back end's own way if it has one, else a thread each), then fixes
+/// the run's elapsed time, CPU and whole seconds.
 fn drive(
     b: &dyn Backend,
     o: &DbOptions,
     scale: u32,
     stop: &Arc<AtomicBool>,
 ) -> anyhow::Result<Measured> {
-    let sessions = (0..o.clients)
-        .map(|_| b.session())
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let total = Mutex::new(Measured {
-        hist: LatHist::new(),
-        per_sec: Vec::new(),
-        committed: 0,
-        failed: 0,
-        retried: 0,
-        elapsed: Duration::ZERO,
-        client_cpu_ns: 0,
-        error: None,
-    });
     let cpu0 = process_cpu_ns();
     let start = Instant::now();
-    std::thread::scope(|s| {
-        for (i, sess) in sessions.into_iter().enumerate() {
-            let total = &total;
-            s.spawn(move || {
-                let m = client(sess, o, scale, i as u64, start, stop);
-                let mut t = total.lock().unwrap_or_else(|p| p.into_inner());
-                t.hist.merge(&m.hist);
-                if t.per_sec.len() < m.per_sec.len() {
-                    t.per_sec.resize(m.per_sec.len(), 0);
-                }
-                for (a, b) in t.per_sec.iter_mut().zip(&m.per_sec) {
-                    *a += b;
-                }
-                t.committed += m.committed;
-                t.failed += m.failed;
-                t.retried += m.retried;
-                if t.error.is_none() {
-                    t.error = m.error;
-                }
-            });
-        }
-    });
-    let mut t = total.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut t = match b.drive(o.clients, scale, o.size, stop, start) {
+        Some(r) => r?,
+        None => threads(b, o, scale, stop, start)?,
+    };
     t.elapsed = start.elapsed();
     t.client_cpu_ns = process_cpu_ns().saturating_sub(cpu0);
     // A last, partial second would read as a drop in tps: keep whole seconds only.
@@ -298,34 +346,41 @@ fn drive(
     Ok(t)
 }
 
+/// One thread per client, each with its own session.
+fn threads(
+    b: &dyn Backend,
+    o: &DbOptions,
+    scale: u32,
+    stop: &Arc<AtomicBool>,
+    start: Instant,
+) -> anyhow::Result<Measured> {
+    let sessions = (0..o.clients)
+        .map(|_| b.session())
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let total = Mutex::new(Measured::new());
+    std::thread::scope(|s| {
+        for (i, sess) in sessions.into_iter().enumerate() {
+            let total = &total;
+            s.spawn(move || {
+                let m = client(sess, o.size, scale, i as u64, start, stop);
+                total.lock().unwrap_or_else(|p| p.into_inner()).merge(m);
+            });
+        }
+    });
+    Ok(total.into_inner().unwrap_or_else(|p| p.into_inner()))
+}
+
 fn client(
     mut s: Box<dyn Session>,
-    o: &DbOptions,
+    size: Size,
     scale: u32,
     i: u64,
     start: Instant,
     stop: &AtomicBool,
 ) -> Measured {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(0x7bcb_0000 + i);
-    let mut m = Measured {
-        hist: LatHist::new(),
-        per_sec: Vec::new(),
-        committed: 0,
-        failed: 0,
-        retried: 0,
-        elapsed: Duration::ZERO,
-        client_cpu_ns: 0,
-        error: None,
-    };
-    m.hist.prepare();
-    loop {
-        let done = match o.size {
-            Size::Transactions(n) => m.committed + m.failed >= n,
-            Size::Time(d) => start.elapsed() >= d,
-        };
-        if done || stop.load(Relaxed) {
-            return m;
-        }
+    let mut m = Measured::new();
+    while !m.finished(size, start, stop) {
         let tx = Tx::random(scale, &mut rng);
         let t0 = Instant::now();
         let mut tries = 0;
@@ -333,29 +388,14 @@ fn client(
             tries += 1;
             match s.transaction(&tx) {
                 Err(e) if e.retryable && tries < MAX_TRIES => m.retried += 1,
-                r => break r,
+                r => break r.map(|_| ()),
             }
         };
-        match r {
-            Ok(_) => {
-                m.hist.record(t0.elapsed().as_nanos() as u64);
-                m.committed += 1;
-                let sec = start.elapsed().as_secs() as usize;
-                if m.per_sec.len() <= sec {
-                    m.per_sec.resize(sec + 1, 0);
-                }
-                m.per_sec[sec] += 1;
-            }
-            Err(e) => {
-                m.failed += 1;
-                if !e.retryable {
-                    // As pgbench does: a client stops at an error it cannot retry.
-                    m.error = Some(format!("client {i}: {}", e.message));
-                    return m;
-                }
-            }
+        if !m.outcome(i, r, t0, start) {
+            break;
         }
     }
+    m
 }
 
 fn process_cpu_ns() -> u64 {
