@@ -11,7 +11,7 @@ pub mod run;
 pub mod sqlite;
 pub mod tpcb;
 
-pub use run::{run, DbOptions, EngineKind, Size};
+pub use run::{run, DbOptions, EngineKind, Size, LIVE_COMMITS};
 
 /// One transaction's failure: retryable ones (serialization failure, deadlock, busy) are tried
 /// again, the others stop the client.

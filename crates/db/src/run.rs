@@ -245,6 +245,10 @@ pub struct Measured {
 /// Most attempts of one transaction before it counts as failed.
 pub const MAX_TRIES: u32 = 10;
 
+/// Transactions committed so far in the current run, for a live progress display (reset as
+/// each target's clients start). One relaxed add per transaction: nothing next to a commit.
+pub static LIVE_COMMITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 impl Measured {
     pub fn new() -> Measured {
         let mut hist = LatHist::new();
@@ -283,6 +287,7 @@ impl Measured {
             Ok(()) => {
                 self.hist.record(t0.elapsed().as_nanos() as u64);
                 self.committed += 1;
+                LIVE_COMMITS.fetch_add(1, Relaxed);
                 let sec = start.elapsed().as_secs() as usize;
                 if self.per_sec.len() <= sec {
                     self.per_sec.resize(sec + 1, 0);
@@ -332,6 +337,7 @@ fn drive(
     scale: u32,
     stop: &Arc<AtomicBool>,
 ) -> anyhow::Result<Measured> {
+    LIVE_COMMITS.store(0, Relaxed);
     let cpu0 = process_cpu_ns();
     let start = Instant::now();
     let mut t = match b.drive(o.clients, scale, o.size, stop, start) {

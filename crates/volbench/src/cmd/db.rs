@@ -72,19 +72,67 @@ pub fn main(a: DbArgs) -> Result<ExitCode> {
     let mut out = Output::open(&a.out, false)?;
     let mut recorder = Recorder::new(&a.store, out.quiet);
     let show = !out.quiet && std::io::stderr().is_terminal();
+    let mut spinner: Option<Live> = None;
     let rep = db::run(&o, super::stop_flag(), &mut |target, phase| {
+        spinner = None;
         if show {
-            let what = match phase {
-                "load" => "creating and loading the tables",
-                "probe" => "measuring the flush latency",
-                _ => "running the clients",
-            };
-            eprintln!("{target}: {what}");
+            spinner = Some(Live::start(target, phase));
         }
-    })?;
+    });
+    drop(spinner);
+    let rep = rep?;
     let doc = Document::Db(Box::new(rep));
     recorder.record(&doc);
     let code = out.emit(&doc)?;
     recorder.announce();
     Ok(code)
+}
+
+/// A spinner on stderr for one phase of one target; during the run it shows the transactions
+/// committed so far and their rate. Cleared when dropped.
+struct Live {
+    bar: indicatif::ProgressBar,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Live {
+    fn start(target: &str, phase: &str) -> Live {
+        use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+        let bar = indicatif::ProgressBar::new_spinner();
+        let what = match phase {
+            "load" => "creating and loading the tables",
+            "probe" => "measuring the flush latency",
+            _ => "running the clients",
+        };
+        bar.set_message(format!("{target}: {what}"));
+        bar.enable_steady_tick(Duration::from_millis(120));
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let thread = (phase == "run").then(|| {
+            let (bar, stop, target) = (bar.clone(), stop.clone(), target.to_string());
+            std::thread::spawn(move || {
+                let began = std::time::Instant::now();
+                while !stop.load(Relaxed) {
+                    std::thread::sleep(Duration::from_millis(250));
+                    let n = db::LIVE_COMMITS.load(Relaxed);
+                    let secs = began.elapsed().as_secs_f64().max(1e-3);
+                    bar.set_message(format!(
+                        "{target}: {n} transactions, {:.0} tps, {secs:.0} s",
+                        n as f64 / secs
+                    ));
+                }
+            })
+        });
+        Live { bar, stop, thread }
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        self.bar.finish_and_clear();
+    }
 }
