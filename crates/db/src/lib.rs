@@ -37,15 +37,15 @@ pub trait Backend: Sync {
     fn server_cpu_ns(&self) -> Option<u64> {
         None
     }
-    /// Runs all clients its own way (PostgreSQL: one event loop, as pgbench does); `None`
-    /// means one thread per client with [`Backend::session`].
+    /// Runs all clients its own way (PostgreSQL: one event loop, as pgbench does): connects
+    /// them, then starts the clock and sets `elapsed`. `None` means one thread per client with
+    /// [`Backend::session`].
     fn drive(
         &self,
         _clients: u32,
         _scale: u32,
         _size: run::Size,
         _stop: &std::sync::atomic::AtomicBool,
-        _start: std::time::Instant,
     ) -> Option<anyhow::Result<run::Measured>> {
         None
     }

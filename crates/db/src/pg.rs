@@ -450,9 +450,8 @@ impl Backend for Postgres {
         scale: u32,
         size: crate::run::Size,
         stop: &std::sync::atomic::AtomicBool,
-        start: std::time::Instant,
     ) -> Option<anyhow::Result<crate::run::Measured>> {
-        Some(event_loop(&self.url, clients, scale, size, stop, start))
+        Some(event_loop(&self.url, clients, scale, size, stop))
     }
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
         let mut c = connect(&self.url).ok()?;
@@ -494,7 +493,6 @@ fn event_loop(
     scale: u32,
     size: crate::run::Size,
     stop: &std::sync::atomic::AtomicBool,
-    start: std::time::Instant,
 ) -> anyhow::Result<crate::run::Measured> {
     use crate::run::{Measured, MAX_TRIES};
     use rand::SeedableRng;
@@ -510,6 +508,7 @@ fn event_loop(
             tokio::spawn(conn);
             conns.push(c);
         }
+        let start = std::time::Instant::now();
         let tasks = conns.into_iter().enumerate().map(|(i, c)| async move {
             let mut rng = rand::rngs::SmallRng::seed_from_u64(0x7bcb_0000 + i as u64);
             let mut m = Measured::new();
@@ -534,6 +533,7 @@ fn event_loop(
         for m in futures_util::future::join_all(tasks).await {
             total.merge(m);
         }
+        total.elapsed = start.elapsed();
         Ok(total)
     })
 }

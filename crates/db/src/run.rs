@@ -339,12 +339,12 @@ fn drive(
 ) -> anyhow::Result<Measured> {
     LIVE_COMMITS.store(0, Relaxed);
     let cpu0 = process_cpu_ns();
-    let start = Instant::now();
-    let mut t = match b.drive(o.clients, scale, o.size, stop, start) {
+    // Each way of driving the clients connects them all first, then starts the clock and
+    // sets `elapsed` (pgbench's tps "without initial connection time").
+    let mut t = match b.drive(o.clients, scale, o.size, stop) {
         Some(r) => r?,
-        None => threads(b, o, scale, stop, start)?,
+        None => threads(b, o, scale, stop)?,
     };
-    t.elapsed = start.elapsed();
     t.client_cpu_ns = process_cpu_ns().saturating_sub(cpu0);
     // A last, partial second would read as a drop in tps: keep whole seconds only.
     let whole = t.elapsed.as_secs() as usize;
@@ -358,11 +358,11 @@ fn threads(
     o: &DbOptions,
     scale: u32,
     stop: &Arc<AtomicBool>,
-    start: Instant,
 ) -> anyhow::Result<Measured> {
     let sessions = (0..o.clients)
         .map(|_| b.session())
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let start = Instant::now();
     let total = Mutex::new(Measured::new());
     std::thread::scope(|s| {
         for (i, sess) in sessions.into_iter().enumerate() {
@@ -373,7 +373,9 @@ fn threads(
             });
         }
     });
-    Ok(total.into_inner().unwrap_or_else(|p| p.into_inner()))
+    let mut t = total.into_inner().unwrap_or_else(|p| p.into_inner());
+    t.elapsed = start.elapsed();
+    Ok(t)
 }
 
 fn client(
