@@ -79,7 +79,7 @@ pub fn judge(target: &str, rep: &FsyncReport) -> Verdict {
         return v;
     }
     let Some(flush_ns) = flush_p50 else {
-        v.summary = "no flush was measured: include fdatasync or direct-fdatasync in --methods with 1 in --threads".into();
+        v.summary = "no flush was measured: run the cases (not --penalty-only) with fdatasync or direct-fdatasync in --methods and 1 in --threads".into();
         return v;
     };
     let flush = flush.expect("flush_p50 comes from a case");

@@ -314,7 +314,10 @@ pub(crate) fn penalty_table(f: &FsyncReport) -> FsyncTable {
 
 /// Every table of the report, in reading order.
 pub(crate) fn tables(f: &FsyncReport) -> Vec<FsyncTable> {
-    let mut v = vec![facts_table(f), cases_table(f)];
+    let mut v = vec![facts_table(f)];
+    if !f.cases.is_empty() {
+        v.push(cases_table(f));
+    }
     if !f.penalty.is_empty() {
         v.push(penalty_table(f));
     }

@@ -593,3 +593,68 @@ fn db_tps_follows_the_flush_time_and_is_explained_by_it() {
         "tps at 2 ms and 8 ms flushes: {tps:?}"
     );
 }
+
+/// Seed 003's comparison in one command: one penalty line per target, side by side.
+#[test]
+fn penalty_only_gives_one_line_per_target_in_one_command() {
+    let (a, b) = (tmpdir(), tmpdir());
+    let (pa, pb) = (a.path().to_str().unwrap(), b.path().to_str().unwrap());
+    let out = volbench()
+        .args([
+            "fsync",
+            pa,
+            pb,
+            "--penalty-only",
+            "--threads",
+            "2",
+            "--runtime",
+            "300ms",
+            "--size",
+            "8m",
+            "--no-store",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("What durability costs"),
+        "no empty case table: {text}"
+    );
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(pa) || l.trim_start().starts_with(pb))
+        .collect();
+    // Each target appears in the facts table and in the penalty table.
+    assert_eq!(rows.len(), 4, "{text}");
+    assert!(
+        text.contains("read (no sync)")
+            && text.contains("write (fsync)")
+            && text.contains("penalty")
+    );
+    let v = fsync_json(
+        pa,
+        &[
+            "--penalty-only",
+            "--threads",
+            "2",
+            "--runtime",
+            "300ms",
+            "--size",
+            "8m",
+        ],
+    );
+    let p = &v["penalty"][0];
+    assert!(
+        f(p, "/no_sync/read_mib_per_sec") > 0.0
+            && f(p, "/fsync_every_write/write_mib_per_sec") > 0.0,
+        "{p}"
+    );
+    // Without a sync the same mix moves at least as much data as with one after every write
+    // (a factor of 0.8 leaves room for noise on a disk whose flush is nearly free).
+    assert!(f(p, "/penalty") > 0.8, "{p}");
+}
