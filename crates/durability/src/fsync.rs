@@ -17,7 +17,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 use workload::{EngineKind, JobSpec, Rw, SyncIo, SyncMode, Workload};
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -213,15 +213,12 @@ fn cases_per_target(o: &Options) -> usize {
 }
 
 fn empty_report(o: &Options) -> FsyncReport {
-    let now = SystemTime::now();
+    let (started_at, started_unix) = report::started(SystemTime::now());
     FsyncReport {
         schema_version: SCHEMA_VERSION,
-        tool: Tool {
-            name: "volbench".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
-        started_at: humantime::format_rfc3339_seconds(now).to_string(),
-        started_unix: now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        tool: Tool::volbench(),
+        started_at,
+        started_unix,
         command_line: o.command_line.clone(),
         status: Status::Running,
         error: None,

@@ -4,6 +4,7 @@
 //! For one target the report carries that run's figures at top level (`tps`, `transactions`,
 //! `failed`, `latency_ns`) as well as in `runs`; for several, `runs` holds one object each.
 
+use crate::export::table::{grid, pipes, StrTable};
 use crate::{Environment, Status, Tool, WarningRecord};
 use serde::{Deserialize, Serialize};
 use stats::LatencySummary;
@@ -104,7 +105,7 @@ fn num(v: f64) -> String {
 }
 
 /// The side-by-side table: one row per target, ratios to the first.
-pub(crate) fn table(d: &DbReport) -> crate::fsync::FsyncTable {
+pub(crate) fn table(d: &DbReport) -> StrTable {
     let first = d.runs.first().map_or(0.0, |r| r.tps);
     let rows = d
         .runs
@@ -134,7 +135,7 @@ pub(crate) fn table(d: &DbReport) -> crate::fsync::FsyncTable {
             row
         })
         .collect();
-    crate::fsync::FsyncTable {
+    StrTable {
         caption: "TPC-B-like transactions (pgbench's tpcb-like script)".into(),
         head: [
             "target", "tps", "vs first", "lat mean", "p50", "p99", "p99.9", "max", "failed",
@@ -183,7 +184,7 @@ pub(crate) fn text(d: &DbReport) -> String {
         out.push_str(&format!("error: {e}\n"));
     }
     out.push('\n');
-    out.push_str(&crate::fsync::grid(&table(d)));
+    out.push_str(&grid(&table(d)));
     out.push_str("\nWhy:\n");
     for r in &d.runs {
         out.push_str(&format!("  {}: {}\n", r.target, r.explanation.summary));
@@ -195,17 +196,7 @@ pub(crate) fn text(d: &DbReport) -> String {
 }
 
 pub(crate) fn markdown(d: &DbReport) -> String {
-    let t = table(d);
-    let mut out = format!(
-        "# {}\n\n| {} |\n|{}\n",
-        header(d),
-        t.head.join(" | "),
-        "---|".repeat(t.head.len())
-    );
-    for r in &t.rows {
-        out.push_str(&format!("| {} |\n", r.join(" | ")));
-    }
-    out.push('\n');
+    let mut out = format!("# {}\n\n{}\n", header(d), pipes(&table(d)));
     for r in &d.runs {
         out.push_str(&format!("- {}: {}\n", r.target, r.explanation.summary));
     }

@@ -4,6 +4,7 @@
 //! row of `cases`, each target has one line of the fsync-penalty table and one honesty verdict.
 //! The model is data only; `volbench fsync` (crate `durability`) fills it.
 
+use crate::export::table::{grid, pipes, StrTable};
 use crate::{Environment, Status, Tool, WarningRecord};
 use serde::{Deserialize, Serialize};
 use stats::LatencySummary;
@@ -111,13 +112,6 @@ pub struct Verdict {
     pub summary: String,
 }
 
-/// A table of an fsync report, as strings, shared by the text, Markdown, CSV and HTML forms.
-pub(crate) struct FsyncTable {
-    pub caption: String,
-    pub head: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-}
-
 fn heads(h: &[&str]) -> Vec<String> {
     h.iter().map(|s| s.to_string()).collect()
 }
@@ -131,7 +125,7 @@ fn rate(v: f64) -> String {
 }
 
 /// The device facts of every target: the evidence the verdict reads.
-pub(crate) fn facts_table(f: &FsyncReport) -> FsyncTable {
+pub(crate) fn facts_table(f: &FsyncReport) -> StrTable {
     let mut rows = Vec::new();
     for t in &f.environment.targets {
         let fs = t
@@ -181,7 +175,7 @@ pub(crate) fn facts_table(f: &FsyncReport) -> FsyncTable {
             stack.extend(m.members.iter().map(|x| (lvl + 1, x)));
         }
     }
-    FsyncTable {
+    StrTable {
         caption: "Device facts".into(),
         head: heads(&[
             "target",
@@ -198,7 +192,7 @@ pub(crate) fn facts_table(f: &FsyncReport) -> FsyncTable {
 }
 
 /// One row per measured case.
-pub(crate) fn cases_table(f: &FsyncReport) -> FsyncTable {
+pub(crate) fn cases_table(f: &FsyncReport) -> StrTable {
     let many = f.verdicts.len() > 1;
     let mut head = Vec::new();
     if many {
@@ -259,7 +253,7 @@ pub(crate) fn cases_table(f: &FsyncReport) -> FsyncTable {
             r
         })
         .collect();
-    FsyncTable {
+    StrTable {
         caption:
             "What durability costs (latency: the whole durable write; flush: the sync call alone)"
                 .into(),
@@ -269,7 +263,7 @@ pub(crate) fn cases_table(f: &FsyncReport) -> FsyncTable {
 }
 
 /// The seed-003 table: one line per target.
-pub(crate) fn penalty_table(f: &FsyncReport) -> FsyncTable {
+pub(crate) fn penalty_table(f: &FsyncReport) -> StrTable {
     let rows = f
         .penalty
         .iter()
@@ -298,7 +292,7 @@ pub(crate) fn penalty_table(f: &FsyncReport) -> FsyncTable {
             if p.direct { "O_DIRECT" } else { "buffered (O_DIRECT unsupported)" }
         )
     });
-    FsyncTable {
+    StrTable {
         caption,
         head: heads(&[
             "target",
@@ -313,7 +307,7 @@ pub(crate) fn penalty_table(f: &FsyncReport) -> FsyncTable {
 }
 
 /// Every table of the report, in reading order.
-pub(crate) fn tables(f: &FsyncReport) -> Vec<FsyncTable> {
+pub(crate) fn tables(f: &FsyncReport) -> Vec<StrTable> {
     let mut v = vec![facts_table(f)];
     if !f.cases.is_empty() {
         v.push(cases_table(f));
@@ -322,44 +316,6 @@ pub(crate) fn tables(f: &FsyncReport) -> Vec<FsyncTable> {
         v.push(penalty_table(f));
     }
     v
-}
-
-/// Columns padded to their widest cell; numbers right-aligned, words left-aligned.
-pub(crate) fn grid(t: &FsyncTable) -> String {
-    let n = t.head.len();
-    let mut w = vec![0usize; n];
-    for r in std::iter::once(&t.head).chain(&t.rows) {
-        for (i, c) in r.iter().enumerate().take(n) {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    let numeric = |s: &str| s.starts_with(|c: char| c.is_ascii_digit()) || s == "-";
-    let mut out = String::new();
-    for r in std::iter::once(&t.head).chain(&t.rows) {
-        let mut line = String::from(" ");
-        for (i, c) in r.iter().enumerate() {
-            let pad = w
-                .get(i)
-                .copied()
-                .unwrap_or(0)
-                .saturating_sub(c.chars().count());
-            // A row that ends early (a case not measured) runs its last cell on freely.
-            let last = i + 1 == r.len();
-            if numeric(c) && i > 0 {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(c);
-            } else {
-                line.push_str(c);
-                if !last {
-                    line.push_str(&" ".repeat(pad));
-                }
-            }
-            line.push_str("  ");
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 /// The text form `volbench fsync` prints.
@@ -408,15 +364,8 @@ pub(crate) fn text(f: &FsyncReport) -> String {
 pub(crate) fn markdown(f: &FsyncReport) -> String {
     let mut out = format!("# volbench fsync\n\nStarted {}.\n", f.started_at);
     for t in tables(f) {
-        out.push_str(&format!(
-            "\n**{}**\n\n| {} |\n|{}\n",
-            t.caption,
-            t.head.join(" | "),
-            "---|".repeat(t.head.len())
-        ));
-        for r in &t.rows {
-            out.push_str(&format!("| {} |\n", r.join(" | ")));
-        }
+        out.push_str(&format!("\n**{}**\n\n", t.caption));
+        out.push_str(&pipes(&t));
     }
     out.push_str("\n**Flush honesty**\n\n");
     for v in &f.verdicts {

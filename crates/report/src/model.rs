@@ -78,6 +78,25 @@ pub struct Tool {
     pub version: String,
 }
 
+impl Tool {
+    /// This build of volbench, as every report names it.
+    pub fn volbench() -> Tool {
+        Tool {
+            name: "volbench".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+/// A report's start: RFC 3339 (UTC, seconds) and seconds since the Unix epoch.
+pub fn started(t: std::time::SystemTime) -> (String, u64) {
+    (
+        humantime::format_rfc3339_seconds(t).to_string(),
+        t.duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    )
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Environment {
     pub hostname: String,

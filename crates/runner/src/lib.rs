@@ -107,11 +107,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         s.validate()?;
     }
     check_memory(w)?;
-    let started = SystemTime::now();
-    let started_at = humantime::format_rfc3339_seconds(started).to_string();
-    let started_unix = started
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let (started_at, started_unix) = report::started(SystemTime::now());
 
     // Plan: clones, files, phases (a stonewall starts one) and reporting groups (a stonewall or
     // new_group starts one). Targets shared by several jobs are laid out and reported once, but
@@ -486,10 +482,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     );
     Ok(RunReport {
         schema_version: SCHEMA_VERSION,
-        tool: Tool {
-            name: "volbench".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
+        tool: Tool::volbench(),
         started_at,
         started_unix,
         command_line: opts.command_line.clone(),

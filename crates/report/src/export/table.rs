@@ -154,3 +154,61 @@ pub fn swept_keys(s: &SuiteReport) -> Vec<String> {
         .map(|r| r.params.iter().map(|(k, _)| k.clone()).collect())
         .unwrap_or_default()
 }
+
+/// A table as strings: what the fsync and db reports print in text, Markdown and HTML.
+pub(crate) struct StrTable {
+    pub caption: String,
+    pub head: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A [`StrTable`] as a Markdown pipe table.
+pub(crate) fn pipes(t: &StrTable) -> String {
+    let mut out = format!(
+        "| {} |\n|{}\n",
+        t.head.join(" | "),
+        "---|".repeat(t.head.len())
+    );
+    for r in &t.rows {
+        out.push_str(&format!("| {} |\n", r.join(" | ")));
+    }
+    out
+}
+
+/// Columns padded to their widest cell; numbers right-aligned, words left-aligned.
+pub(crate) fn grid(t: &StrTable) -> String {
+    let n = t.head.len();
+    let mut w = vec![0usize; n];
+    for r in std::iter::once(&t.head).chain(&t.rows) {
+        for (i, c) in r.iter().enumerate().take(n) {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let numeric = |s: &str| s.starts_with(|c: char| c.is_ascii_digit()) || s == "-";
+    let mut out = String::new();
+    for r in std::iter::once(&t.head).chain(&t.rows) {
+        let mut line = String::from(" ");
+        for (i, c) in r.iter().enumerate() {
+            let pad = w
+                .get(i)
+                .copied()
+                .unwrap_or(0)
+                .saturating_sub(c.chars().count());
+            // A row that ends early (a case not measured) runs its last cell on freely.
+            let last = i + 1 == r.len();
+            if numeric(c) && i > 0 {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                if !last {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+            line.push_str("  ");
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
