@@ -21,7 +21,7 @@ pub struct TxError {
     pub message: String,
 }
 
-/// A client's connection.
+/// A client's connection, for back ends that run a thread per client ([`run::threads`]).
 pub trait Session: Send {
     /// Runs one tpcb-like transaction; returns the account's balance as read inside it.
     fn transaction(&mut self, t: &tpcb::Tx) -> Result<i64, TxError>;
@@ -32,23 +32,19 @@ pub trait Backend: Sync {
     fn name(&self) -> &'static str;
     /// The engine's version, e.g. "PostgreSQL 15.8" or "SQLite 3.46.0".
     fn version(&self) -> String;
-    fn session(&self) -> anyhow::Result<Box<dyn Session>>;
     /// CPU nanoseconds the server spent so far (PostgreSQL processes), where it can be read.
     fn server_cpu_ns(&self) -> Option<u64> {
         None
     }
-    /// Runs all clients its own way (PostgreSQL: one event loop, as pgbench does): connects
-    /// them, then starts the clock and sets `elapsed`. `None` means one thread per client with
-    /// [`Backend::session`].
+    /// Runs the clients (SQLite: a thread each, [`run::threads`]; PostgreSQL: one event loop,
+    /// as pgbench does): connects them all, then starts the clock and sets `elapsed`.
     fn drive(
         &self,
-        _clients: u32,
-        _scale: u32,
-        _size: run::Size,
-        _stop: &std::sync::atomic::AtomicBool,
-    ) -> Option<anyhow::Result<run::Measured>> {
-        None
-    }
+        clients: u32,
+        scale: u32,
+        size: run::Size,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> anyhow::Result<run::Measured>;
     /// WAL flushes and the time they took (ns) so far, where the engine counts them.
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
         None

@@ -8,7 +8,7 @@
 //! at once) still stops and removes it through [`stop_all`].
 
 use crate::tpcb::{self, Tx};
-use crate::{Backend, Session, TxError};
+use crate::{Backend, TxError};
 use postgres::{Client, NoTls, SimpleQueryMessage};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -387,43 +387,11 @@ fn init(cl: &mut Client, scale: u32) -> anyhow::Result<()> {
     Ok(())
 }
 
-struct PgSession {
-    c: Client,
-}
-
 fn pg_error(e: postgres::Error) -> TxError {
     let code = e.code().map(|c| c.code().to_string());
     TxError {
         retryable: matches!(code.as_deref(), Some("40001") | Some("40P01")),
         message: e.to_string(),
-    }
-}
-
-impl Session for PgSession {
-    /// pgbench's simple protocol: each statement its own round trip, values inlined.
-    fn transaction(&mut self, t: &Tx) -> Result<i64, TxError> {
-        let [upd_a, sel, upd_t, upd_b, ins] = t.statements();
-        // batch_execute is the simple protocol without collecting result rows: only the
-        // SELECT's row is read.
-        let r = (|| {
-            self.c.batch_execute("BEGIN")?;
-            self.c.batch_execute(&upd_a)?;
-            let mut bal = 0;
-            for m in self.c.simple_query(&sel)? {
-                if let SimpleQueryMessage::Row(r) = m {
-                    bal = r.get(0).and_then(|v| v.parse().ok()).unwrap_or(0);
-                }
-            }
-            self.c.batch_execute(&upd_t)?;
-            self.c.batch_execute(&upd_b)?;
-            self.c.batch_execute(&ins)?;
-            self.c.batch_execute("END")?;
-            Ok(bal)
-        })();
-        r.map_err(|e| {
-            let _ = self.c.simple_query("ROLLBACK");
-            pg_error(e)
-        })
     }
 }
 
@@ -436,11 +404,6 @@ impl Backend for Postgres {
             .and_then(|mut c| Ok(c.query_one("SHOW server_version", &[])?.get::<_, String>(0)))
             .map_or_else(|_| "PostgreSQL".into(), |v| format!("PostgreSQL {v}"))
     }
-    fn session(&self) -> anyhow::Result<Box<dyn Session>> {
-        Ok(Box::new(PgSession {
-            c: connect(&self.url)?,
-        }))
-    }
     fn server_cpu_ns(&self) -> Option<u64> {
         self.postmaster.map(tree_cpu_ns)
     }
@@ -450,8 +413,8 @@ impl Backend for Postgres {
         scale: u32,
         size: crate::run::Size,
         stop: &std::sync::atomic::AtomicBool,
-    ) -> Option<anyhow::Result<crate::run::Measured>> {
-        Some(event_loop(&self.url, clients, scale, size, stop))
+    ) -> anyhow::Result<crate::run::Measured> {
+        event_loop(&self.url, clients, scale, size, stop)
     }
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
         let mut c = connect(&self.url).ok()?;
@@ -538,7 +501,8 @@ fn event_loop(
     })
 }
 
-/// The same statements as [`PgSession::transaction`], one round trip each.
+/// pgbench's simple protocol: each statement its own round trip, values inlined; only the
+/// SELECT's row is read.
 async fn async_transaction(c: &tokio_postgres::Client, t: &Tx) -> Result<i64, TxError> {
     let [upd_a, sel, upd_t, upd_b, ins] = t.statements();
     let r = async {

@@ -9,7 +9,7 @@ use stats::LatHist;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineKind {
@@ -47,15 +47,12 @@ pub fn run(
     stop: Arc<AtomicBool>,
     phase: &mut Phase<'_>,
 ) -> anyhow::Result<DbReport> {
-    let now = SystemTime::now();
+    let (started_at, started_unix) = report::started(SystemTime::now());
     let mut rep = DbReport {
         schema_version: SCHEMA_VERSION,
-        tool: Tool {
-            name: "volbench".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
-        started_at: humantime::format_rfc3339_seconds(now).to_string(),
-        started_unix: now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        tool: Tool::volbench(),
+        started_at,
+        started_unix,
         command_line: o.command_line.clone(),
         status: Status::Complete,
         error: None,
@@ -329,8 +326,7 @@ impl Default for Measured {
     }
 }
 
-/// Runs the clients (the back end's own way if it has one, else a thread each), then fixes
-/// the run's elapsed time, CPU and whole seconds.
+/// Runs the clients the back end's way, then fixes the run's CPU and whole seconds.
 fn drive(
     b: &dyn Backend,
     o: &DbOptions,
@@ -341,10 +337,7 @@ fn drive(
     let cpu0 = process_cpu_ns();
     // Each way of driving the clients connects them all first, then starts the clock and
     // sets `elapsed` (pgbench's tps "without initial connection time").
-    let mut t = match b.drive(o.clients, scale, o.size, stop) {
-        Some(r) => r?,
-        None => threads(b, o, scale, stop)?,
-    };
+    let mut t = b.drive(o.clients, scale, o.size, stop)?;
     t.client_cpu_ns = process_cpu_ns().saturating_sub(cpu0);
     // A last, partial second would read as a drop in tps: keep whole seconds only.
     let whole = t.elapsed.as_secs() as usize;
@@ -352,15 +345,17 @@ fn drive(
     Ok(t)
 }
 
-/// One thread per client, each with its own session.
-fn threads(
-    b: &dyn Backend,
-    o: &DbOptions,
+/// One thread per client, each with its own session from `session`: connects them all, then
+/// starts the clock and sets `elapsed`.
+pub fn threads(
+    clients: u32,
     scale: u32,
-    stop: &Arc<AtomicBool>,
+    size: Size,
+    stop: &AtomicBool,
+    session: impl Fn() -> anyhow::Result<Box<dyn Session>>,
 ) -> anyhow::Result<Measured> {
-    let sessions = (0..o.clients)
-        .map(|_| b.session())
+    let sessions = (0..clients)
+        .map(|_| session())
         .collect::<anyhow::Result<Vec<_>>>()?;
     let start = Instant::now();
     let total = Mutex::new(Measured::new());
@@ -368,7 +363,7 @@ fn threads(
         for (i, sess) in sessions.into_iter().enumerate() {
             let total = &total;
             s.spawn(move || {
-                let m = client(sess, o.size, scale, i as u64, start, stop);
+                let m = client(sess, size, scale, i as u64, start, stop);
                 total.lock().unwrap_or_else(|p| p.into_inner()).merge(m);
             });
         }

@@ -178,11 +178,19 @@ impl Backend for Sqlite {
     fn version(&self) -> String {
         format!("SQLite {}", rusqlite::version())
     }
-    fn session(&self) -> anyhow::Result<Box<dyn Session>> {
-        Ok(Box::new(SqliteSession {
-            c: open(&self.path, &self.synchronous)?,
-            writer: self.writer.clone(),
-        }))
+    fn drive(
+        &self,
+        clients: u32,
+        scale: u32,
+        size: crate::run::Size,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> anyhow::Result<crate::run::Measured> {
+        crate::run::threads(clients, scale, size, stop, || {
+            Ok(Box::new(SqliteSession {
+                c: open(&self.path, &self.synchronous)?,
+                writer: self.writer.clone(),
+            }) as Box<dyn Session>)
+        })
     }
     fn check(&self) -> anyhow::Result<u64> {
         let c = open(&self.path, &self.synchronous)?;
