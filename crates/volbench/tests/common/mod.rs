@@ -19,15 +19,20 @@ pub fn tmpdir() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
 
-/// Runs a prepared command, requires success (showing stderr if not), parses stdout as JSON.
-pub fn ok_json(c: &mut Command) -> Value {
+/// Runs a prepared command, requires success (showing stderr if not), returns stdout.
+pub fn ok_stdout(c: &mut Command) -> String {
     let out = c.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs a prepared command, requires success (showing stderr if not), parses stdout as JSON.
+pub fn ok_json(c: &mut Command) -> Value {
+    serde_json::from_str(&ok_stdout(c)).expect("stdout is JSON")
 }
 
 pub fn volbench() -> Command {
