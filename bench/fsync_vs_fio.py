@@ -119,6 +119,7 @@ def main():
             subprocess.run(["umount", a.dir])
             os.rmdir(a.dir)
             if a.zram:
+                subprocess.run(["udevadm", "settle"])
                 subprocess.run(["zramctl", "--reset", dev])
             else:
                 subprocess.run(["losetup", "-d", dev])

@@ -103,6 +103,7 @@ def main():
             subprocess.run(["dd", "if=/dev/urandom", f"of={z}", "bs=1M", "count=1024", "oflag=direct", "status=none"], check=True)
             compare("zram (RAM block device: the tools' overhead shows)", z, "1g", args)
         finally:
+            subprocess.run(["udevadm", "settle"])  # udev may still hold the device
             subprocess.run(["zramctl", "--reset", z])
     if not args.skip_disk:
         with tempfile.TemporaryDirectory(dir=args.dir) as d:
