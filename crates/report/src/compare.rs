@@ -104,6 +104,20 @@ fn units(d: &Document) -> Vec<(String, Metrics)> {
                 )
             })
             .collect(),
+        Document::Infer(i) => {
+            let l = &i.limits;
+            let mut m = Vec::new();
+            if let Some(v) = l.iops_cap {
+                m.push(("IOPS cap".to_string(), "iops", v));
+            }
+            if let Some(v) = l.bw_cap_bytes {
+                m.push(("bw cap".to_string(), "bytes_per_s", v));
+            }
+            if let Some(v) = l.latency_floor_ns {
+                m.push(("lat floor".to_string(), "ns", v));
+            }
+            vec![("limits".to_string(), m)]
+        }
         Document::Db(d) => d
             .runs
             .iter()
@@ -132,7 +146,7 @@ fn first_run(d: &Document) -> Option<&RunReport> {
     match d {
         Document::Run(r) => Some(r),
         Document::Suite(s) => s.runs.first().map(|x| &x.report),
-        Document::Fsync(_) | Document::Db(_) => None,
+        Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => None,
     }
 }
 

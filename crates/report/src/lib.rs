@@ -6,12 +6,14 @@ pub mod compare;
 pub mod db;
 pub mod export;
 pub mod fsync;
+pub mod infer;
 pub mod model;
 pub mod suite;
 
 pub use db::{DbReport, DbRun, Explanation};
 pub use export::{exporter, fmt_count, fmt_ns, Exporter, Format};
 pub use fsync::{FsyncCase, FsyncReport, Penalty, RwRates, Verdict};
+pub use infer::{BurstFound, Closest, InferReport, Limits, Point};
 pub use model::*;
 pub use suite::{Finding, SuiteReport, SuiteRun};
 
@@ -23,6 +25,7 @@ pub enum Document {
     Suite(Box<SuiteReport>),
     Fsync(Box<FsyncReport>),
     Db(Box<DbReport>),
+    Infer(Box<InferReport>),
 }
 
 impl Document {
@@ -34,6 +37,7 @@ impl Document {
             Document::Suite(_) => "suite",
             Document::Fsync(_) => "fsync",
             Document::Db(_) => "db",
+            Document::Infer(_) => "infer",
         }
     }
     pub fn started_at(&self) -> &str {
@@ -42,13 +46,14 @@ impl Document {
             Document::Suite(s) => &s.started_at,
             Document::Fsync(f) => &f.started_at,
             Document::Db(d) => &d.started_at,
+            Document::Infer(i) => &i.started_at,
         }
     }
     pub fn first_run(&self) -> Option<&RunReport> {
         match self {
             Document::Run(r) => Some(r),
             Document::Suite(s) => s.runs.first().map(|r| &r.report),
-            Document::Fsync(_) | Document::Db(_) => None,
+            Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => None,
         }
     }
     /// The host and targets the entry measured.
@@ -56,13 +61,14 @@ impl Document {
         match self {
             Document::Fsync(f) => Some(&f.environment),
             Document::Db(d) => Some(&d.environment),
+            Document::Infer(i) => Some(&i.environment),
             _ => self.first_run().map(|r| &r.environment),
         }
     }
     pub fn suite_name(&self) -> Option<&str> {
         match self {
             Document::Suite(s) => Some(&s.suite),
-            Document::Run(_) | Document::Fsync(_) | Document::Db(_) => None,
+            Document::Run(_) | Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => None,
         }
     }
     pub fn status(&self) -> Status {
@@ -71,6 +77,7 @@ impl Document {
             Document::Suite(s) => s.status,
             Document::Fsync(f) => f.status,
             Document::Db(d) => d.status,
+            Document::Infer(i) => i.status,
         }
     }
     /// What the entry is, in a few words, for history: "randread 4k QD32", "2 groups: randread
@@ -97,6 +104,7 @@ impl Document {
             Document::Suite(s) => format!("suite {} ({} tests)", s.suite, s.runs.len()),
             Document::Fsync(f) => format!("fsync cost ({} cases)", f.cases.len()),
             Document::Db(d) => format!("db {} scale {} x{} clients", d.engine, d.scale, d.clients),
+            Document::Infer(i) => format!("limits of {} ({} points)", i.target, i.points.len()),
         }
     }
     /// Exports through one format's exporter.
@@ -106,6 +114,7 @@ impl Document {
             Document::Suite(s) => e.export_suite(s),
             Document::Fsync(f) => e.export_fsync(f),
             Document::Db(d) => e.export_db(d),
+            Document::Infer(i) => e.export_infer(i),
         }
     }
 }

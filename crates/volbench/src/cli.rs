@@ -82,6 +82,216 @@ pub enum Cmd {
     /// a real, throwaway PostgreSQL in each directory, explained by the directory's flush time.
     #[command(after_help = DB_EXAMPLES)]
     Db(DbArgs),
+    /// Cloud volumes: the providers' published models and prices, the cheapest volume for a
+    /// target, and a stored result measured against what was advertised.
+    #[command(subcommand, after_help = CLOUD_EXAMPLES)]
+    Cloud(CloudCmd),
+    /// What limits this volume: IOPS and bandwidth caps, crossover block size, latency floor,
+    /// the queue depth needed, and a burst bucket; from a probe of TARGET, or from a stored
+    /// result.
+    #[command(after_help = INFER_EXAMPLES)]
+    Infer(InferArgs),
+    /// Run a command with its I/O on a device throttled like a cloud volume, burst bucket
+    /// included (cgroup v2 io.max, else v1 blkio; needs root).
+    #[command(after_help = EMULATE_EXAMPLES)]
+    Emulate(EmulateArgs),
+}
+
+const CLOUD_EXAMPLES: &str = "\
+Examples:
+  volbench cloud list
+  volbench cloud show oci --vpu 10 --size 100g
+  volbench cloud show aws:gp3 --iops 6000 --throughput 250 --size 500g --output-format json
+  volbench cloud cheapest --iops 10000 --mbps 300 --size 500g
+  volbench cloud check last --model oci:vpu=10:size=100g
+Sizes follow the provider: g is GB for OCI and Linode, GiB for AWS, GCP, Azure and DigitalOcean.";
+
+const INFER_EXAMPLES: &str = "\
+Examples:
+  volbench infer /dev/nvme1n1                      caps and crossover (about a minute of reads)
+  volbench infer /dev/sdb --burst-time 45m         long enough to drain a gp2 bucket
+  volbench infer /mnt/volume --refill-wait 120s    also the refill rate of the bucket
+  volbench infer 12                                from stored result #12 (a sweep, suite or run)";
+
+const EMULATE_EXAMPLES: &str = "\
+Examples:
+  volbench emulate --device /dev/sdb --model aws:gp2 --size 100g -- fio job.fio
+  volbench emulate --device /dev/sdb --iops 5000 --bw 200m -- pgbench -T 60 bench
+  volbench emulate --device /dev/sdb --burst-iops 3000 --baseline-iops 300 --bucket-ios 5.4m -- ./my-app
+The command's stdout and exit status pass through; volbench's own messages go to stderr.";
+
+#[derive(Subcommand, Debug)]
+pub enum CloudCmd {
+    /// The products in the catalog, with their source and the date it was read.
+    List(CloudListArgs),
+    /// One configured volume: caps, rates at 4k/16k/64k/1M, burst, price, $ per IOPS and MB/s.
+    Show(CloudShowArgs),
+    /// The cheapest configuration of each product that sustains a target.
+    Cheapest(CloudCheapestArgs),
+    /// A stored run, sweep or suite (or a JSON file) against a volume's model.
+    Check(CloudCheckArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CatalogArgs {
+    /// A catalog file of your own whose products add to or replace the shipped ones
+    /// [default: $VOLBENCH_CATALOG].
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
+    /// normal or json.
+    #[arg(long = "output-format", default_value = "normal", value_name = "FORMAT")]
+    pub output_format: String,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CloudListArgs {
+    /// Only this provider's products.
+    #[arg(long)]
+    pub provider: Option<String>,
+    #[command(flatten)]
+    pub cat: CatalogArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct VolumeArgs {
+    /// Size in the provider's unit (100g, 1t).
+    #[arg(long)]
+    pub size: Option<String>,
+    /// OCI's performance level, VPUs per GB (0, 10, 20, 30 ... 120).
+    #[arg(long)]
+    pub vpu: Option<u32>,
+    /// Provisioned IOPS (gp3, io1, io2, Hyperdisk, Premium SSD v2, Ultra).
+    #[arg(long)]
+    pub iops: Option<f64>,
+    /// Provisioned throughput in the provider's unit (MiB/s for AWS and GCP, MB/s for Azure).
+    #[arg(long)]
+    pub throughput: Option<f64>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CloudShowArgs {
+    /// PROVIDER[:PRODUCT], e.g. oci, aws:gp3, azure:premium-ssd (see cloud list).
+    pub product: String,
+    #[command(flatten)]
+    pub volume: VolumeArgs,
+    #[command(flatten)]
+    pub cat: CatalogArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CloudCheapestArgs {
+    /// Sustained IOPS needed (not a burst).
+    #[arg(long, default_value_t = 0.0)]
+    pub iops: f64,
+    /// Sustained throughput needed, MB/s (10^6 bytes per second).
+    #[arg(long, default_value_t = 0.0)]
+    pub mbps: f64,
+    /// Capacity needed: 500g is 500 GiB (converted to each provider's unit).
+    #[arg(long, default_value = "100g")]
+    pub size: String,
+    /// Only these providers (repeatable or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub provider: Vec<String>,
+    #[command(flatten)]
+    pub cat: CatalogArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CloudCheckArgs {
+    /// A stored result (id, label or `last`) or a JSON file volbench wrote.
+    pub result: String,
+    /// The volume: PRODUCT[:key=value...], e.g. oci:vpu=10:size=100g, aws:gp3:size=500:iops=6000.
+    #[arg(long)]
+    pub model: String,
+    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub cat: CatalogArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct InferArgs {
+    /// A block device or directory to probe (reads; a directory gets a probe file), or a
+    /// stored result (id, label, `last`) or JSON file to analyse without I/O.
+    pub target: String,
+    /// Longest burst phase: 4k reads at --burst-depth with a per-second series, stopped early
+    /// once a drop has been followed for 20 % of its length; 0 skips it.
+    #[arg(long = "burst-time", default_value = "20s", value_name = "TIME")]
+    pub burst_time: String,
+    #[arg(long = "burst-depth", default_value_t = 32)]
+    pub burst_depth: u32,
+    /// Block size of the burst phase (1m looks for a throughput bucket).
+    #[arg(long = "burst-bs", default_value = "4k")]
+    pub burst_bs: String,
+    /// After a burst, wait this long idle and burst again to measure the refill rate.
+    #[arg(long = "refill-wait", default_value = "0", value_name = "TIME")]
+    pub refill_wait: String,
+    /// Length of each sweep point.
+    #[arg(long = "point-time", default_value = "2s", value_name = "TIME")]
+    pub point_time: String,
+    /// Deepest queue the depth sweep tries.
+    #[arg(long = "max-depth", default_value_t = 256)]
+    pub max_depth: u32,
+    /// Probe with random writes instead of reads (a device needs --allow-destructive).
+    #[arg(long)]
+    pub write: bool,
+    #[arg(long = "allow-destructive")]
+    pub allow_destructive: bool,
+    /// Size of the probe file in a directory.
+    #[arg(long, default_value = "1g")]
+    pub size: String,
+    /// I/O engine: io_uring, libaio or psync.
+    #[arg(long, default_value = "io_uring")]
+    pub ioengine: String,
+    /// A catalog file of your own (for the closest products).
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct EmulateArgs {
+    /// The device whose I/O is throttled (a path on a file system means its device).
+    #[arg(long)]
+    pub device: PathBuf,
+    /// A static IOPS cap (reads and writes together).
+    #[arg(long)]
+    pub iops: Option<f64>,
+    /// A static bandwidth cap, bytes per second with units (200m = 200 MiB/s).
+    #[arg(long)]
+    pub bw: Option<String>,
+    /// A burst bucket: the rate while credits last...
+    #[arg(long = "burst-iops")]
+    pub burst_iops: Option<f64>,
+    /// ...the rate after them...
+    #[arg(long = "baseline-iops")]
+    pub baseline_iops: Option<f64>,
+    /// ...and the credits, in I/Os (5.4m = 5,400,000; the bucket starts full).
+    #[arg(long = "bucket-ios")]
+    pub bucket_ios: Option<String>,
+    /// Credits earned per idle second [default: the baseline rate, as gp2].
+    #[arg(long = "refill-ios")]
+    pub refill_ios: Option<f64>,
+    /// A catalog product to emulate, with --size (provisioned figures go in the name:
+    /// aws:gp3:iops=6000:throughput=250).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The model's size in the provider's unit (100g, 1t).
+    #[arg(long)]
+    pub size: Option<String>,
+    /// The model's VPU level (OCI).
+    #[arg(long)]
+    pub vpu: Option<u32>,
+    /// A catalog file of your own.
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
+    /// The command to run, after --.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 const DB_EXAMPLES: &str = "\

@@ -55,6 +55,9 @@ fn main() -> ExitCode {
         cli::Cmd::Fsync(a) => cmd::fsync::main(a),
         cli::Cmd::Durability(c) => cmd::durability::main(c),
         cli::Cmd::Db(a) => cmd::db::main(a),
+        cli::Cmd::Cloud(c) => cmd::cloud::main(c),
+        cli::Cmd::Infer(a) => cmd::infer::main(a),
+        cli::Cmd::Emulate(a) => cmd::emulate::main(a),
     })
 }
 

@@ -186,7 +186,7 @@ impl Output {
             let runs: Vec<&RunReport> = match d {
                 Document::Run(r) => vec![r],
                 Document::Suite(s) => s.runs.iter().map(|x| &x.report).collect(),
-                Document::Fsync(_) | Document::Db(_) => Vec::new(),
+                Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => Vec::new(),
             };
             let (mut warnings, mut errors): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
             for r in &runs {
@@ -198,6 +198,10 @@ impl Output {
                 errors.extend(f.error.as_deref());
             }
             if let Document::Db(x) = d {
+                warnings.extend(x.warnings.iter().map(|w| w.message.as_str()));
+                errors.extend(x.error.as_deref());
+            }
+            if let Document::Infer(x) = d {
                 warnings.extend(x.warnings.iter().map(|w| w.message.as_str()));
                 errors.extend(x.error.as_deref());
             }

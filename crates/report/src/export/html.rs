@@ -63,6 +63,16 @@ impl Exporter for Html {
         p.render()
     }
 
+    fn export_infer(&self, r: &crate::InferReport) -> anyhow::Result<Vec<u8>> {
+        let mut p = Page::new(
+            format!("volbench infer: {}", r.target),
+            format!("{} points · started {}", r.points.len(), r.started_at),
+        );
+        p.status = status(r.status);
+        infer_sections(&mut p, r, "infer");
+        p.render()
+    }
+
     fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
         let targets: Vec<&str> = f.verdicts.iter().map(|v| v.target.as_str()).collect();
         let mut p = Page::new(
@@ -73,6 +83,44 @@ impl Exporter for Html {
         fsync_sections(&mut p, f, "fsync");
         p.render()
     }
+}
+
+/// An infer report: the limits, the evidence, the closest products and the burst phase's
+/// per-second rate.
+fn infer_sections(p: &mut Page, r: &crate::InferReport, id: &str) {
+    let mut sec = Section::new(&format!("{id}-limits"), "Limits", 2);
+    let t = crate::infer::limits_table(r);
+    sec.text = Some(t.caption.clone());
+    sec.findings = r.evidence.clone();
+    sec.warnings = r.warnings.iter().map(|w| w.message.clone()).collect();
+    for t in [t, crate::infer::closest_table(r)] {
+        if !t.rows.is_empty() {
+            sec.tables.push(Table {
+                caption: Some(t.caption),
+                head: t.head,
+                rows: t.rows,
+            });
+        }
+    }
+    if !r.burst_series.is_empty() {
+        let data = r.burst_series.iter().map(|v| Some(*v)).collect();
+        p.add_chart(
+            &mut sec,
+            Chart {
+                id: String::new(),
+                kind: "line",
+                title: "Burst phase: IOPS per second".into(),
+                x_title: "second".into(),
+                y_title: "IOPS".into(),
+                y2_title: None,
+                y_log: false,
+                y_from_zero: true,
+                labels: (1..=r.burst_series.len()).map(|i| i.to_string()).collect(),
+                datasets: vec![Dataset::new("IOPS", data, "count")],
+            },
+        );
+    }
+    p.sections.push(sec);
 }
 
 /// A db report: the side-by-side table, the explanation per target, and the tps of each
@@ -235,6 +283,7 @@ pub fn report(docs: &[(String, crate::Document)]) -> anyhow::Result<Vec<u8>> {
             }
             crate::Document::Fsync(f) => fsync_sections(&mut p, f, &format!("input-{}", i + 1)),
             crate::Document::Db(d) => db_sections(&mut p, d, &format!("input-{}", i + 1)),
+            crate::Document::Infer(r) => infer_sections(&mut p, r, &format!("input-{}", i + 1)),
         }
     }
     p.render()

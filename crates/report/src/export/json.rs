@@ -29,4 +29,10 @@ impl Exporter for Json {
         v.push(b'\n');
         Ok(v)
     }
+
+    fn export_infer(&self, i: &crate::InferReport) -> anyhow::Result<Vec<u8>> {
+        let mut v = serde_json::to_vec_pretty(i)?;
+        v.push(b'\n');
+        Ok(v)
+    }
 }

@@ -16,7 +16,7 @@ pub use json::Json;
 pub use markdown::Markdown;
 pub use text::{fmt_count, fmt_ns, Text};
 
-use crate::{DbReport, FsyncReport, RunReport, SuiteReport};
+use crate::{DbReport, FsyncReport, InferReport, RunReport, SuiteReport};
 
 /// Turns a report into the bytes of one format.
 pub trait Exporter {
@@ -33,6 +33,10 @@ pub trait Exporter {
         anyhow::bail!(
             "this output format has no form for db reports: use normal, json, csv, md or html"
         )
+    }
+    /// A volume's inferred limits; formats that have no shape for it say which ones do.
+    fn export_infer(&self, _i: &InferReport) -> anyhow::Result<Vec<u8>> {
+        anyhow::bail!("this output format has no form for infer reports: use normal or json")
     }
 }
 

@@ -66,7 +66,7 @@ struct Lines {
 /// The chart of `metric` against `x` (a swept parameter, or `time` for a run) as SVG text.
 pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, String> {
     let lines = match doc {
-        Document::Fsync(_) | Document::Db(_) => {
+        Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => {
             return Err(
                 "fsync and db reports are charted in their HTML report (volbench report ID)".into(),
             )

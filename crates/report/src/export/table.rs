@@ -162,6 +162,19 @@ pub(crate) struct StrTable {
     pub rows: Vec<Vec<String>>,
 }
 
+impl StrTable {
+    pub fn new(head: &[&str]) -> StrTable {
+        StrTable {
+            caption: String::new(),
+            head: head.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+    pub fn row(&mut self, r: Vec<String>) {
+        self.rows.push(r);
+    }
+}
+
 /// A [`StrTable`] as a Markdown pipe table.
 pub(crate) fn pipes(t: &StrTable) -> String {
     let mut out = format!(

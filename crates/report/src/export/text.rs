@@ -282,6 +282,10 @@ impl Exporter for Text {
     fn export_db(&self, d: &crate::DbReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::db::text(d).into_bytes())
     }
+
+    fn export_infer(&self, i: &crate::InferReport) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::infer::text(i).into_bytes())
+    }
 }
 
 /// One row per test: label, IOPS, bandwidth, latency, CPU; findings marked and listed below.

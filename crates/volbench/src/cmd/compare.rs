@@ -32,6 +32,9 @@ pub fn input(
         if let Ok(d) = serde_json::from_str::<report::DbReport>(&text) {
             return Ok(Document::Db(Box::new(d)));
         }
+        if let Ok(i) = serde_json::from_str::<report::InferReport>(&text) {
+            return Ok(Document::Infer(Box::new(i)));
+        }
         return Err(usage(format!(
             "{what} is not a volbench JSON report (fio-json cannot be compared: write --output-format=volbench-json)"
         )));

@@ -1,7 +1,10 @@
 //! Subcommands: each builds workloads, calls the runner, hands reports to exporters.
 
+pub mod cloud;
 pub mod compare;
 pub mod db;
+pub mod emulate;
+pub mod infer;
 pub mod durability;
 pub mod fsync;
 pub mod history;

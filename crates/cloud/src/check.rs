@@ -1,0 +1,245 @@
+//! `cloud check`: measured against advertised. Each test of a stored run, sweep or suite is set
+//! against the model's figure at its block size, in the metric whose cap binds there, with a
+//! verdict and the likely reasons a result sits above or below the model.
+
+use crate::model::Model;
+use crate::step;
+use report::{Document, JobReport, RunReport};
+use serde::Serialize;
+use workload::{BufferMode, JobSpec};
+
+/// Within this ratio of the model either way a result is "as advertised": providers promise
+/// their figures 90-99.9 % of the time, and a guest's own measurement moves a few percent.
+pub const TOLERANCE: f64 = 0.10;
+
+/// One test as measured, with what the verdict needs to know about how it was run.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    pub test: String,
+    pub spec: JobSpec,
+    pub report: JobReport,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Row {
+    pub test: String,
+    pub bs: u64,
+    /// "iops" or "bandwidth": the cap that binds at this block size, and so the one compared.
+    pub metric: &'static str,
+    pub model: f64,
+    pub measured: f64,
+    pub ratio: f64,
+    /// "above", "as advertised" or "below".
+    pub verdict: &'static str,
+    pub reasons: Vec<String>,
+}
+
+/// Every test of a document: a run's reporting groups, a sweep's or suite's runs.
+pub fn measured(doc: &Document) -> Vec<Measured> {
+    match doc {
+        Document::Run(r) => from_run(r, None),
+        Document::Suite(s) => s
+            .runs
+            .iter()
+            .flat_map(|x| from_run(&x.report, Some(&x.label)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn from_run(r: &RunReport, label: Option<&str>) -> Vec<Measured> {
+    r.groups
+        .iter()
+        .filter_map(|g| {
+            let spec = r.workload.jobs.get(g.spec_index)?.clone();
+            let test = match (label, r.groups.len()) {
+                (Some(l), 1) => l.to_string(),
+                (Some(l), _) => format!("{l} / {}", g.report.name),
+                (None, _) => g.report.name.clone(),
+            };
+            Some(Measured {
+                test,
+                spec,
+                report: g.report.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The verdict for one measured test against `m`.
+pub fn check(m: &Model, t: &Measured) -> Option<Row> {
+    let (iops, bw) = totals(&t.report);
+    if iops <= 0.0 {
+        return None;
+    }
+    let bs = (bw / iops).round().max(1.0) as u64;
+    let writes_only = t.report.read.is_none();
+    let mut model = m.clone();
+    if writes_only {
+        model.iops = m.write_iops;
+        model.bw_bytes = m.write_bw_bytes;
+    }
+    let at = model.at(bs);
+    let (metric, want, got) = if at.bound == "iops" {
+        ("iops", at.iops, iops)
+    } else {
+        ("bandwidth", at.bw_bytes, bw)
+    };
+    let ratio = got / want;
+    let verdict = if ratio > 1.0 + TOLERANCE {
+        "above"
+    } else if ratio < 1.0 - TOLERANCE {
+        "below"
+    } else {
+        "as advertised"
+    };
+    let reasons = match verdict {
+        "above" => above(m, t, ratio, at.burst_iops.map(|b| b * bs as f64), got, metric),
+        "below" => below(m, t, want, metric, bs),
+        _ => Vec::new(),
+    };
+    Some(Row {
+        test: t.test.clone(),
+        bs,
+        metric,
+        model: want,
+        measured: got,
+        ratio,
+        verdict,
+        reasons,
+    })
+}
+
+fn totals(j: &JobReport) -> (f64, f64) {
+    let mut iops = 0.0;
+    let mut bw = 0.0;
+    for d in [&j.read, &j.write].into_iter().flatten() {
+        iops += d.iops;
+        bw += d.bw_bytes;
+    }
+    (iops, bw)
+}
+
+/// Why a result beats the model, most likely first.
+fn above(m: &Model, t: &Measured, ratio: f64, burst_bw: Option<f64>, got: f64, metric: &str) -> Vec<String> {
+    let s = &t.spec;
+    let mut why = Vec::new();
+    let flushed = s.end_fsync || s.sync_every > 0 || !matches!(s.sync_io, workload::SyncIo::None);
+    if !s.direct && (s.rw.reads() || !flushed) {
+        why.push("page cache: buffered I/O without a flush measures memory, not the volume (use --direct=1, or --end_fsync=1 for writes as dd's conv=fdatasync)".to_string());
+    }
+    if !matches!(s.buffer, BufferMode::Random) {
+        why.push("compression: the data written was zeros or a repeated pattern, which compressing or deduplicating storage hardly writes (volbench writes incompressible data by default)".to_string());
+    }
+    if let Some(b) = burst_bw {
+        let burst = if metric == "iops" { b / t.spec.bs.max(1) as f64 } else { b };
+        if got <= burst * (1.0 + TOLERANCE) {
+            let d = m.burst_duration_s.map_or(String::new(), |d| format!(" (a full bucket lasts {})", secs(d)));
+            why.push(format!("burst credits: the result is within the burst rate{d}; run longer than the burst to see the sustained rate"));
+        }
+    }
+    if let Some(st) = series_step(&t.report) {
+        why.push(format!(
+            "burst: the per-second rate fell from {:.0} to {:.0} IOPS after {:.0} s",
+            st.before, st.after, st.at_s
+        ));
+    }
+    for (f, name) in [(1.048576, "MiB vs MB"), (1.073741824, "GiB vs GB"), (1.024, "KiB vs KB")] {
+        if (ratio / f - 1.0).abs() < 0.01 {
+            why.push(format!("units: the ratio is the {name} factor ({f}); check which unit each side uses"));
+        }
+    }
+    if why.is_empty() {
+        why.push("unexplained: the volume delivered more than its published model; run longer, and check the model's size and level".into());
+    }
+    why
+}
+
+/// Why a result falls short of the model, most likely first.
+fn below(m: &Model, t: &Measured, want: f64, metric: &str, bs: u64) -> Vec<String> {
+    let r = &t.report;
+    let mut why = Vec::new();
+    let outstanding = (t.spec.iodepth.max(1) * t.spec.numjobs.max(1)) as f64;
+    let lat_ns = mean_latency(r);
+    let want_iops = if metric == "iops" { want } else { want / bs as f64 };
+    // Little's law: reaching the cap at this latency needs cap x latency I/Os in flight.
+    let needed = want_iops * lat_ns / 1e9;
+    if lat_ns > 0.0 && outstanding < needed * 0.9 {
+        why.push(format!(
+            "too little queue depth: {} I/O(s) in flight at {} each can do at most {:.0} IOPS; the cap needs about {:.0} in flight (raise --iodepth or --numjobs)",
+            outstanding,
+            fmt_ns(lat_ns),
+            outstanding / lat_ns * 1e9,
+            needed.ceil()
+        ));
+    }
+    if let Some(j) = cpu_per_job(r, t.spec.numjobs) {
+        if j >= 90.0 {
+            why.push(format!("CPU-bound tool: each job thread used {j:.0} % of a CPU; add jobs or use a cheaper engine"));
+        }
+    }
+    if !m.instance_caps.is_empty() {
+        why.push(format!("instance cap: {}", m.instance_caps[0]));
+    }
+    if lat_ns > 2e6 && outstanding <= 4.0 {
+        why.push(format!(
+            "network: {} per I/O at low depth is a long round trip to the volume",
+            fmt_ns(lat_ns)
+        ));
+    }
+    if why.is_empty() {
+        why.push("below the model with enough depth and CPU: another tenant, a snapshot-restored volume not yet initialized, or a cap the catalog does not know".into());
+    }
+    why
+}
+
+fn mean_latency(r: &JobReport) -> f64 {
+    let mut n = 0u64;
+    let mut sum = 0.0;
+    for d in [&r.read, &r.write].into_iter().flatten() {
+        n += d.lat_ns.n;
+        sum += d.lat_ns.mean_ns * d.lat_ns.n as f64;
+    }
+    if n == 0 {
+        0.0
+    } else {
+        sum / n as f64
+    }
+}
+
+/// A group's CPU is the whole process's: its share per job thread.
+fn cpu_per_job(r: &JobReport, jobs: u32) -> Option<f64> {
+    let c = r.cpu.usr_percent + r.cpu.sys_percent;
+    (c > 0.0).then(|| c / jobs.max(1) as f64)
+}
+
+/// A burst in a run's own per-second series.
+pub fn series_step(r: &JobReport) -> Option<step::Step> {
+    let s = &r.series;
+    let dt = s.interval_ms.max(1) as f64 / 1000.0;
+    let rates: Vec<f64> = s
+        .samples
+        .iter()
+        .filter(|x| x.dt_ms * 2 >= s.interval_ms)
+        .map(|x| x.iops(0) + x.iops(1))
+        .collect();
+    step::find(&rates, dt)
+}
+
+pub fn secs(s: f64) -> String {
+    if s >= 3600.0 {
+        format!("{:.1} h", s / 3600.0)
+    } else if s >= 120.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{s:.0} s")
+    }
+}
+
+fn fmt_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.0} µs", ns / 1e3)
+    }
+}

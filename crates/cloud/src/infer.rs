@@ -1,0 +1,605 @@
+//! `volbench infer`: what limits a volume. The probe designs itself:
+//!
+//! 1. a burst phase first, while any bucket is still full: 4k random reads at a high depth
+//!    with a per-second series, stopped once a drop has been followed long enough to measure
+//!    the level after it (20 % of the burst, at least 2 s), or at `--burst-time`;
+//! 2. the latency floor: 4k reads at queue depth 1;
+//! 3. a depth sweep at 4k (1, 2, 4, ...) until IOPS stop rising: the IOPS cap and the depth
+//!    that reaches it;
+//! 4. a block-size sweep at that depth (4k ... 1m): the bandwidth cap and the crossover;
+//! 5. with `--refill-wait`, an idle wait and a second burst: the refill rate.
+//!
+//! The cap is the rate after any burst (the sweeps run with the bucket drained), which is what
+//! the volume sustains.
+
+use crate::catalog::Catalog;
+use crate::{model, step};
+use report::{BurstFound, Closest, InferReport, JobReport, Limits, Point, Status, Tool};
+use runner::{Observer, Progress};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use workload::{EngineKind, JobSpec, Rw, Workload};
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub target: PathBuf,
+    /// Probe with random writes instead of reads (a device needs `allow_destructive`).
+    pub write: bool,
+    pub allow_destructive: bool,
+    /// Length of each sweep point.
+    pub point_time: Duration,
+    /// The longest the burst phase may run; zero skips it.
+    pub burst_time: Duration,
+    pub burst_depth: u32,
+    pub burst_bs: u64,
+    /// Idle time before a second burst that measures the refill rate; zero skips it.
+    pub refill_wait: Duration,
+    pub max_depth: u32,
+    /// The probe file's size when the target is a directory.
+    pub size: u64,
+    pub engine: EngineKind,
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            target: PathBuf::from("."),
+            write: false,
+            allow_destructive: false,
+            point_time: Duration::from_secs(2),
+            burst_time: Duration::from_secs(20),
+            burst_depth: 32,
+            burst_bs: 4096,
+            refill_wait: Duration::ZERO,
+            max_depth: 256,
+            size: 1 << 30,
+            engine: EngineKind::IoUring,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+/// A point's gain under this is "no longer rising": throttles hold their caps within a few
+/// percent, so 5 % over two doublings is a plateau, not noise.
+const PLATEAU_GAIN: f64 = 1.05;
+
+/// The probe's file in a directory target; removed when the probe ends, however it ends.
+struct ProbeFile(Option<PathBuf>);
+impl Drop for ProbeFile {
+    fn drop(&mut self) {
+        if let Some(p) = &self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// Runs the probe on `o.target` and reports what it found.
+pub fn probe(o: &Options, cat: Option<&Catalog>, say: &mut dyn FnMut(&str)) -> anyhow::Result<InferReport> {
+    let (path, _file) = target(o)?;
+    let mut p = Probe { o, path, points: Vec::new(), io_time: 0.0, env: None };
+    let (started_at, started_unix) = report::started(std::time::SystemTime::now());
+    let mut burst_series = Vec::new();
+    let mut burst = None;
+    if !o.burst_time.is_zero() {
+        say(&format!("burst phase: {} random {} at QD{} for up to {:?}", workload::short_size(o.burst_bs), p.verb(), o.burst_depth, o.burst_time));
+        let (series, st) = p.burst_phase("burst")?;
+        burst_series = series;
+        burst = st;
+    }
+    say("latency floor: 4k at QD1");
+    let lat = p.point("latency", 4096, 1)?;
+    say("depth sweep at 4k");
+    let (iops_cap, qd) = p.depth_sweep()?;
+    say(&format!("block-size sweep at QD{qd}"));
+    let bw_cap = p.bs_sweep(qd)?;
+    let refill = match (&burst, o.refill_wait.is_zero()) {
+        (Some(b), false) => p.refill(b)?,
+        _ => None,
+    };
+    let mut r = p.report(started_at, started_unix);
+    r.burst_series = burst_series;
+    finish(&mut r, iops_cap, bw_cap, qd, lat.lat_mean_ns, burst, refill);
+    if let Some(c) = cat {
+        r.closest = closest(c, &r.limits);
+    }
+    Ok(r)
+}
+
+/// A device is probed in place; a directory gets a probe file laid out once, before the
+/// burst phase (the layout's writes are themselves I/O a bucket pays for: say so).
+fn target(o: &Options) -> anyhow::Result<(PathBuf, ProbeFile)> {
+    let md = std::fs::metadata(&o.target)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", o.target.display()))?;
+    if !md.is_dir() {
+        return Ok((o.target.clone(), ProbeFile(None)));
+    }
+    let f = o.target.join(format!(".volbench-infer-{}.dat", std::process::id()));
+    let guard = ProbeFile(Some(f.clone()));
+    let mut spec = base_spec(o, &f, 4096, 1);
+    spec.number_ios = Some(1);
+    spec.time_based = false;
+    spec.runtime = None;
+    run(o, spec)?;
+    Ok((f, guard))
+}
+
+fn base_spec(o: &Options, path: &Path, bs: u64, depth: u32) -> JobSpec {
+    JobSpec {
+        name: format!("infer-{}-qd{depth}", workload::short_size(bs)),
+        rw: if o.write { Rw::RandWrite } else { Rw::RandRead },
+        bs,
+        iodepth: depth,
+        numjobs: 1,
+        ioengine: o.engine,
+        direct: true,
+        filename: vec![path.to_path_buf()],
+        size: std::fs::metadata(&o.target).is_ok_and(|m| m.is_dir()).then_some(o.size),
+        runtime: Some(o.point_time),
+        // A throttle lets a first slice through at once; a short ramp keeps it out of a
+        // 2-second point (it read 6 % over a 20 MiB/s cap without one).
+        ramp_time: Duration::from_millis(500),
+        time_based: true,
+        group_reporting: true,
+        allow_destructive: o.allow_destructive,
+        ..JobSpec::default()
+    }
+}
+
+fn run(o: &Options, spec: JobSpec) -> anyhow::Result<report::RunReport> {
+    run_watched(o, spec, &mut runner::Silent, &o.stop)
+}
+
+/// Runs one point; `stop` ends it early (the burst watcher's own flag, or Ctrl-C's), and only
+/// Ctrl-C's is an interruption.
+fn run_watched(
+    o: &Options,
+    spec: JobSpec,
+    obs: &mut dyn Observer,
+    stop: &Arc<AtomicBool>,
+) -> anyhow::Result<report::RunReport> {
+    let opts = runner::RunOptions {
+        stop: stop.clone(),
+        command_line: Vec::new(),
+        unlink: false,
+    };
+    let w = Workload { jobs: vec![spec], ..Default::default() };
+    let r = runner::run(&w, &opts, obs).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if o.stop.load(Ordering::Relaxed) {
+        anyhow::bail!("interrupted");
+    }
+    if let Some(e) = &r.error {
+        anyhow::bail!("{e}");
+    }
+    Ok(r)
+}
+
+struct Probe<'a> {
+    o: &'a Options,
+    path: PathBuf,
+    points: Vec<Point>,
+    io_time: f64,
+    env: Option<report::Environment>,
+}
+
+impl Probe<'_> {
+    fn verb(&self) -> &'static str {
+        if self.o.write { "writes" } else { "reads" }
+    }
+
+    fn record(&mut self, phase: &str, spec: &JobSpec, r: &report::RunReport) -> Point {
+        let g = &r.group;
+        let (iops, bw, lat) = rates(g);
+        let p = Point {
+            phase: phase.into(),
+            bs: spec.bs,
+            iodepth: spec.iodepth,
+            iops,
+            bw_bytes: bw,
+            lat_mean_ns: lat,
+            runtime_s: g.runtime_ns as f64 / 1e9,
+        };
+        self.io_time += p.runtime_s;
+        if self.env.is_none() {
+            self.env = Some(r.environment.clone());
+        }
+        self.points.push(p.clone());
+        p
+    }
+
+    fn point(&mut self, phase: &str, bs: u64, depth: u32) -> anyhow::Result<Point> {
+        let spec = base_spec(self.o, &self.path, bs, depth);
+        let r = run(self.o, spec.clone())?;
+        Ok(self.record(phase, &spec, &r))
+    }
+
+    /// Doubles the depth until two doublings in a row gain under 5 %: the best IOPS seen and
+    /// the smallest depth within 5 % of it.
+    fn depth_sweep(&mut self) -> anyhow::Result<(f64, u32)> {
+        let mut seen: Vec<(u32, f64)> = Vec::new();
+        let mut flat = 0;
+        let mut d = 1;
+        while d <= self.o.max_depth {
+            let p = self.point("depth", 4096, d)?;
+            if let Some(&(_, prev)) = seen.last() {
+                flat = if p.iops < prev * PLATEAU_GAIN { flat + 1 } else { 0 };
+            }
+            seen.push((d, p.iops));
+            if flat >= 2 {
+                break;
+            }
+            d *= 2;
+        }
+        let best = seen.iter().map(|x| x.1).fold(0.0, f64::max);
+        let qd = seen
+            .iter()
+            .find(|x| x.1 >= best / PLATEAU_GAIN)
+            .map_or(1, |x| x.0);
+        let rates: Vec<f64> = seen.iter().map(|x| x.1).collect();
+        Ok((plateau(&rates), qd))
+    }
+
+    /// Block sizes from 4k up at depth `qd` until bandwidth stops rising: the median of the
+    /// plateau (the points within 5 % of the best), so one lucky point does not set the cap.
+    fn bs_sweep(&mut self, qd: u32) -> anyhow::Result<f64> {
+        let mut seen: Vec<f64> = Vec::new();
+        let mut flat = 0;
+        for bs in [4096u64, 16 << 10, 64 << 10, 256 << 10, 1 << 20] {
+            let p = self.point("bs", bs, qd.max(2))?;
+            let best = seen.iter().copied().fold(0.0, f64::max);
+            flat = if p.bw_bytes < best * PLATEAU_GAIN { flat + 1 } else { 0 };
+            seen.push(p.bw_bytes);
+            if flat >= 2 {
+                break;
+            }
+        }
+        Ok(plateau(&seen))
+    }
+
+    /// The burst phase: its per-second series and the drop found in it, if any.
+    fn burst_phase(&mut self, phase: &str) -> anyhow::Result<(Vec<f64>, Option<step::Step>)> {
+        let mut spec = base_spec(self.o, &self.path, self.o.burst_bs, self.o.burst_depth);
+        spec.runtime = Some(self.o.burst_time);
+        // No ramp here: the burst's first second is part of the burst.
+        spec.ramp_time = Duration::ZERO;
+        spec.name = format!("infer-{phase}");
+        let mut w = Watch::new(self.o.stop.clone());
+        let own = w.own.clone();
+        let r = run_watched(self.o, spec.clone(), &mut w, &own)?;
+        self.record(phase, &spec, &r);
+        let series = per_second(&r.group);
+        Ok((series.clone(), step::find(&series, 1.0)))
+    }
+
+    /// Waits idle, then bursts again: the credits earned over the wait, per second.
+    fn refill(&mut self, first: &step::Step) -> anyhow::Result<Option<f64>> {
+        std::thread::sleep(self.o.refill_wait);
+        let (_, again) = self.burst_phase("refill")?;
+        let wait = self.o.refill_wait.as_secs_f64();
+        // Credits spent in the second burst were earned over the wait (the bucket was empty
+        // when it began); never more than the first burst drew from a full bucket.
+        let full = (first.before - first.after) * first.at_s;
+        Ok(again.map(|s| ((s.before - s.after).max(0.0) * s.at_s).min(full) / wait))
+    }
+
+    fn report(self, started_at: String, started_unix: u64) -> InferReport {
+        InferReport {
+            schema_version: report::SCHEMA_VERSION,
+            tool: Tool::volbench(),
+            started_at,
+            started_unix,
+            command_line: std::env::args().collect(),
+            status: Status::Complete,
+            error: None,
+            target: self.o.target.display().to_string(),
+            limits: Limits::default(),
+            confidence: String::new(),
+            evidence: Vec::new(),
+            points: self.points,
+            burst_series: Vec::new(),
+            io_time_s: self.io_time,
+            closest: Vec::new(),
+            environment: self.env.unwrap_or_else(runner::probe::environment),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Stops the burst phase once the level after a drop has been seen long enough, and passes
+/// Ctrl-C (`user`) on to the phase's own stop flag.
+struct Watch {
+    user: Arc<AtomicBool>,
+    own: Arc<AtomicBool>,
+    rates: Vec<f64>,
+    last: (f64, u64),
+    step: Option<step::Step>,
+}
+
+impl Watch {
+    fn new(user: Arc<AtomicBool>) -> Watch {
+        Watch {
+            user,
+            own: Arc::new(AtomicBool::new(false)),
+            rates: Vec::new(),
+            last: (0.0, 0),
+            step: None,
+        }
+    }
+}
+
+impl Observer for Watch {
+    fn tick(&mut self, p: &Progress) {
+        if self.user.load(Ordering::Relaxed) {
+            self.own.store(true, Ordering::Relaxed);
+        }
+        let t = p.elapsed.as_secs_f64();
+        if t - self.last.0 >= 1.0 {
+            self.rates.push((p.ios - self.last.1) as f64 / (t - self.last.0));
+            self.last = (t, p.ios);
+            self.step = step::find(&self.rates, 1.0);
+        }
+        // Enough of the level after the drop to measure it: 20 % of the burst's length (at
+        // least 2 s), so the phase costs no more than the drain plus 20 %.
+        if let Some(s) = self.step {
+            if t >= s.at_s + (0.2 * s.at_s).max(2.0) {
+                self.own.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// The median of the values within 5 % of the largest: a sweep's plateau.
+fn plateau(v: &[f64]) -> f64 {
+    let best = v.iter().copied().fold(0.0, f64::max);
+    let mut top: Vec<f64> = v.iter().copied().filter(|x| *x >= best / PLATEAU_GAIN).collect();
+    top.sort_by(f64::total_cmp);
+    if top.is_empty() {
+        return 0.0;
+    }
+    let n = top.len();
+    if n % 2 == 1 {
+        top[n / 2]
+    } else {
+        (top[n / 2 - 1] + top[n / 2]) / 2.0
+    }
+}
+
+fn rates(g: &JobReport) -> (f64, f64, f64) {
+    let mut iops = 0.0;
+    let mut bw = 0.0;
+    let mut lat = 0.0;
+    let mut n = 0u64;
+    for d in [&g.read, &g.write].into_iter().flatten() {
+        iops += d.iops;
+        bw += d.bw_bytes;
+        lat += d.lat_ns.mean_ns * d.lat_ns.n as f64;
+        n += d.lat_ns.n;
+    }
+    (iops, bw, if n > 0 { lat / n as f64 } else { 0.0 })
+}
+
+/// IOPS of each whole second (a short last sample is dropped: it is not a second's rate).
+pub fn per_second(g: &JobReport) -> Vec<f64> {
+    let s = &g.series;
+    s.samples
+        .iter()
+        .filter(|x| x.dt_ms * 10 >= s.interval_ms * 9)
+        .map(|x| x.iops(0) + x.iops(1))
+        .collect()
+}
+
+/// Fills in the limits, the evidence and the confidence.
+fn finish(r: &mut InferReport, iops: f64, bw: f64, qd: u32, lat: f64, burst: Option<step::Step>, refill: Option<f64>) {
+    let mut ev = Vec::new();
+    let mut conf = "high";
+    // After a burst the sweeps ran at the baseline; the burst phase's own tail is the longer
+    // look at it, so it is the sustained cap when the two agree.
+    let iops_cap = match &burst {
+        Some(s) if (s.after / iops - 1.0).abs() < 0.1 => s.after.max(iops),
+        _ => iops,
+    };
+    for (name, pts) in [("depth", "4k IOPS by depth"), ("bs", "bandwidth by block size")] {
+        let v: Vec<String> = r.points.iter().filter(|p| p.phase == name).map(|p| {
+            if name == "depth" { format!("QD{} {:.0}", p.iodepth, p.iops) } else { format!("{} {:.1} MiB/s", workload::short_size(p.bs), p.bw_bytes / 1048576.0) }
+        }).collect();
+        ev.push(format!("{pts}: {}", v.join(", ")));
+    }
+    let flat = plateau_spread(r, "depth", |p| p.iops);
+    if flat > 0.05 {
+        conf = "medium";
+        ev.push(format!("the IOPS plateau varies by {:.0} %: the cap may be noisy or shared", flat * 100.0));
+    }
+    let top = r.points.iter().filter(|p| p.phase == "depth").map(|p| p.iodepth).max().unwrap_or(1);
+    if qd >= top && top >= r.points.len() as u32 {
+        conf = "low";
+        ev.push("IOPS were still rising at the deepest queue tried: the cap may be higher (raise --max-depth)".into());
+    }
+    // IOPS-bound at every block size tried: the bandwidth cap is above what was seen.
+    let largest = r.points.iter().filter(|p| p.phase == "bs").max_by_key(|p| p.bs);
+    let bw = match largest {
+        Some(p) if p.iops >= iops_cap * 0.9 => {
+            ev.push(format!(
+                "still IOPS-bound at {} ({:.0} IOPS, {:.1} MiB/s): the bandwidth cap is above that and was not found",
+                workload::short_size(p.bs),
+                p.iops,
+                p.bw_bytes / 1048576.0
+            ));
+            None
+        }
+        _ => Some(bw),
+    };
+    let b = burst.map(|s| {
+        ev.push(format!("burst phase: {:.0} IOPS for {:.1} s, then {:.0} IOPS for {:.0} s", s.before, s.at_s, s.after, s.after_s));
+        BurstFound {
+            burst_iops: s.before,
+            baseline_iops: s.after,
+            duration_s: s.at_s,
+            bucket_ios: (s.before - s.after) * s.at_s,
+            refill_ios_per_s: refill,
+        }
+    });
+    if b.is_none() && !r.burst_series.is_empty() {
+        ev.push(format!("no drop in {} s of the burst phase: no bucket that drains that fast (raise --burst-time to look longer)", r.burst_series.len()));
+    }
+    r.limits = Limits {
+        iops_cap: Some(iops_cap),
+        bw_cap_bytes: bw,
+        crossover_bs: bw.filter(|_| iops_cap > 0.0).map(|b| b / iops_cap),
+        latency_floor_ns: Some(lat),
+        qd_needed: Some(qd),
+        burst: b,
+    };
+    r.confidence = conf.into();
+    r.evidence = ev;
+}
+
+/// The relative spread of the last two points of a sweep (0 when fewer than two).
+fn plateau_spread(r: &InferReport, phase: &str, f: impl Fn(&Point) -> f64) -> f64 {
+    let v: Vec<f64> = r.points.iter().filter(|p| p.phase == phase).map(f).collect();
+    if v.len() < 2 {
+        return 0.0;
+    }
+    let (a, b) = (v[v.len() - 2], v[v.len() - 1]);
+    (a - b).abs() / a.max(b).max(1e-9)
+}
+
+/// The catalog configurations nearest to the limits found: each product at the size (or
+/// provisioning) that best matches, scored by the log-distance of IOPS and bandwidth, and of
+/// the burst rate where either side has one.
+pub fn closest(cat: &Catalog, l: &Limits) -> Vec<Closest> {
+    let Some(iops) = l.iops_cap else {
+        return Vec::new();
+    };
+    let bw = l.bw_cap_bytes;
+    let mut out: Vec<Closest> = cat
+        .products
+        .iter()
+        .filter_map(|p| {
+            candidates(p, iops, bw)
+                .into_iter()
+                .filter_map(|params| model::model(p, &params).ok())
+                .map(|m| {
+                    let d = dist(m.iops, iops) + bw.map_or(0.0, |b| dist(m.bw_bytes, b)) + burst_dist(&m, l);
+                    (d, m)
+                })
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+        })
+        .map(|(d, m)| Closest {
+            model: m.config.clone(),
+            name: m.name.clone(),
+            iops: m.iops,
+            bw_bytes: m.bw_bytes,
+            burst_iops: m.burst_iops,
+            distance: d,
+        })
+        .collect();
+    out.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+    out.truncate(5);
+    out
+}
+
+fn dist(a: f64, b: f64) -> f64 {
+    if a <= 0.0 || b <= 0.0 {
+        return 10.0;
+    }
+    (a / b).ln().abs().exp() - 1.0
+}
+
+fn burst_dist(m: &model::Model, l: &Limits) -> f64 {
+    match (&l.burst, m.burst_iops) {
+        (Some(b), Some(mi)) => dist(mi, b.burst_iops),
+        (None, None) => 0.0,
+        // A product that bursts where none was seen may simply have had its bucket spent.
+        (None, Some(_)) => 0.05,
+        (Some(_), None) => 0.5,
+    }
+}
+
+/// Sizes and provisioning to try for one product: a log-spaced size grid, each VPU level,
+/// and provisioned products set to exactly the IOPS and bandwidth found.
+fn candidates(p: &crate::catalog::Product, iops: f64, bw: Option<f64>) -> Vec<model::Params> {
+    use crate::catalog::Kind;
+    let sizes: Vec<f64> = (0..=60)
+        .map(|i| (p.size_min * (p.size_max / p.size_min).powf(i as f64 / 60.0)).round())
+        .collect();
+    let sized = |s: f64| model::Params { size: Some(s), ..Default::default() };
+    match p.kind {
+        Kind::Vpu => p.levels.iter().flat_map(|l| sizes.iter().map(move |&s| model::Params { size: Some(s), vpu: Some(l.vpu), ..Default::default() })).collect(),
+        Kind::Provisioned => sizes
+            .iter()
+            .map(|&s| model::Params {
+                size: Some(s),
+                iops: Some(iops.round()),
+                throughput: bw.filter(|_| p.mbps_derived.is_empty()).map(|b| (b / p.bw_unit.bytes()).round()),
+                vpu: None,
+            })
+            .collect(),
+        _ => sizes.into_iter().map(sized).collect(),
+    }
+}
+
+/// The limits a stored run, sweep or suite shows, without new I/O: the best small-block IOPS,
+/// the best bandwidth, the lowest QD1 latency, the depth that reached the cap, and a drop in
+/// the longest test's per-second series.
+pub fn from_document(doc: &report::Document, name: &str, cat: Option<&Catalog>) -> anyhow::Result<InferReport> {
+    let tests = crate::check::measured(doc);
+    if tests.is_empty() {
+        anyhow::bail!("{name}: infer takes a run, sweep or suite result");
+    }
+    let points: Vec<Point> = tests.iter().map(|t| {
+        let (iops, bw, lat) = rates(&t.report);
+        Point {
+            phase: t.test.clone(),
+            bs: t.spec.bs,
+            iodepth: t.spec.iodepth * t.spec.numjobs.max(1),
+            iops,
+            bw_bytes: bw,
+            lat_mean_ns: lat,
+            runtime_s: t.report.runtime_ns as f64 / 1e9,
+        }
+    }).collect();
+    let small: Vec<&Point> = points.iter().filter(|p| p.bs <= 16 << 10).collect();
+    let pool = if small.is_empty() { points.iter().collect() } else { small };
+    let best = pool.iter().copied().max_by(|a, b| a.iops.total_cmp(&b.iops)).expect("non-empty").clone();
+    let iops = best.iops;
+    let bw = points.iter().map(|p| p.bw_bytes).fold(0.0, f64::max);
+    let qd = pool.iter().filter(|p| p.bs == best.bs && p.iops >= iops / PLATEAU_GAIN).map(|p| p.iodepth).min();
+    let lat = points.iter().filter(|p| p.iodepth == 1).map(|p| p.lat_mean_ns).fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.min(v))));
+    let longest = tests.iter().max_by_key(|t| t.report.runtime_ns).expect("non-empty");
+    let burst = crate::check::series_step(&longest.report);
+    let mut r = InferReport {
+        schema_version: report::SCHEMA_VERSION,
+        tool: Tool::volbench(),
+        started_at: doc.started_at().to_string(),
+        started_unix: 0,
+        command_line: std::env::args().collect(),
+        status: Status::Complete,
+        error: None,
+        target: name.to_string(),
+        limits: Limits::default(),
+        confidence: String::new(),
+        evidence: Vec::new(),
+        points,
+        burst_series: per_second(&longest.report),
+        io_time_s: 0.0,
+        closest: Vec::new(),
+        environment: doc.environment().cloned().unwrap_or_else(runner::probe::environment),
+        warnings: Vec::new(),
+    };
+    finish(&mut r, iops, bw, qd.unwrap_or(best.iodepth), lat.unwrap_or(0.0), burst, None);
+    if lat.is_none() {
+        r.limits.latency_floor_ns = None;
+        r.evidence.push("no test ran at queue depth 1: no latency floor".into());
+    }
+    let tried: std::collections::BTreeSet<u64> = r.points.iter().map(|p| p.bs).collect();
+    if tried.len() < 2 || r.points.len() < 3 {
+        r.confidence = "low".into();
+        r.evidence.push("few block sizes or depths were measured: the caps are at least these figures".into());
+    }
+    if let Some(c) = cat {
+        r.closest = closest(c, &r.limits);
+    }
+    Ok(r)
+}

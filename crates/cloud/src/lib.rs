@@ -1,0 +1,17 @@
+//! Cloud block volumes: the providers' published models as data (`catalog`), a configured
+//! volume's caps, burst and price (`model`), the cheapest product for a target (`cheapest`),
+//! measured vs advertised (`check`), the limits inferred from a measurement (`infer`, with
+//! `step` finding a burst), and a volume's caps emulated on a local device (`emulate`, with
+//! `bucket` as its credit model).
+
+pub mod bucket;
+pub mod catalog;
+pub mod cheapest;
+pub mod check;
+pub mod emulate;
+pub mod infer;
+pub mod model;
+pub mod step;
+
+pub use catalog::{Catalog, Product};
+pub use model::{model, Model, Params};

@@ -1,0 +1,174 @@
+//! `InferReport`: what limits a volume, inferred from measurement — its IOPS and bandwidth caps,
+//! the crossover block size, the latency floor, the depth needed to reach the cap, and a burst
+//! bucket when one was seen — with the evidence and the closest catalog products.
+
+use crate::export::table::{grid, StrTable};
+use crate::{fmt_count, fmt_ns, Environment, Status, Tool, WarningRecord};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InferReport {
+    pub schema_version: u32,
+    pub tool: Tool,
+    pub started_at: String,
+    pub started_unix: u64,
+    pub command_line: Vec<String>,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The device or directory probed, or the stored result analysed ("stored #12").
+    pub target: String,
+    pub limits: Limits,
+    /// "high", "medium" or "low", with the reasons in `evidence`.
+    pub confidence: String,
+    pub evidence: Vec<String>,
+    /// Every measured point of the probe, in the order run.
+    pub points: Vec<Point>,
+    /// The burst phase's per-second rate (IOPS), when it ran.
+    #[serde(default)]
+    pub burst_series: Vec<f64>,
+    /// Seconds of I/O the probe spent, per phase and in total.
+    pub io_time_s: f64,
+    #[serde(default)]
+    pub closest: Vec<Closest>,
+    pub environment: Environment,
+    #[serde(default)]
+    pub warnings: Vec<WarningRecord>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Limits {
+    /// The IOPS the volume sustains (after any burst), at small blocks.
+    pub iops_cap: Option<f64>,
+    /// Bytes per second sustained, at large blocks.
+    pub bw_cap_bytes: Option<f64>,
+    /// The block size where the bandwidth cap starts to bind: bw_cap / iops_cap.
+    pub crossover_bs: Option<f64>,
+    /// Median latency of one 4k read at queue depth 1.
+    pub latency_floor_ns: Option<f64>,
+    /// The smallest queue depth reaching 95 % of the IOPS cap.
+    pub qd_needed: Option<u32>,
+    pub burst: Option<BurstFound>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct BurstFound {
+    pub burst_iops: f64,
+    pub baseline_iops: f64,
+    /// How long the burst lasted from the start of the burst phase.
+    pub duration_s: f64,
+    /// The credits it drew: (burst - baseline) x duration.
+    pub bucket_ios: f64,
+    /// Credits earned per idle second, when the probe waited and measured a second burst.
+    #[serde(default)]
+    pub refill_ios_per_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Point {
+    /// "latency", "burst", "depth", "bs" or "refill" (or the stored test's name).
+    pub phase: String,
+    pub bs: u64,
+    pub iodepth: u32,
+    pub iops: f64,
+    pub bw_bytes: f64,
+    pub lat_mean_ns: f64,
+    pub runtime_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Closest {
+    /// The product as `cloud check --model` takes it, e.g. `digitalocean:size=100`.
+    pub model: String,
+    pub name: String,
+    pub iops: f64,
+    pub bw_bytes: f64,
+    pub burst_iops: Option<f64>,
+    /// How far the model is from what was found (0 = identical; 0.1 is about 10 % off).
+    pub distance: f64,
+}
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map_or("-".into(), f)
+}
+
+/// The limits found, one row each.
+pub(crate) fn limits_table(r: &InferReport) -> StrTable {
+    let l = &r.limits;
+    let mut t = StrTable::new(&["limit", "value"]);
+    t.caption = format!("Limits of {} (confidence {})", r.target, r.confidence);
+    t.row(vec!["IOPS cap (sustained)".into(), opt(l.iops_cap, fmt_count)]);
+    t.row(vec!["bandwidth cap".into(), opt(l.bw_cap_bytes, mib)]);
+    t.row(vec!["crossover block size".into(), opt(l.crossover_bs, kib)]);
+    t.row(vec![
+        "latency floor (4k QD1 p50)".into(),
+        opt(l.latency_floor_ns, fmt_ns),
+    ]);
+    t.row(vec![
+        "queue depth for the cap".into(),
+        l.qd_needed.map_or("-".into(), |q| q.to_string()),
+    ]);
+    let Some(b) = &l.burst else {
+        t.row(vec!["burst".into(), "none seen".into()]);
+        return t;
+    };
+    t.row(vec![
+        "burst".into(),
+        format!("{} IOPS for {:.1} s", fmt_count(b.burst_iops), b.duration_s),
+    ]);
+    t.row(vec![
+        "baseline after it".into(),
+        format!("{} IOPS", fmt_count(b.baseline_iops)),
+    ]);
+    t.row(vec!["bucket".into(), format!("{} I/Os", fmt_count(b.bucket_ios))]);
+    if let Some(f) = b.refill_ios_per_s {
+        t.row(vec![
+            "refill".into(),
+            format!("{} I/Os per idle second", fmt_count(f)),
+        ]);
+    }
+    t
+}
+
+/// The catalog products nearest to what was found.
+pub(crate) fn closest_table(r: &InferReport) -> StrTable {
+    let mut c = StrTable::new(&["model", "IOPS", "bandwidth", "burst IOPS", "off by"]);
+    c.caption = "Closest catalog products".into();
+    for x in &r.closest {
+        c.row(vec![
+            x.model.clone(),
+            fmt_count(x.iops),
+            mib(x.bw_bytes),
+            opt(x.burst_iops, fmt_count),
+            format!("{:.0} %", x.distance * 100.0),
+        ]);
+    }
+    c
+}
+
+pub(crate) fn text(r: &InferReport) -> String {
+    let t = limits_table(r);
+    let mut s = format!("{}\n{}", t.caption, grid(&t));
+    s.push_str("\nEvidence:\n");
+    for e in &r.evidence {
+        s.push_str(&format!("  - {e}\n"));
+    }
+    if !r.closest.is_empty() {
+        let c = closest_table(r);
+        s.push_str(&format!("\n{}:\n{}", c.caption, grid(&c)));
+    }
+    s.push_str(&format!(
+        "\nProbe: {} points, {:.0} s of I/O\n",
+        r.points.len(),
+        r.io_time_s
+    ));
+    s
+}
+
+fn mib(v: f64) -> String {
+    format!("{:.1} MiB/s", v / 1048576.0)
+}
+
+fn kib(v: f64) -> String {
+    format!("{:.0} KiB", v / 1024.0)
+}
