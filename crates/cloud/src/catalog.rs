@@ -281,7 +281,10 @@ impl Catalog {
             return Ok(p);
         }
         let ids: Vec<&str> = self.products.iter().map(|p| p.id.as_str()).collect();
-        bail!("unknown volume product '{name}': choose one of {} (see `volbench cloud list`)", ids.join(", "))
+        bail!(
+            "unknown volume product '{name}': choose one of {} (see `volbench cloud list`)",
+            ids.join(", ")
+        )
     }
 
     pub fn providers(&self) -> Vec<&str> {

@@ -29,7 +29,11 @@ pub fn cheapest(cat: &Catalog, t: &Target, providers: &[String]) -> (Vec<Candida
     let mut out = Vec::new();
     let mut unpriced = Vec::new();
     for p in &cat.products {
-        if !providers.is_empty() && !providers.iter().any(|x| x.eq_ignore_ascii_case(&p.provider)) {
+        if !providers.is_empty()
+            && !providers
+                .iter()
+                .any(|x| x.eq_ignore_ascii_case(&p.provider))
+        {
             continue;
         }
         let best = configs(p, t)
@@ -163,11 +167,19 @@ fn provisioned_config(p: &Product, t: &Target, s0: f64) -> Option<Params> {
         // Throughput follows IOPS piecewise: the least IOPS (from the target up) whose
         // derived throughput reaches the target.
         let derived = |i: f64| {
-            let d = p.mbps_derived.iter().find(|d| i <= d.upto_iops).unwrap_or(&p.mbps_derived[p.mbps_derived.len() - 1]);
+            let d = p
+                .mbps_derived
+                .iter()
+                .find(|d| i <= d.upto_iops)
+                .unwrap_or(&p.mbps_derived[p.mbps_derived.len() - 1]);
             (d.per_iops * i).min(d.max)
         };
         iops = std::iter::once(iops)
-            .chain(p.mbps_derived.iter().map(|d| (want_mbps / d.per_iops).ceil()))
+            .chain(
+                p.mbps_derived
+                    .iter()
+                    .map(|d| (want_mbps / d.per_iops).ceil()),
+            )
             .filter(|&c| c >= iops && derived(c) >= want_mbps)
             .fold(f64::INFINITY, f64::min);
         if !iops.is_finite() {

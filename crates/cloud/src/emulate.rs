@@ -128,7 +128,13 @@ impl Cgroup {
                 let dir = base.join(&name);
                 fs::create_dir(&dir)
                     .with_context(|| format!("cannot create cgroup {}", dir.display()))?;
-                return Ok(Cgroup { dir, version: Version::V2, dev, parent: base, last: Default::default() });
+                return Ok(Cgroup {
+                    dir,
+                    version: Version::V2,
+                    dev,
+                    parent: base,
+                    last: Default::default(),
+                });
             }
         }
         if let Some((root, _, _)) = m
@@ -138,9 +144,18 @@ impl Cgroup {
             let base = Path::new(root).join(own_path(false));
             let dir = base.join(&name);
             fs::create_dir(&dir).with_context(|| {
-                format!("cannot create cgroup {} (emulate needs root)", dir.display())
+                format!(
+                    "cannot create cgroup {} (emulate needs root)",
+                    dir.display()
+                )
             })?;
-            return Ok(Cgroup { dir, version: Version::V1, dev, parent: base, last: Default::default() });
+            return Ok(Cgroup {
+                dir,
+                version: Version::V1,
+                dev,
+                parent: base,
+                last: Default::default(),
+            });
         }
         bail!("no cgroup I/O throttle here: neither cgroup v2 with the io controller nor cgroup v1 blkio is mounted (enable CONFIG_BLK_DEV_THROTTLING and mount one)")
     }
@@ -158,7 +173,13 @@ impl Cgroup {
     }
 
     /// Sets read and write limits (None = unlimited).
-    pub fn set(&self, riops: Option<u64>, wiops: Option<u64>, rbps: Option<u64>, wbps: Option<u64>) -> Result<()> {
+    pub fn set(
+        &self,
+        riops: Option<u64>,
+        wiops: Option<u64>,
+        rbps: Option<u64>,
+        wbps: Option<u64>,
+    ) -> Result<()> {
         if self.last.get() == Some([riops, wiops, rbps, wbps]) {
             return Ok(());
         }
@@ -285,8 +306,7 @@ pub fn spawn(cg: &Cgroup, argv: &[String]) -> Result<Child> {
             Ok(())
         });
     }
-    cmd.spawn()
-        .with_context(|| format!("cannot run '{prog}'"))
+    cmd.spawn().with_context(|| format!("cannot run '{prog}'"))
 }
 
 /// What the controller saw, for the closing summary.
@@ -301,7 +321,12 @@ pub struct Summary {
 }
 
 /// Runs the controller until the child exits; `stop` (Ctrl-C) forwards SIGINT to the child.
-pub fn control(cg: &Cgroup, child: &mut Child, caps: &Caps, stop: &Arc<AtomicBool>) -> Result<(ExitStatus, Summary)> {
+pub fn control(
+    cg: &Cgroup,
+    child: &mut Child,
+    caps: &Caps,
+    stop: &Arc<AtomicBool>,
+) -> Result<(ExitStatus, Summary)> {
     let mut io_b = caps.iops_bucket.map(Bucket::new);
     let mut by_b = caps.bytes_bucket.map(Bucket::new);
     let start = Instant::now();
@@ -325,8 +350,14 @@ pub fn control(cg: &Cgroup, child: &mut Child, caps: &Caps, stop: &Arc<AtomicBoo
         let now = Instant::now();
         let cur = cg.counters();
         let dt = (now - last.0).as_secs_f64();
-        let d_ios = [cur.0[0] - last.1 .0[0].min(cur.0[0]), cur.0[1] - last.1 .0[1].min(cur.0[1])];
-        let d_bytes = [cur.1[0] - last.1 .1[0].min(cur.1[0]), cur.1[1] - last.1 .1[1].min(cur.1[1])];
+        let d_ios = [
+            cur.0[0] - last.1 .0[0].min(cur.0[0]),
+            cur.0[1] - last.1 .0[1].min(cur.0[1]),
+        ];
+        let d_bytes = [
+            cur.1[0] - last.1 .1[0].min(cur.1[0]),
+            cur.1[1] - last.1 .1[1].min(cur.1[1]),
+        ];
         sum.ios = cur.0;
         sum.bytes = cur.1;
         if let Some(b) = io_b.as_mut() {
@@ -356,7 +387,13 @@ fn split(d: [u64; 2]) -> [f64; 2] {
     [r, 1.0 - r]
 }
 
-fn apply(cg: &Cgroup, caps: &Caps, io_b: &Option<Bucket>, by_b: &Option<Bucket>, share: [f64; 2]) -> Result<()> {
+fn apply(
+    cg: &Cgroup,
+    caps: &Caps,
+    io_b: &Option<Bucket>,
+    by_b: &Option<Bucket>,
+    share: [f64; 2],
+) -> Result<()> {
     let iops = io_b.map(|b| b.limit()).or(caps.iops);
     let bw = by_b.map(|b| b.limit()).or(caps.bw_bytes);
     let part = |v: Option<f64>, i: usize| v.map(|x| (x * share[i]).round() as u64);

@@ -77,14 +77,30 @@ impl Drop for ProbeFile {
 }
 
 /// Runs the probe on `o.target` and reports what it found.
-pub fn probe(o: &Options, cat: Option<&Catalog>, say: &mut dyn FnMut(&str)) -> anyhow::Result<InferReport> {
+pub fn probe(
+    o: &Options,
+    cat: Option<&Catalog>,
+    say: &mut dyn FnMut(&str),
+) -> anyhow::Result<InferReport> {
     let (path, _file) = target(o)?;
-    let mut p = Probe { o, path, points: Vec::new(), io_time: 0.0, env: None };
+    let mut p = Probe {
+        o,
+        path,
+        points: Vec::new(),
+        io_time: 0.0,
+        env: None,
+    };
     let (started_at, started_unix) = report::started(std::time::SystemTime::now());
     let mut burst_series = Vec::new();
     let mut burst = None;
     if !o.burst_time.is_zero() {
-        say(&format!("burst phase: {} random {} at QD{} for up to {:?}", workload::short_size(o.burst_bs), p.verb(), o.burst_depth, o.burst_time));
+        say(&format!(
+            "burst phase: {} random {} at QD{} for up to {:?}",
+            workload::short_size(o.burst_bs),
+            p.verb(),
+            o.burst_depth,
+            o.burst_time
+        ));
         let (series, st) = p.burst_phase("burst")?;
         burst_series = series;
         burst = st;
@@ -111,12 +127,14 @@ pub fn probe(o: &Options, cat: Option<&Catalog>, say: &mut dyn FnMut(&str)) -> a
 /// A device is probed in place; a directory gets a probe file laid out once, before the
 /// burst phase (the layout's writes are themselves I/O a bucket pays for: say so).
 fn target(o: &Options) -> anyhow::Result<(PathBuf, ProbeFile)> {
-    let md = std::fs::metadata(&o.target)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", o.target.display()))?;
+    let md =
+        std::fs::metadata(&o.target).map_err(|e| anyhow::anyhow!("{}: {e}", o.target.display()))?;
     if !md.is_dir() {
         return Ok((o.target.clone(), ProbeFile(None)));
     }
-    let f = o.target.join(format!(".volbench-infer-{}.dat", std::process::id()));
+    let f = o
+        .target
+        .join(format!(".volbench-infer-{}.dat", std::process::id()));
     let guard = ProbeFile(Some(f.clone()));
     let mut spec = base_spec(o, &f, 4096, 1);
     spec.number_ios = Some(1);
@@ -136,7 +154,9 @@ fn base_spec(o: &Options, path: &Path, bs: u64, depth: u32) -> JobSpec {
         ioengine: o.engine,
         direct: true,
         filename: vec![path.to_path_buf()],
-        size: std::fs::metadata(&o.target).is_ok_and(|m| m.is_dir()).then_some(o.size),
+        size: std::fs::metadata(&o.target)
+            .is_ok_and(|m| m.is_dir())
+            .then_some(o.size),
         runtime: Some(o.point_time),
         // A throttle lets a first slice through at once; a short ramp keeps it out of a
         // 2-second point (it read 6 % over a 20 MiB/s cap without one).
@@ -165,7 +185,10 @@ fn run_watched(
         command_line: Vec::new(),
         unlink: false,
     };
-    let w = Workload { jobs: vec![spec], ..Default::default() };
+    let w = Workload {
+        jobs: vec![spec],
+        ..Default::default()
+    };
     let r = runner::run(&w, &opts, obs).map_err(|e| anyhow::anyhow!("{e}"))?;
     if o.stop.load(Ordering::Relaxed) {
         anyhow::bail!("interrupted");
@@ -186,7 +209,11 @@ struct Probe<'a> {
 
 impl Probe<'_> {
     fn verb(&self) -> &'static str {
-        if self.o.write { "writes" } else { "reads" }
+        if self.o.write {
+            "writes"
+        } else {
+            "reads"
+        }
     }
 
     fn record(&mut self, phase: &str, spec: &JobSpec, r: &report::RunReport) -> Point {
@@ -224,7 +251,11 @@ impl Probe<'_> {
         while d <= self.o.max_depth {
             let p = self.point("depth", 4096, d)?;
             if let Some(&(_, prev)) = seen.last() {
-                flat = if p.iops < prev * PLATEAU_GAIN { flat + 1 } else { 0 };
+                flat = if p.iops < prev * PLATEAU_GAIN {
+                    flat + 1
+                } else {
+                    0
+                };
             }
             seen.push((d, p.iops));
             if flat >= 2 {
@@ -249,7 +280,11 @@ impl Probe<'_> {
         for bs in [4096u64, 16 << 10, 64 << 10, 256 << 10, 1 << 20] {
             let p = self.point("bs", bs, qd.max(2))?;
             let best = seen.iter().copied().fold(0.0, f64::max);
-            flat = if p.bw_bytes < best * PLATEAU_GAIN { flat + 1 } else { 0 };
+            flat = if p.bw_bytes < best * PLATEAU_GAIN {
+                flat + 1
+            } else {
+                0
+            };
             seen.push(p.bw_bytes);
             if flat >= 2 {
                 break;
@@ -336,7 +371,8 @@ impl Observer for Watch {
         }
         let t = p.elapsed.as_secs_f64();
         if t - self.last.0 >= 1.0 {
-            self.rates.push((p.ios - self.last.1) as f64 / (t - self.last.0));
+            self.rates
+                .push((p.ios - self.last.1) as f64 / (t - self.last.0));
             self.last = (t, p.ios);
             self.step = step::find(&self.rates, 1.0);
         }
@@ -353,7 +389,11 @@ impl Observer for Watch {
 /// The median of the values within 5 % of the largest: a sweep's plateau.
 fn plateau(v: &[f64]) -> f64 {
     let best = v.iter().copied().fold(0.0, f64::max);
-    let mut top: Vec<f64> = v.iter().copied().filter(|x| *x >= best / PLATEAU_GAIN).collect();
+    let mut top: Vec<f64> = v
+        .iter()
+        .copied()
+        .filter(|x| *x >= best / PLATEAU_GAIN)
+        .collect();
     top.sort_by(f64::total_cmp);
     if top.is_empty() {
         return 0.0;
@@ -391,7 +431,15 @@ pub fn per_second(g: &JobReport) -> Vec<f64> {
 }
 
 /// Fills in the limits, the evidence and the confidence.
-fn finish(r: &mut InferReport, iops: f64, bw: f64, qd: u32, lat: f64, burst: Option<step::Step>, refill: Option<f64>) {
+fn finish(
+    r: &mut InferReport,
+    iops: f64,
+    bw: f64,
+    qd: u32,
+    lat: f64,
+    burst: Option<step::Step>,
+    refill: Option<f64>,
+) {
     let mut ev = Vec::new();
     let mut conf = "high";
     // After a burst the sweeps ran at the baseline; the burst phase's own tail is the longer
@@ -400,24 +448,53 @@ fn finish(r: &mut InferReport, iops: f64, bw: f64, qd: u32, lat: f64, burst: Opt
         Some(s) if (s.after / iops - 1.0).abs() < 0.1 => s.after.max(iops),
         _ => iops,
     };
-    for (name, pts) in [("depth", "4k IOPS by depth"), ("bs", "bandwidth by block size")] {
-        let v: Vec<String> = r.points.iter().filter(|p| p.phase == name).map(|p| {
-            if name == "depth" { format!("QD{} {:.0}", p.iodepth, p.iops) } else { format!("{} {:.1} MiB/s", workload::short_size(p.bs), p.bw_bytes / 1048576.0) }
-        }).collect();
+    for (name, pts) in [
+        ("depth", "4k IOPS by depth"),
+        ("bs", "bandwidth by block size"),
+    ] {
+        let v: Vec<String> = r
+            .points
+            .iter()
+            .filter(|p| p.phase == name)
+            .map(|p| {
+                if name == "depth" {
+                    format!("QD{} {:.0}", p.iodepth, p.iops)
+                } else {
+                    format!(
+                        "{} {:.1} MiB/s",
+                        workload::short_size(p.bs),
+                        p.bw_bytes / 1048576.0
+                    )
+                }
+            })
+            .collect();
         ev.push(format!("{pts}: {}", v.join(", ")));
     }
     let flat = plateau_spread(r, "depth", |p| p.iops);
     if flat > 0.05 {
         conf = "medium";
-        ev.push(format!("the IOPS plateau varies by {:.0} %: the cap may be noisy or shared", flat * 100.0));
+        ev.push(format!(
+            "the IOPS plateau varies by {:.0} %: the cap may be noisy or shared",
+            flat * 100.0
+        ));
     }
-    let top = r.points.iter().filter(|p| p.phase == "depth").map(|p| p.iodepth).max().unwrap_or(1);
+    let top = r
+        .points
+        .iter()
+        .filter(|p| p.phase == "depth")
+        .map(|p| p.iodepth)
+        .max()
+        .unwrap_or(1);
     if qd >= top && top >= r.points.len() as u32 {
         conf = "low";
         ev.push("IOPS were still rising at the deepest queue tried: the cap may be higher (raise --max-depth)".into());
     }
     // IOPS-bound at every block size tried: the bandwidth cap is above what was seen.
-    let largest = r.points.iter().filter(|p| p.phase == "bs").max_by_key(|p| p.bs);
+    let largest = r
+        .points
+        .iter()
+        .filter(|p| p.phase == "bs")
+        .max_by_key(|p| p.bs);
     let bw = match largest {
         Some(p) if p.iops >= iops_cap * 0.9 => {
             ev.push(format!(
@@ -431,7 +508,10 @@ fn finish(r: &mut InferReport, iops: f64, bw: f64, qd: u32, lat: f64, burst: Opt
         _ => Some(bw),
     };
     let b = burst.map(|s| {
-        ev.push(format!("burst phase: {:.0} IOPS for {:.1} s, then {:.0} IOPS for {:.0} s", s.before, s.at_s, s.after, s.after_s));
+        ev.push(format!(
+            "burst phase: {:.0} IOPS for {:.1} s, then {:.0} IOPS for {:.0} s",
+            s.before, s.at_s, s.after, s.after_s
+        ));
         BurstFound {
             burst_iops: s.before,
             baseline_iops: s.after,
@@ -457,7 +537,12 @@ fn finish(r: &mut InferReport, iops: f64, bw: f64, qd: u32, lat: f64, burst: Opt
 
 /// The relative spread of the last two points of a sweep (0 when fewer than two).
 fn plateau_spread(r: &InferReport, phase: &str, f: impl Fn(&Point) -> f64) -> f64 {
-    let v: Vec<f64> = r.points.iter().filter(|p| p.phase == phase).map(f).collect();
+    let v: Vec<f64> = r
+        .points
+        .iter()
+        .filter(|p| p.phase == phase)
+        .map(f)
+        .collect();
     if v.len() < 2 {
         return 0.0;
     }
@@ -481,7 +566,9 @@ pub fn closest(cat: &Catalog, l: &Limits) -> Vec<Closest> {
                 .into_iter()
                 .filter_map(|params| model::model(p, &params).ok())
                 .map(|m| {
-                    let d = dist(m.iops, iops) + bw.map_or(0.0, |b| dist(m.bw_bytes, b)) + burst_dist(&m, l);
+                    let d = dist(m.iops, iops)
+                        + bw.map_or(0.0, |b| dist(m.bw_bytes, b))
+                        + burst_dist(&m, l);
                     (d, m)
                 })
                 .min_by(|a, b| a.0.total_cmp(&b.0))
@@ -524,15 +611,30 @@ fn candidates(p: &crate::catalog::Product, iops: f64, bw: Option<f64>) -> Vec<mo
     let sizes: Vec<f64> = (0..=60)
         .map(|i| (p.size_min * (p.size_max / p.size_min).powf(i as f64 / 60.0)).round())
         .collect();
-    let sized = |s: f64| model::Params { size: Some(s), ..Default::default() };
+    let sized = |s: f64| model::Params {
+        size: Some(s),
+        ..Default::default()
+    };
     match p.kind {
-        Kind::Vpu => p.levels.iter().flat_map(|l| sizes.iter().map(move |&s| model::Params { size: Some(s), vpu: Some(l.vpu), ..Default::default() })).collect(),
+        Kind::Vpu => p
+            .levels
+            .iter()
+            .flat_map(|l| {
+                sizes.iter().map(move |&s| model::Params {
+                    size: Some(s),
+                    vpu: Some(l.vpu),
+                    ..Default::default()
+                })
+            })
+            .collect(),
         Kind::Provisioned => sizes
             .iter()
             .map(|&s| model::Params {
                 size: Some(s),
                 iops: Some(iops.round()),
-                throughput: bw.filter(|_| p.mbps_derived.is_empty()).map(|b| (b / p.bw_unit.bytes()).round()),
+                throughput: bw
+                    .filter(|_| p.mbps_derived.is_empty())
+                    .map(|b| (b / p.bw_unit.bytes()).round()),
                 vpu: None,
             })
             .collect(),
@@ -543,31 +645,58 @@ fn candidates(p: &crate::catalog::Product, iops: f64, bw: Option<f64>) -> Vec<mo
 /// The limits a stored run, sweep or suite shows, without new I/O: the best small-block IOPS,
 /// the best bandwidth, the lowest QD1 latency, the depth that reached the cap, and a drop in
 /// the longest test's per-second series.
-pub fn from_document(doc: &report::Document, name: &str, cat: Option<&Catalog>) -> anyhow::Result<InferReport> {
+pub fn from_document(
+    doc: &report::Document,
+    name: &str,
+    cat: Option<&Catalog>,
+) -> anyhow::Result<InferReport> {
     let tests = crate::check::measured(doc);
     if tests.is_empty() {
         anyhow::bail!("{name}: infer takes a run, sweep or suite result");
     }
-    let points: Vec<Point> = tests.iter().map(|t| {
-        let (iops, bw, lat) = rates(&t.report);
-        Point {
-            phase: t.test.clone(),
-            bs: t.spec.bs,
-            iodepth: t.spec.iodepth * t.spec.numjobs.max(1),
-            iops,
-            bw_bytes: bw,
-            lat_mean_ns: lat,
-            runtime_s: t.report.runtime_ns as f64 / 1e9,
-        }
-    }).collect();
+    let points: Vec<Point> = tests
+        .iter()
+        .map(|t| {
+            let (iops, bw, lat) = rates(&t.report);
+            Point {
+                phase: t.test.clone(),
+                bs: t.spec.bs,
+                iodepth: t.spec.iodepth * t.spec.numjobs.max(1),
+                iops,
+                bw_bytes: bw,
+                lat_mean_ns: lat,
+                runtime_s: t.report.runtime_ns as f64 / 1e9,
+            }
+        })
+        .collect();
     let small: Vec<&Point> = points.iter().filter(|p| p.bs <= 16 << 10).collect();
-    let pool = if small.is_empty() { points.iter().collect() } else { small };
-    let best = pool.iter().copied().max_by(|a, b| a.iops.total_cmp(&b.iops)).expect("non-empty").clone();
+    let pool = if small.is_empty() {
+        points.iter().collect()
+    } else {
+        small
+    };
+    let best = pool
+        .iter()
+        .copied()
+        .max_by(|a, b| a.iops.total_cmp(&b.iops))
+        .expect("non-empty")
+        .clone();
     let iops = best.iops;
     let bw = points.iter().map(|p| p.bw_bytes).fold(0.0, f64::max);
-    let qd = pool.iter().filter(|p| p.bs == best.bs && p.iops >= iops / PLATEAU_GAIN).map(|p| p.iodepth).min();
-    let lat = points.iter().filter(|p| p.iodepth == 1).map(|p| p.lat_mean_ns).fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.min(v))));
-    let longest = tests.iter().max_by_key(|t| t.report.runtime_ns).expect("non-empty");
+    let qd = pool
+        .iter()
+        .filter(|p| p.bs == best.bs && p.iops >= iops / PLATEAU_GAIN)
+        .map(|p| p.iodepth)
+        .min();
+    let lat = points
+        .iter()
+        .filter(|p| p.iodepth == 1)
+        .map(|p| p.lat_mean_ns)
+        .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.min(v))));
+    let longest = tests
+        .iter()
+        .max_by_key(|t| t.report.runtime_ns)
+        .expect("non-empty");
     let burst = crate::check::series_step(&longest.report);
     let mut r = InferReport {
         schema_version: report::SCHEMA_VERSION,
@@ -585,18 +714,32 @@ pub fn from_document(doc: &report::Document, name: &str, cat: Option<&Catalog>) 
         burst_series: per_second(&longest.report),
         io_time_s: 0.0,
         closest: Vec::new(),
-        environment: doc.environment().cloned().unwrap_or_else(runner::probe::environment),
+        environment: doc
+            .environment()
+            .cloned()
+            .unwrap_or_else(runner::probe::environment),
         warnings: Vec::new(),
     };
-    finish(&mut r, iops, bw, qd.unwrap_or(best.iodepth), lat.unwrap_or(0.0), burst, None);
+    finish(
+        &mut r,
+        iops,
+        bw,
+        qd.unwrap_or(best.iodepth),
+        lat.unwrap_or(0.0),
+        burst,
+        None,
+    );
     if lat.is_none() {
         r.limits.latency_floor_ns = None;
-        r.evidence.push("no test ran at queue depth 1: no latency floor".into());
+        r.evidence
+            .push("no test ran at queue depth 1: no latency floor".into());
     }
     let tried: std::collections::BTreeSet<u64> = r.points.iter().map(|p| p.bs).collect();
     if tried.len() < 2 || r.points.len() < 3 {
         r.confidence = "low".into();
-        r.evidence.push("few block sizes or depths were measured: the caps are at least these figures".into());
+        r.evidence.push(
+            "few block sizes or depths were measured: the caps are at least these figures".into(),
+        );
     }
     if let Some(c) = cat {
         r.closest = closest(c, &r.limits);

@@ -145,7 +145,10 @@ pub fn model(p: &Product, params: &Params) -> Result<Model> {
         bail!("{}: --vpu applies to OCI only", p.id);
     }
     if (params.iops.is_some() || params.throughput.is_some()) && p.kind != Kind::Provisioned {
-        bail!("{}: performance is not provisioned on this product (drop --iops/--throughput)", p.id);
+        bail!(
+            "{}: performance is not provisioned on this product (drop --iops/--throughput)",
+            p.id
+        );
     }
     let caps = match p.kind {
         Kind::Vpu => vpu(p, size, params.vpu)?,
@@ -227,7 +230,11 @@ fn vpu(p: &Product, size: f64, vpu: Option<u32>) -> Result<Caps> {
     let v = vpu.or(p.default_vpu).unwrap_or(p.levels[0].vpu);
     let Some(l) = p.levels.iter().find(|l| l.vpu == v) else {
         let all: Vec<String> = p.levels.iter().map(|l| l.vpu.to_string()).collect();
-        bail!("{}: --vpu {v} is not sold; choose one of {}", p.id, all.join(", "));
+        bail!(
+            "{}: --vpu {v} is not sold; choose one of {}",
+            p.id,
+            all.join(", ")
+        );
     };
     let iops = (l.iops_per_gb * size).min(l.max_iops);
     // KB/s per GB times GB, in MB/s: OCI's units are decimal (1,000 GB x 480 KB/s = 480 MB/s).
@@ -364,7 +371,12 @@ fn provisioned(p: &Product, size: f64, params: &Params) -> Result<Caps> {
     let top = max_iops(p, size);
     let iops = match params.iops.or((included > 0.0).then_some(included)) {
         Some(i) => i,
-        None => bail!("{}: give the provisioned IOPS with --iops ({}-{})", p.id, fmt_num(min), fmt_num(top)),
+        None => bail!(
+            "{}: give the provisioned IOPS with --iops ({}-{})",
+            p.id,
+            fmt_num(min),
+            fmt_num(top)
+        ),
     };
     if iops < min || iops > top {
         bail!(
@@ -412,7 +424,10 @@ pub fn max_iops(p: &Product, size: f64) -> f64 {
 fn provisioned_mbps(p: &Product, iops: f64, given: Option<f64>) -> Result<f64> {
     if !p.mbps_derived.is_empty() {
         if given.is_some() {
-            bail!("{}: throughput follows the provisioned IOPS (drop --throughput)", p.id);
+            bail!(
+                "{}: throughput follows the provisioned IOPS (drop --throughput)",
+                p.id
+            );
         }
         let piece = p
             .mbps_derived
@@ -539,6 +554,8 @@ pub fn parse_volume_size(s: &str) -> Result<f64> {
     };
     match num.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v * mult),
-        _ => bail!("size '{s}' is not a volume size: write it like 100g or 1t (in the provider's unit)"),
+        _ => bail!(
+            "size '{s}' is not a volume size: write it like 100g or 1t (in the provider's unit)"
+        ),
     }
 }

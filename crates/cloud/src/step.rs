@@ -44,7 +44,8 @@ pub fn find(rates: &[f64], dt_s: f64) -> Option<Step> {
         return None;
     }
     let first_after = edge.map_or(k, |e| e + 1);
-    let noise = spread(&rates[..edge.unwrap_or(k)], before).max(spread(&rates[first_after..], after));
+    let noise =
+        spread(&rates[..edge.unwrap_or(k)], before).max(spread(&rates[first_after..], after));
     if before - after < 4.0 * noise {
         return None;
     }

@@ -36,7 +36,11 @@ fn oci_vpu_table_rows_match_the_published_page() {
         let m = show(&format!("oci:vpu={vpu}:size={size}"));
         assert_eq!(m.iops, iops, "VPU {vpu} at {size} GB");
         let m = show(&format!("oci:vpu={vpu}:size={size_bw}"));
-        assert!(close(m.bw_bytes, mbps * MB, 0.001), "VPU {vpu}: {} MB/s", m.bw_bytes / MB);
+        assert!(
+            close(m.bw_bytes, mbps * MB, 0.001),
+            "VPU {vpu}: {} MB/s",
+            m.bw_bytes / MB
+        );
     }
     let c = cat();
     for l in &c.find("oci").unwrap().levels {
@@ -54,11 +58,20 @@ fn oci_vpu_table_rows_match_the_published_page() {
 /// per GB-month (0.0255 + 0.0017 x VPU).
 #[test]
 fn seed_001_table_is_reproduced_from_the_catalog() {
-    for (vpu, size, mbps) in [(0, 50, 12.0), (10, 50, 24.0), (0, 100, 24.0), (10, 100, 48.0)] {
+    for (vpu, size, mbps) in [
+        (0, 50, 12.0),
+        (10, 50, 24.0),
+        (0, 100, 24.0),
+        (10, 100, 48.0),
+    ] {
         let m = show(&format!("oci:vpu={vpu}:size={size}g"));
         // dd's 1 GiB blocks are bandwidth-bound.
         let at = m.at(1 << 30);
-        assert!(close(at.bw_bytes, mbps * MB, 1e-9), "VPU {vpu} {size} GB: {}", at.bw_bytes / MB);
+        assert!(
+            close(at.bw_bytes, mbps * MB, 1e-9),
+            "VPU {vpu} {size} GB: {}",
+            at.bw_bytes / MB
+        );
         assert_eq!(at.bound, "bandwidth");
     }
     let m = show("oci:vpu=10:size=100");
@@ -79,9 +92,17 @@ fn seed_004_digitalocean_crossover_table_is_reproduced() {
     ] {
         let at = m.at(kib * 1024);
         assert!(close(at.iops, iops, 0.01), "{kib}k: {} IOPS", at.iops);
-        assert!(close(at.bw_bytes / MIB, mbps, 0.05), "{kib}k: {} MiB/s", at.bw_bytes / MIB);
+        assert!(
+            close(at.bw_bytes / MIB, mbps, 0.05),
+            "{kib}k: {} MiB/s",
+            at.bw_bytes / MIB
+        );
     }
-    assert!((32.0..64.0).contains(&(m.crossover_bs / 1024.0)), "{}", m.crossover_bs);
+    assert!(
+        (32.0..64.0).contains(&(m.crossover_bs / 1024.0)),
+        "{}",
+        m.crossover_bs
+    );
     assert_eq!(m.burst_iops, Some(7500.0));
     assert!(close(m.burst_duration_s.unwrap(), 60.0, 1e-9));
 }
@@ -91,16 +112,33 @@ fn seed_004_digitalocean_crossover_table_is_reproduced() {
 #[test]
 fn gp2_baseline_burst_and_bucket_match_aws() {
     let m = show("aws:gp2:size=100");
-    assert_eq!((m.iops, m.burst_iops, m.burst_bucket_ios), (300.0, Some(3000.0), Some(5.4e6)));
+    assert_eq!(
+        (m.iops, m.burst_iops, m.burst_bucket_ios),
+        (300.0, Some(3000.0), Some(5.4e6))
+    );
     assert!(close(m.burst_duration_s.unwrap(), 5.4e6 / 2700.0, 1e-9));
-    assert!(close(m.bw_bytes, 75.0 * MIB, 1e-9), "100 GiB sustains 75 MiB/s");
+    assert!(
+        close(m.bw_bytes, 75.0 * MIB, 1e-9),
+        "100 GiB sustains 75 MiB/s"
+    );
     assert_eq!(m.refill_ios_per_s, Some(300.0));
     assert_eq!(show("aws:gp2:size=20").iops, 100.0);
     assert_eq!(show("aws:gp2:size=6000").iops, 16000.0);
     let big = show("aws:gp2:size=1000");
-    assert_eq!((big.iops, big.burst_iops), (3000.0, None), "no burst at >= 1 TiB");
-    assert!(close(show("aws:gp2:size=33").burst_duration_s.unwrap(), 5.4e6 / 2900.0, 1e-9));
-    assert!(show("aws:gp2:size=33").burst_duration_s.unwrap() >= 1800.0, ">= 30 min");
+    assert_eq!(
+        (big.iops, big.burst_iops),
+        (3000.0, None),
+        "no burst at >= 1 TiB"
+    );
+    assert!(close(
+        show("aws:gp2:size=33").burst_duration_s.unwrap(),
+        5.4e6 / 2900.0,
+        1e-9
+    ));
+    assert!(
+        show("aws:gp2:size=33").burst_duration_s.unwrap() >= 1800.0,
+        ">= 30 min"
+    );
 }
 
 #[test]
@@ -110,11 +148,18 @@ fn gp3_io2_and_st1_formulas_and_prices() {
     assert!(close(m.price_month_usd.unwrap(), 40.0, 1e-9));
     let m = show("aws:gp3:size=500:iops=6000:throughput=250");
     assert!(close(m.price_month_usd.unwrap(), 40.0 + 15.0 + 5.0, 1e-9));
-    assert!(parse_spec("aws:gp3:size=10:iops=6000")
-        .and_then(|(n, p)| model(cat().find(&n).unwrap(), &p))
-        .is_err(), "500 IOPS/GiB: 10 GiB cannot have 6,000");
+    assert!(
+        parse_spec("aws:gp3:size=10:iops=6000")
+            .and_then(|(n, p)| model(cat().find(&n).unwrap(), &p))
+            .is_err(),
+        "500 IOPS/GiB: 10 GiB cannot have 6,000"
+    );
     let m = show("aws:io2:size=100:iops=50000");
-    assert!(close(m.price_month_usd.unwrap(), 12.5 + 0.065 * 32000.0 + 0.046 * 18000.0, 1e-9));
+    assert!(close(
+        m.price_month_usd.unwrap(),
+        12.5 + 0.065 * 32000.0 + 0.046 * 18000.0,
+        1e-9
+    ));
     assert!(close(m.bw_bytes, 4000.0 * MIB, 1e-9));
     let m = show("aws:st1:size=2048");
     assert!(close(m.bw_bytes, 80.0 * MIB, 1e-9));
@@ -127,12 +172,24 @@ fn gp3_io2_and_st1_formulas_and_prices() {
 #[test]
 fn azure_tiers_match_the_published_table() {
     let m = show("azure:premium-ssd:size=100");
-    assert_eq!((m.iops, m.bw_bytes), (500.0, 100.0 * MB), "100 GiB performs as P10");
+    assert_eq!(
+        (m.iops, m.bw_bytes),
+        (500.0, 100.0 * MB),
+        "100 GiB performs as P10"
+    );
     assert_eq!(m.burst_iops, Some(3500.0));
     assert!(close(m.burst_duration_s.unwrap(), 1800.0, 1e-9));
     let m = show("azure:premium-ssd:size=1024");
-    assert_eq!((m.iops, m.bw_bytes, m.burst_iops), (5000.0, 200.0 * MB, None));
-    for (size, iops, mbps) in [(64, 240.0, 50.0), (512, 2300.0, 150.0), (8192, 16000.0, 500.0), (32767, 20000.0, 900.0)] {
+    assert_eq!(
+        (m.iops, m.bw_bytes, m.burst_iops),
+        (5000.0, 200.0 * MB, None)
+    );
+    for (size, iops, mbps) in [
+        (64, 240.0, 50.0),
+        (512, 2300.0, 150.0),
+        (8192, 16000.0, 500.0),
+        (32767, 20000.0, 900.0),
+    ] {
         let m = show(&format!("azure:premium-ssd:size={size}"));
         assert_eq!((m.iops, m.bw_bytes), (iops, mbps * MB), "{size} GiB");
     }
@@ -141,7 +198,10 @@ fn azure_tiers_match_the_published_table() {
 #[test]
 fn linode_and_gcp_figures() {
     let m = show("linode:size=100");
-    assert_eq!((m.iops, m.bw_bytes, m.burst_iops), (8000.0, 350.0 * MB, Some(12000.0)));
+    assert_eq!(
+        (m.iops, m.bw_bytes, m.burst_iops),
+        (8000.0, 350.0 * MB, Some(12000.0))
+    );
     assert_eq!(m.burst_bw_bytes, Some(525.0 * MB));
     let m = show("gcp:pd-ssd:size=100");
     assert_eq!(m.iops, 6000.0 + 3000.0);
@@ -153,7 +213,14 @@ fn linode_and_gcp_figures() {
 #[test]
 fn unconfirmed_figures_are_marked() {
     let c = cat();
-    for id in ["oci", "digitalocean", "gcp:pd-balanced", "azure:premium-ssd", "azure:premium-ssd-v2", "aws:gp3"] {
+    for id in [
+        "oci",
+        "digitalocean",
+        "gcp:pd-balanced",
+        "azure:premium-ssd",
+        "azure:premium-ssd-v2",
+        "aws:gp3",
+    ] {
         assert!(!c.find(id).unwrap().unconfirmed.is_empty(), "{id}");
     }
     for p in &c.products {
@@ -167,7 +234,9 @@ fn unconfirmed_figures_are_marked() {
 fn a_user_catalog_adds_and_overrides() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("mine.toml");
-    std::fs::write(&f, r#"
+    std::fs::write(
+        &f,
+        r#"
 [[product]]
 id = "linode"
 provider = "linode"
@@ -197,7 +266,9 @@ mbps = 10
 source = "https://example.com"
 read_on = "2026-11-01"
 confidence = "unconfirmed"
-"#).unwrap();
+"#,
+    )
+    .unwrap();
     let c = Catalog::load(Some(&f)).unwrap();
     assert_eq!(c.find("linode").unwrap().iops, Some(9000.0));
     assert_eq!(c.find("acme").unwrap().kind, Kind::Fixed);
@@ -211,22 +282,46 @@ confidence = "unconfirmed"
 #[test]
 fn cheapest_is_the_minimum_of_a_brute_force_search() {
     let c = cat();
-    let t = Target { iops: 10000.0, bw_bytes: 300.0 * MB, capacity_bytes: 500.0 * (1u64 << 30) as f64 };
+    let t = Target {
+        iops: 10000.0,
+        bw_bytes: 300.0 * MB,
+        capacity_bytes: 500.0 * (1u64 << 30) as f64,
+    };
     let (found, _) = cheapest(&c, &t, &[]);
     assert!(!found.is_empty());
     for cand in &found {
         assert!(meets(&cand.model, &t), "{}", cand.model.config);
         let p = c.find(&cand.model.product).unwrap();
-        if !matches!(p.kind, Kind::Vpu | Kind::PerSize | Kind::Fixed | Kind::Tiers) {
+        if !matches!(
+            p.kind,
+            Kind::Vpu | Kind::PerSize | Kind::Fixed | Kind::Tiers
+        ) {
             continue;
         }
-        let levels: Vec<Option<u32>> = if p.kind == Kind::Vpu { p.levels.iter().map(|l| Some(l.vpu)).collect() } else { vec![None] };
+        let levels: Vec<Option<u32>> = if p.kind == Kind::Vpu {
+            p.levels.iter().map(|l| Some(l.vpu)).collect()
+        } else {
+            vec![None]
+        };
         for vpu in levels {
             let mut s = p.size_min;
             while s <= p.size_max.min(8000.0) {
-                if let Ok(m) = model(p, &Params { size: Some(s), vpu, ..Default::default() }) {
+                if let Ok(m) = model(
+                    p,
+                    &Params {
+                        size: Some(s),
+                        vpu,
+                        ..Default::default()
+                    },
+                ) {
                     if meets(&m, &t) {
-                        assert!(m.price_month_usd.unwrap_or(f64::INFINITY) + 1e-9 >= cand.model.price_month_usd.unwrap(), "{} is cheaper than {}", m.config, cand.model.config);
+                        assert!(
+                            m.price_month_usd.unwrap_or(f64::INFINITY) + 1e-9
+                                >= cand.model.price_month_usd.unwrap(),
+                            "{} is cheaper than {}",
+                            m.config,
+                            cand.model.config
+                        );
                     }
                 }
                 s += 1.0;
@@ -236,5 +331,8 @@ fn cheapest_is_the_minimum_of_a_brute_force_search() {
     let oci = found.iter().find(|x| x.model.product == "oci").unwrap();
     assert_eq!(oci.model.config, "oci:vpu=10:size=625");
     let gp3 = found.iter().find(|x| x.model.product == "aws:gp3").unwrap();
-    assert_eq!(gp3.model.config, "aws:gp3:size=500:iops=10000:throughput=287");
+    assert_eq!(
+        gp3.model.config,
+        "aws:gp3:size=500:iops=10000:throughput=287"
+    );
 }

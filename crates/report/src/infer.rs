@@ -97,9 +97,15 @@ pub(crate) fn limits_table(r: &InferReport) -> StrTable {
     let l = &r.limits;
     let mut t = StrTable::new(&["limit", "value"]);
     t.caption = format!("Limits of {} (confidence {})", r.target, r.confidence);
-    t.row(vec!["IOPS cap (sustained)".into(), opt(l.iops_cap, fmt_count)]);
+    t.row(vec![
+        "IOPS cap (sustained)".into(),
+        opt(l.iops_cap, fmt_count),
+    ]);
     t.row(vec!["bandwidth cap".into(), opt(l.bw_cap_bytes, mib)]);
-    t.row(vec!["crossover block size".into(), opt(l.crossover_bs, kib)]);
+    t.row(vec![
+        "crossover block size".into(),
+        opt(l.crossover_bs, kib),
+    ]);
     t.row(vec![
         "latency floor (4k QD1 p50)".into(),
         opt(l.latency_floor_ns, fmt_ns),
@@ -120,7 +126,10 @@ pub(crate) fn limits_table(r: &InferReport) -> StrTable {
         "baseline after it".into(),
         format!("{} IOPS", fmt_count(b.baseline_iops)),
     ]);
-    t.row(vec!["bucket".into(), format!("{} I/Os", fmt_count(b.bucket_ios))]);
+    t.row(vec![
+        "bucket".into(),
+        format!("{} I/Os", fmt_count(b.bucket_ios)),
+    ]);
     if let Some(f) = b.refill_ios_per_s {
         t.row(vec![
             "refill".into(),

@@ -189,7 +189,13 @@ impl Store {
             Entry::Suite(s) => (target, hostname, None, None, s.runs.len() as i64),
             Entry::Fsync(f) => (target, hostname, None, None, f.cases.len() as i64),
             Entry::Db(d) => (target, hostname, None, None, d.runs.len() as i64),
-            Entry::Infer(i) => (target, hostname, i.limits.iops_cap, i.limits.bw_cap_bytes, i.points.len() as i64),
+            Entry::Infer(i) => (
+                target,
+                hostname,
+                i.limits.iops_cap,
+                i.limits.bw_cap_bytes,
+                i.points.len() as i64,
+            ),
         }
     }
 

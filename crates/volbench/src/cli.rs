@@ -139,7 +139,11 @@ pub struct CatalogArgs {
     #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
     /// normal or json.
-    #[arg(long = "output-format", default_value = "normal", value_name = "FORMAT")]
+    #[arg(
+        long = "output-format",
+        default_value = "normal",
+        value_name = "FORMAT"
+    )]
     pub output_format: String,
 }
 

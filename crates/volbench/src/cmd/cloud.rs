@@ -1,11 +1,14 @@
 //! `volbench cloud list|show|cheapest|check`: the catalog and models of crate `cloud`, printed.
 
 use super::usage;
-use crate::cli::{CatalogArgs, CloudCheapestArgs, CloudCheckArgs, CloudCmd, CloudListArgs, CloudShowArgs, VolumeArgs};
-use anyhow::Result;
+use crate::cli::{
+    CatalogArgs, CloudCheapestArgs, CloudCheckArgs, CloudCmd, CloudListArgs, CloudShowArgs,
+    VolumeArgs,
+};
 use ::cloud::catalog::Catalog;
 use ::cloud::check;
 use ::cloud::model::{self, Model, Params};
+use anyhow::Result;
 use report::fmt_count;
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -21,7 +24,10 @@ pub fn main(c: CloudCmd) -> Result<ExitCode> {
 
 fn load(a: &CatalogArgs) -> Result<Catalog> {
     if !matches!(a.output_format.as_str(), "normal" | "json") {
-        return Err(usage(format!("--output-format {}: choose normal or json", a.output_format)));
+        return Err(usage(format!(
+            "--output-format {}: choose normal or json",
+            a.output_format
+        )));
     }
     Catalog::load(a.catalog.as_deref()).map_err(|e| usage(format!("{e:#}")))
 }
@@ -36,7 +42,11 @@ fn list(a: CloudListArgs) -> Result<ExitCode> {
     let prods: Vec<_> = cat
         .products
         .iter()
-        .filter(|p| a.provider.as_ref().is_none_or(|x| x.eq_ignore_ascii_case(&p.provider)))
+        .filter(|p| {
+            a.provider
+                .as_ref()
+                .is_none_or(|x| x.eq_ignore_ascii_case(&p.provider))
+        })
         .collect();
     if a.cat.output_format == "json" {
         return print_json(&prods);
@@ -44,11 +54,26 @@ fn list(a: CloudListArgs) -> Result<ExitCode> {
     let w = prods.iter().map(|p| p.id.len()).max().unwrap_or(4);
     let mut out = String::new();
     for p in prods {
-        let flag = if p.unconfirmed.is_empty() { "" } else { "  (some figures unconfirmed)" };
-        let _ = writeln!(out, "{:<w$}  {}  [sizes {}, bandwidth {}]{flag}", p.id, p.name, p.size_unit.name(), p.bw_unit.name());
+        let flag = if p.unconfirmed.is_empty() {
+            ""
+        } else {
+            "  (some figures unconfirmed)"
+        };
+        let _ = writeln!(
+            out,
+            "{:<w$}  {}  [sizes {}, bandwidth {}]{flag}",
+            p.id,
+            p.name,
+            p.size_unit.name(),
+            p.bw_unit.name()
+        );
         let _ = writeln!(out, "{:<w$}  source: {} (read {})", "", p.source, p.read_on);
     }
-    let _ = writeln!(out, "\ncatalog updated {}; `volbench cloud show ID --size 100g` for one volume", cat.updated.unwrap_or_default());
+    let _ = writeln!(
+        out,
+        "\ncatalog updated {}; `volbench cloud show ID --size 100g` for one volume",
+        cat.updated.unwrap_or_default()
+    );
     print!("{out}");
     Ok(ExitCode::SUCCESS)
 }
@@ -58,7 +83,12 @@ pub fn resolve(cat: &Catalog, name: &str, v: &VolumeArgs) -> Result<Model> {
     let (name, mut p) = model::parse_spec(name).map_err(|e| usage(format!("{e:#}")))?;
     let prod = cat.find(&name).map_err(|e| usage(format!("{e:#}")))?;
     let flags = Params {
-        size: v.size.as_deref().map(model::parse_volume_size).transpose().map_err(|e| usage(format!("--size: {e:#}")))?,
+        size: v
+            .size
+            .as_deref()
+            .map(model::parse_volume_size)
+            .transpose()
+            .map_err(|e| usage(format!("--size: {e:#}")))?,
         vpu: v.vpu,
         iops: v.iops,
         throughput: v.throughput,
@@ -92,39 +122,76 @@ fn show_text(m: &Model) -> String {
     let mut line = |k: &str, v: String| {
         let _ = writeln!(s, "  {k:<11} {v}");
     };
-    line("config", format!("{}  ({} {})", m.config, m.size, m.size_unit));
-    line("IOPS", match m.burst_iops {
-        Some(b) => format!("{} sustained; {} burst while credits last", fmt_count(m.iops), fmt_count(b)),
-        None if m.write_iops != m.iops => format!("{} read, {} write", fmt_count(m.iops), fmt_count(m.write_iops)),
-        None => format!("{} sustained", fmt_count(m.iops)),
-    });
+    line(
+        "config",
+        format!("{}  ({} {})", m.config, m.size, m.size_unit),
+    );
+    line(
+        "IOPS",
+        match m.burst_iops {
+            Some(b) => format!(
+                "{} sustained; {} burst while credits last",
+                fmt_count(m.iops),
+                fmt_count(b)
+            ),
+            None if m.write_iops != m.iops => format!(
+                "{} read, {} write",
+                fmt_count(m.iops),
+                fmt_count(m.write_iops)
+            ),
+            None => format!("{} sustained", fmt_count(m.iops)),
+        },
+    );
     let mut bw = format!("{} sustained", mibs(m.bw_bytes));
     if let Some(b) = m.burst_bw_bytes.filter(|b| *b > m.bw_bytes) {
         bw.push_str(&format!("; burst {}", mibs(b)));
     }
     line("bandwidth", bw);
-    line("crossover", format!("{:.0} KiB: smaller blocks hit the IOPS cap, larger the bandwidth cap", m.crossover_bs / 1024.0));
+    line(
+        "crossover",
+        format!(
+            "{:.0} KiB: smaller blocks hit the IOPS cap, larger the bandwidth cap",
+            m.crossover_bs / 1024.0
+        ),
+    );
     if let Some(d) = m.burst_duration_s {
         let bucket = match (m.burst_bucket_ios, m.burst_bucket_bytes) {
             (Some(i), _) => format!("{} I/Os", fmt_count(i)),
             (_, Some(b)) => format!("{:.0} GiB of throughput credits", b / (1u64 << 30) as f64),
             _ => String::new(),
         };
-        let refill = m.refill_ios_per_s.map_or(String::new(), |r| format!("; earns {} I/Os per idle second", fmt_count(r)));
-        line("bucket", format!("{bucket}, full at start: lasts {} at the burst rate{refill}", check::secs(d)));
+        let refill = m.refill_ios_per_s.map_or(String::new(), |r| {
+            format!("; earns {} I/Os per idle second", fmt_count(r))
+        });
+        line(
+            "bucket",
+            format!(
+                "{bucket}, full at start: lasts {} at the burst rate{refill}",
+                check::secs(d)
+            ),
+        );
     }
     if let Some(u) = m.io_unit_bytes {
-        line("I/O unit", format!("{:.0} KiB: a larger I/O counts as several", u / 1024.0));
+        line(
+            "I/O unit",
+            format!("{:.0} KiB: a larger I/O counts as several", u / 1024.0),
+        );
     }
-    line("price", match m.price_month_usd {
-        Some(p) => format!(
-            "${p:.2}/month; ${:.4} per IOPS, ${:.3} per MB/s",
-            m.usd_per_iops.unwrap_or(0.0),
-            m.usd_per_mbps.unwrap_or(0.0)
-        ),
-        None => "not in the catalog".into(),
-    });
-    s.push_str(&format!("\n  {:>6}  {:>9}  {:>11}  {:<9}  {:>10}\n", "block", "IOPS", "MiB/s", "bound", "burst IOPS"));
+    line(
+        "price",
+        match m.price_month_usd {
+            Some(p) => format!(
+                "${p:.2}/month; ${:.4} per IOPS, ${:.3} per MB/s",
+                m.usd_per_iops.unwrap_or(0.0),
+                m.usd_per_mbps.unwrap_or(0.0)
+            ),
+            None => "not in the catalog".into(),
+        },
+    );
+    s.push_str(&format!(
+        "\n  {:>6}  {:>9}  {:>11}  {:<9}  {:>10}\n",
+        "block", "IOPS", "MiB/s", "bound", "burst IOPS"
+    ));
     for b in SHOWN_BS {
         let at = m.at(b);
         s.push_str(&format!(
@@ -136,7 +203,11 @@ fn show_text(m: &Model) -> String {
             at.burst_iops.map_or("-".into(), fmt_count)
         ));
     }
-    for (title, items) in [("per-instance caps", &m.instance_caps), ("notes", &m.notes), ("unconfirmed", &m.unconfirmed)] {
+    for (title, items) in [
+        ("per-instance caps", &m.instance_caps),
+        ("notes", &m.notes),
+        ("unconfirmed", &m.unconfirmed),
+    ] {
         if !items.is_empty() {
             s.push_str(&format!("\n  {title}:\n"));
             for i in items {
@@ -144,7 +215,10 @@ fn show_text(m: &Model) -> String {
             }
         }
     }
-    s.push_str(&format!("\n  source: {} (read {}, {})\n", m.source, m.read_on, m.confidence));
+    s.push_str(&format!(
+        "\n  source: {} (read {}, {})\n",
+        m.source, m.read_on, m.confidence
+    ));
     s
 }
 
@@ -160,17 +234,36 @@ fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
         capacity_bytes: gib * (1u64 << 30) as f64,
     };
     for p in &a.provider {
-        if !cat.products.iter().any(|x| x.provider.eq_ignore_ascii_case(p)) {
-            return Err(usage(format!("--provider {p}: not in the catalog (see volbench cloud list)")));
+        if !cat
+            .products
+            .iter()
+            .any(|x| x.provider.eq_ignore_ascii_case(p))
+        {
+            return Err(usage(format!(
+                "--provider {p}: not in the catalog (see volbench cloud list)"
+            )));
         }
     }
     let (found, unpriced) = ::cloud::cheapest::cheapest(&cat, &t, &a.provider);
     if a.cat.output_format == "json" {
         return print_json(&serde_json::json!({ "candidates": found, "unpriced": unpriced }));
     }
-    let mut s = format!("Cheapest volumes sustaining {} IOPS and {} MB/s with {} GiB (not counting bursts):\n\n", fmt_count(a.iops), a.mbps, gib);
-    let w = found.iter().map(|c| c.model.config.len()).max().unwrap_or(13).max(13);
-    s.push_str(&format!("  {:<w$}  {:>10}  {:>9}  {:>11}  {:>8}  {:>8}\n", "configuration", "$/month", "IOPS", "MiB/s", "IOPS x", "bw x"));
+    let mut s = format!(
+        "Cheapest volumes sustaining {} IOPS and {} MB/s with {} GiB (not counting bursts):\n\n",
+        fmt_count(a.iops),
+        a.mbps,
+        gib
+    );
+    let w = found
+        .iter()
+        .map(|c| c.model.config.len())
+        .max()
+        .unwrap_or(13)
+        .max(13);
+    s.push_str(&format!(
+        "  {:<w$}  {:>10}  {:>9}  {:>11}  {:>8}  {:>8}\n",
+        "configuration", "$/month", "IOPS", "MiB/s", "IOPS x", "bw x"
+    ));
     for c in &found {
         let m = &c.model;
         s.push_str(&format!(
@@ -189,7 +282,10 @@ fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
     }
     s.push_str("\n  * the cheapest of its provider; x = headroom over the target. Per-instance caps are not counted.\n");
     if !unpriced.is_empty() {
-        s.push_str(&format!("  Meet the target but have no price in the catalog: {}\n", unpriced.join(", ")));
+        s.push_str(&format!(
+            "  Meet the target but have no price in the catalog: {}\n",
+            unpriced.join(", ")
+        ));
     }
     print!("{s}");
     Ok(ExitCode::SUCCESS)
@@ -197,21 +293,45 @@ fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
 
 fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
     let cat = load(&a.cat)?;
-    let m = resolve(&cat, &a.model, &VolumeArgs { size: None, vpu: None, iops: None, throughput: None })?;
+    let m = resolve(
+        &cat,
+        &a.model,
+        &VolumeArgs {
+            size: None,
+            vpu: None,
+            iops: None,
+            throughput: None,
+        },
+    )?;
     let mut store = None;
     let doc = super::compare::input(&mut store, &a.store, &a.result)?;
     let tests = check::measured(&doc);
     if tests.is_empty() {
-        return Err(usage(format!("{}: cloud check takes a run, sweep or suite result", a.result)));
+        return Err(usage(format!(
+            "{}: cloud check takes a run, sweep or suite result",
+            a.result
+        )));
     }
     let rows: Vec<check::Row> = tests.iter().filter_map(|t| check::check(&m, t)).collect();
     if a.cat.output_format == "json" {
         return print_json(&serde_json::json!({ "model": m, "rows": rows }));
     }
-    let mut s = format!("{} measured against {} ({})\n\n", a.result, m.config, m.name);
-    s.push_str(&format!("  {:<28}  {:>6}  {:<9}  {:>12}  {:>12}  {:>6}  verdict\n", "test", "bs", "metric", "model", "measured", "ratio"));
+    let mut s = format!(
+        "{} measured against {} ({})\n\n",
+        a.result, m.config, m.name
+    );
+    s.push_str(&format!(
+        "  {:<28}  {:>6}  {:<9}  {:>12}  {:>12}  {:>6}  verdict\n",
+        "test", "bs", "metric", "model", "measured", "ratio"
+    ));
     for r in &rows {
-        let v = |x: f64| if r.metric == "iops" { fmt_count(x) } else { format!("{:.1} MB/s", x / 1e6) };
+        let v = |x: f64| {
+            if r.metric == "iops" {
+                fmt_count(x)
+            } else {
+                format!("{:.1} MB/s", x / 1e6)
+            }
+        };
         s.push_str(&format!(
             "  {:<28}  {:>6}  {:<9}  {:>12}  {:>12}  {:>6.2}  {}\n",
             r.test,

@@ -29,50 +29,90 @@ fn count(opt: &str, s: &str) -> Result<f64> {
         .ok()
         .filter(|v| v.is_finite() && *v > 0.0)
         .map(|v| v * m)
-        .ok_or_else(|| usage(format!("--{opt} {s}: give a positive number such as 5400000 or 5.4m")))
+        .ok_or_else(|| {
+            usage(format!(
+                "--{opt} {s}: give a positive number such as 5400000 or 5.4m"
+            ))
+        })
 }
 
 fn caps(a: &EmulateArgs) -> Result<(Caps, String)> {
     let positive = |opt: &str, v: Option<f64>| -> Result<Option<f64>> {
         match v {
-            Some(x) if !(x.is_finite() && x > 0.0) => Err(usage(format!("--{opt} must be a positive number"))),
+            Some(x) if !(x.is_finite() && x > 0.0) => {
+                Err(usage(format!("--{opt} must be a positive number")))
+            }
             v => Ok(v),
         }
     };
     let mut c = Caps {
         iops: positive("iops", a.iops)?,
-        bw_bytes: a.bw.as_deref().map(|b| parse_size(b).map(|v| v as f64)).transpose().map_err(|e| usage(format!("--bw: {e}")))?,
+        bw_bytes: a
+            .bw
+            .as_deref()
+            .map(|b| parse_size(b).map(|v| v as f64))
+            .transpose()
+            .map_err(|e| usage(format!("--bw: {e}")))?,
         ..Caps::default()
     };
     let mut what = Vec::new();
     if let Some(m) = &a.model {
         let cat = Catalog::load(a.catalog.as_deref()).map_err(|e| usage(format!("{e:#}")))?;
-        let v = crate::cli::VolumeArgs { size: a.size.clone(), vpu: a.vpu, iops: None, throughput: None };
+        let v = crate::cli::VolumeArgs {
+            size: a.size.clone(),
+            vpu: a.vpu,
+            iops: None,
+            throughput: None,
+        };
         let m = super::cloud::resolve(&cat, m, &v)?;
         what.push(format!("{} ({})", m.config, m.name));
         c.iops = c.iops.or(Some(m.iops));
         c.bw_bytes = c.bw_bytes.or(Some(m.bw_bytes));
         if let (Some(bi), Some(b)) = (m.burst_iops, m.burst_bucket_ios) {
-            c.iops_bucket = Some(BucketSpec { burst: bi, baseline: m.iops, capacity: b, refill: m.refill_ios_per_s.unwrap_or(m.iops) });
+            c.iops_bucket = Some(BucketSpec {
+                burst: bi,
+                baseline: m.iops,
+                capacity: b,
+                refill: m.refill_ios_per_s.unwrap_or(m.iops),
+            });
         }
         if let (Some(bb), Some(b)) = (m.burst_bw_bytes, m.burst_bucket_bytes) {
-            c.bytes_bucket = Some(BucketSpec { burst: bb, baseline: m.bw_bytes, capacity: b, refill: m.refill_bytes_per_s.unwrap_or(m.bw_bytes) });
+            c.bytes_bucket = Some(BucketSpec {
+                burst: bb,
+                baseline: m.bw_bytes,
+                capacity: b,
+                refill: m.refill_bytes_per_s.unwrap_or(m.bw_bytes),
+            });
         }
     }
     match (a.burst_iops, a.baseline_iops, &a.bucket_ios) {
         (None, None, None) => {}
         (Some(b), Some(base), Some(n)) => {
-            let (b, base) = (positive("burst-iops", Some(b))?.unwrap_or(0.0), positive("baseline-iops", Some(base))?.unwrap_or(0.0));
+            let (b, base) = (
+                positive("burst-iops", Some(b))?.unwrap_or(0.0),
+                positive("baseline-iops", Some(base))?.unwrap_or(0.0),
+            );
             if b <= base {
                 return Err(usage("--burst-iops must be above --baseline-iops"));
             }
-            c.iops_bucket = Some(BucketSpec { burst: b, baseline: base, capacity: count("bucket-ios", n)?, refill: positive("refill-ios", a.refill_ios)?.unwrap_or(base) });
+            c.iops_bucket = Some(BucketSpec {
+                burst: b,
+                baseline: base,
+                capacity: count("bucket-ios", n)?,
+                refill: positive("refill-ios", a.refill_ios)?.unwrap_or(base),
+            });
             c.iops = Some(base);
         }
-        _ => return Err(usage("a burst bucket needs all three of --burst-iops, --baseline-iops and --bucket-ios")),
+        _ => {
+            return Err(usage(
+                "a burst bucket needs all three of --burst-iops, --baseline-iops and --bucket-ios",
+            ))
+        }
     }
     if c.iops.is_none() && c.bw_bytes.is_none() && c.iops_bucket.is_none() {
-        return Err(usage("nothing to emulate: give --iops, --bw, a burst bucket, or --model PRODUCT --size S"));
+        return Err(usage(
+            "nothing to emulate: give --iops, --bw, a burst bucket, or --model PRODUCT --size S",
+        ));
     }
     if a.model.is_none() {
         what.push(describe(&c));
@@ -83,7 +123,13 @@ fn caps(a: &EmulateArgs) -> Result<(Caps, String)> {
 fn describe(c: &Caps) -> String {
     let mut v = Vec::new();
     if let Some(b) = c.iops_bucket {
-        v.push(format!("{:.0} IOPS burst for {:.0} s from {:.0} credits, then {:.0} IOPS", b.burst, b.capacity / (b.burst - b.baseline), b.capacity, b.baseline));
+        v.push(format!(
+            "{:.0} IOPS burst for {:.0} s from {:.0} credits, then {:.0} IOPS",
+            b.burst,
+            b.capacity / (b.burst - b.baseline),
+            b.capacity,
+            b.baseline
+        ));
     } else if let Some(i) = c.iops {
         v.push(format!("{i:.0} IOPS"));
     }
@@ -110,14 +156,22 @@ pub fn main(a: EmulateArgs) -> Result<ExitCode> {
             }
         }
     });
-    eprintln!("volbench emulate: {what} on {name} ({}:{}) via {}", dev.0, dev.1, cg.version());
+    eprintln!(
+        "volbench emulate: {what} on {name} ({}:{}) via {}",
+        dev.0,
+        dev.1,
+        cg.version()
+    );
     let mut child = emulate::spawn(&cg, &a.command).map_err(|e| usage(format!("{e:#}")))?;
     CHILD.store(child.id() as i32, Ordering::SeqCst);
     let (status, sum) = emulate::control(&cg, &mut child, &caps, &stop)?;
     drop(cg);
     let burst = match (caps.iops_bucket, sum.burst_ended_s) {
         (Some(_), Some(t)) => format!("; the burst ended after {t:.1} s"),
-        (Some(_), None) => format!("; the burst never ran out ({:.0} credits left)", sum.iops_credits_left.unwrap_or(0.0)),
+        (Some(_), None) => format!(
+            "; the burst never ran out ({:.0} credits left)",
+            sum.iops_credits_left.unwrap_or(0.0)
+        ),
         _ => String::new(),
     };
     eprintln!(

@@ -5,9 +5,9 @@ use super::record::Recorder;
 use super::usage;
 use crate::cli::InferArgs;
 use crate::output::Output;
-use anyhow::Result;
 use ::cloud::catalog::Catalog;
 use ::cloud::infer::{self, Options};
+use anyhow::Result;
 use report::Document;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -20,7 +20,11 @@ fn options(a: &InferArgs) -> Result<Options> {
         "io_uring" => EngineKind::IoUring,
         "libaio" => EngineKind::Libaio,
         "psync" => EngineKind::Psync,
-        e => return Err(usage(format!("--ioengine {e}: choose io_uring, libaio or psync"))),
+        e => {
+            return Err(usage(format!(
+                "--ioengine {e}: choose io_uring, libaio or psync"
+            )))
+        }
     };
     if !(1..=4096).contains(&a.max_depth) || !(1..=4096).contains(&a.burst_depth) {
         return Err(usage("--max-depth and --burst-depth must be 1 to 4096"));
@@ -45,10 +49,11 @@ pub fn main(a: InferArgs) -> Result<ExitCode> {
     let cat = Catalog::load(a.catalog.as_deref()).map_err(|e| usage(format!("{e:#}")))?;
     let mut out = Output::open(&a.out, false)?;
     let p = Path::new(&a.target);
-    let probe = p.is_dir() || std::fs::metadata(p).is_ok_and(|m| {
-        use std::os::unix::fs::FileTypeExt;
-        m.file_type().is_block_device()
-    });
+    let probe = p.is_dir()
+        || std::fs::metadata(p).is_ok_and(|m| {
+            use std::os::unix::fs::FileTypeExt;
+            m.file_type().is_block_device()
+        });
     let rep = if probe {
         let o = options(&a)?;
         let loud = !out.quiet && std::io::stderr().is_terminal();

@@ -3,11 +3,11 @@
 pub mod cloud;
 pub mod compare;
 pub mod db;
-pub mod emulate;
-pub mod infer;
 pub mod durability;
+pub mod emulate;
 pub mod fsync;
 pub mod history;
+pub mod infer;
 pub mod quick;
 pub mod record;
 pub mod report;
