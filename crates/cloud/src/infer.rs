@@ -440,15 +440,40 @@ fn finish(
     burst: Option<step::Step>,
     refill: Option<f64>,
 ) {
-    let mut ev = Vec::new();
-    let mut conf = "high";
     // After a burst the sweeps ran at the baseline; the burst phase's own tail is the longer
     // look at it, so it is the sustained cap when the two agree.
     let iops_cap = match &burst {
         Some(s) if (s.after / iops - 1.0).abs() < 0.1 => s.after.max(iops),
         _ => iops,
     };
-    for (name, pts) in [
+    let mut ev = sweep_evidence(r);
+    let mut conf = "high";
+    if plateau_spread(r, "depth", |p| p.iops) > 0.05 {
+        conf = "medium";
+        ev.push("the IOPS plateau varies by over 5 %: the cap may be noisy or shared".into());
+    }
+    if still_rising(r) {
+        conf = "low";
+        ev.push("IOPS were still rising at the deepest queue tried: the cap may be higher (raise --max-depth)".into());
+    }
+    let bw = bandwidth_found(r, bw, iops_cap, &mut ev);
+    let b = burst_found(r, burst, refill, &mut ev);
+    r.limits = Limits {
+        iops_cap: Some(iops_cap),
+        bw_cap_bytes: bw,
+        crossover_bs: bw.filter(|_| iops_cap > 0.0).map(|b| b / iops_cap),
+        latency_floor_ns: Some(lat),
+        qd_needed: Some(qd),
+        burst: b,
+    };
+    r.confidence = conf.into();
+    r.evidence.extend(ev);
+}
+
+/// The probe's sweeps in one line each.
+fn sweep_evidence(r: &InferReport) -> Vec<String> {
+    let mut ev = Vec::new();
+    for (name, what) in [
         ("depth", "4k IOPS by depth"),
         ("bs", "bandwidth by block size"),
     ] {
@@ -456,46 +481,37 @@ fn finish(
             .points
             .iter()
             .filter(|p| p.phase == name)
-            .map(|p| {
-                if name == "depth" {
-                    format!("QD{} {:.0}", p.iodepth, p.iops)
-                } else {
-                    format!(
-                        "{} {:.1} MiB/s",
-                        workload::short_size(p.bs),
-                        p.bw_bytes / 1048576.0
-                    )
-                }
+            .map(|p| match name {
+                "depth" => format!("QD{} {:.0}", p.iodepth, p.iops),
+                _ => format!(
+                    "{} {:.1} MiB/s",
+                    workload::short_size(p.bs),
+                    p.bw_bytes / 1048576.0
+                ),
             })
             .collect();
-        ev.push(format!("{pts}: {}", v.join(", ")));
+        if !v.is_empty() {
+            ev.push(format!("{what}: {}", v.join(", ")));
+        }
     }
-    let flat = plateau_spread(r, "depth", |p| p.iops);
-    if flat > 0.05 {
-        conf = "medium";
-        ev.push(format!(
-            "the IOPS plateau varies by {:.0} %: the cap may be noisy or shared",
-            flat * 100.0
-        ));
-    }
-    let top = r
-        .points
-        .iter()
-        .filter(|p| p.phase == "depth")
-        .map(|p| p.iodepth)
-        .max()
-        .unwrap_or(1);
-    if qd >= top && top >= r.points.len() as u32 {
-        conf = "low";
-        ev.push("IOPS were still rising at the deepest queue tried: the cap may be higher (raise --max-depth)".into());
-    }
-    // IOPS-bound at every block size tried: the bandwidth cap is above what was seen.
+    ev
+}
+
+/// The depth sweep ended at its deepest point still gaining.
+fn still_rising(r: &InferReport) -> bool {
+    let d: Vec<&Point> = r.points.iter().filter(|p| p.phase == "depth").collect();
+    d.len() >= 2 && d[d.len() - 1].iops >= d[d.len() - 2].iops * PLATEAU_GAIN
+}
+
+/// The bandwidth cap, or None when even the largest block was IOPS-bound (the cap is above
+/// anything seen).
+fn bandwidth_found(r: &InferReport, bw: f64, iops_cap: f64, ev: &mut Vec<String>) -> Option<f64> {
     let largest = r
         .points
         .iter()
         .filter(|p| p.phase == "bs")
         .max_by_key(|p| p.bs);
-    let bw = match largest {
+    match largest {
         Some(p) if p.iops >= iops_cap * 0.9 => {
             ev.push(format!(
                 "still IOPS-bound at {} ({:.0} IOPS, {:.1} MiB/s): the bandwidth cap is above that and was not found",
@@ -506,33 +522,35 @@ fn finish(
             None
         }
         _ => Some(bw),
-    };
-    let b = burst.map(|s| {
-        ev.push(format!(
-            "burst phase: {:.0} IOPS for {:.1} s, then {:.0} IOPS for {:.0} s",
-            s.before, s.at_s, s.after, s.after_s
-        ));
-        BurstFound {
-            burst_iops: s.before,
-            baseline_iops: s.after,
-            duration_s: s.at_s,
-            bucket_ios: (s.before - s.after) * s.at_s,
-            refill_ios_per_s: refill,
-        }
-    });
-    if b.is_none() && !r.burst_series.is_empty() {
-        ev.push(format!("no drop in {} s of the burst phase: no bucket that drains that fast (raise --burst-time to look longer)", r.burst_series.len()));
     }
-    r.limits = Limits {
-        iops_cap: Some(iops_cap),
-        bw_cap_bytes: bw,
-        crossover_bs: bw.filter(|_| iops_cap > 0.0).map(|b| b / iops_cap),
-        latency_floor_ns: Some(lat),
-        qd_needed: Some(qd),
-        burst: b,
+}
+
+fn burst_found(
+    r: &InferReport,
+    burst: Option<step::Step>,
+    refill: Option<f64>,
+    ev: &mut Vec<String>,
+) -> Option<BurstFound> {
+    let Some(s) = burst else {
+        let n = r.burst_series.len();
+        ev.push(if r.points.iter().any(|p| p.phase == "burst") {
+            format!("no drop in {n} s of the burst phase: no bucket that drains that fast (raise --burst-time to look longer)")
+        } else {
+            format!("no drop in the longest test's {n} s per-second series")
+        });
+        return None;
     };
-    r.confidence = conf.into();
-    r.evidence = ev;
+    ev.push(format!(
+        "burst phase: {:.0} IOPS for {:.1} s, then {:.0} IOPS for {:.0} s",
+        s.before, s.at_s, s.after, s.after_s
+    ));
+    Some(BurstFound {
+        burst_iops: s.before,
+        baseline_iops: s.after,
+        duration_s: s.at_s,
+        bucket_ios: (s.before - s.after) * s.at_s,
+        refill_ios_per_s: refill,
+    })
 }
 
 /// The relative spread of the last two points of a sweep (0 when fewer than two).
@@ -720,6 +738,16 @@ pub fn from_document(
             .unwrap_or_else(runner::probe::environment),
         warnings: Vec::new(),
     };
+    for p in &r.points {
+        r.evidence.push(format!(
+            "{}: {} QD{}, {:.0} IOPS, {:.1} MiB/s",
+            p.phase,
+            workload::short_size(p.bs),
+            p.iodepth,
+            p.iops,
+            p.bw_bytes / 1048576.0
+        ));
+    }
     finish(
         &mut r,
         iops,

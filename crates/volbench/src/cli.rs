@@ -583,7 +583,7 @@ pub struct HistoryArgs {
     /// Only results of this suite (quick, cloud-volume, scaling, crystal, or a suite file's name).
     #[arg(long)]
     pub suite: Option<String>,
-    /// Only this kind of result: run, sweep, suite, fsync or db.
+    /// Only this kind of result: run, sweep, suite, fsync, db or infer.
     #[arg(long)]
     pub kind: Option<String>,
     /// Only results started on or after this date (2026-11-01 or RFC 3339).

@@ -487,7 +487,7 @@ fn infer_finds_an_emulated_burst_bucket_and_its_refill() {
     let v = infer(
         z.p(),
         Some(&wrap),
-        &["--burst-time", "40s", "--refill-wait", "10s"],
+        &["--burst-time", "40s", "--refill-wait", "10s", "--point-time", "1s"],
     );
     let l = &v["limits"];
     eprintln!("bucket {bucket} burst {burst} base {base} ({secs:.1} s): found {l}");
@@ -695,4 +695,69 @@ fn emulate_passes_the_command_through_and_cleans_up() {
     ]));
     assert_eq!(code, 2);
     assert!(err.contains("not on a block device"), "{err}");
+}
+
+/// `infer RESULT` reads the limits off a stored sweep without new I/O, and `cloud check`
+/// gives a row per sweep point.
+#[test]
+fn infer_and_check_read_a_stored_sweep() {
+    require_root!();
+    let z = Zram::new("1G");
+    fill_random(&z.path, 256 << 20);
+    let (iops, bw) = (2000u64, 40u64 << 20);
+    let Some(t) = Throttle::new(z.p(), iops, bw) else {
+        eprintln!("skipping: no cgroup v1 blkio throttle here");
+        return;
+    };
+    let me = assert_cmd::cargo::cargo_bin("volbench");
+    let args: Vec<String> = [
+        "sweep",
+        &format!("--filename={}", z.p()),
+        "--size=256m",
+        "--rw=randread",
+        "--iodepth=1,8",
+        "--bs=4k,256k",
+        "--runtime=2s",
+        "--ramp_time=0.5s",
+        "--label=throttled-sweep",
+        "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    t.run(me.to_str().unwrap(), &args);
+    let v = ok_json(volbench().args(["infer", "throttled-sweep", "--output-format", "json"]));
+    let l = &v["limits"];
+    within(
+        l["iops_cap"].as_f64().unwrap(),
+        iops as f64,
+        0.10,
+        "IOPS cap from the sweep",
+    );
+    within(
+        l["bw_cap_bytes"].as_f64().unwrap(),
+        bw as f64,
+        0.10,
+        "bandwidth cap from the sweep",
+    );
+    assert_eq!(v["io_time_s"], json!(0.0), "no new I/O");
+    assert_eq!(v["points"].as_array().unwrap().len(), 4);
+    let c = ok_json(volbench().args([
+        "cloud",
+        "check",
+        "throttled-sweep",
+        "--model",
+        "digitalocean:size=100",
+        "--output-format",
+        "json",
+    ]));
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    // 256k at 40 MiB/s against DO's 200 MiB/s cap: below, bandwidth-bound.
+    let big = rows.iter().find(|r| r["bs"] == json!(262144)).unwrap();
+    assert_eq!(
+        (big["metric"].as_str(), big["verdict"].as_str()),
+        (Some("bandwidth"), Some("below")),
+        "{big}"
+    );
 }

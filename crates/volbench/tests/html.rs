@@ -331,6 +331,7 @@ fn pages_open_in_chromium_and_draw_every_chart() {
             "--no-penalty",
         ],
     );
+    let (infer, _) = json_report(d.path(), "infer.json", &["infer", sweep.to_str().unwrap()]);
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     for (name, inputs) in [
@@ -338,6 +339,7 @@ fn pages_open_in_chromium_and_draw_every_chart() {
         ("sweep", vec![sweep.as_path()]),
         ("compare", vec![run.as_path(), sweep.as_path()]),
         ("fsync", vec![fsync.as_path()]),
+        ("infer", vec![infer.as_path()]),
     ] {
         let html = report_page(d.path(), &inputs);
         let page = d.path().join(format!("{name}.html"));

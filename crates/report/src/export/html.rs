@@ -89,20 +89,21 @@ impl Exporter for Html {
 /// per-second rate.
 fn infer_sections(p: &mut Page, r: &crate::InferReport, id: &str) {
     let mut sec = Section::new(&format!("{id}-limits"), "Limits", 2);
-    let t = crate::infer::limits_table(r);
-    sec.text = Some(t.caption.clone());
+    let mut t = crate::infer::limits_table(r);
+    sec.text = Some(std::mem::take(&mut t.caption));
     sec.findings = r.evidence.clone();
     sec.warnings = r.warnings.iter().map(|w| w.message.clone()).collect();
     for t in [t, crate::infer::closest_table(r)] {
         if !t.rows.is_empty() {
             sec.tables.push(Table {
-                caption: Some(t.caption),
+                caption: (!t.caption.is_empty()).then_some(t.caption),
                 head: t.head,
                 rows: t.rows,
             });
         }
     }
-    if !r.burst_series.is_empty() {
+    // A series of one or two seconds says nothing about a burst.
+    if r.burst_series.len() >= 3 {
         let data = r.burst_series.iter().map(|v| Some(*v)).collect();
         p.add_chart(
             &mut sec,

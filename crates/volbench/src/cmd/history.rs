@@ -105,10 +105,10 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
     if let Some(k) = a
         .kind
         .as_deref()
-        .filter(|k| !["run", "sweep", "suite", "fsync", "db"].contains(k))
+        .filter(|k| !["run", "sweep", "suite", "fsync", "db", "infer"].contains(k))
     {
         return Err(usage(format!(
-            "--kind={}: use run, sweep, suite, fsync or db",
+            "--kind={}: use run, sweep, suite, fsync, db or infer",
             workload::shown(k)
         )));
     }
