@@ -43,6 +43,19 @@ impl Bucket {
         } else if s.baseline > 0.0 {
             self.balance += s.refill * dt * (1.0 - used / allowance);
         }
+        self.settle();
+    }
+
+    /// Accounts `used` units over `dt` seconds of a stretch known to run above the baseline:
+    /// linearly, so a tick that saw fewer than the baseline (its I/O counted in the next tick)
+    /// offsets the one that saw more, rather than earning idle credits.
+    pub fn spend(&mut self, used: f64, dt: f64) {
+        self.balance -= used - self.spec.baseline * dt;
+        self.settle();
+    }
+
+    fn settle(&mut self) {
+        let s = self.spec;
         // A little debt is allowed: I/O counted per tick jitters around the baseline, and
         // clamping at zero would keep every tick's refill and drop every overdraft, leaking
         // credits (a 1,000 IOPS baseline ran at 2,000 that way).

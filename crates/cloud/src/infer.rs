@@ -14,7 +14,9 @@
 
 use crate::catalog::Catalog;
 use crate::{model, step};
-use report::{BurstFound, Closest, InferReport, JobReport, Limits, Point, Status, Tool};
+use report::{
+    BurstFound, BwBurstFound, Closest, InferReport, JobReport, Limits, Point, Status, Tool,
+};
 use runner::{Observer, Progress};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,7 +103,7 @@ pub fn probe(
             o.burst_depth,
             o.burst_time
         ));
-        let (series, st) = p.burst_phase("burst")?;
+        let (series, st) = p.burst_phase("burst", o.burst_bs, o.burst_depth, false)?;
         burst_series = series;
         burst = st;
     }
@@ -110,7 +112,18 @@ pub fn probe(
     say("depth sweep at 4k");
     let (iops_cap, qd) = p.depth_sweep()?;
     say(&format!("block-size sweep at QD{qd}"));
-    let bw_cap = p.bs_sweep(qd)?;
+    let mut bw_cap = p.bs_sweep(qd)?;
+    // Where the volume bursts in IOPS it may burst in throughput too, on its own bucket that
+    // small blocks never drain (DigitalOcean, Azure): drain it at 1m before trusting the cap.
+    let mut bw_burst = None;
+    if burst.is_some() && !o.burst_time.is_zero() && !p.iops_bound_at_1m(iops_cap) {
+        say("throughput burst phase: 1m reads");
+        let (_, st) = p.burst_phase("bw-burst", 1 << 20, qd.max(2), true)?;
+        if let Some(s) = st {
+            bw_cap = s.after;
+            bw_burst = Some(s);
+        }
+    }
     let refill = match (&burst, o.refill_wait.is_zero()) {
         (Some(b), false) => p.refill(b)?,
         _ => None,
@@ -118,6 +131,20 @@ pub fn probe(
     let mut r = p.report(started_at, started_unix);
     r.burst_series = burst_series;
     finish(&mut r, iops_cap, bw_cap, qd, lat.lat_mean_ns, burst, refill);
+    r.limits.bw_burst = bw_burst.map(|s| {
+        r.evidence.push(format!(
+            "throughput burst phase: {:.1} MiB/s for {:.1} s, then {:.1} MiB/s",
+            s.before / 1048576.0,
+            s.at_s,
+            s.after / 1048576.0
+        ));
+        BwBurstFound {
+            burst_bw_bytes: s.before,
+            baseline_bw_bytes: s.after,
+            duration_s: s.at_s,
+            bucket_bytes: (s.before - s.after) * s.at_s,
+        }
+    });
     if let Some(c) = cat {
         r.closest = closest(c, &r.limits);
     }
@@ -294,29 +321,46 @@ impl Probe<'_> {
     }
 
     /// The burst phase: its per-second series and the drop found in it, if any.
-    fn burst_phase(&mut self, phase: &str) -> anyhow::Result<(Vec<f64>, Option<step::Step>)> {
-        let mut spec = base_spec(self.o, &self.path, self.o.burst_bs, self.o.burst_depth);
+    /// A burst phase at `bs` watching I/Os per second (or bytes, for a throughput bucket).
+    fn burst_phase(
+        &mut self,
+        phase: &str,
+        bs: u64,
+        depth: u32,
+        bytes: bool,
+    ) -> anyhow::Result<(Vec<f64>, Option<step::Step>)> {
+        let mut spec = base_spec(self.o, &self.path, bs, depth);
         spec.runtime = Some(self.o.burst_time);
         // No ramp here: the burst's first second is part of the burst.
         spec.ramp_time = Duration::ZERO;
         spec.name = format!("infer-{phase}");
-        let mut w = Watch::new(self.o.stop.clone());
+        let mut w = Watch::new(self.o.stop.clone(), bytes);
         let own = w.own.clone();
         let r = run_watched(self.o, spec.clone(), &mut w, &own)?;
         self.record(phase, &spec, &r);
-        let series = per_second(&r.group);
-        Ok((series.clone(), step::find(&series, 1.0)))
+        let series = per_second(&r.group, bytes);
+        let found = step::find(&series, 1.0);
+        Ok((series, found))
     }
 
     /// Waits idle, then bursts again: the credits earned over the wait, per second.
     fn refill(&mut self, first: &step::Step) -> anyhow::Result<Option<f64>> {
         std::thread::sleep(self.o.refill_wait);
-        let (_, again) = self.burst_phase("refill")?;
+        let (_, again) = self.burst_phase("refill", self.o.burst_bs, self.o.burst_depth, false)?;
         let wait = self.o.refill_wait.as_secs_f64();
         // Credits spent in the second burst were earned over the wait (the bucket was empty
         // when it began); never more than the first burst drew from a full bucket.
         let full = (first.before - first.after) * first.at_s;
         Ok(again.map(|s| ((s.before - s.after).max(0.0) * s.at_s).min(full) / wait))
+    }
+
+    /// The block-size sweep's largest block still ran at the IOPS cap.
+    fn iops_bound_at_1m(&self, iops_cap: f64) -> bool {
+        self.points
+            .iter()
+            .filter(|p| p.phase == "bs")
+            .max_by_key(|p| p.bs)
+            .is_none_or(|p| p.iops >= iops_cap * 0.9)
     }
 
     fn report(self, started_at: String, started_unix: u64) -> InferReport {
@@ -350,16 +394,19 @@ struct Watch {
     rates: Vec<f64>,
     last: (f64, u64),
     step: Option<step::Step>,
+    /// Watch bytes per second instead of I/Os.
+    bytes: bool,
 }
 
 impl Watch {
-    fn new(user: Arc<AtomicBool>) -> Watch {
+    fn new(user: Arc<AtomicBool>, bytes: bool) -> Watch {
         Watch {
             user,
             own: Arc::new(AtomicBool::new(false)),
             rates: Vec::new(),
             last: (0.0, 0),
             step: None,
+            bytes,
         }
     }
 }
@@ -370,10 +417,11 @@ impl Observer for Watch {
             self.own.store(true, Ordering::Relaxed);
         }
         let t = p.elapsed.as_secs_f64();
+        let n = if self.bytes { p.bytes } else { p.ios };
         if t - self.last.0 >= 1.0 {
             self.rates
-                .push((p.ios - self.last.1) as f64 / (t - self.last.0));
-            self.last = (t, p.ios);
+                .push((n - self.last.1) as f64 / (t - self.last.0));
+            self.last = (t, n);
             self.step = step::find(&self.rates, 1.0);
         }
         // Enough of the level after the drop to measure it: 20 % of the burst's length (at
@@ -420,13 +468,20 @@ fn rates(g: &JobReport) -> (f64, f64, f64) {
     (iops, bw, if n > 0 { lat / n as f64 } else { 0.0 })
 }
 
-/// IOPS of each whole second (a short last sample is dropped: it is not a second's rate).
-pub fn per_second(g: &JobReport) -> Vec<f64> {
+/// IOPS (or bytes/s) of each whole second (a short last sample is dropped: it is not a
+/// second's rate).
+pub fn per_second(g: &JobReport, bytes: bool) -> Vec<f64> {
     let s = &g.series;
     s.samples
         .iter()
         .filter(|x| x.dt_ms * 10 >= s.interval_ms * 9)
-        .map(|x| x.iops(0) + x.iops(1))
+        .map(|x| {
+            if bytes {
+                x.bw_bytes(0) + x.bw_bytes(1)
+            } else {
+                x.iops(0) + x.iops(1)
+            }
+        })
         .collect()
 }
 
@@ -465,6 +520,7 @@ fn finish(
         latency_floor_ns: Some(lat),
         qd_needed: Some(qd),
         burst: b,
+        bw_burst: None,
     };
     r.confidence = conf.into();
     r.evidence.extend(ev);
@@ -729,7 +785,7 @@ pub fn from_document(
         confidence: String::new(),
         evidence: Vec::new(),
         points,
-        burst_series: per_second(&longest.report),
+        burst_series: per_second(&longest.report, false),
         io_time_s: 0.0,
         closest: Vec::new(),
         environment: doc

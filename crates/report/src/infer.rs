@@ -49,6 +49,18 @@ pub struct Limits {
     /// The smallest queue depth reaching 95 % of the IOPS cap.
     pub qd_needed: Option<u32>,
     pub burst: Option<BurstFound>,
+    /// A throughput bucket of its own, drained at 1m after an IOPS burst was seen (null when
+    /// none was seen or not looked for).
+    #[serde(default)]
+    pub bw_burst: Option<BwBurstFound>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct BwBurstFound {
+    pub burst_bw_bytes: f64,
+    pub baseline_bw_bytes: f64,
+    pub duration_s: f64,
+    pub bucket_bytes: f64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -114,6 +126,17 @@ pub(crate) fn limits_table(r: &InferReport) -> StrTable {
         "queue depth for the cap".into(),
         l.qd_needed.map_or("-".into(), |q| q.to_string()),
     ]);
+    if let Some(b) = &l.bw_burst {
+        t.row(vec![
+            "throughput burst".into(),
+            format!(
+                "{} for {:.1} s, then {}",
+                mib(b.burst_bw_bytes),
+                b.duration_s,
+                mib(b.baseline_bw_bytes)
+            ),
+        ]);
+    }
     let Some(b) = &l.burst else {
         t.row(vec!["burst".into(), "none seen".into()]);
         return t;

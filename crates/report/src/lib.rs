@@ -13,7 +13,7 @@ pub mod suite;
 pub use db::{DbReport, DbRun, Explanation};
 pub use export::{exporter, fmt_count, fmt_ns, Exporter, Format};
 pub use fsync::{FsyncCase, FsyncReport, Penalty, RwRates, Verdict};
-pub use infer::{BurstFound, Closest, InferReport, Limits, Point};
+pub use infer::{BurstFound, BwBurstFound, Closest, InferReport, Limits, Point};
 pub use model::*;
 pub use suite::{Finding, SuiteReport, SuiteRun};
 

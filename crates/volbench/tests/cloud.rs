@@ -487,7 +487,14 @@ fn infer_finds_an_emulated_burst_bucket_and_its_refill() {
     let v = infer(
         z.p(),
         Some(&wrap),
-        &["--burst-time", "40s", "--refill-wait", "10s", "--point-time", "1s"],
+        &[
+            "--burst-time",
+            "40s",
+            "--refill-wait",
+            "10s",
+            "--point-time",
+            "1s",
+        ],
     );
     let l = &v["limits"];
     eprintln!("bucket {bucket} burst {burst} base {base} ({secs:.1} s): found {l}");
