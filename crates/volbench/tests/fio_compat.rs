@@ -509,7 +509,7 @@ fn fio_documentation_examples_parse_or_name_what_is_unsupported() {
 }
 
 /// On a device-bound target (a throttled zram device), IOPS and bandwidth agree with fio's
-/// within 5 %, and volbench's I/O counts match the kernel's.
+/// within 5 %, and volbench's I/O counts match the kernel's (less the final queue in flight).
 #[test]
 fn matches_fio_on_a_throttled_device() {
     require_root!();
@@ -594,12 +594,15 @@ fn matches_fio_on_a_throttled_device() {
                 "{label} {dir}: volbench {o:.0} B/s vs fio {f:.0}"
             );
         }
-        // The kernel splits nothing at these sizes on zram, so its count is volbench's.
+        // The kernel splits nothing at these sizes on zram, so its count is volbench's, but
+        // for the I/Os still in flight when the window closed: reaped after it and not counted
+        // (as fio counts), at most one queue per job.
         let ios = get(&ours, "read", "total_ios") + get(&ours, "write", "total_ios");
         let kernel = (after[0] - before[0] + after[2] - before[2]) as f64;
+        let tail = (qd * nj) as f64;
         assert!(
-            (kernel - ios).abs() / kernel.max(1.0) <= 0.005,
-            "{label}: kernel saw {kernel} I/Os, volbench counted {ios}"
+            ios <= kernel + 0.005 * kernel && kernel - ios <= tail + 0.005 * kernel,
+            "{label}: kernel saw {kernel} I/Os, volbench counted {ios} (in flight at the end: up to {tail})"
         );
     }
 }
