@@ -304,11 +304,12 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             inp.live.measuring.store(true, Relaxed);
         }
         let timed_out = deadline.is_some_and(|d| t >= d);
-        if cut.is_none() && (timed_out || inp.stop.load(Relaxed)) {
+        let stop_asked = inp.stop.load(Relaxed);
+        if cut.is_none() && (timed_out || stop_asked) {
             cut = Some(deadline.map_or(t, |d| d.min(t)));
         }
         let stopping = error.is_some()
-            || inp.stop.load(Relaxed)
+            || stop_asked
             || timed_out
             || issued >= budget
             || issued_ios >= ios_budget;
