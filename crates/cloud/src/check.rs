@@ -68,7 +68,7 @@ fn from_run(r: &RunReport, label: Option<&str>) -> Vec<Measured> {
 
 /// The verdict for one measured test against `m`.
 pub fn check(m: &Model, t: &Measured) -> Option<Row> {
-    let (iops, bw) = totals(&t.report);
+    let (iops, bw, _) = crate::infer::rates(&t.report);
     if iops <= 0.0 {
         return None;
     }
@@ -128,16 +128,6 @@ pub fn check(m: &Model, t: &Measured) -> Option<Row> {
     })
 }
 
-fn totals(j: &JobReport) -> (f64, f64) {
-    let mut iops = 0.0;
-    let mut bw = 0.0;
-    for d in [&j.read, &j.write].into_iter().flatten() {
-        iops += d.iops;
-        bw += d.bw_bytes;
-    }
-    (iops, bw)
-}
-
 /// Why a result beats the model, most likely first.
 fn above(
     m: &Model,
@@ -186,7 +176,7 @@ fn below(m: &Model, t: &Measured, want: f64, metric: &str, bs: u64) -> Vec<Strin
     let r = &t.report;
     let mut why = Vec::new();
     let outstanding = (t.spec.iodepth.max(1) * t.spec.numjobs.max(1)) as f64;
-    let lat_ns = mean_latency(r);
+    let (_, _, lat_ns) = crate::infer::rates(r);
     let want_iops = if metric == "iops" {
         want
     } else {
@@ -239,20 +229,6 @@ fn units(ratio: f64) -> Option<String> {
         }
     }
     None
-}
-
-fn mean_latency(r: &JobReport) -> f64 {
-    let mut n = 0u64;
-    let mut sum = 0.0;
-    for d in [&r.read, &r.write].into_iter().flatten() {
-        n += d.lat_ns.n;
-        sum += d.lat_ns.mean_ns * d.lat_ns.n as f64;
-    }
-    if n == 0 {
-        0.0
-    } else {
-        sum / n as f64
-    }
 }
 
 /// A group's CPU is the whole process's: its share per job thread.

@@ -455,7 +455,8 @@ fn plateau(v: &[f64]) -> f64 {
     }
 }
 
-fn rates(g: &JobReport) -> (f64, f64, f64) {
+/// IOPS and bytes/s of both directions together, and their mean latency (count-weighted).
+pub(crate) fn rates(g: &JobReport) -> (f64, f64, f64) {
     let mut iops = 0.0;
     let mut bw = 0.0;
     let mut lat = 0.0;
