@@ -211,6 +211,7 @@ fn run_watched(
         stop: stop.clone(),
         command_line: Vec::new(),
         unlink: false,
+        peers: None,
     };
     let w = Workload {
         jobs: vec![spec],

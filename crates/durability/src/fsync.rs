@@ -374,6 +374,7 @@ fn run_one(
         stop: stop.clone(),
         command_line: Vec::new(),
         unlink: false,
+        peers: None,
     };
     let w = Workload {
         jobs: vec![spec.clone()],

@@ -70,6 +70,89 @@ pub struct RunReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub global_options: Vec<(String, String)>,
     pub warnings: Vec<WarningRecord>,
+    /// Under MPI: the run as several processes (ranks) did it, one row each, rank 0 first;
+    /// `jobs`, `groups` and `group` are then the ranks' figures merged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<RankReport>,
+    /// Under MPI: how the ranks were laid out and how closely they ran together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaleout: Option<ScaleOut>,
+}
+
+/// One MPI rank's own figures: what it moved over its own measured interval.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RankReport {
+    pub rank: u32,
+    pub host: String,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub targets: Vec<String>,
+    pub runtime_ns: u64,
+    /// When this rank's measured interval began, after the earliest rank's (clock offsets
+    /// between hosts removed).
+    pub start_offset_ns: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<DirReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<DirReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncReport>,
+}
+
+impl RankReport {
+    pub fn total_iops(&self) -> f64 {
+        self.read.as_ref().map_or(0.0, |d| d.iops) + self.write.as_ref().map_or(0.0, |d| d.iops)
+    }
+
+    pub fn total_bw_bytes(&self) -> f64 {
+        self.read.as_ref().map_or(0.0, |d| d.bw_bytes)
+            + self.write.as_ref().map_or(0.0, |d| d.bw_bytes)
+    }
+}
+
+/// How a multi-rank run was spread and synchronised.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ScaleOut {
+    /// Number of ranks (MPI's world size).
+    pub size: u32,
+    /// The MPI library, as it names itself.
+    pub library: String,
+    /// `file-per-process` (one file per rank in a directory) or `shared-file` (one file, a
+    /// region per rank).
+    pub layout: String,
+    /// Spread of the ranks' starts of the measured interval (latest minus earliest).
+    pub start_skew_ns: u64,
+    /// Spread of the ranks' ends of the measured interval.
+    pub end_skew_ns: u64,
+    /// The interval every rank was measuring (latest start to earliest end).
+    pub common_ns: u64,
+    /// Largest clock offset between a host and rank 0's, estimated by ping-pong and removed
+    /// from the skews above (0 on one host).
+    pub max_clock_offset_ns: u64,
+    pub hosts: Vec<HostReport>,
+    /// Slowest and fastest rank by IOPS: the slowest rank is often the story.
+    pub spread: Option<RankSpread>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct HostReport {
+    pub host: String,
+    pub ranks: Vec<u32>,
+    pub iops: f64,
+    pub bw_bytes: f64,
+    pub environment: Environment,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RankSpread {
+    pub slowest_rank: u32,
+    pub slowest_iops: f64,
+    pub fastest_rank: u32,
+    pub fastest_iops: f64,
+    pub mean_iops: f64,
+    /// Standard deviation over ranks, percent of the mean.
+    pub cv_percent: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

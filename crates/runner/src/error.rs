@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    #[error("another rank could not start, so none did (its error is reported with it)")]
+    PeerFailed,
     #[error(transparent)]
     Spec(#[from] workload::spec::SpecError),
     #[error("directory {0} does not exist: create it or choose another with --directory")]

@@ -22,6 +22,7 @@ use stats::{JobStats, Sample, Series};
 use std::collections::HashMap;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -66,6 +67,24 @@ pub struct RunOptions {
     pub command_line: Vec<String>,
     /// Remove files this run created once it ends (they are always removed after an interrupt).
     pub unlink: bool,
+    /// Other processes running the same workload in step (MPI ranks), if any.
+    pub peers: Option<Rc<dyn Peers>>,
+}
+
+/// Other processes running the same workload at the same time (MPI ranks). The runner calls
+/// these at fixed points of a single-phase run, in this order, each at most once except
+/// `poll_end`: every process starts its measured interval together, and the first to finish
+/// ends it for all (IOR's stonewalling), so all ranks measure one common interval.
+pub trait Peers {
+    /// Every local job is set up and waiting; `ok` is false when this process cannot run.
+    /// Returns once every peer has arrived: true if all of them can run.
+    fn start_line(&self, ok: bool) -> bool;
+    /// Called about fifty times a second while the I/O runs; `done` says this process's jobs
+    /// have all ended. True means a peer has finished: end the measured interval now.
+    fn poll_end(&self, done: bool) -> bool;
+    /// This process's jobs have all ended; returns once every peer's have, so the kernel's
+    /// counters read after it include every rank's I/O.
+    fn ended(&self);
 }
 
 impl Default for RunOptions {
@@ -74,6 +93,7 @@ impl Default for RunOptions {
             stop: Arc::new(AtomicBool::new(false)),
             command_line: std::env::args().collect(),
             unlink: false,
+            peers: None,
         }
     }
 }
@@ -201,6 +221,9 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
             continue;
         }
         let line = Arc::new(job::StartLine::new(members.len()));
+        // Jobs watch this flag, not `opts.stop`: the sampler raises it for a Ctrl-C and for a
+        // peer's stonewall alike, and only the former marks the run interrupted.
+        let halt = Arc::new(AtomicBool::new(opts.stop.load(Relaxed)));
         let lives: Vec<Arc<Live>> = members.iter().map(|_| Arc::new(Live::default())).collect();
         let mut handles = Vec::with_capacity(members.len());
         for (k, &i) in members.iter().enumerate() {
@@ -213,7 +236,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
                 regions: files.iter().map(|t| (t.offset, t.len)).collect(),
                 lbs: files.iter().map(|t| t.lbs).max().unwrap_or(512),
                 live: lives[k].clone(),
-                stop: opts.stop.clone(),
+                stop: halt.clone(),
                 start: line.clone(),
             };
             handles.push(
@@ -250,6 +273,10 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         while line.ready.load(Relaxed) < members.len() {
             std::thread::sleep(Duration::from_millis(1));
         }
+        let peers_ok = opts.peers.as_ref().is_none_or(|p| p.start_line(true));
+        if !peers_ok {
+            halt.store(true, Relaxed);
+        }
         let ramp_free = first_phase && ramp.is_zero();
         if ramp_free {
             before = snapshot();
@@ -277,9 +304,17 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         let mut prev = (start, 0u64, 0u64);
         while !lives.iter().all(|l| l.done.load(Relaxed)) {
             sleep_until_next(start, ramp, measuring, planned, next_sample);
+            let ended = lives.iter().all(|l| l.ended.load(Relaxed));
+            let peer_end = opts.peers.as_ref().is_some_and(|p| p.poll_end(ended));
+            if peer_end || opts.stop.load(Relaxed) {
+                halt.store(true, Relaxed);
+            }
             // The kernel's counters for the run end with the last phase's I/O, before any
             // verify pass or engine teardown (hundreds of io_uring rings take a while to go).
-            if !line.counted.load(Relaxed) && lives.iter().all(|l| l.ended.load(Relaxed)) {
+            if !line.counted.load(Relaxed) && ended {
+                if let Some(p) = &opts.peers {
+                    p.ended();
+                }
                 if ph == phase {
                     after = Some((snapshot(), before_at.elapsed()));
                 }
@@ -344,6 +379,10 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
             last_t[i] = sampler.last_t_ms;
         }
         first_phase = false;
+        if !peers_ok {
+            remove_created(&created);
+            return Err(RunError::PeerFailed);
+        }
         if let Some(e) = outputs
             .iter_mut()
             .flatten()
@@ -495,7 +534,38 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         groups,
         global_options: w.global_options.clone(),
         warnings: warnings.iter().map(report::WarningRecord::from).collect(),
+        ranks: Vec::new(),
+        scaleout: None,
     })
+}
+
+/// The warnings the runner's checks give for these results: for reports merged from several
+/// processes, whose device counters only the merged counts can be compared with.
+pub fn judge(
+    specs: &[workload::JobSpec],
+    jobs: &[JobReport],
+    groups: &[GroupReport],
+    targets: &[report::TargetInfo],
+) -> Vec<report::WarningRecord> {
+    judge::warnings(specs, jobs, groups, targets)
+        .iter()
+        .map(report::WarningRecord::from)
+        .collect()
+}
+
+/// Lays out `spec`'s file (its first clone's) as a run would, without running: for a file
+/// several processes share, laid out once before they start. Returns the files it created.
+pub fn lay_out(spec: &workload::JobSpec, stop: &AtomicBool) -> Result<Vec<PathBuf>, RunError> {
+    spec.validate()?;
+    let mut created = Vec::new();
+    for path in target::resolve_paths(spec, 0) {
+        let n = spec.nrfiles.max(1);
+        if let Err(e) = target::prepare(spec, 0, &path, n, stop, &mut created, &mut |_, _, _| {}) {
+            remove_created(&created);
+            return Err(e);
+        }
+    }
+    Ok(created)
 }
 
 /// Every job holds `iodepth` buffers of the largest block size: refuse before allocating what

@@ -45,6 +45,18 @@ pub fn resolve_paths(spec: &JobSpec, clone: u32) -> Vec<PathBuf> {
             .collect();
     }
     let dir = spec.directory.clone().unwrap_or_else(|| PathBuf::from("."));
+    if let Some(fmt) = &spec.filename_format {
+        return (0..spec.nrfiles)
+            .map(|f| {
+                dir.join(
+                    fmt.replace("$jobname", &spec.name)
+                        .replace("$jobnum", &clone.to_string())
+                        .replace("$filenum", &f.to_string())
+                        .replace("$clientuid", "0"),
+                )
+            })
+            .collect();
+    }
     if spec.numjobs == 1 && spec.nrfiles == 1 {
         return vec![dir.join(format!("{}.test", spec.name))];
     }

@@ -185,6 +185,26 @@ impl LatHist {
     }
 }
 
+impl LatHist {
+    /// Rebuilds a histogram from a report's summary (another process's, say) so it can be
+    /// merged exactly: the buckets come from `hdr`, and count, extremes, mean and standard
+    /// deviation from the summary's exact figures rather than from bucket values.
+    pub fn from_summary(s: &LatencySummary) -> Option<LatHist> {
+        if s.n == 0 {
+            return Some(LatHist::new());
+        }
+        let mut h = LatHist::decode(s.hdr.as_deref()?)?;
+        let n = s.n as f64;
+        h.n = s.n;
+        h.min = s.min_ns;
+        h.max = s.max_ns;
+        h.sum = (s.mean_ns * n).round() as u128;
+        let sq = s.stdev_ns * s.stdev_ns * (n - 1.0) + n * s.mean_ns * s.mean_ns;
+        h.sum_sq = sq.round() as u128;
+        Some(h)
+    }
+}
+
 /// One percentile of a latency distribution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Percentile {

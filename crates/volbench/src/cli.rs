@@ -12,7 +12,8 @@ Examples:
   volbench run --rw=write --bs=1m --size=4g --output-format=json --output=seq.json
   volbench run job.fio --output-format=fio-json      a fio job file, fio-shaped JSON out
   volbench run --name=a --rw=randread --size=1g --name=b --rw=write --size=1g   fio's multi-job form
-  volbench report last --output report.html      the newest result as one HTML page with charts";
+  volbench report last --output report.html      the newest result as one HTML page with charts
+  mpirun -n 8 volbench run --directory=/mnt/nfs --rw=randread   8 ranks, one file each, one merged result";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -761,6 +762,10 @@ pub struct RunArgs {
     /// Remove the test files this run created when it ends.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
     pub unlink: Option<String>,
+    /// Under mpirun: all ranks share one file (--filename, or NAME.shared in --directory), each
+    /// in its own --size region, instead of one file per rank in --directory.
+    #[arg(long = "shared-file")]
+    pub shared_file: bool,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]

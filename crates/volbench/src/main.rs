@@ -7,15 +7,26 @@
 mod cli;
 mod cmd;
 mod output;
+mod scale;
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    let code = dispatch();
+    // MPI_Finalize, when this process joined an MPI world.
+    scale::shutdown();
+    code
+}
+
+fn dispatch() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     // fio's command line repeats --name, one per job: clap's one-value options cannot hold that,
     // so that form goes through the fio option layer directly.
     if cmd::run::is_fio_cli(&args) {
+        if let Err(e) = scale::init("run") {
+            return finish(Err(e));
+        }
         return finish(cmd::run::main_fio_cli(&args[2..]));
     }
     // `volbench help --help` asks for help about help: the top-level help answers it.
@@ -35,6 +46,11 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => return cmd::usage_error(e),
     };
+    // Under a launcher of several processes: join the MPI world, or refuse to run N copies.
+    let sub = std::env::args().nth(1).unwrap_or_default();
+    if let Err(e) = scale::init(&sub) {
+        return finish(Err(e));
+    }
     match &mut cli.cmd {
         cli::Cmd::Run(a) => a.fio = fio,
         cli::Cmd::Sweep(a) => a.run.fio = fio,
@@ -65,7 +81,10 @@ fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", cmd::one_line(&e));
+            // Under MPI every rank holds the same (merged) error: rank 0 says it once.
+            if scale::speaks() {
+                eprintln!("error: {}", cmd::one_line(&e));
+            }
             let interrupted = matches!(
                 e.downcast_ref::<runner::RunError>(),
                 Some(runner::RunError::InterruptedLayout { .. })

@@ -15,6 +15,8 @@ pub struct Output {
     pub format: Format,
     file: Option<Dest>,
     pub quiet: bool,
+    /// A rank other than 0 under MPI: rank 0 writes the merged report, this one nothing.
+    silent: bool,
 }
 
 /// Where `--output` goes: a regular file is replaced atomically (a temporary file in the same
@@ -131,14 +133,16 @@ impl Output {
                 a.output_format
             ))
         })?;
+        let silent = !crate::scale::is_root();
         let file = match &a.output {
-            Some(p) if p.as_os_str() != "-" => Some(Dest::check(p)?),
+            Some(p) if p.as_os_str() != "-" && !silent => Some(Dest::check(p)?),
             _ => None,
         };
         Ok(Output {
             format,
             file,
-            quiet: a.quiet,
+            quiet: a.quiet || silent,
+            silent,
         })
     }
 
@@ -149,6 +153,9 @@ impl Output {
     /// Writes a whole document to the output file (replacing what it held: a sweep writes it
     /// again after every point) or to stdout.
     pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.silent {
+            return Ok(());
+        }
         match &self.file {
             Some(d) => d.write(bytes),
             None if !self.quiet || self.format != Format::Normal => stdout(bytes),
@@ -176,6 +183,9 @@ impl Output {
     /// when the document went to a file, sends warnings and errors to stderr when the summary
     /// is not on stdout, and picks the exit code from the status.
     pub fn emit(&mut self, d: &Document) -> Result<ExitCode> {
+        if self.silent {
+            return Ok(exit_code(d.status()));
+        }
         let bytes = d.export(exporter(self.format).as_ref())?;
         self.write(&bytes)?;
         if self.file.is_some() && !self.quiet {

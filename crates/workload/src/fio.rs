@@ -170,7 +170,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "file_append",
     "fill_device",
     "fill_fs",
-    "filename_format",
     "unique_filename",
     "openfiles",
     "lockfile",
@@ -233,6 +232,7 @@ const SUPPORTED: &[&str] = &[
     "buffered",
     "ioengine",
     "filename",
+    "filename_format",
     "directory",
     "fsync",
     "fdatasync",
@@ -544,6 +544,9 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                 .collect();
         }
         "directory" => j.directory = Some(PathBuf::from(need(key, v, "/mnt/test")?)),
+        "filename_format" => {
+            j.filename_format = Some(need(key, v, "$jobname.$jobnum.$filenum")?.to_string())
+        }
         "nrfiles" => j.nrfiles = num(key, need(key, v, "4")?)?,
         "fsync" => {
             j.sync_every = num(key, need(key, v, "1")?)?;
@@ -806,6 +809,9 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if let Some(dir) = &j.directory {
         push("directory", dir.display().to_string());
+    }
+    if let Some(f) = &j.filename_format {
+        push("filename_format", f.clone());
     }
     if j.nrfiles != 1 {
         push("nrfiles", j.nrfiles.to_string());

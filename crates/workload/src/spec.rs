@@ -210,6 +210,10 @@ pub struct JobSpec {
     /// Files or devices; several make the job spread its I/O round-robin over them.
     pub filename: Vec<PathBuf>,
     pub directory: Option<PathBuf>,
+    /// How files are named when the job names none (fio's `filename_format`): `$jobname`,
+    /// `$jobnum` (the clone), `$filenum` and `$clientuid` (the MPI rank; 0 alone) are replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename_format: Option<String>,
     /// Issue a sync every N writes (0: never), with `sync_mode` choosing fsync or fdatasync.
     pub sync_every: u32,
     pub sync_mode: SyncMode,
@@ -262,6 +266,7 @@ impl Default for JobSpec {
             ioengine: EngineKind::IoUring,
             filename: Vec::new(),
             directory: None,
+            filename_format: None,
             sync_every: 0,
             sync_mode: SyncMode::Fsync,
             end_fsync: false,

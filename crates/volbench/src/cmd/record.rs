@@ -17,7 +17,8 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn new(a: &StoreArgs, quiet: bool) -> Recorder {
-        let store = if a.no_store {
+        // Under MPI only rank 0 stores: the merged report is one entry.
+        let store = if a.no_store || !crate::scale::is_root() {
             None
         } else {
             let path = a.store.clone().unwrap_or_else(Store::default_path);

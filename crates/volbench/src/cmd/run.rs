@@ -143,6 +143,7 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
             a.showcmd,
             a.parse_only,
             &jobfile.display().to_string(),
+            layout(a.shared_file),
         );
     }
     let spec = spec_from_args(&a)?;
@@ -162,7 +163,17 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
         a.showcmd,
         a.parse_only,
         "options",
+        layout(a.shared_file),
     )
+}
+
+/// How ranks share the storage under mpirun (ignored alone).
+fn layout(shared: bool) -> crate::scale::Layout {
+    if shared {
+        crate::scale::Layout::Shared
+    } else {
+        crate::scale::Layout::FilePerProcess
+    }
 }
 
 /// Runs (or shows, or only checks) a workload and writes its report.
@@ -176,8 +187,9 @@ fn run_workload(
     showcmd: bool,
     parse_only: bool,
     source: &str,
+    layout: crate::scale::Layout,
 ) -> Result<ExitCode> {
-    for warn in &warnings {
+    for warn in warnings.iter().filter(|_| crate::scale::speaks()) {
         eprintln!("warning: {warn}");
     }
     if showcmd {
@@ -215,7 +227,7 @@ fn run_workload(
         ..Default::default()
     };
     let mut progress = out.progress();
-    let report = runner::run(&w, &opts, &mut progress)?;
+    let report = crate::scale::run(&w, &opts, &mut progress, layout)?;
     drop(progress);
     let mut recorder = super::record::Recorder::new(store_args, out.quiet);
     let doc = report::Document::Run(Box::new(report));
@@ -293,6 +305,7 @@ const OWN_FLAGS: &[(&str, bool)] = &[
     ("showcmd", false),
     ("parse-only", false),
     ("ignore-unsupported", false),
+    ("shared-file", false),
 ];
 
 /// True for `volbench run` with `--name` given more than once: fio's multi-job command line.
@@ -314,7 +327,7 @@ pub fn main_fio_cli(args: &[String]) -> Result<ExitCode> {
         output: None,
         quiet: false,
     };
-    let (mut showcmd, mut parse_only, mut ignore) = (false, false, false);
+    let (mut showcmd, mut parse_only, mut ignore, mut shared) = (false, false, false, false);
     let mut store = crate::cli::StoreArgs::default();
     let mut sections = vec![Section {
         name: "global".into(),
@@ -350,6 +363,7 @@ pub fn main_fio_cli(args: &[String]) -> Result<ExitCode> {
                 "quiet" | "q" => out.quiet = true,
                 "showcmd" => showcmd = true,
                 "parse-only" => parse_only = true,
+                "shared-file" => shared = true,
                 "store" => store.store = value.map(Into::into),
                 "no-store" => store.no_store = true,
                 "label" => store.label = value,
@@ -388,5 +402,6 @@ pub fn main_fio_cli(args: &[String]) -> Result<ExitCode> {
         showcmd,
         parse_only,
         "command line",
+        layout(shared),
     )
 }

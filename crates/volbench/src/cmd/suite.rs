@@ -97,7 +97,7 @@ pub fn run_suite(
 ) -> Result<ExitCode> {
     let (name, version, sections) = load(name_or_file)?;
     let (w, warnings) = fio::workload(&sections, false).map_err(|e| usage(e.to_string()))?;
-    for warn in warnings {
+    for warn in warnings.iter().filter(|_| crate::scale::speaks()) {
         eprintln!("warning: {warn}");
     }
     let mut out = Output::open(out_args, false)?;
@@ -121,6 +121,13 @@ pub fn run_suite(
             "target {} does not exist: give a directory, a file or a block device",
             target.display()
         )));
+    };
+    // Under mpirun a directory gives each rank its own temporary file; a file or device is
+    // shared, a region per rank.
+    let layout = if tmp.is_some() {
+        crate::scale::Layout::AsGiven
+    } else {
+        crate::scale::Layout::Shared
     };
     let stop = super::stop_flag();
     let opts = runner::RunOptions {
@@ -156,7 +163,15 @@ pub fn run_suite(
         }
         let label = j.description.clone().unwrap_or_else(|| j.name.clone());
         let prefix = format!("{}/{n} {label} ", i + 1);
-        let st = run_test(&mut suite, &out, &opts, label, params(&j), j, prefix)?;
+        let st = run_test(
+            &mut suite,
+            &out,
+            (&opts, layout),
+            label,
+            params(&j),
+            j,
+            prefix,
+        )?;
         let doc = Document::Suite(Box::new(suite.clone()));
         recorder.record(&doc);
         out.checkpoint(&doc)?;
@@ -178,7 +193,7 @@ pub fn run_suite(
 pub fn run_test(
     suite: &mut SuiteReport,
     out: &Output,
-    opts: &runner::RunOptions,
+    (opts, layout): (&runner::RunOptions, crate::scale::Layout),
     label: String,
     params: Vec<(String, String)>,
     spec: JobSpec,
@@ -186,13 +201,14 @@ pub fn run_test(
 ) -> Result<Status> {
     let mut bar = out.progress();
     bar.set_prefix(prefix);
-    let report = runner::run(
+    let report = crate::scale::run(
         &Workload {
             jobs: vec![spec],
             ..Default::default()
         },
         opts,
         &mut bar,
+        layout,
     )?;
     drop(bar);
     let st = report.status;

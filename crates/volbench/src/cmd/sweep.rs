@@ -157,7 +157,20 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
             format!(", sweep eta {}", humantime::format_duration(left))
         };
         let prefix = format!("point {}/{n}{eta} {label} ", i + 1);
-        let st = super::suite::run_test(&mut sweep, &out, &opts, label, p.clone(), spec, prefix)?;
+        let layout = if base.shared_file {
+            crate::scale::Layout::Shared
+        } else {
+            crate::scale::Layout::FilePerProcess
+        };
+        let st = super::suite::run_test(
+            &mut sweep,
+            &out,
+            (&opts, layout),
+            label,
+            p.clone(),
+            spec,
+            prefix,
+        )?;
         // Written after every point, so an interrupted sweep keeps what it measured.
         let doc = Document::Suite(Box::new(sweep.clone()));
         recorder.record(&doc);
