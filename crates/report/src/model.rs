@@ -193,6 +193,9 @@ pub struct Environment {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TargetInfo {
     pub path: String,
+    /// Under MPI with several hosts: the host this target was seen from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// `file` or `block_device`.
     pub kind: String,
     pub size_bytes: u64,

@@ -258,6 +258,7 @@ pub fn prepare(
         dev.and_then(|d| probe::filesystem_of(path, d))
     };
     let info = TargetInfo {
+        host: None,
         path: canonical(path),
         kind: if is_block { "block_device" } else { "file" }.into(),
         size_bytes: len,
@@ -290,6 +291,7 @@ fn null_target(spec: &JobSpec, path: &Path, offset: u64) -> Result<Target, RunEr
         dev: None,
         lbs: 512,
         info: TargetInfo {
+            host: None,
             path: canonical(path),
             kind: "none".into(),
             size_bytes: len,

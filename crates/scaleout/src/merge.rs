@@ -226,9 +226,9 @@ fn targets(parts: &[Part]) -> Vec<TargetInfo> {
         for t in &r.environment.targets {
             let mut t = t.clone();
             if parts.iter().any(|q| q.host != parts[0].host) {
-                t.path = format!("{}:{}", p.host, t.path);
+                t.host = Some(p.host.clone());
             }
-            if out.iter().any(|o| o.path == t.path) {
+            if out.iter().any(|o| o.path == t.path && o.host == t.host) {
                 continue;
             }
             let dev = t

@@ -179,11 +179,16 @@ fn counts_histograms_series_and_rows_are_exact() {
     assert_eq!(spread.slowest_iops, slowest);
     assert_eq!(iops[spread.slowest_rank as usize], slowest);
     // Two hosts: targets are named with their host.
-    assert!(m
+    let hosts: Vec<_> = m
         .environment
         .targets
         .iter()
-        .all(|t| t.path.starts_with("a:") || t.path.starts_with("b:")));
+        .map(|t| t.host.as_deref())
+        .collect();
+    assert!(
+        hosts.contains(&Some("a")) && hosts.contains(&Some("b")),
+        "{hosts:?}"
+    );
     assert_eq!(m.status, Status::Complete);
 }
 

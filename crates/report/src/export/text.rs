@@ -170,7 +170,8 @@ impl Exporter for Text {
         }
         for t in &r.environment.targets {
             let mut line = format!(
-                "  target {} ({}, {})",
+                "  target {}{} ({}, {})",
+                t.host.as_ref().map(|h| format!("{h}:")).unwrap_or_default(),
                 t.path,
                 t.kind.replace('_', " "),
                 format_bytes(t.size_bytes as f64)
@@ -277,7 +278,8 @@ impl Exporter for Text {
             if let (Some(k), Some(d)) = (&t.kernel_counters, &t.device) {
                 let _ = writeln!(
                     out,
-                    "  kernel {}: {} reads ({}), {} writes ({}), {} flushes",
+                    "  kernel {}{}: {} reads ({}), {} writes ({}), {} flushes",
+                    t.host.as_ref().map(|h| format!("{h} ")).unwrap_or_default(),
                     d.name,
                     k.read_ios + k.read_merges,
                     format_bytes(k.read_bytes as f64),

@@ -120,13 +120,17 @@ pub fn stop_flag() -> Arc<AtomicBool> {
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));
         let f = flag.clone();
+        let speaks = crate::scale::speaks();
         let _ = ctrlc::set_handler(move || {
             if f.swap(true, Ordering::SeqCst) {
                 // Leaving at once: servers volbench started still go first.
                 ::db::pg::stop_all();
                 std::process::exit(130);
             }
-            eprintln!("\nstopping: finishing in-flight I/O and writing partial results (Ctrl-C again to abort)");
+            // mpirun passes the signal to every rank: rank 0 says it for all.
+            if speaks {
+                eprintln!("\nstopping: finishing in-flight I/O and writing partial results (Ctrl-C again to abort)");
+            }
         });
         flag
     })
