@@ -19,6 +19,12 @@ command -v fusermount3 >/dev/null || need+=(fuse3)
 # db tests start throwaway PostgreSQL clusters and compare with pgbench (postgresql-client).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v pgbench >/dev/null || need+=(postgresql-client)
+# MPI tests build volbench with --features mpi (rsmpi needs libclang for its bindings) and run
+# it under Open MPI's mpirun; two emulated hosts use network namespaces (iproute2).
+[ -e /usr/include/x86_64-linux-gnu/openmpi/mpi.h ] || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || need+=(libopenmpi-dev)
+command -v mpirun >/dev/null || need+=(openmpi-bin)
+ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
+command -v ip >/dev/null || need+=(iproute2)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
@@ -36,5 +42,15 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The MPI build, for tests/mpi.rs (the default build links no MPI library). Built in the same
+# target directory (cargo keeps both feature sets) and copied aside before the default build
+# takes the name back.
+if command -v mpicc >/dev/null; then
+  cargo clippy -p scaleout -p volbench --all-targets --features volbench/mpi,scaleout/mpi -- -D warnings
+  cargo build -p volbench --features mpi && cp target/debug/volbench target/volbench-mpi
+  export VOLBENCH_MPI_BIN="$PWD/target/volbench-mpi"
+else
+  echo "Open MPI is missing: tests/mpi.rs will skip (apt-get install -y libopenmpi-dev openmpi-bin libclang-dev)" >&2
+fi
 # --no-fail-fast: one failing test binary must not hide the results of the others.
 cargo test --workspace --no-fail-fast

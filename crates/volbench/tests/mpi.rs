@@ -364,10 +364,7 @@ fn ctrl_c_on_mpirun_leaves_no_rank_and_no_file() {
     let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
     assert!(left.is_empty(), "files left: {left:?}");
     // Only this test's ranks name its directory (other tests run the same binary meanwhile).
-    let ranks = Command::new("pgrep")
-        .args(["-f", &dir])
-        .output()
-        .unwrap();
+    let ranks = Command::new("pgrep").args(["-f", &dir]).output().unwrap();
     assert!(
         ranks.stdout.is_empty(),
         "ranks still running: {}",
@@ -669,4 +666,15 @@ fn two_emulated_hosts_share_a_directory_and_store_one_result() {
     assert_eq!(hist.as_array().unwrap().len(), 2, "{hist}");
     let cmp = ok_stdout(volbench().args(["compare", "--store", &store, "1", "2"]));
     assert!(cmp.contains("IOPS") || cmp.contains("iops"), "{cmp}");
+    // The HTML report has the host and rank rows.
+    let page = d.path().join("r.html");
+    ok_stdout(
+        volbench()
+            .args(["report", "--store", &store, "2", "--output"])
+            .arg(&page),
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("Per rank") && html.contains("emuhost1") && html.contains("IOPS per rank")
+    );
 }

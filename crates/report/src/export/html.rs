@@ -257,6 +257,100 @@ fn fsync_chart(p: &mut Page, sec: &mut Section, f: &crate::FsyncReport) {
     );
 }
 
+/// Under MPI: a row per host and per rank, and each rank's IOPS as a bar (the slowest rank is
+/// often the story).
+fn ranks_tables(
+    p: &mut Page,
+    sec: &mut Section,
+    so: &crate::ScaleOut,
+    ranks: &[crate::RankReport],
+) {
+    let ms = |ns: u64| format!("{:.2} ms", ns as f64 / 1e6);
+    let rate = |iops: f64, bw: f64| [fmt_count(iops), format!("{}/s", format_bytes(bw))];
+    let hosts = so.hosts.iter().map(|h| {
+        let list: Vec<String> = h.ranks.iter().map(|r| r.to_string()).collect();
+        let [i, b] = rate(h.iops, h.bw_bytes);
+        let env = &h.environment;
+        vec![
+            h.host.clone(),
+            list.join(", "),
+            i,
+            b,
+            format!("{} ({} CPUs), {}", env.cpu_model, env.cpus, env.kernel),
+        ]
+    });
+    sec.tables.push(Table {
+        caption: Some(format!(
+            "{} ranks on {} host{} ({}, {}): start skew {}, end skew {}, common interval {:.2} s",
+            so.size,
+            so.hosts.len(),
+            if so.hosts.len() == 1 { "" } else { "s" },
+            so.library,
+            so.layout,
+            ms(so.start_skew_ns),
+            ms(so.end_skew_ns),
+            so.common_ns as f64 / 1e9
+        )),
+        head: ["host", "ranks", "IOPS", "bandwidth", "environment"]
+            .map(String::from)
+            .to_vec(),
+        rows: hosts.collect(),
+    });
+    let rows = ranks.iter().map(|k| {
+        let [i, b] = rate(k.total_iops(), k.total_bw_bytes());
+        let lat = k.read.as_ref().or(k.write.as_ref()).map(|d| &d.lat_ns);
+        let cell =
+            |f: &dyn Fn(&stats::LatencySummary) -> f64| lat.map_or("-".into(), |l| fmt_ns(f(l)));
+        vec![
+            k.rank.to_string(),
+            k.host.clone(),
+            i,
+            b,
+            cell(&|l| l.mean_ns),
+            cell(&|l| l.percentile(99.0).unwrap_or(0) as f64),
+            format!("{:.2} s", k.runtime_ns as f64 / 1e9),
+            ms(k.start_offset_ns),
+            k.error.clone().unwrap_or_default(),
+        ]
+    });
+    sec.tables.push(Table {
+        caption: Some("Per rank".into()),
+        head: [
+            "rank",
+            "host",
+            "IOPS",
+            "bandwidth",
+            "lat mean",
+            "p99",
+            "measured",
+            "start +",
+            "error",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: rows.collect(),
+    });
+    let data = ranks.iter().map(|k| Some(k.total_iops())).collect();
+    p.add_chart(
+        sec,
+        Chart {
+            id: String::new(),
+            kind: "bar",
+            title: "IOPS per rank".into(),
+            x_title: "rank".into(),
+            y_title: "IOPS".into(),
+            y2_title: None,
+            y_log: false,
+            y_from_zero: true,
+            labels: ranks
+                .iter()
+                .map(|k| format!("{} ({})", k.rank, k.host))
+                .collect(),
+            datasets: vec![Dataset::new("IOPS", data, "count")],
+        },
+    );
+}
+
 /// The page `volbench report` writes: one document as its own page; several compared side by
 /// side, then each in turn.
 pub fn report(docs: &[(String, crate::Document)]) -> anyhow::Result<Vec<u8>> {
@@ -590,6 +684,9 @@ fn run_sections(p: &mut Page, r: &RunReport, id: &str, level: u8) {
     }
     if let Some(e) = &r.error {
         sec.text = Some(format!("error: {e}"));
+    }
+    if let Some(so) = &r.scaleout {
+        ranks_tables(p, &mut sec, so, &r.ranks);
     }
     let j = &r.group;
     series_chart(p, &mut sec, r);
