@@ -196,6 +196,12 @@ pub struct TargetInfo {
     /// Under MPI with several hosts: the host this target was seen from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// A file's state when the run began: `existing` (there already, full size), `filled`
+    /// (volbench wrote data into it first), `allocated` (space reserved, never written: a
+    /// write-only fio job's file, as fio lays it out) or `sparse` (size set only). Writes to an
+    /// allocated or sparse file pay for allocation; overwrites of a filled one do not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
     /// `file` or `block_device`.
     pub kind: String,
     pub size_bytes: u64,

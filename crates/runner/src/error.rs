@@ -5,6 +5,11 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    #[error(
+        "{path} does not exist and allow_file_create=0 forbids creating it: name an existing \
+         file or device, or drop allow_file_create=0"
+    )]
+    NoCreate { path: PathBuf },
     #[error("another rank could not start, so none did (its error is reported with it)")]
     PeerFailed,
     #[error(transparent)]

@@ -11,7 +11,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use workload::{format_bytes, EngineKind, JobSpec, SyncIo};
+use workload::{format_bytes, EngineKind, Fallocate, JobSpec, SyncIo};
 
 /// Files get 1 GiB when no --size is given: large enough to leave most caches, small enough for
 /// a laptop.
@@ -126,7 +126,7 @@ pub fn prepare(
         (None, None) if existing > offset => (existing - offset) / spec.bs * spec.bs,
         (None, None) => per_file(DEFAULT_FILE_SIZE),
     };
-    let (len, dev) = if is_block {
+    let (len, dev, state) = if is_block {
         let m = meta.as_ref().unwrap();
         let dev = DevId::from_raw(m.rdev());
         if offset + len > existing || len < spec.bs {
@@ -145,7 +145,7 @@ pub fn prepare(
                 });
             }
         }
-        (len, Some(dev))
+        (len, Some(dev), None)
     } else {
         if len < spec.bs {
             return Err(RunError::TooSmall {
@@ -168,6 +168,12 @@ pub fn prepare(
             });
         }
         let want = offset + len;
+        let mut state = "existing";
+        if meta.is_none() && !spec.allow_file_create {
+            return Err(RunError::NoCreate {
+                path: path.to_path_buf(),
+            });
+        }
         // Files volbench names itself (no --filename) are its own to lay out and refill; a
         // file the user named is only written by a job that writes.
         let owned = spec.filename.is_empty();
@@ -178,7 +184,10 @@ pub fn prepare(
                 want,
             });
         }
-        if existing < want {
+        // fio's rule: data is written first only where reads need it (or `overwrite` asks);
+        // a write-only job's file just gets its space, as `fallocate` says.
+        let fill = spec.rw.reads() || spec.overwrite;
+        if existing < want && fill {
             layout(
                 path,
                 dir,
@@ -190,9 +199,27 @@ pub fn prepare(
                 created,
                 progress,
             )?;
+            state = "filled";
+        } else if existing < want {
+            allocate(
+                path,
+                dir,
+                existing,
+                want,
+                meta.is_none(),
+                spec.fallocate,
+                created,
+            )?;
+            state = match spec.fallocate {
+                Fallocate::None | Fallocate::Truncate => "sparse",
+                _ => "allocated",
+            };
         }
         if spec.rw.reads() {
             let holes = hole_bytes(path, offset, want);
+            if holes > 0 && owned {
+                state = "filled";
+            }
             if holes > 0 && owned {
                 // A file of volbench's own with holes (an earlier run was killed while laying
                 // it out): fill the region again.
@@ -216,7 +243,7 @@ pub fn prepare(
             }
         }
         let dev = DevId::from_raw(fs::metadata(path).map(|m| m.dev()).unwrap_or(0));
-        (len, Some(dev))
+        (len, Some(dev), Some(state))
     };
 
     let file = open_for_io(spec, path, dev)?;
@@ -259,6 +286,7 @@ pub fn prepare(
     };
     let info = TargetInfo {
         host: None,
+        layout: state.map(String::from),
         path: canonical(path),
         kind: if is_block { "block_device" } else { "file" }.into(),
         size_bytes: len,
@@ -292,6 +320,7 @@ fn null_target(spec: &JobSpec, path: &Path, offset: u64) -> Result<Target, RunEr
         lbs: 512,
         info: TargetInfo {
             host: None,
+            layout: None,
             path: canonical(path),
             kind: "none".into(),
             size_bytes: len,
@@ -418,6 +447,85 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
 /// Extends a file to `want` bytes of random data. Reads of never-written extents return zeros
 /// from metadata alone and measure nothing, so reads need real data underneath.
 #[allow(clippy::too_many_arguments)]
+/// Gives a file the length `want` without writing data: space reserved as fio's `fallocate`
+/// says (or only the size set, a sparse file, for `none`).
+fn allocate(
+    path: &Path,
+    dir: &Path,
+    have: u64,
+    want: u64,
+    create: bool,
+    mode: Fallocate,
+    created: &mut Vec<PathBuf>,
+) -> Result<(), RunError> {
+    if !matches!(mode, Fallocate::None | Fallocate::Truncate) {
+        if let Some(free) = free_bytes(dir) {
+            if free < want - have {
+                return Err(RunError::NoSpace {
+                    dir: dir.to_path_buf(),
+                    need: format_bytes((want - have) as f64),
+                    free: format_bytes(free as f64),
+                });
+            }
+        }
+    }
+    let f = OpenOptions::new()
+        .write(true)
+        .create_new(create)
+        .open(path)
+        .map_err(|source| RunError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if create {
+        created.push(path.to_path_buf());
+    }
+    let fd = f.as_raw_fd();
+    let (off, len) = (have as libc::off_t, (want - have) as libc::off_t);
+    // SAFETY: plain system calls on a descriptor we own. A filesystem without fallocate
+    // (EOPNOTSUPP) gets fio's behaviour: the size alone.
+    let rc = unsafe {
+        match mode {
+            Fallocate::Native => libc::fallocate(fd, 0, off, len),
+            Fallocate::Keep => libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, off, len),
+            Fallocate::Posix => match libc::posix_fallocate(fd, off, len) {
+                0 => 0,
+                e => {
+                    *libc::__errno_location() = e;
+                    -1
+                }
+            },
+            Fallocate::None | Fallocate::Truncate => 0,
+        }
+    };
+    let err = |source: io::Error| {
+        if source.raw_os_error() == Some(libc::ENOSPC) {
+            RunError::DiskFull {
+                path: path.to_path_buf(),
+            }
+        } else {
+            RunError::Layout {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    };
+    if rc != 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
+            if create {
+                let _ = fs::remove_file(path);
+                created.retain(|p| p != path);
+            }
+            return Err(err(e));
+        }
+    }
+    if matches!(mode, Fallocate::None | Fallocate::Keep) {
+        return Ok(()); // the size grows as the job writes, as fio's does
+    }
+    f.set_len(want.max(have)).map_err(err)
+}
+
 fn layout(
     path: &Path,
     dir: &Path,

@@ -242,10 +242,13 @@ pub fn for_rank(w: &Workload, rank: u32, layout: Layout) -> Result<Workload, Str
                         s.filename[0].display()
                     ));
                 }
-                let fmt = s
-                    .filename_format
-                    .clone()
-                    .unwrap_or_else(|| "$jobname.$clientuid.$jobnum.$filenum".into());
+                // fio's default naming (a job file's) gets the rank in it too.
+                let fmt = match s.filename_format.as_deref() {
+                    None | Some(workload::spec::FIO_FILENAME_FORMAT) => {
+                        "$jobname.$clientuid.$jobnum.$filenum".to_string()
+                    }
+                    Some(f) => f.to_string(),
+                };
                 if !fmt.contains("$clientuid") {
                     return Err(format!(
                         "filename_format={fmt} names the same files on every rank: add \

@@ -233,3 +233,313 @@ fn fsync_and_dsync_reach_the_device_as_flushes() {
         }
     }
 }
+
+/// Runs fio on a job file in `dir` (as the current directory) and returns its JSON.
+fn fio_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
+    let out = std::process::Command::new("fio")
+        .current_dir(dir)
+        .args(extra)
+        .arg(file)
+        .arg("--output-format=json")
+        .output()
+        .expect("fio is installed (scripts/test.sh installs it)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Runs volbench on the same job file in `dir` and returns its native report.
+fn vb_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
+    let out = volbench()
+        .current_dir(dir)
+        .arg("run")
+        .arg(file)
+        .args(extra)
+        .args(["--output-format=volbench-json", "-q", "--no-store"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// (name, size, allocated bytes) of every file in `dir`, sorted.
+fn files(dir: &Path) -> Vec<(String, u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let m = e.metadata().unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                m.len(),
+                m.blocks() * 512,
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn write_only_jobs_are_laid_out_as_fio_lays_them_out() {
+    let d = tmpdir();
+    let (f, v) = (d.path().join("fio"), d.path().join("vb"));
+    std::fs::create_dir_all(&f).unwrap();
+    std::fs::create_dir_all(&v).unwrap();
+    let job = d.path().join("w.fio");
+    // name= in [global] does not rename the jobs; each file is fio's NAME.0.0.
+    std::fs::write(
+        &job,
+        "[global]\nname=4kwrite-test ; fio names jobs by section\nioengine=libaio\ndirect=1\n\
+         bs=4k\nsize=64m\nrw=randwrite\nnumber_ios=10\n\
+         [native]\n[posix]\nfallocate=posix\n[keep]\nfallocate=keep\nrw=write\n[truncate]\nfallocate=truncate\n\
+         [none]\nfallocate=none\nrw=write\n[filled]\noverwrite=1\n",
+    )
+    .unwrap();
+    let theirs = fio_json(&f, &job, &[]);
+    let ours = vb_json(&v, &job, &[]);
+    let names = |x: &Value, k: &str| -> Vec<String> {
+        x["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j[k].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&ours, "name"), names(&theirs, "jobname"));
+    // As fio: 64 MiB reserved but never written for native, posix and keep (keep leaves the size
+    // to the writes); sparse for truncate; only what was written for none; filled for overwrite.
+    // Sizes and names exactly; allocation within a block or two of filesystem metadata (an
+    // extent block the filesystem may add for the same writes).
+    let (a, b) = (files(&v), files(&f));
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!((&x.0, x.1), (&y.0, y.1), "name and size");
+        assert!(x.2.abs_diff(y.2) <= 8192, "{x:?} vs fio's {y:?}");
+    }
+    let layouts: Vec<&str> = ours["environment"]["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["layout"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        layouts,
+        [
+            "allocated",
+            "allocated",
+            "allocated",
+            "sparse",
+            "sparse",
+            "filled"
+        ]
+    );
+}
+
+#[test]
+fn allow_file_create_0_refuses_a_missing_file() {
+    let d = tmpdir();
+    let job = d.path().join("a.fio");
+    std::fs::write(
+        &job,
+        "[j]\nfilename=nothere\nallow_file_create=0\nrw=write\nsize=1m\n",
+    )
+    .unwrap();
+    let out = volbench()
+        .current_dir(d.path())
+        .arg("run")
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("allow_file_create=0") && err.contains("nothere"),
+        "{err}"
+    );
+    assert!(!d.path().join("nothere").exists());
+    // fio refuses too.
+    let fio = std::process::Command::new("fio")
+        .current_dir(d.path())
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert!(!fio.status.success() || !String::from_utf8_lossy(&fio.stdout).contains("io="));
+}
+
+#[test]
+fn kb_base_1000_makes_k_a_thousand_as_in_fio() {
+    let d = tmpdir();
+    let job = d.path().join("k.fio");
+    // kb_base sets the units of every size in its own section, wherever it is written there;
+    // sizes [global] set before it keep fio's default units.
+    std::fs::write(
+        &job,
+        "[global]\nrw=write\n[si]\nkb_base=1000\nbs=4k\nsize=400k\n\
+         [late]\nbs=4k\nsize=400k\nkb_base=1000\n\
+         [global]\nbs=4k\nsize=400k\n[inherited]\nkb_base=1000\n",
+    )
+    .unwrap();
+    let theirs = fio_json(d.path(), &job, &[]);
+    let ours = vb_json(d.path(), &job, &[]);
+    let bytes = |v: &Value, i: usize| v["jobs"][i]["write"]["io_bytes"].clone();
+    assert_eq!(
+        [bytes(&theirs, 0), bytes(&theirs, 1), bytes(&theirs, 2)],
+        [400_000, 400_000, 409_600]
+    );
+    for i in 0..3 {
+        let (t, o) = (&theirs["jobs"][i]["write"], &ours["jobs"][i]["write"]);
+        assert_eq!(o["io_bytes"], t["io_bytes"]);
+        assert_eq!(o["total_ios"], t["total_ios"]);
+    }
+}
+
+#[test]
+fn fsync_on_close_syncs_once_like_fio() {
+    let d = tmpdir();
+    let job = d.path().join("c.fio");
+    std::fs::write(&job, "[j]\nrw=write\nbs=64k\nsize=4m\nfsync_on_close=1\n").unwrap();
+    let count = |prog: &str, args: &[&str]| -> u64 {
+        let out = std::process::Command::new("strace")
+            .current_dir(d.path())
+            .args(["-f", "-c", "-e", "trace=fsync,fdatasync"])
+            .arg(prog)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| l.ends_with(" fsync") || l.ends_with(" fdatasync"))
+            .map(|l| l.split_whitespace().nth(3).unwrap().parse::<u64>().unwrap())
+            .sum()
+    };
+    let bin = assert_cmd::cargo::cargo_bin("volbench");
+    let j = job.to_str().unwrap();
+    let fio = count("fio", &[j]);
+    // volbench syncs the file it lays out once more, before the run; the job's own is one.
+    let ours = count(bin.to_str().unwrap(), &["run", j, "-q", "--no-store"]);
+    assert_eq!(fio, 1, "fio's fsync on close");
+    assert_eq!(ours, fio, "one fsync, at the end");
+}
+
+#[test]
+fn synchronous_engines_run_as_psync_and_say_so() {
+    let d = tmpdir();
+    for engine in ["sync", "vsync", "pvsync", "pvsync2"] {
+        let job = d.path().join(format!("{engine}.fio"));
+        std::fs::write(
+            &job,
+            format!("[j]\nioengine={engine}\nrw=write\nbs=4k\nsize=1m\n"),
+        )
+        .unwrap();
+        let out = volbench()
+            .current_dir(d.path())
+            .arg("run")
+            .arg(&job)
+            .args(["--output-format=volbench-json", "-q", "--no-store"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("ioengine={engine} runs as psync")),
+            "{err}"
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let theirs = fio_json(d.path(), &job, &[]);
+        assert_eq!(
+            v["group"]["write"]["total_ios"],
+            theirs["jobs"][0]["write"]["total_ios"]
+        );
+    }
+}
+
+#[test]
+fn command_line_options_are_defaults_the_job_file_overrides() {
+    let d = tmpdir();
+    let job = d.path().join("p.fio");
+    std::fs::write(&job, "[global]\nbs=4k\n[j]\nrw=write\nsize=1m\n").unwrap();
+    // bs=8k from the command line loses to the file's bs=4k; size... the file's; the command
+    // line's direct=0 and ioengine apply (the file says nothing).
+    let extra = ["--bs=8k", "--ioengine=psync"];
+    let theirs = fio_json(d.path(), &job, &extra);
+    let ours = vb_json(d.path(), &job, &extra);
+    assert_eq!(theirs["jobs"][0]["write"]["total_ios"], 256);
+    assert_eq!(ours["group"]["write"]["total_ios"], 256);
+    // An option the file does not set comes from the command line: 2 jobs, as fio.
+    let ours = vb_json(d.path(), &job, &["--numjobs=2"]);
+    let theirs = fio_json(d.path(), &job, &["--numjobs=2"]);
+    assert_eq!(
+        ours["jobs"].as_array().unwrap().len(),
+        theirs["jobs"].as_array().unwrap().len()
+    );
+}
+
+#[test]
+fn a_pasted_fio_command_line_means_what_it_means_to_fio() {
+    // etcd's disk check: buffered synchronous 2300-byte writes, fdatasync after each.
+    let d = tmpdir();
+    let args = [
+        "--name=etcd",
+        "--rw=write",
+        "--ioengine=sync",
+        "--fdatasync=1",
+        "--size=2m",
+        "--bs=2300",
+    ];
+    let dir = format!("--directory={}", d.path().display());
+    let fio = std::process::Command::new("fio")
+        .args(args)
+        .arg(&dir)
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    let theirs: Value = serde_json::from_slice(&fio.stdout).unwrap();
+    let ours = ok_json(volbench().arg("run").args(args).arg(&dir).args([
+        "--output-format=volbench-json",
+        "-q",
+        "--no-store",
+    ]));
+    let spec = &ours["workload"]["jobs"][0];
+    assert_eq!(spec["iodepth"], 1);
+    assert_eq!(spec["direct"], false);
+    assert_eq!(spec["ioengine"], "psync");
+    let t = &theirs["jobs"][0];
+    assert_eq!(ours["group"]["write"]["total_ios"], t["write"]["total_ios"]);
+    // fio counts its syncs in sync.lat_ns.N (its sync.total_ios stays 0).
+    assert_eq!(ours["group"]["sync"]["total_ios"], t["sync"]["lat_ns"]["N"]);
+}
+
+#[test]
+fn a_job_error_names_the_option_and_its_line() {
+    let d = tmpdir();
+    let job = d.path().join("e.fio");
+    std::fs::write(&job, "[global]\ndirect=1\n[mytest]\nrw=write\nbs=2300\n").unwrap();
+    let out = volbench()
+        .arg("run")
+        .arg(&job)
+        .arg("--parse-only")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("e.fio:5:") && err.contains("2300") && err.contains("[mytest]"),
+        "{err}"
+    );
+    // The same job buffered is fine, as in fio (the 512-byte rule is O_DIRECT's).
+    std::fs::write(&job, "[mytest]\nrw=write\nbs=2300\nsize=23000\n").unwrap();
+    ok_stdout(volbench().arg("run").arg(&job).arg("--parse-only"));
+}

@@ -5,7 +5,7 @@ use crate::jobfile::{RawOption, Section};
 use crate::spec::{
     BsSplit, BufferMode, EngineKind, JobSpec, Rw, SyncIo, SyncMode, Verify, Workload,
 };
-use crate::units::{parse_bool, parse_duration, parse_size};
+use crate::units::{parse_bool, parse_duration};
 use std::path::PathBuf;
 
 /// What is wrong with one option.
@@ -27,6 +27,9 @@ pub enum OptError {
         "no job section: add one such as [randread] with its options (only [global] was found)"
     )]
     NoJobs,
+    /// The options are each valid but the job they make is not (job, why).
+    #[error("{1} (job [{0}])")]
+    Job(String, String),
 }
 
 /// An option error with its place in a job file.
@@ -38,7 +41,8 @@ pub struct LocatedError {
 }
 
 /// Options that only shape logs or reports: `--ignore-unsupported` may skip them, because they
-/// cannot change the I/O being measured.
+/// cannot change the I/O being measured. Nothing that changes the I/O (which files, what data,
+/// when, on which CPU, with which syncs) belongs here.
 const IGNORABLE: &[&str] = &[
     "description",
     "write_bw_log",
@@ -51,9 +55,13 @@ const IGNORABLE: &[&str] = &[
     "log_max_value",
     "log_offset",
     "log_compression",
+    "log_compression_cpus",
     "log_store_compressed",
     "log_unix_epoch",
     "log_alternate_epoch",
+    "log_alternate_epoch_clock_id",
+    "log_entries",
+    "log_prio",
     "per_job_logs",
     "disable_lat",
     "disable_clat",
@@ -63,23 +71,43 @@ const IGNORABLE: &[&str] = &[
     "lat_percentiles",
     "slat_percentiles",
     "percentile_list",
+    "block_error_percentiles",
     "significant_figures",
     "bwavgtime",
     "iopsavgtime",
     "stats",
-    "gtod_reduce",
     "unified_rw_reporting",
     "kb_base_report",
-    "exitall",
-    "exitall_on_error",
     "warnings-fatal",
-    "allow_file_create",
-    "allow_mounted_write",
-    "fallocate",
-    "pre_read",
-    "clocksource",
-    "fsync_on_close",
     "group_reporting_thresh",
+    "disk_util",
+];
+
+/// Options that only change how fio takes its measurements, which volbench takes its own way:
+/// accepted, with a note saying what they mean here.
+const MEASUREMENT_NOTES: &[(&str, &str)] = &[
+    (
+        "gtod_reduce",
+        "volbench reads the clock for every I/O anyway (about 20 ns a read), so every latency \
+         is measured",
+    ),
+    ("clocksource", "volbench always times with CLOCK_MONOTONIC"),
+    (
+        "gtod_cpu",
+        "volbench has no clock thread; each job reads the clock itself",
+    ),
+    ("unit_base", "volbench reports bytes (and bits nowhere)"),
+    (
+        "allrandrepeat",
+        "volbench's random streams are all seeded from randseed, so they repeat by default",
+    ),
+];
+
+/// fio options volbench knows but does not implement; listed so a typo of a real option still
+/// gets "did you mean" and a real option gets "not supported" rather than "unknown".
+const KNOWN_UNSUPPORTED: &[&str] = &[
+    "allow_mounted_write",
+    "pre_read",
     "uid",
     "gid",
     "nice",
@@ -93,11 +121,43 @@ const IGNORABLE: &[&str] = &[
     "refill_buffers",
     "scramble_buffers",
     "lockmem",
-];
-
-/// fio options volbench knows but does not implement; listed so a typo of a real option still
-/// gets "did you mean" and a real option gets "not supported" rather than "unknown".
-const KNOWN_UNSUPPORTED: &[&str] = &[
+    "exitall",
+    "exitall_on_error",
+    "exit_what",
+    "fadvise_hint",
+    "unlink_each_loop",
+    "latency_run",
+    "cgroup",
+    "cgroup_nodelete",
+    "cgroup_weight",
+    "dedupe_global",
+    "dedupe_working_set_percentage",
+    "ignore_zone_limits",
+    "job_max_open_zones",
+    "max_open_zones",
+    "zone_reset_frequency",
+    "zone_reset_threshold",
+    "read_beyond_wp",
+    "merge_blktrace_file",
+    "merge_blktrace_iters",
+    "merge_blktrace_scalars",
+    "profile",
+    "read_iolog_chunked",
+    "replay_align",
+    "replay_redirect",
+    "replay_scale",
+    "replay_skip",
+    "replay_time_scale",
+    "steadystate_duration",
+    "steadystate_ramp_time",
+    "thinktime_blocks_type",
+    "thinktime_iotime",
+    "trim_backlog",
+    "trim_backlog_batch",
+    "trim_percentage",
+    "trim_verify_zero",
+    "verify_backlog_batch",
+    "write_hint",
     "trim",
     "randtrim",
     "trimwrite",
@@ -204,17 +264,23 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "offset_align",
     "size_increment",
     "io_limit",
-    "kb_base",
-    "unit_base",
     "serialize_overlap",
     "io_submit_mode",
     "experimental_verify",
-    "buffered",
-    "readwrite",
 ];
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "overwrite",
+    "fallocate",
+    "allow_file_create",
+    "fsync_on_close",
+    "kb_base",
+    "gtod_reduce",
+    "clocksource",
+    "gtod_cpu",
+    "unit_base",
+    "allrandrepeat",
     "rw",
     "readwrite",
     "rwmixread",
@@ -328,8 +394,8 @@ fn unit_bad(key: &str, v: &str, e: crate::units::UnitError) -> OptError {
     bad(key, v, format!("not a valid {} ({})", e.what, e.hint))
 }
 
-fn size(key: &str, v: &str) -> Result<u64, OptError> {
-    parse_size(v).map_err(|e| unit_bad(key, v, e))
+fn size(kb: u32, key: &str, v: &str) -> Result<u64, OptError> {
+    crate::units::parse_size_base(v, kb).map_err(|e| unit_bad(key, v, e))
 }
 
 fn time(key: &str, v: &str) -> Result<std::time::Duration, OptError> {
@@ -387,8 +453,27 @@ fn pattern(key: &str, v: &str) -> Result<Vec<u8>, OptError> {
 /// Applies one option to a job, as fio documents it.
 pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError> {
     let key = key.trim_start_matches("--");
+    let kb = j.kb_base;
     match key {
         "name" => j.name = need(key, v, "job1")?.to_string(),
+        "overwrite" => j.overwrite = flag(key, v)?,
+        "fallocate" => {
+            let s = need(key, v, "native")?;
+            j.fallocate = crate::spec::Fallocate::parse(s)
+                .ok_or_else(|| bad(key, s, "use native, posix, keep, truncate or none"))?;
+        }
+        "allow_file_create" => j.allow_file_create = flag(key, v)?,
+        // fio syncs each file as it closes it, after the job's last I/O: end_fsync's moment.
+        "fsync_on_close" => j.end_fsync = flag(key, v)?,
+        "kb_base" => {
+            let s = need(key, v, "1000")?;
+            j.kb_base = match s.trim() {
+                "1000" => 1000,
+                "1024" => 1024,
+                _ => return Err(bad(key, s, "use 1000 (SI units) or 1024 (fio's default)")),
+            };
+        }
+        k if MEASUREMENT_NOTES.iter().any(|(n, _)| *n == k) => {}
         "rw" | "readwrite" => {
             let s = need(key, v, "randread")?;
             if let Some((_, modifier)) = s.split_once(':') {
@@ -419,11 +504,11 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
             // `bs=4k,64k` sets reads and writes apart; volbench uses one size for both.
             let (r, w) = s.split_once(',').unwrap_or((s, s));
             let (r, w) = (
-                size(key, r)?,
+                size(kb, key, r)?,
                 if w.is_empty() {
-                    size(key, r)?
+                    size(kb, key, r)?
                 } else {
-                    size(key, w)?
+                    size(kb, key, w)?
                 },
             );
             if r != w {
@@ -446,7 +531,7 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                     .split_once('/')
                     .ok_or_else(|| bad(key, s, "entries look like 4k/50"))?;
                 out.push(BsSplit {
-                    bs: size(key, b)?,
+                    bs: size(kb, key, b)?,
                     percent: if p.is_empty() { 0 } else { num(key, p)? },
                 });
             }
@@ -476,11 +561,11 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                 j.size_percent = Some(num(key, p)?);
                 j.size = None;
             } else {
-                j.size = Some(size(key, s)?);
+                j.size = Some(size(kb, key, s)?);
                 j.size_percent = None;
             }
         }
-        "io_size" | "io_limit" => j.io_size = Some(size(key, need(key, v, "10g")?)?),
+        "io_size" | "io_limit" => j.io_size = Some(size(kb, key, need(key, v, "10g")?)?),
         "number_ios" => j.number_ios = Some(num(key, need(key, v, "1000")?)?),
         "offset" => {
             let s = need(key, v, "0")?;
@@ -491,9 +576,9 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                     "percentage offsets are not supported: give bytes",
                 ));
             }
-            j.offset = size(key, s)?;
+            j.offset = size(kb, key, s)?;
         }
-        "offset_increment" => j.offset_increment = size(key, need(key, v, "1g")?)?,
+        "offset_increment" => j.offset_increment = size(kb, key, need(key, v, "1g")?)?,
         "runtime" => {
             let d = time(key, need(key, v, "30s")?)?;
             j.runtime = (!d.is_zero()).then_some(d);
@@ -518,7 +603,9 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
             let s = need(key, v, "io_uring")?;
             j.ioengine = EngineKind::parse(s).ok_or_else(|| OptError::Unsupported {
                 key: format!("ioengine={s}"),
-                hint: ": use io_uring, libaio, psync (sync, pvsync) or null".into(),
+                hint: ": use io_uring (or posixaio), libaio, psync (or sync, vsync, pvsync, \
+                       pvsync2) or null"
+                    .into(),
             })?;
         }
         "filename" => {
@@ -595,7 +682,7 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
             };
         }
         "do_verify" => j.do_verify = flag(key, v)?,
-        "rate" => j.rate = pair(key, need(key, v, "10m")?, |s| size(key, s))?,
+        "rate" => j.rate = pair(key, need(key, v, "10m")?, |s| size(kb, key, s))?,
         "rate_iops" => j.rate_iops = pair(key, need(key, v, "500")?, |s| num(key, s))?,
         "stonewall" | "wait_for_previous" => j.stonewall = flag(key, v)?,
         "new_group" => j.new_group = flag(key, v)?,
@@ -638,6 +725,26 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
     Ok(())
 }
 
+/// What volbench does with an accepted option that fio treats differently, if anything.
+fn note(key: &str, value: Option<&str>) -> Option<String> {
+    if let Some((k, n)) = MEASUREMENT_NOTES.iter().find(|(k, _)| *k == key) {
+        return Some(format!("{k} accepted: {n}"));
+    }
+    let v = value?.trim();
+    match (key, v) {
+        ("ioengine", "sync" | "vsync" | "pvsync" | "pvsync2") => Some(format!(
+            "ioengine={v} runs as psync: the same reads and writes reach the device, only the \
+             system call differs"
+        )),
+        ("ioengine", "posixaio") => Some(
+            "ioengine=posixaio runs as io_uring at the same iodepth: the device sees the same \
+             requests in flight (glibc's POSIX AIO issues them from helper threads)"
+                .into(),
+        ),
+        _ => None,
+    }
+}
+
 /// Job sections (and `[global]`s) as a workload: each job starts from fio's defaults plus the
 /// global options seen before it. With `ignore_unsupported`, options that cannot change the
 /// measured I/O are skipped and returned as warnings; never silently.
@@ -651,14 +758,33 @@ pub fn workload(
     for s in sections {
         let is_global = s.name == "global";
         let mut j = JobSpec::fio_default(&s.name);
-        let opts: Vec<&RawOption> = if is_global {
+        // fio names a job by its section: `name=` in [global] does not rename the jobs.
+        let mut opts: Vec<&RawOption> = if is_global {
             s.options.iter().collect()
         } else {
-            global.iter().chain(s.options.iter()).collect()
+            global
+                .iter()
+                .filter(|o| o.key != "name")
+                .chain(s.options.iter())
+                .collect()
         };
-        for o in opts {
+        // fio reads a section's options in its option table's order, where kb_base comes
+        // first: it sets the units of every size in its section (and in later ones, from
+        // [global]), not of sizes [global] set before.
+        opts.sort_by_key(|o| {
+            let own = !is_global && s.options.iter().any(|x| std::ptr::eq(x, *o));
+            (own, o.key != "kb_base")
+        });
+        for o in &opts {
             match apply(&mut j, &o.key, o.value.as_deref()) {
-                Ok(()) => {}
+                Ok(()) => {
+                    if let Some(note) = note(&o.key, o.value.as_deref()) {
+                        let w = format!("{}: {note}", o.at());
+                        if !warnings.contains(&w) {
+                            warnings.push(w);
+                        }
+                    }
+                }
                 Err(OptError::Unsupported { .. }) if ignore_unsupported && is_ignorable(&o.key) => {
                     let w = format!(
                         "{}: ignored '{}' (it only affects logs or reporting)",
@@ -676,14 +802,19 @@ pub fn workload(
             global.extend(s.options.iter().cloned());
             continue;
         }
-        // A job section's name is the job's name unless it sets `name=`.
-        j.validate().map_err(|e| LocatedError {
-            at: format!("{}:{}", s.file.display(), s.line),
-            err: OptError::BadValue {
-                key: format!("[{}]", s.name),
-                value: String::new(),
-                why: e.to_string(),
-            },
+        // The error names the line of the option it is about (the job's own before [global]'s),
+        // or the section when the defaults alone make it.
+        j.validate().map_err(|e| {
+            let at = e
+                .keys()
+                .iter()
+                .find_map(|k| opts.iter().rev().find(|o| o.key == *k))
+                .map(|o| o.at())
+                .unwrap_or_else(|| format!("{}:{}", s.file.display(), s.line));
+            LocatedError {
+                at,
+                err: OptError::Job(s.name.clone(), e.to_string()),
+            }
         })?;
         jobs.push(j);
     }
@@ -909,11 +1040,9 @@ pub fn cli_options(j: &JobSpec) -> Vec<(String, String)> {
 pub fn showcmd(w: &Workload) -> String {
     let mut lines = vec!["volbench run".to_string()];
     for j in &w.jobs {
-        let opts = if w.jobs.len() == 1 {
-            cli_options(j)
-        } else {
-            options(j)
-        };
+        // Every line starts with --name, so the command reads as fio's: options against
+        // fio's defaults.
+        let opts = options(j);
         let args: Vec<String> = opts
             .into_iter()
             .map(|(k, v)| {

@@ -9,7 +9,9 @@ pub mod jobfile;
 pub mod spec;
 pub mod units;
 
-pub use spec::{BsSplit, BufferMode, EngineKind, JobSpec, Rw, SyncIo, SyncMode, Verify, Workload};
+pub use spec::{
+    BsSplit, BufferMode, EngineKind, Fallocate, JobSpec, Rw, SyncIo, SyncMode, Verify, Workload,
+};
 pub use units::{format_bytes, parse_bool, parse_duration, parse_size, short_size, UnitError};
 
 /// User text as it may be echoed in a message: control characters escaped (a job file cannot

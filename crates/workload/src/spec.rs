@@ -79,7 +79,12 @@ impl EngineKind {
         Some(match s {
             "io_uring" | "uring" => EngineKind::IoUring,
             "libaio" => EngineKind::Libaio,
-            "psync" | "sync" | "pvsync" => EngineKind::Psync,
+            // fio's synchronous engines differ only in the system call (read/write after
+            // lseek, readv/writev, preadv2/pwritev2): the device sees the same I/O.
+            "psync" | "sync" | "pvsync" | "vsync" | "pvsync2" => EngineKind::Psync,
+            // POSIX AIO keeps iodepth requests in flight (glibc runs them from threads): the
+            // device sees what io_uring at the same depth gives it.
+            "posixaio" => EngineKind::IoUring,
             "null" => EngineKind::Null,
             _ => return None,
         })
@@ -142,6 +147,61 @@ pub enum SyncIo {
 pub struct BsSplit {
     pub bs: u64,
     pub percent: u8,
+}
+
+/// fio's default `filename_format`.
+pub const FIO_FILENAME_FORMAT: &str = "$jobname.$jobnum.$filenum";
+
+fn yes() -> bool {
+    true
+}
+
+/// fio's `fallocate`: how space is reserved for a file that is not written before the run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fallocate {
+    /// fallocate(2): blocks reserved, unwritten (fio's default).
+    #[default]
+    Native,
+    /// posix_fallocate(3).
+    Posix,
+    /// fallocate(2) with FALLOC_FL_KEEP_SIZE, then the size set.
+    Keep,
+    /// Only the size set (ftruncate): a sparse file.
+    Truncate,
+    /// Nothing reserved: the file grows as the job writes (fio's `none`).
+    None,
+}
+
+impl Fallocate {
+    pub fn parse(s: &str) -> Option<Fallocate> {
+        Some(match s.trim() {
+            "native" => Fallocate::Native,
+            "posix" | "1" => Fallocate::Posix,
+            "keep" => Fallocate::Keep,
+            "truncate" => Fallocate::Truncate,
+            "none" | "0" => Fallocate::None,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fallocate::Native => "native",
+            Fallocate::Posix => "posix",
+            Fallocate::Keep => "keep",
+            Fallocate::Truncate => "truncate",
+            Fallocate::None => "none",
+        }
+    }
+}
+
+fn kb_1024() -> u32 {
+    1024
+}
+
+fn is_1024(v: &u32) -> bool {
+    *v == 1024
 }
 
 /// One job: what one thread does, before `numjobs` cloning.
@@ -214,6 +274,20 @@ pub struct JobSpec {
     /// `$jobnum` (the clone), `$filenum` and `$clientuid` (the MPI rank; 0 alone) are replaced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filename_format: Option<String>,
+    /// Fill a new (or short) file with data before a write-only job (fio's `overwrite`); reads
+    /// always get data. volbench's own default is to fill, fio's is not to.
+    #[serde(default = "yes")]
+    pub overwrite: bool,
+    /// How a file that is not filled first gets its space (fio's `fallocate`).
+    #[serde(default)]
+    pub fallocate: Fallocate,
+    /// Whether the job may create files (fio's `allow_file_create`): 0 guards against creating
+    /// a file where a device was meant.
+    #[serde(default = "yes")]
+    pub allow_file_create: bool,
+    /// fio's `kb_base`: 1000 makes `4k` mean 4000 bytes (SI), 1024 (the default) 4096.
+    #[serde(default = "kb_1024", skip_serializing_if = "is_1024")]
+    pub kb_base: u32,
     /// Issue a sync every N writes (0: never), with `sync_mode` choosing fsync or fdatasync.
     pub sync_every: u32,
     pub sync_mode: SyncMode,
@@ -267,6 +341,10 @@ impl Default for JobSpec {
             filename: Vec::new(),
             directory: None,
             filename_format: None,
+            overwrite: true,
+            fallocate: Fallocate::Native,
+            allow_file_create: true,
+            kb_base: 1024,
             sync_every: 0,
             sync_mode: SyncMode::Fsync,
             end_fsync: false,
@@ -324,6 +402,28 @@ pub enum SpecError {
     NrFiles,
 }
 
+impl SpecError {
+    /// The options that set what this error is about, most direct first: a job file's error
+    /// line names where the first of them was written.
+    pub fn keys(&self) -> &'static [&'static str] {
+        match self {
+            SpecError::IoDepth(_) => &["iodepth"],
+            SpecError::NumJobs(_) => &["numjobs"],
+            SpecError::BlockSize(_) => &["bs", "blocksize"],
+            SpecError::BlockAlign(_) => &["bs", "blocksize", "direct", "buffered"],
+            SpecError::RwMix(_) => &["rwmixread", "rwmixwrite"],
+            SpecError::SizeBelowBs { .. } => &["size", "bs", "blocksize"],
+            SpecError::Offset(_) => &["offset", "bs", "blocksize"],
+            SpecError::NoRuntime => &["runtime", "time_based"],
+            SpecError::VerifyBs => &["verify", "bs", "blocksize"],
+            SpecError::EmptyPattern => &["buffer_pattern"],
+            SpecError::BsSplit(_) => &["bssplit"],
+            SpecError::SizePercent(_) => &["size"],
+            SpecError::NrFiles => &["nrfiles"],
+        }
+    }
+}
+
 impl JobSpec {
     /// fio's own defaults, for job files and fio's multi-job command line: a fio user's file
     /// must mean what it means to fio (buffered psync reads at QD1, size-based).
@@ -336,6 +436,9 @@ impl JobSpec {
             time_based: false,
             direct: false,
             ioengine: EngineKind::Psync,
+            overwrite: false,
+            // fio names a job's files `NAME.JOB.FILE` even when it has one.
+            filename_format: Some(FIO_FILENAME_FORMAT.into()),
             ..JobSpec::default()
         }
     }

@@ -27,6 +27,13 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 
 /// Parses a byte count such as `4k`, `1m`, `20g`, `1GiB` or `4096`.
 pub fn parse_size(s: &str) -> Result<u64, UnitError> {
+    parse_size_base(s, 1024)
+}
+
+/// [`parse_size`] under fio's `kb_base`: with 1000, SI prefixes (`k`, `m`, `kB`, ...) are powers
+/// of 1000 and only IEC prefixes (`KiB`, `MiB`, ...) powers of 1024; with 1024 (fio's default)
+/// both are powers of 1024.
+pub fn parse_size_base(s: &str, kb_base: u32) -> Result<u64, UnitError> {
     let err = || UnitError {
         value: s.to_string(),
         what: "size",
@@ -38,19 +45,22 @@ pub fn parse_size(s: &str) -> Result<u64, UnitError> {
     }
     let (n, unit) = split_number(t).ok_or_else(err)?;
     let unit = unit.to_ascii_lowercase();
+    let iec = unit.ends_with("ib");
     let unit = unit
         .strip_suffix("ib")
         .or_else(|| unit.strip_suffix('b'))
         .unwrap_or(&unit);
-    let mult: u64 = match unit {
-        "" => 1,
-        "k" => 1 << 10,
-        "m" => 1 << 20,
-        "g" => 1 << 30,
-        "t" => 1 << 40,
-        "p" => 1 << 50,
+    let power: u32 = match unit {
+        "" => 0,
+        "k" => 1,
+        "m" => 2,
+        "g" => 3,
+        "t" => 4,
+        "p" => 5,
         _ => return Err(err()),
     };
+    let base: u64 = if kb_base == 1000 && !iec { 1000 } else { 1024 };
+    let mult = base.pow(power);
     // Whole numbers are computed exactly (a float would round 2^64-1 up and saturate 2^64
     // silently); fractions such as 1.5g go through a float and must land on a whole byte.
     let digits = &t[..t.len()

@@ -170,11 +170,15 @@ impl Exporter for Text {
         }
         for t in &r.environment.targets {
             let mut line = format!(
-                "  target {}{} ({}, {})",
+                "  target {}{} ({}, {}{})",
                 t.host.as_ref().map(|h| format!("{h}:")).unwrap_or_default(),
                 t.path,
                 t.kind.replace('_', " "),
-                format_bytes(t.size_bytes as f64)
+                format_bytes(t.size_bytes as f64),
+                t.layout
+                    .as_ref()
+                    .map(|l| format!(", {l}"))
+                    .unwrap_or_default()
             );
             if let Some(fs) = &t.filesystem {
                 let _ = write!(line, " on {} at {}", fs.fs_type, fs.mount_point);

@@ -26,14 +26,12 @@ fn cli_error(e: OptError) -> anyhow::Error {
     })
 }
 
-/// Turns options into a job: volbench's defaults, then every option given, each applied by the
-/// same code that reads fio job files.
-pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
-    let mut j = JobSpec::default();
-    let mut given: Vec<(&str, Option<String>)> = Vec::new();
-    let mut opt = |k: &'static str, v: Option<String>| {
+/// The fio options given on the command line, declared ones first, in fio's spelling.
+fn given_options(a: &RunArgs) -> Vec<(String, Option<String>)> {
+    let mut given: Vec<(String, Option<String>)> = Vec::new();
+    let mut opt = |k: &str, v: Option<String>| {
         if let Some(v) = v {
-            given.push((k, Some(v)));
+            given.push((k.to_string(), Some(v)));
         }
     };
     opt("name", a.name.clone());
@@ -61,15 +59,23 @@ pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
     opt("zero_buffers", a.zero_buffers.clone());
     opt("buffer_pattern", a.buffer_pattern.clone());
     opt("verify", a.verify.clone());
+    opt("time_based", a.time_based.clone());
+    opt("unlink", a.unlink.clone());
+    given.extend(a.fio.iter().cloned());
+    given
+}
+
+/// Turns options into a job: volbench's defaults, then every option given, each applied by the
+/// same code that reads fio job files.
+pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
+    let mut j = JobSpec::default();
+    let given = given_options(a);
     if a.fsync.is_some() && a.fdatasync.is_some() {
         return Err(usage(
             "--fsync and --fdatasync exclude each other: pick one",
         ));
     }
     for (k, v) in &given {
-        fio::apply(&mut j, k, v.as_deref()).map_err(cli_error)?;
-    }
-    for (k, v) in &a.fio {
         fio::apply(&mut j, k, v.as_deref()).map_err(cli_error)?;
     }
     let runtime_given = a.runtime.is_some() || a.fio.iter().any(|(k, _)| k == "runtime");
@@ -97,27 +103,9 @@ pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
 
 pub fn main(a: RunArgs) -> Result<ExitCode> {
     if let Some(jobfile) = &a.jobfile {
-        let given: Vec<&str> = [
-            (a.name.is_some(), "--name"),
-            (a.rw.is_some(), "--rw"),
-            (a.bs.is_some(), "--bs"),
-            (a.iodepth.is_some(), "--iodepth"),
-            (a.numjobs.is_some(), "--numjobs"),
-            (a.size.is_some(), "--size"),
-            (a.runtime.is_some(), "--runtime"),
-            (a.ioengine.is_some(), "--ioengine"),
-            (a.filename.is_some(), "--filename"),
-            (a.directory.is_some(), "--directory"),
-            (a.direct.is_some(), "--direct"),
-            (!a.fio.is_empty(), "fio options"),
-        ]
-        .into_iter()
-        .filter_map(|(set, n)| set.then_some(n))
-        .collect();
-        if !given.is_empty() {
+        if a.name.is_some() {
             return Err(usage(format!(
-                "{} cannot be combined with a job file: set it in {}",
-                given.join(", "),
+                "--name with a job file would add a job (as in fio): put the job in {}",
                 jobfile.display()
             )));
         }
@@ -129,6 +117,23 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
                 workload::fio::OptError::NoJobs
             )));
         }
+        // fio's rule: options on the command line are defaults for every job of the file,
+        // which the file's own options override (`fio --runtime=30 job.fio`).
+        let cli = workload::jobfile::Section {
+            name: "global".into(),
+            options: given_options(&a)
+                .into_iter()
+                .map(|(key, value)| workload::jobfile::RawOption {
+                    key,
+                    value,
+                    file: "command line".into(),
+                    line: 0,
+                })
+                .collect(),
+            file: "command line".into(),
+            line: 0,
+        };
+        let sections: Vec<_> = std::iter::once(cli).chain(sections).collect();
         let (mut w, warnings) = workload::fio::workload(&sections, a.ignore_unsupported)
             .map_err(|e| usage(e.to_string()))?;
         if a.allow_destructive {
@@ -308,14 +313,17 @@ const OWN_FLAGS: &[(&str, bool)] = &[
     ("shared-file", false),
 ];
 
-/// True for `volbench run` with `--name` given more than once: fio's multi-job command line.
+/// True for `volbench run` with `--name`: fio's command line (a pasted `fio --name=...`), which
+/// means what it means to fio, fio's defaults included, rather than volbench's single-job form.
 pub fn is_fio_cli(args: &[String]) -> bool {
     args.get(1).is_some_and(|a| a == "run")
+        && !args
+            .iter()
+            .skip(2)
+            .any(|a| !a.starts_with('-') && std::path::Path::new(a).is_file())
         && args
             .iter()
-            .filter(|a| a.starts_with("--name=") || *a == "--name")
-            .count()
-            > 1
+            .any(|a| a.starts_with("--name=") || *a == "--name")
 }
 
 /// fio's command line: options before the first `--name` are global, each `--name` starts a
