@@ -179,6 +179,10 @@ fn fail(inp: &JobInput, out: &mut JobOutput, e: EngineError) {
 
 /// Block sizes drawn by weight: a 100-entry table, so choosing costs one random number.
 fn bs_table(spec: &JobSpec) -> Vec<u32> {
+    // A range: every multiple of its low end, once each (uniform, as fio's bsrange).
+    if let Some((lo, hi)) = spec.bs_range {
+        return (1..=hi / lo).map(|k| (k * lo) as u32).collect();
+    }
     if spec.bssplit.is_empty() {
         return vec![spec.bs as u32];
     }
@@ -203,7 +207,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let align = spec.bs;
     let new_offsets = |(start, len): (u64, u64), salt: u64| {
         if !spec.rw.is_random() {
-            Offsets::sequential(start, len)
+            Offsets::sequential(start, len, spec.seq_skip)
         } else if spec.norandommap {
             Offsets::uniform(start, len, align, splitmix(seed ^ salt))
         } else {
@@ -227,8 +231,8 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let datasync = spec.sync_mode == SyncMode::Fdatasync;
     let sync_every = spec.sync_every as u64;
     let region_bytes: u64 = inp.regions.iter().map(|r| r.1).sum();
-    // number_ios sets the amount of work independently of size: loop over the region until then.
-    let budget = if spec.time_based || spec.number_ios.is_some() {
+    // number_ios only stops a job early: it never extends the work past size (fio's rule).
+    let budget = if spec.time_based {
         u64::MAX
     } else {
         spec.io_size

@@ -73,6 +73,8 @@ pub enum Offsets {
         start: u64,
         end: u64,
         next: u64,
+        /// Bytes skipped after each I/O; negative steps back (fio's `rw=read:-8k`).
+        skip: i64,
     },
     Random {
         start: u64,
@@ -92,11 +94,12 @@ pub enum Offsets {
 }
 
 impl Offsets {
-    pub fn sequential(start: u64, len: u64) -> Offsets {
+    pub fn sequential(start: u64, len: u64, skip: i64) -> Offsets {
         Offsets::Sequential {
             start,
             end: start + len,
             next: start,
+            skip,
         }
     }
 
@@ -124,12 +127,27 @@ impl Offsets {
     #[inline]
     pub fn next(&mut self, len: u64) -> u64 {
         match self {
-            Offsets::Sequential { start, end, next } => {
+            Offsets::Sequential {
+                start,
+                end,
+                next,
+                skip,
+            } => {
+                // Off either end: a forward pass starts again at the start, a backward one at
+                // the last whole block.
                 if *next + len > *end {
-                    *next = *start;
+                    *next = if *skip >= 0 || len as i64 + *skip >= 0 {
+                        *start
+                    } else {
+                        (*end - len).max(*start)
+                    };
                 }
                 let o = *next;
-                *next += len;
+                let step = len as i64 + *skip;
+                *next = match o.checked_add_signed(step) {
+                    Some(n) if n >= *start => n,
+                    _ => u64::MAX / 2, // past the end: wraps on the next call
+                };
                 o
             }
             Offsets::Random {
@@ -179,6 +197,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sequential_skips_and_steps_back_as_fio_modifiers() {
+        let mut o = Offsets::sequential(0, 64 << 10, 8 << 10);
+        let got: Vec<u64> = (0..6).map(|_| o.next(4096) >> 10).collect();
+        assert_eq!(got, [0, 12, 24, 36, 48, 60]);
+        assert_eq!(o.next(4096), 0, "wraps to the start");
+        let mut o = Offsets::sequential(0, 16 << 10, -(8 << 10));
+        let got: Vec<u64> = (0..5).map(|_| o.next(4096) >> 10).collect();
+        assert_eq!(got, [0, 12, 8, 4, 0], "backwards from the last block");
+    }
+
+    #[test]
     fn permutation_covers_every_block_once() {
         for n in [1u64, 2, 3, 7, 64, 1000, 4097] {
             let p = Permutation::new(n, 42);
@@ -201,7 +230,7 @@ mod tests {
 
     #[test]
     fn sequential_wraps_within_region() {
-        let mut o = Offsets::sequential(4096, 3 * 4096);
+        let mut o = Offsets::sequential(4096, 3 * 4096, 0);
         let v: Vec<u64> = (0..4).map(|_| o.next(4096)).collect();
         assert_eq!(v, vec![4096, 8192, 12288, 4096]);
     }

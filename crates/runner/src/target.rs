@@ -114,6 +114,19 @@ pub fn prepare(
     };
     let per_file = |total: u64| (total / nfiles as u64) / spec.bs * spec.bs;
     let len = match (spec.size, spec.size_percent) {
+        // fio's filesize: each file its own size (a range: one per file, from the seed).
+        _ if spec.filesize.is_some() => {
+            let (lo, hi) = spec.filesize.unwrap_or_default();
+            let h = path
+                .as_os_str()
+                .as_encoded_bytes()
+                .iter()
+                .fold(spec.randseed, |a, &b| {
+                    crate::offsets::splitmix(a ^ b as u64)
+                });
+            let pick = lo + h % (hi - lo + 1);
+            (pick / spec.bs * spec.bs).max(spec.bs)
+        }
         (Some(s), _) => per_file(s),
         (None, Some(p)) => {
             if existing <= offset {

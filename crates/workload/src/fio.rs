@@ -98,6 +98,22 @@ const MEASUREMENT_NOTES: &[(&str, &str)] = &[
     ),
     ("unit_base", "volbench reports bytes (and bits nowhere)"),
     (
+        "io_submit_mode",
+        "volbench submits from each job's own thread (fio's inline); the I/O is the same",
+    ),
+    (
+        "iodepth_batch_complete_min",
+        "volbench reaps every completion that is ready, at least one, each turn",
+    ),
+    (
+        "iodepth_batch_complete_max",
+        "volbench reaps every completion that is ready, at least one, each turn",
+    ),
+    (
+        "iodepth_batch_complete",
+        "volbench reaps every completion that is ready, at least one, each turn",
+    ),
+    (
         "allrandrepeat",
         "volbench's random streams are all seeded from randseed, so they repeat by default",
     ),
@@ -205,11 +221,7 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "replay_no_stall",
     "iodepth_batch",
     "iodepth_batch_submit",
-    "iodepth_batch_complete",
-    "iodepth_batch_complete_min",
-    "iodepth_batch_complete_max",
     "iodepth_low",
-    "io_submit_mode",
     "buffer_compress_percentage",
     "buffer_compress_chunk",
     "dedupe_percentage",
@@ -220,13 +232,10 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "hugepage-size",
     "blockalign",
     "ba",
-    "bsrange",
-    "blocksize_range",
     "blocksize_unaligned",
     "bs_unaligned",
     "bs_is_seq_rand",
     "rw_sequencer",
-    "filesize",
     "file_append",
     "fill_device",
     "fill_fs",
@@ -265,18 +274,24 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "size_increment",
     "io_limit",
     "serialize_overlap",
-    "io_submit_mode",
     "experimental_verify",
 ];
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "bsrange",
+    "blocksize_range",
+    "filesize",
     "overwrite",
     "fallocate",
     "allow_file_create",
     "fsync_on_close",
     "kb_base",
     "gtod_reduce",
+    "io_submit_mode",
+    "iodepth_batch_complete",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete_max",
     "clocksource",
     "gtod_cpu",
     "unit_base",
@@ -398,6 +413,20 @@ fn size(kb: u32, key: &str, v: &str) -> Result<u64, OptError> {
     crate::units::parse_size_base(v, kb).map_err(|e| unit_bad(key, v, e))
 }
 
+/// fio's `low-high` range (`4k-64k`; one value is a range of one).
+fn range(kb: u32, key: &str, v: &str) -> Result<(u64, u64), OptError> {
+    let (a, b) = v.split_once('-').unwrap_or((v, v));
+    let (a, b) = (size(kb, key, a)?, size(kb, key, b)?);
+    if a > b || a == 0 {
+        return Err(bad(
+            key,
+            v,
+            "give low-high with 0 < low <= high, e.g. 4k-64k",
+        ));
+    }
+    Ok((a, b))
+}
+
 fn time(key: &str, v: &str) -> Result<std::time::Duration, OptError> {
     parse_duration(v).map_err(|e| unit_bad(key, v, e))
 }
@@ -475,15 +504,8 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         }
         k if MEASUREMENT_NOTES.iter().any(|(n, _)| *n == k) => {}
         "rw" | "readwrite" => {
-            let s = need(key, v, "randread")?;
-            if let Some((_, modifier)) = s.split_once(':') {
-                return Err(OptError::Unsupported {
-                    key: format!("{key}={s}"),
-                    hint: format!(
-                        ": the offset modifier ':{modifier}' is not implemented; remove it"
-                    ),
-                });
-            }
+            let full = need(key, v, "randread")?;
+            let (s, modifier) = full.split_once(':').unwrap_or((full, ""));
             j.rw = Rw::parse(s).ok_or_else(|| {
                 bad(
                     key,
@@ -491,6 +513,34 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                     "use read, write, randread, randwrite, rw, readwrite or randrw",
                 )
             })?;
+            // `read:8k` skips 8k after each I/O (a hole); `read:-8k` steps back (backwards).
+            j.seq_skip = 0;
+            if !modifier.is_empty() {
+                if j.rw.is_random() {
+                    return Err(OptError::Unsupported {
+                        key: format!("{key}={full}"),
+                        hint: ": a random job's modifier (new offset every N I/Os) is not \
+                               implemented; remove it"
+                            .into(),
+                    });
+                }
+                let (neg, m) = match modifier.strip_prefix('-') {
+                    Some(m) => (true, m),
+                    None => (false, modifier),
+                };
+                let n = size(kb, key, m)? as i64;
+                j.seq_skip = if neg { -n } else { n };
+            }
+        }
+        "bsrange" | "blocksize_range" => {
+            let s = need(key, v, "4k-64k")?;
+            let (lo, hi) = range(kb, key, s.split(',').next().unwrap_or(s))?;
+            j.bs = lo;
+            j.bs_range = (lo != hi).then_some((lo, hi));
+        }
+        "filesize" => {
+            let s = need(key, v, "1g")?;
+            j.filesize = Some(range(kb, key, s)?);
         }
         "rwmixread" => j.rwmixread = num(key, need(key, v, "70")?)?,
         "rwmixwrite" => {
@@ -498,6 +548,12 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
             j.rwmixread = 100u8
                 .checked_sub(w)
                 .ok_or_else(|| bad(key, &w.to_string(), "use 0 to 100"))?;
+        }
+        "bs" | "blocksize" if v.is_some_and(|x| x.contains('-')) => {
+            let s = need(key, v, "4k")?;
+            let (lo, hi) = range(kb, key, s.split(',').next().unwrap_or(s))?;
+            j.bs = lo;
+            j.bs_range = (lo != hi).then_some((lo, hi));
         }
         "bs" | "blocksize" => {
             let s = need(key, v, "4k")?;
@@ -515,6 +571,7 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                 return Err(bad(key, s, "different read and write block sizes are not supported: use one size or bssplit"));
             }
             j.bs = r;
+            j.bs_range = None;
         }
         "bssplit" => {
             let s = need(key, v, "4k/50:64k/50")?;
@@ -801,6 +858,10 @@ pub fn workload(
         if is_global {
             global.extend(s.options.iter().cloned());
             continue;
+        }
+        // With filesize, fio's size is the I/O to do over the files, not their size.
+        if j.filesize.is_some() && j.io_size.is_none() {
+            j.io_size = j.size.take();
         }
         // The error names the line of the option it is about (the job's own before [global]'s),
         // or the section when the defaults alone make it.

@@ -196,6 +196,10 @@ impl Fallocate {
     }
 }
 
+fn is_zero(v: &i64) -> bool {
+    *v == 0
+}
+
 fn kb_1024() -> u32 {
     1024
 }
@@ -285,6 +289,18 @@ pub struct JobSpec {
     /// a file where a device was meant.
     #[serde(default = "yes")]
     pub allow_file_create: bool,
+    /// Sequential jobs: bytes skipped after each I/O (fio's `rw=read:8k`); negative steps
+    /// back (`read:-8k` with bs=4k reads backwards).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seq_skip: i64,
+    /// Block sizes drawn uniformly from the multiples of the low end (fio's `bsrange`, or
+    /// `bs=4k-64k`); `bs` is then the low end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs_range: Option<(u64, u64)>,
+    /// Each file's size (fio's `filesize`), a range picks one per file; `size` is then the
+    /// I/O to do over all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesize: Option<(u64, u64)>,
     /// fio's `kb_base`: 1000 makes `4k` mean 4000 bytes (SI), 1024 (the default) 4096.
     #[serde(default = "kb_1024", skip_serializing_if = "is_1024")]
     pub kb_base: u32,
@@ -341,6 +357,9 @@ impl Default for JobSpec {
             filename: Vec::new(),
             directory: None,
             filename_format: None,
+            seq_skip: 0,
+            bs_range: None,
+            filesize: None,
             overwrite: true,
             fallocate: Fallocate::Native,
             allow_file_create: true,
@@ -451,6 +470,7 @@ impl JobSpec {
             .max()
             .unwrap_or(self.bs)
             .max(self.bs)
+            .max(self.bs_range.map_or(0, |r| r.1))
     }
 
     /// Checks everything that does not depend on the target.
