@@ -459,7 +459,6 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
 
 /// Extends a file to `want` bytes of random data. Reads of never-written extents return zeros
 /// from metadata alone and measure nothing, so reads need real data underneath.
-#[allow(clippy::too_many_arguments)]
 /// Gives a file the length `want` without writing data: space reserved as fio's `fallocate`
 /// says (or only the size set, a sparse file, for `none`).
 fn allocate(
@@ -539,6 +538,7 @@ fn allocate(
     f.set_len(want.max(have)).map_err(err)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn layout(
     path: &Path,
     dir: &Path,
