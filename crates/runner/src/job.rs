@@ -383,12 +383,16 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                     }
                     seq += 1;
                 }
+                // fio's split: slat runs from this I/O's preparation to the return of the
+                // submission carrying it, clat from there to its completion. A turn that
+                // refills many slots must not charge the earlier submissions to later I/Os.
+                let prep = if sync_engine { t } else { now() };
                 meta[slot as usize] = Meta {
                     op,
                     len,
                     offset,
-                    start: t,
-                    sub: t,
+                    start: prep,
+                    sub: prep,
                 };
                 if let Err(e) = eng.push(Request {
                     op,

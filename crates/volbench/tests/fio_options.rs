@@ -634,3 +634,63 @@ fn filesize_sizes_each_file_and_size_is_the_io_to_do() {
         |p: &Path| -> Vec<(String, u64)> { files(p).into_iter().map(|(n, s, _)| (n, s)).collect() };
     assert_eq!(sizes(&v), sizes(&f));
 }
+
+#[test]
+fn slat_and_clat_are_split_as_fio_splits_them() {
+    require_root!();
+    // QD16 libaio refills many slots per turn: slat is each I/O's own preparation to the
+    // return of its submission (fio's definition), not the turn's.
+    let z = Zram::new("512M");
+    fill_random(&z.path, 512 << 20);
+    let dev = z.p().to_string();
+    let fio = std::process::Command::new("fio")
+        .args([
+            "--name=x",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=16",
+            "--ioengine=libaio",
+        ])
+        .args([
+            "--direct=1",
+            "--runtime=2",
+            "--time_based",
+            "--output-format=json",
+        ])
+        .arg(format!("--filename={dev}"))
+        .output()
+        .unwrap();
+    let theirs: Value = serde_json::from_slice(&fio.stdout).unwrap();
+    let ours = ok_json(volbench().args([
+        "run",
+        "--filename",
+        &dev,
+        "--rw=randread",
+        "--bs=4k",
+        "--iodepth=16",
+        "--ioengine=libaio",
+        "--runtime=2s",
+        "--output-format=volbench-json",
+        "-q",
+        "--no-store",
+    ]));
+    let fio_slat = theirs["jobs"][0]["read"]["slat_ns"]["mean"]
+        .as_f64()
+        .unwrap();
+    let r = &ours["group"]["read"];
+    let slat = r["slat_ns"]["mean_ns"].as_f64().unwrap();
+    // Both are a few microseconds of CPU; before the fix volbench's was 5x fio's.
+    assert!(
+        slat < 3.0 * fio_slat && slat > fio_slat / 3.0,
+        "slat {slat} ns vs fio's {fio_slat} ns"
+    );
+    // Per I/O, lat = slat + clat exactly, so the means add up.
+    let (clat, lat) = (
+        r["clat_ns"]["mean_ns"].as_f64().unwrap(),
+        r["lat_ns"]["mean_ns"].as_f64().unwrap(),
+    );
+    assert!(
+        (slat + clat - lat).abs() <= 0.01 * lat,
+        "{slat} + {clat} vs {lat}"
+    );
+}
