@@ -67,6 +67,7 @@ pub fn merge(mut parts: Vec<Part>, setup: &Setup) -> Result<RunReport, String> {
     out.error = rank_errors(&parts);
     out.environment.targets = targets(&parts);
     out.warnings = warnings(&out, &reports);
+    runner::apply_percentile_lists(&mut out);
     out.ranks = rank_rows(&parts);
     out.scaleout = Some(scaleout(&parts, &out.ranks, setup));
     Ok(out)

@@ -121,6 +121,11 @@ impl LatHist {
     }
 
     pub fn summary(&self) -> LatencySummary {
+        self.summary_at(&FIO_PERCENTILES)
+    }
+
+    /// The summary with percentiles `ps` (fio's `percentile_list`) instead of fio's default set.
+    pub fn summary_at(&self, ps: &[f64]) -> LatencySummary {
         let n = self.n;
         let stdev = if n > 1 {
             let mean = self.mean();
@@ -135,7 +140,7 @@ impl LatHist {
             max_ns: self.max,
             mean_ns: self.mean(),
             stdev_ns: stdev,
-            percentiles: FIO_PERCENTILES
+            percentiles: ps
                 .iter()
                 .map(|&p| Percentile {
                     p,
@@ -202,6 +207,26 @@ impl LatHist {
         let sq = s.stdev_ns * s.stdev_ns * (n - 1.0) + n * s.mean_ns * s.mean_ns;
         h.sum_sq = sq.round() as u128;
         Some(h)
+    }
+}
+
+impl LatencySummary {
+    /// The same distribution with percentiles `ps`, read off its histogram (unchanged when it
+    /// carries none).
+    pub fn with_percentiles(&self, ps: &[f64]) -> LatencySummary {
+        match LatHist::from_summary(self) {
+            Some(h) if self.n > 0 => {
+                let mut out = h.summary_at(ps);
+                // Keep the exact figures the summary had (the histogram's are bucket values).
+                out.min_ns = self.min_ns;
+                out.max_ns = self.max_ns;
+                out.mean_ns = self.mean_ns;
+                out.stdev_ns = self.stdev_ns;
+                out.hdr = self.hdr.clone();
+                out
+            }
+            _ => self.clone(),
+        }
     }
 }
 

@@ -694,3 +694,54 @@ fn slat_and_clat_are_split_as_fio_splits_them() {
         "{slat} + {clat} vs {lat}"
     );
 }
+
+#[test]
+fn percentile_list_and_lat_percentiles_print_what_fio_prints() {
+    let d = tmpdir();
+    let job = d.path().join("p.fio");
+    std::fs::write(
+        &job,
+        "[p]\nioengine=null\nrw=randrw\nsize=64m\npercentile_list=50:99.5:99.999\nlat_percentiles=1\n",
+    )
+    .unwrap();
+    let theirs = fio_json(d.path(), &job, &[]);
+    let out = volbench()
+        .current_dir(d.path())
+        .arg("run")
+        .arg(&job)
+        .args(["--output-format=fio-json", "-q", "--no-store"])
+        .output()
+        .unwrap();
+    let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys = |v: &Value, dir: &str, lat: &str| -> Vec<String> {
+        v["jobs"][0][dir][lat]["percentile"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    for dir in ["read", "write"] {
+        for lat in ["clat_ns", "lat_ns", "slat_ns"] {
+            assert_eq!(
+                keys(&ours, dir, lat),
+                keys(&theirs, dir, lat),
+                "{dir} {lat}"
+            );
+        }
+        assert_eq!(
+            keys(&ours, dir, "lat_ns"),
+            ["50.000000", "99.500000", "99.999000"]
+        );
+    }
+    // The native report keeps fio's default set too, plus the list.
+    let native = vb_json(d.path(), &job, &[]);
+    let ps: Vec<f64> = native["group"]["read"]["lat_ns"]["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["p"].as_f64().unwrap())
+        .collect();
+    assert!(
+        ps.contains(&99.5) && ps.contains(&99.999) && ps.contains(&99.9),
+        "{ps:?}"
+    );
+}

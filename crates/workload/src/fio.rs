@@ -67,10 +67,6 @@ const IGNORABLE: &[&str] = &[
     "disable_clat",
     "disable_slat",
     "disable_bw_measurement",
-    "clat_percentiles",
-    "lat_percentiles",
-    "slat_percentiles",
-    "percentile_list",
     "block_error_percentiles",
     "significant_figures",
     "bwavgtime",
@@ -279,6 +275,10 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "percentile_list",
+    "clat_percentiles",
+    "lat_percentiles",
+    "slat_percentiles",
     "bsrange",
     "blocksize_range",
     "filesize",
@@ -494,6 +494,27 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "allow_file_create" => j.allow_file_create = flag(key, v)?,
         // fio syncs each file as it closes it, after the job's last I/O: end_fsync's moment.
         "fsync_on_close" => j.end_fsync = flag(key, v)?,
+        "percentile_list" => {
+            let s = need(key, v, "99.5:99.9:99.99")?;
+            let mut ps = Vec::new();
+            for part in s.split(':').filter(|p| !p.trim().is_empty()) {
+                let p: f64 = part
+                    .trim()
+                    .parse()
+                    .map_err(|_| bad(key, s, "not a number"))?;
+                if !(0.0..=100.0).contains(&p) {
+                    return Err(bad(key, s, "percentiles go from 0 to 100"));
+                }
+                ps.push(p);
+            }
+            if ps.is_empty() {
+                return Err(bad(key, s, "give one or more percentiles, e.g. 99:99.9"));
+            }
+            j.percentile_list = Some(ps);
+        }
+        "clat_percentiles" => j.percentiles_for[0] = flag(key, v)?,
+        "lat_percentiles" => j.percentiles_for[1] = flag(key, v)?,
+        "slat_percentiles" => j.percentiles_for[2] = flag(key, v)?,
         "kb_base" => {
             let s = need(key, v, "1000")?;
             j.kb_base = match s.trim() {

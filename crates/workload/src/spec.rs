@@ -196,6 +196,10 @@ impl Fallocate {
     }
 }
 
+fn percentiles_default() -> [bool; 3] {
+    [true, false, false]
+}
+
 fn is_zero(v: &i64) -> bool {
     *v == 0
 }
@@ -301,6 +305,13 @@ pub struct JobSpec {
     /// I/O to do over all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filesize: Option<(u64, u64)>,
+    /// Percentiles reported instead of fio's default set (fio's `percentile_list`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percentile_list: Option<Vec<f64>>,
+    /// Which latencies fio-json prints percentiles for: completion (fio's default), total,
+    /// submission (`clat_percentiles`, `lat_percentiles`, `slat_percentiles`).
+    #[serde(default = "percentiles_default")]
+    pub percentiles_for: [bool; 3],
     /// fio's `kb_base`: 1000 makes `4k` mean 4000 bytes (SI), 1024 (the default) 4096.
     #[serde(default = "kb_1024", skip_serializing_if = "is_1024")]
     pub kb_base: u32,
@@ -358,6 +369,8 @@ impl Default for JobSpec {
             directory: None,
             filename_format: None,
             seq_skip: 0,
+            percentile_list: None,
+            percentiles_for: percentiles_default(),
             bs_range: None,
             filesize: None,
             overwrite: true,

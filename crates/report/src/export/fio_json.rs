@@ -16,6 +16,11 @@ pub struct FioJson;
 pub const FIO_VERSION: &str = "fio-3.33";
 
 fn lat(s: &LatencySummary, with_percentiles: bool) -> Value {
+    lat_listed(s, with_percentiles, None)
+}
+
+/// With `only`, just those percentiles (a job's `percentile_list`), as fio prints them.
+fn lat_listed(s: &LatencySummary, with_percentiles: bool, only: Option<&[f64]>) -> Value {
     let mut m = Map::new();
     m.insert("min".into(), json!(s.min_ns));
     m.insert("max".into(), json!(s.max_ns));
@@ -26,6 +31,7 @@ fn lat(s: &LatencySummary, with_percentiles: bool) -> Value {
         let p: Map<String, Value> = s
             .percentiles
             .iter()
+            .filter(|x| only.is_none_or(|o| o.contains(&x.p)))
             .map(|x| (format!("{:.6}", x.p), json!(x.ns)))
             .collect();
         m.insert("percentile".into(), Value::Object(p));
@@ -38,7 +44,15 @@ fn empty_lat() -> LatencySummary {
     LatHist::new().summary()
 }
 
-fn dir(d: Option<&DirReport>, runtime_ns: u64, group_bw: f64) -> Value {
+/// One direction; `pct` says which of clat, lat and slat carry percentiles (fio's
+/// `clat_percentiles`, `lat_percentiles`, `slat_percentiles`).
+fn dir(
+    d: Option<&DirReport>,
+    runtime_ns: u64,
+    group_bw: f64,
+    pct: [bool; 3],
+    only: Option<&[f64]>,
+) -> Value {
     let runtime_ms = if d.is_some() {
         runtime_ns / 1_000_000
     } else {
@@ -63,9 +77,9 @@ fn dir(d: Option<&DirReport>, runtime_ns: u64, group_bw: f64) -> Value {
         "total_ios": ios,
         "short_ios": 0,
         "drop_ios": 0,
-        "slat_ns": lat(slat, false),
-        "clat_ns": lat(clat, true),
-        "lat_ns": lat(total, false),
+        "slat_ns": lat_listed(slat, pct[2], only),
+        "clat_ns": lat_listed(clat, pct[0], only),
+        "lat_ns": lat_listed(total, pct[1], only),
         "bw_min": (bws.min / 1024.0).round() as u64,
         "bw_max": (bws.max / 1024.0).round() as u64,
         "bw_agg": if group_bw > 0.0 { 100.0 * bw / group_bw } else { 0.0 },
@@ -119,6 +133,8 @@ fn latency_buckets(j: &JobReport) -> (Value, Value, Value) {
 
 fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
     let spec = r.workload.jobs.get(spec_idx);
+    let pct = spec.map_or([true, false, false], |s| s.percentiles_for);
+    let only = spec.and_then(|s| s.percentile_list.as_deref());
     let mut levels = Map::new();
     for l in &j.iodepth.levels {
         let key = if l.depth == 64 {
@@ -144,9 +160,9 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
         "eta": 0,
         "elapsed": (j.runtime_ns as f64 / 1e9).ceil() as u64,
         "job options": spec.map(crate::fio_options).unwrap_or_default(),
-        "read": dir(j.read.as_ref(), j.runtime_ns, group_bw),
-        "write": dir(j.write.as_ref(), j.runtime_ns, group_bw),
-        "trim": dir(None, 0, 0.0),
+        "read": dir(j.read.as_ref(), j.runtime_ns, group_bw, pct, only),
+        "write": dir(j.write.as_ref(), j.runtime_ns, group_bw, pct, only),
+        "trim": dir(None, 0, 0.0, pct, only),
         "sync": sync,
         "job_runtime": j.runtime_ns / 1_000_000,
         "usr_cpu": j.cpu.usr_percent,
