@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod compare;
 pub mod db;
 pub mod export;
+pub mod fio_logs;
 pub mod fsync;
 pub mod infer;
 pub mod model;

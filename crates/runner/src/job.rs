@@ -24,6 +24,8 @@ use workload::{BufferMode, EngineKind, JobSpec, SyncMode};
 pub struct Live {
     pub ios: [AtomicU64; 2],
     pub bytes: [AtomicU64; 2],
+    /// Latency sums of the counted I/Os: total, completion, submission; reads then writes.
+    pub lat_sums: [AtomicU64; 6],
     /// Bytes issued, ramp included: progress for size-based runs.
     pub issued: AtomicU64,
     pub measuring: AtomicBool,
@@ -514,8 +516,12 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         in_flight -= comps.len();
         if measuring {
             for d in 0..2 {
-                inp.live.ios[d].store(stats.dirs[d].ios, Relaxed);
-                inp.live.bytes[d].store(stats.dirs[d].bytes, Relaxed);
+                let s = &stats.dirs[d];
+                inp.live.ios[d].store(s.ios, Relaxed);
+                inp.live.bytes[d].store(s.bytes, Relaxed);
+                inp.live.lat_sums[d].store(s.lat.sum(), Relaxed);
+                inp.live.lat_sums[2 + d].store(s.clat.sum(), Relaxed);
+                inp.live.lat_sums[4 + d].store(s.slat.sum(), Relaxed);
             }
         }
     }

@@ -28,8 +28,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use workload::Workload;
 
-/// Series interval: one sample per second per job.
+/// Series interval: one sample per second per job, unless a job's fio logs ask for a shorter
+/// average (`log_avg_msec`).
 pub const SAMPLE_MS: u64 = 1000;
+
+/// The run's sample interval: the shortest `log_avg_msec` of a job that writes fio logs
+/// (100 ms at the least: the sampler wakes every 20 ms), else one second.
+fn sample_interval(w: &Workload) -> u64 {
+    w.jobs
+        .iter()
+        .filter(|j| j.logs.any())
+        .map(|j| j.logs.avg_msec as u64)
+        .filter(|&m| m > 0)
+        .min()
+        .map_or(SAMPLE_MS, |m| m.clamp(100, SAMPLE_MS))
+}
 /// How often the sampler wakes: progress, the ramp's end, and the end of the I/O (whose kernel
 /// counters must be read within milliseconds) are seen at this granularity at worst.
 const TICK: Duration = Duration::from_millis(20);
@@ -117,8 +130,55 @@ fn remove_created(created: &[PathBuf]) {
 /// Live sampling state for the jobs of one phase.
 struct Sampler {
     series: Vec<Series>,
-    last: Vec<[u64; 4]>,
+    last: Vec<Counters>,
     last_t_ms: u64,
+}
+
+/// A job's running totals as the sampler reads them: I/Os and bytes per direction, then the
+/// latency sums (total, completion, submission; reads then writes).
+type Counters = [u64; 10];
+
+fn counters(l: &Live) -> Counters {
+    let mut c = [0; 10];
+    for d in 0..2 {
+        c[d] = l.ios[d].load(Relaxed);
+        c[2 + d] = l.bytes[d].load(Relaxed);
+    }
+    for (i, v) in l.lat_sums.iter().enumerate() {
+        c[4 + i] = v.load(Relaxed);
+    }
+    c
+}
+
+/// The sample between two readings of a job's totals.
+fn delta(t_ms: u64, dt_ms: u64, cur: &Counters, last: &Counters) -> Sample {
+    let d = |i: usize| cur[i].saturating_sub(last[i]);
+    Sample {
+        t_ms,
+        dt_ms,
+        ios: [d(0), d(1)],
+        bytes: [d(2), d(3)],
+        lat_sum_ns: [d(4), d(5)],
+        clat_sum_ns: [d(6), d(7)],
+        slat_sum_ns: [d(8), d(9)],
+    }
+}
+
+/// The job's final totals, from its statistics: what the last sample closes up to.
+fn final_counters(st: &JobStats) -> Counters {
+    let d = &st.dirs;
+    [
+        d[0].ios,
+        d[1].ios,
+        d[0].bytes,
+        d[1].bytes,
+        d[0].lat.sum(),
+        d[1].lat.sum(),
+        d[0].clat.sum(),
+        d[1].clat.sum(),
+        d[0].slat.sum(),
+        d[1].slat.sum(),
+    ]
 }
 
 /// Runs the workload to completion (or interruption) and reports it.
@@ -206,9 +266,10 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     };
 
     let n = plans.len();
+    let sample_ms = sample_interval(w);
     let mut outputs: Vec<Option<job::JobOutput>> = (0..n).map(|_| None).collect();
     let mut series: Vec<Series> = vec![Series::default(); n];
-    let mut last_sampled: Vec<[u64; 4]> = vec![[0; 4]; n];
+    let mut last_sampled: Vec<Counters> = vec![[0; 10]; n];
     let mut last_t: Vec<u64> = vec![0; n];
     let mut before = Vec::new();
     let mut cpu_before = (0, 0, 0);
@@ -292,14 +353,14 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
             series: members
                 .iter()
                 .map(|_| Series {
-                    interval_ms: SAMPLE_MS,
+                    interval_ms: sample_ms,
                     samples: Vec::new(),
                 })
                 .collect(),
-            last: vec![[0; 4]; members.len()],
+            last: vec![[0; 10]; members.len()],
             last_t_ms: 0,
         };
-        let mut next_sample = start + ramp + Duration::from_millis(SAMPLE_MS);
+        let mut next_sample = start + ramp + Duration::from_millis(sample_ms);
         let mut measuring = ramp.is_zero();
         let mut prev = (start, 0u64, 0u64);
         while !lives.iter().all(|l| l.done.load(Relaxed)) {
@@ -332,23 +393,14 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
             if now >= next_sample {
                 let t_ms = (now - start - ramp).as_millis() as u64;
                 for (k, l) in lives.iter().enumerate() {
-                    let cur = [
-                        l.ios[0].load(Relaxed),
-                        l.ios[1].load(Relaxed),
-                        l.bytes[0].load(Relaxed),
-                        l.bytes[1].load(Relaxed),
-                    ];
-                    let last = sampler.last[k];
-                    sampler.series[k].samples.push(Sample {
-                        t_ms,
-                        dt_ms: t_ms - sampler.last_t_ms,
-                        ios: [cur[0] - last[0], cur[1] - last[1]],
-                        bytes: [cur[2] - last[2], cur[3] - last[3]],
-                    });
+                    let cur = counters(l);
+                    let dt = t_ms - sampler.last_t_ms;
+                    let s = delta(t_ms, dt, &cur, &sampler.last[k]);
+                    sampler.series[k].samples.push(s);
                     sampler.last[k] = cur;
                 }
                 sampler.last_t_ms = t_ms;
-                next_sample += Duration::from_millis(SAMPLE_MS);
+                next_sample += Duration::from_millis(sample_ms);
             }
             let (ios, bytes) = lives.iter().fold((0, 0), |(a, b), l| {
                 (
@@ -407,23 +459,17 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         let Some(o) = outputs[i].take() else { continue };
         let mut st = o.stats;
         let end_ms = st.runtime_ns / 1_000_000;
-        let d = &st.dirs;
-        let last = last_sampled[i];
-        let rest = [
-            d[0].ios - last[0],
-            d[1].ios - last[1],
-            d[0].bytes - last[2],
-            d[1].bytes - last[3],
-        ];
-        if rest.iter().any(|&x| x > 0) || series[i].samples.is_empty() {
-            series[i].samples.push(Sample {
-                t_ms: end_ms.max(last_t[i]),
-                dt_ms: end_ms.saturating_sub(last_t[i]),
-                ios: [rest[0], rest[1]],
-                bytes: [rest[2], rest[3]],
-            });
+        let fin = final_counters(&st);
+        let rest = delta(
+            end_ms.max(last_t[i]),
+            end_ms.saturating_sub(last_t[i]),
+            &fin,
+            &last_sampled[i],
+        );
+        if rest.ios != [0, 0] || rest.bytes != [0, 0] || series[i].samples.is_empty() {
+            series[i].samples.push(rest);
         }
-        series[i].interval_ms = SAMPLE_MS;
+        series[i].interval_ms = sample_ms;
         st.series = std::mem::take(&mut series[i]);
         let spec = &w.jobs[p.spec_idx];
         let mut jr = JobReport::from_stats(

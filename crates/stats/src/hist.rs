@@ -94,6 +94,11 @@ impl LatHist {
         self.n
     }
 
+    /// Sum of every recorded value, ns (saturating at u64's 584 years).
+    pub fn sum(&self) -> u64 {
+        self.sum.min(u64::MAX as u128) as u64
+    }
+
     pub fn mean(&self) -> f64 {
         if self.n == 0 {
             0.0

@@ -14,6 +14,18 @@ pub struct Sample {
     pub dt_ms: u64,
     pub ios: [u64; 2],
     pub bytes: [u64; 2],
+    /// Sums of the total, completion and submission latencies of the interval's I/Os, per
+    /// direction: the interval's mean latency is the sum over `ios` (fio's averaged lat logs).
+    #[serde(default, skip_serializing_if = "zeros")]
+    pub lat_sum_ns: [u64; 2],
+    #[serde(default, skip_serializing_if = "zeros")]
+    pub clat_sum_ns: [u64; 2],
+    #[serde(default, skip_serializing_if = "zeros")]
+    pub slat_sum_ns: [u64; 2],
+}
+
+fn zeros(v: &[u64; 2]) -> bool {
+    *v == [0, 0]
 }
 
 impl Sample {
@@ -63,6 +75,9 @@ impl Series {
             for d in 0..2 {
                 a.ios[d] += b.ios[d];
                 a.bytes[d] += b.bytes[d];
+                a.lat_sum_ns[d] += b.lat_sum_ns[d];
+                a.clat_sum_ns[d] += b.clat_sum_ns[d];
+                a.slat_sum_ns[d] += b.slat_sum_ns[d];
             }
         }
         if other.samples.len() > self.samples.len() {

@@ -745,3 +745,72 @@ fn percentile_list_and_lat_percentiles_print_what_fio_prints() {
         "{ps:?}"
     );
 }
+
+#[test]
+fn bw_iops_and_lat_logs_are_written_in_fios_format() {
+    let d = tmpdir();
+    let (f, v) = (d.path().join("fio"), d.path().join("vb"));
+    std::fs::create_dir_all(&f).unwrap();
+    std::fs::create_dir_all(&v).unwrap();
+    let job = d.path().join("l.fio");
+    std::fs::write(
+        &job,
+        "[l]\nioengine=psync\nrw=randrw\nbs=4k\nsize=8m\nruntime=3\ntime_based\n\
+         write_bw_log=b\nwrite_iops_log=i\nwrite_lat_log=l\nlog_avg_msec=1000\n",
+    )
+    .unwrap();
+    fio_json(&f, &job, &[]);
+    vb_json(&v, &job, &["--directory=."]);
+    let names = |p: &Path| -> Vec<String> {
+        files(p)
+            .into_iter()
+            .map(|x| x.0)
+            .filter(|n| n.ends_with(".log"))
+            .collect()
+    };
+    assert_eq!(names(&v), names(&f));
+    assert_eq!(
+        names(&v),
+        [
+            "b_bw.1.log",
+            "i_iops.1.log",
+            "l_clat.1.log",
+            "l_lat.1.log",
+            "l_slat.1.log"
+        ]
+    );
+    let parse = |p: &Path| -> Vec<[u64; 5]> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Vec<u64> = l.split(", ").map(|x| x.trim().parse().unwrap()).collect();
+                v.try_into()
+                    .unwrap_or_else(|v: Vec<u64>| panic!("5 fields: {v:?}"))
+            })
+            .collect()
+    };
+    for name in names(&v) {
+        let (ours, theirs) = (parse(&v.join(&name)), parse(&f.join(&name)));
+        for dir in 0..2 {
+            let n = |x: &[[u64; 5]]| x.iter().filter(|l| l[2] == dir).count() as i64;
+            // One line per second and direction; the tools may differ by the last partial
+            // second, which fio writes for some logs and not others.
+            assert!(
+                (n(&ours) - n(&theirs)).abs() <= 1,
+                "{name} dir {dir}: {ours:?} vs {theirs:?}"
+            );
+        }
+        for l in &ours {
+            assert_eq!(l[0] % 1000, 0, "{name}: window ends on the second");
+            assert!(l[2] <= 1 && l[3] == 0 && l[4] == 0, "{name}: {l:?}");
+        }
+    }
+    // The bandwidth log is the IOPS log times 4 KiB, line by line.
+    let (b, i) = (parse(&v.join("b_bw.1.log")), parse(&v.join("i_iops.1.log")));
+    for (x, y) in b.iter().zip(&i) {
+        assert!(x[1].abs_diff(y[1] * 4) <= 4, "{x:?} vs {y:?}");
+    }
+    // psync has no submission latency: fio's slat log is empty, and so is volbench's.
+    assert!(parse(&v.join("l_slat.1.log")).is_empty());
+}

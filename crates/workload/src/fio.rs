@@ -45,11 +45,7 @@ pub struct LocatedError {
 /// when, on which CPU, with which syncs) belongs here.
 const IGNORABLE: &[&str] = &[
     "description",
-    "write_bw_log",
-    "write_lat_log",
-    "write_iops_log",
     "write_hist_log",
-    "log_avg_msec",
     "log_hist_msec",
     "log_hist_coarseness",
     "log_max_value",
@@ -275,6 +271,10 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "write_bw_log",
+    "write_iops_log",
+    "write_lat_log",
+    "log_avg_msec",
     "percentile_list",
     "clat_percentiles",
     "lat_percentiles",
@@ -494,6 +494,11 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "allow_file_create" => j.allow_file_create = flag(key, v)?,
         // fio syncs each file as it closes it, after the job's last I/O: end_fsync's moment.
         "fsync_on_close" => j.end_fsync = flag(key, v)?,
+        // fio names a log after the job when the prefix is left out (`write_bw_log` alone).
+        "write_bw_log" => j.logs.bw = Some(v.unwrap_or(&j.name).to_string()),
+        "write_iops_log" => j.logs.iops = Some(v.unwrap_or(&j.name).to_string()),
+        "write_lat_log" => j.logs.lat = Some(v.unwrap_or(&j.name).to_string()),
+        "log_avg_msec" => j.logs.avg_msec = num(key, need(key, v, "1000")?)?,
         "percentile_list" => {
             let s = need(key, v, "99.5:99.9:99.99")?;
             let mut ps = Vec::new();

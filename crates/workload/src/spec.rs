@@ -149,6 +149,31 @@ pub struct BsSplit {
     pub percent: u8,
 }
 
+/// fio's log files: each a prefix (`write_bw_log=NAME` writes `NAME_bw.N.log`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Logs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bw: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iops: Option<String>,
+    /// `NAME_lat`, `NAME_clat` and `NAME_slat` logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat: Option<String>,
+    /// Averaging window, ms (fio's `log_avg_msec`; 0: fio logs every I/O, volbench each second).
+    #[serde(default)]
+    pub avg_msec: u32,
+}
+
+impl Logs {
+    pub fn any(&self) -> bool {
+        self.bw.is_some() || self.iops.is_some() || self.lat.is_some()
+    }
+
+    fn is_none(&self) -> bool {
+        *self == Logs::default()
+    }
+}
+
 /// fio's default `filename_format`.
 pub const FIO_FILENAME_FORMAT: &str = "$jobname.$jobnum.$filenum";
 
@@ -312,6 +337,9 @@ pub struct JobSpec {
     /// submission (`clat_percentiles`, `lat_percentiles`, `slat_percentiles`).
     #[serde(default = "percentiles_default")]
     pub percentiles_for: [bool; 3],
+    /// fio's log files (`write_bw_log` and friends), written after the run.
+    #[serde(default, skip_serializing_if = "Logs::is_none")]
+    pub logs: Logs,
     /// fio's `kb_base`: 1000 makes `4k` mean 4000 bytes (SI), 1024 (the default) 4096.
     #[serde(default = "kb_1024", skip_serializing_if = "is_1024")]
     pub kb_base: u32,
@@ -369,6 +397,7 @@ impl Default for JobSpec {
             directory: None,
             filename_format: None,
             seq_skip: 0,
+            logs: Logs::default(),
             percentile_list: None,
             percentiles_for: percentiles_default(),
             bs_range: None,

@@ -234,6 +234,13 @@ fn run_workload(
     let mut progress = out.progress();
     let report = crate::scale::run(&w, &opts, &mut progress, layout)?;
     drop(progress);
+    // fio's log files, where the jobs asked for them, in the current directory as fio writes
+    // them (rank 0 only under MPI: the merged series).
+    if crate::scale::is_root() && report.workload.jobs.iter().any(|j| j.logs.any()) {
+        if let Err(e) = report::fio_logs::write(&report, std::path::Path::new(".")) {
+            eprintln!("warning: the fio log files could not be written: {e}");
+        }
+    }
     let mut recorder = super::record::Recorder::new(store_args, out.quiet);
     let doc = report::Document::Run(Box::new(report));
     recorder.record(&doc);
