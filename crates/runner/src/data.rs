@@ -20,6 +20,13 @@ pub fn fill(buf: &mut [u8], mode: &BufferMode, rng: &mut impl RngCore) {
                 *b = *v;
             }
         }
+        BufferMode::Compressible { percent, chunk } => {
+            for c in buf.chunks_mut((*chunk as usize).max(1)) {
+                let random = c.len() * (100 - *percent as usize).min(100) / 100;
+                rng.fill_bytes(&mut c[..random]);
+                c[random..].fill(0);
+            }
+        }
     }
 }
 

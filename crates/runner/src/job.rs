@@ -228,7 +228,12 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         })
         .collect();
     let nfiles = inp.fds.len() as u32;
-    let stamp = matches!(spec.buffer, BufferMode::Random);
+    // Stamps go at the head of each 4 KiB, inside a compressible buffer's random part.
+    let stamp = match spec.buffer {
+        BufferMode::Random => true,
+        BufferMode::Compressible { percent, .. } => percent < 100,
+        _ => false,
+    };
     let verify = spec.verify;
     let datasync = spec.sync_mode == SyncMode::Fdatasync;
     let sync_every = spec.sync_every as u64;

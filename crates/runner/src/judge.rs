@@ -58,6 +58,9 @@ pub fn warnings(
         w.push(Warning::CompressibleData {
             what: match &s.buffer {
                 BufferMode::Zero => "zeros".into(),
+                BufferMode::Compressible { percent, .. } => {
+                    format!("data made {percent}% compressible (buffer_compress_percentage)")
+                }
                 _ => "a repeated pattern".into(),
             },
         });

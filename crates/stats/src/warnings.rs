@@ -106,7 +106,8 @@ impl fmt::Display for Warning {
             Warning::CompressibleData { what } => write!(
                 f,
                 "write buffers hold {what}: compressing or deduplicating storage will look faster \
-                 than it is; drop --zero_buffers/--buffer_pattern for random data"
+                 than it is; drop --zero_buffers/--buffer_pattern/--buffer_compress_percentage \
+                 for random data"
             ),
             Warning::ShortRun { secs } => write!(
                 f,

@@ -106,6 +106,16 @@ const MEASUREMENT_NOTES: &[(&str, &str)] = &[
         "volbench reaps every completion that is ready, at least one, each turn",
     ),
     (
+        "refill_buffers",
+        "volbench stamps every written block with its offset and a sequence number, so no two \
+         writes carry the same data, which is what refilling buys",
+    ),
+    (
+        "scramble_buffers",
+        "volbench stamps every written block with its offset and a sequence number, so no two \
+         writes carry the same data",
+    ),
+    (
         "allrandrepeat",
         "volbench's random streams are all seeded from randseed, so they repeat by default",
     ),
@@ -126,8 +136,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "cpumask",
     "numa_cpu_nodes",
     "numa_mem_policy",
-    "refill_buffers",
-    "scramble_buffers",
     "lockmem",
     "exitall",
     "exitall_on_error",
@@ -214,8 +222,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "iodepth_batch",
     "iodepth_batch_submit",
     "iodepth_low",
-    "buffer_compress_percentage",
-    "buffer_compress_chunk",
     "dedupe_percentage",
     "dedupe_mode",
     "mem",
@@ -271,6 +277,10 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "refill_buffers",
+    "scramble_buffers",
     "write_bw_log",
     "write_iops_log",
     "write_lat_log",
@@ -499,6 +509,22 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "write_iops_log" => j.logs.iops = Some(v.unwrap_or(&j.name).to_string()),
         "write_lat_log" => j.logs.lat = Some(v.unwrap_or(&j.name).to_string()),
         "log_avg_msec" => j.logs.avg_msec = num(key, need(key, v, "1000")?)?,
+        "buffer_compress_percentage" | "buffer_compress_chunk" => {
+            let s = need(key, v, "50")?;
+            let (mut percent, mut chunk) = match j.buffer {
+                BufferMode::Compressible { percent, chunk } => (percent, chunk),
+                _ => (0, 512),
+            };
+            if key == "buffer_compress_chunk" {
+                chunk = size(kb, key, s)?.clamp(1, 1 << 20) as u32;
+            } else {
+                percent = num(key, s)?;
+                if percent > 100 {
+                    return Err(bad(key, s, "use 0 to 100"));
+                }
+            }
+            j.buffer = BufferMode::Compressible { percent, chunk };
+        }
         "percentile_list" => {
             let s = need(key, v, "99.5:99.9:99.99")?;
             let mut ps = Vec::new();
@@ -1067,6 +1093,10 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     match &j.buffer {
         BufferMode::Random => {}
+        BufferMode::Compressible { percent, chunk } => {
+            push("buffer_compress_percentage", percent.to_string());
+            push("buffer_compress_chunk", chunk.to_string());
+        }
         BufferMode::Zero => push("zero_buffers", String::new()),
         BufferMode::Pattern(p) => push(
             "buffer_pattern",

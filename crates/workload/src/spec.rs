@@ -113,6 +113,10 @@ pub enum BufferMode {
     Zero,
     /// A repeated byte pattern (fio's `buffer_pattern`).
     Pattern(Vec<u8>),
+    /// fio's `buffer_compress_percentage`/`buffer_compress_chunk`: in every `chunk` bytes, the
+    /// first (100 - `percent`) % random and the rest zeros, so the data compresses by about
+    /// `percent` %.
+    Compressible { percent: u8, chunk: u32 },
 }
 
 /// Which sync call `fsync=N`-style options issue.
