@@ -149,6 +149,12 @@ fn describe(res: i64, op: Op, offset: u64, len: u32) -> String {
 /// Runs one job on this thread: builds the engine here (io_uring rings belong to the thread that
 /// made them), meets the others at the start barrier, then drives I/O to the end.
 pub fn run(inp: JobInput) -> JobOutput {
+    let mut out = JobOutput::default();
+    if let Err(e) = pin(&inp.spec, inp.clone) {
+        fail(&inp, &mut out, e);
+        inp.live.done.store(true, Relaxed);
+        return out;
+    }
     let cfg = EngineConfig {
         fds: inp.fds.clone(),
         depth: inp.spec.effective_iodepth(),
@@ -156,7 +162,6 @@ pub fn run(inp: JobInput) -> JobOutput {
         align: inp.lbs as usize,
         write_dsync: inp.spec.rwf_dsync,
     };
-    let mut out = JobOutput::default();
     match inp.spec.ioengine {
         EngineKind::IoUring => match engine::IoUring::new(&cfg) {
             Ok(e) => drive(e, &inp, &mut out),
@@ -177,6 +182,35 @@ fn fail(inp: &JobInput, out: &mut JobOutput, e: EngineError) {
     inp.stop.store(true, Relaxed);
     inp.start.arrive();
     out.setup_error = Some(e);
+}
+
+/// Puts this job's thread on its CPUs (fio's `cpus_allowed`): all of them, or with
+/// `cpus_allowed_policy=split` one per clone in turn.
+fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
+    let Some(cpus) = &spec.cpus else {
+        return Ok(());
+    };
+    let chosen: Vec<u32> = if spec.cpus_split {
+        vec![cpus[clone as usize % cpus.len()]]
+    } else {
+        cpus.clone()
+    };
+    // SAFETY: a zeroed cpu_set_t is empty; CPU_SET writes inside it for CPUs below 1024.
+    let rc = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in &chosen {
+            libc::CPU_SET(c as usize, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if rc != 0 {
+        return Err(EngineError::Io {
+            engine: "cpus_allowed",
+            what: "no CPU of the list is online here (see nproc)",
+            source: std::io::Error::last_os_error(),
+        });
+    }
+    Ok(())
 }
 
 /// Block sizes drawn by weight: a 100-entry table, so choosing costs one random number.

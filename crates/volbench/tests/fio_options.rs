@@ -872,3 +872,78 @@ fn buffer_compress_percentage_compresses_as_fios_data_does_and_is_flagged() {
     );
     assert!(stderr.contains("60% compressible"), "flagged: {stderr}");
 }
+
+/// Each job thread's allowed CPUs, read from /proc while the run is under way.
+fn job_cpus(pid: u32) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for t in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+        if !comm.starts_with("job-") {
+            continue;
+        }
+        let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+        if let Some(l) = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")) {
+            out.push((
+                comm.trim().to_string(),
+                l.split_whitespace().nth(1).unwrap().to_string(),
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn cpus_allowed_and_split_policy_pin_job_threads() {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        eprintln!("skipping: needs two CPUs");
+        return;
+    }
+    let d = tmpdir();
+    let job = d.path().join("a.fio");
+    for (policy, want) in [("split", ["0", "1"]), ("shared", ["0-1", "0-1"])] {
+        std::fs::write(
+            &job,
+            format!(
+                "[p]\nioengine=null\nsize=1m\nruntime=2\ntime_based\nnumjobs=2\n\
+                 cpus_allowed=0-1\ncpus_allowed_policy={policy}\n"
+            ),
+        )
+        .unwrap();
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("volbench"))
+            .current_dir(d.path())
+            .arg("run")
+            .arg(&job)
+            .args(["-q", "--no-store"])
+            .spawn()
+            .unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..100 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            seen = job_cpus(child.id());
+            if seen.len() == 2 {
+                break;
+            }
+        }
+        assert!(child.wait().unwrap().success());
+        let cpus: Vec<&str> = seen.iter().map(|x| x.1.as_str()).collect();
+        assert_eq!(cpus, want, "{policy}: {seen:?}");
+    }
+    // A CPU the machine lacks is one clear error.
+    std::fs::write(&job, "[p]\nioengine=null\nsize=1m\ncpus_allowed=1000\n").unwrap();
+    let out = volbench()
+        .current_dir(d.path())
+        .arg("run")
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cpus_allowed") && err.lines().count() == 1,
+        "{err}"
+    );
+}

@@ -131,9 +131,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "nice",
     "prio",
     "prioclass",
-    "cpus_allowed",
-    "cpus_allowed_policy",
-    "cpumask",
     "numa_cpu_nodes",
     "numa_mem_policy",
     "lockmem",
@@ -277,6 +274,9 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "cpumask",
     "buffer_compress_percentage",
     "buffer_compress_chunk",
     "refill_buffers",
@@ -423,6 +423,25 @@ fn size(kb: u32, key: &str, v: &str) -> Result<u64, OptError> {
     crate::units::parse_size_base(v, kb).map_err(|e| unit_bad(key, v, e))
 }
 
+/// fio's CPU list: `0-3,5,8-9`.
+fn cpu_list(key: &str, v: &str) -> Result<Vec<u32>, OptError> {
+    let mut out = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (u32, u32) = (num(key, a)?, num(key, b)?);
+        if a > b || b >= 1024 {
+            return Err(bad(key, v, "give CPU numbers or ranges such as 0-3,6"));
+        }
+        out.extend(a..=b);
+    }
+    if out.is_empty() {
+        return Err(bad(key, v, "give CPU numbers or ranges such as 0-3,6"));
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
 /// fio's `low-high` range (`4k-64k`; one value is a range of one).
 fn range(kb: u32, key: &str, v: &str) -> Result<(u64, u64), OptError> {
     let (a, b) = v.split_once('-').unwrap_or((v, v));
@@ -524,6 +543,32 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                 }
             }
             j.buffer = BufferMode::Compressible { percent, chunk };
+        }
+        "cpus_allowed" => {
+            let s = need(key, v, "0-3")?;
+            j.cpus = Some(cpu_list(key, s)?);
+        }
+        "cpumask" => {
+            let s = need(key, v, "0x3")?;
+            let t = s.trim();
+            let mask = match t.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16),
+                None => t.parse::<u64>(),
+            }
+            .map_err(|_| bad(key, s, "a CPU mask, e.g. 0x3 for CPUs 0 and 1"))?;
+            let cpus: Vec<u32> = (0..64).filter(|c| mask >> c & 1 == 1).collect();
+            if cpus.is_empty() {
+                return Err(bad(key, s, "the mask names no CPU"));
+            }
+            j.cpus = Some(cpus);
+        }
+        "cpus_allowed_policy" => {
+            let s = need(key, v, "split")?;
+            j.cpus_split = match s.trim() {
+                "shared" => false,
+                "split" => true,
+                _ => return Err(bad(key, s, "use shared or split")),
+            };
         }
         "percentile_list" => {
             let s = need(key, v, "99.5:99.9:99.99")?;

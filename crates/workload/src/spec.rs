@@ -341,6 +341,12 @@ pub struct JobSpec {
     /// submission (`clat_percentiles`, `lat_percentiles`, `slat_percentiles`).
     #[serde(default = "percentiles_default")]
     pub percentiles_for: [bool; 3],
+    /// CPUs the job's thread may run on (fio's `cpus_allowed`/`cpumask`); with `cpus_split`
+    /// (fio's `cpus_allowed_policy=split`) each clone gets one of them in turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cpus_split: bool,
     /// fio's log files (`write_bw_log` and friends), written after the run.
     #[serde(default, skip_serializing_if = "Logs::is_none")]
     pub logs: Logs,
@@ -401,6 +407,8 @@ impl Default for JobSpec {
             directory: None,
             filename_format: None,
             seq_skip: 0,
+            cpus: None,
+            cpus_split: false,
             logs: Logs::default(),
             percentile_list: None,
             percentiles_for: percentiles_default(),
