@@ -680,7 +680,8 @@ pub struct RunArgs {
     /// Check the job file or options and exit without doing any I/O.
     #[arg(long = "parse-only", alias = "parse_only")]
     pub parse_only: bool,
-    /// Skip fio options that only affect logs or reporting, with a warning (never silently).
+    /// Accepted for scripts: fio options that only affect logs or reports volbench does not
+    /// produce are skipped with a warning anyway; options that change the I/O never are.
     #[arg(long = "ignore-unsupported")]
     pub ignore_unsupported: bool,
     /// Job name (names the test file when --filename is not given).

@@ -860,7 +860,8 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         _ => {
             if KNOWN_UNSUPPORTED.contains(&key) || IGNORABLE.contains(&key) {
                 let hint = if IGNORABLE.contains(&key) {
-                    ": it only affects logs or reporting, so --ignore-unsupported may skip it"
+                    ": it only affects logs or reporting, so a job file may keep it (skipped \
+                     with a warning)"
                         .to_string()
                 } else {
                     ": remove it (it changes the I/O, so it cannot be skipped)".to_string()
@@ -939,9 +940,13 @@ pub fn workload(
                         }
                     }
                 }
-                Err(OptError::Unsupported { .. }) if ignore_unsupported && is_ignorable(&o.key) => {
+                // A job file parses as written: an option that only shapes logs or reports
+                // volbench does not produce is skipped, and the warning says so.
+                Err(OptError::Unsupported { .. }) if is_ignorable(&o.key) => {
+                    let _ = ignore_unsupported;
                     let w = format!(
-                        "{}: ignored '{}' (it only affects logs or reporting)",
+                        "{}: ignored '{}' (it only affects logs or reporting, which volbench \
+                         does not produce)",
                         o.at(),
                         o.key
                     );
@@ -1312,18 +1317,24 @@ mod tests {
     #[test]
     fn ignore_unsupported_skips_only_reporting_options_and_says_so() {
         let s = parse_str(
-            "[j]\nsize=1m\nwrite_bw_log=x\n",
+            "[j]\nsize=1m\nwrite_hist_log=x\n",
             Path::new("t.fio"),
             &|_| None,
             0,
         )
         .unwrap();
-        let (w, warns) = workload(&s, true).unwrap();
-        assert_eq!(w.jobs.len(), 1);
-        assert_eq!(
-            warns,
-            vec!["t.fio:3: ignored 'write_bw_log' (it only affects logs or reporting)".to_string()]
-        );
+        for flag in [true, false] {
+            let (w, warns) = workload(&s, flag).unwrap();
+            assert_eq!(w.jobs.len(), 1);
+            assert_eq!(
+                warns,
+                vec![
+                    "t.fio:3: ignored 'write_hist_log' (it only affects logs or reporting, \
+                      which volbench does not produce)"
+                        .to_string()
+                ]
+            );
+        }
         let s = parse_str("[j]\nzonemode=zbd\n", Path::new("t.fio"), &|_| None, 0).unwrap();
         assert!(
             workload(&s, true).is_err(),
