@@ -136,6 +136,7 @@ mod tests {
             dt_ms: dt,
             ios: [r, 0],
             bytes: [r * 4096, 0],
+            ..Default::default()
         }
     }
 
