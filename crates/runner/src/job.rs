@@ -213,6 +213,15 @@ fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// fio's `rate_process=poisson`: a gap drawn from the exponential distribution with mean
+/// `mean`, so arrivals form a Poisson process at the same average rate.
+#[inline]
+fn exponential(mean: u64, r: u64) -> u64 {
+    // A uniform in (0, 1] from the top 53 bits; -ln(u) is Exp(1).
+    let u = ((r >> 11) + 1) as f64 / (1u64 << 53) as f64;
+    (-u.ln() * mean as f64) as u64
+}
+
 /// Block sizes drawn by weight: a 100-entry table, so choosing costs one random number.
 fn bs_table(spec: &JobSpec) -> Vec<u32> {
     // A range: every multiple of its low end, once each (uniform, as fio's bsrange).
@@ -402,7 +411,10 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                         rate_wait = next_ok[dir] - t;
                         break;
                     }
-                    let gap = iops_gap[dir].max((byte_gap[dir] * len as f64) as u64);
+                    let mut gap = iops_gap[dir].max((byte_gap[dir] * len as f64) as u64);
+                    if spec.rate_poisson {
+                        gap = exponential(gap, rng.next_u64());
+                    }
                     // Pace from the schedule, but never bank more than a second of credit.
                     next_ok[dir] = next_ok[dir].max(t.saturating_sub(1_000_000_000)) + gap;
                 }

@@ -947,3 +947,58 @@ fn cpus_allowed_and_split_policy_pin_job_threads() {
         "{err}"
     );
 }
+
+/// Gaps between a program's pread64 calls (strace's timestamps), as the ratio of their 90th
+/// percentile to their median: ln 10 / ln 2 = 3.3 for Poisson arrivals (exponential gaps), 1
+/// for evenly paced ones. Robust to the one long gap either tool has while starting.
+fn pread_gap_spread(dir: &Path, prog: &Path, args: &[&str]) -> (usize, f64) {
+    let trace = dir.join("trace.txt");
+    let out = std::process::Command::new("strace")
+        .current_dir(dir)
+        .args(["-f", "-ttt", "-e", "trace=pread64", "-o"])
+        .arg(&trace)
+        .arg(prog)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let ts: Vec<f64> = text
+        .lines()
+        .filter(|l| l.contains("pread64(") && !l.contains("resumed"))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .collect();
+    let mut gaps: Vec<f64> = ts.windows(2).map(|w| w[1] - w[0]).collect();
+    gaps.sort_by(f64::total_cmp);
+    let q = |p: f64| gaps[((gaps.len() - 1) as f64 * p) as usize];
+    (ts.len(), q(0.9) / q(0.5))
+}
+
+#[test]
+fn rate_process_poisson_spaces_ios_at_random_as_fio() {
+    let d = tmpdir();
+    let job = d.path().join("p.fio");
+    let fio = std::path::PathBuf::from("fio");
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    // 1,000 gaps: the p90/median of exponential gaps falls in 2-5 far beyond chance.
+    for (process, lo, hi) in [("poisson", 2.0, 5.0), ("linear", 0.8, 1.4)] {
+        std::fs::write(
+            &job,
+            format!("[p]\nrw=randread\nbs=4k\nsize=4m\nrate_iops=1000\nrate_process={process}\nnumber_ios=1000\n"),
+        )
+        .unwrap();
+        let j = job.to_str().unwrap();
+        let (n_f, s_f) = pread_gap_spread(d.path(), &fio, &[j]);
+        let (n_v, s_v) = pread_gap_spread(d.path(), &vb, &["run", j, "-q", "--no-store"]);
+        assert!(n_f >= 1000 && n_v >= 1000, "{n_f} {n_v}");
+        assert!(s_f > lo && s_f < hi, "fio {process}: p90/median {s_f}");
+        assert!(
+            s_v > lo && s_v < hi,
+            "volbench {process}: p90/median {s_v} (fio {s_f})"
+        );
+    }
+}

@@ -185,7 +185,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "file_service_type",
     "rate_min",
     "rate_iops_min",
-    "rate_process",
     "rate_cycle",
     "rate_ignore_thinktime",
     "thinktime",
@@ -235,7 +234,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "fill_device",
     "fill_fs",
     "unique_filename",
-    "openfiles",
     "lockfile",
     "opendir",
     "ioscheduler",
@@ -274,6 +272,8 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "rate_process",
+    "openfiles",
     "cpus_allowed",
     "cpus_allowed_policy",
     "cpumask",
@@ -543,6 +543,28 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                 }
             }
             j.buffer = BufferMode::Compressible { percent, chunk };
+        }
+        "rate_process" => {
+            let s = need(key, v, "poisson")?;
+            j.rate_poisson = match s.trim() {
+                "linear" => false,
+                "poisson" => true,
+                _ => return Err(bad(key, s, "use linear or poisson")),
+            };
+        }
+        // volbench keeps every file of a job open; fewer open at once (fio then closes and
+        // reopens them in turn) is not done.
+        "openfiles" => {
+            let n: u32 = num(key, need(key, v, "4")?)?;
+            if n < j.nrfiles {
+                return Err(OptError::Unsupported {
+                    key: format!("{key}={n}"),
+                    hint: format!(
+                        " below nrfiles={}: volbench keeps every file open; drop openfiles",
+                        j.nrfiles
+                    ),
+                });
+            }
         }
         "cpus_allowed" => {
             let s = need(key, v, "0-3")?;
@@ -1022,13 +1044,25 @@ fn dur(d: std::time::Duration) -> String {
 
 /// The options that turn `d` (a set of defaults) into `j`.
 fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
-    use crate::units::short_size;
+    // Under kb_base=1000 a printed `4k` would read back as 4000: sizes go out in bytes.
+    let short_size = |v: u64| {
+        if j.kb_base == 1000 {
+            v.to_string()
+        } else {
+            crate::units::short_size(v)
+        }
+    };
     let mut o: Vec<(String, String)> = vec![("name".into(), j.name.clone())];
     let mut push = |k: &str, v: String| o.push((k.to_string(), v));
+    if j.kb_base != d.kb_base {
+        push("kb_base", j.kb_base.to_string());
+    }
     if let Some(d) = &j.description {
         push("description", d.clone());
     }
-    if j.rw != d.rw {
+    if j.seq_skip != 0 {
+        push("rw", format!("{}:{}", j.rw.as_str(), j.seq_skip));
+    } else if j.rw != d.rw {
         push("rw", j.rw.as_str().into());
     }
     if j.rw.reads() && j.rw.writes() && j.rwmixread != d.rwmixread {
@@ -1104,7 +1138,11 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     if let Some(dir) = &j.directory {
         push("directory", dir.display().to_string());
     }
-    if let Some(f) = &j.filename_format {
+    if let Some(f) = j
+        .filename_format
+        .as_ref()
+        .filter(|_| j.filename_format != d.filename_format)
+    {
         push("filename_format", f.clone());
     }
     if j.nrfiles != 1 {
@@ -1186,7 +1224,62 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     if j.rwf_dsync {
         push("rwf_dsync", "1".into());
     }
+    push_layout_and_reporting(j, d, &mut push);
     o
+}
+
+/// The options of issue 8's families (layout, ranges, logs, percentiles, CPUs), for
+/// `options_against`.
+fn push_layout_and_reporting(j: &JobSpec, d: &JobSpec, push: &mut impl FnMut(&str, String)) {
+    if let Some((lo, hi)) = j.bs_range {
+        push("bsrange", format!("{lo}-{hi}"));
+    }
+    if let Some((lo, hi)) = j.filesize {
+        push("filesize", format!("{lo}-{hi}"));
+    }
+    if j.overwrite != d.overwrite {
+        push("overwrite", u8::from(j.overwrite).to_string());
+    }
+    if j.fallocate != d.fallocate {
+        push("fallocate", j.fallocate.as_str().into());
+    }
+    if !j.allow_file_create {
+        push("allow_file_create", "0".into());
+    }
+    if j.rate_poisson {
+        push("rate_process", "poisson".into());
+    }
+    if let Some(c) = &j.cpus {
+        let l: Vec<String> = c.iter().map(|c| c.to_string()).collect();
+        push("cpus_allowed", l.join(","));
+    }
+    if j.cpus_split {
+        push("cpus_allowed_policy", "split".into());
+    }
+    if let Some(ps) = &j.percentile_list {
+        let l: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
+        push("percentile_list", l.join(":"));
+    }
+    for (i, k) in ["clat_percentiles", "lat_percentiles", "slat_percentiles"]
+        .iter()
+        .enumerate()
+    {
+        if j.percentiles_for[i] != d.percentiles_for[i] {
+            push(k, u8::from(j.percentiles_for[i]).to_string());
+        }
+    }
+    for (k, v) in [
+        ("write_bw_log", &j.logs.bw),
+        ("write_iops_log", &j.logs.iops),
+        ("write_lat_log", &j.logs.lat),
+    ] {
+        if let Some(v) = v {
+            push(k, v.clone());
+        }
+    }
+    if j.logs.avg_msec != 0 {
+        push("log_avg_msec", j.logs.avg_msec.to_string());
+    }
 }
 
 /// The options of a single job for `volbench run`'s own command line, which starts from

@@ -347,6 +347,10 @@ pub struct JobSpec {
     pub cpus: Option<Vec<u32>>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cpus_split: bool,
+    /// fio's `rate_process=poisson`: rate-limited I/Os arrive as a Poisson process (random
+    /// exponential gaps with the rate's mean) instead of evenly spaced.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rate_poisson: bool,
     /// fio's log files (`write_bw_log` and friends), written after the run.
     #[serde(default, skip_serializing_if = "Logs::is_none")]
     pub logs: Logs,
@@ -409,6 +413,7 @@ impl Default for JobSpec {
             seq_skip: 0,
             cpus: None,
             cpus_split: false,
+            rate_poisson: false,
             logs: Logs::default(),
             percentile_list: None,
             percentiles_for: percentiles_default(),
