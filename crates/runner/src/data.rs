@@ -7,6 +7,8 @@
 
 use md5::{Digest, Md5};
 use rand::RngCore;
+use sha1::Sha1;
+use sha2::{Sha256, Sha512};
 use workload::{BufferMode, Verify};
 
 pub const VERIFY_MAGIC: [u8; 4] = *b"VBv1";
@@ -58,9 +60,9 @@ pub fn write_header(buf: &mut [u8], offset: u64, seq: u64, algo: Verify) {
             let crc = crc32c::crc32c(&buf[8..]);
             buf[4..8].copy_from_slice(&crc.to_le_bytes());
         }
-        Verify::Md5 => {
-            let d = md5_of(buf);
-            buf[32..48].copy_from_slice(&d);
+        _ => {
+            let d = digest_of(buf, algo);
+            buf[32..32 + d.len()].copy_from_slice(&d);
         }
     }
 }
@@ -69,14 +71,27 @@ fn algo_id(a: Verify) -> u8 {
     match a {
         Verify::Crc32c => 0,
         Verify::Md5 => 1,
+        Verify::Sha1 => 2,
+        Verify::Sha256 => 3,
+        Verify::Sha512 => 4,
     }
 }
 
-fn md5_of(buf: &[u8]) -> [u8; 16] {
-    let mut h = Md5::new();
-    h.update(&buf[8..32]);
-    h.update(&buf[48..]);
-    h.finalize().into()
+/// A digest method's hash of the block: the header fields before it (8..32) and everything
+/// after its own bytes, which sit at 32.. (16 bytes for md5 up to 64 for sha512).
+fn digest_of(buf: &[u8], algo: Verify) -> Vec<u8> {
+    fn h<D: Digest>(buf: &[u8], len: usize) -> Vec<u8> {
+        let mut d = D::new();
+        d.update(&buf[8..32]);
+        d.update(&buf[32 + len..]);
+        d.finalize().to_vec()
+    }
+    match algo {
+        Verify::Sha1 => h::<Sha1>(buf, 20),
+        Verify::Sha256 => h::<Sha256>(buf, 32),
+        Verify::Sha512 => h::<Sha512>(buf, 64),
+        _ => h::<Md5>(buf, 16),
+    }
 }
 
 /// Checks a block read from `offset`; the error says what is wrong with it.
@@ -115,10 +130,11 @@ pub fn check(buf: &[u8], offset: u64, algo: Verify) -> Result<(), String> {
                 ));
             }
         }
-        Verify::Md5 => {
-            if md5_of(buf) != buf[32..48] {
+        _ => {
+            let d = digest_of(buf, algo);
+            if d[..] != buf[32..32 + d.len()] {
                 return Err(format!(
-                    "checksum mismatch at offset {offset} (md5): corrupt data"
+                    "checksum mismatch at offset {offset} ({algo:?}): corrupt data"
                 ));
             }
         }
@@ -136,7 +152,13 @@ mod tests {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
         let mut b = vec![0u8; 8192];
         fill(&mut b, &BufferMode::Random, &mut rng);
-        for algo in [Verify::Crc32c, Verify::Md5] {
+        for algo in [
+            Verify::Crc32c,
+            Verify::Md5,
+            Verify::Sha1,
+            Verify::Sha256,
+            Verify::Sha512,
+        ] {
             write_header(&mut b, 81920, 3, algo);
             check(&b, 81920, algo).unwrap();
             assert!(check(&b, 4096, algo).unwrap_err().contains("misplaced"));

@@ -849,10 +849,20 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                 "0" | "null" => None,
                 "crc32c" | "crc32c-intel" => Some(Verify::Crc32c),
                 "md5" => Some(Verify::Md5),
+                "sha1" => Some(Verify::Sha1),
+                "sha256" => Some(Verify::Sha256),
+                "sha512" => Some(Verify::Sha512),
+                // Checked with crc32c, which catches the same torn, stale and corrupt blocks;
+                // only the checksum's CPU cost differs (a warning says so).
+                "crc32" | "crc64" | "crc16" | "crc7" | "xxhash" | "meta" | "1" => {
+                    Some(Verify::Crc32c)
+                }
                 _ => {
                     return Err(OptError::Unsupported {
                         key: format!("verify={s}"),
-                        hint: ": use verify=crc32c or verify=md5".into(),
+                        hint: ": use crc32c, md5, sha1, sha256 or sha512 (crc32, crc64, crc16, \
+                               crc7, xxhash and meta are checked with crc32c)"
+                            .into(),
                     })
                 }
             };
@@ -912,6 +922,11 @@ fn note(key: &str, value: Option<&str>) -> Option<String> {
         ("ioengine", "sync" | "vsync" | "pvsync" | "pvsync2") => Some(format!(
             "ioengine={v} runs as psync: the same reads and writes reach the device, only the \
              system call differs"
+        )),
+        ("verify", "crc32" | "crc64" | "crc16" | "crc7" | "xxhash" | "meta") => Some(format!(
+            "verify={v} is checked with crc32c: every block still carries its offset, sequence \
+             and a checksum, so the same torn, misplaced or corrupt blocks are caught; only the \
+             checksum's CPU cost differs"
         )),
         ("ioengine", "posixaio") => Some(
             "ioengine=posixaio runs as io_uring at the same iodepth: the device sees the same \
@@ -1197,7 +1212,14 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     if let Some(v) = j.verify {
         push(
             "verify",
-            if v == Verify::Md5 { "md5" } else { "crc32c" }.into(),
+            match v {
+                Verify::Crc32c => "crc32c",
+                Verify::Md5 => "md5",
+                Verify::Sha1 => "sha1",
+                Verify::Sha256 => "sha256",
+                Verify::Sha512 => "sha512",
+            }
+            .into(),
         );
         if !j.do_verify {
             push("do_verify", "0".into());

@@ -133,6 +133,9 @@ pub enum SyncMode {
 pub enum Verify {
     Crc32c,
     Md5,
+    Sha1,
+    Sha256,
+    Sha512,
 }
 
 /// Synchronous-write open flags (fio's `sync=`).
