@@ -718,3 +718,35 @@ fn etcd_fdatasync_check_runs_as_in_fio() {
         "one fdatasync per write"
     );
 }
+
+/// Every option fio itself lists (`fio --cmdhelp=all`) is known: implemented, accepted with a
+/// note, skipped as reporting-only, or refused as not supported, never "not a fio option".
+#[test]
+fn every_option_fio_lists_is_known() {
+    let Ok(out) = std::process::Command::new("fio")
+        .arg("--cmdhelp=all")
+        .output()
+    else {
+        assert!(std::env::var_os("CI").is_none(), "CI installs fio");
+        eprintln!("skipping: fio is not installed");
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim_start().split_once(':').map(|(k, _)| k.trim()))
+        .filter(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    assert!(names.len() >= 200, "fio lists its options: {}", names.len());
+    let d = tmpdir();
+    for name in names {
+        let job = write_job(d.path(), "o.fio", &format!("[j]\nsize=1m\n{name}=1\n"));
+        let out = volbench()
+            .args(["run", job.to_str().unwrap(), "--parse-only"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("is not a fio option"), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+}

@@ -45,6 +45,8 @@ pub struct LocatedError {
 /// when, on which CPU, with which syncs) belongs here.
 const IGNORABLE: &[&str] = &[
     "description",
+    // A record of the I/O issued, for a later replay: output only.
+    "write_iolog",
     "write_hist_log",
     "log_hist_msec",
     "log_hist_coarseness",
@@ -104,6 +106,11 @@ const MEASUREMENT_NOTES: &[(&str, &str)] = &[
     (
         "iodepth_batch_complete",
         "volbench reaps every completion that is ready, at least one, each turn",
+    ),
+    (
+        "experimental_verify",
+        "volbench verifies from the header every written block carries (offset, sequence, \
+         checksum), not by replaying the random sequence; the blocks checked are the same",
     ),
     (
         "refill_buffers",
@@ -213,7 +220,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "trigger-file",
     "trigger-timeout",
     "read_iolog",
-    "write_iolog",
     "replay_no_stall",
     "iodepth_batch",
     "iodepth_batch_submit",
@@ -267,11 +273,11 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "size_increment",
     "io_limit",
     "serialize_overlap",
-    "experimental_verify",
 ];
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "experimental_verify",
     "rate_process",
     "openfiles",
     "cpus_allowed",
