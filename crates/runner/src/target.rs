@@ -232,8 +232,6 @@ pub fn prepare(
             let holes = hole_bytes(path, offset, want);
             if holes > 0 && owned {
                 state = "filled";
-            }
-            if holes > 0 && owned {
                 // A file of volbench's own with holes (an earlier run was killed while laying
                 // it out): fill the region again.
                 layout(
@@ -457,30 +455,38 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
     Some(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
-/// Extends a file to `want` bytes of random data. Reads of never-written extents return zeros
-/// from metadata alone and measure nothing, so reads need real data underneath.
-/// Gives a file the length `want` without writing data: space reserved as fio's `fallocate`
-/// says (or only the size set, a sparse file, for `none`).
-fn allocate(
-    path: &Path,
-    dir: &Path,
-    have: u64,
-    want: u64,
-    create: bool,
-    mode: Fallocate,
-    created: &mut Vec<PathBuf>,
-) -> Result<(), RunError> {
-    if !matches!(mode, Fallocate::None | Fallocate::Truncate) {
-        if let Some(free) = free_bytes(dir) {
-            if free < want - have {
-                return Err(RunError::NoSpace {
-                    dir: dir.to_path_buf(),
-                    need: format_bytes((want - have) as f64),
-                    free: format_bytes(free as f64),
-                });
-            }
+/// Refuses, before writing anything, when `dir` has less than `need` bytes free.
+fn check_space(dir: &Path, need: u64) -> Result<(), RunError> {
+    match free_bytes(dir) {
+        Some(free) if free < need => Err(RunError::NoSpace {
+            dir: dir.to_path_buf(),
+            need: format_bytes(need as f64),
+            free: format_bytes(free as f64),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// A failed layout write: a full disk says so, anything else names the file.
+fn layout_error(path: &Path, source: io::Error) -> RunError {
+    if source.raw_os_error() == Some(libc::ENOSPC) {
+        RunError::DiskFull {
+            path: path.to_path_buf(),
+        }
+    } else {
+        RunError::Layout {
+            path: path.to_path_buf(),
+            source,
         }
     }
+}
+
+/// Opens `path` to lay it out, creating it (and recording that) when `create`.
+fn open_for_layout(
+    path: &Path,
+    create: bool,
+    created: &mut Vec<PathBuf>,
+) -> Result<File, RunError> {
     let f = OpenOptions::new()
         .write(true)
         .create_new(create)
@@ -492,52 +498,81 @@ fn allocate(
     if create {
         created.push(path.to_path_buf());
     }
+    Ok(f)
+}
+
+/// Removes a file this layout created, after it failed.
+fn forget_created(path: &Path, create: bool, created: &mut Vec<PathBuf>) {
+    if create {
+        let _ = fs::remove_file(path);
+        created.retain(|p| p != path);
+    }
+}
+
+/// Gives a file the length `want` without writing data: space reserved as fio's `fallocate`
+/// says (`truncate`: only the size set, a sparse file; `none` and `keep`: the size grows as
+/// the job writes, as fio's does).
+fn allocate(
+    path: &Path,
+    dir: &Path,
+    have: u64,
+    want: u64,
+    create: bool,
+    mode: Fallocate,
+    created: &mut Vec<PathBuf>,
+) -> Result<(), RunError> {
+    if !matches!(mode, Fallocate::None | Fallocate::Truncate) {
+        check_space(dir, want - have)?;
+    }
+    let f = open_for_layout(path, create, created)?;
     let fd = f.as_raw_fd();
     let (off, len) = (have as libc::off_t, (want - have) as libc::off_t);
-    // SAFETY: plain system calls on a descriptor we own. A filesystem without fallocate
-    // (EOPNOTSUPP) gets fio's behaviour: the size alone.
+    // SAFETY: plain system calls on a descriptor we own.
     let rc = unsafe {
         match mode {
             Fallocate::Native => libc::fallocate(fd, 0, off, len),
             Fallocate::Keep => libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, off, len),
+            // posix_fallocate returns the error number instead of setting errno.
             Fallocate::Posix => match libc::posix_fallocate(fd, off, len) {
                 0 => 0,
                 e => {
-                    *libc::__errno_location() = e;
-                    -1
+                    return allocation_failed(
+                        path,
+                        io::Error::from_raw_os_error(e),
+                        create,
+                        created,
+                    )
                 }
             },
             Fallocate::None | Fallocate::Truncate => 0,
         }
     };
-    let err = |source: io::Error| {
-        if source.raw_os_error() == Some(libc::ENOSPC) {
-            RunError::DiskFull {
-                path: path.to_path_buf(),
-            }
-        } else {
-            RunError::Layout {
-                path: path.to_path_buf(),
-                source,
-            }
-        }
-    };
     if rc != 0 {
-        let e = io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
-            if create {
-                let _ = fs::remove_file(path);
-                created.retain(|p| p != path);
-            }
-            return Err(err(e));
-        }
+        allocation_failed(path, io::Error::last_os_error(), create, created)?;
     }
     if matches!(mode, Fallocate::None | Fallocate::Keep) {
-        return Ok(()); // the size grows as the job writes, as fio's does
+        return Ok(());
     }
-    f.set_len(want.max(have)).map_err(err)
+    f.set_len(want.max(have)).map_err(|e| layout_error(path, e))
 }
 
+/// A filesystem without fallocate (EOPNOTSUPP) gets fio's behaviour, the size alone; any
+/// other failure removes what this layout created and says why.
+fn allocation_failed(
+    path: &Path,
+    e: io::Error,
+    create: bool,
+    created: &mut Vec<PathBuf>,
+) -> Result<(), RunError> {
+    if e.raw_os_error() == Some(libc::EOPNOTSUPP) {
+        return Ok(());
+    }
+    forget_created(path, create, created);
+    Err(layout_error(path, e))
+}
+
+/// Extends a file to `want` bytes of random data. Reads of never-written extents return zeros
+/// from metadata alone and measure nothing, so reads need real data underneath.
 #[allow(clippy::too_many_arguments)]
 fn layout(
     path: &Path,
@@ -551,44 +586,10 @@ fn layout(
     progress: LayoutProgress,
 ) -> Result<(), RunError> {
     let need = want - have;
-    if let Some(free) = free_bytes(dir) {
-        if free < need {
-            return Err(RunError::NoSpace {
-                dir: dir.to_path_buf(),
-                need: format_bytes(need as f64),
-                free: format_bytes(free as f64),
-            });
-        }
-    }
-    let lerr = |source: io::Error| {
-        if source.raw_os_error() == Some(libc::ENOSPC) {
-            RunError::DiskFull {
-                path: path.to_path_buf(),
-            }
-        } else {
-            RunError::Layout {
-                path: path.to_path_buf(),
-                source,
-            }
-        }
-    };
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create_new(create)
-        .open(path)
-        .map_err(|source| RunError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    if create {
-        created.push(path.to_path_buf());
-    }
-    let remove_if_created = |created: &mut Vec<PathBuf>| {
-        if create {
-            let _ = fs::remove_file(path);
-            created.retain(|p| p != path);
-        }
-    };
+    check_space(dir, need)?;
+    let lerr = |source: io::Error| layout_error(path, source);
+    let mut f = open_for_layout(path, create, created)?;
+    let remove_if_created = |created: &mut Vec<PathBuf>| forget_created(path, create, created);
     use std::io::{Seek, SeekFrom};
     f.seek(SeekFrom::Start(have)).map_err(lerr)?;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed ^ have);
