@@ -389,6 +389,9 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
 
         let mut pushed = 0u64;
         let mut rate_wait = 0u64;
+        // When the next I/O's preparation starts: the turn's clock for the first, then the
+        // return of the submission before it (no clock read of its own per I/O).
+        let mut prep_at = t;
         if !stopping && !need_sync {
             while let Some(&slot) = free.last() {
                 let (op, dir, len) = pending.take().unwrap_or_else(|| {
@@ -439,13 +442,12 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 // fio's split: slat runs from this I/O's preparation to the return of the
                 // submission carrying it, clat from there to its completion. A turn that
                 // refills many slots must not charge the earlier submissions to later I/Os.
-                let prep = if sync_engine { t } else { now() };
                 meta[slot as usize] = Meta {
                     op,
                     len,
                     offset,
-                    start: prep,
-                    sub: prep,
+                    start: prep_at,
+                    sub: prep_at,
                 };
                 if let Err(e) = eng.push(Request {
                     op,
@@ -465,7 +467,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 // fio's iodepth_batch_submit: hand the kernel each group of this many at once
                 // (1, the default, submits every I/O as soon as it is ready).
                 if batch.len() >= batch_submit {
-                    if let Err(e) = submit_batch(
+                    match submit_batch(
                         &mut eng,
                         &mut batch,
                         &mut meta,
@@ -474,8 +476,11 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                         sync_engine,
                         &now,
                     ) {
-                        error = Some(e);
-                        break;
+                        Ok(ts) => prep_at = ts.unwrap_or(prep_at),
+                        Err(e) => {
+                            error = Some(e);
+                            break;
+                        }
                     }
                 }
                 if op == Op::Write && sync_every > 0 {
@@ -648,7 +653,8 @@ fn prepare_hists(stats: &mut JobStats, spec: &JobSpec, sync_engine: bool) {
     }
 }
 
-/// Submits the pushed requests in `batch`, stamping their submission time.
+/// Submits the pushed requests in `batch`, stamping their submission time, which it returns
+/// (async engines) as the next I/O's preparation time.
 #[inline]
 fn submit_batch<E: Engine>(
     eng: &mut E,
@@ -658,18 +664,20 @@ fn submit_batch<E: Engine>(
     stats: &mut JobStats,
     sync_engine: bool,
     now: &impl Fn() -> u64,
-) -> Result<(), String> {
+) -> Result<Option<u64>, String> {
     eng.submit().map_err(|e| e.to_string())?;
     *in_flight += batch.len();
     stats.mark_depth(*in_flight as u32, batch.len() as u64);
+    let mut ts = None;
     if !sync_engine {
-        let ts = now();
+        let t = now();
         for &s in batch.iter() {
-            meta[s as usize].sub = ts;
+            meta[s as usize].sub = t;
         }
+        ts = Some(t);
     }
     batch.clear();
-    Ok(())
+    Ok(ts)
 }
 
 /// Reads every block of every region sequentially and checks its verify header.
