@@ -73,7 +73,7 @@ fn windows(j: &JobReport, avg_ms: u64) -> Vec<Window> {
         ..Default::default()
     };
     for s in &j.series.samples {
-        add(&mut cur.sum, s);
+        cur.sum.add(s);
         cur.ms += s.dt_ms;
         if s.t_ms + step / 2 >= cur.end_ms {
             let next = cur.end_ms + width;
@@ -90,16 +90,6 @@ fn windows(j: &JobReport, avg_ms: u64) -> Vec<Window> {
         out.push(cur);
     }
     out
-}
-
-fn add(a: &mut Sample, b: &Sample) {
-    for d in 0..2 {
-        a.ios[d] += b.ios[d];
-        a.bytes[d] += b.bytes[d];
-        a.lat_sum_ns[d] += b.lat_sum_ns[d];
-        a.clat_sum_ns[d] += b.clat_sum_ns[d];
-        a.slat_sum_ns[d] += b.slat_sum_ns[d];
-    }
 }
 
 /// One line per window and direction, `msec, value, ddir, 0, 0`; a latency log skips windows

@@ -9,6 +9,7 @@ pub mod fio_logs;
 pub mod fsync;
 pub mod infer;
 pub mod model;
+mod scaleout;
 pub mod suite;
 
 pub use db::{DbReport, DbRun, Explanation};

@@ -29,6 +29,17 @@ fn zeros(v: &[u64; 2]) -> bool {
 }
 
 impl Sample {
+    /// Adds another interval's work (another job's at the same tick, or the next interval's).
+    pub fn add(&mut self, o: &Sample) {
+        for d in 0..2 {
+            self.ios[d] += o.ios[d];
+            self.bytes[d] += o.bytes[d];
+            self.lat_sum_ns[d] += o.lat_sum_ns[d];
+            self.clat_sum_ns[d] += o.clat_sum_ns[d];
+            self.slat_sum_ns[d] += o.slat_sum_ns[d];
+        }
+    }
+
     pub fn iops(&self, dir: usize) -> f64 {
         rate(self.ios[dir], self.dt_ms)
     }
@@ -72,13 +83,7 @@ impl Series {
             return;
         }
         for (a, b) in self.samples.iter_mut().zip(&other.samples) {
-            for d in 0..2 {
-                a.ios[d] += b.ios[d];
-                a.bytes[d] += b.bytes[d];
-                a.lat_sum_ns[d] += b.lat_sum_ns[d];
-                a.clat_sum_ns[d] += b.clat_sum_ns[d];
-                a.slat_sum_ns[d] += b.slat_sum_ns[d];
-            }
+            a.add(b);
         }
         if other.samples.len() > self.samples.len() {
             self.samples

@@ -265,71 +265,18 @@ fn ranks_tables(
     so: &crate::ScaleOut,
     ranks: &[crate::RankReport],
 ) {
-    let ms = |ns: u64| format!("{:.2} ms", ns as f64 / 1e6);
-    let rate = |iops: f64, bw: f64| [fmt_count(iops), format!("{}/s", format_bytes(bw))];
-    let hosts = so.hosts.iter().map(|h| {
-        let list: Vec<String> = h.ranks.iter().map(|r| r.to_string()).collect();
-        let [i, b] = rate(h.iops, h.bw_bytes);
-        let env = &h.environment;
-        vec![
-            h.host.clone(),
-            list.join(", "),
-            i,
-            b,
-            format!("{} ({} CPUs), {}", env.cpu_model, env.cpus, env.kernel),
-        ]
-    });
-    sec.tables.push(Table {
-        caption: Some(format!(
-            "{} ranks on {} host{} ({}, {}): start skew {}, end skew {}, common interval {:.2} s",
-            so.size,
-            so.hosts.len(),
-            if so.hosts.len() == 1 { "" } else { "s" },
-            so.library,
-            so.layout,
-            ms(so.start_skew_ns),
-            ms(so.end_skew_ns),
-            so.common_ns as f64 / 1e9
-        )),
-        head: ["host", "ranks", "IOPS", "bandwidth", "environment"]
-            .map(String::from)
-            .to_vec(),
-        rows: hosts.collect(),
-    });
-    let rows = ranks.iter().map(|k| {
-        let [i, b] = rate(k.total_iops(), k.total_bw_bytes());
-        let lat = k.read.as_ref().or(k.write.as_ref()).map(|d| &d.lat_ns);
-        let cell =
-            |f: &dyn Fn(&stats::LatencySummary) -> f64| lat.map_or("-".into(), |l| fmt_ns(f(l)));
-        vec![
-            k.rank.to_string(),
-            k.host.clone(),
-            i,
-            b,
-            cell(&|l| l.mean_ns),
-            cell(&|l| l.percentile(99.0).unwrap_or(0) as f64),
-            format!("{:.2} s", k.runtime_ns as f64 / 1e9),
-            ms(k.start_offset_ns),
-            k.error.clone().unwrap_or_default(),
-        ]
-    });
-    sec.tables.push(Table {
-        caption: Some("Per rank".into()),
-        head: [
-            "rank",
-            "host",
-            "IOPS",
-            "bandwidth",
-            "lat mean",
-            "p99",
-            "measured",
-            "start +",
-            "error",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: rows.collect(),
-    });
+    for t in [
+        crate::scaleout::hosts_table(so),
+        crate::scaleout::ranks_table(ranks),
+    ] {
+        sec.tables.push(Table {
+            caption: Some(t.caption),
+            head: t.head,
+            rows: t.rows,
+        });
+    }
+    sec.findings
+        .extend(crate::scaleout::spread_line(so, ranks.len()));
     let data = ranks.iter().map(|k| Some(k.total_iops())).collect();
     p.add_chart(
         sec,

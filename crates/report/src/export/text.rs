@@ -35,71 +35,12 @@ fn dir_row(out: &mut String, label: &str, d: &DirReport) {
 
 /// Under MPI: how the ranks ran together, a row per host and per rank, and the slowest rank.
 fn ranks_section(out: &mut String, so: &crate::ScaleOut, ranks: &[crate::RankReport]) {
-    let ms = |ns: u64| format!("{:.2} ms", ns as f64 / 1e6);
-    let _ = writeln!(
-        out,
-        "\n  {} ranks on {} host{} ({}, {}); start skew {}, end skew {}, common interval {:.2} s",
-        so.size,
-        so.hosts.len(),
-        if so.hosts.len() == 1 { "" } else { "s" },
-        so.library,
-        so.layout,
-        ms(so.start_skew_ns),
-        ms(so.end_skew_ns),
-        so.common_ns as f64 / 1e9
-    );
-    let _ = writeln!(
-        out,
-        "    {:<20} {:<12} {:>9} {:>13}",
-        "host", "ranks", "IOPS", "bandwidth"
-    );
-    for h in &so.hosts {
-        let list: Vec<String> = h.ranks.iter().map(|r| r.to_string()).collect();
-        let _ = writeln!(
-            out,
-            "    {:<20} {:<12} {:>9} {:>13}",
-            h.host,
-            list.join(","),
-            fmt_count(h.iops),
-            format!("{}/s", format_bytes(h.bw_bytes))
-        );
-    }
-    let _ = writeln!(
-        out,
-        "    {:<5} {:<20} {:>9} {:>13} {:>9} {:>9} {:>8} {:>9}",
-        "rank", "host", "IOPS", "bandwidth", "lat mean", "p99", "measured", "start +"
-    );
-    for k in ranks {
-        let d = k.read.as_ref().or(k.write.as_ref());
-        let lat = |f: &dyn Fn(&DirReport) -> f64| d.map_or("-".into(), |d| fmt_ns(f(d)));
-        let _ = writeln!(
-            out,
-            "    {:<5} {:<20} {:>9} {:>13} {:>9} {:>9} {:>7.2}s {:>9}{}",
-            k.rank,
-            k.host,
-            fmt_count(k.total_iops()),
-            format!("{}/s", format_bytes(k.total_bw_bytes())),
-            lat(&|d| d.lat_ns.mean_ns),
-            lat(&|d| d.lat_ns.percentile(99.0).unwrap_or(0) as f64),
-            k.runtime_ns as f64 / 1e9,
-            ms(k.start_offset_ns),
-            k.error
-                .as_ref()
-                .map(|e| format!("  error: {e}"))
-                .unwrap_or_default()
-        );
-    }
-    if let Some(sp) = so.spread.as_ref().filter(|_| ranks.len() > 1) {
-        let _ = writeln!(
-            out,
-            "    slowest rank {} at {} IOPS ({:.2}x the mean), fastest rank {} at {}; spread {:.1}% (cv)",
-            sp.slowest_rank,
-            fmt_count(sp.slowest_iops),
-            if sp.mean_iops > 0.0 { sp.slowest_iops / sp.mean_iops } else { 0.0 },
-            sp.fastest_rank,
-            fmt_count(sp.fastest_iops),
-            sp.cv_percent
-        );
+    use crate::scaleout::{hosts_table, ranks_table, spread_line};
+    let hosts = hosts_table(so);
+    let _ = write!(out, "\n  {}\n{}", hosts.caption, table::grid(&hosts));
+    let _ = write!(out, "{}", table::grid(&ranks_table(ranks)));
+    if let Some(l) = spread_line(so, ranks.len()) {
+        let _ = writeln!(out, "  {l}");
     }
 }
 
