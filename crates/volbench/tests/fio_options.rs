@@ -9,18 +9,7 @@ use std::path::Path;
 fn job(dir: &Path, text: &str) -> Value {
     let p = dir.join("t.fio");
     std::fs::write(&p, text).unwrap();
-    let out = volbench()
-        .args([
-            "run",
-            p.to_str().unwrap(),
-            "--output-format=volbench-json",
-            "-q",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}\n{stderr}");
-    serde_json::from_slice(&out.stdout).unwrap()
+    vb_json(dir, &p, &[])
 }
 
 fn headers(path: &Path, bs: usize) -> Vec<u64> {
@@ -266,20 +255,14 @@ fn fio_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
 
 /// Runs volbench on the same job file in `dir` and returns its native report.
 fn vb_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
-    let out = volbench()
-        .current_dir(dir)
-        .arg("run")
-        .arg(file)
-        .args(extra)
-        .args(["--output-format=volbench-json", "-q", "--no-store"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    ok_json(
+        volbench()
+            .current_dir(dir)
+            .arg("run")
+            .arg(file)
+            .args(extra)
+            .args(["--output-format=volbench-json", "-q", "--no-store"]),
+    )
 }
 
 /// (name, size, allocated bytes) of every file in `dir`, sorted.
