@@ -103,12 +103,13 @@ fn warnings(merged: &RunReport, ranks: &[&RunReport]) -> Vec<WarningRecord> {
 /// that stopped only because another failed says so and is left out of the list.
 fn failures(parts: &[Part]) -> Result<(), String> {
     let failed: Vec<&Part> = parts.iter().filter(|p| p.report.is_none()).collect();
+    let peer_failed = runner::RunError::PeerFailed.to_string();
     if failed.is_empty() {
         return Ok(());
     }
     let own: Vec<&&Part> = failed
         .iter()
-        .filter(|p| !p.error.as_deref().unwrap_or("").contains("another rank"))
+        .filter(|p| p.error.as_deref() != Some(peer_failed.as_str()))
         .collect();
     let shown: Vec<String> = if own.is_empty() {
         failed.iter().collect::<Vec<_>>()

@@ -213,7 +213,7 @@ fn failures_name_each_rank_and_host_and_status_is_the_worst() {
     bad.error = Some("directory /x does not exist".into());
     let mut follower = part(1, "a", r.clone(), 0);
     follower.report = None;
-    follower.error = Some("another rank could not start, so none did".into());
+    follower.error = Some(runner::RunError::PeerFailed.to_string());
     let e = merge(vec![part(0, "a", r.clone(), 0), follower, bad], &setup()).unwrap_err();
     assert_eq!(e, "rank 2 on b: directory /x does not exist");
 

@@ -195,7 +195,7 @@ fn lay_out_shared(
         }
         let mut whole = s.clone();
         whole.filename = vec![path];
-        whole.size = Some(region(s)? * (s.numjobs * size) as u64);
+        whole.size = Some(region(s) * (s.numjobs * size) as u64);
         whole.numjobs = 1;
         whole.rw = workload::Rw::Write;
         created.extend(runner::lay_out(&whole, &opts.stop).map_err(|e| e.to_string())?);
@@ -216,8 +216,8 @@ fn shared_path(s: &JobSpec) -> PathBuf {
 }
 
 /// Bytes of one job clone's region in the shared file: `--size`, or the default file size.
-fn region(s: &JobSpec) -> Result<u64, String> {
-    Ok(s.size.unwrap_or(runner::DEFAULT_FILE_SIZE))
+fn region(s: &JobSpec) -> u64 {
+    s.size.unwrap_or(runner::DEFAULT_FILE_SIZE)
 }
 
 /// This rank's version of the workload: its own files, or its own regions of a shared one.
@@ -261,7 +261,7 @@ pub fn for_rank(w: &Workload, rank: u32, layout: Layout) -> Result<Workload, Str
                 if s.filename.len() > 1 || s.nrfiles > 1 {
                     return Err("--shared-file takes one file: give one --filename".into());
                 }
-                let r = region(s)?;
+                let r = region(s);
                 s.filename = vec![shared_path(s)];
                 s.directory = None;
                 s.size = Some(r);
