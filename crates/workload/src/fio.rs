@@ -448,6 +448,15 @@ fn cpu_list(key: &str, v: &str) -> Result<Vec<u32>, OptError> {
     Ok(out)
 }
 
+/// bsrange: `bs` is the low end, and sizes are drawn up to the high one (the first range
+/// when reads and writes are given apart).
+fn set_bs_range(j: &mut JobSpec, kb: u32, key: &str, s: &str) -> Result<(), OptError> {
+    let (lo, hi) = range(kb, key, s.split(',').next().unwrap_or(s))?;
+    j.bs = lo;
+    j.bs_range = (lo != hi).then_some((lo, hi));
+    Ok(())
+}
+
 /// fio's `low-high` range (`4k-64k`; one value is a range of one).
 fn range(kb: u32, key: &str, v: &str) -> Result<(u64, u64), OptError> {
     let (a, b) = v.split_once('-').unwrap_or((v, v));
@@ -657,11 +666,10 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                 j.seq_skip = if neg { -n } else { n };
             }
         }
-        "bsrange" | "blocksize_range" => {
-            let s = need(key, v, "4k-64k")?;
-            let (lo, hi) = range(kb, key, s.split(',').next().unwrap_or(s))?;
-            j.bs = lo;
-            j.bs_range = (lo != hi).then_some((lo, hi));
+        "bsrange" | "blocksize_range" => set_bs_range(j, kb, key, need(key, v, "4k-64k")?)?,
+        // `bs=4k-64k` is a range, as bsrange's.
+        "bs" | "blocksize" if v.is_some_and(|x| x.contains('-')) => {
+            set_bs_range(j, kb, key, need(key, v, "4k-64k")?)?
         }
         "filesize" => {
             let s = need(key, v, "1g")?;
@@ -673,12 +681,6 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
             j.rwmixread = 100u8
                 .checked_sub(w)
                 .ok_or_else(|| bad(key, &w.to_string(), "use 0 to 100"))?;
-        }
-        "bs" | "blocksize" if v.is_some_and(|x| x.contains('-')) => {
-            let s = need(key, v, "4k")?;
-            let (lo, hi) = range(kb, key, s.split(',').next().unwrap_or(s))?;
-            j.bs = lo;
-            j.bs_range = (lo != hi).then_some((lo, hi));
         }
         "bs" | "blocksize" => {
             let s = need(key, v, "4k")?;
