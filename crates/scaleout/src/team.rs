@@ -85,10 +85,6 @@ impl Team {
         self.size as u32
     }
 
-    pub fn host(&self) -> &str {
-        &self.host
-    }
-
     pub fn library(&self) -> &str {
         &self.library
     }
