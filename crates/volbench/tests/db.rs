@@ -65,11 +65,7 @@ fn sqlite_runs_report_every_transaction_once_and_remove_their_database() {
     assert_eq!(u(&v, "/failed"), 0);
     assert!(f(&v, "/tps") > 0.0);
     assert_eq!(u(&v, "/latency_ns/n"), 180);
-    // Little's law against the wall clock: three clients, each always inside a transaction
-    // (waiting for the writer included), so committed x mean latency = 3 x the run's time.
     let r = &v["runs"][0];
-    let busy = f(&v, "/transactions") * f(&v, "/latency_ns/mean_ns") / f(r, "/elapsed_ns") / 3.0;
-    assert!((0.8..=1.02).contains(&busy), "{busy}: {v}");
     assert!(v["latency_ns"]["percentiles"].is_array());
     assert_eq!(r["engine"], "sqlite");
     assert!(r["engine_version"]
@@ -78,6 +74,29 @@ fn sqlite_runs_report_every_transaction_once_and_remove_their_database() {
         .starts_with("SQLite 3"));
     // One WAL sync per commit at synchronous=FULL.
     assert_eq!(u(r, "/explanation/wal_flushes"), 180);
+    assert!(leftovers(d.path()).is_empty(), "{:?}", leftovers(d.path()));
+}
+
+#[test]
+fn sqlite_latency_covers_the_clients_time_by_littles_law() {
+    // Three clients, each always inside a transaction (waiting for the one writer included),
+    // so committed x mean latency = 3 x the run's time. A timed run keeps every client busy
+    // to the end; a counted one does not (SQLite's writer is not fair, so one client can
+    // finish its share early and the others run on alone: 0.78 was seen in CI). Over 2 s the
+    // only time outside a transaction is thread start and the last transaction's overrun,
+    // a few ms each, so 0.85 is far outside what scheduling noise reaches.
+    let d = tmpdir();
+    let v = db_json(&[
+        d.path().to_str().unwrap(),
+        "--time",
+        "2s",
+        "--clients",
+        "3",
+        "--no-probe",
+    ]);
+    let r = &v["runs"][0];
+    let busy = f(&v, "/transactions") * f(&v, "/latency_ns/mean_ns") / f(r, "/elapsed_ns") / 3.0;
+    assert!((0.85..=1.02).contains(&busy), "{busy}: {v}");
     assert!(leftovers(d.path()).is_empty(), "{:?}", leftovers(d.path()));
 }
 
