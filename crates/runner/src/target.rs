@@ -80,7 +80,6 @@ pub fn prepare(
     created: &mut Vec<PathBuf>,
     progress: LayoutProgress,
 ) -> Result<Target, RunError> {
-    let offset = spec.offset + clone as u64 * spec.offset_increment;
     let meta = match fs::metadata(path) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -93,6 +92,7 @@ pub fn prepare(
     };
     // The null engine does no I/O: it needs no file, and creates none.
     if spec.ioengine == EngineKind::Null && meta.is_none() {
+        let offset = spec.offset + clone as u64 * spec.offset_increment;
         return null_target(spec, path, offset);
     }
     let is_block = meta
@@ -112,6 +112,11 @@ pub fn prepare(
     } else {
         meta.as_ref().map_or(0, |m| m.len())
     };
+    // fio's offset=N% is a share of what is there (a new file: nothing, so 0), down to bs.
+    // The job file sets either it or `offset`; a rank's region under MPI adds to both.
+    let share = spec.offset_percent.map_or(0, |p| existing * p as u64 / 100);
+    let base = spec.offset + share / spec.bs * spec.bs;
+    let offset = base + clone as u64 * spec.offset_increment;
     let per_file = |total: u64| (total / nfiles as u64) / spec.bs * spec.bs;
     let len = match (spec.size, spec.size_percent) {
         // fio's filesize: each file its own size (a range: one per file, from the seed).

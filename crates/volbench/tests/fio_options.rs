@@ -572,6 +572,43 @@ fn rw_offset_modifiers_skip_and_step_back_as_fio() {
 }
 
 #[test]
+fn offset_percent_starts_at_that_share_of_the_file_as_fio() {
+    let d = tmpdir();
+    let f = d.path().join("ex");
+    fill_random(&f, 8 << 20);
+    // Of an existing 8 MiB file: 25 % is 2 MiB in, to the end or for `size`; of a new file
+    // (no length yet) fio starts at 0.
+    for (extra, file) in [("", "ex"), ("size=2m\n", "ex"), ("size=8m\noffset=50%\n", "new")] {
+        let job = d.path().join("o.fio");
+        std::fs::write(
+            &job,
+            format!("[o]\nfilename={file}\nrw=write\nbs=4k\noffset=25%\n{extra}"),
+        )
+        .unwrap();
+        let theirs = fio_json(d.path(), &job, &[]);
+        let fio_len = std::fs::metadata(d.path().join(file)).unwrap().len();
+        std::fs::remove_file(d.path().join("new")).ok();
+        let ours = vb_json(d.path(), &job, &[]);
+        let t = &theirs["jobs"][0]["write"];
+        assert_eq!(ours["group"]["write"]["io_bytes"], t["io_bytes"], "{extra}");
+        let len = std::fs::metadata(d.path().join(file)).unwrap().len();
+        assert_eq!(len, fio_len, "{extra}");
+    }
+    // Where volbench wrote: its stamped blocks start 2 MiB in.
+    let job = d.path().join("o.fio");
+    std::fs::write(&job, "[o]\nfilename=ex\nrw=write\nbs=4k\noffset=25%\nsize=1m\nverify=crc32c\ndo_verify=0\n").unwrap();
+    fill_random(&f, 8 << 20);
+    vb_json(d.path(), &job, &[]);
+    let stamped: Vec<u64> = std::fs::read(&f)
+        .unwrap()
+        .chunks(4096)
+        .filter(|b| &b[..4] == b"VBv1")
+        .map(|b| u64::from_le_bytes(b[8..16].try_into().unwrap()))
+        .collect();
+    assert_eq!(stamped, (0..256).map(|b| (2 << 20) + b * 4096).collect::<Vec<_>>());
+}
+
+#[test]
 fn bsrange_draws_sizes_across_the_range_as_fio() {
     let d = tmpdir();
     let job = d.path().join("r.fio");

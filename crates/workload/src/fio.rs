@@ -567,8 +567,8 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
                 _ => return Err(bad(key, s, "use linear or poisson")),
             };
         }
-        // volbench keeps every file of a job open; fewer open at once (fio then closes and
-        // reopens them in turn) is not done.
+        // volbench keeps every file of a job open. With fewer open at once fio works through
+        // the files a few at a time, closing each when done: another I/O pattern, refused.
         "openfiles" => {
             let n: u32 = num(key, need(key, v, "4")?)?;
             if n < j.nrfiles {
@@ -753,14 +753,17 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "number_ios" => j.number_ios = Some(num(key, need(key, v, "1000")?)?),
         "offset" => {
             let s = need(key, v, "0")?;
-            if s.ends_with('%') {
-                return Err(bad(
-                    key,
-                    s,
-                    "percentage offsets are not supported: give bytes",
-                ));
+            if let Some(p) = s.trim().strip_suffix('%') {
+                let p: u8 = num(key, p)?;
+                if p > 100 {
+                    return Err(bad(key, s, "a percentage is 0 to 100"));
+                }
+                j.offset_percent = Some(p);
+                j.offset = 0;
+            } else {
+                j.offset = size(kb, key, s)?;
+                j.offset_percent = None;
             }
-            j.offset = size(kb, key, s)?;
         }
         "offset_increment" => j.offset_increment = size(kb, key, need(key, v, "1g")?)?,
         "runtime" => {
@@ -971,9 +974,10 @@ pub fn workload(
         // fio reads a section's options in its option table's order, where kb_base comes
         // first: it sets the units of every size in its section (and in later ones, from
         // [global]), not of sizes [global] set before.
+        // openfiles is checked against nrfiles, so it goes last wherever it was written.
         opts.sort_by_key(|o| {
             let own = !is_global && s.options.iter().any(|x| std::ptr::eq(x, *o));
-            (own, o.key != "kb_base")
+            (o.key == "openfiles", own, o.key != "kb_base")
         });
         for o in &opts {
             match apply(&mut j, &o.key, o.value.as_deref()) {
@@ -1119,6 +1123,9 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.offset != 0 {
         push("offset", short_size(j.offset));
+    }
+    if let Some(p) = j.offset_percent {
+        push("offset", format!("{p}%"));
     }
     if j.offset_increment != 0 {
         push("offset_increment", short_size(j.offset_increment));
@@ -1484,5 +1491,29 @@ mod tests {
         }
         // The jobs round-trip; the job file's raw [global] lines have no command-line form.
         assert_eq!(load(&text).unwrap().jobs, w.jobs, "{cmd}");
+    }
+
+    #[test]
+    fn offset_percent_is_a_share_and_replaces_a_byte_offset() {
+        let w = load("[a]\noffset=1m\noffset=25%\n[b]\noffset=25%\noffset=8k\n").unwrap();
+        assert_eq!((w.jobs[0].offset, w.jobs[0].offset_percent), (0, Some(25)));
+        assert_eq!((w.jobs[1].offset, w.jobs[1].offset_percent), (8192, None));
+        let e = load("[a]\noffset=101%\n").unwrap_err().to_string();
+        assert!(e.contains("t.fio:2") && e.contains("0 to 100"), "{e}");
+        // --showcmd keeps it.
+        assert!(showcmd(&load("[a]\noffset=25%\n").unwrap()).contains("--offset=25%"));
+    }
+
+    #[test]
+    fn openfiles_below_nrfiles_is_refused_in_either_order() {
+        for t in [
+            "[a]\nopenfiles=1\nnrfiles=4\n",
+            "[a]\nnrfiles=4\nopenfiles=1\n",
+            "[global]\nopenfiles=1\n[a]\nnrfiles=4\n",
+        ] {
+            let e = load(t).unwrap_err().to_string();
+            assert!(e.contains("openfiles=1") && e.contains("nrfiles=4"), "{t}: {e}");
+        }
+        assert!(load("[a]\nopenfiles=4\nnrfiles=4\n").is_ok());
     }
 }

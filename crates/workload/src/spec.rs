@@ -301,6 +301,10 @@ pub struct JobSpec {
     pub unlink: bool,
     /// Byte offset where the region starts.
     pub offset: u64,
+    /// `offset=N%`: the region starts at that share of the existing file or device (rounded
+    /// down to `bs`), as in fio; a new file has no length yet, so it starts at 0.
+    #[serde(default)]
+    pub offset_percent: Option<u8>,
     /// Stop after this long. With `time_based`, loop over the region until then.
     pub runtime: Option<Duration>,
     pub time_based: bool,
@@ -405,6 +409,7 @@ impl Default for JobSpec {
             do_verify: true,
             unlink: false,
             offset: 0,
+            offset_percent: None,
             runtime: Some(Duration::from_secs(30)),
             time_based: true,
             ramp_time: Duration::ZERO,
