@@ -578,7 +578,11 @@ fn offset_percent_starts_at_that_share_of_the_file_as_fio() {
     fill_random(&f, 8 << 20);
     // Of an existing 8 MiB file: 25 % is 2 MiB in, to the end or for `size`; of a new file
     // (no length yet) fio starts at 0.
-    for (extra, file) in [("", "ex"), ("size=2m\n", "ex"), ("size=8m\noffset=50%\n", "new")] {
+    for (extra, file) in [
+        ("", "ex"),
+        ("size=2m\n", "ex"),
+        ("size=8m\noffset=50%\n", "new"),
+    ] {
         let job = d.path().join("o.fio");
         std::fs::write(
             &job,
@@ -596,7 +600,11 @@ fn offset_percent_starts_at_that_share_of_the_file_as_fio() {
     }
     // Where volbench wrote: its stamped blocks start 2 MiB in.
     let job = d.path().join("o.fio");
-    std::fs::write(&job, "[o]\nfilename=ex\nrw=write\nbs=4k\noffset=25%\nsize=1m\nverify=crc32c\ndo_verify=0\n").unwrap();
+    std::fs::write(
+        &job,
+        "[o]\nfilename=ex\nrw=write\nbs=4k\noffset=25%\nsize=1m\nverify=crc32c\ndo_verify=0\n",
+    )
+    .unwrap();
     fill_random(&f, 8 << 20);
     vb_json(d.path(), &job, &[]);
     let stamped: Vec<u64> = std::fs::read(&f)
@@ -605,7 +613,10 @@ fn offset_percent_starts_at_that_share_of_the_file_as_fio() {
         .filter(|b| &b[..4] == b"VBv1")
         .map(|b| u64::from_le_bytes(b[8..16].try_into().unwrap()))
         .collect();
-    assert_eq!(stamped, (0..256).map(|b| (2 << 20) + b * 4096).collect::<Vec<_>>());
+    assert_eq!(
+        stamped,
+        (0..256).map(|b| (2 << 20) + b * 4096).collect::<Vec<_>>()
+    );
 }
 
 #[test]

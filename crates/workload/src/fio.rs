@@ -1512,7 +1512,10 @@ mod tests {
             "[global]\nopenfiles=1\n[a]\nnrfiles=4\n",
         ] {
             let e = load(t).unwrap_err().to_string();
-            assert!(e.contains("openfiles=1") && e.contains("nrfiles=4"), "{t}: {e}");
+            assert!(
+                e.contains("openfiles=1") && e.contains("nrfiles=4"),
+                "{t}: {e}"
+            );
         }
         assert!(load("[a]\nopenfiles=4\nnrfiles=4\n").is_ok());
     }
