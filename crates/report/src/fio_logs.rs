@@ -2,13 +2,19 @@
 //! (`NAME_bw.N.log`, `NAME_iops.N.log`, `NAME_lat.N.log`, `NAME_clat.N.log`, `NAME_slat.N.log`,
 //! N the job's number from 1), in fio's averaged form: one line per window and direction,
 //! `msec, value, ddir, bs, offset`, with bandwidth in KiB/s, IOPS per second and latencies as
-//! the window's mean in ns. fio writes one line per I/O when `log_avg_msec` is 0; volbench has
-//! no per-I/O record, so it then writes one line per second.
+//! the window's mean in ns (its largest with `log_max_value=1`). fio writes one line per I/O
+//! when `log_avg_msec` is 0; volbench has no per-I/O record, so it then writes one line per
+//! second. `write_hist_log` gives `NAME_clat_hist.N.log`: per `log_hist_msec` window and
+//! direction, `msec, ddir, bs, ` and the counts of fio's 1856 completion-latency bins.
 
 use crate::{JobReport, RunReport};
-use stats::Sample;
+use stats::winlog::PLAT_NR;
+use stats::{Sample, WindowLog};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+/// A window's value for one direction, if it has one.
+type Value = fn(&Window, usize) -> Option<u64>;
 
 /// One averaging window: the samples that closed inside it, added up.
 #[derive(Default)]
@@ -43,15 +49,30 @@ pub fn write(r: &RunReport, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             files.push((format!("{p}_iops.{n}.log"), lines(&wins, &dirs, iops)));
         }
         if let Some(p) = &logs.lat {
-            files.push((format!("{p}_lat.{n}.log"), lines(&wins, &dirs, lat)));
-            files.push((format!("{p}_clat.{n}.log"), lines(&wins, &dirs, clat)));
             // Synchronous engines have no submission latency: fio leaves that log empty.
             let slat_dirs = if spec.ioengine.is_sync() {
                 &[][..]
             } else {
                 &dirs[..]
             };
-            files.push((format!("{p}_slat.{n}.log"), lines(&wins, slat_dirs, slat)));
+            let kinds = [
+                ("lat", &dirs[..], lat as Value),
+                ("clat", &dirs, clat),
+                ("slat", slat_dirs, slat),
+            ];
+            for (i, (kind, ds, mean)) in kinds.into_iter().enumerate() {
+                let text = match (&j.fio_windows, logs.max_value) {
+                    (Some(w), true) => max_lines(w, j.runtime_ns, ds, i),
+                    _ => lines(&wins, ds, mean),
+                };
+                files.push((format!("{p}_{kind}.{n}.log"), text));
+            }
+        }
+        if let Some(p) = &logs.hist {
+            let text = j.fio_windows.as_ref().map_or(String::new(), |w| {
+                hist_lines(w, spec.bs, logs.hist_coarseness)
+            });
+            files.push((format!("{p}_clat_hist.{n}.log"), text));
         }
         for (name, text) in files {
             let path = dir.join(name);
@@ -94,13 +115,58 @@ fn windows(j: &JobReport, avg_ms: u64) -> Vec<Window> {
 
 /// One line per window and direction, `msec, value, ddir, 0, 0`; a latency log skips windows
 /// without I/O in that direction (there is no mean to give), as fio's does.
-fn lines(wins: &[Window], dirs: &[usize], value: fn(&Window, usize) -> Option<u64>) -> String {
+fn lines(wins: &[Window], dirs: &[usize], value: Value) -> String {
     let mut s = String::new();
     for w in wins {
         for &d in dirs {
             if let Some(v) = value(w, d) {
                 let _ = writeln!(s, "{}, {v}, {d}, 0, 0", w.end_ms);
             }
+        }
+    }
+    s
+}
+
+/// A latency log of window maxima: one line per window and direction that had I/O, the last
+/// window only if it is at least half as long as the others (the rule of the averaged logs).
+/// `kind` is 0 for total latency, 1 completion, 2 submission.
+fn max_lines(w: &WindowLog, runtime_ns: u64, dirs: &[usize], kind: usize) -> String {
+    let mut s = String::new();
+    let run_ms = runtime_ns / 1_000_000;
+    for (k, m) in w.max.iter().enumerate() {
+        let end = (k as u64 + 1) * w.max_ms;
+        if end > run_ms && (run_ms + w.max_ms).saturating_sub(end) * 2 < w.max_ms {
+            break;
+        }
+        for &d in dirs {
+            if m[2 * kind + d] > 0 {
+                let _ = writeln!(s, "{end}, {}, {d}, 0, 0", m[2 * kind + d]);
+            }
+        }
+    }
+    s
+}
+
+/// The histogram log: `msec, ddir, bs, ` then fio's bins, 2^coarseness of them summed per
+/// column, one line per closed window and direction with I/O.
+fn hist_lines(w: &WindowLog, bs: u64, coarseness: u8) -> String {
+    let cols = PLAT_NR >> coarseness;
+    let mut s = String::new();
+    let mut row = vec![0u64; cols];
+    for h in &w.hist {
+        for (d, bins) in h.bins.iter().enumerate() {
+            if bins.is_empty() {
+                continue;
+            }
+            row.iter_mut().for_each(|c| *c = 0);
+            for &(b, n) in bins {
+                row[(b as usize) >> coarseness] += n as u64;
+            }
+            let _ = write!(s, "{}, {d}, {bs}", h.end_ms);
+            for c in &row {
+                let _ = write!(s, ", {c}");
+            }
+            s.push('\n');
         }
     }
     s

@@ -307,6 +307,10 @@ pub struct JobReport {
     /// Blocks read back and checked by the `do_verify` pass after a verified write job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified_blocks: Option<u64>,
+    /// Window maxima and latency histograms kept for fio's `log_max_value` and
+    /// `write_hist_log`, when the job asked for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio_windows: Option<stats::WindowLog>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -428,6 +432,7 @@ impl JobReport {
             series: s.series.clone(),
             error: None,
             verified_blocks: None,
+            fio_windows: None,
         }
     }
 

@@ -90,6 +90,8 @@ pub struct JobOutput {
     pub setup_error: Option<EngineError>,
     /// Blocks read back and checked by the `do_verify` pass.
     pub verified: u64,
+    /// Window maxima and latency histograms for fio's logs, when the job asked for them.
+    pub windows: Option<stats::WindowLog>,
 }
 
 #[derive(Clone, Copy)]
@@ -302,6 +304,8 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
 
     let mut stats = JobStats::default();
     prepare_hists(&mut stats, spec, sync_engine);
+    let (max_ms, hist_ms) = spec.logs.window_ms();
+    let mut windows = stats::WindowLog::new(max_ms, hist_ms);
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut meta = vec![
         Meta {
@@ -536,6 +540,9 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             break;
         }
         let tc = now();
+        // The window ends at the cut, or at the deadline before the loop has seen it pass:
+        // a batch reaped just after the deadline is not part of the run either.
+        let window_end = cut.or(deadline).unwrap_or(u64::MAX);
         for c in &comps {
             let m = meta[c.slot as usize];
             free.push(c.slot);
@@ -556,17 +563,22 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             // Counted when it completes inside the measured window: after the ramp (an I/O
             // submitted during the ramp counts if it completes after it, as in fio) and
             // before the cut.
-            if tc >= ramp_ns && cut.is_none_or(|c| tc <= c) {
-                let d = &mut stats.dirs[(m.op == Op::Write) as usize];
+            if tc >= ramp_ns && tc <= window_end {
+                let dir = (m.op == Op::Write) as usize;
+                let d = &mut stats.dirs[dir];
                 d.ios += 1;
                 d.bytes += m.len as u64;
-                if sync_engine {
-                    d.clat.record(tc - m.start);
+                let (slat, clat) = if sync_engine {
+                    (0, tc - m.start)
                 } else {
                     d.slat.record(m.sub - m.start);
-                    d.clat.record(tc - m.sub);
-                }
+                    (m.sub - m.start, tc - m.sub)
+                };
+                d.clat.record(clat);
                 d.lat.record(tc - m.start);
+                if let Some(w) = &mut windows {
+                    w.record(tc - ramp_ns, dir, tc - m.start, clat, slat);
+                }
             }
         }
         in_flight -= comps.len();
@@ -631,6 +643,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     }
     drop(eng);
     out.stats = stats;
+    out.windows = windows;
     out.error = error;
 }
 

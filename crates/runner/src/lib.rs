@@ -481,6 +481,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         jr.groupid = p.group;
         jr.spec_index = p.spec_idx;
         jr.verified_blocks = (o.verified > 0).then_some(o.verified);
+        jr.fio_windows = o.windows;
         if let Some(e) = o.error {
             first_error.get_or_insert_with(|| format!("job {}: {e}", p.name));
             jr.error = Some(e);

@@ -9,8 +9,10 @@ pub mod hist;
 pub mod job;
 pub mod series;
 pub mod warnings;
+pub mod winlog;
 
 pub use hist::{LatHist, LatencySummary, Percentile, FIO_PERCENTILES};
 pub use job::{DirStats, JobStats, DEPTH_BUCKETS};
 pub use series::{Sample, Series, SeriesSummary};
 pub use warnings::{fmt_count, Warning};
+pub use winlog::{HistWindow, WindowLog};

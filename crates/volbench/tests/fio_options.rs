@@ -1084,3 +1084,110 @@ fn verify_hashes_write_check_and_catch_corruption() {
         );
     }
 }
+
+#[test]
+fn hist_logs_and_window_maxima_are_written_in_fios_format() {
+    let d = tmpdir();
+    let (f, v) = (d.path().join("fio"), d.path().join("vb"));
+    std::fs::create_dir_all(&f).unwrap();
+    std::fs::create_dir_all(&v).unwrap();
+    let job = d.path().join("h.fio");
+    std::fs::write(
+        &job,
+        "[h]\nioengine=libaio\niodepth=4\nrw=randrw\nbs=4k\nsize=8m\nruntime=2\ntime_based\n\
+         write_hist_log=h\nlog_hist_msec=500\nwrite_lat_log=l\nlog_avg_msec=500\n\
+         log_max_value=1\n[c]\nioengine=psync\nrw=randread\nbs=4k\nsize=4m\nruntime=2\n\
+         time_based\nwrite_hist_log=c\nlog_hist_msec=1000\nlog_hist_coarseness=2\n",
+    )
+    .unwrap();
+    fio_json(&f, &job, &[]);
+    let ours = vb_json(&v, &job, &["--directory=."]);
+    let rows = |p: &Path| -> Vec<Vec<u64>> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| l.split(", ").map(|x| x.trim().parse().unwrap()).collect())
+            .collect()
+    };
+    // The same files; per direction the same lines (window, block size), but for the last:
+    // a window is written when a later completion closes it, and fio counts completions
+    // after the deadline (it drains the queue) where volbench's window ends there. The same
+    // number of bins: 1856, a quarter of that at coarseness 2.
+    for (name, width, cols) in [
+        ("h_clat_hist.1.log", 500, 1859),
+        ("c_clat_hist.2.log", 1000, 467),
+    ] {
+        let (o, t) = (rows(&v.join(name)), rows(&f.join(name)));
+        for dir in 0..2 {
+            let lines = |x: &[Vec<u64>]| -> Vec<(u64, u64)> {
+                x.iter()
+                    .filter(|r| r[1] == dir)
+                    .map(|r| ((r[0] + width / 2) / width, r[2]))
+                    .collect()
+            };
+            let (lo, lt) = (lines(&o), lines(&t));
+            let common = lo.len().min(lt.len());
+            assert!(
+                lo.len().abs_diff(lt.len()) <= 1 && lo[..common] == lt[..common],
+                "{name} dir {dir}: {lo:?} vs fio {lt:?}"
+            );
+        }
+        assert!(
+            !o.is_empty() && o.iter().chain(&t).all(|r| r.len() == cols),
+            "{name}"
+        );
+    }
+    // The histograms hold the counted I/Os of every window but the open last one, in bins
+    // that agree with the report's completion latencies: the median bin's lower edge is at
+    // most the median and within one bin (1/64) below it, give or take the windows' spread.
+    let o = rows(&v.join("h_clat_hist.1.log"));
+    let job0 = &ours["jobs"][0];
+    for (dir, key) in [(0, "read"), (1, "write")] {
+        let mut bins = vec![0u64; 1856];
+        for r in o.iter().filter(|r| r[1] == dir) {
+            for (b, n) in r[3..].iter().enumerate() {
+                bins[b] += n;
+            }
+        }
+        let total: u64 = bins.iter().sum();
+        let ios = job0[key]["total_ios"].as_u64().unwrap();
+        assert!(total <= ios && total * 2 >= ios, "{key}: {total} of {ios}");
+        let mut seen = 0;
+        let median = bins
+            .iter()
+            .position(|&n| {
+                seen += n;
+                seen * 2 >= total
+            })
+            .unwrap();
+        let edge = stats::winlog::plat_value(median) as f64;
+        let p50 = job0[key]["clat_ns"]["percentiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["p"] == 50.0)
+            .unwrap()["ns"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            (0.5..=2.0).contains(&(p50 / edge)),
+            "{key}: median bin {median} starts at {edge} ns, the report's p50 is {p50}"
+        );
+    }
+    // log_max_value=1: each line is a window's largest latency; the largest of them is the
+    // job's (every counted I/O falls in a written window), and none is below the job's least.
+    for (kind, field) in [("lat", "lat_ns"), ("clat", "clat_ns"), ("slat", "slat_ns")] {
+        let name = format!("l_{kind}.1.log");
+        let (o, t) = (rows(&v.join(&name)), rows(&f.join(&name)));
+        for (dir, key) in [(0, "read"), (1, "write")] {
+            // fio may add a line at the end for the I/Os it drains after the deadline.
+            let n = |x: &[Vec<u64>]| x.iter().filter(|r| r[2] == dir).count();
+            assert!(n(&o).abs_diff(n(&t)) <= 1, "{name}: {o:?} vs {t:?}");
+            let vals: Vec<u64> = o.iter().filter(|r| r[2] == dir).map(|r| r[1]).collect();
+            let s = &job0[key][field];
+            let (min, max) = (s["min_ns"].as_u64().unwrap(), s["max_ns"].as_u64().unwrap());
+            assert_eq!(vals.iter().max(), Some(&max), "{name} {key}");
+            assert!(vals.iter().all(|&x| x >= min), "{name} {key}");
+        }
+    }
+}

@@ -75,6 +75,9 @@ const IGNORABLE: &[&str] = &[
     "warnings-fatal",
     "group_reporting_thresh",
     "disk_util",
+    // Diagnostics written when a verify or an I/O fails: files for a human, not the I/O.
+    "verify_dump",
+    "error_dump",
 ];
 
 /// Options that only change how fio takes its measurements, which volbench takes its own way:
@@ -277,6 +280,10 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "write_hist_log",
+    "log_hist_msec",
+    "log_hist_coarseness",
+    "log_max_value",
     "experimental_verify",
     "rate_process",
     "openfiles",
@@ -543,6 +550,17 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "write_iops_log" => j.logs.iops = Some(v.unwrap_or(&j.name).to_string()),
         "write_lat_log" => j.logs.lat = Some(v.unwrap_or(&j.name).to_string()),
         "log_avg_msec" => j.logs.avg_msec = num(key, need(key, v, "1000")?)?,
+        "write_hist_log" => j.logs.hist = Some(v.unwrap_or(&j.name).to_string()),
+        "log_hist_msec" => j.logs.hist_msec = num(key, need(key, v, "1000")?)?,
+        "log_hist_coarseness" => {
+            let c: u8 = num(key, need(key, v, "0")?)?;
+            if c > 6 {
+                return Err(bad(key, &c.to_string(), "use 0 to 6"));
+            }
+            j.logs.hist_coarseness = c;
+        }
+        // fio 3.33 knows 0 (the window's mean) and 1 (its largest value).
+        "log_max_value" => j.logs.max_value = flag(key, v)?,
         "buffer_compress_percentage" | "buffer_compress_chunk" => {
             let s = need(key, v, "50")?;
             let (mut percent, mut chunk) = match j.buffer {
@@ -1309,13 +1327,21 @@ fn push_layout_and_reporting(j: &JobSpec, d: &JobSpec, push: &mut impl FnMut(&st
         ("write_bw_log", &j.logs.bw),
         ("write_iops_log", &j.logs.iops),
         ("write_lat_log", &j.logs.lat),
+        ("write_hist_log", &j.logs.hist),
     ] {
         if let Some(v) = v {
             push(k, v.clone());
         }
     }
-    if j.logs.avg_msec != 0 {
-        push("log_avg_msec", j.logs.avg_msec.to_string());
+    for (k, v) in [
+        ("log_avg_msec", j.logs.avg_msec),
+        ("log_hist_msec", j.logs.hist_msec),
+        ("log_hist_coarseness", j.logs.hist_coarseness as u32),
+        ("log_max_value", j.logs.max_value as u32),
+    ] {
+        if v != 0 {
+            push(k, v.to_string());
+        }
     }
 }
 
@@ -1447,7 +1473,7 @@ mod tests {
     #[test]
     fn ignore_unsupported_skips_only_reporting_options_and_says_so() {
         let s = parse_str(
-            "[j]\nsize=1m\nwrite_hist_log=x\n",
+            "[j]\nsize=1m\nlog_offset=1\n",
             Path::new("t.fio"),
             &|_| None,
             0,
@@ -1459,7 +1485,7 @@ mod tests {
             assert_eq!(
                 warns,
                 vec![
-                    "t.fio:3: ignored 'write_hist_log' (it only affects logs or reporting, \
+                    "t.fio:3: ignored 'log_offset' (it only affects logs or reporting, \
                       which volbench does not produce)"
                         .to_string()
                 ]

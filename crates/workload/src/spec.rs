@@ -169,11 +169,42 @@ pub struct Logs {
     /// Averaging window, ms (fio's `log_avg_msec`; 0: fio logs every I/O, volbench each second).
     #[serde(default)]
     pub avg_msec: u32,
+    /// The latency logs give each window's largest value, not its mean (`log_max_value=1`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub max_value: bool,
+    /// `NAME_clat_hist` log of completion-latency histograms (`write_hist_log`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hist: Option<String>,
+    /// Its window, ms (`log_hist_msec`; 0: fio writes no lines, nor does volbench).
+    #[serde(default)]
+    pub hist_msec: u32,
+    /// Adjacent bins summed in 2^N (`log_hist_coarseness`, 0 to 6).
+    #[serde(default)]
+    pub hist_coarseness: u8,
 }
 
 impl Logs {
     pub fn any(&self) -> bool {
-        self.bw.is_some() || self.iops.is_some() || self.lat.is_some()
+        self.bw.is_some() || self.iops.is_some() || self.lat.is_some() || self.hist.is_some()
+    }
+
+    /// The windows (ms) of the per-completion records the job must keep for these logs: the
+    /// latency logs' maxima and the histograms (0: not kept).
+    pub fn window_ms(&self) -> (u64, u64) {
+        let max = if self.lat.is_some() && self.max_value {
+            match self.avg_msec {
+                0 => 1000,
+                m => m as u64,
+            }
+        } else {
+            0
+        };
+        let hist = if self.hist.is_some() {
+            self.hist_msec as u64
+        } else {
+            0
+        };
+        (max, hist)
     }
 
     fn is_none(&self) -> bool {
