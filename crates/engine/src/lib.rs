@@ -61,6 +61,9 @@ pub struct EngineConfig {
     /// Make every write durable on its own (RWF_DSYNC: pwritev2, io_uring, libaio), as if the
     /// file were opened O_DSYNC but chosen per write, the way a database's log writer can.
     pub write_dsync: bool,
+    /// Polled completions (fio's `hipri`): io_uring sets up the ring with IOPOLL, psync passes
+    /// RWF_HIPRI to preadv2/pwritev2.
+    pub hipri: bool,
 }
 
 /// Everything an engine can fail with, with the errno kept for the report.

@@ -7,17 +7,21 @@ pub struct Psync {
     fds: Vec<RawFd>,
     bufs: SlotBuffers,
     done: Vec<Completion>,
-    /// RWF_DSYNC per write: writes go through pwritev2 instead of pwrite.
+    /// RWF_DSYNC per write and RWF_HIPRI: then writes go through pwritev2, not pwrite.
     write_flags: i32,
+    /// RWF_HIPRI: then reads go through preadv2, not pread.
+    read_flags: i32,
 }
 
 impl Psync {
     pub fn new(cfg: &EngineConfig) -> Psync {
+        let hipri = if cfg.hipri { libc::RWF_HIPRI } else { 0 };
         Psync {
             fds: cfg.fds.clone(),
             bufs: SlotBuffers::new(cfg.depth as usize, cfg.slot_size, cfg.align),
             done: Vec::with_capacity(cfg.depth as usize),
-            write_flags: if cfg.write_dsync { libc::RWF_DSYNC } else { 0 },
+            write_flags: hipri | if cfg.write_dsync { libc::RWF_DSYNC } else { 0 },
+            read_flags: hipri,
         }
     }
 }
@@ -35,18 +39,19 @@ impl Engine for Psync {
             // SAFETY: ptr points at a slot of at least req.len bytes owned by self.bufs, and no
             // other reference to it is alive during the call.
             let r = unsafe {
+                let iov = libc::iovec {
+                    iov_base: ptr.cast(),
+                    iov_len: req.len as usize,
+                };
                 match req.op {
-                    Op::Read => libc::pread(fd, ptr.cast(), req.len as usize, req.offset as i64),
+                    Op::Read if self.read_flags == 0 => {
+                        libc::pread(fd, ptr.cast(), req.len as usize, req.offset as i64)
+                    }
+                    Op::Read => libc::preadv2(fd, &iov, 1, req.offset as i64, self.read_flags),
                     Op::Write if self.write_flags == 0 => {
                         libc::pwrite(fd, ptr.cast(), req.len as usize, req.offset as i64)
                     }
-                    Op::Write => {
-                        let iov = libc::iovec {
-                            iov_base: ptr.cast(),
-                            iov_len: req.len as usize,
-                        };
-                        libc::pwritev2(fd, &iov, 1, req.offset as i64, self.write_flags)
-                    }
+                    Op::Write => libc::pwritev2(fd, &iov, 1, req.offset as i64, self.write_flags),
                 }
             };
             if r >= 0 {

@@ -34,10 +34,13 @@ fn err(what: &'static str, source: io::Error) -> EngineError {
     }
 }
 
-fn build_ring(entries: u32) -> io::Result<io_uring::IoUring> {
+fn build_ring(entries: u32, poll: bool) -> io::Result<io_uring::IoUring> {
     let mut last = None;
     for level in 0..3 {
         let mut b = io_uring::IoUring::builder();
+        if poll {
+            b.setup_iopoll();
+        }
         if level == 0 {
             b.setup_single_issuer()
                 .setup_defer_taskrun()
@@ -58,7 +61,7 @@ impl IoUring {
     /// the task that created them.
     pub fn new(cfg: &EngineConfig) -> Result<IoUring, EngineError> {
         let entries = cfg.depth.max(1).next_power_of_two();
-        let ring = build_ring(entries).map_err(|source| EngineError::Unavailable {
+        let ring = build_ring(entries, cfg.hipri).map_err(|source| EngineError::Unavailable {
             engine: "io_uring",
             source,
         })?;

@@ -55,6 +55,13 @@ pub enum RunError {
     SizePercent { path: PathBuf },
     #[error("{path} gets {len} bytes, less than one block of {bs}: raise size or lower nrfiles")]
     TooSmall { path: PathBuf, len: u64, bs: u64 },
+    #[error(
+        "hipri: {path} is on {dev}, which has no polled queues (its queue/io_poll is 0; NVMe \
+         gets them with the nvme module's poll_queues=N), so every polled I/O would fail with \
+         'Operation not supported', as fio's do: drop hipri, or use ioengine=pvsync2, where \
+         the kernel falls back to interrupts"
+    )]
+    NoPoll { path: PathBuf, dev: String },
     #[error("{path} is neither a regular file nor a block device: choose a file or a device")]
     BadTarget { path: PathBuf },
     #[error(

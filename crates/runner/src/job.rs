@@ -163,6 +163,7 @@ pub fn run(inp: JobInput) -> JobOutput {
         slot_size: inp.spec.max_bs() as usize,
         align: inp.lbs as usize,
         write_dsync: inp.spec.rwf_dsync,
+        hipri: inp.spec.hipri,
     };
     match inp.spec.ioengine {
         EngineKind::IoUring => match engine::IoUring::new(&cfg) {

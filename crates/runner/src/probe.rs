@@ -70,6 +70,20 @@ fn disk_dir(dev_dir: &Path) -> PathBuf {
     }
 }
 
+/// Whether the disk under `dev` has polled queues (`queue/io_poll` is 1), which io_uring's
+/// IOPOLL needs; also the disk's name (or `major:minor`) for messages.
+pub fn polls(dev: DevId) -> (bool, String) {
+    let Some(dir) = dev.sysfs().map(|d| disk_dir(&d)) else {
+        return (false, format!("{}:{}", dev.major, dev.minor));
+    };
+    let on = fs::read_to_string(dir.join("queue/io_poll")).is_ok_and(|s| s.trim() == "1");
+    let name = dir.file_name().map_or_else(
+        || format!("{}:{}", dev.major, dev.minor),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    (on, name)
+}
+
 pub fn device_info(dev: DevId) -> Option<DeviceInfo> {
     device_info_at(&dev.sysfs()?, 0)
 }

@@ -98,6 +98,7 @@ pub fn prepare(
     let is_block = meta
         .as_ref()
         .is_some_and(|m| m.file_type().is_block_device());
+    check_hipri(spec, path, is_block, meta.as_ref())?;
     if let Some(m) = &meta {
         if !is_block && !m.is_file() {
             return Err(RunError::BadTarget {
@@ -318,6 +319,35 @@ pub fn prepare(
         lbs,
         info,
     })
+}
+
+/// fio's hipri on io_uring polls for completions (IOPOLL), which only a disk with polled
+/// queues can serve: elsewhere every I/O fails with EOPNOTSUPP, fio's included. Said before
+/// anything is laid out. A new file's disk is its directory's.
+fn check_hipri(
+    spec: &JobSpec,
+    path: &Path,
+    is_block: bool,
+    meta: Option<&fs::Metadata>,
+) -> Result<(), RunError> {
+    if !spec.hipri || spec.ioengine != EngineKind::IoUring {
+        return Ok(());
+    }
+    let raw = match meta {
+        Some(m) if is_block => m.rdev(),
+        Some(m) => m.dev(),
+        None => {
+            let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+            fs::metadata(dir.unwrap_or(Path::new("."))).map_or(0, |m| m.dev())
+        }
+    };
+    match probe::polls(DevId::from_raw(raw)) {
+        (true, _) => Ok(()),
+        (false, dev) => Err(RunError::NoPoll {
+            path: path.to_path_buf(),
+            dev,
+        }),
+    }
 }
 
 /// The null engine's stand-in for a file that does not exist: nothing is created or opened

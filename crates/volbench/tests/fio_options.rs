@@ -1191,3 +1191,100 @@ fn hist_logs_and_window_maxima_are_written_in_fios_format() {
         }
     }
 }
+
+#[test]
+fn hipri_polls_as_fio_does_or_says_why_it_cannot() {
+    let d = tmpdir();
+    let strace = |prog: &str, args: &[&str]| -> (bool, String) {
+        let log = d.path().join("strace.txt");
+        let out = std::process::Command::new("strace")
+            .current_dir(d.path())
+            .args(["-f", "-e", "trace=preadv2", "-o"])
+            .arg(&log)
+            .arg(prog)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            std::fs::read_to_string(&log).unwrap_or_default(),
+        )
+    };
+    // pvsync2: RWF_HIPRI on every read, as fio passes it (the kernel falls back to
+    // interrupts on a disk without polled queues).
+    let job = d.path().join("p.fio");
+    std::fs::write(
+        &job,
+        "[p]\nioengine=pvsync2\nhipri=1\ndirect=1\nrw=randread\nbs=4k\nsize=1m\nnumber_ios=50\n",
+    )
+    .unwrap();
+    let j = job.to_str().unwrap();
+    let hipri = |log: &str| log.lines().filter(|l| l.contains("RWF_HIPRI")).count();
+    let (ok, theirs) = strace("fio", &[j]);
+    assert!(ok && hipri(&theirs) == 50, "fio: {theirs}");
+    let bin = assert_cmd::cargo::cargo_bin("volbench");
+    let (ok, ours) = strace(bin.to_str().unwrap(), &["run", j, "-q", "--no-store"]);
+    assert!(ok && hipri(&ours) == 50, "volbench: {ours}");
+    // io_uring: polled completions need a disk with polled queues. Without them (zram, loop,
+    // virtio here) every I/O fails in fio; volbench says so before laying anything out.
+    std::fs::write(
+        &job,
+        "[u]\nioengine=io_uring\nhipri=1\ndirect=1\nrw=randread\nbs=4k\nsize=1m\nnumber_ios=50\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(d.path()).unwrap().dev();
+    let sys = format!("/sys/dev/block/{}:{}", libc::major(dev), libc::minor(dev));
+    let sys = std::fs::canonicalize(sys).ok();
+    let polls = sys.is_some_and(|s| {
+        let disk = if s.join("partition").exists() {
+            s.parent().unwrap().to_path_buf()
+        } else {
+            s
+        };
+        std::fs::read_to_string(disk.join("queue/io_poll")).is_ok_and(|v| v.trim() == "1")
+    });
+    let out = volbench()
+        .current_dir(d.path())
+        .args(["run", j, "-q", "--no-store"])
+        .output()
+        .unwrap();
+    let laid_out = d.path().join("u.0.0").exists();
+    let fio = std::process::Command::new("fio")
+        .current_dir(d.path())
+        .arg(&job)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if polls {
+        assert!(fio.status.success() && out.status.success(), "{err}");
+    } else {
+        assert!(String::from_utf8_lossy(&fio.stderr).contains("Operation not supported"));
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.lines().count() == 1 && err.contains("hipri") && err.contains("io_poll"),
+            "{err}"
+        );
+        assert!(!laid_out, "nothing laid out");
+    }
+    // Where hipri means nothing, one line says what to do.
+    for (engine, extra, says) in [
+        ("libaio", "direct=1", "io_uring and pvsync2"),
+        ("io_uring", "direct=0", "add direct=1"),
+    ] {
+        std::fs::write(
+            &job,
+            format!("[x]\nioengine={engine}\nhipri=1\n{extra}\nsize=1m\n"),
+        )
+        .unwrap();
+        let out = volbench()
+            .args(["run", j, "--parse-only"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says) && err.contains("p.fio:3"),
+            "{err}"
+        );
+    }
+}

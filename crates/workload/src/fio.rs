@@ -126,6 +126,16 @@ const MEASUREMENT_NOTES: &[(&str, &str)] = &[
          writes carry the same data",
     ),
     (
+        "fixedbufs",
+        "volbench's io_uring registers its buffers whenever the kernel allows, whatever this \
+         says: the device sees the same I/O, only the CPU per I/O differs",
+    ),
+    (
+        "registerfiles",
+        "volbench's io_uring registers its files whenever the kernel allows, whatever this \
+         says: the device sees the same I/O, only the CPU per I/O differs",
+    ),
+    (
         "allrandrepeat",
         "volbench's random streams are all seeded from randseed, so they repeat by default",
     ),
@@ -249,9 +259,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "sync_file_range",
     "write_barrier",
     "end_syncfs",
-    "hipri",
-    "fixedbufs",
-    "registerfiles",
     "sqthread_poll",
     "sqthread_poll_cpu",
     "cmdprio_percentage",
@@ -280,6 +287,7 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "hipri",
     "write_hist_log",
     "log_hist_msec",
     "log_hist_coarseness",
@@ -918,6 +926,7 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "unlink" => j.unlink = flag(key, v)?,
         "allow_destructive" | "allow-destructive" => j.allow_destructive = flag(key, v)?,
         "rwf_dsync" => j.rwf_dsync = flag(key, v)?,
+        "hipri" => j.hipri = flag(key, v)?,
         _ => {
             if KNOWN_UNSUPPORTED.contains(&key) || IGNORABLE.contains(&key) {
                 let hint = if IGNORABLE.contains(&key) {
@@ -1275,6 +1284,9 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.allow_destructive {
         push("allow_destructive", String::new());
+    }
+    if j.hipri {
+        push("hipri", "1".into());
     }
     if j.rwf_dsync {
         push("rwf_dsync", "1".into());

@@ -403,6 +403,11 @@ pub struct JobSpec {
     /// form of O_DSYNC. No fio option does this; volbench's `rwf_dsync`.
     #[serde(default)]
     pub rwf_dsync: bool,
+    /// Polled completions (fio's `hipri`): io_uring with IORING_SETUP_IOPOLL, which needs
+    /// O_DIRECT and a device with polled queues; psync (fio's pvsync2) with RWF_HIPRI, which
+    /// the kernel ignores on devices without them.
+    #[serde(default)]
+    pub hipri: bool,
     pub randseed: u64,
     pub buffer: BufferMode,
     pub verify: Option<Verify>,
@@ -466,6 +471,7 @@ impl Default for JobSpec {
             sync_mode: SyncMode::Fsync,
             end_fsync: false,
             rwf_dsync: false,
+            hipri: false,
             randseed: 0x5eed_f00d,
             buffer: BufferMode::Random,
             verify: None,
@@ -517,6 +523,12 @@ pub enum SpecError {
     SizePercent(u8),
     #[error("nrfiles=0 would give the job nothing to do: use 1 or more")]
     NrFiles,
+    #[error("hipri is an option of io_uring and pvsync2 (psync here), not of {0}: drop hipri or change ioengine")]
+    HipriEngine(&'static str),
+    #[error(
+        "hipri with io_uring polls for completions, which only O_DIRECT I/O can do: add direct=1"
+    )]
+    HipriBuffered,
 }
 
 impl SpecError {
@@ -537,6 +549,8 @@ impl SpecError {
             SpecError::BsSplit(_) => &["bssplit"],
             SpecError::SizePercent(_) => &["size"],
             SpecError::NrFiles => &["nrfiles"],
+            SpecError::HipriEngine(_) => &["hipri", "ioengine"],
+            SpecError::HipriBuffered => &["hipri", "direct", "buffered"],
         }
     }
 }
@@ -624,7 +638,15 @@ impl JobSpec {
         if self.nrfiles == 0 {
             return Err(SpecError::NrFiles);
         }
-        Ok(())
+        self.check_hipri()
+    }
+
+    fn check_hipri(&self) -> Result<(), SpecError> {
+        match (self.hipri, self.ioengine) {
+            (true, EngineKind::Libaio) => Err(SpecError::HipriEngine("libaio")),
+            (true, EngineKind::IoUring) if !self.direct => Err(SpecError::HipriBuffered),
+            _ => Ok(()),
+        }
     }
 
     /// The depth the engine really runs at: synchronous engines cannot have more than one in flight.
