@@ -5,6 +5,7 @@
 //! request pushed in it; counters are published to the sampler with relaxed stores once per
 //! batch, never per I/O.
 
+use crate::backlog::Backlog;
 use crate::data;
 use crate::offsets::{splitmix, Offsets};
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request};
@@ -98,6 +99,7 @@ pub struct JobOutput {
 struct Meta {
     op: Op,
     len: u32,
+    file: u32,
     offset: u64,
     start: u64,
     sub: u64,
@@ -307,11 +309,13 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     prepare_hists(&mut stats, spec, sync_engine);
     let (max_ms, hist_ms) = spec.logs.window_ms();
     let mut windows = stats::WindowLog::new(max_ms, hist_ms);
+    let mut backlog = Backlog::new(spec, depth);
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut meta = vec![
         Meta {
             op: Op::Read,
             len: 0,
+            file: 0,
             offset: 0,
             start: 0,
             sub: 0,
@@ -367,11 +371,11 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         if cut.is_none() && (timed_out || stop_asked) {
             cut = Some(deadline.map_or(t, |d| d.min(t)));
         }
-        let stopping = error.is_some()
-            || stop_asked
-            || timed_out
-            || issued >= budget
-            || issued_ios >= ios_budget;
+        // With verify_backlog, the written blocks not yet read back are read once the writes
+        // are all issued (fio's closing verify), unless time ran out.
+        let writes_done = issued >= budget || issued_ios >= ios_budget;
+        let draining = writes_done && backlog.as_ref().is_some_and(|b| !b.is_empty());
+        let stopping = error.is_some() || stop_asked || timed_out || (writes_done && !draining);
 
         if need_sync && in_flight == 0 {
             if error.is_none() {
@@ -399,21 +403,18 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         let mut prep_at = t;
         if !stopping && !need_sync {
             while let Some(&slot) = free.last() {
-                let (op, dir, len) = pending.take().unwrap_or_else(|| {
-                    let is_read =
-                        read_pct == 100 || (read_pct > 0 && rng.next_u32() % 100 < read_pct);
-                    let len = if bs_choices.len() == 1 {
-                        bs_choices[0]
-                    } else {
-                        bs_choices[rng.next_u32() as usize % bs_choices.len()]
-                    };
-                    if is_read {
-                        (Op::Read, 0, len)
-                    } else {
-                        (Op::Write, 1, len)
-                    }
-                });
-                if rated {
+                let back = backlog.as_mut().and_then(|b| b.next(writes_done));
+                if back.is_none() && writes_done {
+                    break;
+                }
+                let (op, dir, len) = match back {
+                    Some(b) => (Op::Read, 0, b.2),
+                    None => pending
+                        .take()
+                        .unwrap_or_else(|| draw(&mut rng, read_pct, &bs_choices)),
+                };
+                // Reads back of the verify backlog are not paced: the rate is the workload's.
+                if rated && back.is_none() {
                     if t < next_ok[dir] {
                         pending = Some((op, dir, len));
                         rate_wait = next_ok[dir] - t;
@@ -426,13 +427,18 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                     // Pace from the schedule, but never bank more than a second of credit.
                     next_ok[dir] = next_ok[dir].max(t.saturating_sub(1_000_000_000)) + gap;
                 }
-                let file = next_file;
-                next_file = if next_file + 1 == nfiles {
-                    0
-                } else {
-                    next_file + 1
+                let (file, offset) = match back {
+                    Some((file, offset, _)) => (file, offset),
+                    None => {
+                        let file = next_file;
+                        next_file = if next_file + 1 == nfiles {
+                            0
+                        } else {
+                            next_file + 1
+                        };
+                        (file, offs[file as usize][dir].next(len as u64))
+                    }
                 };
-                let offset = offs[file as usize][dir].next(len as u64);
                 if op == Op::Write {
                     last_write_file = file;
                     let buf = &mut eng.slot(slot)[..len as usize];
@@ -450,6 +456,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 meta[slot as usize] = Meta {
                     op,
                     len,
+                    file,
                     offset,
                     start: prep_at,
                     sub: prep_at,
@@ -467,8 +474,10 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 free.pop();
                 batch.push(slot);
                 pushed += 1;
-                issued += len as u64;
-                issued_ios += 1;
+                if back.is_none() {
+                    issued += len as u64;
+                    issued_ios += 1;
+                }
                 // fio's iodepth_batch_submit: hand the kernel each group of this many at once
                 // (1, the default, submits every I/O as soon as it is ready).
                 if batch.len() >= batch_submit {
@@ -561,6 +570,9 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                     continue;
                 }
             }
+            if let (Some(b), Op::Write) = (&mut backlog, m.op) {
+                b.written((m.file, m.offset, m.len));
+            }
             // Counted when it completes inside the measured window: after the ramp (an I/O
             // submitted during the ramp counts if it completes after it, as in fio) and
             // before the cut.
@@ -622,7 +634,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         && spec.io_size.is_none();
     if let (Some(algo), true, None, false) = (
         verify,
-        spec.do_verify && !spec.rw.reads() && whole_pass,
+        spec.do_verify && !spec.rw.reads() && whole_pass && spec.verify_backlog == 0,
         &error,
         inp.stop.load(Relaxed),
     ) {
@@ -648,10 +660,27 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     out.error = error;
 }
 
+/// The next I/O of the workload's mix: its direction (by `rwmixread`) and size.
+fn draw(rng: &mut SmallRng, read_pct: u32, bs_choices: &[u32]) -> (Op, usize, u32) {
+    let is_read = read_pct == 100 || (read_pct > 0 && rng.next_u32() % 100 < read_pct);
+    let len = if bs_choices.len() == 1 {
+        bs_choices[0]
+    } else {
+        bs_choices[rng.next_u32() as usize % bs_choices.len()]
+    };
+    if is_read {
+        (Op::Read, 0, len)
+    } else {
+        (Op::Write, 1, len)
+    }
+}
+
 /// Allocates the histograms this job will fill before the start line, so that neither the
 /// start of hundreds of jobs nor the first I/O of each pays for the others.
 fn prepare_hists(stats: &mut JobStats, spec: &JobSpec, sync_engine: bool) {
-    for (used, d) in [(spec.rw.reads(), 0), (spec.rw.writes(), 1)] {
+    // A verify backlog reads back what a write job wrote, and counts the reads.
+    let reads = spec.rw.reads() || spec.verify_backlog > 0;
+    for (used, d) in [(reads, 0), (spec.rw.writes(), 1)] {
         if used {
             let dir = &mut stats.dirs[d];
             dir.clat.prepare();

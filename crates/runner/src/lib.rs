@@ -4,6 +4,7 @@
 //! The runner owns the truth checks that need the live system: device safety, free space,
 //! O_DIRECT support, and the kernel's own I/O counters taken around the run.
 
+mod backlog;
 mod data;
 mod error;
 mod job;

@@ -189,7 +189,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "trim_backlog_batch",
     "trim_percentage",
     "trim_verify_zero",
-    "verify_backlog_batch",
     "write_hint",
     "trim",
     "randtrim",
@@ -218,7 +217,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "ss_dur",
     "ss_ramp",
     "ss_interval",
-    "verify_backlog",
     "verify_async",
     "verify_only",
     "verify_fatal",
@@ -287,6 +285,8 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "verify_backlog",
+    "verify_backlog_batch",
     "hipri",
     "write_hist_log",
     "log_hist_msec",
@@ -905,6 +905,8 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
             };
         }
         "do_verify" => j.do_verify = flag(key, v)?,
+        "verify_backlog" => j.verify_backlog = num(key, need(key, v, "16")?)?,
+        "verify_backlog_batch" => j.verify_backlog_batch = num(key, need(key, v, "16")?)?,
         "rate" => j.rate = pair(key, need(key, v, "10m")?, |s| size(kb, key, s))?,
         "rate_iops" => j.rate_iops = pair(key, need(key, v, "500")?, |s| num(key, s))?,
         "stonewall" | "wait_for_previous" => j.stonewall = flag(key, v)?,
@@ -1287,6 +1289,12 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.hipri {
         push("hipri", "1".into());
+    }
+    if j.verify_backlog != 0 {
+        push("verify_backlog", j.verify_backlog.to_string());
+    }
+    if j.verify_backlog_batch != 0 {
+        push("verify_backlog_batch", j.verify_backlog_batch.to_string());
     }
     if j.rwf_dsync {
         push("rwf_dsync", "1".into());

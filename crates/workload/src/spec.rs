@@ -328,6 +328,13 @@ pub struct JobSpec {
     pub invalidate: bool,
     /// After a write phase with `verify`, read everything back and check it (fio's `do_verify`).
     pub do_verify: bool,
+    /// Read back and check every this many written blocks while writing (fio's
+    /// `verify_backlog`; 0: only after the writes).
+    #[serde(default)]
+    pub verify_backlog: u64,
+    /// How many of them each time (fio's `verify_backlog_batch`; 0: all).
+    #[serde(default)]
+    pub verify_backlog_batch: u64,
     /// Remove the job's files when it ends (fio's `unlink`), if volbench created them.
     pub unlink: bool,
     /// Byte offset where the region starts.
@@ -443,6 +450,8 @@ impl Default for JobSpec {
             sync_io: SyncIo::None,
             invalidate: true,
             do_verify: true,
+            verify_backlog: 0,
+            verify_backlog_batch: 0,
             unlink: false,
             offset: 0,
             offset_percent: None,
@@ -523,6 +532,11 @@ pub enum SpecError {
     SizePercent(u8),
     #[error("nrfiles=0 would give the job nothing to do: use 1 or more")]
     NrFiles,
+    #[error(
+        "verify_backlog with a job that also reads is not supported (fio then verifies with \
+         the job's own reads): use rw=write or randwrite"
+    )]
+    BacklogReads,
     #[error("hipri is an option of io_uring and pvsync2 (psync here), not of {0}: drop hipri or change ioengine")]
     HipriEngine(&'static str),
     #[error(
@@ -551,6 +565,7 @@ impl SpecError {
             SpecError::NrFiles => &["nrfiles"],
             SpecError::HipriEngine(_) => &["hipri", "ioengine"],
             SpecError::HipriBuffered => &["hipri", "direct", "buffered"],
+            SpecError::BacklogReads => &["verify_backlog", "rw", "readwrite"],
         }
     }
 }
@@ -637,6 +652,9 @@ impl JobSpec {
         }
         if self.nrfiles == 0 {
             return Err(SpecError::NrFiles);
+        }
+        if self.verify_backlog > 0 && self.verify.is_some() && self.rw.reads() {
+            return Err(SpecError::BacklogReads);
         }
         self.check_hipri()
     }
