@@ -46,6 +46,9 @@ pub struct JobInput {
     pub live: Arc<Live>,
     pub stop: Arc<AtomicBool>,
     pub start: Arc<StartLine>,
+    /// This job's place among the jobs of its `flow_id`, if it has a weight (taken by the
+    /// loop, and dropped when it ends, which gives the others its share).
+    pub flow: std::cell::Cell<Option<crate::flow::Flow>>,
 }
 
 /// Where a phase's jobs meet before measuring. Each job counts itself ready once its setup is
@@ -310,6 +313,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let (max_ms, hist_ms) = spec.logs.window_ms();
     let mut windows = stats::WindowLog::new(max_ms, hist_ms);
     let mut backlog = Backlog::new(spec, depth);
+    let mut flow = inp.flow.take();
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut meta = vec![
         Meta {
@@ -398,6 +402,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
 
         let mut pushed = 0u64;
         let mut rate_wait = 0u64;
+        let mut held = false;
         // When the next I/O's preparation starts: the turn's clock for the first, then the
         // return of the submission before it (no clock read of its own per I/O).
         let mut prep_at = t;
@@ -406,6 +411,12 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 let back = backlog.as_mut().and_then(|b| b.next(writes_done));
                 if back.is_none() && writes_done {
                     break;
+                }
+                if let (Some(f), None) = (&mut flow, back) {
+                    if !f.admit() {
+                        held = true;
+                        break;
+                    }
                 }
                 let (op, dir, len) = match back {
                     Some(b) => (Op::Read, 0, b.2),
@@ -541,6 +552,12 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             if rate_wait > 0 {
                 let until = deadline.map_or(rate_wait, |d| rate_wait.min(d.saturating_sub(t)));
                 sleep_unless_stopped(std::time::Duration::from_nanos(until), &inp.stop);
+            } else if held && spec.flow_sleep > 0 {
+                let d = std::time::Duration::from_micros(spec.flow_sleep);
+                sleep_unless_stopped(d, &inp.stop);
+            } else if held {
+                // Held back by the flow with nothing to reap: check again, as fio does.
+                std::hint::spin_loop();
             }
             continue;
         }

@@ -7,6 +7,7 @@
 mod backlog;
 mod data;
 mod error;
+mod flow;
 mod job;
 mod judge;
 mod offsets;
@@ -287,6 +288,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         // peer's stonewall alike, and only the former marks the run interrupted.
         let halt = Arc::new(AtomicBool::new(opts.stop.load(Relaxed)));
         let lives: Vec<Arc<Live>> = members.iter().map(|_| Arc::new(Live::default())).collect();
+        let flows = flow::groups(members.iter().map(|&i| &w.jobs[plans[i].spec_idx]));
         let mut handles = Vec::with_capacity(members.len());
         for (k, &i) in members.iter().enumerate() {
             let p = &plans[i];
@@ -300,6 +302,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
                 live: lives[k].clone(),
                 stop: halt.clone(),
                 start: line.clone(),
+                flow: std::cell::Cell::new(flow::Flow::new(&w.jobs[p.spec_idx], &flows)),
             };
             handles.push(
                 std::thread::Builder::new()

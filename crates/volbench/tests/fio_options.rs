@@ -1370,3 +1370,56 @@ fn verify_backlog_reads_back_while_writing_as_fio() {
         "{err}"
     );
 }
+
+#[test]
+fn flow_weights_share_the_ios_as_fio() {
+    let d = tmpdir();
+    let job = d.path().join("f.fio");
+    // Two jobs of one flow at 3:1 and a third in a flow of its own, on the null engine (no
+    // device to share, so only the flow sets the ratio).
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null\nsize=1g\nbs=4k\nruntime=1\ntime_based\n\
+         [a]\nflow_id=1\nflow=3\n[b]\nflow_id=1\nflow=1\n[c]\nflow_id=2\nflow=1\n",
+    )
+    .unwrap();
+    let ios = |v: &Value| -> Vec<f64> {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["read"]["total_ios"].as_f64().unwrap())
+            .collect()
+    };
+    let theirs = ios(&fio_json(d.path(), &job, &[]));
+    let out = volbench()
+        .args([
+            "run",
+            job.to_str().unwrap(),
+            "-q",
+            "--no-store",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    let ours = ios(&serde_json::from_slice(&out.stdout).unwrap());
+    // volbench's job takes its I/Os 32 at a time and never runs ahead of its share by more
+    // than that, so with 5,000 I/Os or more for the lighter job the ratio is the weights' to
+    // within 2.6 % (3 % allowed). fio's balance is looser under load (3.08 was seen with a
+    // build running): 10 %. A debug build on a loaded machine did 9,600 at the least.
+    for (who, v, tol) in [("fio", &theirs, 0.3), ("volbench", &ours, 0.09)] {
+        assert!(v[1] >= 5000.0, "{who}: {v:?}");
+        assert!((v[0] / v[1] - 3.0).abs() < tol, "{who}: {v:?}");
+    }
+    // A weight out of fio's range is refused where it is written.
+    std::fs::write(&job, "[a]\nioengine=null\nflow=1001\n").unwrap();
+    let out = volbench()
+        .args(["run", job.to_str().unwrap(), "--parse-only"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("f.fio:3") && err.contains("0 to 1000"),
+        "{err}"
+    );
+}

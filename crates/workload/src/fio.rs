@@ -271,10 +271,7 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "ignore_error",
     "error_dump",
     "max_latency",
-    "flow",
-    "flow_id",
     "flow_watermark",
-    "flow_sleep",
     "exec_prerun",
     "exec_postrun",
     "offset_align",
@@ -285,6 +282,9 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "flow",
+    "flow_id",
+    "flow_sleep",
     "verify_backlog",
     "verify_backlog_batch",
     "hipri",
@@ -929,6 +929,15 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "allow_destructive" | "allow-destructive" => j.allow_destructive = flag(key, v)?,
         "rwf_dsync" => j.rwf_dsync = flag(key, v)?,
         "hipri" => j.hipri = flag(key, v)?,
+        "flow" => {
+            let w: u32 = num(key, need(key, v, "1")?)?;
+            if w > 1000 {
+                return Err(bad(key, &w.to_string(), "a weight is 0 to 1000"));
+            }
+            j.flow = w;
+        }
+        "flow_id" => j.flow_id = num(key, need(key, v, "0")?)?,
+        "flow_sleep" => j.flow_sleep = num(key, need(key, v, "100")?)?,
         _ => {
             if KNOWN_UNSUPPORTED.contains(&key) || IGNORABLE.contains(&key) {
                 let hint = if IGNORABLE.contains(&key) {
@@ -1289,6 +1298,15 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.hipri {
         push("hipri", "1".into());
+    }
+    for (k, v) in [
+        ("flow", j.flow as u64),
+        ("flow_id", j.flow_id as u64),
+        ("flow_sleep", j.flow_sleep),
+    ] {
+        if v != 0 {
+            push(k, v.to_string());
+        }
     }
     if j.verify_backlog != 0 {
         push("verify_backlog", j.verify_backlog.to_string());

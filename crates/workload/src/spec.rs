@@ -415,6 +415,15 @@ pub struct JobSpec {
     /// the kernel ignores on devices without them.
     #[serde(default)]
     pub hipri: bool,
+    /// Weight among the jobs of the same `flow_id` (fio's `flow`, 1 to 1000; 0: none): they
+    /// issue I/Os in proportion to their weights.
+    #[serde(default)]
+    pub flow: u32,
+    #[serde(default)]
+    pub flow_id: u32,
+    /// Sleep this many µs when held back with nothing in flight (fio's `flow_sleep`).
+    #[serde(default)]
+    pub flow_sleep: u64,
     pub randseed: u64,
     pub buffer: BufferMode,
     pub verify: Option<Verify>,
@@ -481,6 +490,9 @@ impl Default for JobSpec {
             end_fsync: false,
             rwf_dsync: false,
             hipri: false,
+            flow: 0,
+            flow_id: 0,
+            flow_sleep: 0,
             randseed: 0x5eed_f00d,
             buffer: BufferMode::Random,
             verify: None,
