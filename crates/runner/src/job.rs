@@ -5,12 +5,12 @@
 //! request pushed in it; counters are published to the sampler with relaxed stores once per
 //! batch, never per I/O.
 
-use crate::backlog::Backlog;
 use crate::data;
-use crate::offsets::{splitmix, Offsets};
+use crate::offsets::splitmix;
+use crate::pick::{Next, Pick, Picker};
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request};
 use rand::rngs::SmallRng;
-use rand::{RngCore, SeedableRng};
+use rand::SeedableRng;
 use stats::JobStats;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -103,6 +103,8 @@ struct Meta {
     op: Op,
     len: u32,
     file: u32,
+    /// Pushed and not yet reaped.
+    busy: bool,
     offset: u64,
     start: u64,
     sub: u64,
@@ -221,63 +223,16 @@ fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
     Ok(())
 }
 
-/// fio's `rate_process=poisson`: a gap drawn from the exponential distribution with mean
-/// `mean`, so arrivals form a Poisson process at the same average rate.
-#[inline]
-fn exponential(mean: u64, r: u64) -> u64 {
-    // A uniform in (0, 1] from the top 53 bits; -ln(u) is Exp(1).
-    let u = ((r >> 11) + 1) as f64 / (1u64 << 53) as f64;
-    (-u.ln() * mean as f64) as u64
-}
-
-/// Block sizes drawn by weight: a 100-entry table, so choosing costs one random number.
-fn bs_table(spec: &JobSpec) -> Vec<u32> {
-    // A range: every multiple of its low end, once each (uniform, as fio's bsrange).
-    if let Some((lo, hi)) = spec.bs_range {
-        return (1..=hi / lo).map(|k| (k * lo) as u32).collect();
-    }
-    if spec.bssplit.is_empty() {
-        return vec![spec.bs as u32];
-    }
-    let mut t = Vec::with_capacity(100);
-    for b in &spec.bssplit {
-        t.extend(std::iter::repeat_n(b.bs as u32, b.percent as usize));
-    }
-    t
-}
-
 fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let spec = &inp.spec;
     let depth = spec.effective_iodepth() as usize;
     let sync_engine = eng.is_sync();
-    let read_pct = spec.rw.read_percent(spec.rwmixread) as u32;
     let seed = splitmix(spec.randseed ^ splitmix(inp.clone as u64));
     let mut rng = SmallRng::seed_from_u64(seed);
     for s in 0..depth as u32 {
         data::fill(eng.slot(s), &spec.buffer, &mut rng);
     }
-    let bs_choices = bs_table(spec);
-    let align = spec.bs;
-    let new_offsets = |(start, len): (u64, u64), salt: u64| {
-        if !spec.rw.is_random() {
-            Offsets::sequential(start, len, spec.seq_skip)
-        } else if spec.norandommap {
-            Offsets::uniform(start, len, align, splitmix(seed ^ salt))
-        } else {
-            Offsets::random(start, len, align, splitmix(seed ^ salt))
-        }
-    };
-    let mut offs: Vec<[Offsets; 2]> = inp
-        .regions
-        .iter()
-        .enumerate()
-        .map(|(f, &r)| {
-            [
-                new_offsets(r, 2 * f as u64 + 1),
-                new_offsets(r, 2 * f as u64 + 2),
-            ]
-        })
-        .collect();
+    let mut picker = Picker::new(spec, seed, rng, &inp.regions, depth, inp.flow.take());
     let nfiles = inp.fds.len() as u32;
     // Stamps go at the head of each 4 KiB, inside a compressible buffer's random part.
     let stamp = match spec.buffer {
@@ -300,26 +255,19 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let ios_budget = spec.number_ios.unwrap_or(u64::MAX);
     let ramp_ns = spec.ramp_time.as_nanos() as u64;
     let deadline = spec.runtime.map(|r| ramp_ns + r.as_nanos() as u64);
-    // Rate caps as nanoseconds per I/O or per byte, per direction.
-    let iops_gap = spec
-        .rate_iops
-        .map(|r| 1_000_000_000u64.checked_div(r).unwrap_or(0));
-    let byte_gap = spec.rate.map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 });
-    let rated = iops_gap.iter().any(|&g| g > 0) || byte_gap.iter().any(|&g| g > 0.0);
-    let mut next_ok = [0u64; 2];
+    let serialize = spec.serialize_overlap && depth > 1;
 
     let mut stats = JobStats::default();
     prepare_hists(&mut stats, spec, sync_engine);
     let (max_ms, hist_ms) = spec.logs.window_ms();
     let mut windows = stats::WindowLog::new(max_ms, hist_ms);
-    let mut backlog = Backlog::new(spec, depth);
-    let mut flow = inp.flow.take();
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut meta = vec![
         Meta {
             op: Op::Read,
             len: 0,
             file: 0,
+            busy: false,
             offset: 0,
             start: 0,
             sub: 0,
@@ -333,13 +281,11 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let mut issued = 0u64;
     let mut issued_ios = 0u64;
     let mut seq = 0u64;
-    let mut next_file = 0u32;
     let mut last_write_file = 0u32;
     let mut writes_since_sync = 0u64;
     let mut need_sync = false;
     // When the first write of the current sync batch was issued (for `stats.durable`).
     let mut durable_from = 0u64;
-    let mut pending: Option<(Op, usize, u32)> = None;
     let mut error: Option<String> = None;
     let mut measuring = ramp_ns == 0;
     let mut measure_start = 0u64;
@@ -378,7 +324,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         // With verify_backlog, the written blocks not yet read back are read once the writes
         // are all issued (fio's closing verify), unless time ran out.
         let writes_done = issued >= budget || issued_ios >= ios_budget;
-        let draining = writes_done && backlog.as_ref().is_some_and(|b| !b.is_empty());
+        let draining = writes_done && picker.backlog.as_ref().is_some_and(|b| !b.is_empty());
         let stopping = error.is_some() || stop_asked || timed_out || (writes_done && !draining);
 
         if need_sync && in_flight == 0 {
@@ -408,47 +354,28 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         let mut prep_at = t;
         if !stopping && !need_sync {
             while let Some(&slot) = free.last() {
-                let back = backlog.as_mut().and_then(|b| b.next(writes_done));
-                if back.is_none() && writes_done {
-                    break;
-                }
-                if let (Some(f), None) = (&mut flow, back) {
-                    if !f.admit() {
+                let Next {
+                    op,
+                    len,
+                    file,
+                    offset,
+                    back,
+                    ..
+                } = match picker.next(t, writes_done) {
+                    Pick::Io(n) if serialize && overlaps(&meta, &n) => {
+                        picker.hold(n);
+                        break;
+                    }
+                    Pick::Io(n) => n,
+                    Pick::Wait(ns) => {
+                        rate_wait = ns;
+                        break;
+                    }
+                    Pick::Held => {
                         held = true;
                         break;
                     }
-                }
-                let (op, dir, len) = match back {
-                    Some(b) => (Op::Read, 0, b.2),
-                    None => pending
-                        .take()
-                        .unwrap_or_else(|| draw(&mut rng, read_pct, &bs_choices)),
-                };
-                // Reads back of the verify backlog are not paced: the rate is the workload's.
-                if rated && back.is_none() {
-                    if t < next_ok[dir] {
-                        pending = Some((op, dir, len));
-                        rate_wait = next_ok[dir] - t;
-                        break;
-                    }
-                    let mut gap = iops_gap[dir].max((byte_gap[dir] * len as f64) as u64);
-                    if spec.rate_poisson {
-                        gap = exponential(gap, rng.next_u64());
-                    }
-                    // Pace from the schedule, but never bank more than a second of credit.
-                    next_ok[dir] = next_ok[dir].max(t.saturating_sub(1_000_000_000)) + gap;
-                }
-                let (file, offset) = match back {
-                    Some((file, offset, _)) => (file, offset),
-                    None => {
-                        let file = next_file;
-                        next_file = if next_file + 1 == nfiles {
-                            0
-                        } else {
-                            next_file + 1
-                        };
-                        (file, offs[file as usize][dir].next(len as u64))
-                    }
+                    Pick::Done => break,
                 };
                 if op == Op::Write {
                     last_write_file = file;
@@ -468,6 +395,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                     op,
                     len,
                     file,
+                    busy: true,
                     offset,
                     start: prep_at,
                     sub: prep_at,
@@ -485,7 +413,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 free.pop();
                 batch.push(slot);
                 pushed += 1;
-                if back.is_none() {
+                if !back {
                     issued += len as u64;
                     issued_ios += 1;
                 }
@@ -572,6 +500,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         let window_end = cut.or(deadline).unwrap_or(u64::MAX);
         for c in &comps {
             let m = meta[c.slot as usize];
+            meta[c.slot as usize].busy = false;
             free.push(c.slot);
             if c.result != m.len as i64 {
                 if error.is_none() {
@@ -587,7 +516,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                     continue;
                 }
             }
-            if let (Some(b), Op::Write) = (&mut backlog, m.op) {
+            if let (Some(b), Op::Write) = (&mut picker.backlog, m.op) {
                 b.written((m.file, m.offset, m.len));
             }
             // Counted when it completes inside the measured window: after the ramp (an I/O
@@ -677,19 +606,12 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     out.error = error;
 }
 
-/// The next I/O of the workload's mix: its direction (by `rwmixread`) and size.
-fn draw(rng: &mut SmallRng, read_pct: u32, bs_choices: &[u32]) -> (Op, usize, u32) {
-    let is_read = read_pct == 100 || (read_pct > 0 && rng.next_u32() % 100 < read_pct);
-    let len = if bs_choices.len() == 1 {
-        bs_choices[0]
-    } else {
-        bs_choices[rng.next_u32() as usize % bs_choices.len()]
-    };
-    if is_read {
-        (Op::Read, 0, len)
-    } else {
-        (Op::Write, 1, len)
-    }
+/// fio's `serialize_overlap`: does `n` touch a byte of an I/O still in flight on its file?
+/// One pass over the queue's slots, only for jobs that ask.
+fn overlaps(meta: &[Meta], n: &Next) -> bool {
+    let end = n.offset + n.len as u64;
+    meta.iter()
+        .any(|m| m.busy && m.file == n.file && m.offset < end && n.offset < m.offset + m.len as u64)
 }
 
 /// Allocates the histograms this job will fill before the start line, so that neither the

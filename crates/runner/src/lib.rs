@@ -11,6 +11,7 @@ mod flow;
 mod job;
 mod judge;
 mod offsets;
+mod pick;
 pub mod probe;
 pub mod safety;
 mod target;

@@ -1423,3 +1423,52 @@ fn flow_weights_share_the_ios_as_fio() {
         "{err}"
     );
 }
+
+#[test]
+fn serialize_overlap_keeps_overlapping_ios_out_of_flight_as_fio() {
+    let d = tmpdir();
+    let job = d.path().join("s.fio");
+    // 16 blocks drawn with replacement at QD16: without serializing, the queue stays full of
+    // I/Os on the same few blocks; with it, one that would overlap waits, so the depth never
+    // reaches 16 (the chance that 16 draws from 16 blocks are all different is 1 in 2.8M).
+    let depth16 = |v: &Value| v["jobs"][0]["iodepth_level"]["16"].as_f64().unwrap();
+    for so in [0, 1] {
+        std::fs::write(
+            &job,
+            format!(
+                "[s]\nrw=randwrite\nnorandommap\nbs=4k\nsize=64k\niodepth=16\nioengine=libaio\n\
+                 direct=1\nruntime=1\ntime_based\nserialize_overlap={so}\n"
+            ),
+        )
+        .unwrap();
+        let theirs = fio_json(d.path(), &job, &[]);
+        let out = volbench()
+            .current_dir(d.path())
+            .args([
+                "run",
+                job.to_str().unwrap(),
+                "-q",
+                "--no-store",
+                "--output-format=json",
+            ])
+            .output()
+            .unwrap();
+        let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for (who, v) in [("fio", &theirs), ("volbench", &ours)] {
+            assert!(
+                v["jobs"][0]["write"]["total_ios"].as_u64().unwrap() > 1000,
+                "{who}"
+            );
+            if so == 1 {
+                assert_eq!(
+                    depth16(v),
+                    0.0,
+                    "{who} serialized: {}",
+                    v["jobs"][0]["iodepth_level"]
+                );
+            } else {
+                assert!(depth16(v) > 0.0, "{who}: {}", v["jobs"][0]["iodepth_level"]);
+            }
+        }
+    }
+}

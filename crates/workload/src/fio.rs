@@ -277,11 +277,11 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "offset_align",
     "size_increment",
     "io_limit",
-    "serialize_overlap",
 ];
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "serialize_overlap",
     "flow",
     "flow_id",
     "flow_sleep",
@@ -929,6 +929,7 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "allow_destructive" | "allow-destructive" => j.allow_destructive = flag(key, v)?,
         "rwf_dsync" => j.rwf_dsync = flag(key, v)?,
         "hipri" => j.hipri = flag(key, v)?,
+        "serialize_overlap" => j.serialize_overlap = flag(key, v)?,
         "flow" => {
             let w: u32 = num(key, need(key, v, "1")?)?;
             if w > 1000 {
@@ -1298,6 +1299,9 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.hipri {
         push("hipri", "1".into());
+    }
+    if j.serialize_overlap {
+        push("serialize_overlap", "1".into());
     }
     for (k, v) in [
         ("flow", j.flow as u64),

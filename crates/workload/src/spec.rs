@@ -415,6 +415,10 @@ pub struct JobSpec {
     /// the kernel ignores on devices without them.
     #[serde(default)]
     pub hipri: bool,
+    /// Never have two I/Os in flight on the same bytes: one that would overlap waits for the
+    /// other to complete (fio's `serialize_overlap`).
+    #[serde(default)]
+    pub serialize_overlap: bool,
     /// Weight among the jobs of the same `flow_id` (fio's `flow`, 1 to 1000; 0: none): they
     /// issue I/Os in proportion to their weights.
     #[serde(default)]
@@ -490,6 +494,7 @@ impl Default for JobSpec {
             end_fsync: false,
             rwf_dsync: false,
             hipri: false,
+            serialize_overlap: false,
             flow: 0,
             flow_id: 0,
             flow_sleep: 0,

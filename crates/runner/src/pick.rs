@@ -1,0 +1,214 @@
+//! What a job issues next: the direction and size of its mix, the file in turn and the offset
+//! of its pattern, paced by its rate caps, weighed by its flow, with the reads back of its
+//! verify backlog first. The job's loop asks once per free slot; nothing here allocates.
+
+use crate::backlog::Backlog;
+use crate::flow::Flow;
+use crate::offsets::{splitmix, Offsets};
+use engine::Op;
+use rand::rngs::SmallRng;
+use rand::RngCore;
+use workload::JobSpec;
+
+/// One I/O to issue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Next {
+    pub op: Op,
+    /// 0 reads, 1 writes: the index of the job's per-direction figures.
+    pub dir: usize,
+    pub len: u32,
+    pub file: u32,
+    pub offset: u64,
+    /// A read back of the verify backlog: not part of the job's byte or I/O budget.
+    pub back: bool,
+}
+
+/// The answer to "what next?".
+pub enum Pick {
+    Io(Next),
+    /// The rate cap allows the next I/O this many ns from now.
+    Wait(u64),
+    /// The flow holds this job back until the others of its group catch up.
+    Held,
+    /// The writes are all issued and nothing is left to read back.
+    Done,
+}
+
+pub struct Picker {
+    rng: SmallRng,
+    read_pct: u32,
+    bs_choices: Vec<u32>,
+    offs: Vec<[Offsets; 2]>,
+    next_file: u32,
+    /// Rate caps as ns per I/O and per byte, per direction; when each may go next.
+    iops_gap: [u64; 2],
+    byte_gap: [f64; 2],
+    rated: bool,
+    poisson: bool,
+    next_ok: [u64; 2],
+    /// Drawn but held back by the rate cap: issued first once it may go.
+    pending: Option<(Op, usize, u32)>,
+    /// Given back by the loop (it overlapped one in flight): issued first, as it is.
+    held: Option<Next>,
+    pub backlog: Option<Backlog>,
+    flow: Option<Flow>,
+}
+
+impl Picker {
+    /// `regions` are the job's files' `(offset, len)`; `rng` the job's random stream, which
+    /// also filled its buffers.
+    pub fn new(
+        spec: &JobSpec,
+        seed: u64,
+        rng: SmallRng,
+        regions: &[(u64, u64)],
+        depth: usize,
+        flow: Option<Flow>,
+    ) -> Picker {
+        let new_offsets = |(start, len): (u64, u64), salt: u64| {
+            if !spec.rw.is_random() {
+                Offsets::sequential(start, len, spec.seq_skip)
+            } else if spec.norandommap {
+                Offsets::uniform(start, len, spec.bs, splitmix(seed ^ salt))
+            } else {
+                Offsets::random(start, len, spec.bs, splitmix(seed ^ salt))
+            }
+        };
+        let offs = regions
+            .iter()
+            .enumerate()
+            .map(|(f, &r)| {
+                let f = f as u64;
+                [new_offsets(r, 2 * f + 1), new_offsets(r, 2 * f + 2)]
+            })
+            .collect();
+        let iops_gap = spec
+            .rate_iops
+            .map(|r| 1_000_000_000u64.checked_div(r).unwrap_or(0));
+        let byte_gap = spec.rate.map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 });
+        Picker {
+            rng,
+            read_pct: spec.rw.read_percent(spec.rwmixread) as u32,
+            bs_choices: bs_table(spec),
+            offs,
+            next_file: 0,
+            rated: iops_gap.iter().any(|&g| g > 0) || byte_gap.iter().any(|&g| g > 0.0),
+            iops_gap,
+            byte_gap,
+            poisson: spec.rate_poisson,
+            next_ok: [0; 2],
+            pending: None,
+            held: None,
+            backlog: Backlog::new(spec, depth),
+            flow,
+        }
+    }
+
+    /// The next I/O at time `t` (ns into the job); `writes_done` once the job's budget is
+    /// issued, when only reads back of the backlog remain.
+    pub fn next(&mut self, t: u64, writes_done: bool) -> Pick {
+        if let Some(n) = self.held.take() {
+            return Pick::Io(n);
+        }
+        if let Some((file, offset, len)) = self.backlog.as_mut().and_then(|b| b.next(writes_done)) {
+            // Reads back are not paced nor weighed: the rate and the flow are the workload's.
+            let (op, dir, back) = (Op::Read, 0, true);
+            return Pick::Io(Next {
+                op,
+                dir,
+                len,
+                file,
+                offset,
+                back,
+            });
+        }
+        if writes_done {
+            return Pick::Done;
+        }
+        if self.flow.as_mut().is_some_and(|f| !f.admit()) {
+            return Pick::Held;
+        }
+        let (op, dir, len) = match self.pending.take() {
+            Some(p) => p,
+            None => self.draw(),
+        };
+        if self.rated {
+            if t < self.next_ok[dir] {
+                self.pending = Some((op, dir, len));
+                return Pick::Wait(self.next_ok[dir] - t);
+            }
+            self.pace(t, dir, len);
+        }
+        let file = self.next_file;
+        self.next_file = if file + 1 == self.offs.len() as u32 {
+            0
+        } else {
+            file + 1
+        };
+        let offset = self.offs[file as usize][dir].next(len as u64);
+        let back = false;
+        Pick::Io(Next {
+            op,
+            dir,
+            len,
+            file,
+            offset,
+            back,
+        })
+    }
+
+    /// Takes back an I/O the loop could not issue yet; it comes out of `next` first.
+    pub fn hold(&mut self, n: Next) {
+        self.held = Some(n);
+    }
+
+    /// The direction (by `rwmixread`) and size of the next I/O of the mix.
+    fn draw(&mut self) -> (Op, usize, u32) {
+        let pct = self.read_pct;
+        let is_read = pct == 100 || (pct > 0 && self.rng.next_u32() % 100 < pct);
+        let len = match self.bs_choices.len() {
+            1 => self.bs_choices[0],
+            n => self.bs_choices[self.rng.next_u32() as usize % n],
+        };
+        if is_read {
+            (Op::Read, 0, len)
+        } else {
+            (Op::Write, 1, len)
+        }
+    }
+
+    /// Moves the direction's next start past this I/O: its cap's gap, drawn around that mean
+    /// for `rate_process=poisson`, and never more than a second of unused credit banked.
+    fn pace(&mut self, t: u64, dir: usize, len: u32) {
+        let mut gap = self.iops_gap[dir].max((self.byte_gap[dir] * len as f64) as u64);
+        if self.poisson {
+            gap = exponential(gap, self.rng.next_u64());
+        }
+        self.next_ok[dir] = self.next_ok[dir].max(t.saturating_sub(1_000_000_000)) + gap;
+    }
+}
+
+/// fio's `rate_process=poisson`: a gap drawn from the exponential distribution with mean
+/// `mean`, so arrivals form a Poisson process at the same average rate.
+#[inline]
+fn exponential(mean: u64, r: u64) -> u64 {
+    // A uniform in (0, 1] from the top 53 bits; -ln(u) is Exp(1).
+    let u = ((r >> 11) + 1) as f64 / (1u64 << 53) as f64;
+    (-u.ln() * mean as f64) as u64
+}
+
+/// Block sizes drawn by weight: a 100-entry table, so choosing costs one random number.
+fn bs_table(spec: &JobSpec) -> Vec<u32> {
+    // A range: every multiple of its low end, once each (uniform, as fio's bsrange).
+    if let Some((lo, hi)) = spec.bs_range {
+        return (1..=hi / lo).map(|k| (k * lo) as u32).collect();
+    }
+    if spec.bssplit.is_empty() {
+        return vec![spec.bs as u32];
+    }
+    let mut t = Vec::with_capacity(100);
+    for b in &spec.bssplit {
+        t.extend(std::iter::repeat_n(b.bs as u32, b.percent as usize));
+    }
+    t
+}
