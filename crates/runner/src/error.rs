@@ -38,6 +38,15 @@ pub enum RunError {
     )]
     BlockSizeMismatch { bs: u64, lbs: u32, path: PathBuf },
     #[error(
+        "--offset={offset} is not a multiple of the logical block size {lbs} of {path}: direct \
+         I/O needs whole blocks; align the offset to {lbs}"
+    )]
+    OffsetMismatch {
+        offset: u64,
+        lbs: u32,
+        path: PathBuf,
+    },
+    #[error(
         "refusing to write to {path}: {why}. Writing would destroy that data; pass \
          --allow-destructive if you mean it, or choose another target"
     )]

@@ -295,6 +295,13 @@ pub fn prepare(
                 path: path.to_path_buf(),
             });
         }
+        if offset % lbs as u64 != 0 {
+            return Err(RunError::OffsetMismatch {
+                offset,
+                lbs,
+                path: path.to_path_buf(),
+            });
+        }
     }
     let filesystem = if is_block {
         None

@@ -136,6 +136,12 @@ const MEASUREMENT_NOTES: &[(&str, &str)] = &[
          says: the device sees the same I/O, only the CPU per I/O differs",
     ),
     (
+        "random_generator",
+        "volbench draws random offsets its own way: a keyed permutation that visits each block \
+         once per pass (what fio's lfsr guarantees, and its random map does for tausworthe), \
+         or uniform draws with norandommap; the offsets differ, their distribution does not",
+    ),
+    (
         "allrandrepeat",
         "volbench's random streams are all seeded from randseed, so they repeat by default",
     ),
@@ -200,7 +206,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "zonecapacity",
     "random_distribution",
     "percentage_random",
-    "random_generator",
     "file_service_type",
     "rate_min",
     "rate_iops_min",
@@ -539,8 +544,29 @@ fn pattern(key: &str, v: &str) -> Result<Vec<u8>, OptError> {
 }
 
 /// Applies one option to a job, as fio documents it.
+/// fio's alternative names for options (its option table's `alias`), as fio 3.33 and later
+/// accept them: each means the option it names.
+const ALIASES: &[(&str, &str)] = &[
+    ("timeout", "runtime"),
+    ("ratemin", "rate_min"),
+    ("ratecycle", "rate_cycle"),
+    ("fileoffset", "offset"),
+    ("nr_files", "nrfiles"),
+    ("disable_bw", "disable_bw_measurement"),
+    ("mem_align", "iomem_align"),
+    ("log_window_value", "log_max_value"),
+];
+
+/// The option a name means: itself, or what it is fio's alias of.
+pub fn canonical(key: &str) -> &str {
+    ALIASES
+        .iter()
+        .find(|(a, _)| *a == key)
+        .map_or(key, |(_, k)| k)
+}
+
 pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError> {
-    let key = key.trim_start_matches("--");
+    let key = canonical(key.trim_start_matches("--"));
     let kb = j.kb_base;
     match key {
         "name" => j.name = need(key, v, "job1")?.to_string(),
@@ -1021,7 +1047,7 @@ pub fn workload(
         for o in &opts {
             match apply(&mut j, &o.key, o.value.as_deref()) {
                 Ok(()) => {
-                    if let Some(note) = note(&o.key, o.value.as_deref()) {
+                    if let Some(note) = note(canonical(&o.key), o.value.as_deref()) {
                         let w = format!("{}: {note}", o.at());
                         if !warnings.contains(&w) {
                             warnings.push(w);
@@ -1030,7 +1056,7 @@ pub fn workload(
                 }
                 // A job file parses as written: an option that only shapes logs or reports
                 // volbench does not produce is skipped, and the warning says so.
-                Err(OptError::Unsupported { .. }) if is_ignorable(&o.key) => {
+                Err(OptError::Unsupported { .. }) if is_ignorable(canonical(&o.key)) => {
                     let _ = ignore_unsupported;
                     let w = format!(
                         "{}: ignored '{}' (it only affects logs or reporting, which volbench \
@@ -1059,7 +1085,7 @@ pub fn workload(
             let at = e
                 .keys()
                 .iter()
-                .find_map(|k| opts.iter().rev().find(|o| o.key == *k))
+                .find_map(|k| opts.iter().rev().find(|o| canonical(&o.key) == *k))
                 .map(|o| o.at())
                 .unwrap_or_else(|| format!("{}:{}", s.file.display(), s.line));
             LocatedError {
@@ -1586,5 +1612,31 @@ mod tests {
             );
         }
         assert!(load("[a]\nopenfiles=4\nnrfiles=4\n").is_ok());
+    }
+
+    #[test]
+    fn fios_aliases_mean_their_options() {
+        let w = load(
+            "[a]\ntimeout=5\nfileoffset=8k\nnr_files=2\nlog_window_value=1\nwrite_lat_log=l\n",
+        )
+        .unwrap();
+        let j = &w.jobs[0];
+        assert_eq!(j.runtime, Some(std::time::Duration::from_secs(5)));
+        assert_eq!((j.offset, j.nrfiles, j.logs.max_value), (8192, 2, true));
+        // A reporting-only option under its alias is skipped like the option.
+        let s = parse_str(
+            "[a]\nsize=1m\ndisable_bw=1\n",
+            Path::new("t.fio"),
+            &|_| None,
+            0,
+        )
+        .unwrap();
+        let (_, warns) = workload(&s, false).unwrap();
+        assert!(warns[0].contains("disable_bw"), "{warns:?}");
+        // An error about the option points at the alias's line.
+        let e = load("[a]\ntimeout=0\ntime_based\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t.fio:2"), "{e}");
     }
 }
