@@ -295,7 +295,7 @@ pub fn prepare(
                 path: path.to_path_buf(),
             });
         }
-        if offset % lbs as u64 != 0 {
+        if !offset.is_multiple_of(lbs as u64) {
             return Err(RunError::OffsetMismatch {
                 offset,
                 lbs,
