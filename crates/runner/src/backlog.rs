@@ -81,7 +81,7 @@ mod tests {
         let mut s = String::new();
         let mut done = 0;
         while done < writes || !b.is_empty() {
-            if let Some(_) = b.next(done == writes) {
+            if b.next(done == writes).is_some() {
                 s.push('r');
             } else {
                 b.written((0, done * 4096, 4096));

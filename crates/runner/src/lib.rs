@@ -14,6 +14,7 @@ mod offsets;
 mod pick;
 pub mod probe;
 pub mod safety;
+mod skew;
 mod target;
 
 pub use error::RunError;

@@ -91,6 +91,14 @@ pub enum Offsets {
         align: u64,
         state: u64,
     },
+    /// By one of fio's skewed distributions, with replacement.
+    Skewed {
+        start: u64,
+        end: u64,
+        align: u64,
+        skew: Box<crate::skew::Skew>,
+        state: u64,
+    },
 }
 
 impl Offsets {
@@ -119,6 +127,16 @@ impl Offsets {
             start,
             end: start + len,
             align,
+            state: seed | 1,
+        }
+    }
+
+    pub fn skewed(start: u64, len: u64, align: u64, skew: crate::skew::Skew, seed: u64) -> Offsets {
+        Offsets::Skewed {
+            start,
+            end: start + len,
+            align,
+            skew: Box::new(skew),
             state: seed | 1,
         }
     }
@@ -176,6 +194,18 @@ impl Offsets {
                 *state = mix(*state);
                 let blocks = ((*end - *start) / *align).max(1);
                 let o = *start + (*state % blocks) * *align;
+                clamp(o, len, *start, *end, *align)
+            }
+            Offsets::Skewed {
+                start,
+                end,
+                align,
+                skew,
+                state,
+            } => {
+                let r1 = mix(*state);
+                *state = mix(r1);
+                let o = *start + skew.block(r1, *state) * *align;
                 clamp(o, len, *start, *end, *align)
             }
         }

@@ -5,6 +5,7 @@
 use crate::backlog::Backlog;
 use crate::flow::Flow;
 use crate::offsets::{splitmix, Offsets};
+use crate::skew::Skew;
 use engine::Op;
 use rand::rngs::SmallRng;
 use rand::RngCore;
@@ -66,8 +67,12 @@ impl Picker {
         flow: Option<Flow>,
     ) -> Picker {
         let new_offsets = |(start, len): (u64, u64), salt: u64| {
+            let key = splitmix(seed ^ salt);
+            let skew = || Skew::new(&spec.random_distribution, len / spec.bs, key);
             if !spec.rw.is_random() {
                 Offsets::sequential(start, len, spec.seq_skip)
+            } else if let Some(s) = skew() {
+                Offsets::skewed(start, len, spec.bs, s, key)
             } else if spec.norandommap {
                 Offsets::uniform(start, len, spec.bs, splitmix(seed ^ salt))
             } else {

@@ -1472,3 +1472,78 @@ fn serialize_overlap_keeps_overlapping_ios_out_of_flight_as_fio() {
         }
     }
 }
+
+#[test]
+fn random_distributions_favour_the_blocks_fio_favours() {
+    let d = tmpdir();
+    let job = d.path().join("z.fio");
+    // The share of 20,000 reads that land on the hottest 1 % and 10 % of 4,096 blocks, from
+    // the offsets each tool passes to pread (strace). Chance moves a share by about 0.004.
+    let shares = |prog: &str, args: &[&str]| -> (f64, f64) {
+        let log = d.path().join("st.txt");
+        let ok = std::process::Command::new("strace")
+            .current_dir(d.path())
+            .args(["-f", "-e", "trace=pread64", "-o"])
+            .arg(&log)
+            .arg(prog)
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "{prog}");
+        let mut hits = vec![0u32; 4096];
+        for l in std::fs::read_to_string(&log).unwrap().lines() {
+            if let Some(off) = l
+                .strip_suffix(") = 4096")
+                .and_then(|x| x.rsplit(", ").next())
+                .and_then(|o| o.parse::<u64>().ok())
+            {
+                hits[(off / 4096) as usize] += 1;
+            }
+        }
+        let n: u32 = hits.iter().sum();
+        assert!(n >= 20_000, "{prog}: {n} reads seen");
+        hits.sort_unstable_by(|a, b| b.cmp(a));
+        let top = |k: usize| hits[..k].iter().sum::<u32>() as f64 / n as f64;
+        (top(41), top(410))
+    };
+    let bin = assert_cmd::cargo::cargo_bin("volbench");
+    for dist in [
+        "zipf:1.2",
+        "pareto:0.8",
+        "normal:5",
+        "zoned:60/10:30/20:10/70",
+    ] {
+        std::fs::write(
+            &job,
+            format!(
+                "[z]\nfilename=zf\nrw=randread\nbs=4k\nsize=16m\nio_size=1g\nnumber_ios=20000\n\
+                 random_distribution={dist}\n"
+            ),
+        )
+        .unwrap();
+        let j = job.to_str().unwrap();
+        let theirs = shares("fio", &[j]);
+        let ours = shares(bin.to_str().unwrap(), &["run", j, "-q", "--no-store"]);
+        assert!(
+            (ours.0 - theirs.0).abs() < 0.04 && (ours.1 - theirs.1).abs() < 0.04,
+            "{dist}: volbench {ours:?} vs fio {theirs:?}"
+        );
+    }
+    // What fio does not accept is refused where it is written.
+    std::fs::write(
+        &job,
+        "[z]\nrw=randread\nsize=1m\nrandom_distribution=zipf:1\n",
+    )
+    .unwrap();
+    let out = volbench()
+        .args(["run", job.to_str().unwrap(), "--parse-only"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("z.fio:4") && err.contains("not 1"),
+        "{err}"
+    );
+}

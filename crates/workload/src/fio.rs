@@ -204,7 +204,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "zonerange",
     "zoneskip",
     "zonecapacity",
-    "random_distribution",
     "percentage_random",
     "file_service_type",
     "rate_min",
@@ -286,6 +285,7 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "random_distribution",
     "serialize_overlap",
     "flow",
     "flow_id",
@@ -955,6 +955,11 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "allow_destructive" | "allow-destructive" => j.allow_destructive = flag(key, v)?,
         "rwf_dsync" => j.rwf_dsync = flag(key, v)?,
         "hipri" => j.hipri = flag(key, v)?,
+        "random_distribution" => {
+            let s = need(key, v, "zipf:1.2")?;
+            j.random_distribution =
+                crate::Distribution::parse(s).map_err(|why| bad(key, s, why))?;
+        }
         "serialize_overlap" => j.serialize_overlap = flag(key, v)?,
         "flow" => {
             let w: u32 = num(key, need(key, v, "1")?)?;
@@ -1325,6 +1330,9 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.hipri {
         push("hipri", "1".into());
+    }
+    if j.random_distribution != crate::Distribution::Random {
+        push("random_distribution", j.random_distribution.fio_form());
     }
     if j.serialize_overlap {
         push("serialize_overlap", "1".into());

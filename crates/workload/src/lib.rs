@@ -4,11 +4,13 @@
 //! the runner executes it. Checks that need the target (logical block size, free space) live in
 //! the runner, because only it knows the device.
 
+pub mod distribution;
 pub mod fio;
 pub mod jobfile;
 pub mod spec;
 pub mod units;
 
+pub use distribution::Distribution;
 pub use spec::{
     BsSplit, BufferMode, EngineKind, Fallocate, JobSpec, Rw, SyncIo, SyncMode, Verify, Workload,
 };

@@ -308,6 +308,10 @@ pub struct JobSpec {
     pub bssplit: Vec<BsSplit>,
     /// Random offsets with replacement instead of every block once per pass.
     pub norandommap: bool,
+    /// Which blocks a random job favours (fio's `random_distribution`); skewed ones draw
+    /// with replacement.
+    #[serde(default)]
+    pub random_distribution: crate::Distribution,
     /// Cap in bytes/s for [reads, writes]; 0: none (fio's `rate`).
     pub rate: [u64; 2],
     /// Cap in I/Os per second for [reads, writes]; 0: none (fio's `rate_iops`).
@@ -494,6 +498,7 @@ impl Default for JobSpec {
             end_fsync: false,
             rwf_dsync: false,
             hipri: false,
+            random_distribution: crate::Distribution::Random,
             serialize_overlap: false,
             flow: 0,
             flow_id: 0,

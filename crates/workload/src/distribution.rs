@@ -1,0 +1,146 @@
+//! fio's `random_distribution`: which blocks a random job favours. Parsed here, sampled by the
+//! runner.
+
+use serde::{Deserialize, Serialize};
+
+/// How a random job draws its blocks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Distribution {
+    /// Every block alike (each once per pass unless `norandommap`).
+    #[default]
+    Random,
+    /// Block popularity falls as rank^-theta (`zipf:theta`, theta > 0 and not 1).
+    Zipf(f64),
+    /// The `h`, `1 - h` rule (`pareto:h`, 0 < h < 1): with 0.8, 80 % of the I/O on 20 % of
+    /// the blocks, and so on within them.
+    Pareto(f64),
+    /// Normal around the region's middle, its standard deviation this percentage of the
+    /// region (`normal:dev`).
+    Normal(f64),
+    /// (share of the I/O, share of the region), in percent, in order from the region's start
+    /// (`zoned:60/10:30/20:10/70`).
+    Zoned(Vec<(u8, u8)>),
+}
+
+impl Distribution {
+    /// fio's syntax; `Err` says what is wrong.
+    pub fn parse(s: &str) -> Result<Distribution, String> {
+        let s = s.trim();
+        let (kind, arg) = s.split_once(':').unwrap_or((s, ""));
+        let num = |what: &str| -> Result<f64, String> {
+            arg.trim()
+                .parse::<f64>()
+                .map_err(|_| format!("{kind} needs {what}, e.g. {kind}:{}", example(kind)))
+        };
+        match kind {
+            "random" => Ok(Distribution::Random),
+            "zipf" => match num("a theta")? {
+                t if t > 0.0 && t != 1.0 && t.is_finite() => Ok(Distribution::Zipf(t)),
+                _ => Err("zipf's theta must be above 0 and not 1".into()),
+            },
+            "pareto" => match num("an h")? {
+                h if h > 0.0 && h < 1.0 => Ok(Distribution::Pareto(h)),
+                _ => Err("pareto's h must be between 0 and 1".into()),
+            },
+            "normal" | "gauss" => match num("a deviation in percent")? {
+                d if d > 0.0 && d <= 100.0 => Ok(Distribution::Normal(d)),
+                _ => Err("normal's deviation must be above 0 and at most 100 (percent)".into()),
+            },
+            "zoned" => zones(arg).map(Distribution::Zoned),
+            "zoned_abs" => {
+                Err("zoned_abs is not supported: give zoned: shares of the region".into())
+            }
+            _ => Err("use random, zipf:T, pareto:H, normal:DEV or zoned:IO/SIZE:...".into()),
+        }
+    }
+
+    /// fio's form, for `--showcmd`.
+    pub fn fio_form(&self) -> String {
+        match self {
+            Distribution::Random => "random".into(),
+            Distribution::Zipf(t) => format!("zipf:{t}"),
+            Distribution::Pareto(h) => format!("pareto:{h}"),
+            Distribution::Normal(d) => format!("normal:{d}"),
+            Distribution::Zoned(z) => {
+                let parts: Vec<String> = z.iter().map(|(io, sz)| format!("{io}/{sz}")).collect();
+                format!("zoned:{}", parts.join(":"))
+            }
+        }
+    }
+}
+
+fn example(kind: &str) -> &'static str {
+    match kind {
+        "zipf" => "1.2",
+        "pareto" => "0.8",
+        _ => "10",
+    }
+}
+
+/// `60/10:30/20:10/70`: the I/O shares and the region shares must each add up to 100.
+fn zones(arg: &str) -> Result<Vec<(u8, u8)>, String> {
+    let mut z = Vec::new();
+    for part in arg.split(':') {
+        let (io, size) = part
+            .split_once('/')
+            .ok_or_else(|| format!("zone '{part}' is not IO%/SIZE%, e.g. 60/10"))?;
+        let pct = |v: &str| {
+            v.trim()
+                .trim_end_matches('%')
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= 100)
+        };
+        match (pct(io), pct(size)) {
+            (Some(a), Some(b)) => z.push((a, b)),
+            _ => return Err(format!("zone '{part}' needs two percentages, e.g. 60/10")),
+        }
+    }
+    let io: u32 = z.iter().map(|x| x.0 as u32).sum();
+    let size: u32 = z.iter().map(|x| x.1 as u32).sum();
+    if io != 100 || size != 100 {
+        return Err(format!(
+            "the zones' I/O shares add up to {io} and their sizes to {size}: both must be 100"
+        ));
+    }
+    Ok(z)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_fios_forms_and_names_what_is_wrong() {
+        assert_eq!(Distribution::parse("zipf:1.2"), Ok(Distribution::Zipf(1.2)));
+        assert_eq!(
+            Distribution::parse("pareto:0.9"),
+            Ok(Distribution::Pareto(0.9))
+        );
+        assert_eq!(
+            Distribution::parse("normal:5"),
+            Ok(Distribution::Normal(5.0))
+        );
+        assert_eq!(
+            Distribution::parse("zoned:60/10:30/20:10/70"),
+            Ok(Distribution::Zoned(vec![(60, 10), (30, 20), (10, 70)]))
+        );
+        assert!(Distribution::parse("zipf:1").unwrap_err().contains("not 1"));
+        assert!(Distribution::parse("zoned:60/10:30/20")
+            .unwrap_err()
+            .contains("90"));
+        assert!(Distribution::parse("lognormal:2")
+            .unwrap_err()
+            .contains("zipf:T"));
+        for d in [
+            "zipf:1.2",
+            "pareto:0.9",
+            "normal:5",
+            "zoned:60/10:40/90",
+            "random",
+        ] {
+            assert_eq!(Distribution::parse(d).unwrap().fio_form(), d);
+        }
+    }
+}
