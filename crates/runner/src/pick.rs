@@ -53,6 +53,19 @@ pub struct Picker {
     held: Option<Next>,
     pub backlog: Option<Backlog>,
     flow: Option<Flow>,
+    /// fio's `rw=randread:N`: per file and direction, I/Os left in the current run and where
+    /// the last one ended (and began); `run` is N, 0 without runs.
+    run: u32,
+    identical: bool,
+    runs: Vec<[Run; 2]>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Run {
+    left: u32,
+    last: u64,
+    end: u64,
+    region_end: u64,
 }
 
 impl Picker {
@@ -106,6 +119,22 @@ impl Picker {
             held: None,
             backlog: Backlog::new(spec, depth),
             flow,
+            run: if spec.rw.is_random() {
+                spec.rand_run
+            } else {
+                0
+            },
+            identical: spec.rand_identical,
+            runs: regions
+                .iter()
+                .map(|&(start, len)| {
+                    let r = Run {
+                        region_end: start + len,
+                        ..Run::default()
+                    };
+                    [r, r]
+                })
+                .collect(),
         }
     }
 
@@ -150,7 +179,7 @@ impl Picker {
         } else {
             file + 1
         };
-        let offset = self.offs[file as usize][dir].next(len as u64);
+        let offset = self.offset(file as usize, dir, len as u64);
         let back = false;
         Pick::Io(Next {
             op,
@@ -160,6 +189,35 @@ impl Picker {
             offset,
             back,
         })
+    }
+
+    /// The pattern's next offset, or with `rw=randread:N` the next of the current run: each
+    /// I/O follows the last (or repeats it with `rw_sequencer=identical`) until N are done or
+    /// the region ends, then a new random start.
+    #[inline]
+    fn offset(&mut self, file: usize, dir: usize, len: u64) -> u64 {
+        if self.run <= 1 {
+            return self.offs[file][dir].next(len);
+        }
+        let r = &mut self.runs[file][dir];
+        let o = match (r.left, self.identical) {
+            (0, _) => None,
+            (_, true) => Some(r.last),
+            (_, false) => Some(r.end).filter(|&e| e + len <= r.region_end),
+        };
+        let o = match o {
+            Some(o) => {
+                r.left -= 1;
+                o
+            }
+            None => {
+                r.left = self.run - 1;
+                self.offs[file][dir].next(len)
+            }
+        };
+        let r = &mut self.runs[file][dir];
+        (r.last, r.end) = (o, o + len);
+        o
     }
 
     /// Takes back an I/O the loop could not issue yet; it comes out of `next` first.

@@ -149,7 +149,8 @@ fn fio_json_has_the_keys_and_types_of_real_fio_output() {
     std::fs::write(
         &job,
         format!(
-            "[global]\nfilename={}\nsize=8m\ndirect=1\nioengine=libaio\n\n[mixed]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=4\nfsync=8\nruntime=2\ntime_based\n",
+            "[global]\nfilename={}\nsize=8m\ndirect=1\nioengine=libaio\n\n[mixed]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=4\nfsync=8\nruntime=2\ntime_based\n\
+             lat_percentiles=1\npercentile_list=1:50:99.5\n",
             file.display()
         ),
     )
@@ -191,6 +192,11 @@ fn fio_json_has_the_keys_and_types_of_real_fio_output() {
     assert_eq!(ours["jobs"][0]["jobname"], "mixed");
     check_latency_buckets(&ours["jobs"][0]);
     assert_eq!(ours["jobs"][0]["job options"]["rw"], "randrw");
+    // The percentile options' output: lat_ns gets its percentiles, with the listed keys.
+    for t in [&ours, &theirs] {
+        let p = &t["jobs"][0]["read"]["lat_ns"]["percentile"];
+        assert!(p["99.500000"].is_u64() && p["1.000000"].is_u64(), "{p}");
+    }
 }
 
 /// fio's latency_ns/us/ms buckets come from the histogram; check them against what is kept

@@ -1547,3 +1547,59 @@ fn random_distributions_favour_the_blocks_fio_favours() {
         "{err}"
     );
 }
+
+#[test]
+fn a_random_jobs_modifier_runs_n_ios_from_each_random_start_as_fio() {
+    let d = tmpdir();
+    let job = d.path().join("r.fio");
+    // The offsets each tool passes to pread: how many follow the one before, or repeat it.
+    let pattern = |prog: &str, args: &[&str]| -> (f64, f64) {
+        let log = d.path().join("st.txt");
+        std::process::Command::new("strace")
+            .current_dir(d.path())
+            .args(["-f", "-e", "trace=pread64", "-o"])
+            .arg(&log)
+            .arg(prog)
+            .args(args)
+            .output()
+            .unwrap();
+        let offs: Vec<u64> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .filter_map(|l| {
+                l.strip_suffix(") = 4096")?
+                    .rsplit(", ")
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        let offs = &offs[offs.len().saturating_sub(4000)..];
+        assert_eq!(offs.len(), 4000, "{prog}");
+        let pairs = |f: &dyn Fn(u64, u64) -> bool| {
+            offs.windows(2).filter(|w| f(w[0], w[1])).count() as f64 / 4000.0
+        };
+        (pairs(&|a, b| b == a + 4096), pairs(&|a, b| b == a))
+    };
+    let bin = assert_cmd::cargo::cargo_bin("volbench");
+    // 8 I/Os per random start: 7 in 8 follow the last (or, identical, repeat it).
+    for (extra, want) in [
+        ("", (0.875, 0.0)),
+        ("rw_sequencer=identical\n", (0.0, 0.875)),
+    ] {
+        std::fs::write(
+            &job,
+            format!("[r]\nfilename=rr\nrw=randread:8\nbs=4k\nsize=16m\nio_size=1g\nnumber_ios=4000\n{extra}"),
+        )
+        .unwrap();
+        let j = job.to_str().unwrap();
+        let theirs = pattern("fio", &[j]);
+        let ours = pattern(bin.to_str().unwrap(), &["run", j, "-q", "--no-store"]);
+        for (who, got) in [("fio", theirs), ("volbench", ours)] {
+            assert!(
+                (got.0 - want.0).abs() < 0.01 && (got.1 - want.1).abs() < 0.01,
+                "{extra}{who}: {got:?}"
+            );
+        }
+    }
+}

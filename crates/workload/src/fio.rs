@@ -250,7 +250,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "blocksize_unaligned",
     "bs_unaligned",
     "bs_is_seq_rand",
-    "rw_sequencer",
     "file_append",
     "fill_device",
     "fill_fs",
@@ -285,6 +284,7 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "rw_sequencer",
     "random_distribution",
     "serialize_overlap",
     "flow",
@@ -701,14 +701,12 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
             })?;
             // `read:8k` skips 8k after each I/O (a hole); `read:-8k` steps back (backwards).
             j.seq_skip = 0;
+            j.rand_run = 0;
             if !modifier.is_empty() {
+                // `randread:8`: a new random offset every 8 I/Os (a count, as fio reads it).
                 if j.rw.is_random() {
-                    return Err(OptError::Unsupported {
-                        key: format!("{key}={full}"),
-                        hint: ": a random job's modifier (new offset every N I/Os) is not \
-                               implemented; remove it"
-                            .into(),
-                    });
+                    j.rand_run = num(key, modifier)?;
+                    return Ok(());
                 }
                 let (neg, m) = match modifier.strip_prefix('-') {
                     Some(m) => (true, m),
@@ -955,6 +953,14 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "allow_destructive" | "allow-destructive" => j.allow_destructive = flag(key, v)?,
         "rwf_dsync" => j.rwf_dsync = flag(key, v)?,
         "hipri" => j.hipri = flag(key, v)?,
+        "rw_sequencer" => {
+            let s = need(key, v, "sequential")?;
+            j.rand_identical = match s.trim() {
+                "sequential" => false,
+                "identical" => true,
+                _ => return Err(bad(key, s, "use sequential or identical")),
+            };
+        }
         "random_distribution" => {
             let s = need(key, v, "zipf:1.2")?;
             j.random_distribution =
@@ -1159,6 +1165,8 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.seq_skip != 0 {
         push("rw", format!("{}:{}", j.rw.as_str(), j.seq_skip));
+    } else if j.rand_run > 1 {
+        push("rw", format!("{}:{}", j.rw.as_str(), j.rand_run));
     } else if j.rw != d.rw {
         push("rw", j.rw.as_str().into());
     }
@@ -1330,6 +1338,9 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.hipri {
         push("hipri", "1".into());
+    }
+    if j.rand_identical {
+        push("rw_sequencer", "identical".into());
     }
     if j.random_distribution != crate::Distribution::Random {
         push("random_distribution", j.random_distribution.fio_form());

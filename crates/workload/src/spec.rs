@@ -375,6 +375,13 @@ pub struct JobSpec {
     /// back (`read:-8k` with bs=4k reads backwards).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub seq_skip: i64,
+    /// Random jobs: a new random offset only every this many I/Os (fio's `rw=randread:8`);
+    /// in between each I/O follows the last, or with `rand_identical` repeats it (fio's
+    /// `rw_sequencer=identical`). 0 or 1: every I/O draws.
+    #[serde(default)]
+    pub rand_run: u32,
+    #[serde(default)]
+    pub rand_identical: bool,
     /// Block sizes drawn uniformly from the multiples of the low end (fio's `bsrange`, or
     /// `bs=4k-64k`); `bs` is then the low end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -498,6 +505,8 @@ impl Default for JobSpec {
             end_fsync: false,
             rwf_dsync: false,
             hipri: false,
+            rand_run: 0,
+            rand_identical: false,
             random_distribution: crate::Distribution::Random,
             serialize_overlap: false,
             flow: 0,
