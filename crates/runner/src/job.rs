@@ -194,9 +194,29 @@ fn fail(inp: &JobInput, out: &mut JobOutput, e: EngineError) {
     out.setup_error = Some(e);
 }
 
+/// fio's `prioclass`/`prio`: the I/O priority of this thread (ioprio_set with
+/// IOPRIO_WHO_PROCESS and 0, which names the calling thread).
+fn set_ioprio(class: u8, level: u8) -> Result<(), EngineError> {
+    const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+    let value = ((class as libc::c_long) << 13) | level as libc::c_long;
+    // SAFETY: a plain syscall with integer arguments.
+    let rc = unsafe { libc::syscall(libc::SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, value) };
+    if rc != 0 {
+        return Err(EngineError::Io {
+            engine: "prioclass",
+            what: "the kernel refused the I/O priority (the realtime class needs root)",
+            source: std::io::Error::last_os_error(),
+        });
+    }
+    Ok(())
+}
+
 /// Puts this job's thread on its CPUs (fio's `cpus_allowed`): all of them, or with
 /// `cpus_allowed_policy=split` one per clone in turn.
 fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
+    if let Some((class, level)) = spec.ioprio {
+        set_ioprio(class, level)?;
+    }
     let Some(cpus) = &spec.cpus else {
         return Ok(());
     };

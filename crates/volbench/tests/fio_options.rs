@@ -1603,3 +1603,54 @@ fn a_random_jobs_modifier_runs_n_ios_from_each_random_start_as_fio() {
         }
     }
 }
+
+#[test]
+fn prio_and_prioclass_set_each_jobs_io_priority_as_fio() {
+    let d = tmpdir();
+    let job = d.path().join("p.fio");
+    std::fs::write(
+        &job,
+        "[global]\nfilename=pp\nrw=randread\nbs=4k\nsize=1m\nnumber_ios=10\n\
+         [idle]\nprioclass=3\n[be6]\nprio=6\n[rt]\nprioclass=1\nprio=2\n[plain]\n",
+    )
+    .unwrap();
+    // The ioprio_set calls each tool makes, as strace prints their values, sorted.
+    let calls = |prog: &str, args: &[&str]| -> Vec<String> {
+        let out = std::process::Command::new("strace")
+            .current_dir(d.path())
+            .args(["-f", "-e", "trace=ioprio_set"])
+            .arg(prog)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{prog}");
+        let mut v: Vec<String> = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter_map(|l| {
+                // strace may split a call ("<unfinished ...>"): keep the value only.
+                let v = l.split_once("IOPRIO_PRIO_VALUE(")?.1;
+                Some(v.split_once(')')?.0.to_string())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let j = job.to_str().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("volbench");
+    let theirs = calls("fio", &[j]);
+    assert_eq!(theirs.len(), 3, "{theirs:?}");
+    assert_eq!(
+        calls(bin.to_str().unwrap(), &["run", j, "-q", "--no-store"]),
+        theirs
+    );
+    std::fs::write(&job, "[x]\nsize=1m\nprio=8\n").unwrap();
+    let out = volbench()
+        .args(["run", j, "--parse-only"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("p.fio:3") && err.contains("0 (highest) to 7"),
+        "{err}"
+    );
+}

@@ -155,8 +155,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "uid",
     "gid",
     "nice",
-    "prio",
-    "prioclass",
     "numa_cpu_nodes",
     "numa_mem_policy",
     "lockmem",
@@ -284,6 +282,8 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "prio",
+    "prioclass",
     "rw_sequencer",
     "random_distribution",
     "serialize_overlap",
@@ -953,6 +953,26 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "allow_destructive" | "allow-destructive" => j.allow_destructive = flag(key, v)?,
         "rwf_dsync" => j.rwf_dsync = flag(key, v)?,
         "hipri" => j.hipri = flag(key, v)?,
+        // As fio sets them: a `prio` alone is in the best-effort class, a class alone has
+        // level 0 (strace of fio 3.33).
+        "prio" => {
+            let level: u8 = num(key, need(key, v, "4")?)?;
+            if level > 7 {
+                return Err(bad(key, &level.to_string(), "use 0 (highest) to 7"));
+            }
+            j.ioprio = Some((j.ioprio.map_or(2, |p| p.0), level));
+        }
+        "prioclass" => {
+            let class: u8 = num(key, need(key, v, "2")?)?;
+            if !(1..=3).contains(&class) {
+                return Err(bad(
+                    key,
+                    &class.to_string(),
+                    "use 1 (realtime), 2 (best effort) or 3 (idle)",
+                ));
+            }
+            j.ioprio = Some((class, j.ioprio.map_or(0, |p| p.1)));
+        }
         "rw_sequencer" => {
             let s = need(key, v, "sequential")?;
             j.rand_identical = match s.trim() {
@@ -1338,6 +1358,10 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.hipri {
         push("hipri", "1".into());
+    }
+    if let Some((class, level)) = j.ioprio {
+        push("prioclass", class.to_string());
+        push("prio", level.to_string());
     }
     if j.rand_identical {
         push("rw_sequencer", "identical".into());

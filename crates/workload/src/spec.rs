@@ -426,6 +426,10 @@ pub struct JobSpec {
     /// the kernel ignores on devices without them.
     #[serde(default)]
     pub hipri: bool,
+    /// The job thread's I/O priority (fio's `prioclass`, `prio`): class 1 realtime, 2 best
+    /// effort, 3 idle, with a level 0 (highest) to 7. `None`: the process's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ioprio: Option<(u8, u8)>,
     /// Never have two I/Os in flight on the same bytes: one that would overlap waits for the
     /// other to complete (fio's `serialize_overlap`).
     #[serde(default)]
@@ -505,6 +509,7 @@ impl Default for JobSpec {
             end_fsync: false,
             rwf_dsync: false,
             hipri: false,
+            ioprio: None,
             rand_run: 0,
             rand_identical: false,
             random_distribution: crate::Distribution::Random,
