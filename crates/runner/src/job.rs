@@ -303,6 +303,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let mut seq = 0u64;
     let mut last_write_file = 0u32;
     let mut writes_since_sync = 0u64;
+    let mut last_write_late = false;
     let mut need_sync = false;
     // When the first write of the current sync batch was issued (for `stats.durable`).
     let mut durable_from = 0u64;
@@ -348,7 +349,10 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         let stopping = error.is_some() || stop_asked || timed_out || (writes_done && !draining);
 
         if need_sync && in_flight == 0 {
-            if error.is_none() {
+            // A write that completed after the window is not counted, nor is a sync issued
+            // for it: every sync issued is one reported, and as many as the counted writes
+            // with fsync=1.
+            if error.is_none() && !last_write_late {
                 let t0 = now();
                 let r = eng.sync(last_write_file, datasync);
                 let t1 = now();
@@ -542,6 +546,9 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             // Counted when it completes inside the measured window: after the ramp (an I/O
             // submitted during the ramp counts if it completes after it, as in fio) and
             // before the cut.
+            if m.op == Op::Write {
+                last_write_late = tc > window_end;
+            }
             if tc >= ramp_ns && tc <= window_end {
                 let dir = (m.op == Op::Write) as usize;
                 let d = &mut stats.dirs[dir];

@@ -150,7 +150,7 @@ fn fio_json_has_the_keys_and_types_of_real_fio_output() {
         &job,
         format!(
             "[global]\nfilename={}\nsize=8m\ndirect=1\nioengine=libaio\n\n[mixed]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=4\nfsync=8\nruntime=2\ntime_based\n\
-             lat_percentiles=1\npercentile_list=1:50:99.5\n",
+             lat_percentiles=1\npercentile_list=1:50:99:99.5\n",
             file.display()
         ),
     )

@@ -1405,9 +1405,10 @@ fn flow_weights_share_the_ios_as_fio() {
     let ours = ios(&serde_json::from_slice(&out.stdout).unwrap());
     // volbench's job takes its I/Os 32 at a time and never runs ahead of its share by more
     // than that, so with 5,000 I/Os or more for the lighter job the ratio is the weights' to
-    // within 2.6 % (3 % allowed). fio's balance is looser under load (3.08 was seen with a
-    // build running): 10 %. A debug build on a loaded machine did 9,600 at the least.
-    for (who, v, tol) in [("fio", &theirs, 0.3), ("volbench", &ours, 0.09)] {
+    // within 2.6 % (3 % allowed). fio's balance is looser under load (3.08 with a build
+    // running, 3.35 in a CI run): it only has to lean the same way, 2 to 4. A debug build on a
+    // loaded machine did 9,600 at the least.
+    for (who, v, tol) in [("fio", &theirs, 1.0), ("volbench", &ours, 0.09)] {
         assert!(v[1] >= 5000.0, "{who}: {v:?}");
         assert!((v[0] / v[1] - 3.0).abs() < tol, "{who}: {v:?}");
     }

@@ -78,10 +78,26 @@ fn example(kind: &str) -> &'static str {
     }
 }
 
-/// `60/10:30/20:10/70`: the I/O shares and the region shares must each add up to 100.
+/// `60/10:30/20:10/70`: the I/O shares and the region shares must each add up to 100. As in
+/// fio, a last zone without a size (`20/`) takes the rest of the region.
 fn zones(arg: &str) -> Result<Vec<(u8, u8)>, String> {
     let mut z = Vec::new();
-    for part in arg.split(':') {
+    let parts: Vec<&str> = arg.split(':').collect();
+    for (i, part) in parts.iter().enumerate() {
+        if let Some(io) = part.strip_suffix('/').filter(|_| i + 1 == parts.len()) {
+            let used: u32 = z.iter().map(|x: &(u8, u8)| x.1 as u32).sum();
+            let io = io
+                .trim()
+                .trim_end_matches('%')
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= 100);
+            match (io, 100u32.checked_sub(used)) {
+                (Some(a), Some(rest)) => z.push((a, rest as u8)),
+                _ => return Err(format!("zone '{part}' needs a percentage, e.g. 20/")),
+            }
+            continue;
+        }
         let (io, size) = part
             .split_once('/')
             .ok_or_else(|| format!("zone '{part}' is not IO%/SIZE%, e.g. 60/10"))?;
@@ -130,6 +146,11 @@ mod tests {
         assert!(Distribution::parse("zoned:60/10:30/20")
             .unwrap_err()
             .contains("90"));
+        // fio's rand-zones.fio: the last zone takes the rest.
+        assert_eq!(
+            Distribution::parse("zoned:50/5:30/15:20/"),
+            Ok(Distribution::Zoned(vec![(50, 5), (30, 15), (20, 80)]))
+        );
         assert!(Distribution::parse("lognormal:2")
             .unwrap_err()
             .contains("zipf:T"));

@@ -149,7 +149,8 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
     };
     let (ns, us, ms) = latency_buckets(j);
     let sync = match &j.sync {
-        Some(s) => json!({"total_ios": s.total_ios, "lat_ns": lat(&s.lat_ns, true)}),
+        // fio prints a sync's percentiles from the job's percentile_list too.
+        Some(s) => json!({"total_ios": s.total_ios, "lat_ns": lat_listed(&s.lat_ns, true, only)}),
         None => json!({"total_ios": 0, "lat_ns": lat(&empty_lat(), false)}),
     };
     let error = j.error.as_deref().map_or(0, errno_of);
