@@ -103,8 +103,12 @@ def main():
             subprocess.run(["dd", "if=/dev/urandom", f"of={z}", "bs=1M", "count=1024", "oflag=direct", "status=none"], check=True)
             compare("zram (RAM block device: the tools' overhead shows)", z, "1g", args)
         finally:
-            subprocess.run(["udevadm", "settle"])  # udev may still hold the device
-            subprocess.run(["zramctl", "--reset", z])
+            # udev may still hold the device for a moment: settle, and retry the reset.
+            subprocess.run(["udevadm", "settle"])
+            for _ in range(10):
+                if subprocess.run(["zramctl", "--reset", z]).returncode == 0:
+                    break
+                time.sleep(0.5)
     if not args.skip_disk:
         with tempfile.TemporaryDirectory(dir=args.dir) as d:
             f = os.path.join(d, "bench.test")

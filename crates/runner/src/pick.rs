@@ -140,6 +140,7 @@ impl Picker {
 
     /// The next I/O at time `t` (ns into the job); `writes_done` once the job's budget is
     /// issued, when only reads back of the backlog remain.
+    #[inline]
     pub fn next(&mut self, t: u64, writes_done: bool) -> Pick {
         if let Some(n) = self.held.take() {
             return Pick::Io(n);
