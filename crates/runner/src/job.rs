@@ -404,12 +404,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 if op == Op::Write {
                     last_write_file = file;
                     let buf = &mut eng.slot(slot)[..len as usize];
-                    if stamp {
-                        data::stamp(buf, offset, seq);
-                    }
-                    if let Some(algo) = verify {
-                        data::write_header(buf, offset, seq, algo);
-                    }
+                    mark(buf, offset, seq, stamp, verify);
                     seq += 1;
                 }
                 // fio's split: slat runs from this I/O's preparation to the return of the
@@ -504,12 +499,8 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             if rate_wait > 0 {
                 let until = deadline.map_or(rate_wait, |d| rate_wait.min(d.saturating_sub(t)));
                 sleep_unless_stopped(std::time::Duration::from_nanos(until), &inp.stop);
-            } else if held && spec.flow_sleep > 0 {
-                let d = std::time::Duration::from_micros(spec.flow_sleep);
-                sleep_unless_stopped(d, &inp.stop);
             } else if held {
-                // Held back by the flow with nothing to reap: check again, as fio does.
-                std::hint::spin_loop();
+                hold_back(spec.flow_sleep, &inp.stop);
             }
             continue;
         }
@@ -550,33 +541,12 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 last_write_late = tc > window_end;
             }
             if tc >= ramp_ns && tc <= window_end {
-                let dir = (m.op == Op::Write) as usize;
-                let d = &mut stats.dirs[dir];
-                d.ios += 1;
-                d.bytes += m.len as u64;
-                let (slat, clat) = if sync_engine {
-                    (0, tc - m.start)
-                } else {
-                    d.slat.record(m.sub - m.start);
-                    (m.sub - m.start, tc - m.sub)
-                };
-                d.clat.record(clat);
-                d.lat.record(tc - m.start);
-                if let Some(w) = &mut windows {
-                    w.record(tc - ramp_ns, dir, tc - m.start, clat, slat);
-                }
+                count(&mut stats, &mut windows, &m, tc, tc - ramp_ns, sync_engine);
             }
         }
         in_flight -= comps.len();
         if measuring {
-            for d in 0..2 {
-                let s = &stats.dirs[d];
-                inp.live.ios[d].store(s.ios, Relaxed);
-                inp.live.bytes[d].store(s.bytes, Relaxed);
-                inp.live.lat_sums[d].store(s.lat.sum(), Relaxed);
-                inp.live.lat_sums[2 + d].store(s.clat.sum(), Relaxed);
-                inp.live.lat_sums[4 + d].store(s.slat.sum(), Relaxed);
-            }
+            publish(&inp.live, &stats);
         }
     }
 
@@ -597,32 +567,8 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         stats.sys_ns = cpu1.1.saturating_sub(cpu0.1);
         stats.ctx = cpu1.2.saturating_sub(cpu0.2);
     }
-    // fio's do_verify: read back what the write phase wrote and check every block. Only a
-    // size-based pass writes every block exactly once, so only then is there a whole region
-    // to check; the pass is not part of the measured figures.
-    let whole_pass = !spec.time_based
-        && !spec.norandommap
-        && spec.bssplit.is_empty()
-        && spec.number_ios.is_none()
-        && spec.io_size.is_none();
-    if let (Some(algo), true, None, false) = (
-        verify,
-        spec.do_verify && !spec.rw.reads() && whole_pass && spec.verify_backlog == 0,
-        &error,
-        inp.stop.load(Relaxed),
-    ) {
-        // The run's kernel counters are read first: this pass is not part of the run.
-        while !inp.start.counted.load(Relaxed) && !inp.stop.load(Relaxed) {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        match verify_pass(
-            &mut eng,
-            &inp.regions,
-            spec.bs as u32,
-            depth,
-            algo,
-            &inp.stop,
-        ) {
+    if error.is_none() {
+        match closing_verify(&mut eng, inp, depth) {
             Ok(n) => out.verified = n,
             Err(e) => error = Some(format!("verify failed: {e}")),
         }
@@ -631,6 +577,91 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     out.stats = stats;
     out.windows = windows;
     out.error = error;
+}
+
+/// fio's do_verify: read back what the write phase wrote and check every block; the number
+/// checked (0 when there is no such pass). Only a size-based pass writes every block exactly
+/// once, so only then is there a whole region to check. The pass is not part of the measured
+/// figures: it waits for the runner to have read the kernel's counters.
+fn closing_verify<E: Engine>(eng: &mut E, inp: &JobInput, depth: usize) -> Result<u64, String> {
+    let spec = &inp.spec;
+    let whole_pass = !spec.time_based
+        && !spec.norandommap
+        && spec.bssplit.is_empty()
+        && spec.number_ios.is_none()
+        && spec.io_size.is_none();
+    let wanted = spec.do_verify && !spec.rw.reads() && whole_pass && spec.verify_backlog == 0;
+    let Some(algo) = spec.verify.filter(|_| wanted && !inp.stop.load(Relaxed)) else {
+        return Ok(0);
+    };
+    while !inp.start.counted.load(Relaxed) && !inp.stop.load(Relaxed) {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    verify_pass(eng, &inp.regions, spec.bs as u32, depth, algo, &inp.stop)
+}
+
+/// Accounts one I/O that completed at `tc` inside the measured window (`t` into it): fio's
+/// split, slat from its preparation to the return of its submission and clat from there to
+/// its completion (a synchronous engine has no submission of its own: all of it is clat).
+#[inline]
+fn count(
+    stats: &mut JobStats,
+    windows: &mut Option<stats::WindowLog>,
+    m: &Meta,
+    tc: u64,
+    t: u64,
+    sync_engine: bool,
+) {
+    let dir = (m.op == Op::Write) as usize;
+    let d = &mut stats.dirs[dir];
+    d.ios += 1;
+    d.bytes += m.len as u64;
+    let (slat, clat) = if sync_engine {
+        (0, tc - m.start)
+    } else {
+        d.slat.record(m.sub - m.start);
+        (m.sub - m.start, tc - m.sub)
+    };
+    d.clat.record(clat);
+    d.lat.record(tc - m.start);
+    if let Some(w) = windows {
+        w.record(t, dir, tc - m.start, clat, slat);
+    }
+}
+
+/// Hands the sampler the job's running totals: relaxed stores, once per turn.
+#[inline]
+fn publish(live: &Live, stats: &JobStats) {
+    for d in 0..2 {
+        let s = &stats.dirs[d];
+        live.ios[d].store(s.ios, Relaxed);
+        live.bytes[d].store(s.bytes, Relaxed);
+        live.lat_sums[d].store(s.lat.sum(), Relaxed);
+        live.lat_sums[2 + d].store(s.clat.sum(), Relaxed);
+        live.lat_sums[4 + d].store(s.slat.sum(), Relaxed);
+    }
+}
+
+/// Held back by the flow with nothing in flight: sleep `flow_sleep` µs, or with 0 check again
+/// at once, as fio does.
+fn hold_back(flow_sleep: u64, stop: &AtomicBool) {
+    if flow_sleep > 0 {
+        sleep_unless_stopped(std::time::Duration::from_micros(flow_sleep), stop);
+    } else {
+        std::hint::spin_loop();
+    }
+}
+
+/// Marks a write's buffer: offset and sequence in each 4 KiB (no two writes carry the same
+/// data), and the verify header when the job verifies.
+#[inline]
+fn mark(buf: &mut [u8], offset: u64, seq: u64, stamp: bool, verify: Option<workload::Verify>) {
+    if stamp {
+        data::stamp(buf, offset, seq);
+    }
+    if let Some(algo) = verify {
+        data::write_header(buf, offset, seq, algo);
+    }
 }
 
 /// fio's `serialize_overlap`: does `n` touch a byte of an I/O still in flight on its file?

@@ -160,11 +160,10 @@ impl Picker {
         if writes_done {
             return Pick::Done;
         }
-        if self.flow.as_mut().is_some_and(|f| !f.admit()) {
-            return Pick::Held;
-        }
+        // An I/O held back by the rate was admitted by the flow when it was drawn.
         let (op, dir, len) = match self.pending.take() {
             Some(p) => p,
+            None if self.flow.as_mut().is_some_and(|f| !f.admit()) => return Pick::Held,
             None => self.draw(),
         };
         if self.rated {
