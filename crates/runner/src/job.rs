@@ -276,6 +276,9 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
     let ramp_ns = spec.ramp_time.as_nanos() as u64;
     let deadline = spec.runtime.map(|r| ramp_ns + r.as_nanos() as u64);
     let serialize = spec.serialize_overlap && depth > 1;
+    // fio's thinktime: after `blocks` I/Os, drain the queue, then think (spin, then sleep).
+    let think = spec.think.filter(|t| t.us > 0);
+    let (mut think_last, mut think_due, mut completed) = (0u64, None, 0u64);
 
     let mut stats = JobStats::default();
     prepare_hists(&mut stats, spec, sync_engine);
@@ -376,7 +379,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
         // When the next I/O's preparation starts: the turn's clock for the first, then the
         // return of the submission before it (no clock read of its own per I/O).
         let mut prep_at = t;
-        if !stopping && !need_sync {
+        if !stopping && !need_sync && think_due.is_none() {
             while let Some(&slot) = free.last() {
                 let Next {
                     op,
@@ -435,6 +438,16 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
                 if !back {
                     issued += len as u64;
                     issued_ios += 1;
+                }
+                // fio checks after each issue; an I/O at depth 1 or on a synchronous engine
+                // has completed by then, so there the issues are the completions.
+                if let Some(tk) = think {
+                    let at_once = tk.on_issue || sync_engine || depth == 1;
+                    let b = if at_once { issued_ios } else { completed };
+                    if b >= think_last + tk.blocks {
+                        think_due = Some(b);
+                        break;
+                    }
                 }
                 // fio's iodepth_batch_submit: hand the kernel each group of this many at once
                 // (1, the default, submits every I/O as soon as it is ready).
@@ -496,6 +509,11 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             if stopping || error.is_some() {
                 break;
             }
+            if let (Some(b), Some(tk)) = (think_due.take(), think) {
+                think_for(tk, deadline.map(|d| d.saturating_sub(now())), &inp.stop);
+                think_last = b;
+                continue;
+            }
             if rate_wait > 0 {
                 let until = deadline.map_or(rate_wait, |d| rate_wait.min(d.saturating_sub(t)));
                 sleep_unless_stopped(std::time::Duration::from_nanos(until), &inp.stop);
@@ -504,7 +522,11 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             }
             continue;
         }
-        let min = if need_sync || stopping { in_flight } else { 1 };
+        let min = if need_sync || stopping || think_due.is_some() {
+            in_flight
+        } else {
+            1
+        };
         if let Err(e) = eng.reap(min, &mut comps) {
             error = Some(e.to_string());
             break;
@@ -517,6 +539,7 @@ fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
             let m = meta[c.slot as usize];
             meta[c.slot as usize].busy = false;
             free.push(c.slot);
+            completed += 1;
             if c.result != m.len as i64 {
                 if error.is_none() {
                     error = Some(describe(c.result, m.op, m.offset, m.len));
@@ -648,6 +671,25 @@ fn hold_back(flow_sleep: u64, stop: &AtomicBool) {
     if flow_sleep > 0 {
         sleep_unless_stopped(std::time::Duration::from_micros(flow_sleep), stop);
     } else {
+        std::hint::spin_loop();
+    }
+}
+
+/// fio's think: spin `spin_us`, then sleep the rest of `us`, neither past the time `left`
+/// (ns) to the job's deadline. Like fio, the sleep stops short by the timer's slack and the
+/// last stretch is spun, so a 1 ms think lasts 1 ms, not 1.1.
+fn think_for(t: workload::Think, left: Option<u64>, stop: &AtomicBool) {
+    const SLACK_NS: u64 = 100_000;
+    let cap = |us: u64| left.map_or(us * 1000, |l| (us * 1000).min(l));
+    let (spin, total) = (cap(t.spin_us.min(t.us)), cap(t.us));
+    let from = Instant::now();
+    let spent = || from.elapsed().as_nanos() as u64;
+    while spent() < spin {
+        std::hint::spin_loop();
+    }
+    let sleep = total.saturating_sub(spent()).saturating_sub(SLACK_NS);
+    sleep_unless_stopped(std::time::Duration::from_nanos(sleep), stop);
+    while spent() < total && !stop.load(Relaxed) {
         std::hint::spin_loop();
     }
 }

@@ -1655,3 +1655,70 @@ fn prio_and_prioclass_set_each_jobs_io_priority_as_fio() {
         "{err}"
     );
 }
+
+#[test]
+fn thinktime_pauses_after_every_n_ios_as_fio() {
+    let d = tmpdir();
+    let job = d.path().join("t.fio");
+    let iops = |v: &Value| v["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    // 4 I/Os, then 1 ms of thought: never more than 4,000 IOPS (a think is at least its
+    // time), and far more than half of that (an I/O on the null engine or a page-cache read
+    // takes microseconds). Counted at completion at depth 1, and at issue at depth 16.
+    for extra in [
+        "ioengine=null",
+        "ioengine=psync",
+        "ioengine=libaio\niodepth=16\ndirect=1\nthinktime_blocks_type=issue",
+    ] {
+        std::fs::write(
+            &job,
+            format!(
+                "[t]\nfilename=tf\nrw=randread\nbs=4k\nsize=8m\nruntime=1\ntime_based\n\
+                 thinktime=1000\nthinktime_blocks=4\n{extra}\n"
+            ),
+        )
+        .unwrap();
+        let theirs = iops(&fio_json(d.path(), &job, &[]));
+        let out = volbench()
+            .current_dir(d.path())
+            .args([
+                "run",
+                job.to_str().unwrap(),
+                "-q",
+                "--no-store",
+                "--output-format=json",
+            ])
+            .output()
+            .unwrap();
+        let ours = iops(&serde_json::from_slice(&out.stdout).unwrap());
+        for (who, v) in [("fio", theirs), ("volbench", ours)] {
+            assert!((2000.0..=4040.0).contains(&v), "{extra}: {who} {v:.0} IOPS");
+        }
+    }
+    // The spin part is CPU time: 1 ms of 1 ms spun is a busy thread.
+    std::fs::write(
+        &job,
+        "[t]\nioengine=null\nfilename=tf\nsize=8m\nruntime=1\ntime_based\nthinktime=1000\n\
+         thinktime_spin=1000\n",
+    )
+    .unwrap();
+    let v = vb_json(d.path(), &job, &[]);
+    let cpu = v["jobs"][0]["cpu"]["usr_percent"].as_f64().unwrap()
+        + v["jobs"][0]["cpu"]["sys_percent"].as_f64().unwrap();
+    assert!(cpu > 60.0, "spinning shows as CPU: {cpu}");
+    // Counted at completion with several in flight, the count depends on when each tool
+    // reaps: refused, naming the forms that match fio.
+    std::fs::write(
+        &job,
+        "[t]\nioengine=libaio\niodepth=16\nsize=1m\nthinktime=1000\nthinktime_blocks=8\n",
+    )
+    .unwrap();
+    let out = volbench()
+        .args(["run", job.to_str().unwrap(), "--parse-only"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("thinktime_blocks_type=issue"),
+        "{err}"
+    );
+}

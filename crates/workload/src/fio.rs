@@ -187,7 +187,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "replay_time_scale",
     "steadystate_duration",
     "steadystate_ramp_time",
-    "thinktime_blocks_type",
     "thinktime_iotime",
     "trim_backlog",
     "trim_backlog_batch",
@@ -208,9 +207,6 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "rate_iops_min",
     "rate_cycle",
     "rate_ignore_thinktime",
-    "thinktime",
-    "thinktime_blocks",
-    "thinktime_spin",
     "latency_target",
     "latency_window",
     "latency_percentile",
@@ -282,6 +278,10 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
 
 const SUPPORTED: &[&str] = &[
     "name",
+    "thinktime",
+    "thinktime_spin",
+    "thinktime_blocks",
+    "thinktime_blocks_type",
     "prio",
     "prioclass",
     "rw_sequencer",
@@ -953,6 +953,40 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "allow_destructive" | "allow-destructive" => j.allow_destructive = flag(key, v)?,
         "rwf_dsync" => j.rwf_dsync = flag(key, v)?,
         "hipri" => j.hipri = flag(key, v)?,
+        // fio's thinktime family; times without a unit are microseconds, as in fio.
+        "thinktime" | "thinktime_spin" => {
+            let s = need(key, v, "1000")?;
+            let us = match s.trim().parse::<u64>() {
+                Ok(n) => n,
+                Err(_) => time(key, s)?.as_micros() as u64,
+            };
+            let t = j.think.get_or_insert(crate::spec::Think {
+                blocks: 1,
+                ..Default::default()
+            });
+            if key == "thinktime" {
+                t.us = us;
+            } else {
+                t.spin_us = us;
+            }
+        }
+        "thinktime_blocks" => {
+            let n: u64 = num(key, need(key, v, "1")?)?;
+            j.think.get_or_insert_with(Default::default).blocks = n.max(1);
+        }
+        "thinktime_blocks_type" => {
+            let s = need(key, v, "complete")?;
+            j.think
+                .get_or_insert(crate::spec::Think {
+                    blocks: 1,
+                    ..Default::default()
+                })
+                .on_issue = match s.trim() {
+                "complete" => false,
+                "issue" => true,
+                _ => return Err(bad(key, s, "use complete or issue")),
+            };
+        }
         // As fio sets them: a `prio` alone is in the best-effort class, a class alone has
         // level 0 (strace of fio 3.33).
         "prio" => {
@@ -1358,6 +1392,16 @@ fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     if j.hipri {
         push("hipri", "1".into());
+    }
+    if let Some(t) = j.think.filter(|t| t.us > 0) {
+        push("thinktime", t.us.to_string());
+        if t.spin_us > 0 {
+            push("thinktime_spin", t.spin_us.to_string());
+        }
+        push("thinktime_blocks", t.blocks.to_string());
+        if t.on_issue {
+            push("thinktime_blocks_type", "issue".into());
+        }
     }
     if let Some((class, level)) = j.ioprio {
         push("prioclass", class.to_string());

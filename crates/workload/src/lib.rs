@@ -12,7 +12,8 @@ pub mod units;
 
 pub use distribution::Distribution;
 pub use spec::{
-    BsSplit, BufferMode, EngineKind, Fallocate, JobSpec, Rw, SyncIo, SyncMode, Verify, Workload,
+    BsSplit, BufferMode, EngineKind, Fallocate, JobSpec, Rw, SyncIo, SyncMode, Think, Verify,
+    Workload,
 };
 pub use units::{format_bytes, parse_bool, parse_duration, parse_size, short_size, UnitError};
 

@@ -212,6 +212,15 @@ impl Logs {
     }
 }
 
+/// fio's `thinktime`, `thinktime_spin`, `thinktime_blocks`, `thinktime_blocks_type`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Think {
+    pub us: u64,
+    pub spin_us: u64,
+    pub blocks: u64,
+    pub on_issue: bool,
+}
+
 /// fio's default `filename_format`.
 pub const FIO_FILENAME_FORMAT: &str = "$jobname.$jobnum.$filenum";
 
@@ -426,6 +435,10 @@ pub struct JobSpec {
     /// the kernel ignores on devices without them.
     #[serde(default)]
     pub hipri: bool,
+    /// fio's `thinktime`: after every `think.blocks` I/Os (completed, or with `on_issue`
+    /// issued), wait for those in flight, then spin `spin_us` and sleep the rest of `us`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<Think>,
     /// The job thread's I/O priority (fio's `prioclass`, `prio`): class 1 realtime, 2 best
     /// effort, 3 idle, with a level 0 (highest) to 7. `None`: the process's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -509,6 +522,7 @@ impl Default for JobSpec {
             end_fsync: false,
             rwf_dsync: false,
             hipri: false,
+            think: None,
             ioprio: None,
             rand_run: 0,
             rand_identical: false,
@@ -573,6 +587,13 @@ pub enum SpecError {
          the job's own reads): use rw=write or randwrite"
     )]
     BacklogReads,
+    #[error(
+        "thinktime_blocks={0} counted at completion with iodepth={1} on an asynchronous \
+         engine: how many I/Os fall between thinks then depends on when each tool reaps, and \
+         fio's count differs from volbench's; use thinktime_blocks_type=issue, iodepth=1 or \
+         thinktime_blocks=1 (which match fio)"
+    )]
+    ThinkBlocks(u64, u32),
     #[error("hipri is an option of io_uring and pvsync2 (psync here), not of {0}: drop hipri or change ioengine")]
     HipriEngine(&'static str),
     #[error(
@@ -602,6 +623,7 @@ impl SpecError {
             SpecError::HipriEngine(_) => &["hipri", "ioengine"],
             SpecError::HipriBuffered => &["hipri", "direct", "buffered"],
             SpecError::BacklogReads => &["verify_backlog", "rw", "readwrite"],
+            SpecError::ThinkBlocks(..) => &["thinktime_blocks", "thinktime_blocks_type", "iodepth"],
         }
     }
 }
@@ -693,6 +715,15 @@ impl JobSpec {
         }
         if self.verify_backlog > 0 && self.verify.is_some() && self.rw.reads() {
             return Err(SpecError::BacklogReads);
+        }
+        if let Some(t) = self
+            .think
+            .filter(|t| t.us > 0 && !t.on_issue && t.blocks > 1)
+        {
+            let depth = self.effective_iodepth();
+            if depth > 1 {
+                return Err(SpecError::ThinkBlocks(t.blocks, depth));
+            }
         }
         self.check_hipri()
     }
