@@ -1405,13 +1405,16 @@ fn flow_weights_share_the_ios_as_fio() {
     let ours = ios(&serde_json::from_slice(&out.stdout).unwrap());
     // volbench's job takes its I/Os 32 at a time and never runs ahead of its share by more
     // than that, so with 5,000 I/Os or more for the lighter job the ratio is the weights' to
-    // within 2.6 % (3 % allowed). fio's balance is looser under load (3.08 with a build
-    // running, 3.35 in a CI run): it only has to lean the same way, 2 to 4. A debug build on a
-    // loaded machine did 9,600 at the least.
-    for (who, v, tol) in [("fio", &theirs, 1.0), ("volbench", &ours, 0.09)] {
-        assert!(v[1] >= 5000.0, "{who}: {v:?}");
-        assert!((v[0] / v[1] - 3.0).abs() < tol, "{who}: {v:?}");
-    }
+    // within 2.6 % (3 % allowed). A debug build on a loaded machine did 9,600 at the least.
+    // The reference is the weights, not fio's figures: fio gives 3:1 on an idle machine, but
+    // its balance is erratic under load (3.35 in one CI run, 844 against 25,799 in another),
+    // so fio is only required to run the same file.
+    assert!(
+        theirs.len() == 3 && theirs.iter().all(|&n| n > 0.0),
+        "fio: {theirs:?}"
+    );
+    assert!(ours[1] >= 5000.0, "volbench: {ours:?}");
+    assert!((ours[0] / ours[1] - 3.0).abs() < 0.09, "volbench: {ours:?}");
     // A weight out of fio's range is refused where it is written.
     std::fs::write(&job, "[a]\nioengine=null\nflow=1001\n").unwrap();
     let out = volbench()
