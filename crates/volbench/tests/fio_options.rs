@@ -236,6 +236,18 @@ fn fsync_and_dsync_reach_the_device_as_flushes() {
     }
 }
 
+/// `volbench run JOB --parse-only`, which must fail: its error text.
+fn refusal(job: &Path) -> String {
+    let out = volbench()
+        .arg("run")
+        .arg(job)
+        .arg("--parse-only")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{} was accepted", job.display());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// Runs fio on a job file in `dir` (as the current directory) and returns its JSON.
 fn fio_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
     let out = std::process::Command::new("fio")
@@ -1277,15 +1289,8 @@ fn hipri_polls_as_fio_does_or_says_why_it_cannot() {
             format!("[x]\nioengine={engine}\nhipri=1\n{extra}\nsize=1m\n"),
         )
         .unwrap();
-        let out = volbench()
-            .args(["run", j, "--parse-only"])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            !out.status.success() && err.contains(says) && err.contains("p.fio:3"),
-            "{err}"
-        );
+        let err = refusal(&job);
+        assert!(err.contains(says) && err.contains("p.fio:3"), "{err}");
     }
 }
 
@@ -1360,15 +1365,8 @@ fn verify_backlog_reads_back_while_writing_as_fio() {
         "[b]\nrw=randrw\nsize=1m\nverify=crc32c\nverify_backlog=16\n",
     )
     .unwrap();
-    let out = volbench()
-        .args(["run", j, "--parse-only"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("b.fio:5") && err.contains("rw=write"),
-        "{err}"
-    );
+    let err = refusal(&job);
+    assert!(err.contains("b.fio:5") && err.contains("rw=write"), "{err}");
 }
 
 #[test]
@@ -1417,13 +1415,9 @@ fn flow_weights_share_the_ios_as_fio() {
     assert!((ours[0] / ours[1] - 3.0).abs() < 0.09, "volbench: {ours:?}");
     // A weight out of fio's range is refused where it is written.
     std::fs::write(&job, "[a]\nioengine=null\nflow=1001\n").unwrap();
-    let out = volbench()
-        .args(["run", job.to_str().unwrap(), "--parse-only"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refusal(&job);
     assert!(
-        !out.status.success() && err.contains("f.fio:3") && err.contains("0 to 1000"),
+        err.contains("f.fio:3") && err.contains("0 to 1000"),
         "{err}"
     );
 }
@@ -1541,15 +1535,8 @@ fn random_distributions_favour_the_blocks_fio_favours() {
         "[z]\nrw=randread\nsize=1m\nrandom_distribution=zipf:1\n",
     )
     .unwrap();
-    let out = volbench()
-        .args(["run", job.to_str().unwrap(), "--parse-only"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("z.fio:4") && err.contains("not 1"),
-        "{err}"
-    );
+    let err = refusal(&job);
+    assert!(err.contains("z.fio:4") && err.contains("not 1"), "{err}");
 }
 
 #[test]
@@ -1648,13 +1635,9 @@ fn prio_and_prioclass_set_each_jobs_io_priority_as_fio() {
         theirs
     );
     std::fs::write(&job, "[x]\nsize=1m\nprio=8\n").unwrap();
-    let out = volbench()
-        .args(["run", j, "--parse-only"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refusal(&job);
     assert!(
-        !out.status.success() && err.contains("p.fio:3") && err.contains("0 (highest) to 7"),
+        err.contains("p.fio:3") && err.contains("0 (highest) to 7"),
         "{err}"
     );
 }
@@ -1715,13 +1698,6 @@ fn thinktime_pauses_after_every_n_ios_as_fio() {
         "[t]\nioengine=libaio\niodepth=16\nsize=1m\nthinktime=1000\nthinktime_blocks=8\n",
     )
     .unwrap();
-    let out = volbench()
-        .args(["run", job.to_str().unwrap(), "--parse-only"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("thinktime_blocks_type=issue"),
-        "{err}"
-    );
+    let err = refusal(&job);
+    assert!(err.contains("thinktime_blocks_type=issue"), "{err}");
 }
