@@ -6,31 +6,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need=()
-command -v fio >/dev/null || need+=(fio)
-[ -d /usr/share/doc/fio/examples ] || need+=(fio-examples)
-command -v zramctl >/dev/null || need+=(util-linux)
-command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
-# HTML report tests open every page in headless Chromium.
-command -v chromium >/dev/null || need+=(chromium)
-# fsync tests count sync syscalls with strace; durability tests mount a FUSE "lying disk".
-command -v strace >/dev/null || need+=(strace)
-command -v fusermount3 >/dev/null || need+=(fuse3)
-# db tests start throwaway PostgreSQL clusters and compare with pgbench (postgresql-client).
-ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
-command -v pgbench >/dev/null || need+=(postgresql-client)
-# MPI tests build volbench with --features mpi (rsmpi needs libclang for its bindings) and run
-# it under Open MPI's mpirun; two emulated hosts use network namespaces (iproute2).
-[ -e /usr/include/x86_64-linux-gnu/openmpi/mpi.h ] || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || need+=(libopenmpi-dev)
-command -v mpirun >/dev/null || need+=(openmpi-bin)
-ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
-command -v ip >/dev/null || need+=(iproute2)
-if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-  else
-    echo "missing ${need[*]}: install them (apt-get install -y ${need[*]}) or run as root" >&2
-  fi
+# Every package the tests use, asked of apt every time as root (a no-op when present): a
+# check by file can match the wrong thing (libclang-cpp.so is not the libclang.so bindgen
+# needs), and then a fresh machine fails in the middle of the build.
+pkgs=(
+  fio fio-examples util-linux e2fsprogs  # the peer, its example job files, zramctl/losetup, mkfs
+  chromium                               # HTML report tests open every page headless
+  strace fuse3                           # fsync tests count syscalls; durability mounts a lying disk
+  postgresql postgresql-client           # db tests start throwaway clusters, compare with pgbench
+  libopenmpi-dev openmpi-bin libclang-dev  # the MPI build (rsmpi's bindgen needs libclang.so)
+  iproute2 kmod procps                   # network namespaces for emulated hosts; modprobe; pkill
+)
+if [ "$(id -u)" = 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >/dev/null
+else
+  echo "not root: cannot install ${pkgs[*]}; device, FUSE, PostgreSQL and network tests need root" >&2
 fi
 # zram is a module on most distributions; load it if it is not built in.
 if [ "$(id -u)" = 0 ] && [ ! -e /sys/class/zram-control ] && command -v modprobe >/dev/null; then
