@@ -15,7 +15,7 @@ pkgs=(
   strace fuse3                           # fsync tests count syscalls; durability mounts a lying disk
   postgresql postgresql-client           # db tests start throwaway clusters, compare with pgbench
   libopenmpi-dev openmpi-bin libclang-dev  # the MPI build (rsmpi's bindgen needs libclang.so)
-  iproute2 kmod procps                   # network namespaces for emulated hosts; modprobe; pkill
+  iproute2 kmod procps python3           # network namespaces for emulated hosts; modprobe; pkill
 )
 if [ "$(id -u)" = 0 ]; then
   apt-get update -qq

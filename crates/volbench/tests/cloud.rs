@@ -416,8 +416,7 @@ fn infer_finds_random_caps_on_a_throttled_zram() {
     let bs_cross = rng.range(12.0, 96.0) * 1024.0;
     let bw = (iops * bs_cross).round();
     let Some(t) = Throttle::new(z.p(), iops as u64, bw as u64) else {
-        eprintln!("skipping: no cgroup v1 blkio throttle here");
-        return;
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
     };
     let out = t.run(
         assert_cmd::cargo::cargo_bin("volbench").to_str().unwrap(),
@@ -713,8 +712,7 @@ fn infer_and_check_read_a_stored_sweep() {
     fill_random(&z.path, 256 << 20);
     let (iops, bw) = (2000u64, 40u64 << 20);
     let Some(t) = Throttle::new(z.p(), iops, bw) else {
-        eprintln!("skipping: no cgroup v1 blkio throttle here");
-        return;
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
     };
     let me = assert_cmd::cargo::cargo_bin("volbench");
     let args: Vec<String> = [

@@ -22,7 +22,7 @@ fn have_postgres() -> bool {
     if db::pg::bindir().is_ok() && Std::new("pgbench").arg("--version").output().is_ok() {
         return true;
     }
-    eprintln!("skipping: needs PostgreSQL's server and pgbench (apt-get install postgresql)");
+    common::cannot_run("needs PostgreSQL's server and pgbench (apt-get install postgresql)");
     false
 }
 

@@ -16,8 +16,7 @@ fn have_fio() -> bool {
 macro_rules! require_fio {
     () => {
         if !have_fio() {
-            eprintln!("skipping: needs fio (apt-get install fio)");
-            return;
+            cannot_run!("needs fio (apt-get install fio)");
         }
     };
 }
@@ -475,10 +474,7 @@ fn fio_documentation_examples_parse_or_name_what_is_unsupported() {
     .map(PathBuf::from)
     .find(|p| p.is_dir());
     let Some(dir) = dir else {
-        eprintln!(
-            "skipping: fio's example job files are not installed (apt-get install fio-examples)"
-        );
-        return;
+        cannot_run!("fio's example job files are not installed (apt-get install fio-examples)");
     };
     let mut ok = 0;
     let mut unsupported = 0;
@@ -528,8 +524,7 @@ fn matches_fio_on_a_throttled_device() {
     let z = Zram::new("256M");
     fill_random(&z.path, 256 << 20);
     let Some(cap) = Throttle::new(z.p(), 2000, 32 << 20) else {
-        eprintln!("skipping: no cgroup v1 blkio throttling here");
-        return;
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
     };
     let vb = assert_cmd::cargo::cargo_bin("volbench");
     let cases: &[(&str, &str, u32, u32, u32)] = &[
@@ -667,14 +662,19 @@ fn showcmd_round_trips_over_suites_and_fio_examples() {
             &String::from_utf8_lossy(&text.stdout),
         ));
     }
-    if let Ok(rd) = std::fs::read_dir("/usr/share/doc/fio/examples") {
-        let mut ex: Vec<_> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "fio"))
-            .collect();
-        ex.sort();
-        files.extend(ex);
+    match std::fs::read_dir("/usr/share/doc/fio/examples") {
+        Err(_) => common::cannot_run(
+            "fio's example job files are not installed (apt-get install fio-examples)",
+        ),
+        Ok(rd) => {
+            let mut ex: Vec<_> = rd
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+                .collect();
+            ex.sort();
+            files.extend(ex);
+        }
     }
     let mut checked = 0;
     for f in &files {
@@ -744,9 +744,7 @@ fn every_option_fio_lists_is_known() {
         .arg("--cmdhelp=all")
         .output()
     else {
-        assert!(std::env::var_os("CI").is_none(), "CI installs fio");
-        eprintln!("skipping: fio is not installed");
-        return;
+        cannot_run!("needs fio (apt-get install fio)");
     };
     let text = String::from_utf8_lossy(&out.stdout);
     let names: Vec<&str> = text

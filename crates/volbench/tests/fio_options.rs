@@ -211,11 +211,10 @@ fn fsync_and_dsync_reach_the_device_as_flushes() {
         .unwrap_or("")
         .to_string();
     if cache != "write back" {
-        eprintln!(
-            "skipping: {} has no volatile write cache ({cache:?}), so no flushes to count",
+        cannot_run!(
+            "{} has no volatile write cache ({cache:?}), so no flushes to count",
             f.display()
         );
-        return;
     }
     for (opt, label) in [("fsync=1", "fsync"), ("sync=dsync", "O_DSYNC")] {
         let v = job(d.path(), &format!("[j]\nfilename={}\nsize=1m\nrw=randwrite\nbs=4k\nioengine=psync\ndirect=1\n{opt}\nruntime=1\ntime_based\n", f.display()));
@@ -942,8 +941,7 @@ fn job_cpus(pid: u32) -> Vec<(String, String)> {
 #[test]
 fn cpus_allowed_and_split_policy_pin_job_threads() {
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-        eprintln!("skipping: needs two CPUs");
-        return;
+        cannot_run!("needs two CPUs");
     }
     let d = tmpdir();
     let job = d.path().join("a.fio");

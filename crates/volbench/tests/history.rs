@@ -281,13 +281,15 @@ fn store_survives_a_killed_writer() {
         "{show}"
     );
     // SQLite's own check, through Python's sqlite3 when present.
-    if let Ok(out) = std::process::Command::new("python3")
+    match std::process::Command::new("python3")
         .args(["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('pragma integrity_check').fetchone()[0])"])
         .arg(&db)
         .output()
     {
-        if out.status.success() {
+        Ok(out) => {
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
             assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
         }
+        Err(_) => common::cannot_run("needs python3 for SQLite's own integrity_check"),
     }
 }

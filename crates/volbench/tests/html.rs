@@ -301,8 +301,7 @@ fn chromium() -> Option<&'static str> {
 #[test]
 fn pages_open_in_chromium_and_draw_every_chart() {
     let Some(browser) = chromium() else {
-        eprintln!("skipping: needs chromium (apt-get install chromium)");
-        return;
+        cannot_run!("needs chromium (apt-get install chromium)");
     };
     let d = tmpdir();
     let (run, _) = json_report(

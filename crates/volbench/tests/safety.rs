@@ -79,7 +79,7 @@ fn every_signature_blkid_knows_is_refused() {
             .stderr(Stdio::null())
             .status()
         else {
-            eprintln!("skipping {mkfs}: not installed");
+            common::cannot_run(&format!("{mkfs} is not installed"));
             continue;
         };
         assert!(st.success(), "{mkfs}");

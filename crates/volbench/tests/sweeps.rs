@@ -23,8 +23,7 @@ fn bs_sweep_finds_the_configured_caps() {
     fill_random(&z.path, 256 << 20);
     let (iops, bps) = (2000u64, 32u64 << 20);
     let Some(cap) = Throttle::new(z.p(), iops, bps) else {
-        eprintln!("skipping: no cgroup v1 blkio throttling here");
-        return;
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
     };
     let vb = assert_cmd::cargo::cargo_bin("volbench");
     let out = cap.run(
@@ -69,8 +68,7 @@ fn numjobs_sweep_flags_the_knee() {
     let z = Zram::new("64M");
     fill_random(&z.path, 64 << 20);
     let Some(cap) = Throttle::new(z.p(), 2000, 1 << 30) else {
-        eprintln!("skipping: no cgroup v1 blkio throttling here");
-        return;
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
     };
     let vb = assert_cmd::cargo::cargo_bin("volbench");
     let out = cap.run(

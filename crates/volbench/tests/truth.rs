@@ -430,14 +430,12 @@ fn many_jobs_agree_with_fio_on_a_capped_device() {
         .output()
         .is_err()
     {
-        eprintln!("skipping: needs fio (apt-get install fio)");
-        return;
+        cannot_run!("needs fio (apt-get install fio)");
     }
     let z = Zram::new("512M");
     fill_random(&z.path, 512 << 20);
     let Some(cap) = Throttle::new(z.p(), 20_000, 1 << 30) else {
-        eprintln!("skipping: no cgroup v1 blkio throttling here");
-        return;
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
     };
     let vb = assert_cmd::cargo::cargo_bin("volbench");
     for nj in [64, 256] {
