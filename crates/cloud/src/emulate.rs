@@ -188,7 +188,19 @@ impl Cgroup {
             return Ok(());
         }
         self.last.set(Some([riops, wiops, rbps, wbps]));
-        let (ma, mi) = self.dev;
+        self.limit(self.dev, riops, wiops, rbps, wbps)
+    }
+
+    /// Sets the limits on one more device in the same cgroup (a striped target's members),
+    /// as [`Cgroup::set`] does on its own device.
+    pub fn limit(
+        &self,
+        (ma, mi): (u32, u32),
+        riops: Option<u64>,
+        wiops: Option<u64>,
+        rbps: Option<u64>,
+        wbps: Option<u64>,
+    ) -> Result<()> {
         match self.version {
             Version::V2 => {
                 let f = |v: Option<u64>| v.map_or("max".to_string(), |x| x.max(1).to_string());

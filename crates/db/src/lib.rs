@@ -49,7 +49,7 @@ pub trait Backend: Sync {
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
         None
     }
-    /// Checks the TPC-B invariant after a run: the sums of branch, teller and account balances
-    /// are equal, and history has one row per committed transaction. Returns the history rows.
-    fn check(&self) -> anyhow::Result<u64>;
+    /// Reads the balance sums and the history's rows and deltas, which
+    /// [`tpcb::check_run`] compares before and after a run.
+    fn check(&self) -> anyhow::Result<tpcb::Sums>;
 }

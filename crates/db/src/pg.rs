@@ -435,13 +435,19 @@ impl Backend for Postgres {
         let ms: f64 = r.get(1);
         Some((n as u64, (ms > 0.0).then_some((ms * 1e6) as u64)))
     }
-    fn check(&self) -> anyhow::Result<u64> {
+    fn check(&self) -> anyhow::Result<tpcb::Sums> {
         let mut c = connect(&self.url)?;
         let r = c.query_one(
             "SELECT (SELECT sum(bbalance) FROM pgbench_branches)::bigint, (SELECT sum(tbalance) FROM pgbench_tellers)::bigint, (SELECT sum(abalance) FROM pgbench_accounts)::bigint, (SELECT count(*) FROM pgbench_history)::bigint, (SELECT coalesce(sum(delta),0) FROM pgbench_history)::bigint",
             &[],
         )?;
-        tpcb::check_sums(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4))
+        Ok(tpcb::Sums {
+            branches: r.get(0),
+            tellers: r.get(1),
+            accounts: r.get(2),
+            rows: r.get(3),
+            deltas: r.get(4),
+        })
     }
 }
 

@@ -138,7 +138,7 @@ fn one_target(
         (EngineKind::Postgres, Some(d), None) => {
             (Box::new(pg::Postgres::throwaway(d, o.scale)?), o.scale)
         }
-        _ => anyhow::bail!("--postgres-url needs --engine postgres"),
+        _ => anyhow::bail!("--postgres-url names a PostgreSQL server: drop --engine sqlite"),
     };
     if scale != o.scale {
         rep.scale = scale;
@@ -155,7 +155,7 @@ fn one_target(
         }
         _ => None,
     };
-    let history_before = backend.check()?;
+    let sums_before = backend.check()?;
     phase(&name, "run");
     let before = (backend.wal_flushes(), backend.server_cpu_ns());
     let m = drive(backend.as_ref(), o, scale, stop)?;
@@ -181,14 +181,7 @@ fn one_target(
         explanation: Explanation::default(),
     };
     // The invariant and the row count are checked on every run: a wrong number is worse than none.
-    let history_after = backend.check()?;
-    if history_after - history_before != m.committed {
-        anyhow::bail!(
-            "pgbench_history gained {} rows but {} transactions were reported committed",
-            history_after - history_before,
-            m.committed
-        );
-    }
+    crate::tpcb::check_run(sums_before, backend.check()?, m.committed)?;
     let flushes = match (before.0, after.0) {
         (Some((a, at)), Some((b, bt))) => {
             Some((b - a, at.zip(bt).map(|(x, y)| y.saturating_sub(x))))

@@ -192,12 +192,18 @@ impl Backend for Sqlite {
             }) as Box<dyn Session>)
         })
     }
-    fn check(&self) -> anyhow::Result<u64> {
+    fn check(&self) -> anyhow::Result<tpcb::Sums> {
         let c = open(&self.path, &self.synchronous)?;
         let (b, t, a, n, d): (i64, i64, i64, i64, Option<i64>) =
             c.query_row(tpcb::CHECK, [], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
             })?;
-        tpcb::check_sums(b, t, a, n, d.unwrap_or(0))
+        Ok(tpcb::Sums {
+            branches: b,
+            tellers: t,
+            accounts: a,
+            rows: n,
+            deltas: d.unwrap_or(0),
+        })
     }
 }

@@ -68,14 +68,41 @@ pub const KEYS: [&str; 3] = [
 /// committed transactions from zero), and the history row count.
 pub const CHECK: &str = "SELECT (SELECT sum(bbalance) FROM pgbench_branches), (SELECT sum(tbalance) FROM pgbench_tellers), (SELECT sum(abalance) FROM pgbench_accounts), (SELECT count(*) FROM pgbench_history), (SELECT sum(delta) FROM pgbench_history)";
 
-/// Checks the invariant from [`CHECK`]'s row; returns the history row count.
-pub fn check_sums(b: i64, t: i64, a: i64, rows: i64, deltas: i64) -> anyhow::Result<u64> {
-    if b != t || t != a || a != deltas {
+/// One reading of [`CHECK`]: the balance sums, the history's row count and its deltas' sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sums {
+    pub branches: i64,
+    pub tellers: i64,
+    pub accounts: i64,
+    pub rows: i64,
+    pub deltas: i64,
+}
+
+/// Checks the TPC-B invariant as a change over one run, which holds on any database, also one
+/// pgbench has run on (pgbench truncates pgbench_history, so balances and history no longer
+/// sum alike): the three balance sums are equal (every transaction moves all three by its
+/// delta), the history gained one row per committed transaction, and the balances moved by
+/// exactly the deltas this run inserted.
+pub fn check_run(before: Sums, after: Sums, committed: u64) -> anyhow::Result<()> {
+    let (b, t, a) = (after.branches, after.tellers, after.accounts);
+    if b != t || t != a {
         anyhow::bail!(
-            "TPC-B invariant broken: branches {b}, tellers {t}, accounts {a}, history deltas {deltas} should be equal"
+            "TPC-B invariant broken: branch, teller and account balances sum to {b}, {t} and {a}; they should be equal"
         );
     }
-    Ok(rows as u64)
+    let rows = after.rows - before.rows;
+    if rows != committed as i64 {
+        anyhow::bail!(
+            "pgbench_history gained {rows} rows but {committed} transactions were reported committed"
+        );
+    }
+    let (moved, inserted) = (a - before.accounts, after.deltas - before.deltas);
+    if moved != inserted {
+        anyhow::bail!(
+            "TPC-B invariant broken: balances moved by {moved} during the run but the history rows it inserted add up to {inserted}"
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -97,7 +124,27 @@ mod tests {
 
     #[test]
     fn the_invariant_catches_a_lost_update() {
-        assert_eq!(check_sums(10, 10, 10, 4, 10).unwrap(), 4);
-        assert!(check_sums(10, 9, 10, 4, 10).is_err());
+        let s = |b, t, a, rows, deltas| Sums {
+            branches: b,
+            tellers: t,
+            accounts: a,
+            rows,
+            deltas,
+        };
+        // pgbench truncated the history before: balances 10, deltas 0 to start with.
+        let before = s(10, 10, 10, 0, 0);
+        assert!(check_run(before, s(13, 13, 13, 2, 3), 2).is_ok());
+        assert!(
+            check_run(before, s(13, 12, 13, 2, 3), 2).is_err(),
+            "a lost update"
+        );
+        assert!(
+            check_run(before, s(13, 13, 13, 1, 3), 2).is_err(),
+            "a lost row"
+        );
+        assert!(
+            check_run(before, s(13, 13, 13, 2, 4), 2).is_err(),
+            "a wrong delta"
+        );
     }
 }

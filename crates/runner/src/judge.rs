@@ -73,7 +73,10 @@ pub fn warnings(
         .filter(|&s| s > 0.0)
         .fold(f64::INFINITY, f64::min);
     if shortest < SHORT_RUN_SECS && real {
-        w.push(Warning::ShortRun { secs: shortest });
+        w.push(Warning::ShortRun {
+            secs: shortest,
+            fix: short_run_fix(specs, shortest),
+        });
     }
     if real {
         let busiest = jobs
@@ -116,45 +119,99 @@ pub fn warnings(
         reported[0] += j.read.as_ref().map_or(0, |d| d.io_bytes);
         reported[1] += j.write.as_ref().map_or(0, |d| d.io_bytes);
     }
-    for t in targets {
-        if let (Some(k), Some(d)) = (&t.kernel_counters, &t.device) {
-            for (i, dir, ios, merges) in [
-                (0, "read", k.read_ios, k.read_merges),
-                (1, "write", k.write_ios, k.write_merges),
-            ] {
-                let submitted = ios + merges;
-                if reported[i] > 0 && submitted >= 1000 && merges * 10 > submitted {
-                    w.push(Warning::MergedIo {
-                        dir,
-                        percent: 100.0 * merges as f64 / submitted as f64,
-                        device_name: d.name.clone(),
-                        advice: merge_advice(specs),
-                    });
-                }
+    let counted: Vec<(&report::KernelCounters, &report::DeviceInfo, &TargetInfo)> = targets
+        .iter()
+        .filter_map(|t| Some((t.kernel_counters.as_ref()?, t.device.as_ref()?, t)))
+        .collect();
+    for (k, d, _) in &counted {
+        for (i, dir, ios, merges) in [
+            (0, "read", k.read_ios, k.read_merges),
+            (1, "write", k.write_ios, k.write_merges),
+        ] {
+            let submitted = ios + merges;
+            let flag = !throughput_test(specs);
+            if flag && reported[i] > 0 && submitted >= 1000 && merges * 10 > submitted {
+                w.push(Warning::MergedIo {
+                    dir,
+                    percent: 100.0 * merges as f64 / submitted as f64,
+                    device_name: d.name.clone(),
+                    advice: merge_advice(specs),
+                });
             }
-            for (i, dir, seen) in [(0, "read", k.read_bytes), (1, "write", k.write_bytes)] {
-                if reported[i] >= 1 << 20 && (seen as f64) < 0.5 * reported[i] as f64 {
-                    w.push(Warning::DeviceSawLess {
-                        dir,
-                        reported: reported[i],
-                        device: seen,
-                        device_name: d.name.clone(),
-                        cause: saw_less_cause(specs, t, dir),
-                    });
-                // Only O_DIRECT I/O maps one to one onto device requests: buffered reads
-                // reach the device as readahead (fewer, larger requests) or not at all.
-                } else if let Some(x) = specs
-                    .iter()
-                    .all(|s| s.ioengine != EngineKind::Null && s.direct)
-                    .then(|| rate_check(jobs, groups, k, i, d))
-                    .flatten()
-                {
-                    w.push(x);
-                }
+        }
+    }
+    // The totals are judged against every device of the target together: a striped target
+    // (--filename=/dev/a:/dev/b) puts half its I/O on each, and one device's half is no
+    // evidence of anything. Where a target's device went uncounted, there is no verdict.
+    let every_device_counted = targets.iter().all(|t| {
+        t.device
+            .as_ref()
+            .is_some_and(|d| counted.iter().any(|(_, c, _)| c.name == d.name))
+    });
+    if let (Some(sum), true) = (summed(&counted), every_device_counted) {
+        let names: Vec<&str> = counted.iter().map(|(_, d, _)| d.name.as_str()).collect();
+        let name = names.join(" + ");
+        for (i, dir, seen) in [(0, "read", sum.read_bytes), (1, "write", sum.write_bytes)] {
+            if reported[i] >= 1 << 20 && (seen as f64) < 0.5 * reported[i] as f64 {
+                w.push(Warning::DeviceSawLess {
+                    dir,
+                    reported: reported[i],
+                    device: seen,
+                    device_name: name.clone(),
+                    cause: saw_less_cause(specs, counted[0].2, dir),
+                });
+            // Only O_DIRECT I/O maps one to one onto device requests: buffered reads
+            // reach the device as readahead (fewer, larger requests) or not at all.
+            } else if let Some(x) = specs
+                .iter()
+                .all(|s| s.ioengine != EngineKind::Null && s.direct)
+                .then(|| rate_check(jobs, groups, &sum, i, &name))
+                .flatten()
+            {
+                w.push(x);
             }
         }
     }
     w
+}
+
+/// The counters of several devices added up (the longest interval: they were read together).
+fn summed(
+    counted: &[(&report::KernelCounters, &report::DeviceInfo, &TargetInfo)],
+) -> Option<report::KernelCounters> {
+    let (first, rest) = counted.split_first()?;
+    let mut sum = *first.0;
+    for (k, _, _) in rest {
+        sum.read_ios += k.read_ios;
+        sum.write_ios += k.write_ios;
+        sum.read_merges += k.read_merges;
+        sum.write_merges += k.write_merges;
+        sum.read_bytes += k.read_bytes;
+        sum.write_bytes += k.write_bytes;
+        sum.interval_ns = sum.interval_ns.max(k.interval_ns);
+    }
+    Some(sum)
+}
+
+/// How to make a short run longer: a size-based job that did its bytes before its --runtime
+/// ran out is not helped by a longer --runtime.
+fn short_run_fix(specs: &[JobSpec], secs: f64) -> String {
+    let ended_early = specs
+        .iter()
+        .any(|s| !s.time_based && s.runtime.is_none_or(|r| r.as_secs_f64() > secs + 1.0));
+    if ended_early {
+        "the job did all of its --size before --runtime ran out: add --time_based to run for \
+         the whole --runtime, or give a larger --size"
+            .into()
+    } else {
+        "use --runtime=30s or more".into()
+    }
+}
+
+/// A sequential job of large blocks is a throughput test: its requests merging is what the
+/// device does with such a stream, and bandwidth, not IOPS, is the figure that counts.
+fn throughput_test(specs: &[JobSpec]) -> bool {
+    specs.iter().all(|s| !s.rw.is_random() && s.bs >= 128 << 10)
 }
 
 /// The advice for merged I/O that fits the workload that was run.
@@ -198,7 +255,7 @@ fn rate_check(
     groups: &[report::GroupReport],
     k: &report::KernelCounters,
     dir: usize,
-    d: &report::DeviceInfo,
+    device_name: &str,
 ) -> Option<Warning> {
     let [g] = groups else { return None };
     if k.interval_ns < 1_000_000_000 || jobs.iter().any(|j| j.error.is_some()) {
@@ -217,7 +274,7 @@ fn rate_check(
         dir: if dir == 0 { "read" } else { "write" },
         claimed_iops: claimed,
         kernel_iops: kernel,
-        device_name: d.name.clone(),
+        device_name: device_name.to_string(),
     })
 }
 
@@ -252,21 +309,18 @@ mod tests {
     /// instead of the wall-clock interval the kernel saw it in.
     #[test]
     fn claimed_rate_above_the_kernels_is_flagged() {
-        let dev = report::DeviceInfo {
-            name: "zram0".into(),
-            ..Default::default()
-        };
+        let dev = "zram0";
         let staggered = [group(2_500_000, 1_000_000_000)];
         let w = rate_check(
             &[],
             &staggered,
             &counters(2_500_000, 5_000_000_000),
             0,
-            &dev,
+            dev,
         );
         assert!(matches!(w, Some(Warning::RateDisagrees { .. })), "{w:?}");
         let honest = [group(2_500_000, 5_000_000_000)];
-        let w = rate_check(&[], &honest, &counters(2_500_000, 5_020_000_000), 0, &dev);
+        let w = rate_check(&[], &honest, &counters(2_500_000, 5_020_000_000), 0, dev);
         assert_eq!(
             w, None,
             "a few ms of slack between the snapshots is no disagreement"

@@ -193,9 +193,11 @@ pub fn prepare(
                 path: path.to_path_buf(),
             });
         }
-        // Files volbench names itself (no --filename) are its own to lay out and refill; a
-        // file the user named is only written by a job that writes.
-        let owned = spec.filename.is_empty();
+        // Files volbench names itself (no --filename), and any file this run created (a write
+        // job earlier in a job file, an earlier clone with offset_increment), are its own to
+        // lay out and refill; a file the user named and had before is only written by a job
+        // that writes.
+        let owned = spec.filename.is_empty() || created.iter().any(|p| p == path);
         if meta.is_some() && existing < want && !owned && !spec.rw.writes() {
             return Err(RunError::UserFileTooSmall {
                 path: path.to_path_buf(),
@@ -238,8 +240,9 @@ pub fn prepare(
             let holes = hole_bytes(path, offset, want);
             if holes > 0 && owned {
                 state = "filled";
-                // A file of volbench's own with holes (an earlier run was killed while laying
-                // it out): fill the region again.
+                // A file of volbench's own with holes (a write job of this run only allocated
+                // it, or an earlier run was killed while laying it out): fill the region with
+                // data now, before anything is measured, so reads read data, never holes.
                 layout(
                     path,
                     dir,

@@ -3,9 +3,14 @@
 use serde::{Serialize, Serializer};
 use std::fmt;
 
-/// A count as reports print it: 7733, 21.7k, 2.01M.
+/// A count as reports print it: 7733, 21.7k, 2.01M; below one with its first digits (0.40,
+/// 0.012), never a bare 0 for a rate that is not zero.
 pub fn fmt_count(v: f64) -> String {
-    if v < 1e4 {
+    if v > 0.0 && v < 0.1 {
+        format!("{v:.3}")
+    } else if v > 0.0 && v < 1.0 {
+        format!("{v:.2}")
+    } else if v < 1e4 {
         format!("{v:.0}")
     } else if v < 1e6 {
         format!("{:.1}k", v / 1e3)
@@ -38,8 +43,10 @@ pub enum Warning {
     },
     /// Write buffers hold zeros or a pattern, which compressing or deduplicating storage shrinks.
     CompressibleData { what: String },
-    /// Too short a run to average out noise or reach steady state.
-    ShortRun { secs: f64 },
+    /// Too short a run to average out noise or reach steady state. `fix` fits how it ended
+    /// (a size-based job that finished early needs --time_based or a larger size, not a
+    /// longer --runtime).
+    ShortRun { secs: f64, fix: String },
     /// A job's thread was busy nearly all the time: volbench's CPU, not the device, may be the limit.
     /// `advice` depends on the options used (another engine, more jobs).
     CpuBound { percent: f64, advice: String },
@@ -109,10 +116,10 @@ impl fmt::Display for Warning {
                  than it is; drop --zero_buffers/--buffer_pattern/--buffer_compress_percentage \
                  for random data"
             ),
-            Warning::ShortRun { secs } => write!(
+            Warning::ShortRun { secs, fix } => write!(
                 f,
                 "the run measured only {secs:.1} s: results are noisy and may be inside a burst \
-                 window; use --runtime=30s or more"
+                 window; {fix}"
             ),
             Warning::CpuBound { percent, advice } => write!(
                 f,
@@ -175,5 +182,13 @@ mod tests {
         assert!(s.contains("fell from 27.14M to 10.11M IOPS"), "{s}");
         assert_eq!(fmt_count(7733.0), "7733");
         assert_eq!(fmt_count(21_700.0), "21.7k");
+    }
+
+    /// Regression (issue 20): IOPS below one printed as "0".
+    #[test]
+    fn counts_below_one_keep_their_digits() {
+        assert_eq!(fmt_count(0.4), "0.40");
+        assert_eq!(fmt_count(0.012), "0.012");
+        assert_eq!(fmt_count(0.0), "0");
     }
 }

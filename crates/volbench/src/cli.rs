@@ -312,9 +312,10 @@ pub struct DbArgs {
     /// [default: the current directory].
     #[arg(value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
-    /// sqlite (embedded, nothing to install) or postgres (a throwaway cluster in each DIR).
-    #[arg(long, default_value = "sqlite")]
-    pub engine: String,
+    /// sqlite (embedded, nothing to install) or postgres (a throwaway cluster in each DIR)
+    /// [default: sqlite; postgres with --postgres-url].
+    #[arg(long)]
+    pub engine: Option<String>,
     /// Use this running PostgreSQL instead of a throwaway cluster (pgbench's tables are made if
     /// absent and left afterwards; nothing is dropped).
     #[arg(long = "postgres-url", value_name = "URL")]

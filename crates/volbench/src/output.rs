@@ -1,5 +1,5 @@
 //! Where results go: the chosen format to stdout or a file opened before the run, warnings to
-//! stderr, and a progress bar on a terminal only.
+//! stderr, and progress: a bar on a terminal, plain lines every few seconds elsewhere (a log, CI).
 
 use crate::cli::OutputArgs;
 use crate::cmd::usage;
@@ -147,7 +147,13 @@ impl Output {
     }
 
     pub fn progress(&self) -> Bar {
-        Bar::new(!self.quiet && std::io::stderr().is_terminal())
+        if self.quiet {
+            Bar::new(false)
+        } else if std::io::stderr().is_terminal() {
+            Bar::new(true)
+        } else {
+            Bar::lines()
+        }
     }
 
     /// Writes a whole document to the output file (replacing what it held: a sweep writes it
@@ -239,12 +245,43 @@ fn exit_code(s: Status) -> ExitCode {
     }
 }
 
-/// The progress bar: elapsed, remaining, live IOPS and bandwidth. Hidden off a terminal.
+/// The progress bar: elapsed, remaining, live IOPS and bandwidth. Off a terminal, the same as
+/// a line on stderr every few seconds once a step has lasted two, so a log shows that a long
+/// layout or run is alive and short runs print nothing extra.
 pub struct Bar {
     bar: Option<ProgressBar>,
+    lines: Option<Lines>,
     prefix: String,
     /// The bar last showed a layout: the run's clock starts afresh at its first tick.
     laying_out: bool,
+}
+
+/// When the next progress line is due, off a terminal.
+struct Lines {
+    start: std::time::Instant,
+    last: Option<std::time::Instant>,
+}
+
+impl Lines {
+    const QUIET_START: std::time::Duration = std::time::Duration::from_secs(2);
+    const EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+    fn new() -> Lines {
+        Lines {
+            start: std::time::Instant::now(),
+            last: None,
+        }
+    }
+
+    fn due(&mut self) -> bool {
+        let now = std::time::Instant::now();
+        let due = now - self.start >= Self::QUIET_START
+            && self.last.is_none_or(|l| now - l >= Self::EVERY);
+        if due {
+            self.last = Some(now);
+        }
+        due
+    }
 }
 
 /// A path cut to its last `max` characters ("...t/dir/file.test") so the bar stays on one line.
@@ -273,13 +310,24 @@ impl Bar {
         });
         Bar {
             bar,
+            lines: None,
             prefix: String::new(),
             laying_out: false,
         }
     }
 
+    /// Progress as plain lines on stderr (no terminal to draw a bar on).
+    pub fn lines() -> Bar {
+        let mut b = Bar::new(false);
+        b.lines = Some(Lines::new());
+        b
+    }
+
     pub fn set_prefix(&mut self, p: impl Into<String>) {
         self.prefix = p.into();
+        if let Some(l) = &mut self.lines {
+            *l = Lines::new();
+        }
         if let Some(b) = &self.bar {
             b.set_prefix(self.prefix.clone());
             b.reset();
@@ -289,6 +337,22 @@ impl Bar {
 
 impl runner::Observer for Bar {
     fn layout(&mut self, path: &Path, done: u64, total: u64) {
+        if let Some(l) = &mut self.lines {
+            if !self.laying_out {
+                self.laying_out = true;
+                *l = Lines::new();
+            }
+            if l.due() {
+                eprintln!(
+                    "{}laying out {}: {} of {} ({}%)",
+                    self.prefix,
+                    path.display(),
+                    format_bytes(done as f64),
+                    format_bytes(total as f64),
+                    done * 100 / total.max(1)
+                );
+            }
+        }
         if let Some(b) = &self.bar {
             self.laying_out = true;
             b.set_position(done * 1000 / total.max(1));
@@ -302,6 +366,14 @@ impl runner::Observer for Bar {
     }
 
     fn tick(&mut self, p: &runner::Progress) {
+        if let Some(l) = &mut self.lines {
+            if std::mem::take(&mut self.laying_out) {
+                *l = Lines::new();
+            }
+            if l.due() {
+                eprintln!("{}{}", self.prefix, progress_line(p));
+            }
+        }
         let Some(b) = &self.bar else { return };
         if std::mem::take(&mut self.laying_out) {
             // The elapsed time and ETA are the run's, not the layout's.
@@ -326,6 +398,25 @@ impl runner::Observer for Bar {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+/// One progress line off a terminal: "12 s of 30 s (40%): 81.2k IOPS 317.2 MiB/s".
+fn progress_line(p: &runner::Progress) -> String {
+    let at = p.elapsed.as_secs_f64();
+    let of = match (p.planned, p.fraction) {
+        (Some(t), _) => format!("{at:.0} s of {:.0} s", t.as_secs_f64()),
+        (None, Some(f)) => format!("{at:.0} s, {:.0}% done", f * 100.0),
+        _ => format!("{at:.0} s"),
+    };
+    if p.ramping {
+        format!("{of}: ramping up")
+    } else {
+        format!(
+            "{of}: {} IOPS {}/s",
+            fmt_count(p.iops),
+            format_bytes(p.bw_bytes)
+        )
     }
 }
 

@@ -146,9 +146,16 @@ fn bad_input_gets_one_line_naming_the_fix() {
             "choose sqlite or postgres",
         ),
         (
-            vec!["db", "--postgres-url", "postgres://x/y", "--no-store"],
+            vec![
+                "db",
+                "--engine",
+                "sqlite",
+                "--postgres-url",
+                "postgres://x/y",
+                "--no-store",
+            ],
             None,
-            "needs --engine postgres",
+            "drop --engine sqlite",
         ),
         (
             vec![

@@ -13,13 +13,21 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 fn options(a: &DbArgs) -> Result<DbOptions> {
-    let engine = match a.engine.as_str() {
+    // The URL says which engine: --engine is needed only to pick PostgreSQL without one.
+    let named = a.engine.as_deref();
+    let engine = match named.unwrap_or(if a.postgres_url.is_some() {
+        "postgres"
+    } else {
+        "sqlite"
+    }) {
         "sqlite" => EngineKind::Sqlite,
         "postgres" | "postgresql" | "pg" => EngineKind::Postgres,
         e => return Err(usage(format!("--engine {e}: choose sqlite or postgres"))),
     };
     if a.postgres_url.is_some() && engine != EngineKind::Postgres {
-        return Err(usage("--postgres-url needs --engine postgres"));
+        return Err(usage(
+            "--postgres-url names a PostgreSQL server: drop --engine sqlite",
+        ));
     }
     if a.postgres_url.is_some() && !a.dirs.is_empty() {
         return Err(usage(

@@ -132,14 +132,25 @@ fn sh(cmd: &str, args: &[&str]) -> String {
 /// A zram RAM block device, reset when dropped.
 pub struct Zram {
     pub path: PathBuf,
-    _lock: DeviceLock,
+    _lock: std::rc::Rc<DeviceLock>,
 }
 
 impl Zram {
     pub fn new(size: &str) -> Zram {
-        let lock = device_lock();
+        let lock = std::rc::Rc::new(device_lock());
         let path = PathBuf::from(sh("zramctl", &["--find", "--size", size]));
         Zram { path, _lock: lock }
+    }
+    /// `n` devices under one hold of the device lock (a second lock in the same test would
+    /// wait for the first forever).
+    pub fn several(n: usize, size: &str) -> Vec<Zram> {
+        let lock = std::rc::Rc::new(device_lock());
+        (0..n)
+            .map(|_| Zram {
+                path: PathBuf::from(sh("zramctl", &["--find", "--size", size])),
+                _lock: lock.clone(),
+            })
+            .collect()
     }
     /// Like `new`, but the device fails writes with EIO once `limit` bytes are stored.
     pub fn with_mem_limit(size: &str, limit: &str) -> Zram {
@@ -279,6 +290,18 @@ impl Throttle {
             .ok()?;
         cg.set(Some(iops), Some(iops), Some(bps), Some(bps)).ok()?;
         Some(Throttle { cg })
+    }
+
+    /// One cgroup capping each of `devs` at the same limits (a striped target's members).
+    pub fn several(devs: &[&str], iops: u64, bps: u64) -> Option<Throttle> {
+        let (first, rest) = devs.split_first()?;
+        let t = Throttle::new(first, iops, bps)?;
+        for d in rest {
+            let dev = cloud::emulate::device_of(Path::new(d)).ok()?.0;
+            t.cg.limit(dev, Some(iops), Some(iops), Some(bps), Some(bps))
+                .ok()?;
+        }
+        Some(t)
     }
 
     /// Runs a command inside the cgroup and returns its stdout.
