@@ -311,13 +311,7 @@ mod tests {
     fn claimed_rate_above_the_kernels_is_flagged() {
         let dev = "zram0";
         let staggered = [group(2_500_000, 1_000_000_000)];
-        let w = rate_check(
-            &[],
-            &staggered,
-            &counters(2_500_000, 5_000_000_000),
-            0,
-            dev,
-        );
+        let w = rate_check(&[], &staggered, &counters(2_500_000, 5_000_000_000), 0, dev);
         assert!(matches!(w, Some(Warning::RateDisagrees { .. })), "{w:?}");
         let honest = [group(2_500_000, 5_000_000_000)];
         let w = rate_check(&[], &honest, &counters(2_500_000, 5_020_000_000), 0, dev);
