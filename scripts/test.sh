@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need, then runs every test. The one command for a fresh machine:
 #   bash scripts/test.sh
-# Device tests (zram, loop, ramfs, mkfs) need root; without root they skip with a message.
-# HTML report tests need chromium; without it they skip with a message. FUSE tests need root and /dev/fuse.
+# Device, FUSE, PostgreSQL and network-namespace tests need root. A test that cannot run here
+# skips with one line naming what is missing, and under CI=true that line is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

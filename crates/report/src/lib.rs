@@ -30,6 +30,30 @@ pub enum Document {
     Infer(Box<InferReport>),
 }
 
+/// Every target of a run in one phrase: "/dev/zram0 + /dev/zram1", and past four "+ N more".
+/// A striped or multi-file run is named by all its targets, never by its first alone.
+pub fn targets_phrase(targets: &[TargetInfo], with_device: bool) -> String {
+    let name = |t: &TargetInfo| match (&t.device, with_device) {
+        (Some(d), true) if !t.path.ends_with(&d.name) => format!("{} on {}", t.path, d.name),
+        _ => t.path.clone(),
+    };
+    let mut parts: Vec<String> = targets.iter().take(4).map(name).collect();
+    if targets.len() > 4 {
+        parts.push(format!("{} more", targets.len() - 4));
+    }
+    parts.join(" + ")
+}
+
+/// " sched=NAME" for a device's I/O scheduler; nothing for a device without one (zram and
+/// other bio-based devices have no request queue to schedule), rather than an empty "sched=".
+pub fn sched_field(scheduler: &str) -> String {
+    if scheduler.is_empty() {
+        String::new()
+    } else {
+        format!(" sched={scheduler}")
+    }
+}
+
 impl Document {
     /// `run`, `sweep` or `suite`.
     pub fn kind(&self) -> &'static str {
@@ -104,6 +128,9 @@ impl Document {
                 format!("sweep of {} ({} points)", axes.join(" x "), s.runs.len())
             }
             Document::Suite(s) => format!("suite {} ({} tests)", s.suite, s.runs.len()),
+            Document::Fsync(f) if f.cases.is_empty() => {
+                format!("fsync penalty ({} targets)", f.penalty.len())
+            }
             Document::Fsync(f) => format!("fsync cost ({} cases)", f.cases.len()),
             Document::Db(d) => format!("db {} scale {} x{} clients", d.engine, d.scale, d.clients),
             Document::Infer(i) => format!("limits of {} ({} points)", i.target, i.points.len()),

@@ -107,6 +107,9 @@ pub fn warnings(
             }
         }
     }
+    if real {
+        w.extend(volatile_cache(specs, groups));
+    }
     // Compare with the device's own counters. Only "saw less" is a verdict: other processes can
     // add I/O to a shared device, but nothing makes the device see less than it served.
     // Only engines that do I/O put bytes on a device; the null engine's count nothing there.
@@ -173,6 +176,51 @@ pub fn warnings(
         }
     }
     w
+}
+
+/// Writes this much faster than reads of the same block size and pattern are not the medium:
+/// a flash or disk medium writes at best about as fast as it reads.
+const WRITE_OVER_READ: f64 = 1.5;
+
+/// A write-only group and a read-only group of the same block size and pattern, both O_DIRECT,
+/// where the writes ran `WRITE_OVER_READ` times faster: a volatile write cache below.
+fn volatile_cache(specs: &[JobSpec], groups: &[report::GroupReport]) -> Option<Warning> {
+    let pure = |g: &report::GroupReport, write: bool| {
+        let s = specs.get(g.spec_index)?;
+        let dir = if write {
+            &g.report.write
+        } else {
+            &g.report.read
+        };
+        let only = if write {
+            s.rw.writes() && !s.rw.reads()
+        } else {
+            s.rw.reads() && !s.rw.writes()
+        };
+        (only && s.direct && s.sync_every == 0).then_some((
+            s.bs,
+            s.rw.is_random(),
+            dir.as_ref()?.bw_bytes,
+        ))
+    };
+    for wg in groups {
+        let Some((bs, random, wbw)) = pure(wg, true) else {
+            continue;
+        };
+        for rg in groups {
+            let Some((rbs, rrandom, rbw)) = pure(rg, false) else {
+                continue;
+            };
+            if rbs == bs && rrandom == random && rbw > 0.0 && wbw > WRITE_OVER_READ * rbw {
+                return Some(Warning::VolatileCacheSuspected {
+                    bs: workload::format_bytes(bs as f64),
+                    write_bw: workload::format_bytes(wbw),
+                    read_bw: workload::format_bytes(rbw),
+                });
+            }
+        }
+    }
+    None
 }
 
 /// The counters of several devices added up (the longest interval: they were read together).

@@ -52,6 +52,13 @@ pub enum Warning {
     CpuBound { percent: f64, advice: String },
     /// Throughput fell sharply during the run: a burst bucket or cache ran out.
     BurstSuspected { first_iops: f64, last_iops: f64 },
+    /// O_DIRECT writes ran far faster than reads of the same size and pattern: a volatile
+    /// write cache below the device node (a hypervisor's host cache, a RAID card) took them.
+    VolatileCacheSuspected {
+        bs: String,
+        write_bw: String,
+        read_bw: String,
+    },
     /// The file lives on a memory-backed filesystem, so no device is measured.
     MemoryFilesystem { fs: String },
     /// The block layer merged many adjacent I/Os: the device served fewer, larger requests.
@@ -76,6 +83,7 @@ impl Warning {
             Warning::CpuBound { .. } => "cpu_bound",
             Warning::BurstSuspected { .. } => "burst_suspected",
             Warning::MemoryFilesystem { .. } => "memory_filesystem",
+            Warning::VolatileCacheSuspected { .. } => "volatile_cache_suspected",
             Warning::MergedIo { .. } => "merged_io",
         }
     }
@@ -147,6 +155,18 @@ impl fmt::Display for Warning {
                 "the block layer merged {percent:.0}% of the {dir}s into larger requests, so \
                  {device_name} served fewer, bigger I/Os than --bs: this IOPS figure is not the \
                  device's {dir} IOPS at this block size; {advice}"
+            ),
+            Warning::VolatileCacheSuspected {
+                bs,
+                write_bw,
+                read_bw,
+            } => write!(
+                f,
+                "{bs} writes ran at {write_bw}/s against {read_bw}/s for reads of the same size \
+                 and pattern with O_DIRECT: a volatile write cache below (a hypervisor's host \
+                 cache, a RAID card) is taking the writes, so the write figure is the cache's; \
+                 run `volbench fsync` on this target to see whether its flushes reach stable \
+                 storage"
             ),
             Warning::MemoryFilesystem { fs } => write!(
                 f,

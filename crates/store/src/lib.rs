@@ -312,16 +312,18 @@ impl Store {
             .transpose()
     }
 
-    /// The newest entry with this label.
-    pub fn find_label(&self, label: &str) -> Result<Option<i64>> {
-        self.conn
-            .query_row(
-                "SELECT id FROM entries WHERE label = ?1 ORDER BY id DESC LIMIT 1",
-                [label],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(self.err())
+    /// Every entry with this label, newest first.
+    pub fn find_label(&self, label: &str) -> Result<Vec<i64>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id FROM entries WHERE label = ?1 ORDER BY id DESC")
+            .map_err(self.err())?;
+        let ids = st
+            .query_map([label], |r| r.get(0))
+            .map_err(self.err())?
+            .collect::<std::result::Result<Vec<i64>, _>>()
+            .map_err(self.err())?;
+        Ok(ids)
     }
 
     pub fn delete(&mut self, id: i64) -> Result<bool> {

@@ -154,7 +154,7 @@ fn run_ranked(
         layout: layout.name().into(),
     };
     let unlink = opts.unlink;
-    let mine = for_rank(w, t.rank(), layout);
+    let mine = for_rank(w, t.rank(), t.size(), layout);
     // A shared file is laid out whole by rank 0 before anyone starts, so no rank reads a
     // region another is still writing.
     let mut shared_created = Vec::new();
@@ -195,7 +195,7 @@ fn lay_out_shared(
         }
         let mut whole = s.clone();
         whole.filename = vec![path];
-        whole.size = Some(region(s) * (s.numjobs * size) as u64);
+        whole.size = Some(region(s, size) * (s.numjobs * size) as u64);
         whole.numjobs = 1;
         whole.rw = workload::Rw::Write;
         created.extend(runner::lay_out(&whole, &opts.stop).map_err(|e| e.to_string())?);
@@ -215,13 +215,35 @@ fn shared_path(s: &JobSpec) -> PathBuf {
     }
 }
 
-/// Bytes of one job clone's region in the shared file: `--size`, or the default file size.
-fn region(s: &JobSpec) -> u64 {
-    s.size.unwrap_or(runner::DEFAULT_FILE_SIZE)
+/// Bytes of one job clone's region in the shared file: `--size`; on a block device without
+/// it, the device past `--offset` split evenly among every rank's clones (whole blocks), as a
+/// device is the whole target when one process runs; else the default file size.
+fn region(s: &JobSpec, ranks: u32) -> u64 {
+    if let Some(size) = s.size {
+        return size;
+    }
+    let clones = (ranks.max(1) * s.numjobs.max(1)) as u64;
+    match device_bytes(&shared_path(s)) {
+        Some(cap) => (cap.saturating_sub(s.offset) / clones / s.bs.max(1) * s.bs).max(s.bs),
+        None => runner::DEFAULT_FILE_SIZE,
+    }
+}
+
+/// A block device's capacity in bytes; None for anything else.
+fn device_bytes(path: &std::path::Path) -> Option<u64> {
+    use std::io::Seek;
+    use std::os::unix::fs::FileTypeExt;
+    if !std::fs::metadata(path).ok()?.file_type().is_block_device() {
+        return None;
+    }
+    std::fs::File::open(path)
+        .ok()?
+        .seek(std::io::SeekFrom::End(0))
+        .ok()
 }
 
 /// This rank's version of the workload: its own files, or its own regions of a shared one.
-pub fn for_rank(w: &Workload, rank: u32, layout: Layout) -> Result<Workload, String> {
+pub fn for_rank(w: &Workload, rank: u32, ranks: u32, layout: Layout) -> Result<Workload, String> {
     let phases = w.jobs.iter().skip(1).filter(|s| s.stonewall).count();
     if phases > 0 {
         return Err(
@@ -261,7 +283,7 @@ pub fn for_rank(w: &Workload, rank: u32, layout: Layout) -> Result<Workload, Str
                 if s.filename.len() > 1 || s.nrfiles > 1 {
                     return Err("--shared-file takes one file: give one --filename".into());
                 }
-                let r = region(s);
+                let r = region(s, ranks);
                 s.filename = vec![shared_path(s)];
                 s.directory = None;
                 s.size = Some(r);
@@ -293,18 +315,19 @@ mod tests {
 
     #[test]
     fn each_rank_gets_its_own_files_or_regions() {
-        let a = for_rank(&w(|_| {}), 3, Layout::FilePerProcess).unwrap();
+        let a = for_rank(&w(|_| {}), 3, 4, Layout::FilePerProcess).unwrap();
         assert_eq!(
             runner::resolve_paths(&a.jobs[0], 0),
             [PathBuf::from("/mnt/shared/j.3.0.0")]
         );
-        let b = for_rank(&w(|s| s.numjobs = 2), 3, Layout::Shared).unwrap();
+        let b = for_rank(&w(|s| s.numjobs = 2), 3, 4, Layout::Shared).unwrap();
         let s = &b.jobs[0];
         assert_eq!(s.filename, [PathBuf::from("/mnt/shared/j.shared")]);
         assert_eq!((s.offset, s.offset_increment), (6 << 20, 1 << 20));
         let e = for_rank(
             &w(|s| s.filename = vec!["/dev/x".into()]),
             0,
+            4,
             Layout::FilePerProcess,
         )
         .unwrap_err();
@@ -312,6 +335,7 @@ mod tests {
         let e = for_rank(
             &w(|s| s.filename_format = Some("$jobname.x".into())),
             0,
+            4,
             Layout::FilePerProcess,
         )
         .unwrap_err();

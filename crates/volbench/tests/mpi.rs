@@ -680,3 +680,47 @@ fn two_emulated_hosts_share_a_directory_and_store_one_result() {
         html.contains("Per rank") && html.contains("emuhost1") && html.contains("IOPS per rank")
     );
 }
+
+/// Regression (issue 20): `--shared-file` on a device without `--size` failed on every rank
+/// ("--size=1073741824 plus --offset=... does not fit"). A device is the whole target, split
+/// among the ranks: four ranks on a 64 MiB device each read their own 16 MiB, every byte of
+/// it once (size-based, sequential), and the kernel saw exactly that.
+#[test]
+fn shared_file_on_a_device_splits_the_device_among_the_ranks() {
+    require_root!();
+    let Some(bin) = mpi_bin() else { return };
+    let z = Zram::new("64M");
+    fill_random(&z.path, 64 << 20);
+    let before = block_stat(&z.name());
+    let o = ok(mpirun(
+        4,
+        &[],
+        &bin,
+        &[
+            "run",
+            "--filename",
+            z.p(),
+            "--shared-file",
+            "--rw=read",
+            "--bs=64k",
+            "--ioengine=psync",
+            "--time_based=0",
+            "--output-format=volbench-json",
+            "-q",
+        ],
+    )
+    .output()
+    .unwrap());
+    let after = block_stat(&z.name());
+    let v = json_of(&o);
+    let ranks = v["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 4);
+    for r in ranks {
+        assert_eq!(r["read"]["io_bytes"].as_u64().unwrap(), 16 << 20, "{r}");
+    }
+    assert_eq!(
+        (after[1] - before[1]) * 512,
+        64 << 20,
+        "the kernel's read bytes"
+    );
+}

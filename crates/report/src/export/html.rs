@@ -559,11 +559,10 @@ fn run_title(r: &RunReport) -> String {
 }
 
 fn run_subtitle(r: &RunReport) -> String {
-    let t = r.environment.targets.first();
-    let mut s = t.map_or(String::new(), |t| t.path.clone());
-    if let Some(d) = t.and_then(|t| t.device.as_ref()) {
-        s.push_str(&format!(" on {}", d.name));
-        if !d.model.is_empty() {
+    let targets = &r.environment.targets;
+    let mut s = crate::targets_phrase(targets, true);
+    if let [t] = targets.as_slice() {
+        if let Some(d) = t.device.as_ref().filter(|d| !d.model.is_empty()) {
             s.push_str(&format!(" ({})", d.model));
         }
     }
@@ -838,8 +837,12 @@ fn environment(r: &RunReport) -> Vec<(String, String)> {
         }
         if let Some(d) = &t.device {
             s.push_str(&format!(
-                ", device {} {} lbs={} sched={} cache={}",
-                d.name, d.model, d.logical_block_size, d.scheduler, d.write_cache
+                ", device {} {} lbs={}{} cache={}",
+                d.name,
+                d.model,
+                d.logical_block_size,
+                crate::sched_field(&d.scheduler),
+                d.write_cache
             ));
         }
         v.push(("target".into(), s));

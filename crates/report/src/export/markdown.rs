@@ -41,7 +41,7 @@ fn env_line(r: &RunReport) -> String {
     let t = e.targets.first();
     format!(
         "{} · {} · kernel {} · {}",
-        t.map_or("", |t| t.path.as_str()),
+        crate::targets_phrase(&e.targets, false),
         t.and_then(|t| t.device.as_ref())
             .map_or(String::new(), |d| format!("{} {}", d.name, d.model)
                 .trim()

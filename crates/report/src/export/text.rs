@@ -132,8 +132,11 @@ impl Exporter for Text {
                 };
                 let _ = write!(
                     line,
-                    "; device {}{model} lbs={} sched={} cache={}",
-                    d.name, d.logical_block_size, d.scheduler, d.write_cache
+                    "; device {}{model} lbs={}{} cache={}",
+                    d.name,
+                    d.logical_block_size,
+                    crate::sched_field(&d.scheduler),
+                    d.write_cache
                 );
             }
             let _ = writeln!(out, "{line}");
@@ -250,7 +253,10 @@ impl Exporter for Text {
         let mut out = String::new();
         let first = s.runs.first().map(|r| &r.report);
         let _ = write!(out, "volbench {}", s.suite);
-        if let Some(t) = first.and_then(|r| r.environment.targets.first()) {
+        let all = first.map_or(&[][..], |r| r.environment.targets.as_slice());
+        if all.len() > 1 {
+            let _ = write!(out, " on {}", crate::targets_phrase(all, true));
+        } else if let Some(t) = all.first() {
             let _ = write!(out, " on {}", t.path);
             if let Some(fs) = &t.filesystem {
                 let _ = write!(out, " ({}", fs.fs_type);

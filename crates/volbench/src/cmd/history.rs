@@ -29,11 +29,23 @@ pub fn resolve(store: &Store, what: &str) -> Result<i64> {
             .map(|r| r.id)
             .ok_or_else(|| usage("the results store is empty: run something first"));
     }
-    store.find_label(what)?.ok_or_else(|| {
-        usage(format!(
+    let ids = store.find_label(what)?;
+    let Some((&newest, older)) = ids.split_first() else {
+        return Err(usage(format!(
             "no stored result has id or label '{what}': see volbench history"
-        ))
-    })
+        )));
+    };
+    // Several results may share a label (a rerun): take the newest, and say so once.
+    if !older.is_empty() {
+        let others: Vec<String> = older.iter().take(5).map(|i| format!("#{i}")).collect();
+        let more = if older.len() > 5 { ", ..." } else { "" };
+        eprintln!(
+            "note: {} results are labelled '{what}': using the newest, #{newest} (also {}{more}); give an id to choose another",
+            ids.len(),
+            others.join(", ")
+        );
+    }
+    Ok(newest)
 }
 
 pub fn load(store: &Store, what: &str) -> Result<(i64, Document)> {
