@@ -300,6 +300,22 @@ fn sequential_merges_are_flagged() {
         .map(|w| w["code"].as_str().unwrap())
         .collect();
     assert!(!codes.contains(&"merged_io"), "{codes:?}");
+    // Regression (issue 20): a sequential 1M throughput test merges as any stream of large
+    // writes would; its figure is bandwidth, and it is not told to use random offsets.
+    let (_, v, _) = run_json(&[
+        &format!("--filename={}", l.p()),
+        "--rw=read",
+        "--bs=1m",
+        "--iodepth=32",
+        "--runtime=1s",
+    ]);
+    let codes: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert!(!codes.contains(&"merged_io"), "{codes:?}");
 }
 
 #[test]
