@@ -303,7 +303,7 @@ const DB_EXAMPLES: &str = "\
 Examples:
   volbench db                                           SQLite in this directory, 10 clients, 10 s
   volbench db --engine postgres --clients 10 --transactions 1000 /var/lib/local /mnt/volume
-  volbench db --engine postgres --postgres-url postgres://bench@db1/bench --time 60
+  volbench db --postgres-url postgres://bench@db1/bench --time 60
   volbench db /mnt/a /mnt/b --output-format json --output db.json";
 
 #[derive(Args, Debug, Clone)]
