@@ -298,9 +298,17 @@ impl Drop for Cgroup {
     }
 }
 
-/// Starts `argv` inside the cgroup: the child joins it before exec, so not one of its I/Os
-/// escapes the throttle.
-pub fn spawn(cg: &Cgroup, argv: &[String]) -> Result<Child> {
+/// Sets the caps' starting limits, then starts `argv` inside the cgroup: the child joins it
+/// before exec and the limits are in force before that, so not one of its I/Os escapes the
+/// throttle. (Setting them after the spawn let a fast `dd` write 46 MiB unthrottled first.)
+pub fn spawn(cg: &Cgroup, caps: &Caps, argv: &[String]) -> Result<Child> {
+    apply(
+        cg,
+        caps,
+        &caps.iops_bucket.map(Bucket::new),
+        &caps.bytes_bucket.map(Bucket::new),
+        [1.0, 1.0],
+    )?;
     let Some((prog, args)) = argv.split_first() else {
         bail!("give the command to run after --, e.g. volbench emulate --device /dev/sdb --iops 3000 -- fio job.fio");
     };

@@ -511,6 +511,14 @@ fn finish(
             .map_or(iops, |b| b.max(iops)),
     };
     let mut ev = sweep_evidence(r);
+    // The cap given must be in the evidence shown: when the longer look set it, say so.
+    if iops_cap > iops {
+        ev.push(format!(
+            "the longest run at the deepest queue sustained {} IOPS: that is the cap given (the sweep's plateau was {})",
+            report::fmt_count(iops_cap),
+            report::fmt_count(iops)
+        ));
+    }
     let mut conf = "high";
     if plateau_spread(r, "depth", |p| p.iops) > 0.05 {
         conf = "medium";

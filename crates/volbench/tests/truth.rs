@@ -261,6 +261,16 @@ fn kernel_agrees(dev: &str, name: &str, engine: &str, rw: &str, dir: usize) {
     assert!((theirs as f64 - kernel as f64).abs() / kernel as f64 <= 0.005);
 }
 
+/// The codes of a report's warnings.
+fn warning_codes(v: &serde_json::Value) -> Vec<&str> {
+    v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn sequential_merges_are_flagged() {
     require_root!();
@@ -275,12 +285,7 @@ fn sequential_merges_are_flagged() {
     assert_eq!(code, 0, "{err}");
     let k = &v["environment"]["targets"][0]["kernel_counters"];
     let merges = k["read_merges"].as_u64().unwrap();
-    let codes: Vec<&str> = v["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w["code"].as_str().unwrap())
-        .collect();
+    let codes = warning_codes(&v);
     // Batched sequential 4k reads are merged by the block layer; when they are, say so.
     if merges * 10 > k["read_ios"].as_u64().unwrap() + merges {
         assert!(codes.contains(&"merged_io"), "{codes:?}");
@@ -293,12 +298,7 @@ fn sequential_merges_are_flagged() {
         "--rw=randread",
         "--runtime=1s",
     ]);
-    let codes: Vec<&str> = v["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w["code"].as_str().unwrap())
-        .collect();
+    let codes = warning_codes(&v);
     assert!(!codes.contains(&"merged_io"), "{codes:?}");
     // Regression (issue 20): a sequential 1M throughput test merges as any stream of large
     // writes would; its figure is bandwidth, and it is not told to use random offsets.
@@ -309,12 +309,7 @@ fn sequential_merges_are_flagged() {
         "--iodepth=32",
         "--runtime=1s",
     ]);
-    let codes: Vec<&str> = v["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w["code"].as_str().unwrap())
-        .collect();
+    let codes = warning_codes(&v);
     assert!(!codes.contains(&"merged_io"), "{codes:?}");
 }
 

@@ -162,7 +162,7 @@ pub fn main(a: EmulateArgs) -> Result<ExitCode> {
         dev.1,
         cg.version()
     );
-    let mut child = emulate::spawn(&cg, &a.command).map_err(|e| usage(format!("{e:#}")))?;
+    let mut child = emulate::spawn(&cg, &caps, &a.command).map_err(|e| usage(format!("{e:#}")))?;
     CHILD.store(child.id() as i32, Ordering::SeqCst);
     let (status, sum) = emulate::control(&cg, &mut child, &caps, &stop)?;
     drop(cg);
