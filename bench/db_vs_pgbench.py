@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""`volbench db --engine postgres` against pgbench on the same throwaway cluster, alternating;
-prints tps, client CPU per transaction, and the ratios.
+"""`volbench db` against pgbench at its best `-j` on the same throwaway cluster, alternating;
+prints tps, client CPU per transaction, and the ratios, per client count.
 
 A cluster is made (initdb as the postgres user when run as root) on tmpfs (/dev/shm: the
-client's cost shows) and in --dir on the real disk (the flush decides), loaded at scale 1 by
-volbench, then pgbench -n -c C -T S and volbench db --postgres-url ... -c C --time S run in
-turn (pgbench first on even reps, volbench first on odd ones), --reps times each. Client CPU is the child process's user+system time from wait4().
+client's cost shows) and in --dir on the real disk (the flush decides), loaded at --scale by
+volbench, then for each client count C: pgbench -n -c C -j J -T S, with J = min(C, cores)
+(pgbench's best -j here: one thread per core), and volbench db --postgres-url ... -c C
+--time S run in turn (pgbench first on even reps, volbench first on odd ones), --reps times
+each. Client CPU is the child process's user+system time from wait4().
 
-Usage (root):  python3 bench/db_vs_pgbench.py [--dir /var/tmp] [--clients 10] [--seconds 5] [--reps 5]
+Usage (root):  python3 bench/db_vs_pgbench.py [--dir /var/tmp] [--clients 1,4,10,32] [--scale 10]
+               [--seconds 5] [--reps 3]
 """
 import argparse, glob, json, os, shutil, statistics, subprocess, sys, tempfile
 
@@ -15,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VB = os.path.join(ROOT, "target", "release", "volbench")
 BIN = sorted(glob.glob("/usr/lib/postgresql/*/bin"))[-1]
 USER = "postgres" if os.geteuid() == 0 else os.environ.get("USER", "postgres")
+SCALE = 10
 
 
 def as_pg(cmd):
@@ -62,17 +66,18 @@ class Cluster:
 
 
 def pgbench(c, clients, secs):
+    jobs = min(clients, os.cpu_count() or 1)
     out, cpu = timed(["pgbench", "-h", c.sock, "-p", "5433", "-U", USER, "-n", "-c", str(clients),
-                      "-T", str(secs), "postgres"])
+                      "-j", str(jobs), "-T", str(secs), "postgres"])
     tps = float(next(l for l in out.splitlines() if l.startswith("tps = ")).split()[2])
     n = int(next(l for l in out.splitlines() if l.startswith("number of transactions actually")).split(":")[1].split("/")[0])
     return tps, cpu / n * 1e6
 
 
 def volbench(c, clients, secs):
-    out, cpu = timed([VB, "db", "--engine", "postgres", "--postgres-url", c.url, "--clients",
-                      str(clients), "--time", f"{secs}s", "--no-store", "-q", "--no-probe",
-                      "--output-format", "json"])
+    out, cpu = timed([VB, "db", "--postgres-url", c.url, "--clients", str(clients),
+                      "--scale", str(SCALE), "--time", f"{secs}s", "--no-store", "-q",
+                      "--no-probe", "--output-format", "json"])
     j = json.loads(out)
     return j["tps"], cpu / j["transactions"] * 1e6
 
@@ -80,33 +85,39 @@ def volbench(c, clients, secs):
 def compare(label, parent, a):
     c = Cluster(parent)
     try:
-        volbench(c, 1, 1)  # creates and loads pgbench's tables
-        p, v = [], []
-        # ABBA order: every run leaves the tables a little more bloated (dead tuples, a longer
-        # history), so whichever tool always ran second would be penalised.
-        for i in range(a.reps):
-            if i % 2 == 0:
-                p.append(pgbench(c, a.clients, a.seconds))
-                v.append(volbench(c, a.clients, a.seconds))
-            else:
-                v.append(volbench(c, a.clients, a.seconds))
-                p.append(pgbench(c, a.clients, a.seconds))
+        volbench(c, 1, 1)  # creates and loads pgbench's tables at --scale
+        for clients in a.clients:
+            p, v = [], []
+            # ABBA order: every run leaves the tables a little more bloated (dead tuples, a
+            # longer history), so whichever tool always ran second would be penalised.
+            for i in range(a.reps):
+                if i % 2 == 0:
+                    p.append(pgbench(c, clients, a.seconds))
+                    v.append(volbench(c, clients, a.seconds))
+                else:
+                    v.append(volbench(c, clients, a.seconds))
+                    p.append(pgbench(c, clients, a.seconds))
+            m = lambda xs, i: statistics.median(x[i] for x in xs)
+            print(f"| {label} | {clients} | {min(clients, os.cpu_count() or 1)} | "
+                  f"{m(p, 0):,.0f} | {m(v, 0):,.0f} | {m(v, 0) / m(p, 0):.2f} | "
+                  f"{m(p, 1):.0f} µs | {m(v, 1):.0f} µs |", flush=True)
     finally:
         c.close()
-    m = lambda xs, i: statistics.median(x[i] for x in xs)
-    print(f"| {label} | {m(p, 0):,.0f} | {m(v, 0):,.0f} | {m(v, 0) / m(p, 0):.2f} | "
-          f"{m(p, 1):.0f} µs | {m(v, 1):.0f} µs |", flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", default="/var/tmp")
-    ap.add_argument("--clients", type=int, default=10)
+    ap.add_argument("--clients", default="1,4,10,32")
+    ap.add_argument("--scale", type=int, default=10)
     ap.add_argument("--seconds", type=int, default=5)
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args()
-    print("| cluster on | pgbench tps | volbench tps | ratio | pgbench CPU/txn | volbench CPU/txn |")
-    print("|---|---:|---:|---:|---:|---:|")
+    a.clients = [int(x) for x in a.clients.split(",")]
+    global SCALE
+    SCALE = a.scale
+    print("| cluster on | clients | pgbench -j | pgbench tps | volbench tps | ratio | pgbench CPU/txn | volbench CPU/txn |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     compare("tmpfs (/dev/shm)", "/dev/shm", a)
     compare(f"disk ({a.dir})", a.dir, a)
 
