@@ -138,8 +138,17 @@ pub(crate) fn table(d: &DbReport) -> StrTable {
     StrTable {
         caption: "TPC-B-like transactions (pgbench's tpcb-like script)".into(),
         head: [
-            "target", "tps", "vs first", "lat mean", "p50", "p99", "p99.9", "max", "failed",
-            "retried", "load",
+            "target",
+            "tps",
+            "vs first",
+            "lat mean",
+            "p50",
+            "p99",
+            "p99.9",
+            "max",
+            "failed",
+            "retried",
+            "table load",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -185,6 +194,9 @@ pub(crate) fn text(d: &DbReport) -> String {
     }
     out.push('\n');
     out.push_str(&grid(&table(d)));
+    out.push_str(
+        "  (table load: creating and filling pgbench's tables before the run; not in tps)\n",
+    );
     out.push_str("\nWhy:\n");
     for r in &d.runs {
         out.push_str(&format!("  {}: {}\n", r.target, r.explanation.summary));

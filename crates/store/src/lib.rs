@@ -188,7 +188,22 @@ impl Store {
             Entry::Run(r) => (target, hostname, None, None, r.groups.len() as i64),
             Entry::Suite(s) => (target, hostname, None, None, s.runs.len() as i64),
             Entry::Fsync(f) => (target, hostname, None, None, f.cases.len() as i64),
-            Entry::Db(d) => (target, hostname, None, None, d.runs.len() as i64),
+            // A db result's targets are its runs' directories (or the server), and its rate
+            // is transactions per second, kept in the rate column (history prints "tps").
+            Entry::Db(d) => (
+                d.runs
+                    .iter()
+                    .map(|r| r.target.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                hostname,
+                match d.runs.as_slice() {
+                    [one] => Some(one.tps),
+                    _ => None,
+                },
+                None,
+                d.runs.len() as i64,
+            ),
             Entry::Infer(i) => (
                 target,
                 hostname,

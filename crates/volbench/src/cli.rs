@@ -307,6 +307,10 @@ Examples:
   volbench db /mnt/a /mnt/b --output-format json --output db.json";
 
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("output_format", |a| a.help(
+    "Output format: normal (human summary), json (the native schema, docs/json-schema.md), csv, \
+     md or html (a self-contained page with charts); fio-json has no form for a database run"
+)))]
 pub struct DbArgs {
     /// Directories to run in, one after another (a side-by-side table for several)
     /// [default: the current directory].

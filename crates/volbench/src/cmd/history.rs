@@ -76,7 +76,11 @@ fn table(rows: &[Row]) -> String {
             r.kind,
             r.label.as_deref().unwrap_or("-"),
             r.what,
-            r.iops.map_or("-".into(), fmt_count),
+            r.iops.map_or("-".into(), |v| if r.kind == "db" {
+                format!("{} tps", fmt_count(v))
+            } else {
+                fmt_count(v)
+            }),
             r.bw_bytes
                 .map_or("-".into(), |b| format!("{}/s", format_bytes(b))),
             r.target,
