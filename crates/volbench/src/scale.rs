@@ -229,17 +229,15 @@ fn region(s: &JobSpec, ranks: u32) -> u64 {
     }
 }
 
-/// A block device's capacity in bytes; None for anything else.
+/// A block device's capacity in bytes, as the runner reads it when it checks that a region
+/// fits; None for anything else.
 fn device_bytes(path: &std::path::Path) -> Option<u64> {
-    use std::io::Seek;
-    use std::os::unix::fs::FileTypeExt;
-    if !std::fs::metadata(path).ok()?.file_type().is_block_device() {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let m = std::fs::metadata(path).ok()?;
+    if !m.file_type().is_block_device() {
         return None;
     }
-    std::fs::File::open(path)
-        .ok()?
-        .seek(std::io::SeekFrom::End(0))
-        .ok()
+    runner::probe::device_info(runner::probe::DevId::from_raw(m.rdev())).map(|d| d.size_bytes)
 }
 
 /// This rank's version of the workload: its own files, or its own regions of a shared one.

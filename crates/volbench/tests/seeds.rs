@@ -70,15 +70,19 @@ fn no_counter_warning(label: &str, v: &Value) {
     }
 }
 
-/// fio's and volbench's IOPS of job `i` in fio-JSON (reads and writes together).
-fn job_iops(v: &Value, i: usize) -> f64 {
+/// Job `i`'s `key` (iops, bw_bytes), reads and writes together: fio's JSON and volbench's
+/// native report name these fields alike.
+fn job_sum(v: &Value, i: usize, key: &str) -> f64 {
     let j = &v["jobs"][i];
-    j["read"]["iops"].as_f64().unwrap_or(0.0) + j["write"]["iops"].as_f64().unwrap_or(0.0)
+    j["read"][key].as_f64().unwrap_or(0.0) + j["write"][key].as_f64().unwrap_or(0.0)
+}
+
+fn job_iops(v: &Value, i: usize) -> f64 {
+    job_sum(v, i, "iops")
 }
 
 fn job_bw(v: &Value, i: usize) -> f64 {
-    let j = &v["jobs"][i];
-    j["read"]["bw_bytes"].as_f64().unwrap_or(0.0) + j["write"]["bw_bytes"].as_f64().unwrap_or(0.0)
+    job_sum(v, i, "bw_bytes")
 }
 
 /// Both tools' fio-JSON for the same arguments inside the throttle; volbench's native report
@@ -105,21 +109,10 @@ fn both(cap: &Throttle, args: &[String]) -> (Value, Value) {
     (fio, ours)
 }
 
-/// volbench's native report as fio-JSON numbers: jobs in order, IOPS and bytes/s.
-fn native_iops(v: &Value, i: usize) -> f64 {
-    let j = &v["jobs"][i];
-    j["read"]["iops"].as_f64().unwrap_or(0.0) + j["write"]["iops"].as_f64().unwrap_or(0.0)
-}
-
-fn native_bw(v: &Value, i: usize) -> f64 {
-    let j = &v["jobs"][i];
-    j["read"]["bw_bytes"].as_f64().unwrap_or(0.0) + j["write"]["bw_bytes"].as_f64().unwrap_or(0.0)
-}
-
 /// All jobs of volbench's native report together (one reporting group).
 fn native_total(v: &Value) -> f64 {
     (0..v["jobs"].as_array().map_or(0, Vec::len))
-        .map(|i| native_iops(v, i))
+        .map(|i| job_iops(v, i))
         .sum()
 }
 
@@ -177,12 +170,12 @@ fn seed_004_five_fio_lines_agree_with_fio_on_a_capped_volume() {
         let (fio, ours) = both(&cap, &args);
         let expect = if bs == "1024K" { 64.0 } else { 2000.0 };
         let theirs = fio_undrained(job_iops(&fio, 0), qd.parse().unwrap(), expect, 2.0);
-        agree(name, "IOPS", native_iops(&ours, 0), theirs, TOL);
+        agree(name, "IOPS", job_iops(&ours, 0), theirs, TOL);
         no_counter_warning(name, &ours);
         let got = if bs == "1024K" {
-            native_bw(&ours, 0) / (1 << 20) as f64
+            job_bw(&ours, 0) / (1 << 20) as f64
         } else {
-            native_iops(&ours, 0)
+            job_iops(&ours, 0)
         };
         agree(name, "against the cap", got, expect, TOL);
     }
@@ -211,7 +204,7 @@ fn seed_004_five_tests_as_one_job_file_run_as_written() {
     for (i, (qd, rate)) in held.into_iter().enumerate() {
         let name = ours["jobs"][i]["name"].as_str().unwrap_or("?").to_string();
         let theirs = fio_undrained(job_iops(&fio, i), qd, rate, 2.0);
-        agree(&name, "IOPS", native_iops(&ours, i), theirs, TOL);
+        agree(&name, "IOPS", job_iops(&ours, i), theirs, TOL);
     }
     no_counter_warning("five tests", &ours);
 }
@@ -230,19 +223,13 @@ fn five_tests(filename: &str, extra: &str) -> String {
 
 /// `volbench run JOB ARGS` in `dir`, size-based so every byte is counted: the native report.
 fn run_in(dir: &Path, args: &[&str]) -> Value {
-    let out = volbench()
-        .current_dir(dir)
-        .arg("run")
-        .args(args)
-        .args(["--output-format=volbench-json", "-q"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    ok_json(
+        volbench()
+            .current_dir(dir)
+            .arg("run")
+            .args(args)
+            .args(["--output-format=volbench-json", "-q"]),
+    )
 }
 
 /// Regression: a job file whose write job creates (and fallocates) a new file, with read jobs
@@ -354,14 +341,8 @@ fn seed_003_fsync_lines_agree_with_fio_and_name_the_page_cache() {
         let (fio, ours) = both(&cap, &[job.display().to_string()]);
         let label = format!("fsync={fsync}");
         if fsync == 1 {
-            agree(
-                &label,
-                "IOPS",
-                native_iops(&ours, 0),
-                job_iops(&fio, 0),
-                TOL,
-            );
-            agree(&label, "B/s", native_bw(&ours, 0), job_bw(&fio, 0), TOL);
+            agree(&label, "IOPS", job_iops(&ours, 0), job_iops(&fio, 0), TOL);
+            agree(&label, "B/s", job_bw(&ours, 0), job_bw(&fio, 0), TOL);
         } else {
             // Here the device really saw next to none of the writes (the page cache took
             // them), so "device_saw_less" is the counters' own verdict, not a false alarm.
