@@ -86,34 +86,38 @@ pub fn analyze(s: &SuiteReport) -> Vec<Finding> {
     out
 }
 
-/// The knee: the first point after which throughput stops growing for good (no later point
-/// is more than `KNEE_GAIN` above it) while latency rises. A small step followed by a large
-/// gain (numjobs 1 -> 2 adds 3 %, 4 adds 57 %) is no knee.
+/// The knee of a sweep, as a Finding: see [`knee_index`].
 fn knee(param: &str, key: &str, pts: &[(f64, &SuiteRun)]) -> Option<Finding> {
-    for (i, w) in pts.windows(2).enumerate() {
-        let ((x0, a), (x1, b)) = (w[0], w[1]);
-        let best_later = pts[i + 1..]
-            .iter()
-            .map(|(_, r)| iops(r))
-            .fold(0.0, f64::max);
-        let gain = best_later / iops(a).max(1e-9) - 1.0;
-        let lat_rise = mean_lat(b) / mean_lat(a).max(1e-9) - 1.0;
-        if gain < KNEE_GAIN && lat_rise > 0.0 {
-            return Some(Finding {
-                kind: "knee".into(),
-                message: format!(
-                    "knee at {param}={x0}{}: {} IOPS; beyond it throughput grows at most {:+.1}% while {param}={x1} costs {:+.0}% mean latency",
-                    ctx(key),
-                    crate::fmt_count(iops(a)),
-                    gain * 100.0,
-                    lat_rise * 100.0
-                ),
-                point: Some(a.label.clone()),
-                value: Some(x0),
-            });
-        }
-    }
-    None
+    let curve: Vec<(f64, f64)> = pts.iter().map(|(_, r)| (iops(r), mean_lat(r))).collect();
+    let (i, gain, lat_rise) = knee_index(&curve)?;
+    let ((x0, a), (x1, _)) = (pts[i], pts[i + 1]);
+    Some(Finding {
+        kind: "knee".into(),
+        message: format!(
+            "knee at {param}={x0}{}: {} IOPS; beyond it throughput grows at most {:+.1}% while {param}={x1} costs {:+.0}% mean latency",
+            ctx(key),
+            crate::fmt_count(iops(a)),
+            gain * 100.0,
+            lat_rise * 100.0
+        ),
+        point: Some(a.label.clone()),
+        value: Some(x0),
+    })
+}
+
+/// The knee of a curve of (IOPS, mean latency) points in sweep order: the first point after
+/// which throughput stops growing for good (no later point is more than `KNEE_GAIN` above it)
+/// while the next point's latency rises. A small step followed by a large gain (numjobs 1 -> 2
+/// adds 3 %, 4 adds 57 %) is no knee. Returns the point, the best later gain and the next
+/// point's latency rise, as fractions.
+fn knee_index(curve: &[(f64, f64)]) -> Option<(usize, f64, f64)> {
+    (0..curve.len().saturating_sub(1)).find_map(|i| {
+        let (a_iops, a_lat) = curve[i];
+        let best_later = curve[i + 1..].iter().map(|c| c.0).fold(0.0, f64::max);
+        let gain = best_later / a_iops.max(1e-9) - 1.0;
+        let lat_rise = curve[i + 1].1 / a_lat.max(1e-9) - 1.0;
+        (gain < KNEE_GAIN && lat_rise > 0.0).then_some((i, gain, lat_rise))
+    })
 }
 
 /// The level of a plateau: the median of the values within `AT_CEILING` of the best, so one
@@ -176,7 +180,20 @@ fn crossover(key: &str, pts: &[(f64, &SuiteRun)]) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use super::plateau;
+    use super::{knee_index, plateau};
+
+    /// Regression (issue 20): "knee at numjobs=1 ... numjobs=2 adds +3.3 %" while numjobs=4
+    /// reached 190k against 121k. The knee is where gains stop for good.
+    #[test]
+    fn a_small_step_before_a_large_gain_is_no_knee() {
+        // numjobs 1, 2, 4, 8: 121k, 125k, 190k, 192k IOPS, latency rising throughout.
+        let curve = [(121e3, 8.0), (125e3, 16.0), (190e3, 21.0), (192e3, 42.0)];
+        let (i, gain, _) = knee_index(&curve).unwrap();
+        assert_eq!(i, 2, "the knee is at numjobs=4");
+        assert!(gain < 0.05);
+        // Still rising at the last point: no knee at all.
+        assert_eq!(knee_index(&[(1e3, 1.0), (2e3, 2.0), (4e3, 3.0)]), None);
+    }
 
     #[test]
     fn plateau_is_the_median_of_the_top_not_the_best_point() {
