@@ -344,7 +344,8 @@ pub struct Summary {
     pub iops_credits_left: Option<f64>,
 }
 
-/// Runs the controller until the child exits; `stop` (Ctrl-C) forwards SIGINT to the child.
+/// Runs the controller until the child (started by [`spawn`], which set the starting limits)
+/// exits; `stop` (Ctrl-C) forwards SIGINT to the child.
 pub fn control(
     cg: &Cgroup,
     child: &mut Child,
@@ -357,9 +358,8 @@ pub fn control(
     let mut last = (start, cg.counters());
     let mut sum = Summary::default();
     let mut forwarded = false;
-    let mut share = [1.0f64, 1.0];
     let mut window: std::collections::VecDeque<(f64, u64, u64)> = Default::default();
-    apply(cg, caps, &io_b, &by_b, share)?;
+    // The starting limits are already in force: `spawn` set them before the child ran.
     loop {
         if let Some(st) = child.try_wait()? {
             sum.elapsed_s = start.elapsed().as_secs_f64();
@@ -419,8 +419,7 @@ pub fn control(
         if let Some(b) = by_b.as_mut() {
             charge(b, d_bytes[0] + d_bytes[1], rate(1));
         }
-        share = split(d_ios);
-        apply(cg, caps, &io_b, &by_b, share)?;
+        apply(cg, caps, &io_b, &by_b, split(d_ios))?;
         last = (now, cur);
     }
 }

@@ -147,13 +147,13 @@ impl Output {
     }
 
     pub fn progress(&self) -> Bar {
-        if self.quiet {
-            Bar::new(false)
+        Bar::new(if self.quiet {
+            Show::Hidden
         } else if std::io::stderr().is_terminal() {
-            Bar::new(true)
+            Show::Bar(drawn_bar())
         } else {
-            Bar::lines()
-        }
+            Show::Lines(Lines::new())
+        })
     }
 
     /// Writes a whole document to the output file (replacing what it held: a sweep writes it
@@ -249,11 +249,17 @@ fn exit_code(s: Status) -> ExitCode {
 /// a line on stderr every few seconds once a step has lasted two, so a log shows that a long
 /// layout or run is alive and short runs print nothing extra.
 pub struct Bar {
-    bar: Option<ProgressBar>,
-    lines: Option<Lines>,
+    show: Show,
     prefix: String,
     /// The bar last showed a layout: the run's clock starts afresh at its first tick.
     laying_out: bool,
+}
+
+/// How progress is shown: not at all (--quiet), as a bar on a terminal, or as lines.
+enum Show {
+    Hidden,
+    Bar(ProgressBar),
+    Lines(Lines),
 }
 
 /// When the next progress line is due, off a terminal.
@@ -295,135 +301,132 @@ fn short_path(p: &Path, max: usize) -> String {
     format!("...{tail}")
 }
 
+/// indicatif's bar on stderr, in volbench's style.
+fn drawn_bar() -> ProgressBar {
+    let b = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
+    b.set_style(
+        ProgressStyle::with_template(
+            "{prefix}[{elapsed_precise}] {wide_bar:.cyan/blue} {percent:>3}% eta {eta} {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    b
+}
+
 impl Bar {
-    pub fn new(visible: bool) -> Bar {
-        let bar = visible.then(|| {
-            let b = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
-            b.set_style(
-                ProgressStyle::with_template(
-                    "{prefix}[{elapsed_precise}] {wide_bar:.cyan/blue} {percent:>3}% eta {eta} {msg}",
-                )
-                .expect("valid template")
-                .progress_chars("=> "),
-            );
-            b
-        });
+    fn new(show: Show) -> Bar {
         Bar {
-            bar,
-            lines: None,
+            show,
             prefix: String::new(),
             laying_out: false,
         }
     }
 
-    /// Progress as plain lines on stderr (no terminal to draw a bar on).
-    pub fn lines() -> Bar {
-        let mut b = Bar::new(false);
-        b.lines = Some(Lines::new());
-        b
-    }
-
     pub fn set_prefix(&mut self, p: impl Into<String>) {
         self.prefix = p.into();
-        if let Some(l) = &mut self.lines {
-            *l = Lines::new();
-        }
-        if let Some(b) = &self.bar {
-            b.set_prefix(self.prefix.clone());
-            b.reset();
+        match &mut self.show {
+            Show::Hidden => {}
+            Show::Lines(l) => *l = Lines::new(),
+            Show::Bar(b) => {
+                b.set_prefix(self.prefix.clone());
+                b.reset();
+            }
         }
     }
 }
 
 impl runner::Observer for Bar {
     fn layout(&mut self, path: &Path, done: u64, total: u64) {
-        if let Some(l) = &mut self.lines {
-            if !self.laying_out {
-                self.laying_out = true;
-                *l = Lines::new();
-            }
-            if l.due() {
-                eprintln!(
-                    "{}laying out {}: {} of {} ({}%)",
-                    self.prefix,
-                    path.display(),
-                    format_bytes(done as f64),
-                    format_bytes(total as f64),
-                    done * 100 / total.max(1)
-                );
-            }
-        }
-        if let Some(b) = &self.bar {
-            self.laying_out = true;
-            b.set_position(done * 1000 / total.max(1));
-            b.set_message(format!(
-                "laying out {} ({} of {})",
-                short_path(path, 30),
+        let fresh = !std::mem::replace(&mut self.laying_out, true);
+        let of = || {
+            format!(
+                "{} of {}",
                 format_bytes(done as f64),
                 format_bytes(total as f64)
-            ));
+            )
+        };
+        match &mut self.show {
+            Show::Hidden => {}
+            Show::Lines(l) => {
+                if fresh {
+                    *l = Lines::new();
+                }
+                if l.due() {
+                    eprintln!(
+                        "{}laying out {}: {} ({}%)",
+                        self.prefix,
+                        path.display(),
+                        of(),
+                        done * 100 / total.max(1)
+                    );
+                }
+            }
+            Show::Bar(b) => {
+                b.set_position(done * 1000 / total.max(1));
+                b.set_message(format!("laying out {} ({})", short_path(path, 30), of()));
+            }
         }
     }
 
     fn tick(&mut self, p: &runner::Progress) {
-        if let Some(l) = &mut self.lines {
-            if std::mem::take(&mut self.laying_out) {
-                *l = Lines::new();
+        let fresh = std::mem::take(&mut self.laying_out);
+        match &mut self.show {
+            Show::Hidden => {}
+            Show::Lines(l) => {
+                if fresh {
+                    *l = Lines::new();
+                }
+                if l.due() {
+                    eprintln!("{}{}: {}", self.prefix, clock_text(p), rate_text(p));
+                }
             }
-            if l.due() {
-                eprintln!("{}{}", self.prefix, progress_line(p));
+            Show::Bar(b) => {
+                if fresh {
+                    // The elapsed time and ETA are the run's, not the layout's.
+                    b.reset_elapsed();
+                    b.reset_eta();
+                }
+                let frac = match (p.planned, p.fraction) {
+                    (_, Some(f)) => f,
+                    (Some(t), None) => p.elapsed.as_secs_f64() / t.as_secs_f64().max(1e-9),
+                    _ => 0.0,
+                };
+                b.set_position((frac.min(1.0) * 1000.0) as u64);
+                b.set_message(rate_text(p));
+                b.tick();
             }
         }
-        let Some(b) = &self.bar else { return };
-        if std::mem::take(&mut self.laying_out) {
-            // The elapsed time and ETA are the run's, not the layout's.
-            b.reset_elapsed();
-            b.reset_eta();
-        }
-        let frac = match (p.planned, p.fraction) {
-            (_, Some(f)) => f,
-            (Some(t), None) => p.elapsed.as_secs_f64() / t.as_secs_f64().max(1e-9),
-            _ => 0.0,
-        };
-        b.set_position((frac.min(1.0) * 1000.0) as u64);
-        b.set_message(if p.ramping {
-            "ramping up".to_string()
-        } else {
-            format!("{} IOPS {}/s", fmt_count(p.iops), format_bytes(p.bw_bytes))
-        });
-        b.tick();
     }
 
     fn finish(&mut self) {
-        if let Some(b) = &self.bar {
+        if let Show::Bar(b) = &self.show {
             b.finish_and_clear();
         }
     }
 }
 
-/// One progress line off a terminal: "12 s of 30 s (40%): 81.2k IOPS 317.2 MiB/s".
-fn progress_line(p: &runner::Progress) -> String {
+/// The live rate, as the bar and the progress lines both show it.
+fn rate_text(p: &runner::Progress) -> String {
+    if p.ramping {
+        "ramping up".to_string()
+    } else {
+        format!("{} IOPS {}/s", fmt_count(p.iops), format_bytes(p.bw_bytes))
+    }
+}
+
+/// Where a run is, for a progress line off a terminal: "12 s of 30 s", "3 s, 40% done".
+fn clock_text(p: &runner::Progress) -> String {
     let at = p.elapsed.as_secs_f64();
-    let of = match (p.planned, p.fraction) {
+    match (p.planned, p.fraction) {
         (Some(t), _) => format!("{at:.0} s of {:.0} s", t.as_secs_f64()),
         (None, Some(f)) => format!("{at:.0} s, {:.0}% done", f * 100.0),
         _ => format!("{at:.0} s"),
-    };
-    if p.ramping {
-        format!("{of}: ramping up")
-    } else {
-        format!(
-            "{of}: {} IOPS {}/s",
-            fmt_count(p.iops),
-            format_bytes(p.bw_bytes)
-        )
     }
 }
 
 impl Drop for Bar {
     fn drop(&mut self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
-        }
+        runner::Observer::finish(self);
     }
 }

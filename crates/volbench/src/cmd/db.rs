@@ -14,12 +14,12 @@ use std::time::Duration;
 
 fn options(a: &DbArgs) -> Result<DbOptions> {
     // The URL says which engine: --engine is needed only to pick PostgreSQL without one.
-    let named = a.engine.as_deref();
-    let engine = match named.unwrap_or(if a.postgres_url.is_some() {
+    let default = if a.postgres_url.is_some() {
         "postgres"
     } else {
         "sqlite"
-    }) {
+    };
+    let engine = match a.engine.as_deref().unwrap_or(default) {
         "sqlite" => EngineKind::Sqlite,
         "postgres" | "postgresql" | "pg" => EngineKind::Postgres,
         e => return Err(usage(format!("--engine {e}: choose sqlite or postgres"))),
