@@ -9,6 +9,8 @@
   var POINTS = ["circle", "triangle", "rect", "crossRot", "rectRot", "star", "cross", "rectRounded"];
 
   function count(v) {
+    // Below 10 the digits that matter are after the point: 0.4 IOPS is not "0".
+    if (v !== 0 && Math.abs(v) < 10 && Math.round(v) !== v) return v.toPrecision(2);
     if (v < 1e4) return v.toFixed(0);
     if (v < 1e6) return (v / 1e3).toFixed(1) + "k";
     return (v / 1e6).toFixed(2) + "M";
@@ -52,20 +54,55 @@
     };
   }
 
+  // A bytes axis steps in whole binary units (0, 256 MiB, 512 MiB ...), so that each label
+  // is a round figure; Chart.js alone steps in powers of ten of bytes (190.7 MiB, 381.5 ...).
+  function binarySteps(axis) {
+    var lo = Math.min(0, axis.min), hi = axis.max;
+    if (!(hi > lo)) return;
+    var unit = Math.pow(1024, Math.max(0, Math.floor(Math.log(hi) / Math.log(1024) + 1e-9)));
+    var span = (hi - lo) / unit, step = 1000;
+    [0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10, 20, 25, 50, 100, 200, 250, 500].some(function (s) {
+      if (span / s <= 8) { step = s; return true; }
+      return false;
+    });
+    var stepBytes = step * unit;
+    axis.min = Math.floor(lo / stepBytes) * stepBytes;
+    axis.max = Math.ceil(hi / stepBytes) * stepBytes;
+    axis.volbenchStep = stepBytes;
+  }
+  function binaryTicks(axis) {
+    if (!axis.volbenchStep) return;
+    var ticks = [];
+    for (var v = axis.min; v <= axis.max + axis.volbenchStep / 2; v += axis.volbenchStep) {
+      ticks.push({ value: v });
+    }
+    axis.ticks = ticks;
+  }
+  // On a log axis only 1, 2 and 5 times a power of ten are labelled (the rest crowd), unless
+  // the data spans less than that, when every tick keeps its label.
+  function logLabel(axis, v) {
+    if (axis.max / Math.max(axis.min, 1e-9) < 5) return true;
+    var m = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
+    return [1, 2, 5].indexOf(Math.round(m * 1000) / 1000) >= 0;
+  }
+
   function scale(title, fmt, log, position) {
+    var binary = fmt === "bytes_s" && !log;
     return {
+      afterDataLimits: binary ? binarySteps : undefined,
+      afterBuildTicks: binary ? binaryTicks : undefined,
       type: log ? "logarithmic" : "linear",
       position: position,
       title: { display: true, text: title },
       ticks: {
-        callback: function (v) {
+        callback: function (v, i, ticks) {
           v = Number(v);
-          // On a log axis only 1, 2 and 5 times a power of ten are labelled: the rest crowd.
-          if (log && v > 0) {
-            var m = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
-            if ([1, 2, 5].indexOf(Math.round(m * 1000) / 1000) < 0) return "";
-          }
-          return FORMATS[fmt](v);
+          if (log && v > 0 && !logLabel(this, v)) return "";
+          var text = FORMATS[fmt](v);
+          // A narrow axis can round neighbouring ticks to one text (6.1 µs, 6.1 µs): keep the
+          // first, so no label is printed twice.
+          if (i > 0 && FORMATS[fmt](Number(ticks[i - 1].value)) === text) return "";
+          return text;
         }
       },
       grid: { drawOnChartArea: position === "left" }
@@ -123,7 +160,11 @@
     page.charts.forEach(function (c) {
       var canvas = document.getElementById(c.id);
       if (!canvas) return;
-      new Chart(canvas, config(c));
+      var chart = new Chart(canvas, config(c));
+      // The y axis's labels as drawn, for tests and for readers of the DOM (a canvas holds
+      // no text).
+      var y = chart.scales && chart.scales.y;
+      if (y) canvas.setAttribute("data-y-ticks", JSON.stringify(y.ticks.map(function (t) { return t.label; })));
       drawn++;
     });
     document.body.setAttribute("data-charts-drawn", String(drawn));

@@ -159,16 +159,21 @@ fn crossover(key: &str, pts: &[(f64, &SuiteRun)]) -> Vec<Finding> {
         let x = ceiling / iops_cap;
         out.push(Finding {
             kind: "iops_ceiling".into(),
-            message: format!("IOPS ceiling {iops_cap:.0}{} at small blocks", ctx(key)),
+            message: format!(
+                "IOPS ceiling {}{} at small blocks",
+                crate::fmt_count(iops_cap),
+                ctx(key)
+            ),
             point: Some(first.1.label.clone()),
             value: Some(iops_cap),
         });
         out.push(Finding {
             kind: "crossover".into(),
             message: format!(
-                "IOPS-limited below and bandwidth-limited above bs ≈ {}{} (where {iops_cap:.0} IOPS × bs meets {}/s)",
+                "IOPS-limited below and bandwidth-limited above bs ≈ {}{} (where {} IOPS × bs meets {}/s)",
                 format_bytes(x),
                 ctx(key),
+                crate::fmt_count(iops_cap),
                 format_bytes(ceiling)
             ),
             point: Some(at.1.label.clone()),

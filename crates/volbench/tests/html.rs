@@ -295,6 +295,114 @@ fn chromium() -> Option<&'static str> {
         })
 }
 
+const BROWSER_FLAGS: [&str; 9] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--virtual-time-budget=5000",
+];
+
+/// The page as headless Chromium leaves it once its script ran, with the browser's log.
+fn dump_dom(browser: &str, profile: &Path, page: &Path) -> std::process::Output {
+    Std::new(browser)
+        .args(BROWSER_FLAGS)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--enable-logging=stderr")
+        .arg("--v=0")
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap()
+}
+
+/// The y-axis labels of every chart as Chromium drew them, in page order.
+fn drawn_y_ticks(dom: &str) -> Vec<Vec<String>> {
+    dom.split("data-y-ticks=\"")
+        .skip(1)
+        .map(|t| {
+            let raw = t.split('"').next().unwrap().replace("&quot;", "\"");
+            serde_json::from_str(&raw).unwrap()
+        })
+        .collect()
+}
+
+/// A bandwidth label's value in bytes/s: "2.5 TiB/s" is 2.5 * 2^40.
+fn label_bytes(label: &str) -> f64 {
+    let (n, unit) = label.trim_end_matches("/s").split_once(' ').unwrap();
+    let k = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+        .iter()
+        .position(|u| *u == unit)
+        .unwrap_or_else(|| panic!("{label}: no binary unit"));
+    n.parse::<f64>().unwrap() * 1024f64.powi(k as i32)
+}
+
+/// Drawn in Chromium, a bandwidth axis steps in round figures of one binary unit (not
+/// 190.7 MiB/s, 381.5 at decimal steps of bytes), and an IOPS axis under 1 IOPS labels its
+/// ticks with their digits (0.20, 0.40, not "0 0 0 1").
+#[test]
+fn drawn_axes_step_in_round_binary_units_and_keep_digits_below_one() {
+    let Some(browser) = chromium() else {
+        cannot_run!("needs chromium (apt-get install chromium)");
+    };
+    let d = tmpdir();
+    let (bs, _) = json_report(
+        d.path(),
+        "bs.json",
+        &[
+            "sweep",
+            "--ioengine=null",
+            "--bs=4k,64k,1m",
+            "--runtime=300ms",
+        ],
+    );
+    let slow_args = ["sweep", "--ioengine=null", "--rate_iops=1", "--numjobs=1,2"];
+    let (slow, _) = json_report(
+        d.path(),
+        "slow.json",
+        &[&slow_args[..], &["--runtime=2s"]].concat(),
+    );
+    for (name, input) in [("bs", &bs), ("slow", &slow)] {
+        let page = d.path().join(format!("{name}.html"));
+        std::fs::write(&page, report_page(d.path(), &[input.as_path()])).unwrap();
+        let dom = dump_dom(browser, &d.path().join(format!("p-{name}")), &page);
+        let dom = String::from_utf8_lossy(&dom.stdout);
+        let ticks = drawn_y_ticks(&dom);
+        let specs = charts(&std::fs::read_to_string(&page).unwrap());
+        assert_eq!(ticks.len(), specs.len(), "{name}: {dom}");
+        for (spec, labels) in specs.iter().zip(&ticks) {
+            let title = spec["title"].as_str().unwrap();
+            // A linear axis labels every tick; a log axis may leave some blank.
+            if spec["y_log"] != true {
+                assert!(!labels.iter().any(|l| l.is_empty()), "{title}: {labels:?}");
+            }
+            let shown: Vec<&String> = labels.iter().filter(|l| !l.is_empty()).collect();
+            let mut unique = shown.clone();
+            unique.dedup();
+            assert_eq!(
+                unique.len(),
+                shown.len(),
+                "{title}: repeated labels {labels:?}"
+            );
+            if title.starts_with("Bandwidth") {
+                let top = labels.iter().map(|l| label_bytes(l)).fold(0.0, f64::max);
+                let unit = 1024f64.powi((top.log2() / 10.0).floor() as i32);
+                for l in labels {
+                    let q = label_bytes(l) / unit * 4.0;
+                    assert!(
+                        (q - q.round()).abs() < 0.02,
+                        "{title}: {l} is not a round step in {labels:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Every page opens in headless Chromium with no script error: the page's script marks how
 /// many charts it drew, and that must be every chart the page carries. A screenshot of each
 /// is kept under target/tmp/html-screenshots for a person to look at.
@@ -344,27 +452,8 @@ fn pages_open_in_chromium_and_draw_every_chart() {
         let page = d.path().join(format!("{name}.html"));
         std::fs::write(&page, &html).unwrap();
         let want = charts(&html).len();
-        let flags = [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--virtual-time-budget=5000",
-        ];
         let profile = d.path().join(format!("profile-{name}"));
-        let dom = Std::new(browser)
-            .args(flags)
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("--enable-logging=stderr")
-            .arg("--v=0")
-            .arg("--dump-dom")
-            .arg(format!("file://{}", page.display()))
-            .output()
-            .unwrap();
+        let dom = dump_dom(browser, &profile, &page);
         let dom_text = String::from_utf8_lossy(&dom.stdout);
         let log = String::from_utf8_lossy(&dom.stderr);
         assert!(
@@ -378,7 +467,7 @@ fn pages_open_in_chromium_and_draw_every_chart() {
         assert!(!log.contains("Uncaught"), "{name}: {log}");
         let shot = shots.join(format!("{name}.png"));
         let st = Std::new(browser)
-            .args(flags)
+            .args(BROWSER_FLAGS)
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("--window-size=1200,2600")
             .arg(format!("--screenshot={}", shot.display()))

@@ -164,6 +164,29 @@ const COLOURS: [RGBColor; 6] = [
     RGBColor(0, 121, 140),
 ];
 
+/// The y axis's unit: bandwidth is drawn in one binary unit (MiB/s, GiB/s ...) so that
+/// plotters' decimal tick steps land on round figures of that unit, not on 190.7 MiB/s.
+fn y_unit(metric: Metric, top: f64) -> (f64, &'static str) {
+    const UNITS: [&str; 6] = ["B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s"];
+    if metric != Metric::Bw {
+        return (1.0, "");
+    }
+    let k = if top >= 1.0 {
+        ((top.log2() / 10.0).floor() as usize).min(UNITS.len() - 1)
+    } else {
+        0
+    };
+    (1024f64.powi(k as i32), UNITS[k])
+}
+
+/// Room above the highest point for the legend box, as a fraction of the data's span: a
+/// line of 22 px per series and a margin, out of about 420 px of plot, so no line runs
+/// under the legend.
+fn legend_headroom(series: usize) -> f64 {
+    let px = 22.0 * series as f64 + 24.0;
+    px / (420.0 - px).max(100.0)
+}
+
 fn draw(l: &Lines, metric: Metric) -> Result<String, String> {
     let mut svg = String::new();
     let top = l
@@ -171,6 +194,9 @@ fn draw(l: &Lines, metric: Metric) -> Result<String, String> {
         .iter()
         .flat_map(|(_, v)| v.iter().flatten())
         .fold(0.0f64, |a, &b| a.max(b));
+    let (div, unit) = y_unit(metric, top);
+    let top = top / div;
+    let y_max = (top * (1.05 + legend_headroom(l.lines.len()))).max(1.0);
     let n = l.xs.len().max(2);
     {
         let root = SVGBackend::with_string(&mut svg, (900, 540)).into_drawing_area();
@@ -181,8 +207,15 @@ fn draw(l: &Lines, metric: Metric) -> Result<String, String> {
             .margin(16)
             .x_label_area_size(50)
             .y_label_area_size(90)
-            .build_cartesian_2d(-0.3f64..(n as f64 - 0.7), 0f64..(top * 1.1).max(1.0))
+            .build_cartesian_2d(-0.3f64..(n as f64 - 0.7), 0f64..y_max)
             .map_err(e)?;
+        let y_fmt = |v: &f64| {
+            if unit.is_empty() {
+                metric.fmt(*v)
+            } else {
+                format!("{} {unit}", fmt_count(*v))
+            }
+        };
         c.configure_mesh()
             .light_line_style(WHITE)
             .label_style(("sans-serif", 15))
@@ -198,7 +231,7 @@ fn draw(l: &Lines, metric: Metric) -> Result<String, String> {
                     String::new()
                 }
             })
-            .y_label_formatter(&|v| metric.fmt(*v))
+            .y_label_formatter(&y_fmt)
             .draw()
             .map_err(e)?;
         for (k, (name, vals)) in l.lines.iter().enumerate() {
@@ -206,7 +239,7 @@ fn draw(l: &Lines, metric: Metric) -> Result<String, String> {
             let pts: Vec<(f64, f64)> = vals
                 .iter()
                 .enumerate()
-                .filter_map(|(i, v)| v.map(|v| (i as f64, v)))
+                .filter_map(|(i, v)| v.map(|v| (i as f64, v / div)))
                 .collect();
             c.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))
                 .map_err(e)?
@@ -233,6 +266,7 @@ fn draw(l: &Lines, metric: Metric) -> Result<String, String> {
             };
         }
         c.configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
             .label_font(("sans-serif", 15))
             .background_style(WHITE.mix(0.9))
             .border_style(BLACK)
@@ -241,4 +275,62 @@ fn draw(l: &Lines, metric: Metric) -> Result<String, String> {
         root.present().map_err(e)?;
     }
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The numbers of `attr="N"` in every `<tag ...>` of the SVG.
+    fn attr(svg: &str, tag: &str, name: &str) -> Vec<f64> {
+        svg.split(&format!("<{tag} "))
+            .skip(1)
+            .filter_map(|t| {
+                let v = t.split(&format!(" {name}=\"")).nth(1)?;
+                v.split('"').next()?.parse().ok()
+            })
+            .collect()
+    }
+
+    /// Six lines all peaking at the right edge, where the legend sits: every point stays
+    /// below the legend's box, and the bandwidth axis steps in whole MiB/s.
+    #[test]
+    fn legend_sits_above_every_line_and_bandwidth_ticks_are_round() {
+        let lines = (0..6)
+            .map(|k| {
+                let top = 200e6 + k as f64 * 10e6;
+                (
+                    format!("line {k}"),
+                    vec![Some(top / 4.0), Some(top / 2.0), Some(top)],
+                )
+            })
+            .collect();
+        let l = Lines {
+            title: "t".into(),
+            x_name: "bs".into(),
+            xs: vec!["4k".into(), "64k".into(), "1m".into()],
+            lines,
+        };
+        let svg = draw(&l, Metric::Bw).unwrap();
+        let (ys, hs) = (attr(&svg, "rect", "y"), attr(&svg, "rect", "height"));
+        let legend_bottom = ys.last().unwrap() + hs.last().unwrap();
+        let circles = attr(&svg, "circle", "cy");
+        assert_eq!(circles.len(), 6, "two lines of six have circles");
+        for cy in circles {
+            assert!(
+                cy - 5.0 > legend_bottom,
+                "a point at y={cy} under the legend ending at {legend_bottom}"
+            );
+        }
+        let labels: Vec<&str> = svg
+            .split("<text")
+            .filter_map(|t| t.split_once('>')?.1.split("</text>").next().map(str::trim))
+            .filter(|t| t.ends_with("MiB/s"))
+            .collect();
+        assert!(labels.len() >= 4, "{labels:?}");
+        for l in labels {
+            let n: f64 = l.trim_end_matches(" MiB/s").parse().unwrap();
+            assert_eq!(n % 25.0, 0.0, "{l} is not a round step");
+        }
+    }
 }

@@ -95,6 +95,15 @@ pub fn lat_cells(l: &stats::LatencySummary) -> [String; 5] {
     ]
 }
 
+/// A swept value as a legend shows it: a block size stored in bytes by older results
+/// (`bs=1048576`) reads as fio spells it (`bs=1m`).
+pub fn param_text(k: &str, v: &str) -> String {
+    match v.parse::<u64>() {
+        Ok(n) if k == "bs" => workload::short_size(n),
+        _ => v.to_string(),
+    }
+}
+
 /// A sweep seen along one swept parameter: its values in order, and one line per
 /// combination of the other swept values (e.g. per rw pattern; "all" when there are none),
 /// holding each point's group report where that point was measured.
@@ -108,7 +117,7 @@ pub fn along<'a>(s: &'a SuiteReport, axis: &str) -> Along<'a> {
         r.params
             .iter()
             .filter(|(k, _)| k != axis)
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| format!("{k}={}", param_text(k, v)))
             .collect::<Vec<_>>()
             .join(" ")
     };
@@ -224,4 +233,17 @@ pub(crate) fn grid(t: &StrTable) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::param_text;
+
+    #[test]
+    fn block_sizes_in_legends_read_as_fio_spells_them() {
+        assert_eq!(param_text("bs", "1048576"), "1m");
+        assert_eq!(param_text("bs", "4k"), "4k");
+        assert_eq!(param_text("bs", "1536"), "1536");
+        assert_eq!(param_text("numjobs", "1024"), "1024");
+    }
 }

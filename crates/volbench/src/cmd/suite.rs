@@ -81,7 +81,7 @@ fn load(name_or_file: &str) -> Result<(String, String, Vec<jobfile::Section>)> {
 fn params(j: &JobSpec) -> Vec<(String, String)> {
     vec![
         ("rw".into(), j.rw.as_str().into()),
-        ("bs".into(), j.bs.to_string()),
+        ("bs".into(), workload::short_size(j.bs)),
         ("iodepth".into(), j.effective_iodepth().to_string()),
         ("numjobs".into(), j.numjobs.to_string()),
     ]
