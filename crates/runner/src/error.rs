@@ -52,7 +52,10 @@ pub enum RunError {
     )]
     Destructive { path: PathBuf, why: String },
     #[error(
-        "--size={size} plus --offset={offset} does not fit on {path} ({capacity}): lower --size"
+        "--size={} at --offset={} does not fit on {path} ({}): lower --size",
+        workload::short_size(*.size),
+        workload::short_size(*.offset),
+        workload::format_bytes(*.capacity as f64)
     )]
     TooBig {
         path: PathBuf,

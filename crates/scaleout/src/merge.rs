@@ -111,22 +111,84 @@ fn failures(parts: &[Part]) -> Result<(), String> {
         .iter()
         .filter(|p| p.error.as_deref() != Some(peer_failed.as_str()))
         .collect();
-    let shown: Vec<String> = if own.is_empty() {
+    let shown = if own.is_empty() {
         failed.iter().collect::<Vec<_>>()
     } else {
         own
     }
     .iter()
     .map(|p| {
-        format!(
-            "rank {} on {}: {}",
+        (
             p.rank,
-            p.host,
-            p.error.as_deref().unwrap_or("no report")
+            p.host.as_str(),
+            p.error.as_deref().unwrap_or("no report"),
         )
     })
-    .collect();
-    Err(shown.join("; "))
+    .collect::<Vec<_>>();
+    Err(said_once(&shown, parts.len()))
+}
+
+/// Ranks' errors, each said once: ranks whose errors differ only in their own figures (the
+/// offset of each rank's region) are one line, "all 4 ranks: ..." when that is every rank,
+/// in rank 0's words.
+pub fn said_once(errors: &[(u32, &str, &str)], world: usize) -> String {
+    // A figure is a run of digits and points with its unit letters (1g, 4.0, 256m): each
+    // becomes one '#', so "--offset=0" and "--offset=256m" have one shape.
+    let shape = |e: &str| -> String {
+        let mut out = String::new();
+        let mut in_figure = false;
+        for c in e.chars() {
+            if c.is_ascii_digit() || (in_figure && (c == '.' || c.is_ascii_alphabetic())) {
+                if !in_figure {
+                    out.push('#');
+                }
+                in_figure = true;
+            } else {
+                in_figure = false;
+                out.push(c);
+            }
+        }
+        out
+    };
+    let mut groups: Vec<(String, Vec<&(u32, &str, &str)>)> = Vec::new();
+    for e in errors {
+        let k = shape(e.2);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, members)) => members.push(e),
+            None => groups.push((k, vec![e])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(_, m)| {
+            let (text, differ) = (m[0].2, m.iter().any(|e| e.2 != m[0].2));
+            let figures = if differ {
+                format!(
+                    " (rank {}'s figures; the others' differ only in theirs)",
+                    m[0].0
+                )
+            } else {
+                String::new()
+            };
+            let mut hosts: Vec<&str> = m.iter().map(|e| e.1).collect();
+            hosts.dedup();
+            let who = match (m.len(), hosts.as_slice()) {
+                (n, _) if n == world && n > 1 => format!("all {n} ranks"),
+                (1, _) => format!("rank {} on {}", m[0].0, m[0].1),
+                (_, [h]) => format!("ranks {} on {h}", ranks(m)),
+                _ => format!("ranks {}", ranks(m)),
+            };
+            format!("{who}: {text}{figures}")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn ranks(m: &[&(u32, &str, &str)]) -> String {
+    m.iter()
+        .map(|e| e.0.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn worst_status(s: impl Iterator<Item = Status>) -> Status {
@@ -140,14 +202,17 @@ fn worst_status(s: impl Iterator<Item = Status>) -> Status {
 }
 
 fn rank_errors(parts: &[Part]) -> Option<String> {
-    let errs: Vec<String> = parts
+    let errs: Vec<(u32, &str, &str)> = parts
         .iter()
         .filter_map(|p| {
-            let e = p.report.as_ref()?.error.as_ref()?;
-            Some(format!("rank {} on {}: {e}", p.rank, p.host))
+            Some((
+                p.rank,
+                p.host.as_str(),
+                p.report.as_ref()?.error.as_deref()?,
+            ))
         })
         .collect();
-    (!errs.is_empty()).then(|| errs.join("; "))
+    (!errs.is_empty()).then(|| said_once(&errs, parts.len()))
 }
 
 /// The same job (or group) from every rank, as one.
@@ -354,4 +419,48 @@ fn rank_spread(rows: &[RankReport]) -> Option<RankSpread> {
             0.0
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::said_once;
+
+    #[test]
+    fn an_error_common_to_every_rank_is_said_once() {
+        let e = |o: &'static str| -> String {
+            format!(
+                "--size=1g at --offset={o} does not fit on /dev/zram0 (512.0 MiB): lower --size"
+            )
+        };
+        let (a, b, c, d) = (e("0"), e("1g"), e("2g"), e("3g"));
+        let errs = [
+            (0, "h", a.as_str()),
+            (1, "h", &b),
+            (2, "h", &c),
+            (3, "h", &d),
+        ];
+        let said = said_once(&errs, 4);
+        assert!(
+            said.starts_with("all 4 ranks: --size=1g at --offset=0 does"),
+            "{said}"
+        );
+        assert_eq!(said.matches("does not fit").count(), 1, "{said}");
+        assert!(said.contains("rank 0's figures"), "{said}");
+        let same = [(0, "h", "no space"), (1, "h", "no space")];
+        assert_eq!(said_once(&same, 2), "all 2 ranks: no space");
+    }
+
+    #[test]
+    fn different_errors_keep_their_ranks_and_hosts() {
+        let errs = [
+            (0, "a", "no space"),
+            (2, "a", "no space"),
+            (1, "b", "denied"),
+        ];
+        assert_eq!(
+            said_once(&errs, 4),
+            "ranks 0, 2 on a: no space; rank 1 on b: denied"
+        );
+        assert_eq!(said_once(&[(3, "b", "denied")], 4), "rank 3 on b: denied");
+    }
 }

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let code = dispatch();
+    cmd::FINISHED.store(true, std::sync::atomic::Ordering::SeqCst);
     // MPI_Finalize, when this process joined an MPI world.
     scale::shutdown();
     code

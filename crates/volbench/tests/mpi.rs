@@ -313,7 +313,13 @@ fn an_io_error_on_a_rank_stops_every_rank() {
     let v = json_of(&o);
     assert_eq!(v["status"], "partial");
     let e = v["error"].as_str().unwrap();
-    assert!(e.contains("rank ") && e.contains(" on "), "{e}");
+    // Ranks that met the error themselves are named with their host, or, when every rank
+    // met it, said once for all of them.
+    assert!(
+        e.starts_with("all 4 ranks: ") || (e.contains("rank ") && e.contains(" on ")),
+        "{e}"
+    );
+    assert_eq!(e.matches("Input/output error").count(), 1, "said once: {e}");
     for r in v["ranks"].as_array().unwrap() {
         // Far from the 60 s asked for: the first error ended every rank's interval.
         let secs = r["runtime_ns"].as_u64().unwrap() as f64 / 1e9;
@@ -720,5 +726,48 @@ fn shared_file_on_a_device_splits_the_device_among_the_ranks() {
         (after[1] - before[1]) * 512,
         64 << 20,
         "the kernel's read bytes"
+    );
+}
+
+/// Regression (issue 20): an error every rank meets was printed once per rank, with sizes in
+/// bytes. Four ranks asking for more than a 64 MiB device holds get one line, "all 4
+/// ranks: ...", in units (no 9-digit byte count).
+#[test]
+fn an_error_all_ranks_meet_is_said_once_in_units() {
+    require_root!();
+    let Some(bin) = mpi_bin() else { return };
+    let z = Zram::new("64M");
+    let o = mpirun(
+        4,
+        &[],
+        &bin,
+        &[
+            "run",
+            "--filename",
+            z.p(),
+            "--shared-file",
+            "--size=1g",
+            "--rw=read",
+            "--runtime=1s",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("does not fit")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert_eq!(lines[0].matches("does not fit").count(), 1, "{err}");
+    assert!(lines[0].contains("all 4 ranks: --size=1g"), "{err}");
+    assert!(lines[0].contains("(64.0 MiB)"), "{err}");
+    // mpirun stops the other ranks while rank 0 finalizes: nothing is left to stop.
+    assert!(!err.contains("stopping:"), "{err}");
+    assert!(
+        !lines[0]
+            .chars()
+            .collect::<Vec<_>>()
+            .windows(7)
+            .any(|w| w.iter().all(char::is_ascii_digit)),
+        "a raw byte count: {err}"
     );
 }

@@ -113,6 +113,10 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Set once the command's outcome is printed: a signal after that (mpirun stopping the other
+/// ranks while this one finalizes) has nothing left to stop, so it says nothing.
+pub static FINISHED: AtomicBool = AtomicBool::new(false);
+
 /// The stop flag shared with the runner; the first Ctrl-C sets it (results so far are kept and
 /// reported), a second one exits at once.
 pub fn stop_flag() -> Arc<AtomicBool> {
@@ -128,7 +132,7 @@ pub fn stop_flag() -> Arc<AtomicBool> {
                 std::process::exit(130);
             }
             // mpirun passes the signal to every rank: rank 0 says it for all.
-            if speaks {
+            if speaks && !FINISHED.load(Ordering::SeqCst) {
                 eprintln!("\nstopping: finishing in-flight I/O and writing partial results (Ctrl-C again to abort)");
             }
         });
