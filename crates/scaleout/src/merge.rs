@@ -128,10 +128,13 @@ fn failures(parts: &[Part]) -> Result<(), String> {
     Err(said_once(&shown, parts.len()))
 }
 
+/// A rank's error: its rank, its host, the error's text.
+pub type RankError<'a> = (u32, &'a str, &'a str);
+
 /// Ranks' errors, each said once: ranks whose errors differ only in their own figures (the
 /// offset of each rank's region) are one line, "all 4 ranks: ..." when that is every rank,
 /// in rank 0's words.
-pub fn said_once(errors: &[(u32, &str, &str)], world: usize) -> String {
+pub fn said_once(errors: &[RankError], world: usize) -> String {
     // A figure is a run of digits and points with its unit letters (1g, 4.0, 256m): each
     // becomes one '#', so "--offset=0" and "--offset=256m" have one shape.
     let shape = |e: &str| -> String {
@@ -150,7 +153,7 @@ pub fn said_once(errors: &[(u32, &str, &str)], world: usize) -> String {
         }
         out
     };
-    let mut groups: Vec<(String, Vec<&(u32, &str, &str)>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<&RankError>)> = Vec::new();
     for e in errors {
         let k = shape(e.2);
         match groups.iter_mut().find(|(g, _)| *g == k) {
@@ -184,7 +187,7 @@ pub fn said_once(errors: &[(u32, &str, &str)], world: usize) -> String {
         .join("; ")
 }
 
-fn ranks(m: &[&(u32, &str, &str)]) -> String {
+fn ranks(m: &[&RankError]) -> String {
     m.iter()
         .map(|e| e.0.to_string())
         .collect::<Vec<_>>()
