@@ -105,6 +105,7 @@ Examples:
   volbench cloud show aws:gp3 --iops 6000 --throughput 250 --size 500g --output-format json
   volbench cloud cheapest --iops 10000 --mbps 300 --size 500g
   volbench cloud check last --model oci:vpu=10:size=100g
+  volbench cloud check a b --model oci:vpu=0:size=50g --model oci:vpu=10:size=50g   one table, paired
 Sizes follow the provider: g is GB for OCI and Linode, GiB for AWS, GCP, Azure and DigitalOcean.";
 
 const INFER_EXAMPLES: &str = "\
@@ -203,11 +204,15 @@ pub struct CloudCheapestArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct CloudCheckArgs {
-    /// A stored result (id, label or `last`) or a JSON file volbench wrote.
-    pub result: String,
+    /// Stored results (ids, labels or `last`) or JSON files volbench wrote; several go into
+    /// one table.
+    #[arg(required = true)]
+    pub results: Vec<String>,
     /// The volume: PRODUCT[:key=value...], e.g. oci:vpu=10:size=100g, aws:gp3:size=500:iops=6000.
-    #[arg(long)]
-    pub model: String,
+    /// Repeatable: one volume checks every result; as many volumes as results pairs them in
+    /// order (each result was measured on its own volume); one result checks every volume.
+    #[arg(long, required = true)]
+    pub model: Vec<String>,
     /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,

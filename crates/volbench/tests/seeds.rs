@@ -469,3 +469,54 @@ fn seed_001_dd_under_the_oci_model_gives_the_advertised_rates() {
         agree(&format!("oci vpu={vpu} {size} GB"), "MB/s", got, mbps, TOL);
     }
 }
+
+/// Seed 001's table in one call: a run on each of the four volumes (here each under
+/// `emulate` with its OCI configuration), then one `cloud check` with the four results and
+/// the four configurations, paired in order. Every row is as advertised, at the model's
+/// 12/24/24/48 MB/s.
+#[test]
+fn seed_001_four_volumes_checked_in_one_table() {
+    require_root!();
+    let z = Zram::new("512M");
+    let configs = [(0, 50), (10, 50), (0, 100), (10, 100)];
+    let mut labels = Vec::new();
+    for (vpu, size) in configs {
+        let label = format!("seed001-vpu{vpu}-{size}g-{}", std::process::id());
+        let out = volbench()
+            .args(["emulate", "--device", z.p(), "--model", "oci"])
+            .args(["--vpu", &vpu.to_string(), "--size", &format!("{size}g")])
+            .arg("--")
+            .arg(assert_cmd::cargo::cargo_bin("volbench"))
+            .args(["run", "--filename", z.p(), "--rw=write", "--bs=1m"])
+            .args(["--ioengine=psync", "--runtime=3s", "--ramp_time=1s", "-q"])
+            .args(["--label", &label])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        labels.push(label);
+    }
+    let mut c = volbench();
+    c.args(["cloud", "check"]).args(&labels);
+    for (vpu, size) in configs {
+        c.args(["--model", &format!("oci:vpu={vpu}:size={size}g")]);
+    }
+    let text = ok_stdout(&mut c);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("bandwidth")).collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    for ((row, (vpu, size)), want) in rows
+        .iter()
+        .zip(configs)
+        .zip(["12.0", "24.0", "24.0", "48.0"])
+    {
+        assert!(row.contains(&format!("seed001-vpu{vpu}-{size}g")), "{row}");
+        assert!(row.contains(&format!("oci:vpu={vpu}:size={size}")), "{row}");
+        assert!(row.contains(&format!("{want} MB/s")), "{row}");
+        assert!(row.ends_with("as advertised"), "{text}");
+    }
+    let v = ok_json(c.args(["--output-format", "json"]));
+    assert_eq!(v["checks"].as_array().unwrap().len(), 4, "{v}");
+}

@@ -293,59 +293,136 @@ fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
 
 fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
     let cat = load(&a.cat)?;
-    let m = resolve(
-        &cat,
-        &a.model,
-        &VolumeArgs {
-            size: None,
-            vpu: None,
-            iops: None,
-            throughput: None,
-        },
-    )?;
+    let no_volume = VolumeArgs {
+        size: None,
+        vpu: None,
+        iops: None,
+        throughput: None,
+    };
+    let models: Vec<Model> = a
+        .model
+        .iter()
+        .map(|m| resolve(&cat, m, &no_volume))
+        .collect::<Result<_>>()?;
+    let pairs = check_pairs(a.results.len(), models.len())?;
     let mut store = None;
-    let doc = super::compare::input(&mut store, &a.store, &a.result)?;
-    let tests = check::measured(&doc);
-    if tests.is_empty() {
-        return Err(usage(format!(
-            "{}: cloud check takes a run, sweep or suite result",
-            a.result
-        )));
+    let mut checks = Vec::new();
+    for (r, m) in pairs {
+        let doc = super::compare::input(&mut store, &a.store, &a.results[r])?;
+        let tests = check::measured(&doc);
+        if tests.is_empty() {
+            return Err(usage(format!(
+                "{}: cloud check takes a run, sweep or suite result",
+                a.results[r]
+            )));
+        }
+        let rows: Vec<check::Row> = tests
+            .iter()
+            .filter_map(|t| check::check(&models[m], t))
+            .collect();
+        checks.push((a.results[r].as_str(), &models[m], rows));
     }
-    let rows: Vec<check::Row> = tests.iter().filter_map(|t| check::check(&m, t)).collect();
     if a.cat.output_format == "json" {
-        return print_json(&serde_json::json!({ "model": m, "rows": rows }));
+        return print_json(&check_json(&checks));
     }
-    let mut s = format!(
-        "{} measured against {} ({})\n\n",
-        a.result, m.config, m.name
+    print!("{}", check_text(&checks));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Which result goes with which volume: one volume checks every result, one result every
+/// volume, and as many of each pair them in order (seed 001: four volumes, a dd run on each).
+fn check_pairs(results: usize, models: usize) -> Result<Vec<(usize, usize)>> {
+    Ok(match (results, models) {
+        (1, m) => (0..m).map(|j| (0, j)).collect(),
+        (n, 1) => (0..n).map(|i| (i, 0)).collect(),
+        (n, m) if n == m => (0..n).map(|i| (i, i)).collect(),
+        (n, m) => {
+            return Err(usage(format!(
+                "{n} results and {m} --model volumes: give one volume, one result, or as many volumes as results (paired in order)"
+            )))
+        }
+    })
+}
+
+type Check<'a> = (&'a str, &'a Model, Vec<check::Row>);
+
+fn check_json(checks: &[Check]) -> serde_json::Value {
+    match checks {
+        [(_, m, rows)] => serde_json::json!({ "model": m, "rows": rows }),
+        _ => serde_json::json!({
+            "checks": checks
+                .iter()
+                .map(|(r, m, rows)| serde_json::json!({ "result": r, "model": m, "rows": rows }))
+                .collect::<Vec<_>>()
+        }),
+    }
+}
+
+/// One table for every (result, volume) pair; with several, each row names its result and
+/// volume.
+fn check_text(checks: &[Check]) -> String {
+    let several = checks.len() > 1;
+    let mut s = match checks {
+        [(r, m, _)] => format!("{r} measured against {} ({})\n\n", m.config, m.name),
+        _ => format!(
+            "{} results measured against their volumes\n\n",
+            checks.len()
+        ),
+    };
+    let (rw, vw) = (
+        checks.iter().map(|c| c.0.len()).max().unwrap_or(6).max(6),
+        checks
+            .iter()
+            .map(|c| c.1.config.len())
+            .max()
+            .unwrap_or(6)
+            .max(6),
     );
+    let lead = |r: &str, v: &str| {
+        if several {
+            format!("  {r:<rw$}  {v:<vw$}")
+        } else {
+            String::new()
+        }
+    };
     s.push_str(&format!(
-        "  {:<28}  {:>6}  {:<9}  {:>12}  {:>12}  {:>6}  verdict\n",
-        "test", "bs", "metric", "model", "measured", "ratio"
+        "{}  {:<28}  {:>6}  {:<9}  {:>12}  {:>12}  {:>6}  verdict\n",
+        lead("result", "volume"),
+        "test",
+        "bs",
+        "metric",
+        "model",
+        "measured",
+        "ratio"
     ));
-    for r in &rows {
-        let v = |x: f64| {
-            if r.metric == "iops" {
-                fmt_count(x)
-            } else {
-                format!("{:.1} MB/s", x / 1e6)
-            }
-        };
-        s.push_str(&format!(
-            "  {:<28}  {:>6}  {:<9}  {:>12}  {:>12}  {:>6.2}  {}\n",
-            r.test,
-            workload::short_size(r.bs),
-            r.metric,
-            v(r.model),
-            v(r.measured),
-            r.ratio,
-            r.verdict
-        ));
-        for why in &r.reasons {
-            s.push_str(&format!("      - {why}\n"));
+    for (result, m, rows) in checks {
+        for r in rows {
+            s.push_str(&check_line(&lead(result, &m.config), r));
         }
     }
-    print!("{s}");
-    Ok(ExitCode::SUCCESS)
+    s
+}
+
+fn check_line(lead: &str, r: &check::Row) -> String {
+    let v = |x: f64| {
+        if r.metric == "iops" {
+            fmt_count(x)
+        } else {
+            format!("{:.1} MB/s", x / 1e6)
+        }
+    };
+    let mut s = format!(
+        "{lead}  {:<28}  {:>6}  {:<9}  {:>12}  {:>12}  {:>6.2}  {}\n",
+        r.test,
+        workload::short_size(r.bs),
+        r.metric,
+        v(r.model),
+        v(r.measured),
+        r.ratio,
+        r.verdict
+    );
+    for why in &r.reasons {
+        s.push_str(&format!("      - {why}\n"));
+    }
+    s
 }
