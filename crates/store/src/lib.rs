@@ -22,6 +22,50 @@ pub enum StoreError {
     NoParent(String, String),
     #[error("entry {0} in the results store is not a report this version can read: {1}")]
     Corrupt(i64, serde_json::Error),
+    #[error("entry {0} in the results store cannot be unpacked ({1}): the file is damaged; delete the entry (volbench delete {0})")]
+    Unpack(i64, String),
+}
+
+/// A stored report is zlib-compressed JSON: a sweep's reports hold each point's latency
+/// histograms three times over (job, group, reporting group), which compress about tenfold.
+/// Entries from older versions are plain JSON text and read as they are.
+fn pack(e: &Entry) -> Vec<u8> {
+    use std::io::Write;
+    let json = serde_json::to_vec(e).expect("reports serialize");
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(&json).expect("writing to memory");
+    z.finish().expect("writing to memory")
+}
+
+/// The largest report an entry unpacks to: far above any real one (a 64-job, 100-point
+/// sweep is a few tens of MB), and a bound on what a damaged or hostile file can make us
+/// allocate.
+const MAX_REPORT: u64 = 1 << 30;
+
+fn unpack(id: i64, stored: rusqlite::types::Value) -> Result<Entry> {
+    use rusqlite::types::Value;
+    use std::io::Read;
+    let json = match stored {
+        Value::Text(t) => t.into_bytes(),
+        Value::Blob(b) => {
+            let mut out = Vec::new();
+            flate2::read::ZlibDecoder::new(&b[..])
+                .take(MAX_REPORT + 1)
+                .read_to_end(&mut out)
+                .map_err(|e| StoreError::Unpack(id, e.to_string()))?;
+            if out.len() as u64 > MAX_REPORT {
+                return Err(StoreError::Unpack(id, "larger than 1 GiB".into()));
+            }
+            out
+        }
+        other => {
+            return Err(StoreError::Unpack(
+                id,
+                format!("a {:?} value", other.data_type()),
+            ))
+        }
+    };
+    serde_json::from_slice(&json).map_err(|e| StoreError::Corrupt(id, e))
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -135,6 +179,10 @@ impl Store {
             source,
         };
         let conn = Connection::open(path).map_err(err)?;
+        // Pages a sweep frees as its report is rewritten after each point go back to the
+        // file system (a no-op on stores made before this, which keep their size).
+        conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")
+            .map_err(err)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(err)?;
         conn.pragma_update(None, "foreign_keys", "ON")
@@ -216,7 +264,7 @@ impl Store {
 
     /// Stores an entry with its label and tags; returns its id.
     pub fn insert(&mut self, e: &Entry, label: Option<&str>, tags: &[String]) -> Result<i64> {
-        let json = serde_json::to_string(e).expect("reports serialize");
+        let json = pack(e);
         let (target, hostname, iops, bw, points) = Self::columns(e);
         let path = self.path.display().to_string();
         let err = move |source| StoreError::Sqlite {
@@ -244,7 +292,7 @@ impl Store {
 
     /// Replaces an entry's report (a sweep after each point).
     pub fn update(&mut self, id: i64, e: &Entry) -> Result<()> {
-        let json = serde_json::to_string(e).expect("reports serialize");
+        let json = pack(e);
         let (target, hostname, iops, bw, points) = Self::columns(e);
         self.conn
             .execute(
@@ -252,7 +300,7 @@ impl Store {
                 params![id, status_name(e), target, hostname, iops, bw, points, json, e.what()],
             )
             .map_err(self.err())?;
-        Ok(())
+        self.give_back_free_pages()
     }
 
     pub fn list(&self, f: &Filter) -> Result<Vec<Row>> {
@@ -316,15 +364,14 @@ impl Store {
     }
 
     pub fn get(&self, id: i64) -> Result<Option<Entry>> {
-        let json: Option<String> = self
+        let stored: Option<rusqlite::types::Value> = self
             .conn
             .query_row("SELECT report FROM entries WHERE id = ?1", [id], |r| {
                 r.get(0)
             })
             .optional()
             .map_err(self.err())?;
-        json.map(|j| serde_json::from_str(&j).map_err(|e| StoreError::Corrupt(id, e)))
-            .transpose()
+        stored.map(|v| unpack(id, v)).transpose()
     }
 
     /// Every entry with this label, newest first.
@@ -346,7 +393,19 @@ impl Store {
             .conn
             .execute("DELETE FROM entries WHERE id = ?1", [id])
             .map_err(self.err())?;
+        self.give_back_free_pages()?;
         Ok(n > 0)
+    }
+
+    fn give_back_free_pages(&self) -> Result<()> {
+        // The pragma frees one page per step: it must be stepped to its end.
+        let mut st = self
+            .conn
+            .prepare("PRAGMA incremental_vacuum")
+            .map_err(self.err())?;
+        let mut rows = st.query([]).map_err(self.err())?;
+        while rows.next().map_err(self.err())?.is_some() {}
+        Ok(())
     }
 
     /// SQLite's own consistency check: "ok" when the file is sound.

@@ -293,3 +293,71 @@ fn store_survives_a_killed_writer() {
         Err(_) => common::cannot_run("needs python3 for SQLite's own integrity_check"),
     }
 }
+
+/// Regression (issue 20): the store grew to 35 MB for 36 results. A sweep's report holds
+/// each point's latency histograms for every job and group; stored compressed, the whole
+/// store file is a fraction of the sweep's JSON, and it still reads back equal.
+#[test]
+fn store_keeps_a_sweep_in_a_fraction_of_its_json() {
+    let d = tmpdir();
+    stdout(vb(d.path()).args([
+        "sweep",
+        "--ioengine=null",
+        "--rw=randread,randwrite",
+        "--numjobs=1,4,8",
+        "--runtime=300ms",
+        "--label=big",
+        "-q",
+    ]));
+    let json = stdout(vb(d.path()).args(["export", "big", "--format=json"]));
+    let back: Value = serde_json::from_str(&json).unwrap();
+    let compact = serde_json::to_string(&back).unwrap().len();
+    let file = std::fs::metadata(d.path().join("results.db"))
+        .unwrap()
+        .len();
+    // Uncompressed, the file held the JSON and the pages freed as the sweep rewrote it after
+    // each point (1.5-2x the JSON); the histograms are already deflated, so about half of
+    // the JSON's size is what is left to win.
+    assert!(
+        (file as f64) < compact as f64 * 0.6,
+        "store file {file} bytes for a {compact} byte report"
+    );
+    assert_eq!(back["runs"].as_array().unwrap().len(), 6);
+}
+
+/// Entries written by older versions hold plain JSON text: they still read, and a damaged
+/// compressed entry is one clear error naming the entry, not a crash.
+#[test]
+fn old_plain_entries_read_and_a_damaged_one_is_named() {
+    let d = tmpdir();
+    two_runs(d.path());
+    let first = stdout(vb(d.path()).args(["export", "first", "--format=json"]));
+    let db = rusqlite::Connection::open(d.path().join("results.db")).unwrap();
+    db.execute(
+        "UPDATE entries SET report = ?1 WHERE label = 'first'",
+        [first.trim()],
+    )
+    .unwrap();
+    db.execute(
+        "UPDATE entries SET report = x'789c0badbeef' WHERE label = 'second'",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    let again = stdout(vb(d.path()).args(["export", "first", "--format=json"]));
+    assert_eq!(
+        serde_json::from_str::<Value>(&again).unwrap(),
+        serde_json::from_str::<Value>(&first).unwrap()
+    );
+    let out = vb(d.path())
+        .args(["export", "second", "--format=json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("entry 2") && err.contains("cannot be unpacked"),
+        "{err}"
+    );
+}
