@@ -209,8 +209,8 @@ impl Cluster {
         )
     }
 
-    /// The postmaster's process id, from postmaster.pid.
-    fn postmaster(&self) -> Option<i32> {
+    /// The postmaster's process id, from postmaster.pid (tests put the server in a cgroup).
+    pub fn postmaster(&self) -> Option<i32> {
         std::fs::read_to_string(self.data.join("postmaster.pid"))
             .ok()?
             .lines()

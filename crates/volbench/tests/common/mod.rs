@@ -304,6 +304,26 @@ impl Throttle {
         Some(t)
     }
 
+    /// Moves a running process and its children into the cgroup (a server started before the
+    /// cap: its later children, one per connection, are born inside).
+    pub fn adopt(&self, pid: i32) {
+        let mut pids = vec![pid];
+        for e in std::fs::read_dir("/proc").unwrap().flatten() {
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            // pid (comm) state ppid ...: comm may hold spaces, so read after its ')'.
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<i32>().ok());
+            if ppid == Some(pid) {
+                pids.extend(e.file_name().to_str().and_then(|p| p.parse::<i32>().ok()));
+            }
+        }
+        for p in pids {
+            std::fs::write(self.cg.procs(), p.to_string()).unwrap();
+        }
+    }
+
     /// Runs a command inside the cgroup and returns its stdout.
     pub fn run(&self, prog: &str, args: &[String]) -> Vec<u8> {
         let script = format!(
