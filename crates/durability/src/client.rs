@@ -99,10 +99,19 @@ impl Conn {
     }
 }
 
-/// The name the witness knows a file by: `host:/absolute/path`.
+/// The name the witness knows a file by: `host:/absolute/path` (the file need not exist yet:
+/// its directory is made absolute).
 pub fn file_name(path: &Path) -> anyhow::Result<String> {
-    let abs =
-        std::fs::canonicalize(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let base = path
+        .file_name()
+        .ok_or_else(|| anyhow::anyhow!("{}: name a file", path.display()))?;
+    let abs = std::fs::canonicalize(dir)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?
+        .join(base);
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     Ok(format!("{}:{}", host.trim(), abs.display()))
 }
@@ -117,6 +126,8 @@ pub struct CreateOptions {
     pub threads: u32,
     /// Stop by itself after this long (the power cut normally ends it).
     pub runtime: Option<Duration>,
+    /// Let the witness forget records of this file that no verify has read.
+    pub discard: bool,
 }
 
 /// Counts shared with the progress display.
@@ -138,22 +149,22 @@ pub fn create(
     stop: Arc<AtomicBool>,
     counters: Arc<Counters>,
 ) -> anyhow::Result<CreateSummary> {
-    if o.block < 512 || !o.block.is_power_of_two() {
-        anyhow::bail!("--block {} must be a power of two of at least 512", o.block);
-    }
     let blocks = o.size / o.block as u64;
-    if blocks < 2 {
-        anyhow::bail!("--size must hold at least two blocks of --block");
-    }
-    layout(&o.file, o.size, o.block)?;
+    protocol::check_geometry(blocks * o.block as u64, o.block)
+        .map_err(|e| anyhow::anyhow!("--size/--block: {e}"))?;
+    // Whose file it is, then the witness's consent (one writer per file), and only then is
+    // the file touched: a refused create changes nothing.
+    refuse_foreign(&o.file, o.block)?;
     let name = file_name(&o.file)?;
     let mut c = Conn::open(&o.witness, &o.token)?;
     c.send(&Request::Create {
         file: name.clone(),
         size: blocks * o.block as u64,
         block: o.block,
+        discard: o.discard,
     })?;
     c.expect_ok()?;
+    layout(&o.file, blocks * o.block as u64, o.block)?;
     let seq = Arc::new(AtomicU64::new(1));
     let began = Instant::now();
     let threads = o.threads.clamp(1, (blocks - 1).min(256) as u32);
@@ -203,20 +214,35 @@ pub fn create(
     }
 }
 
-/// Creates the file (or takes back one of ours), sized and with its header block synced, and
-/// syncs the directory so the file itself survives the cut.
-fn layout(path: &Path, size: u64, block: u32) -> anyhow::Result<()> {
+/// Refuses a path that is not volbench's own durability file (or a new one): anything but a
+/// regular file, and a file whose whole header does not hold or that is not the size its
+/// header says.
+fn refuse_foreign(path: &Path, block: u32) -> anyhow::Result<()> {
     let mut head = vec![0u8; block as usize];
-    match File::open(path) {
-        Ok(f) => {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.file_type().is_file() => anyhow::bail!(
+            "{} is not a regular file: durability create writes its own file; choose a new path",
+            path.display()
+        ),
+        Ok(m) => {
+            let f = File::open(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             let n = f.read_at(&mut head, 0).unwrap_or(0);
-            if n < 8 || !record::is_file_header(&head) {
+            // Ours only when the whole header holds and the file is the size it says.
+            let ours = record::parse_file_header(&head[..n]).is_some_and(|(s, _)| s == m.len());
+            if !ours {
                 anyhow::bail!("{} exists and is not a volbench durability file: choose a new path (volbench never overwrites what it did not create)", path.display());
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => anyhow::bail!("{}: {e}", path.display()),
     }
+    Ok(())
+}
+
+/// Creates the file (or takes back one of ours), sized and with its header block synced, and
+/// syncs the directory so the file itself survives the cut.
+fn layout(path: &Path, size: u64, block: u32) -> anyhow::Result<()> {
+    let mut head = vec![0u8; block as usize];
     let f = OpenOptions::new()
         .read(true)
         .write(true)

@@ -9,6 +9,8 @@
 
 pub mod client;
 pub mod fsync;
+pub mod gate;
+pub mod journal;
 pub mod protocol;
 pub mod record;
 pub mod verdict;

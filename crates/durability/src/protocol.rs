@@ -19,11 +19,15 @@ pub enum Request {
         version: u32,
         token: String,
     },
-    /// Starts a run on `file` (named `host:path`): the witness forgets what it knew of it.
+    /// Starts a run on `file` (named `host:/absolute/path`). Refused while another writer is
+    /// at work on it, and while the witness holds records of it no verify has read, unless
+    /// `discard` says to forget them.
     Create {
         file: String,
         size: u64,
         block: u32,
+        #[serde(default)]
+        discard: bool,
     },
     /// Block `block` is about to be written with record `seq` whose checksum is `sum`.
     Intent {
@@ -116,6 +120,67 @@ pub fn same_token(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The smallest and largest block a run may use (a sector; the largest I/O worth a record).
+pub const MIN_BLOCK: u32 = 512;
+pub const MAX_BLOCK: u32 = 1 << 20;
+/// The most blocks a file may have: the witness keeps a row per block written.
+pub const MAX_BLOCKS: u64 = 1 << 32;
+/// The longest `file` name, in bytes.
+pub const MAX_NAME: usize = 1024;
+
+/// `host:/absolute/path`: a host name of letters, digits, '.', '-' and '_', then an absolute
+/// path with no "." or ".." component, no empty component and no control character.
+pub fn check_file(name: &str) -> Result<(), String> {
+    let bad = |why: &str| {
+        Err(format!(
+            "file {name:?}: {why}; the protocol names a file host:/absolute/path"
+        ))
+    };
+    if name.len() > MAX_NAME {
+        return bad(&format!("longer than {MAX_NAME} bytes"));
+    }
+    let Some((host, path)) = name.split_once(':') else {
+        return bad("no host");
+    };
+    let host_ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_');
+    if host.is_empty() || !host.chars().all(host_ok) {
+        return bad("the host is empty or holds other than letters, digits, '.', '-', '_'");
+    }
+    if !path.starts_with('/') || path.len() < 2 {
+        return bad("the path is not absolute");
+    }
+    if path.chars().any(char::is_control) {
+        return bad("the path holds a control character");
+    }
+    if path[1..]
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return bad("the path has an empty, '.' or '..' component");
+    }
+    Ok(())
+}
+
+/// A run's size and block: a power-of-two block from 512 B to 1 MiB, a size of whole blocks,
+/// at least two (the header and one record) and at most [`MAX_BLOCKS`]. Returns the blocks.
+pub fn check_geometry(size: u64, block: u32) -> Result<u64, String> {
+    if !(MIN_BLOCK..=MAX_BLOCK).contains(&block) || !block.is_power_of_two() {
+        return Err(format!(
+            "block {block}: a power of two from {MIN_BLOCK} to {MAX_BLOCK} bytes"
+        ));
+    }
+    if !size.is_multiple_of(block as u64) {
+        return Err(format!("size {size} is not whole blocks of {block}"));
+    }
+    let blocks = size / block as u64;
+    if !(2..=MAX_BLOCKS).contains(&blocks) {
+        return Err(format!(
+            "size {size}: from two blocks (the header and a record) to {MAX_BLOCKS} blocks"
+        ));
+    }
+    Ok(blocks)
+}
+
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -152,6 +217,45 @@ mod tests {
         assert!(read_line(&mut r, &mut buf).unwrap());
         assert_eq!(serde_json::from_slice::<Request>(&buf).unwrap(), m);
         assert!(!read_line(&mut r, &mut buf).unwrap());
+    }
+
+    #[test]
+    fn file_names_follow_the_protocol() {
+        for ok in ["vm:/srv/x.dat", "db-1.example_a:/a/b/c"] {
+            assert_eq!(check_file(ok), Ok(()), "{ok}");
+        }
+        let long = format!("h:/{}", "a".repeat(MAX_NAME));
+        for bad in [
+            "",
+            "/etc/passwd",
+            "h:",
+            ":/x",
+            "h:../../x",
+            "h:/a/../x",
+            "h:/a/./x",
+            "h:/a//x",
+            "h:/a\0b",
+            "h h:/x",
+            "h:/x\n",
+            &long,
+        ] {
+            assert!(check_file(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn sizes_are_whole_blocks_in_range() {
+        assert_eq!(check_geometry(8192, 4096), Ok(2));
+        for (size, block) in [
+            (65537, 4096),
+            (u64::MAX, 4096),
+            (4096, 4096),
+            (8192, 3000),
+            (1 << 22, 256),
+            (1 << 24, 1 << 21),
+        ] {
+            assert!(check_geometry(size, block).is_err(), "{size} {block}");
+        }
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //! 24..28  crc32c of bytes 28..block_size
 //! 28..    random payload (incompressible, different for every write)
 //! ```
-//! Block 0 of the file is a file header instead ("VBDFILE1", size, block size), so a later
-//! `create` can tell its own file from someone else's before overwriting it.
+//! Block 0 of the file is a file header instead ("VBDFILE1", size, block size, crc32c of
+//! those), so a later `create` can tell its own file from someone else's before overwriting
+//! it.
 
 use rand::RngCore;
 
@@ -52,16 +53,31 @@ pub fn parse(buf: &[u8]) -> OnDisk {
     }
 }
 
-/// Block 0: marks the file as volbench's.
+/// Block 0: marks the file as volbench's: magic, size, block size and a crc32c of those,
+/// so a file is taken as volbench's only when all of them hold.
 pub fn file_header(buf: &mut [u8], size: u64, block: u32) {
     buf.fill(0);
     buf[..8].copy_from_slice(FILE_MAGIC);
     buf[8..16].copy_from_slice(&size.to_le_bytes());
     buf[16..20].copy_from_slice(&block.to_le_bytes());
+    let sum = crc32c::crc32c(&buf[..20]);
+    buf[20..24].copy_from_slice(&sum.to_le_bytes());
 }
 
-pub fn is_file_header(buf: &[u8]) -> bool {
-    buf.len() >= 8 && &buf[..8] == FILE_MAGIC
+/// The size and block size of an intact file header; None for anything else, including a
+/// block that only starts with the magic.
+pub fn parse_file_header(buf: &[u8]) -> Option<(u64, u32)> {
+    if buf.len() < 24 || &buf[..8] != FILE_MAGIC {
+        return None;
+    }
+    let sum = u32::from_le_bytes(buf[20..24].try_into().ok()?);
+    if crc32c::crc32c(&buf[..20]) != sum {
+        return None;
+    }
+    let size = u64::from_le_bytes(buf[8..16].try_into().ok()?);
+    let block = u32::from_le_bytes(buf[16..20].try_into().ok()?);
+    crate::protocol::check_geometry(size, block).ok()?;
+    Some((size, block))
 }
 
 #[cfg(test)]
@@ -87,6 +103,21 @@ mod tests {
         let mut torn = b.clone();
         torn[2048..].fill(0);
         assert_eq!(parse(&torn), OnDisk::Damaged);
+    }
+
+    #[test]
+    fn only_a_whole_header_makes_a_file_volbenchs() {
+        let mut b = vec![0u8; 4096];
+        file_header(&mut b, 8 << 20, 4096);
+        assert_eq!(parse_file_header(&b), Some((8 << 20, 4096)));
+        let mut magic_only = vec![0u8; 4096];
+        magic_only[..8].copy_from_slice(FILE_MAGIC);
+        assert_eq!(parse_file_header(&magic_only), None);
+        for i in [8, 16, 20] {
+            let mut c = b.clone();
+            c[i] ^= 1;
+            assert_eq!(parse_file_header(&c), None, "byte {i}");
+        }
     }
 
     #[test]

@@ -90,7 +90,15 @@ pub fn verify(o: &VerifyOptions) -> anyhow::Result<VerifyReport> {
     let mut c = Conn::open(&o.witness, &o.token)?;
     c.send(&Request::Verify { file: name.clone() })?;
     let (block, last_ms) = match c.recv()? {
-        Reply::Info { block, last_ms, .. } => (block, last_ms),
+        Reply::Info {
+            block,
+            last_ms,
+            size,
+            ..
+        } => {
+            same_run(&f, &o.file, size, block)?;
+            (block, last_ms)
+        }
         Reply::Error { error } => anyhow::bail!("witness: {error}"),
         other => anyhow::bail!("the witness answered {other:?} where info was due"),
     };
@@ -127,7 +135,33 @@ pub fn verify(o: &VerifyOptions) -> anyhow::Result<VerifyReport> {
         let out = classify(disk, crc32c::crc32c(&buf), acked, intent);
         tally(&mut rep, out, acked, last_ms);
     }
+    // A verify that checked no acknowledged record proves nothing: never a pass.
+    if rep.intact + rep.lost == 0 {
+        anyhow::bail!(
+            "nothing to check: the witness knows no acknowledged record of {} ({} blocks listed): run create again and cut the power while it writes",
+            rep.file,
+            rep.blocks
+        );
+    }
     Ok(rep)
+}
+
+/// The file on disk is the run the witness knows: its header block holds the same size and
+/// block size (a file re-created with other ones, or replaced, is not judged by old records).
+fn same_run(f: &File, path: &std::path::Path, size: u64, block: u32) -> anyhow::Result<()> {
+    let mut head = vec![0u8; block as usize];
+    let n = f.read_at(&mut head, 0).unwrap_or(0);
+    match record::parse_file_header(&head[..n]) {
+        Some((s, b)) if s == size && b == block => Ok(()),
+        Some((s, b)) => anyhow::bail!(
+            "{} holds a run of {s} bytes in {b}-byte blocks, not the witness's {size} in {block}: it was re-created since; its records cannot be judged",
+            path.display()
+        ),
+        None => anyhow::bail!(
+            "{} has no intact volbench header: it is not the file the witness knows (or its header block was lost)",
+            path.display()
+        ),
+    }
 }
 
 fn tally(rep: &mut VerifyReport, out: Outcome, acked: Option<Rec>, last_ms: u64) {

@@ -170,7 +170,12 @@ impl Store {
                         dir.display().to_string(),
                     ));
                 }
+                // Private: it holds the results and the witness's journal.
+                use std::os::unix::fs::PermissionsExt;
                 std::fs::create_dir_all(dir)
+                    .and_then(|_| {
+                        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                    })
                     .map_err(|e| StoreError::Dir(dir.display().to_string(), e))?;
             }
         }

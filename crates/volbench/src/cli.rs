@@ -467,6 +467,10 @@ pub struct CreateArgs {
     /// Stop by itself after this long [default: run until killed].
     #[arg(long, value_name = "TIME")]
     pub runtime: Option<String>,
+    /// Start over although the witness holds records of this file that no verify has read
+    /// (they are forgotten; without this, create is refused until verify has run).
+    #[arg(long = "discard-unverified")]
+    pub discard_unverified: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -89,8 +89,12 @@ fn fsync_reports_every_case_with_the_documented_fields_and_removes_its_file() {
                 let busy = f(c, "/syncs_per_sec") * f(c, "/lat_ns/mean_ns")
                     / 1e9
                     / u(c, "/threads") as f64;
+                // A write in flight at the deadline is counted whole, so a thread may seem
+                // busy for up to one write's latency beyond the runtime (74 ms of 300 on
+                // a loaded machine).
+                let overrun = f(c, "/lat_ns/max_ns") / f(c, "/runtime_ns");
                 assert!(
-                    (0.8..=1.02).contains(&busy),
+                    (0.8..=1.02 + overrun).contains(&busy),
                     "{m}: {busy} of each thread's time: {c}"
                 );
             }
@@ -272,6 +276,12 @@ struct Witness {
 
 impl Witness {
     fn start(journal: &Path, listen: &str) -> Witness {
+        Witness::restart(journal, listen, None)
+    }
+
+    /// A witness on an existing journal: without a token, it keeps (the hash of) the one it
+    /// printed first and cannot print it again; `known` is that token.
+    fn restart(journal: &Path, listen: &str, known: Option<&str>) -> Witness {
         let mut child = Std::new(bin())
             .args(["durability", "serve", "--listen", listen, "--journal"])
             .arg(journal)
@@ -286,10 +296,17 @@ impl Witness {
         // "witness listening on ADDR token T"
         let w: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(w.get(2), Some(&"on"), "{line}");
+        let token = match known {
+            Some(t) => {
+                assert!(w[5].starts_with('('), "a restart prints no token: {line}");
+                t.to_string()
+            }
+            None => w[5].to_string(),
+        };
         Witness {
             child,
             addr: w[3].into(),
-            token: w[5].into(),
+            token,
         }
     }
 
@@ -419,9 +436,8 @@ fn a_witness_killed_and_restarted_still_verifies_every_acknowledged_record() {
     // The client fails once its witness is gone, and never claims more than it reported.
     let st = c.wait().unwrap();
     assert!(!st.success());
-    let token = w.token.clone();
-    let w2 = Witness::start(&journal, &w.addr);
-    assert_eq!(w2.token, token, "the journal keeps the token");
+    // The journal keeps the token (as a hash): the old one is still the one to use.
+    let w2 = Witness::restart(&journal, &w.addr, Some(&w.token));
     let (code, v) = verify(&w2, &file);
     assert_eq!(code, 0, "{v}");
     assert_eq!(u(&v, "/lost"), 0);
@@ -690,4 +706,237 @@ fn penalty_line_repeats_on_a_fresh_zram_device() {
         .iter()
         .fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
     assert!(lo > 0.0 && hi / lo < 1.25, "penalties {p:?}");
+}
+
+/// One request line after hello, to a fresh connection; the witness's answer.
+fn after_hello(w: &Witness, line: &str) -> String {
+    let hello = format!(
+        "{{\"op\":\"hello\",\"version\":1,\"token\":\"{}\"}}\n",
+        w.token
+    );
+    send(&w.addr, format!("{hello}{line}\n").as_bytes())
+}
+
+fn create_out(w: &Witness, file: &Path, extra: &[&str]) -> std::process::Output {
+    Std::new(bin())
+        .args([
+            "durability",
+            "create",
+            "--witness",
+            &w.addr,
+            "--token",
+            &w.token,
+        ])
+        .args(["--size", "4m", "--threads", "2"])
+        .arg(file)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// Regression (issue 21): a second `create` of a file while its first writer works replaced
+/// the witness's records, the first writer died, and verify judged only the second's blocks.
+/// The second is refused, naming the first; the first writes on; verify judges its records.
+#[test]
+fn a_second_writer_of_a_file_is_refused_while_the_first_writes() {
+    let dir = tmpdir();
+    let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
+    let file = dir.path().join("one.dat");
+    let mut first = create(&w, &file, &["--runtime", "6s"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    let second = create_out(&w, &file, &["--runtime", "1s"]);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{err}");
+    assert!(err.contains("already has a writer"), "{err}");
+    assert!(first.try_wait().unwrap().is_none(), "the first writer died");
+    assert!(first.wait().unwrap().success());
+    let (code, v) = verify(&w, &file);
+    assert_eq!(code, 0, "{v}");
+    assert!(u(&v, "/intact") > 50, "{v}");
+}
+
+/// Records stay until a verify has read them: a new create is refused before verify (or
+/// with --discard-unverified), allowed after it; a verify that checked no acknowledged
+/// record does not pass.
+#[test]
+fn records_stay_until_verified_and_an_empty_verify_does_not_pass() {
+    let dir = tmpdir();
+    let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
+    let file = dir.path().join("f.dat");
+    assert!(create_out(&w, &file, &["--runtime", "1s"]).status.success());
+    let again = create_out(&w, &file, &["--runtime", "1s"]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(1), "{err}");
+    assert!(err.contains("no verify has read"), "{err}");
+    let (code, v) = verify(&w, &file);
+    assert_eq!(code, 0, "{v}");
+    assert!(create_out(&w, &file, &["--runtime", "1s"]).status.success());
+    let forced = create_out(&w, &file, &["--runtime", "0s", "--discard-unverified"]);
+    assert!(
+        forced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
+    // That run acknowledged nothing: its verify has nothing to judge.
+    let out = Std::new(bin())
+        .args([
+            "durability",
+            "verify",
+            "--witness",
+            &w.addr,
+            "--token",
+            &w.token,
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("nothing to check"), "{err}");
+}
+
+/// Every field is checked as docs/durability-protocol.md defines it.
+#[test]
+fn the_witness_refuses_fields_the_protocol_does_not_allow() {
+    let dir = tmpdir();
+    let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
+    let create = |file: &str, size: u64, block: u32| {
+        let file = serde_json::to_string(file).unwrap();
+        format!("{{\"op\":\"create\",\"file\":{file},\"size\":{size},\"block\":{block}}}")
+    };
+    for (line, why) in [
+        (create("", 8192, 4096), "no host"),
+        (create("/etc/passwd", 8192, 4096), "no host"),
+        (create("h:../../x", 8192, 4096), "not absolute"),
+        (create("h:/a/../x", 8192, 4096), "'..'"),
+        (create("h:/a\u{0}b", 8192, 4096), "control character"),
+        (create("h:/x", 65537, 4096), "not whole blocks"),
+        (create("h:/x", u64::MAX, 4096), "not whole blocks"),
+        (create("h:/x", 1 << 45, 4096), "blocks"),
+        (create("h:/x", 8192, 1000), "power of two"),
+    ] {
+        let r = after_hello(&w, &line);
+        assert!(r.contains("\"error\"") && r.contains(why), "{line}: {r}");
+    }
+    // A block's seq only goes up: intent 3 after ack 9 on block 1 is refused.
+    let c = create("h:/s", 1 << 20, 4096);
+    let i = |seq: u64| {
+        format!("{{\"op\":\"intent\",\"file\":\"h:/s\",\"block\":1,\"seq\":{seq},\"sum\":7}}")
+    };
+    let a = |seq: u64| format!("{{\"op\":\"ack\",\"file\":\"h:/s\",\"block\":1,\"seq\":{seq}}}");
+    let r = after_hello(&w, &format!("{c}\n{}\n{}\n{}", i(9), a(9), i(3)));
+    assert_eq!(r.matches("\"ok\"").count(), 4, "{r}");
+    assert!(r.contains("not above the block's last record (9)"), "{r}");
+}
+
+/// Hostile peers: 200 connections that dribble a byte a second and never finish hello
+/// cannot keep a real client out (the oldest waiting ones give way, and each has 10 s for
+/// its whole hello), and they are all closed once their hello time is over.
+#[test]
+fn slow_hellos_cannot_keep_a_real_client_out() {
+    let dir = tmpdir();
+    let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
+    let addr = w.addr.clone();
+    // Each attacker writes one byte a second until the witness closes it; the thread ends
+    // when all are closed, or 18 s after the last one connected (the 10 s hello deadline,
+    // and room for a loaded machine to notice the close).
+    let attack = std::thread::spawn(move || {
+        let mut socks: Vec<TcpStream> = (0..200)
+            .map(|_| TcpStream::connect(&addr).unwrap())
+            .collect();
+        let connected = std::time::Instant::now();
+        while !socks.is_empty() && connected.elapsed() < Duration::from_secs(18) {
+            socks.retain(|mut s| s.write_all(b"{").is_ok());
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        socks.len()
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    let file = dir.path().join("real.dat");
+    let out = create_out(&w, &file, &["--runtime", "2s"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (code, v) = verify(&w, &file);
+    assert_eq!(code, 0, "{v}");
+    let open = attack.join().unwrap();
+    assert_eq!(open, 0, "connections past their hello deadline stay open");
+}
+
+/// The journal is readable by its owner only and holds no token, only its hash.
+#[test]
+fn the_journal_is_private_and_keeps_only_a_hash_of_the_token() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tmpdir();
+    let journal = dir.path().join("w.db");
+    let w = Witness::start(&journal, "127.0.0.1:0");
+    let file = dir.path().join("p.dat");
+    assert!(create_out(&w, &file, &["--runtime", "1s"]).status.success());
+    for f in [journal.clone(), dir.path().join("w.db-wal")] {
+        let mode = std::fs::metadata(&f).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", f.display());
+        let bytes = std::fs::read(&f).unwrap();
+        let hit = bytes
+            .windows(w.token.len())
+            .any(|x| x == w.token.as_bytes());
+        assert!(!hit, "the token is in {}", f.display());
+    }
+}
+
+/// `create` takes a file as its own only when the whole header holds: a file that merely
+/// starts with the magic keeps its size and bytes; a FIFO is refused at once, not opened.
+#[test]
+fn create_overwrites_only_its_own_file_and_refuses_a_fifo() {
+    let dir = tmpdir();
+    let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
+    let file = dir.path().join("magic.dat");
+    let mut bytes = vec![7u8; 8 << 20];
+    bytes[..8].copy_from_slice(b"VBDFILE1");
+    std::fs::write(&file, &bytes).unwrap();
+    let out = create_out(&w, &file, &["--runtime", "1s"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("not a volbench durability file"), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), bytes, "the file was changed");
+    let fifo = dir.path().join("pipe");
+    assert!(Std::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = create_out(&w, &fifo, &["--runtime", "1s"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+}
+
+/// Ctrl-C ends create with 130, as every command; the witness stops with 130 too.
+#[test]
+fn create_and_serve_stopped_by_ctrl_c_exit_130() {
+    let dir = tmpdir();
+    let mut w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
+    let c = Std::new(bin())
+        .args([
+            "durability",
+            "create",
+            "--witness",
+            &w.addr,
+            "--token",
+            &w.token,
+        ])
+        .args(["--size", "4m"])
+        .arg(dir.path().join("c.dat"))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    unsafe { libc::kill(c.id() as i32, libc::SIGINT) };
+    let out = c.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    unsafe { libc::kill(w.child.id() as i32, libc::SIGINT) };
+    assert_eq!(w.child.wait().unwrap().code(), Some(130));
+    w.kill();
 }

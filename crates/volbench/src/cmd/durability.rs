@@ -32,23 +32,44 @@ fn serve(a: ServeArgs) -> Result<ExitCode> {
         .journal
         .clone()
         .unwrap_or_else(|| store::Store::default_path().with_file_name("witness.db"));
-    if let Some(dir) = journal.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+    if a.journal.is_none() {
+        private_dir(&journal)?;
     }
     let o = ServeOptions {
         listen,
         token: a.token,
         journal: journal.clone(),
     };
-    witness::serve(&o, super::stop_flag(), |addr, token| {
+    let _ = super::STOP_MESSAGE
+        .set("closing the witness (its journal has every record it acknowledged)");
+    let stop = super::stop_flag();
+    witness::serve(&o, stop.clone(), |addr, token| {
         // One line a script can read the address and token from, then how to use them.
-        println!("witness listening on {addr} token {token}");
+        let shown = token.unwrap_or("(the one printed when this journal was made)");
+        println!("witness listening on {addr} token {shown}");
         eprintln!(
-            "journal {}; on the machine under test run:\n  volbench durability create --witness {addr} --token {token} FILE --size 1g",
-            journal.display()
+            "journal {} (mode 0600; it keeps only a SHA-256 hash of the token); on the machine under test run:\n  volbench durability create --witness {addr} --token {} FILE --size 1g",
+            journal.display(),
+            token.unwrap_or("TOKEN")
         );
     })?;
-    Ok(ExitCode::SUCCESS)
+    eprintln!("witness stopped; every record it acknowledged is in its journal");
+    Ok(if stop.load(Relaxed) {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// volbench's own data directory, where the default journal lives: made 0700, as it holds
+/// the witness's journal and the results store.
+fn private_dir(journal: &std::path::Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(dir) = journal.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
 }
 
 fn create(a: CreateArgs) -> Result<ExitCode> {
@@ -75,6 +96,7 @@ fn create(a: CreateArgs) -> Result<ExitCode> {
         sync,
         threads: a.threads,
         runtime,
+        discard: a.discard_unverified,
     };
     let stop = super::stop_flag();
     let counters = Arc::new(Counters::default());
@@ -84,7 +106,8 @@ fn create(a: CreateArgs) -> Result<ExitCode> {
         o.file.display()
     );
     let r = client::create(&o, stop.clone(), counters);
-    stop.store(true, Relaxed);
+    // Stopped by Ctrl-C (not by --runtime): exit 130 as every command does.
+    let interrupted = stop.swap(true, Relaxed);
     let _ = progress.join();
     let s = r?;
     let rate = s.acked as f64 / s.elapsed.as_secs_f64().max(1e-9);
@@ -95,7 +118,11 @@ fn create(a: CreateArgs) -> Result<ExitCode> {
         o.witness,
         o.file.display()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(if interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Records acknowledged and their rate, redrawn on a terminal every second.

@@ -117,6 +117,10 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
 /// ranks while this one finalizes) has nothing left to stop, so it says nothing.
 pub static FINISHED: AtomicBool = AtomicBool::new(false);
 
+/// What the first Ctrl-C says is happening, for commands that write no results (the
+/// witness); set before [`stop_flag`].
+pub static STOP_MESSAGE: OnceLock<&'static str> = OnceLock::new();
+
 /// The stop flag shared with the runner; the first Ctrl-C sets it (results so far are kept and
 /// reported), a second one exits at once.
 pub fn stop_flag() -> Arc<AtomicBool> {
@@ -133,7 +137,10 @@ pub fn stop_flag() -> Arc<AtomicBool> {
             }
             // mpirun passes the signal to every rank: rank 0 says it for all.
             if speaks && !FINISHED.load(Ordering::SeqCst) {
-                eprintln!("\nstopping: finishing in-flight I/O and writing partial results (Ctrl-C again to abort)");
+                let what = STOP_MESSAGE.get().copied().unwrap_or(
+                    "finishing in-flight I/O and writing partial results (Ctrl-C again to abort)",
+                );
+                eprintln!("\nstopping: {what}");
             }
         });
         flag

@@ -1,0 +1,437 @@
+//! The witness's journal: a synced SQLite file of every record a client announced (intent)
+//! and every one it said was durable (ack), plus the rules that keep one run's records from
+//! being replaced or confused with another's.
+//!
+//! One file has one writer at a time: the connection that created the run, or whoever keeps
+//! sending its records, holds it while heard from within [`WRITER_LEASE`]. Records stay until
+//! a verify has read them: a new `create` of a file whose records no verify read is refused
+//! unless it asks to discard them. All writes happen on the journal thread, so these rules
+//! need no locks.
+
+use crate::protocol::{self, Rec, Reply, Request};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::collections::HashMap;
+use std::io::Write;
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A writer not heard from for this long has stopped (its machine lost power, or it was
+/// killed): its file may get a new writer, once its records are verified.
+pub const WRITER_LEASE: Duration = Duration::from_secs(10);
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,
+    block INTEGER NOT NULL, last_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS blocks (
+    file INTEGER NOT NULL, block INTEGER NOT NULL,
+    acked_seq INTEGER, acked_sum INTEGER, acked_ms INTEGER,
+    intent_seq INTEGER, intent_sum INTEGER, intent_ms INTEGER,
+    PRIMARY KEY (file, block)
+) WITHOUT ROWID;
+";
+
+/// Opens (creating, readable by its owner only) the journal.
+pub fn open(path: &Path) -> anyhow::Result<Connection> {
+    let fail = |e: &dyn std::fmt::Display| {
+        anyhow::anyhow!(
+            "witness journal {}: {e}: choose another --journal",
+            path.display()
+        )
+    };
+    private(path).map_err(|e| fail(&e))?;
+    let c = Connection::open(path).map_err(|e| fail(&e))?;
+    c.pragma_update(None, "journal_mode", "WAL")?;
+    // FULL: a commit is on stable storage before the client hears "ok".
+    c.pragma_update(None, "synchronous", "FULL")?;
+    c.execute_batch(SCHEMA)?;
+    // Journals from before `verified` get it; their files count as verified (old behaviour).
+    if c.prepare("SELECT verified FROM files LIMIT 0").is_err() {
+        c.execute_batch("ALTER TABLE files ADD COLUMN verified INTEGER NOT NULL DEFAULT 1")?;
+    }
+    Ok(c)
+}
+
+/// The journal and its WAL files readable and writable by their owner only: the journal
+/// holds the token's hash and every record. SQLite gives its -wal and -shm files the
+/// journal's own mode.
+fn private(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    let side = |ext: &str| std::path::PathBuf::from(format!("{}-{ext}", path.display()));
+    for p in [path.to_path_buf(), side("wal"), side("shm")] {
+        if p.exists() {
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    Ok(())
+}
+
+/// SHA-256 of a token, in hex: the journal keeps only this.
+pub fn token_hash(token: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The token's hash, and the token itself when it is known to this start (given, made now,
+/// or moved out of an old journal that kept it in plain text). A restarted witness without
+/// --token keeps the hash of the one printed at its first start.
+pub fn token(c: &Connection, given: Option<&str>) -> anyhow::Result<(String, Option<String>)> {
+    let get = |k: &str| -> rusqlite::Result<Option<String>> {
+        c.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get(0))
+            .optional()
+    };
+    let (stored, plain) = (get("token_sha256")?, get("token")?);
+    let known = match (given, plain, &stored) {
+        (Some(g), _, _) => Some(g.to_string()),
+        (None, Some(p), _) => Some(p),
+        (None, None, Some(_)) => None,
+        (None, None, None) => Some(new_token()),
+    };
+    let hash = match &known {
+        Some(t) => token_hash(t),
+        None => stored.unwrap_or_default(),
+    };
+    c.execute(
+        "INSERT INTO meta (key, value) VALUES ('token_sha256', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1",
+        [&hash],
+    )?;
+    c.execute("DELETE FROM meta WHERE key = 'token'", [])?;
+    Ok((hash, known))
+}
+
+fn new_token() -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 16];
+    rand::thread_rng().fill_bytes(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Who is writing a file, as the journal thread knows it.
+struct Writer {
+    peer: String,
+    since_ms: u64,
+    heard: Instant,
+}
+
+/// What the journal thread does: a client's request, marking a file as read by verify, or
+/// the end of the connection that created a file's run (its writer has stopped).
+pub enum Op {
+    Req(Request),
+    /// The file, and when the verify began reading it.
+    Verified(String, Instant),
+    Released(String),
+}
+
+/// The journal thread's state: the connection and who writes which file.
+pub struct Journal {
+    c: Connection,
+    writers: HashMap<String, Writer>,
+}
+
+impl Journal {
+    pub fn new(c: Connection) -> Journal {
+        Journal {
+            c,
+            writers: HashMap::new(),
+        }
+    }
+
+    /// Applies every op in one transaction: their replies, or the journal's error.
+    pub fn commit(&mut self, ops: &[(&Op, &str)]) -> rusqlite::Result<Vec<Reply>> {
+        let t = self.c.transaction()?;
+        let now = protocol::now_ms() as i64;
+        let mut out = Vec::with_capacity(ops.len());
+        for (op, peer) in ops {
+            out.push(match op {
+                Op::Req(r) => apply(&t, &mut self.writers, r, peer, now)?,
+                Op::Verified(f, began) => verified(&t, &mut self.writers, f, *began)?,
+                Op::Released(f) => {
+                    if self.writers.get(f).is_some_and(|w| w.peer == *peer) {
+                        self.writers.remove(f);
+                    }
+                    Reply::Ok
+                }
+            });
+        }
+        t.commit()?;
+        Ok(out)
+    }
+}
+
+fn error(msg: String) -> Reply {
+    Reply::Error { error: msg }
+}
+
+fn file_id(t: &rusqlite::Transaction, name: &str, now: i64) -> rusqlite::Result<Option<i64>> {
+    let id = t
+        .query_row("SELECT id FROM files WHERE name = ?1", [name], |r| r.get(0))
+        .optional()?;
+    // Any record of a file is news no verify has read yet.
+    if let Some(id) = id {
+        t.execute(
+            "UPDATE files SET last_ms = ?1, verified = 0 WHERE id = ?2",
+            params![now, id],
+        )?;
+    }
+    Ok(id)
+}
+
+fn unknown(file: &str) -> Reply {
+    error(format!(
+        "unknown file {file}: run `volbench durability create` for it first"
+    ))
+}
+
+fn apply(
+    t: &rusqlite::Transaction,
+    writers: &mut HashMap<String, Writer>,
+    req: &Request,
+    peer: &str,
+    now: i64,
+) -> rusqlite::Result<Reply> {
+    match req {
+        Request::Create {
+            file,
+            size,
+            block,
+            discard,
+        } => create(t, writers, (file, *size, *block, *discard), peer, now),
+        Request::Intent {
+            file,
+            block,
+            seq,
+            sum,
+        } => intent(t, writers, file, (*block, *seq, *sum), peer, now),
+        Request::Ack { file, block, seq } => {
+            let Some(id) = file_id(t, file, now)? else {
+                return Ok(unknown(file));
+            };
+            heard(writers, file, peer, now);
+            let n = t.execute(
+                "UPDATE blocks SET acked_seq = intent_seq, acked_sum = intent_sum, acked_ms = ?4,
+                 intent_seq = NULL, intent_sum = NULL, intent_ms = NULL
+                 WHERE file = ?1 AND block = ?2 AND intent_seq = ?3",
+                params![id, *block as i64, *seq as i64, now],
+            )?;
+            Ok(if n == 1 {
+                Reply::Ok
+            } else {
+                error(format!(
+                    "ack for record {seq} in block {block} without its intent"
+                ))
+            })
+        }
+        Request::Hello { .. } | Request::Verify { .. } => Ok(error("unexpected message".into())),
+    }
+}
+
+/// The file's writer was heard from: the writer it had, or `peer` taking over a run whose
+/// writer the witness no longer knows (the witness restarted mid-run).
+fn heard(writers: &mut HashMap<String, Writer>, file: &str, peer: &str, now: i64) {
+    writers
+        .entry(file.to_string())
+        .or_insert_with(|| Writer {
+            peer: peer.to_string(),
+            since_ms: now as u64,
+            heard: Instant::now(),
+        })
+        .heard = Instant::now();
+}
+
+fn live<'a>(writers: &'a HashMap<String, Writer>, file: &str) -> Option<&'a Writer> {
+    writers
+        .get(file)
+        .filter(|w| w.heard.elapsed() < WRITER_LEASE)
+}
+
+fn create(
+    t: &rusqlite::Transaction,
+    writers: &mut HashMap<String, Writer>,
+    (file, size, block, discard): (&str, u64, u32, bool),
+    peer: &str,
+    now: i64,
+) -> rusqlite::Result<Reply> {
+    if let Err(e) = protocol::check_file(file).and(protocol::check_geometry(size, block)) {
+        return Ok(error(format!("create: {e}")));
+    }
+    if let Some(w) = live(writers, file) {
+        return Ok(error(format!(
+            "{file} already has a writer ({}, since {} ms after the epoch, last heard {:.1} s ago): one writer per file at a time; stop it first",
+            w.peer,
+            w.since_ms,
+            w.heard.elapsed().as_secs_f64()
+        )));
+    }
+    let known: Option<(i64, bool, i64)> = t
+        .query_row(
+            "SELECT id, verified, last_ms FROM files WHERE name = ?1",
+            [file],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    if let Some((id, verified, last)) = known {
+        let unread: i64 =
+            t.query_row("SELECT COUNT(*) FROM blocks WHERE file = ?1", [id], |r| {
+                r.get(0)
+            })?;
+        if unread > 0 && !verified && !discard {
+            return Ok(error(format!(
+                "the witness holds {unread} blocks of records of {file} that no verify has read (last heard at {last} ms after the epoch): run `volbench durability verify` for it first, or create with --discard-unverified"
+            )));
+        }
+        t.execute("DELETE FROM blocks WHERE file = ?1", [id])?;
+        t.execute("DELETE FROM files WHERE id = ?1", [id])?;
+    }
+    t.execute(
+        "INSERT INTO files (name, size, block, last_ms, verified) VALUES (?1, ?2, ?3, ?4, 0)",
+        params![file, size as i64, block as i64, now],
+    )?;
+    writers.insert(
+        file.to_string(),
+        Writer {
+            peer: peer.to_string(),
+            since_ms: now as u64,
+            heard: Instant::now(),
+        },
+    );
+    Ok(Reply::Ok)
+}
+
+fn intent(
+    t: &rusqlite::Transaction,
+    writers: &mut HashMap<String, Writer>,
+    file: &str,
+    (block, seq, sum): (u64, u64, u32),
+    peer: &str,
+    now: i64,
+) -> rusqlite::Result<Reply> {
+    let Some(id) = file_id(t, file, now)? else {
+        return Ok(unknown(file));
+    };
+    let (size, bs): (i64, i64) =
+        t.query_row("SELECT size, block FROM files WHERE id = ?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    if block == 0 || block >= (size / bs) as u64 {
+        return Ok(error(format!("block {block} is outside the file")));
+    }
+    // A block's records are written one after another by one thread: each new seq is above
+    // every seq the block had.
+    let last: Option<i64> = t.query_row(
+        "SELECT MAX(COALESCE(acked_seq, 0), COALESCE(intent_seq, 0)) FROM blocks WHERE file = ?1 AND block = ?2",
+        params![id, block as i64],
+        |r| r.get(0),
+    ).optional()?;
+    let last = last.unwrap_or(0) as u64;
+    if seq == 0 || seq <= last || seq > i64::MAX as u64 {
+        return Ok(error(format!(
+            "seq {seq} for block {block} is not above the block's last record ({last}): a block's records only go up"
+        )));
+    }
+    heard(writers, file, peer, now);
+    t.execute(
+        "INSERT INTO blocks (file, block, intent_seq, intent_sum, intent_ms) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT(file, block) DO UPDATE SET intent_seq = ?3, intent_sum = ?4, intent_ms = ?5",
+        params![id, block as i64, seq as i64, sum as i64, now],
+    )?;
+    Ok(Reply::Ok)
+}
+
+/// A verify read `file` whole: its records may be replaced by a new run, and its writer,
+/// silent since before the verify began, has stopped (a writer whose machine lost power is
+/// never heard again). Not when the writer was heard from after the verify began: what it
+/// wrote since has not been read.
+fn verified(
+    t: &rusqlite::Transaction,
+    writers: &mut HashMap<String, Writer>,
+    file: &str,
+    began: Instant,
+) -> rusqlite::Result<Reply> {
+    if writers.get(file).is_none_or(|w| w.heard <= began) {
+        writers.remove(file);
+        t.execute("UPDATE files SET verified = 1 WHERE name = ?1", [file])?;
+    }
+    Ok(Reply::Ok)
+}
+
+/// Streams what the journal knows of `file`: `info`, one `block` per block, `end`. True when
+/// the whole stream was sent.
+pub fn stream(w: &mut TcpStream, journal: &Path, file: &str) -> std::io::Result<bool> {
+    let refuse = |w: &mut TcpStream, e: String| {
+        w.write_all(&protocol::line(&error(format!("witness journal: {e}"))))
+            .map(|_| false)
+    };
+    let c = match Connection::open_with_flags(journal, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY) {
+        Ok(c) => c,
+        Err(e) => return refuse(w, e.to_string()),
+    };
+    let info: Option<(i64, i64, i64, i64)> = c
+        .query_row(
+            "SELECT id, size, block, last_ms FROM files WHERE name = ?1",
+            [file],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()
+        .unwrap_or(None);
+    let Some((id, size, block, last_ms)) = info else {
+        w.write_all(&protocol::line(&unknown(file)))?;
+        return Ok(false);
+    };
+    let blocks: i64 = c
+        .query_row("SELECT COUNT(*) FROM blocks WHERE file = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap_or(0);
+    let mut out = std::io::BufWriter::new(w.try_clone()?);
+    out.write_all(&protocol::line(&Reply::Info {
+        size: size as u64,
+        block: block as u32,
+        blocks: blocks as u64,
+        last_ms: last_ms as u64,
+    }))?;
+    let n = match stream_blocks(&c, id, &mut out) {
+        Ok(n) => n,
+        Err(e) => return refuse(w, e.to_string()),
+    };
+    out.write_all(&protocol::line(&Reply::End { blocks: n }))?;
+    out.flush()?;
+    Ok(n == blocks as u64)
+}
+
+fn stream_blocks(c: &Connection, id: i64, out: &mut impl Write) -> anyhow::Result<u64> {
+    let mut q = c.prepare(
+        "SELECT block, acked_seq, acked_sum, acked_ms, intent_seq, intent_sum, intent_ms
+         FROM blocks WHERE file = ?1 ORDER BY block",
+    )?;
+    let rec = |s: Option<i64>, u: Option<i64>, m: Option<i64>| {
+        s.map(|s| Rec {
+            seq: s as u64,
+            sum: u.unwrap_or(0) as u32,
+            ms: m.unwrap_or(0) as u64,
+        })
+    };
+    let rows = q.query_map([id], |r| {
+        Ok(Reply::Block {
+            block: r.get::<_, i64>(0)? as u64,
+            acked: rec(r.get(1)?, r.get(2)?, r.get(3)?),
+            intent: rec(r.get(4)?, r.get(5)?, r.get(6)?),
+        })
+    })?;
+    let mut n = 0u64;
+    for b in rows {
+        out.write_all(&protocol::line(&b?))?;
+        n += 1;
+    }
+    Ok(n)
+}
