@@ -258,8 +258,8 @@ impl Catalog {
         let env = std::env::var_os("VOLBENCH_CATALOG").filter(|v| !v.is_empty());
         let user = user.map(Path::to_path_buf).or(env.map(Into::into));
         if let Some(p) = user {
-            let text = std::fs::read_to_string(&p)
-                .with_context(|| format!("cannot read catalog file {}", p.display()))?;
+            let text = workload::input::read_bounded(&p, workload::input::MAX_TEXT)
+                .map_err(|e| anyhow::anyhow!("catalog file {} {e}", p.display()))?;
             let extra = parse(&text, &p.display().to_string())?;
             for prod in extra.products {
                 match cat.products.iter_mut().find(|x| x.id == prod.id) {

@@ -20,6 +20,8 @@ pub enum StoreError {
     Dir(String, std::io::Error),
     #[error("results store {0}: directory {1} does not exist: create it, or choose another --store PATH")]
     NoParent(String, String),
+    #[error("results store {0} is not a regular file (a device, FIFO or directory): give a file path, or --no-store")]
+    NotFile(String),
     #[error("entry {0} in the results store is not a report this version can read: {1}")]
     Corrupt(i64, serde_json::Error),
     #[error("entry {0} in the results store cannot be unpacked ({1}): the file is damaged; delete the entry (volbench delete {0})")]
@@ -162,6 +164,10 @@ impl Store {
     /// created when missing; a user-given path whose directory is missing is an error, so a
     /// typo never makes a directory chain at some unexpected place.
     pub fn open(path: &Path) -> Result<Store> {
+        // SQLite would open /dev/null and make /dev/null-journal beside it.
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(StoreError::NotFile(path.display().to_string()));
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             if !dir.is_dir() {
                 if dir != Self::own_dir() {

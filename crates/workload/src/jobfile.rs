@@ -112,14 +112,43 @@ pub fn parse_str(
                 .parent()
                 .map(|d| d.join(&target))
                 .unwrap_or_else(|| PathBuf::from(&target));
-            let inc = std::fs::read_to_string(&path).map_err(|e| {
+            let inc = crate::input::read_bounded(&path, MAX_JOBFILE).map_err(|e| {
                 perr(
                     file,
                     line,
-                    format!("cannot include {}: {e}", path.display()),
+                    format!("cannot include {}: it {e}", path.display()),
                 )
             })?;
-            let included = parse_str(&inc, &path, env, depth + 1)?;
+            // An included file that is not a job file is named, never echoed (it may be
+            // /etc/shadow).
+            let included = parse_str(&inc, &path, env, depth + 1).map_err(|e| {
+                perr(
+                    file,
+                    line,
+                    format!(
+                        "cannot include {}: its line {} is not fio job-file syntax: is it a job file?",
+                        path.display(),
+                        e.line
+                    ),
+                )
+            })?;
+            // A line of another kind of file parses as an option with an odd name: name the
+            // line, never echo it.
+            let odd = included
+                .iter()
+                .flat_map(|s| &s.options)
+                .find(|o| !o.key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+            if let Some(o) = odd {
+                return Err(perr(
+                    file,
+                    line,
+                    format!(
+                        "cannot include {}: its line {} is not a fio option: is it a job file?",
+                        path.display(),
+                        o.line
+                    ),
+                ));
+            }
             // Options before any section in the included file continue the current section.
             for s in included {
                 if s.name.is_empty() {
@@ -214,21 +243,8 @@ pub fn parse_file(path: &Path) -> Result<Vec<Section>, ParseError> {
         msg,
     };
     // Reading a FIFO or a device would block or never end: only regular files are job files.
-    let meta =
-        std::fs::metadata(path).map_err(|e| fail(format!("cannot read the job file: {e}")))?;
-    if !meta.is_file() {
-        return Err(fail(
-            "is not a regular file (a FIFO, device or directory): give a job file".into(),
-        ));
-    }
-    if meta.len() > MAX_JOBFILE {
-        return Err(fail(format!(
-            "is {} bytes, too large for a job file: is it the right file?",
-            meta.len()
-        )));
-    }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| fail(format!("cannot read the job file: {e}")))?;
+    let text = crate::input::read_bounded(path, MAX_JOBFILE)
+        .map_err(|e| fail(format!("{e}: give a job file")))?;
     parse_str(&text, path, &|k| std::env::var(k).ok(), 0)
 }
 

@@ -6,6 +6,7 @@
 
 pub mod distribution;
 pub mod fio;
+pub mod input;
 pub mod jobfile;
 pub mod spec;
 pub mod units;

@@ -16,7 +16,8 @@ pub fn input(
 ) -> Result<Document> {
     let p = Path::new(what);
     if p.is_file() {
-        let text = std::fs::read_to_string(p).with_context(|| format!("reading {what}"))?;
+        let text = workload::input::read_bounded(p, workload::input::MAX_JSON)
+            .map_err(|e| super::usage(format!("{what} {e}")))?;
         if let Ok(d) = serde_json::from_str::<Document>(&text) {
             return Ok(d);
         }

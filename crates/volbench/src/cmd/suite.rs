@@ -61,8 +61,8 @@ fn load(name_or_file: &str) -> Result<(String, String, Vec<jobfile::Section>)> {
             names.join(", ")
         )));
     }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = workload::input::read_bounded(path, workload::input::MAX_TEXT)
+        .map_err(|e| usage(format!("suite file {} {e}", path.display())))?;
     let sections = jobfile::parse_file(path).map_err(|e| usage(e.to_string()))?;
     let name = header(&text, "volbench-suite")
         .map(String::from)
