@@ -295,6 +295,9 @@ impl Catalog {
 }
 
 fn parse(text: &str, what: &str) -> Result<Catalog> {
+    let raw: toml::Value =
+        toml::from_str(text).map_err(|e| anyhow::anyhow!("{what}: {}", e.message()))?;
+    numbers_in_range(&raw, "").map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
     let f: CatalogFile =
         toml::from_str(text).map_err(|e| anyhow::anyhow!("{what}: {}", e.message()))?;
     for p in &f.product {
@@ -304,6 +307,29 @@ fn parse(text: &str, what: &str) -> Result<Catalog> {
         products: f.product,
         updated: f.updated,
     })
+}
+
+/// Every number in a catalog is a size, a rate, a price or a time: finite and not negative
+/// (`iops = -5` would print as "IOPS -5 sustained", `nan` as "NaNM").
+fn numbers_in_range(v: &toml::Value, at: &str) -> std::result::Result<(), String> {
+    let bad = |x: f64| !x.is_finite() || x < 0.0;
+    match v {
+        toml::Value::Float(x) if bad(*x) => Err(format!("{at} = {x}: give a number of 0 or more")),
+        toml::Value::Integer(i) if *i < 0 => Err(format!("{at} = {i}: give a number of 0 or more")),
+        toml::Value::Table(t) => t.iter().try_for_each(|(k, v)| {
+            let p = if at.is_empty() {
+                k.clone()
+            } else {
+                format!("{at}.{k}")
+            };
+            numbers_in_range(v, &p)
+        }),
+        toml::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, v)| numbers_in_range(v, &format!("{at}[{i}]"))),
+        _ => Ok(()),
+    }
 }
 
 /// Checks that a product has the numbers its kind's formula needs, so a user's file fails

@@ -79,3 +79,89 @@ fn a_store_that_is_not_a_file_costs_the_store_only() {
         assert!(!std::path::Path::new(&format!("{dev}-wal")).exists());
     }
 }
+
+/// A volbench JSON with one bad field is blamed by that field, not called fio-json; an
+/// unknown schema_version names the one this build reads.
+#[test]
+fn a_bad_field_in_a_json_result_is_named() {
+    let d = tmpdir();
+    let good = d.path().join("r.json");
+    ok_stdout(
+        volbench()
+            .args([
+                "run",
+                "--ioengine=null",
+                "--runtime=200ms",
+                "--no-store",
+                "-q",
+            ])
+            .args([
+                "--output-format=volbench-json",
+                "--output",
+                good.to_str().unwrap(),
+            ]),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&good).unwrap()).unwrap();
+    for (field, bad, want) in [
+        (
+            "status",
+            serde_json::json!("weird"),
+            "field `status`: unknown variant `weird`",
+        ),
+        (
+            "started_at",
+            serde_json::json!(5),
+            "field `started_at`: invalid type",
+        ),
+        ("group", serde_json::json!({}), "field `group`"),
+        (
+            "schema_version",
+            serde_json::json!(7),
+            "schema_version 7 is not one this build reads (1)",
+        ),
+    ] {
+        let mut m = v.clone();
+        m[field] = bad;
+        let f = d.path().join(format!("{field}.json"));
+        std::fs::write(&f, m.to_string()).unwrap();
+        let out = volbench()
+            .args(["compare"])
+            .arg(&good)
+            .arg(&f)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(want), "{field}: {err}");
+        assert!(!err.contains("fio-json"), "{field}: {err}");
+    }
+}
+
+/// A user catalog's numbers are sizes, rates, prices and times: a negative one or nan is
+/// refused when the catalog is loaded, naming the key.
+#[test]
+fn a_catalog_number_out_of_range_is_refused_naming_its_key() {
+    let d = tmpdir();
+    for (value, want) in [
+        ("-5", "iops = -5"),
+        ("nan", "iops = NaN"),
+        ("inf", "iops = inf"),
+    ] {
+        let cat = d.path().join("c.toml");
+        std::fs::write(
+            &cat,
+            format!(
+                "[[product]]\nid = \"t:x\"\nname = \"x\"\nprovider = \"t\"\nkind = \"fixed\"\nsize_unit = \"GiB\"\n\
+                 size_min = 1\nsize_max = 100\niops = {value}\nmbps = 16\nsource = \"https://example.com\"\n\
+                 read_on = \"2026-11-23\"\nconfidence = \"published\"\n"
+            ),
+        )
+        .unwrap();
+        let (code, err) = bounded(&["cloud", "list", "--catalog", cat.to_str().unwrap()], &[]);
+        assert_ne!(code, Some(0), "{value}: {err}");
+        assert!(
+            err.contains(want) && err.contains("0 or more"),
+            "{value}: {err}"
+        );
+    }
+}

@@ -18,32 +18,89 @@ pub fn input(
     if p.is_file() {
         let text = workload::input::read_bounded(p, workload::input::MAX_JSON)
             .map_err(|e| super::usage(format!("{what} {e}")))?;
-        if let Ok(d) = serde_json::from_str::<Document>(&text) {
-            return Ok(d);
-        }
-        if let Ok(r) = serde_json::from_str::<report::RunReport>(&text) {
-            return Ok(Document::Run(Box::new(r)));
-        }
-        if let Ok(s) = serde_json::from_str::<report::SuiteReport>(&text) {
-            return Ok(Document::Suite(Box::new(s)));
-        }
-        if let Ok(f) = serde_json::from_str::<report::FsyncReport>(&text) {
-            return Ok(Document::Fsync(Box::new(f)));
-        }
-        if let Ok(d) = serde_json::from_str::<report::DbReport>(&text) {
-            return Ok(Document::Db(Box::new(d)));
-        }
-        if let Ok(i) = serde_json::from_str::<report::InferReport>(&text) {
-            return Ok(Document::Infer(Box::new(i)));
-        }
-        return Err(usage(format!(
-            "{what} is not a volbench JSON report (fio-json cannot be compared: write --output-format=volbench-json)"
-        )));
+        return from_json(&text).map_err(|e| usage(format!("{what}: {e}")));
     }
     if store.is_none() {
         *store = Some(super::history::open(path)?);
     }
     Ok(super::history::load(store.as_ref().unwrap(), what)?.1)
+}
+
+/// A result from JSON volbench wrote. A report with a bad field is blamed by the field's path
+/// (`status: unknown variant "weird"`), against the kind of report it most looks like; an
+/// unknown schema_version or fio's JSON is named as such.
+fn from_json(text: &str) -> std::result::Result<Document, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    if v.get("fio version").is_some() {
+        return Err(
+            "is fio's JSON; compare takes volbench's: write --output-format=volbench-json".into(),
+        );
+    }
+    if let Some(n) = v.get("schema_version").and_then(|s| s.as_u64()) {
+        if n != report::SCHEMA_VERSION as u64 {
+            return Err(format!(
+                "schema_version {n} is not one this build reads ({}): use the volbench that wrote it",
+                report::SCHEMA_VERSION
+            ));
+        }
+    }
+    let as_doc = |v: &serde_json::Value| -> Option<Document> {
+        let v = v.clone();
+        serde_json::from_value::<Document>(v.clone())
+            .ok()
+            .or_else(|| {
+                serde_json::from_value(v.clone())
+                    .ok()
+                    .map(|r| Document::Run(Box::new(r)))
+            })
+            .or_else(|| {
+                serde_json::from_value(v.clone())
+                    .ok()
+                    .map(|r| Document::Suite(Box::new(r)))
+            })
+            .or_else(|| {
+                serde_json::from_value(v.clone())
+                    .ok()
+                    .map(|r| Document::Fsync(Box::new(r)))
+            })
+            .or_else(|| {
+                serde_json::from_value(v.clone())
+                    .ok()
+                    .map(|r| Document::Db(Box::new(r)))
+            })
+            .or_else(|| {
+                serde_json::from_value(v)
+                    .ok()
+                    .map(|r| Document::Infer(Box::new(r)))
+            })
+    };
+    as_doc(&v).ok_or_else(|| blame(text, &v))
+}
+
+/// The field at fault, as seen by the report kind the JSON most looks like: a `kind` tag
+/// says it, else the presence of a kind's own fields.
+fn blame(text: &str, v: &serde_json::Value) -> String {
+    fn path_of<T: serde::de::DeserializeOwned>(text: &str, kind: &str) -> String {
+        let mut de = serde_json::Deserializer::from_str(text);
+        match serde_path_to_error::deserialize::<_, T>(&mut de) {
+            Ok(_) => format!("not {kind}"),
+            Err(e) => format!("as {kind}, field `{}`: {}", e.path(), e.inner()),
+        }
+    }
+    let has = |k: &str| v.get(k).is_some();
+    if has("kind") {
+        path_of::<Document>(text, "a stored result")
+    } else if has("runs") || has("suite") {
+        path_of::<report::SuiteReport>(text, "a sweep or suite report")
+    } else if has("cases") {
+        path_of::<report::FsyncReport>(text, "an fsync report")
+    } else if has("engine") {
+        path_of::<report::DbReport>(text, "a db report")
+    } else if has("limits") {
+        path_of::<report::InferReport>(text, "an infer report")
+    } else {
+        path_of::<report::RunReport>(text, "a run report")
+    }
 }
 
 pub fn main(a: CompareArgs) -> Result<ExitCode> {
