@@ -109,7 +109,14 @@ fn blkid_probe(path: &Path) -> Option<Option<String>> {
                     .map(str::to_string)
             };
             let what = match (field("TYPE"), field("PTTYPE"), field("USAGE")) {
-                (Some(t), _, Some(u)) => format!("a {u} signature: {t} (found by blkid -p)"),
+                (Some(t), _, Some(u)) => {
+                    let a = if u.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        "an"
+                    } else {
+                        "a"
+                    };
+                    format!("{a} {u} signature: {t} (found by blkid -p)")
+                }
                 (Some(t), _, None) => format!("a signature: {t} (found by blkid -p)"),
                 (None, Some(pt), _) => format!("a partition table: {pt} (found by blkid -p)"),
                 _ => "a signature blkid recognises".to_string(),

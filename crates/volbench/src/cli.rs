@@ -243,7 +243,7 @@ pub struct InferArgs {
     /// Deepest queue the depth sweep tries.
     #[arg(long = "max-depth", default_value_t = 256)]
     pub max_depth: u32,
-    /// Probe with random writes instead of reads (a device needs --allow-destructive).
+    /// Probe with random writes instead of reads (a device holding data (a file system, partition table or any other signature, or in use) needs --allow-destructive; a blank one does not).
     #[arg(long)]
     pub write: bool,
     #[arg(long = "allow-destructive")]
@@ -404,7 +404,8 @@ pub struct FsyncArgs {
     /// Skip the fsync-penalty line.
     #[arg(long = "no-penalty", conflicts_with = "penalty_only")]
     pub no_penalty: bool,
-    /// Allow writing to a block device (its data is destroyed).
+    /// Allow writing to a block device that holds data (a file system, partition table or any
+    /// other signature, or in use): its data is destroyed. A blank device needs no flag.
     #[arg(long = "allow-destructive")]
     pub allow_destructive: bool,
     #[command(flatten)]
@@ -578,7 +579,8 @@ pub struct SuiteArgs {
     /// O_DIRECT for every test.
     #[arg(long, value_name = "BOOL")]
     pub direct: Option<String>,
-    /// Allow writing to a block device that holds data.
+    /// Allow writing to a block device that holds data (a file system, partition table or any
+    /// other signature, or in use): its data is destroyed. A blank device needs no flag.
     #[arg(long = "allow-destructive")]
     pub allow_destructive: bool,
     #[command(flatten)]
@@ -771,7 +773,8 @@ pub struct RunArgs {
     /// Write a checksummed header into every block and check it on read: crc32c.
     #[arg(long, value_name = "METHOD")]
     pub verify: Option<String>,
-    /// Allow writing to a block device that holds a filesystem, partition table or is in use.
+    /// Allow writing to a block device that holds data (a file system, partition table or any
+    /// other signature, or in use): its data is destroyed. A blank device needs no flag.
     #[arg(long = "allow-destructive", alias = "allow_destructive")]
     pub allow_destructive: bool,
     /// Remove the test files this run created when it ends.

@@ -165,3 +165,34 @@ fn a_catalog_number_out_of_range_is_refused_naming_its_key() {
         );
     }
 }
+
+/// `fsync` on a device holding data is refused once (not once per case), in plain words
+/// ("an other signature", not "a other"); `--help` of fsync and infer states the same rule
+/// the refusal applies.
+#[test]
+fn a_data_bearing_device_is_refused_once_in_words_help_agrees_with() {
+    require_root!();
+    let z = Zram::new("64M");
+    let ok = std::process::Command::new("mkswap").arg(z.p()).output();
+    if !ok.is_ok_and(|o| o.status.success()) {
+        cannot_run("needs mkswap (util-linux)");
+        return;
+    }
+    let out = volbench()
+        .args(["fsync", z.p(), "--runtime", "200ms", "--threads", "1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("refusing to write").count(), 1, "{err}");
+    assert!(err.contains("swap"), "{err}");
+    assert!(!err.contains(" a other"), "{err}");
+    for cmd in [&["fsync", "--help"][..], &["infer", "--help"][..]] {
+        let help = ok_stdout(volbench().args(cmd));
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            help.contains("any other signature, or in use"),
+            "{cmd:?} help states another rule"
+        );
+    }
+}
