@@ -69,6 +69,14 @@
     axis.min = Math.floor(lo / stepBytes) * stepBytes;
     axis.max = Math.ceil(hi / stepBytes) * stepBytes;
     axis.volbenchStep = stepBytes;
+    axis.volbenchUnit = unit;
+  }
+  // Every label of a bytes axis in the axis's one unit (0.25 TiB/s, 0.5, 0.75 ...), so a
+  // step below the unit does not read as 204.8 GiB/s.
+  function inUnit(v, unit) {
+    var names = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    var k = Math.round(Math.log(unit) / Math.log(1024));
+    return String(Number((v / unit).toFixed(2))) + " " + names[k] + "/s";
   }
   function binaryTicks(axis) {
     if (!axis.volbenchStep) return;
@@ -98,10 +106,12 @@
         callback: function (v, i, ticks) {
           v = Number(v);
           if (log && v > 0 && !logLabel(this, v)) return "";
-          var text = FORMATS[fmt](v);
+          var text = this.volbenchUnit ? inUnit(v, this.volbenchUnit) : FORMATS[fmt](v);
           // A narrow axis can round neighbouring ticks to one text (6.1 µs, 6.1 µs): keep the
           // first, so no label is printed twice.
-          if (i > 0 && FORMATS[fmt](Number(ticks[i - 1].value)) === text) return "";
+          var prev = i > 0 ? Number(ticks[i - 1].value) : null;
+          var prevText = prev === null ? null : this.volbenchUnit ? inUnit(prev, this.volbenchUnit) : FORMATS[fmt](prev);
+          if (prevText === text) return "";
           return text;
         }
       },

@@ -331,14 +331,32 @@ fn drawn_y_ticks(dom: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// A bandwidth label's value in bytes/s: "2.5 TiB/s" is 2.5 * 2^40.
-fn label_bytes(label: &str) -> f64 {
-    let (n, unit) = label.trim_end_matches("/s").split_once(' ').unwrap();
-    let k = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+/// Bandwidth labels all in one unit, at equal steps of 1, 2, 2.5 or 5 times a power of ten
+/// of that unit (not 190.7 MiB/s, 381.5; not 204.8 GiB/s, 409.6 on a TiB axis).
+fn round_steps_in_one_unit(title: &str, labels: &[String]) {
+    let units: Vec<&str> = labels.iter().filter_map(|l| l.split(' ').nth(1)).collect();
+    assert!(
+        units.windows(2).all(|w| w[0] == w[1]),
+        "{title}: units differ in {labels:?}"
+    );
+    let v: Vec<f64> = labels
         .iter()
-        .position(|u| *u == unit)
-        .unwrap_or_else(|| panic!("{label}: no binary unit"));
-    n.parse::<f64>().unwrap() * 1024f64.powi(k as i32)
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    let step = v[1] - v[0];
+    for w in v.windows(2) {
+        assert!(
+            ((w[1] - w[0]) / step - 1.0).abs() < 1e-6,
+            "{title}: uneven steps {labels:?}"
+        );
+    }
+    let m = step / 10f64.powf(step.log10().floor());
+    assert!(
+        [1.0, 2.0, 2.5, 5.0, 10.0]
+            .iter()
+            .any(|r| (m - r).abs() < 1e-6),
+        "{title}: step {step} is not round in {labels:?}"
+    );
 }
 
 /// Drawn in Chromium, a bandwidth axis steps in round figures of one binary unit (not
@@ -389,15 +407,7 @@ fn drawn_axes_step_in_round_binary_units_and_keep_digits_below_one() {
                 "{title}: repeated labels {labels:?}"
             );
             if title.starts_with("Bandwidth") {
-                let top = labels.iter().map(|l| label_bytes(l)).fold(0.0, f64::max);
-                let unit = 1024f64.powi((top.log2() / 10.0).floor() as i32);
-                for l in labels {
-                    let q = label_bytes(l) / unit * 4.0;
-                    assert!(
-                        (q - q.round()).abs() < 0.02,
-                        "{title}: {l} is not a round step in {labels:?}"
-                    );
-                }
+                round_steps_in_one_unit(title, labels);
             }
         }
     }
