@@ -273,34 +273,10 @@ fn a_throwaway_cluster_leaves_nothing_after_success_failure_and_ctrl_c() {
 
 /// Runs pgbench on the cluster; returns its tps and transactions processed.
 fn pgbench(c: &db::pg::Cluster, clients: u32, secs: u32) -> (f64, u64) {
-    let (host, port, user) = c.parts();
-    let out = Std::new("pgbench")
-        .args([
-            "-h",
-            &host,
-            "-p",
-            &port.to_string(),
-            "-U",
-            &user,
-            "-n",
-            "-c",
-            &clients.to_string(),
-            "-T",
-            &secs.to_string(),
-            "postgres",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = pgbench_on(
+        c,
+        &["-n", "-c", &clients.to_string(), "-T", &secs.to_string()],
     );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("tps = "))
-        .unwrap_or_else(|| panic!("{text}"));
     let n = text
         .lines()
         .find(|l| l.starts_with("number of transactions actually processed:"))
@@ -308,7 +284,7 @@ fn pgbench(c: &db::pg::Cluster, clients: u32, secs: u32) -> (f64, u64) {
         .and_then(|v| v.split('/').next())
         .map(|v| v.trim().parse().unwrap())
         .unwrap();
-    (line.split_whitespace().nth(2).unwrap().parse().unwrap(), n)
+    (pgbench_tps(&text), n)
 }
 
 fn psql(c: &db::pg::Cluster, q: &str) -> String {

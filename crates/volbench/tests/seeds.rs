@@ -545,28 +545,6 @@ impl Drop for Ext4 {
     }
 }
 
-/// pgbench with the write-up's flags on a cluster: `pgbench -c 10 -t N`; its tps.
-fn pgbench_tps(c: &db::pg::Cluster, args: &[&str]) -> f64 {
-    let (host, port, user) = c.parts();
-    let out = Std::new("pgbench")
-        .args(["-h", &host, "-p", &port.to_string(), "-U", &user])
-        .args(args)
-        .arg("postgres")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("tps = "))
-        .unwrap_or_else(|| panic!("{text}"));
-    line.split_whitespace().nth(2).unwrap().parse().unwrap()
-}
-
 fn median_of(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
@@ -582,31 +560,12 @@ fn seed_000_location(fs: &Ext4, cap: Option<(u64, u64)>) -> (f64, f64) {
         t.adopt(c.postmaster().expect("the postmaster's pid"));
         t
     });
-    let (host, port, user) = c.parts();
-    let init = Std::new("pgbench")
-        .args([
-            "-h",
-            &host,
-            "-p",
-            &port.to_string(),
-            "-U",
-            &user,
-            "-i",
-            "-q",
-            "postgres",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        init.status.success(),
-        "{}",
-        String::from_utf8_lossy(&init.stderr)
-    );
+    pgbench_on(&c, &["-i", "-q"]);
     let (mut p, mut v) = (Vec::new(), Vec::new());
     for round in 0..4 {
         for tool in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
             if tool == 0 {
-                p.push(pgbench_tps(&c, &["-c", "10", "-t", "100"]));
+                p.push(pgbench_tps(&pgbench_on(&c, &["-c", "10", "-t", "100"])));
             } else {
                 let r = ok_json(volbench().args(["db", "--postgres-url", &c.url()]).args([
                     "-c",

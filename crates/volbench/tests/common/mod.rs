@@ -363,3 +363,30 @@ pub fn parsed_jobs<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// pgbench against a test's PostgreSQL cluster with `args` (the database is `postgres`);
+/// its stdout, after checking it succeeded.
+pub fn pgbench_on(c: &db::pg::Cluster, args: &[&str]) -> String {
+    let (host, port, user) = c.parts();
+    let out = std::process::Command::new("pgbench")
+        .args(["-h", &host, "-p", &port.to_string(), "-U", &user])
+        .args(args)
+        .arg("postgres")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "pgbench {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The tps pgbench printed ("tps = 525.9 (without initial connection time)").
+pub fn pgbench_tps(text: &str) -> f64 {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("tps = "))
+        .unwrap_or_else(|| panic!("{text}"));
+    line.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
