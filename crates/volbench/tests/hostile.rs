@@ -196,3 +196,50 @@ fn a_data_bearing_device_is_refused_once_in_words_help_agrees_with() {
         );
     }
 }
+
+/// Each kind of JSON volbench writes is read as its own kind (a db report holds a list of
+/// runs too, and must not be taken for a sweep).
+#[test]
+fn every_kind_of_json_result_reads_back() {
+    let d = tmpdir();
+    let dir = d.path().to_str().unwrap();
+    let out = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let json = "--output-format=volbench-json";
+    for (name, args) in [
+        (
+            "run.json",
+            vec!["run", "--ioengine=null", "--runtime=200ms", json],
+        ),
+        (
+            "sweep.json",
+            vec![
+                "sweep",
+                "--ioengine=null",
+                "--numjobs=1,2",
+                "--runtime=200ms",
+                json,
+            ],
+        ),
+        (
+            "db.json",
+            vec![
+                "db",
+                "--time",
+                "1s",
+                "--clients",
+                "2",
+                "--no-probe",
+                "--output-format",
+                "json",
+                dir,
+            ],
+        ),
+    ] {
+        ok_stdout(
+            volbench()
+                .args(&args)
+                .args(["-q", "--no-store", "--output", &out(name)]),
+        );
+        ok_stdout(volbench().args(["report", &out(name), "--output", &out("page.html")]));
+    }
+}

@@ -44,62 +44,33 @@ fn from_json(text: &str) -> std::result::Result<Document, String> {
             ));
         }
     }
-    let as_doc = |v: &serde_json::Value| -> Option<Document> {
-        let v = v.clone();
-        serde_json::from_value::<Document>(v.clone())
-            .ok()
-            .or_else(|| {
-                serde_json::from_value(v.clone())
-                    .ok()
-                    .map(|r| Document::Run(Box::new(r)))
-            })
-            .or_else(|| {
-                serde_json::from_value(v.clone())
-                    .ok()
-                    .map(|r| Document::Suite(Box::new(r)))
-            })
-            .or_else(|| {
-                serde_json::from_value(v.clone())
-                    .ok()
-                    .map(|r| Document::Fsync(Box::new(r)))
-            })
-            .or_else(|| {
-                serde_json::from_value(v.clone())
-                    .ok()
-                    .map(|r| Document::Db(Box::new(r)))
-            })
-            .or_else(|| {
-                serde_json::from_value(v)
-                    .ok()
-                    .map(|r| Document::Infer(Box::new(r)))
-            })
-    };
-    as_doc(&v).ok_or_else(|| blame(text, &v))
+    read_as_its_kind(&v)
 }
 
-/// The field at fault, as seen by the report kind the JSON most looks like: a `kind` tag
-/// says it, else the presence of a kind's own fields.
-fn blame(text: &str, v: &serde_json::Value) -> String {
-    fn path_of<T: serde::de::DeserializeOwned>(text: &str, kind: &str) -> String {
-        let mut de = serde_json::Deserializer::from_str(text);
-        match serde_path_to_error::deserialize::<_, T>(&mut de) {
-            Ok(_) => format!("not {kind}"),
-            Err(e) => format!("as {kind}, field `{}`: {}", e.path(), e.inner()),
-        }
+/// Reads the JSON as the kind of report it looks like (a `kind` tag says it, else a kind's
+/// own fields), so a bad field is blamed by its path (serde_path_to_error) within that kind.
+fn read_as_its_kind(v: &serde_json::Value) -> std::result::Result<Document, String> {
+    fn read<T: serde::de::DeserializeOwned>(
+        v: &serde_json::Value,
+        kind: &str,
+    ) -> std::result::Result<T, String> {
+        serde_path_to_error::deserialize(v)
+            .map_err(|e| format!("as {kind}, field `{}`: {}", e.path(), e.inner()))
     }
     let has = |k: &str| v.get(k).is_some();
     if has("kind") {
-        path_of::<Document>(text, "a stored result")
-    } else if has("runs") || has("suite") {
-        path_of::<report::SuiteReport>(text, "a sweep or suite report")
-    } else if has("cases") {
-        path_of::<report::FsyncReport>(text, "an fsync report")
+        read(v, "a stored result")
     } else if has("engine") {
-        path_of::<report::DbReport>(text, "a db report")
+        // Before "runs": a db report has its own list of runs.
+        read(v, "a db report").map(|r| Document::Db(Box::new(r)))
+    } else if has("cases") {
+        read(v, "an fsync report").map(|r| Document::Fsync(Box::new(r)))
     } else if has("limits") {
-        path_of::<report::InferReport>(text, "an infer report")
+        read(v, "an infer report").map(|r| Document::Infer(Box::new(r)))
+    } else if has("runs") || has("suite") {
+        read(v, "a sweep or suite report").map(|r| Document::Suite(Box::new(r)))
     } else {
-        path_of::<report::RunReport>(text, "a run report")
+        read(v, "a run report").map(|r| Document::Run(Box::new(r)))
     }
 }
 
