@@ -246,22 +246,14 @@ fn volatile_cache(specs: &[JobSpec], groups: &[report::GroupReport]) -> Option<W
     None
 }
 
-/// The counters of several devices added up (the longest interval: they were read together).
+/// The counters of several devices added up.
 fn summed(
     counted: &[(&report::KernelCounters, &report::DeviceInfo, &TargetInfo)],
 ) -> Option<report::KernelCounters> {
-    let (first, rest) = counted.split_first()?;
-    let mut sum = *first.0;
-    for (k, _, _) in rest {
-        sum.read_ios += k.read_ios;
-        sum.write_ios += k.write_ios;
-        sum.read_merges += k.read_merges;
-        sum.write_merges += k.write_merges;
-        sum.read_bytes += k.read_bytes;
-        sum.write_bytes += k.write_bytes;
-        sum.interval_ns = sum.interval_ns.max(k.interval_ns);
-    }
-    Some(sum)
+    counted
+        .iter()
+        .map(|(k, _, _)| **k)
+        .reduce(crate::probe::counters_sum)
 }
 
 /// How to make a short run longer: a size-based job that did its bytes before its --runtime

@@ -107,11 +107,10 @@ pub fn prepare(
         }
     }
     // What is there already: a device's capacity, or an existing file's length.
-    let existing = if is_block {
-        let m = meta.as_ref().unwrap();
-        probe::device_info(DevId::from_raw(m.rdev())).map_or(0, |d| d.size_bytes)
-    } else {
-        meta.as_ref().map_or(0, |m| m.len())
+    let existing = match &meta {
+        Some(m) if is_block => probe::device_bytes(m).unwrap_or(0),
+        Some(m) => m.len(),
+        None => 0,
     };
     // fio's offset=N% is a share of what is there (a new file: nothing, so 0), down to bs.
     // The job file sets either it or `offset`; a rank's region under MPI adds to both.

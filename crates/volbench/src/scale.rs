@@ -223,21 +223,11 @@ fn region(s: &JobSpec, ranks: u32) -> u64 {
         return size;
     }
     let clones = (ranks.max(1) * s.numjobs.max(1)) as u64;
-    match device_bytes(&shared_path(s)) {
+    let meta = std::fs::metadata(shared_path(s)).ok();
+    match meta.as_ref().and_then(runner::probe::device_bytes) {
         Some(cap) => (cap.saturating_sub(s.offset) / clones / s.bs.max(1) * s.bs).max(s.bs),
         None => runner::DEFAULT_FILE_SIZE,
     }
-}
-
-/// A block device's capacity in bytes, as the runner reads it when it checks that a region
-/// fits; None for anything else.
-fn device_bytes(path: &std::path::Path) -> Option<u64> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let m = std::fs::metadata(path).ok()?;
-    if !m.file_type().is_block_device() {
-        return None;
-    }
-    runner::probe::device_info(runner::probe::DevId::from_raw(m.rdev())).map(|d| d.size_bytes)
 }
 
 /// This rank's version of the workload: its own files, or its own regions of a shared one.
