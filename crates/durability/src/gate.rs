@@ -69,14 +69,6 @@ impl Gate {
         let mut g = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
         g.1.retain(|w| w.id != id);
     }
-
-    pub fn waiting(&self) -> usize {
-        self.waiting
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .1
-            .len()
-    }
 }
 
 /// A socket whose reads end at a deadline for the whole hello (not per byte), then, once

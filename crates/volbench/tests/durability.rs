@@ -940,3 +940,37 @@ fn create_and_serve_stopped_by_ctrl_c_exit_130() {
     assert_eq!(w.child.wait().unwrap().code(), Some(130));
     w.kill();
 }
+
+/// A lost header block is the disk's loss, not a sign of another run: verify still judges the
+/// records. A header of another size is a re-created file, and is refused.
+#[test]
+fn verify_judges_the_records_when_the_header_is_lost_and_refuses_a_recreated_file() {
+    use std::os::unix::fs::FileExt;
+    let dir = tmpdir();
+    let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
+    let file = dir.path().join("h.dat");
+    assert!(create_out(&w, &file, &["--runtime", "1s"]).status.success());
+    let f = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+    f.write_all_at(&[0u8; 4096], 0).unwrap();
+    let (code, v) = verify(&w, &file);
+    assert_eq!(code, 0, "{v}");
+    assert!(u(&v, "/intact") > 10, "{v}");
+    let mut other = vec![0u8; 4096];
+    durability::record::file_header(&mut other, 8 << 20, 4096);
+    f.write_all_at(&other, 0).unwrap();
+    let out = Std::new(bin())
+        .args([
+            "durability",
+            "verify",
+            "--witness",
+            &w.addr,
+            "--token",
+            &w.token,
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("re-created since"), "{err}");
+}
