@@ -112,43 +112,30 @@ pub fn parse_str(
                 .parent()
                 .map(|d| d.join(&target))
                 .unwrap_or_else(|| PathBuf::from(&target));
-            let inc = crate::input::read_bounded(&path, MAX_JOBFILE).map_err(|e| {
+            let inc = crate::input::read_bounded(&path, crate::input::MAX_TEXT).map_err(|e| {
                 perr(
                     file,
                     line,
                     format!("cannot include {}: it {e}", path.display()),
                 )
             })?;
-            // An included file that is not a job file is named, never echoed (it may be
-            // /etc/shadow).
+            // An included file that is not a job file is named by its line, never echoed (it
+            // may be /etc/shadow). An error of a file it includes in turn is already told
+            // that way, and passes through.
             let included = parse_str(&inc, &path, env, depth + 1).map_err(|e| {
+                if e.msg.starts_with("cannot include ") || e.msg.starts_with("include nested") {
+                    return e;
+                }
                 perr(
                     file,
                     line,
                     format!(
-                        "cannot include {}: its line {} is not fio job-file syntax: is it a job file?",
+                        "cannot include {}: its line {} is not a fio option or section: is it a job file?",
                         path.display(),
                         e.line
                     ),
                 )
             })?;
-            // A line of another kind of file parses as an option with an odd name: name the
-            // line, never echo it.
-            let odd = included
-                .iter()
-                .flat_map(|s| &s.options)
-                .find(|o| !o.key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
-            if let Some(o) = odd {
-                return Err(perr(
-                    file,
-                    line,
-                    format!(
-                        "cannot include {}: its line {} is not a fio option: is it a job file?",
-                        path.display(),
-                        o.line
-                    ),
-                ));
-            }
             // Options before any section in the included file continue the current section.
             for s in included {
                 if s.name.is_empty() {
@@ -190,7 +177,10 @@ pub fn parse_str(
             Some((k, v)) => (k.trim(), Some(v.trim())),
             None => (t, None),
         };
-        if key.is_empty() || key.contains(char::is_whitespace) {
+        // fio's option names are letters, digits and '_': anything else is a line of another
+        // kind of file (an included /etc/shadow's `root:$y$...`), not an unknown option.
+        let name_ok = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        if key.is_empty() || !key.chars().all(name_ok) {
             return Err(perr(
                 file,
                 line,
@@ -233,9 +223,6 @@ pub fn parse_str(
     Ok(sections)
 }
 
-/// Job files larger than this are not job files (fio's biggest examples are a few KiB).
-const MAX_JOBFILE: u64 = 16 << 20;
-
 pub fn parse_file(path: &Path) -> Result<Vec<Section>, ParseError> {
     let fail = |msg: String| ParseError {
         file: crate::shown(&path.display().to_string()),
@@ -243,7 +230,7 @@ pub fn parse_file(path: &Path) -> Result<Vec<Section>, ParseError> {
         msg,
     };
     // Reading a FIFO or a device would block or never end: only regular files are job files.
-    let text = crate::input::read_bounded(path, MAX_JOBFILE)
+    let text = crate::input::read_bounded(path, crate::input::MAX_TEXT)
         .map_err(|e| fail(format!("{e}: give a job file")))?;
     parse_str(&text, path, &|k| std::env::var(k).ok(), 0)
 }
