@@ -353,8 +353,9 @@ fn create(w: &Witness, file: &Path, extra: &[&str]) -> Child {
         .unwrap()
 }
 
-fn verify(w: &Witness, file: &Path) -> (i32, Value) {
-    let out = Std::new(bin())
+/// `durability verify` of `file` with `extra` arguments; its output whatever the outcome.
+fn verify_out(w: &Witness, file: &Path, extra: &[&str]) -> std::process::Output {
+    Std::new(bin())
         .args([
             "durability",
             "verify",
@@ -362,12 +363,15 @@ fn verify(w: &Witness, file: &Path) -> (i32, Value) {
             &w.addr,
             "--token",
             &w.token,
-            "--output-format",
-            "json",
         ])
+        .args(extra)
         .arg(file)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+fn verify(w: &Witness, file: &Path) -> (i32, Value) {
+    let out = verify_out(w, file, &["--output-format", "json"]);
     let v = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|_| panic!("verify: {}", String::from_utf8_lossy(&out.stderr)));
     (out.status.code().unwrap_or(-1), v)
@@ -778,18 +782,7 @@ fn records_stay_until_verified_and_an_empty_verify_does_not_pass() {
         String::from_utf8_lossy(&forced.stderr)
     );
     // That run acknowledged nothing: its verify has nothing to judge.
-    let out = Std::new(bin())
-        .args([
-            "durability",
-            "verify",
-            "--witness",
-            &w.addr,
-            "--token",
-            &w.token,
-        ])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let out = verify_out(&w, &file, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("nothing to check"), "{err}");
@@ -958,18 +951,7 @@ fn verify_judges_the_records_when_the_header_is_lost_and_refuses_a_recreated_fil
     let mut other = vec![0u8; 4096];
     durability::record::file_header(&mut other, 8 << 20, 4096);
     f.write_all_at(&other, 0).unwrap();
-    let out = Std::new(bin())
-        .args([
-            "durability",
-            "verify",
-            "--witness",
-            &w.addr,
-            "--token",
-            &w.token,
-        ])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let out = verify_out(&w, &file, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("re-created since"), "{err}");
