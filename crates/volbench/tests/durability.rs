@@ -749,9 +749,7 @@ fn a_second_writer_of_a_file_is_refused_while_the_first_writes() {
     let mut first = create(&w, &file, &["--runtime", "6s"]);
     std::thread::sleep(Duration::from_millis(1500));
     let second = create_out(&w, &file, &["--runtime", "1s"]);
-    let err = String::from_utf8_lossy(&second.stderr);
-    assert_eq!(second.status.code(), Some(1), "{err}");
-    assert!(err.contains("already has a writer"), "{err}");
+    fails_saying(&second, 1, "already has a writer");
     assert!(first.try_wait().unwrap().is_none(), "the first writer died");
     assert!(first.wait().unwrap().success());
     let (code, v) = verify(&w, &file);
@@ -769,9 +767,7 @@ fn records_stay_until_verified_and_an_empty_verify_does_not_pass() {
     let file = dir.path().join("f.dat");
     assert!(create_out(&w, &file, &["--runtime", "1s"]).status.success());
     let again = create_out(&w, &file, &["--runtime", "1s"]);
-    let err = String::from_utf8_lossy(&again.stderr);
-    assert_eq!(again.status.code(), Some(1), "{err}");
-    assert!(err.contains("no verify has read"), "{err}");
+    fails_saying(&again, 1, "no verify has read");
     let (code, v) = verify(&w, &file);
     assert_eq!(code, 0, "{v}");
     assert!(create_out(&w, &file, &["--runtime", "1s"]).status.success());
@@ -783,9 +779,7 @@ fn records_stay_until_verified_and_an_empty_verify_does_not_pass() {
     );
     // That run acknowledged nothing: its verify has nothing to judge.
     let out = verify_out(&w, &file, &[]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("nothing to check"), "{err}");
+    fails_saying(&out, 1, "nothing to check");
 }
 
 /// Every field is checked as docs/durability-protocol.md defines it.
@@ -889,16 +883,12 @@ fn create_overwrites_only_its_own_file_and_refuses_a_fifo() {
     bytes[..8].copy_from_slice(b"VBDFILE1");
     std::fs::write(&file, &bytes).unwrap();
     let out = create_out(&w, &file, &["--runtime", "1s"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("not a volbench durability file"), "{err}");
+    fails_saying(&out, 1, "not a volbench durability file");
     assert_eq!(std::fs::read(&file).unwrap(), bytes, "the file was changed");
     let fifo = dir.path().join("pipe");
     assert!(Std::new("mkfifo").arg(&fifo).status().unwrap().success());
     let out = create_out(&w, &fifo, &["--runtime", "1s"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("not a regular file"), "{err}");
+    fails_saying(&out, 1, "not a regular file");
 }
 
 /// Ctrl-C ends create with 130, as every command; the witness stops with 130 too.
@@ -952,7 +942,5 @@ fn verify_judges_the_records_when_the_header_is_lost_and_refuses_a_recreated_fil
     durability::record::file_header(&mut other, 8 << 20, 4096);
     f.write_all_at(&other, 0).unwrap();
     let out = verify_out(&w, &file, &[]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("re-created since"), "{err}");
+    fails_saying(&out, 1, "re-created since");
 }

@@ -390,3 +390,11 @@ pub fn pgbench_tps(text: &str) -> f64 {
         .unwrap_or_else(|| panic!("{text}"));
     line.split_whitespace().nth(2).unwrap().parse().unwrap()
 }
+
+/// Checks that a command failed with `code` and said `want` on stderr; its stderr.
+pub fn fails_saying(out: &std::process::Output, code: i32, want: &str) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert!(err.contains(want), "{want:?} not in: {err}");
+    err
+}
