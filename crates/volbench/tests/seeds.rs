@@ -482,20 +482,15 @@ fn seed_001_four_volumes_checked_in_one_table() {
     let mut labels = Vec::new();
     for (vpu, size) in configs {
         let label = format!("seed001-vpu{vpu}-{size}g-{}", std::process::id());
-        let out = volbench()
-            .args(["emulate", "--device", z.p(), "--model", "oci"])
-            .args(["--vpu", &vpu.to_string(), "--size", &format!("{size}g")])
-            .arg("--")
-            .arg(assert_cmd::cargo::cargo_bin("volbench"))
-            .args(["run", "--filename", z.p(), "--rw=write", "--bs=1m"])
-            .args(["--ioengine=psync", "--runtime=3s", "--ramp_time=1s", "-q"])
-            .args(["--label", &label])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        ok_stdout(
+            volbench()
+                .args(["emulate", "--device", z.p(), "--model", "oci"])
+                .args(["--vpu", &vpu.to_string(), "--size", &format!("{size}g")])
+                .arg("--")
+                .arg(assert_cmd::cargo::cargo_bin("volbench"))
+                .args(["run", "--filename", z.p(), "--rw=write", "--bs=1m"])
+                .args(["--ioengine=psync", "--runtime=3s", "--ramp_time=1s", "-q"])
+                .args(["--label", &label]),
         );
         labels.push(label);
     }
