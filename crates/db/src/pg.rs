@@ -7,9 +7,9 @@
 //! one else can connect. Every cluster started is registered, so a second Ctrl-C (which exits
 //! at once) still stops and removes it through [`stop_all`].
 
-use crate::tpcb::{self, Tx};
-use crate::{Backend, TxError};
-use postgres::{Client, NoTls, SimpleQueryMessage};
+use crate::tpcb;
+use crate::Backend;
+use postgres::{Client, NoTls};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -282,8 +282,31 @@ pub struct Postgres {
 }
 
 fn connect(url: &str) -> anyhow::Result<Client> {
-    Client::connect(url, NoTls)
-        .map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL ({}): {e}", redact(url)))
+    Client::connect(url, NoTls).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot connect to PostgreSQL ({}): {}",
+            redact(url),
+            describe(&e)
+        )
+    })
+}
+
+/// A client error in full: the server's severity and message (the error's own text is only
+/// "db error"), or the chain of causes ("invalid configuration: password missing").
+pub fn describe(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text = format!("{text}: {c}");
+        cause = c.source();
+    }
+    if text.ends_with("password missing") {
+        text.push_str(" (the server asks for one: put password=... in the URL)");
+    }
+    text
 }
 
 /// A URL or connection string without its password.
@@ -387,14 +410,6 @@ fn init(cl: &mut Client, scale: u32) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn pg_error(e: postgres::Error) -> TxError {
-    let code = e.code().map(|c| c.code().to_string());
-    TxError {
-        retryable: matches!(code.as_deref(), Some("40001") | Some("40P01")),
-        message: e.to_string(),
-    }
-}
-
 impl Backend for Postgres {
     fn name(&self) -> &'static str {
         "postgres"
@@ -412,9 +427,9 @@ impl Backend for Postgres {
         clients: u32,
         scale: u32,
         size: crate::run::Size,
-        stop: &std::sync::atomic::AtomicBool,
+        stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     ) -> anyhow::Result<crate::run::Measured> {
-        event_loop(&self.url, clients, scale, size, stop)
+        crate::pgloop::run(&self.url, clients, scale, size, stop)
     }
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
         let mut c = connect(&self.url).ok()?;
@@ -448,161 +463,5 @@ impl Backend for Postgres {
             rows: r.get(3),
             deltas: r.get(4),
         })
-    }
-}
-
-/// The clients spread over `min(clients, cores)` threads, as pgbench's `-j` spreads them; each
-/// thread a single-threaded tokio runtime that drives its clients' connections, so a response
-/// wakes one thread that serves whichever of its clients are ready. One thread per client
-/// spent ~1.5x pgbench's CPU per transaction in wake-ups on a machine with few cores; one
-/// thread for all clients ran at 0.75x pgbench's tps at 4 clients, where pgbench at its best
-/// `-j` used both cores.
-fn event_loop(
-    url: &str,
-    clients: u32,
-    scale: u32,
-    size: crate::run::Size,
-    stop: &std::sync::atomic::AtomicBool,
-) -> anyhow::Result<crate::run::Measured> {
-    use crate::run::Measured;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-    let threads = clients.clamp(1, cores.max(1));
-    let ready = std::sync::Barrier::new(threads as usize);
-    let start = std::sync::OnceLock::new();
-    let results: Vec<anyhow::Result<Measured>> = std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let ids: Vec<u32> = (t..clients).step_by(threads as usize).collect();
-                let (ready, start) = (&ready, &start);
-                sc.spawn(move || one_thread(url, &ids, scale, size, stop, ready, start))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a client thread panicked")))
-            })
-            .collect()
-    });
-    let mut total = Measured::new();
-    for r in results {
-        total.merge(r?);
-    }
-    total.elapsed = start
-        .get()
-        .map_or(std::time::Duration::ZERO, |s: &std::time::Instant| {
-            s.elapsed()
-        });
-    Ok(total)
-}
-
-/// One client thread: connects its clients, waits for every thread to be connected, then runs
-/// them until the run's size is reached. A thread that cannot connect still reaches the
-/// barrier (with no clients), so the others are not left waiting for it.
-fn one_thread(
-    url: &str,
-    ids: &[u32],
-    scale: u32,
-    size: crate::run::Size,
-    stop: &std::sync::atomic::AtomicBool,
-    ready: &std::sync::Barrier,
-    start: &std::sync::OnceLock<std::time::Instant>,
-) -> anyhow::Result<crate::run::Measured> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async {
-        let mut conns = Vec::new();
-        let mut failed = None;
-        for _ in ids {
-            match tokio_postgres::connect(url, NoTls).await {
-                Ok((c, conn)) => {
-                    tokio::spawn(conn);
-                    conns.push(c);
-                }
-                Err(e) => {
-                    failed = Some(anyhow::anyhow!(
-                        "cannot connect to PostgreSQL ({}): {e}",
-                        redact(url)
-                    ));
-                    break;
-                }
-            }
-        }
-        ready.wait();
-        let start = *start.get_or_init(std::time::Instant::now);
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        let tasks = conns
-            .into_iter()
-            .zip(ids)
-            .map(|(c, &i)| run_client(c, i, scale, size, start, stop));
-        let mut total = crate::run::Measured::new();
-        for m in futures_util::future::join_all(tasks).await {
-            total.merge(m);
-        }
-        Ok(total)
-    })
-}
-
-/// One client's loop: random transactions, retried where PostgreSQL says a retry may succeed.
-async fn run_client(
-    c: tokio_postgres::Client,
-    i: u32,
-    scale: u32,
-    size: crate::run::Size,
-    start: std::time::Instant,
-    stop: &std::sync::atomic::AtomicBool,
-) -> crate::run::Measured {
-    use crate::run::{Measured, MAX_TRIES};
-    use rand::SeedableRng;
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(0x7bcb_0000 + i as u64);
-    let mut m = Measured::new();
-    while !m.finished(size, start, stop) {
-        let tx = Tx::random(scale, &mut rng);
-        let t0 = std::time::Instant::now();
-        let mut tries = 0;
-        let r = loop {
-            tries += 1;
-            match async_transaction(&c, &tx).await {
-                Err(e) if e.retryable && tries < MAX_TRIES => m.retried += 1,
-                r => break r.map(|_| ()),
-            }
-        };
-        if !m.outcome(i as u64, r, t0, start) {
-            break;
-        }
-    }
-    m
-}
-
-/// pgbench's simple protocol: each statement its own round trip, values inlined; only the
-/// SELECT's row is read.
-async fn async_transaction(c: &tokio_postgres::Client, t: &Tx) -> Result<i64, TxError> {
-    let [upd_a, sel, upd_t, upd_b, ins] = t.statements();
-    let r = async {
-        c.batch_execute("BEGIN").await?;
-        c.batch_execute(&upd_a).await?;
-        let mut bal = 0;
-        for m in c.simple_query(&sel).await? {
-            if let SimpleQueryMessage::Row(r) = m {
-                bal = r.get(0).and_then(|v| v.parse().ok()).unwrap_or(0);
-            }
-        }
-        c.batch_execute(&upd_t).await?;
-        c.batch_execute(&upd_b).await?;
-        c.batch_execute(&ins).await?;
-        c.batch_execute("END").await?;
-        Ok(bal)
-    }
-    .await;
-    match r {
-        Ok(b) => Ok(b),
-        Err(e) => {
-            let _ = c.batch_execute("ROLLBACK").await;
-            Err(pg_error(e))
-        }
     }
 }

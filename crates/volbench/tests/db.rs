@@ -402,3 +402,75 @@ fn volbench_and_pgbench_agree_on_the_same_cluster_on_tmpfs_and_on_disk() {
     r.unwrap();
     agree_on(open_dir().path(), DISK_TOLERANCE);
 }
+
+/// `volbench db` on a server that asks for a password: the measured clients log in by MD5 and
+/// by SCRAM-SHA-256 (they speak the protocol themselves, see crates/db/src/wire.rs) and every
+/// transaction they report is in the history; a wrong or missing password and a statement the
+/// server refuses end the run with the server's own words.
+#[test]
+fn password_logins_by_md5_and_scram_run_and_refusals_are_said_in_the_servers_words() {
+    if !have_postgres() {
+        return;
+    }
+    require_root!();
+    let dir = open_dir();
+    let c = db::pg::Cluster::start(dir.path()).unwrap();
+    volbench_pg(&c, 1, 1);
+    psql(
+        &c,
+        "SET password_encryption='md5'; CREATE ROLE vb_md5 LOGIN PASSWORD 'pw-md5'; \
+         SET password_encryption='scram-sha-256'; CREATE ROLE vb_scram LOGIN PASSWORD 'pw-scram'; \
+         CREATE ROLE vb_ro LOGIN PASSWORD 'pw-ro'; \
+         GRANT ALL ON ALL TABLES IN SCHEMA public TO vb_md5, vb_scram; \
+         GRANT SELECT ON ALL TABLES IN SCHEMA public TO vb_ro",
+    );
+    let hba = psql(&c, "SHOW hba_file");
+    let rules = std::fs::read_to_string(&hba).unwrap();
+    let ours =
+        "local all vb_md5 md5\nlocal all vb_scram scram-sha-256\nlocal all vb_ro scram-sha-256\n";
+    std::fs::write(&hba, format!("{ours}{rules}")).unwrap();
+    assert_eq!(psql(&c, "SELECT pg_reload_conf()"), "t");
+    let (host, port, _) = c.parts();
+    let url =
+        |user: &str, pw: &str| format!("host={host} port={port} user={user} dbname=postgres {pw}");
+    for (user, pw) in [
+        ("vb_md5", "password=pw-md5"),
+        ("vb_scram", "password=pw-scram"),
+    ] {
+        let before: u64 = psql(&c, "SELECT count(*) FROM pgbench_history")
+            .parse()
+            .unwrap();
+        let r = db_json(&[
+            "--postgres-url",
+            &url(user, pw),
+            "-c",
+            "3",
+            "-t",
+            "20",
+            "--no-probe",
+        ]);
+        assert_eq!(u(&r, "/transactions"), 60, "{user}: {r}");
+        let after: u64 = psql(&c, "SELECT count(*) FROM pgbench_history")
+            .parse()
+            .unwrap();
+        assert_eq!(after - before, 60, "{user}: history rows");
+    }
+    let db = |u: &str, pw: &str| {
+        volbench()
+            .args(["db", "--postgres-url", &url(u, pw), "-c", "2", "-t", "5"])
+            .args(["--no-probe", "--no-store", "-q"])
+            .output()
+            .unwrap()
+    };
+    common::fails_saying(
+        &db("vb_scram", "password=wrong"),
+        1,
+        "password authentication failed for user \"vb_scram\"",
+    );
+    common::fails_saying(&db("vb_scram", ""), 1, "put password=... in the URL");
+    common::fails_saying(
+        &db("vb_ro", "password=pw-ro"),
+        1,
+        "ERROR: permission denied for table pgbench_accounts",
+    );
+}
