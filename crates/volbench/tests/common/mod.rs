@@ -292,6 +292,16 @@ impl Throttle {
         Some(Throttle { cg })
     }
 
+    /// A cap on writes only (reads run at the device's own speed).
+    pub fn writes(dev: &str, iops: u64) -> Option<Throttle> {
+        let dev = cloud::emulate::device_of(Path::new(dev)).ok()?.0;
+        let cg = cloud::emulate::Cgroup::create(dev)
+            .map_err(|e| eprintln!("no throttle: {e:#}"))
+            .ok()?;
+        cg.set(None, Some(iops), None, None).ok()?;
+        Some(Throttle { cg })
+    }
+
     /// One cgroup capping each of `devs` at the same limits (a striped target's members).
     pub fn several(devs: &[&str], iops: u64, bps: u64) -> Option<Throttle> {
         let (first, rest) = devs.split_first()?;
