@@ -9,6 +9,8 @@
 
 use crate::tpcb;
 use crate::Backend;
+// URL redaction lives with the wire code (pgloop needs it without importing this file).
+pub use crate::wire::redact;
 use postgres::{Client, NoTls};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -232,11 +234,18 @@ impl Drop for Cluster {
     }
 }
 
+/// The line of a tool's output that says what went wrong: the first "error:" or "FATAL:"
+/// line (initdb ends with "removing data directory ...", which says nothing of why), else
+/// the last line.
 fn last_line(b: &[u8]) -> String {
-    String::from_utf8_lossy(b)
+    let text = String::from_utf8_lossy(b);
+    let cause = text
         .lines()
-        .rfind(|l| !l.trim().is_empty())
+        .find(|l| l.contains("error:") || l.contains("FATAL:") || l.contains("PANIC:"));
+    cause
+        .or_else(|| text.lines().rfind(|l| !l.trim().is_empty()))
         .unwrap_or("")
+        .trim()
         .to_string()
 }
 
@@ -307,23 +316,6 @@ pub fn describe(e: &postgres::Error) -> String {
         text.push_str(" (the server asks for one: put password=... in the URL)");
     }
     text
-}
-
-/// A URL or connection string without its password.
-pub fn redact(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => match rest.split_once('@') {
-            Some((cred, host)) => {
-                format!("{scheme}://{}@{host}", cred.split(':').next().unwrap_or(""))
-            }
-            None => url.to_string(),
-        },
-        None => url
-            .split_whitespace()
-            .filter(|kv| !kv.starts_with("password="))
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
 }
 
 impl Postgres {

@@ -101,7 +101,7 @@ fn one_thread(
             Err(e) => {
                 failed = Some(anyhow::anyhow!(
                     "cannot connect to PostgreSQL ({}): {e}",
-                    crate::pg::redact(url)
+                    crate::wire::redact(url)
                 ));
                 break;
             }

@@ -296,3 +296,20 @@ fn wait_writable(fd: RawFd) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// A URL or connection string without its password.
+pub fn redact(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((cred, host)) => {
+                format!("{scheme}://{}@{host}", cred.split(':').next().unwrap_or(""))
+            }
+            None => url.to_string(),
+        },
+        None => url
+            .split_whitespace()
+            .filter(|kv| !kv.starts_with("password="))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}

@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command as Std, Stdio};
 use std::time::Duration;
@@ -231,8 +232,39 @@ fn a_throwaway_cluster_leaves_nothing_after_success_failure_and_ctrl_c() {
     let _ = Std::new("umount").arg(full.path()).status();
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("initdb") || err.contains("space"), "{err}");
+    // initdb's own cause, not its last line ("removing data directory ...").
+    assert!(
+        err.contains("initdb") && err.contains("No space left on device"),
+        "{err}"
+    );
     assert!(left.is_empty(), "{left:?}");
+
+    // Ctrl-C during initdb: the terminal's SIGINT reaches the whole process group, initdb
+    // too, and its failure is the stop's doing: exit 130, said as a stop, nothing left.
+    let mut c = Std::new(env!("CARGO_BIN_EXE_volbench"))
+        .args(["db", p, "--engine", "postgres", "--no-store", "--no-probe"])
+        .env("VOLBENCH_STORE", test_store())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !initdb_runs_in(d.path()) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "initdb never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: kill on the process group of a child we own.
+    unsafe { libc::kill(-(c.id() as i32), libc::SIGINT) };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut c.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(c.wait().unwrap().code(), Some(130), "{err}");
+    assert!(err.contains("stopped during set-up"), "{err}");
+    assert!(!err.contains("error:"), "{err}");
+    assert!(leftovers(d.path()).is_empty(), "{:?}", leftovers(d.path()));
 
     // Ctrl-C during the load (scale 20 takes seconds) and during the run.
     for (scale, wait) in [("20", 1500u64), ("1", 4000)] {
@@ -269,6 +301,15 @@ fn a_throwaway_cluster_leaves_nothing_after_success_failure_and_ctrl_c() {
             leftovers(d.path())
         );
     }
+}
+
+/// True while an initdb whose command line names `dir` runs.
+fn initdb_runs_in(dir: &Path) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd);
+        cmd.contains("initdb") && cmd.contains(&*dir.to_string_lossy())
+    })
 }
 
 /// Runs pgbench on the cluster; returns its tps and transactions processed.

@@ -81,13 +81,20 @@ pub fn main(a: DbArgs) -> Result<ExitCode> {
     let mut recorder = Recorder::new(&a.store, out.quiet);
     let show = !out.quiet && std::io::stderr().is_terminal();
     let mut spinner: Option<Live> = None;
-    let rep = db::run(&o, super::stop_flag(), &mut |target, phase| {
+    let stop = super::stop_flag();
+    let rep = db::run(&o, stop.clone(), &mut |target, phase| {
         spinner = None;
         if show {
             spinner = Some(Live::start(target, phase));
         }
     });
     drop(spinner);
+    // A Ctrl-C during set-up also reaches initdb, pg_ctl or the load (one process group):
+    // their failure is the stop's doing, not an error to report as one.
+    if rep.is_err() && stop.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("stopped during set-up: nothing was measured");
+        return Ok(ExitCode::from(130));
+    }
     let rep = rep?;
     let doc = Document::Db(Box::new(rep));
     recorder.record(&doc);
