@@ -292,30 +292,21 @@ pub struct Postgres {
 
 fn connect(url: &str) -> anyhow::Result<Client> {
     Client::connect(url, NoTls).map_err(|e| {
-        anyhow::anyhow!(
-            "cannot connect to PostgreSQL ({}): {}",
-            redact(url),
-            describe(&e)
-        )
+        // The error's own text is only "db error" or "invalid configuration": the cause
+        // (the server's FATAL line, "password missing") is its source, which the CLI's
+        // one-line printer follows.
+        let no_password = std::error::Error::source(&e)
+            .is_some_and(|c| c.to_string().contains("password missing"));
+        let hint = if no_password {
+            " (the server asks for a password: put password=... in the URL)"
+        } else {
+            ""
+        };
+        anyhow::Error::new(e).context(format!(
+            "cannot connect to PostgreSQL ({}){hint}",
+            redact(url)
+        ))
     })
-}
-
-/// A client error in full: the server's severity and message (the error's own text is only
-/// "db error"), or the chain of causes ("invalid configuration: password missing").
-pub fn describe(e: &postgres::Error) -> String {
-    if let Some(db) = e.as_db_error() {
-        return format!("{}: {}", db.severity(), db.message());
-    }
-    let mut text = e.to_string();
-    let mut cause = std::error::Error::source(e);
-    while let Some(c) = cause {
-        text = format!("{text}: {c}");
-        cause = c.source();
-    }
-    if text.ends_with("password missing") {
-        text.push_str(" (the server asks for one: put password=... in the URL)");
-    }
-    text
 }
 
 impl Postgres {
