@@ -39,9 +39,11 @@ impl<T: Read + Write> ReadWrite for T {}
 /// One open connection, idle in the simple-query protocol after [`Conn::open`].
 pub struct Conn {
     sock: Sock,
-    fd: RawFd,
     inbuf: BytesMut,
     out: BytesMut,
+    /// What one read takes in, before it is appended to `inbuf`: kept, so a read does not
+    /// zero 8 KiB first.
+    scratch: Box<[u8; 8192]>,
 }
 
 /// An error's text, for the one-line messages start-up failures become.
@@ -124,15 +126,11 @@ impl Conn {
     }
 
     fn start(sock: Sock, config: &Config) -> Result<Conn, String> {
-        let fd = match &sock {
-            Sock::Tcp(s) => s.as_raw_fd(),
-            Sock::Unix(s) => s.as_raw_fd(),
-        };
         let mut c = Conn {
             sock,
-            fd,
             inbuf: BytesMut::with_capacity(4096),
             out: BytesMut::with_capacity(256),
+            scratch: Box::new([0; 8192]),
         };
         let user = config.get_user().ok_or("the URL names no user")?;
         let mut params = vec![("user", user), ("client_encoding", "UTF8")];
@@ -157,7 +155,10 @@ impl Conn {
 
     /// The descriptor to poll for responses.
     pub fn fd(&self) -> RawFd {
-        self.fd
+        match &self.sock {
+            Sock::Tcp(s) => s.as_raw_fd(),
+            Sock::Unix(s) => s.as_raw_fd(),
+        }
     }
 
     fn flush_blocking(&mut self) -> io::Result<()> {
@@ -171,7 +172,7 @@ impl Conn {
             if let Some(m) = Message::parse(&mut self.inbuf).map_err(err)? {
                 return Ok(m);
             }
-            if !self.fill().map_err(err)? {
+            if !self.receive().map_err(err)? {
                 return Err("the server closed the connection during start-up".into());
             }
         }
@@ -243,19 +244,12 @@ impl Conn {
         }
     }
 
-    /// Reads what the socket has; false at end of stream. Responses are a few dozen bytes:
-    /// copying them out of a stack buffer is cheaper than keeping spare room initialised.
-    fn fill(&mut self) -> io::Result<bool> {
-        let mut chunk = [0u8; 8192];
-        let n = self.sock.stream().read(&mut chunk)?;
-        self.inbuf.extend_from_slice(&chunk[..n]);
-        Ok(n > 0)
-    }
-
-    /// Reads what has arrived (the socket is non-blocking once open): Ok(false) at end of
-    /// stream, WouldBlock when nothing was there.
+    /// Reads what has arrived: Ok(false) at end of stream; once open (non-blocking),
+    /// WouldBlock when nothing was there. Responses are a few dozen bytes, copied on.
     pub fn receive(&mut self) -> io::Result<bool> {
-        self.fill()
+        let n = self.sock.stream().read(&mut self.scratch[..])?;
+        self.inbuf.extend_from_slice(&self.scratch[..n]);
+        Ok(n > 0)
     }
 
     /// The next whole message received so far.
@@ -271,7 +265,7 @@ impl Conn {
         while done < self.out.len() {
             match self.sock.stream().write(&self.out[done..]) {
                 Ok(n) => done += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(self.fd)?,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(self.fd())?,
                 Err(e) => return Err(e),
             }
         }
