@@ -189,16 +189,30 @@ impl Store {
             path: path.display().to_string(),
             source,
         };
+        let new = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
         let conn = Connection::open(path).map_err(err)?;
-        // Pages a sweep frees as its report is rewritten after each point go back to the
-        // file system (a no-op on stores made before this, which keep their size).
-        conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")
+        // Another volbench holding the store waits us out (up to 5 s), from the first lock on.
+        conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(err)?;
+        // Exclusive locking before WAL keeps the WAL index in memory instead of a mapped
+        // `-shm` file: a full file system then fails a write with SQLITE_FULL (the store is
+        // lost, not the run) rather than a mapping that cannot grow, and a full disk still
+        // lets `history` read. It must come before anything reads the file, which would map
+        // the index of a store already in WAL mode. The lock lasts as long as the
+        // connection, so writers open the store only while they write (volbench's Recorder).
+        conn.pragma_update(None, "locking_mode", "EXCLUSIVE")
+            .map_err(err)?;
+        // Pages a sweep frees as its report is rewritten after each point go back to the
+        // file system. Only a new store can take it (older ones keep their size), and asked
+        // of an existing one it writes, which a full disk refuses even to a reader.
+        if new {
+            conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")
+                .map_err(err)?;
+        }
+        // After auto_vacuum: switching to WAL writes the header, which fixes that setting.
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(err)?;
         conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(err)?;
         conn.execute_batch(SCHEMA).map_err(err)?;
         // Stores made before the `what` column get it (empty for their old rows).

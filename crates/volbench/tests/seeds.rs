@@ -660,38 +660,6 @@ fn seed_001_four_volumes_checked_in_one_table() {
     assert_eq!(v["checks"].as_array().unwrap().len(), 4, "{v}");
 }
 
-/// An ext4 file system on a fresh zram device, mounted for the test (as the write-up made
-/// one on its volume), unmounted when dropped.
-struct Ext4 {
-    dir: tempfile::TempDir,
-    zram: Zram,
-}
-
-impl Ext4 {
-    fn new(size: &str) -> Ext4 {
-        Ext4::mounted(size, "defaults")
-    }
-
-    /// With mount options (`data=writeback`: no file data written by the journal's thread,
-    /// outside any cgroup's cap).
-    fn mounted(size: &str, options: &str) -> Ext4 {
-        let zram = Zram::new(size);
-        let ok = |c: &mut Std| assert!(c.status().unwrap().success(), "{c:?}");
-        ok(Std::new("mkfs.ext4").args(["-q", "-F", zram.p()]));
-        let dir = tmpdir();
-        ok(Std::new("mount")
-            .args(["-o", options, zram.p()])
-            .arg(dir.path()));
-        Ext4 { dir, zram }
-    }
-}
-
-impl Drop for Ext4 {
-    fn drop(&mut self) {
-        let _ = Std::new("umount").arg(self.dir.path()).status();
-    }
-}
-
 fn median_of(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]

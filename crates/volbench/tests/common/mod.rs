@@ -192,6 +192,37 @@ impl Drop for Zram {
     }
 }
 
+/// An ext4 file system on a fresh zram device, mounted for the test, unmounted when dropped.
+pub struct Ext4 {
+    pub dir: tempfile::TempDir,
+    pub zram: Zram,
+}
+
+impl Ext4 {
+    pub fn new(size: &str) -> Ext4 {
+        Ext4::mounted(size, "defaults")
+    }
+
+    /// With mount options (`data=writeback`: no file data written by the journal's thread,
+    /// outside any cgroup's cap).
+    pub fn mounted(size: &str, options: &str) -> Ext4 {
+        let zram = Zram::new(size);
+        let ok = |c: &mut Std| assert!(c.status().unwrap().success(), "{c:?}");
+        ok(Std::new("mkfs.ext4").args(["-q", "-F", zram.p()]));
+        let dir = tmpdir();
+        ok(Std::new("mount")
+            .args(["-o", options, zram.p()])
+            .arg(dir.path()));
+        Ext4 { dir, zram }
+    }
+}
+
+impl Drop for Ext4 {
+    fn drop(&mut self) {
+        let _ = Std::new("umount").arg(self.dir.path()).status();
+    }
+}
+
 /// A loop device over a temporary file, detached when dropped.
 pub struct Loop {
     pub path: PathBuf,
