@@ -54,6 +54,8 @@ pub struct Cgroup {
     /// The limits last written: rewriting a throttle restarts the kernel's accounting slice,
     /// so unchanged limits are not written again.
     last: std::cell::Cell<Option<[Option<u64>; 4]>>,
+    /// The record a killed volbench leaves for the next one to remove the cgroup by.
+    _held: leftovers::Hold,
 }
 
 /// The whole disk a path lives on: the device itself for a block device, else the device of
@@ -130,6 +132,7 @@ impl Cgroup {
                 // Children get the io controller only when the parent passes it down.
                 let _ = fs::write(base.join("cgroup.subtree_control"), "+io");
                 let dir = base.join(&name);
+                let held = leftovers::hold(leftovers::Kind::Cgroup, &dir);
                 fs::create_dir(&dir)
                     .with_context(|| format!("cannot create cgroup {}", dir.display()))?;
                 return Ok(Cgroup {
@@ -138,6 +141,7 @@ impl Cgroup {
                     dev,
                     parent: base,
                     last: Default::default(),
+                    _held: held,
                 });
             }
         }
@@ -147,6 +151,7 @@ impl Cgroup {
         {
             let base = Path::new(root).join(own_path(false));
             let dir = base.join(&name);
+            let held = leftovers::hold(leftovers::Kind::Cgroup, &dir);
             fs::create_dir(&dir).with_context(|| {
                 format!(
                     "cannot create cgroup {} (emulate needs root)",
@@ -159,6 +164,7 @@ impl Cgroup {
                 dev,
                 parent: base,
                 last: Default::default(),
+                _held: held,
             });
         }
         bail!("no cgroup I/O throttle here: neither cgroup v2 with the io controller nor cgroup v1 blkio is mounted (enable CONFIG_BLK_DEV_THROTTLING and mount one)")

@@ -69,7 +69,8 @@ impl Default for Options {
 const PLATEAU_GAIN: f64 = 1.05;
 
 /// The probe's file in a directory target; removed when the probe ends, however it ends.
-struct ProbeFile(Option<PathBuf>);
+/// The hold is the record a killed volbench leaves for the next one to remove the file by.
+struct ProbeFile(Option<PathBuf>, #[allow(dead_code)] Option<leftovers::Hold>);
 impl Drop for ProbeFile {
     fn drop(&mut self) {
         if let Some(p) = &self.0 {
@@ -157,12 +158,15 @@ fn target(o: &Options) -> anyhow::Result<(PathBuf, ProbeFile)> {
     let md =
         std::fs::metadata(&o.target).map_err(|e| anyhow::anyhow!("{}: {e}", o.target.display()))?;
     if !md.is_dir() {
-        return Ok((o.target.clone(), ProbeFile(None)));
+        return Ok((o.target.clone(), ProbeFile(None, None)));
     }
     let f = o
         .target
         .join(format!(".volbench-infer-{}.dat", std::process::id()));
-    let guard = ProbeFile(Some(f.clone()));
+    let guard = ProbeFile(
+        Some(f.clone()),
+        Some(leftovers::hold(leftovers::Kind::Path, &f)),
+    );
     let mut spec = base_spec(o, &f, 4096, 1);
     spec.number_ios = Some(1);
     spec.time_based = false;

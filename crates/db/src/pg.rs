@@ -122,6 +122,9 @@ pub struct Cluster {
     pg_ctl: PathBuf,
     user: Option<String>,
     port: u16,
+    /// Written down before each is made, so a SIGKILL's leftovers are reclaimed by the next
+    /// volbench (the server first); dropped after `drop` has undone them.
+    _held: Vec<leftovers::Hold>,
 }
 
 impl Cluster {
@@ -131,6 +134,12 @@ impl Cluster {
         let user = is_root().then(|| "postgres".to_string());
         let root = dir.join(format!(".volbench-pg-{}", std::process::id()));
         let sock = PathBuf::from(format!("/tmp/.volbench-pg-{}", std::process::id()));
+        use leftovers::Kind;
+        let held = vec![
+            leftovers::hold(Kind::Postgres, &root.join("data")),
+            leftovers::hold(Kind::Path, &root),
+            leftovers::hold(Kind::Path, &sock),
+        ];
         std::fs::create_dir(&root).map_err(|e| {
             anyhow::anyhow!(
                 "cannot create {}: {e}: choose a writable directory",
@@ -144,6 +153,7 @@ impl Cluster {
             pg_ctl: bin.join("pg_ctl"),
             user,
             port: 5432,
+            _held: held,
         };
         let _ = std::fs::remove_dir_all(&c.sock);
         std::fs::create_dir(&c.sock)?;

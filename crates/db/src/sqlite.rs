@@ -19,6 +19,8 @@ pub struct Sqlite {
     path: PathBuf,
     synchronous: String,
     writer: Arc<Mutex<()>>,
+    /// Written down for the next volbench to remove should this one be killed.
+    _held: leftovers::Hold,
 }
 
 impl Drop for Sqlite {
@@ -48,6 +50,7 @@ impl Sqlite {
             );
         }
         let s = Sqlite {
+            _held: leftovers::hold(leftovers::Kind::Path, &path),
             path,
             synchronous: synchronous.to_string(),
             writer: Arc::new(Mutex::new(())),

@@ -122,6 +122,8 @@ struct Target {
     path: PathBuf,
     /// A file this suite created (removed when the suite ends, however it ends).
     created: Option<PathBuf>,
+    /// The record a killed volbench leaves for the next one to remove `created` by.
+    _held: Option<leftovers::Hold>,
     is_device: bool,
     direct_ok: bool,
 }
@@ -266,11 +268,13 @@ fn prepare(given: &Path, o: &Options) -> anyhow::Result<Target> {
         given: given.display().to_string(),
         path: given.to_path_buf(),
         created: None,
+        _held: None,
         is_device: meta.file_type().is_block_device(),
         direct_ok: false,
     };
     if meta.is_dir() {
         let path = given.join(format!(".volbench-fsync-{}.dat", std::process::id()));
+        t._held = Some(leftovers::hold(leftovers::Kind::Path, &path));
         t.created = Some(path.clone());
         layout(&path, o.size)?;
         t.path = path;

@@ -96,6 +96,20 @@ pub enum Cmd {
     /// included (cgroup v2 io.max, else v1 blkio; needs root).
     #[command(after_help = EMULATE_EXAMPLES)]
     Emulate(EmulateArgs),
+    /// Stop and remove what a killed volbench left: a throwaway PostgreSQL server and its
+    /// directories, scratch files, an emulate cgroup. Every command does this for the
+    /// leftovers volbench wrote down; clean also looks in the DIRs given, by name.
+    #[command(
+        after_help = "Examples:\n  volbench clean                 # what killed runs wrote down\n  volbench clean /mnt/nvme /data  # and volbench's files found there by name"
+    )]
+    Clean(CleanArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CleanArgs {
+    /// Directories to look in for `.volbench-*-PID` files and directories of dead PIDs
+    /// (what `db`, `fsync` and `infer` make in the directory under test).
+    pub dirs: Vec<PathBuf>,
 }
 
 const CLOUD_EXAMPLES: &str = "\

@@ -28,6 +28,7 @@ fn dispatch() -> ExitCode {
         if let Err(e) = scale::init("run") {
             return finish(Err(e));
         }
+        cmd::clean::at_start();
         return finish(cmd::run::main_fio_cli(&args[2..]));
     }
     // `volbench help --help` asks for help about help: the top-level help answers it.
@@ -52,6 +53,9 @@ fn dispatch() -> ExitCode {
     if let Err(e) = scale::init(&sub) {
         return finish(Err(e));
     }
+    if !matches!(cli.cmd, cli::Cmd::Clean(_)) {
+        cmd::clean::at_start();
+    }
     match &mut cli.cmd {
         cli::Cmd::Run(a) => a.fio = fio,
         cli::Cmd::Sweep(a) => a.run.fio = fio,
@@ -75,6 +79,7 @@ fn dispatch() -> ExitCode {
         cli::Cmd::Cloud(c) => cmd::cloud::main(c),
         cli::Cmd::Infer(a) => cmd::infer::main(a),
         cli::Cmd::Emulate(a) => cmd::emulate::main(a),
+        cli::Cmd::Clean(a) => cmd::clean::main(a),
     })
 }
 

@@ -136,3 +136,251 @@ fn a_store_on_a_full_ext4_costs_the_store_only() {
     let fs = Ext4::new("32M");
     a_full_store_costs_the_store_only(fs.dir.path());
 }
+
+/// A volbench started with its own registry (beside its own store), so no other test's
+/// volbench reclaims what this one's kill left before the test looks.
+struct Isolated {
+    store_dir: tempfile::TempDir,
+}
+
+impl Isolated {
+    fn new() -> Isolated {
+        Isolated {
+            store_dir: tmpdir(),
+        }
+    }
+    fn cmd(&self, args: &[&str]) -> Std {
+        let mut c = Std::new(env!("CARGO_BIN_EXE_volbench"));
+        c.args(args)
+            .env("VOLBENCH_STORE", self.store_dir.path().join("results.db"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        c
+    }
+    /// Starts `args`, waits until `ready` holds (60 s at most), then SIGKILLs it; the pid.
+    fn kill_when(&self, args: &[&str], mut ready: impl FnMut(u32) -> bool) -> u32 {
+        let mut child = self.cmd(args).spawn().unwrap();
+        let pid = child.id();
+        let t = std::time::Instant::now();
+        while !ready(pid) {
+            assert!(
+                t.elapsed().as_secs() < 60 && child.try_wait().unwrap().is_none(),
+                "{args:?} ended or never got ready"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        pid
+    }
+    /// The next volbench to start: what it said on stderr.
+    fn next_start(&self) -> String {
+        let o = self.cmd(&["history"]).output().unwrap();
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    }
+    fn records(&self) -> usize {
+        std::fs::read_dir(self.store_dir.path().join("running")).map_or(0, |r| r.count())
+    }
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn postgres_running_in(dir: &Path) -> bool {
+    let ps = Std::new("ps").args(["-eo", "args"]).output().unwrap();
+    String::from_utf8_lossy(&ps.stdout)
+        .lines()
+        .any(|l| l.contains(&dir.display().to_string()) && l.contains("postgres"))
+}
+
+/// When to kill: a test of the pid's leftovers.
+type Ready<'a> = Box<dyn Fn(u32) -> bool + 'a>;
+
+/// A throwaway PostgreSQL killed with its volbench during initdb, just after the server
+/// started, and while it is measured: the next volbench to start stops the server and
+/// removes its data and socket directories, and says so.
+#[test]
+fn a_killed_db_run_leaves_a_server_the_next_start_stops_and_removes() {
+    require_root!();
+    if db::pg::bindir().is_err() {
+        return cannot_run("needs PostgreSQL's server (apt-get install postgresql)");
+    }
+    let d = tmpdir();
+    std::fs::set_permissions(
+        d.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let dir = d.path().to_str().unwrap();
+    let root = |pid: u32| d.path().join(format!(".volbench-pg-{pid}"));
+    let moments: [(&str, Ready); 3] = [
+        ("initdb", Box::new(|p| root(p).join("data").is_dir())),
+        (
+            "server up",
+            Box::new(|p| root(p).join("data/postmaster.pid").is_file()),
+        ),
+        (
+            "measuring",
+            Box::new(|p| {
+                root(p).join("data/postmaster.pid").is_file() && postgres_running_in(&root(p)) && {
+                    std::thread::sleep(std::time::Duration::from_secs(2));
+                    true
+                }
+            }),
+        ),
+    ];
+    for (moment, ready) in moments {
+        let vb = Isolated::new();
+        let args = [
+            "db",
+            dir,
+            "--engine",
+            "postgres",
+            "--time",
+            "60s",
+            "--no-probe",
+        ];
+        let pid = vb.kill_when(&args, ready);
+        assert!(root(pid).exists(), "{moment}: nothing was left to reclaim");
+        let said = vb.next_start();
+        assert!(
+            said.contains(&format!("removed what a killed volbench (pid {pid}) left"))
+                && said.contains(&root(pid).display().to_string()),
+            "{moment}: {said}"
+        );
+        assert_eq!(said.lines().count(), 1, "{said}");
+        assert!(
+            entries(d.path()).is_empty(),
+            "{moment}: {:?}",
+            entries(d.path())
+        );
+        assert!(
+            !postgres_running_in(&root(pid)),
+            "{moment}: the server still runs"
+        );
+        assert!(!Path::new(&format!("/tmp/.volbench-pg-{pid}")).exists());
+        assert_eq!(vb.records(), 0, "{moment}: its record was kept");
+        // Said once: the start after that has nothing to say.
+        assert_eq!(vb.next_start(), "", "{moment}");
+    }
+}
+
+/// SQLite's database files and an emulate cgroup (with the command still inside it) after
+/// a SIGKILL: `volbench clean` removes them and says what it removed.
+#[test]
+fn a_killed_sqlite_run_and_emulate_leave_files_and_a_cgroup_clean_removes() {
+    require_root!();
+    let d = tmpdir();
+    let dir = d.path().to_str().unwrap();
+    let vb = Isolated::new();
+    let db = |pid: u32| d.path().join(format!(".volbench-db-{pid}.sqlite"));
+    let pid = vb.kill_when(&["db", dir, "--time", "60s", "--no-probe"], |p| {
+        db(p).exists()
+    });
+    assert!(db(pid).exists());
+    let z = Zram::new("64M");
+    let cgroup_of = |p: u32| {
+        std::fs::read_to_string(format!("/proc/{p}/cgroup"))
+            .unwrap_or_default()
+            .contains("volbench-emulate-")
+    };
+    let mut sleeper = None;
+    // Its own registry: emulate's start would otherwise reclaim the database first.
+    let vb2 = Isolated::new();
+    let epid = vb2.kill_when(
+        &[
+            "emulate",
+            "--device",
+            z.p(),
+            "--iops",
+            "1000",
+            "--",
+            "sleep",
+            "60",
+        ],
+        |p| {
+            let kids =
+                std::fs::read_to_string(format!("/proc/{p}/task/{p}/children")).unwrap_or_default();
+            let kid = kids.split_whitespace().next().and_then(|k| k.parse().ok());
+            sleeper = kid;
+            kid.is_some_and(cgroup_of)
+        },
+    );
+    // Either clean may take the cgroup: the first finds it by name too.
+    let mut out = String::new();
+    for v in [&vb2, &vb] {
+        let o = v
+            .cmd(&["clean"])
+            .stdout(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        out += &String::from_utf8_lossy(&o.stdout);
+    }
+    assert!(
+        out.contains(&format!("(pid {pid})")) && out.contains(".sqlite"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("(pid {epid})")) && out.contains(&format!("volbench-emulate-{epid}")),
+        "{out}"
+    );
+    assert!(entries(d.path()).is_empty(), "{:?}", entries(d.path()));
+    let kid: u32 = sleeper.unwrap();
+    assert!(
+        !cgroup_of(kid),
+        "the command is still in the removed cgroup"
+    );
+    unsafe { libc::kill(kid as i32, libc::SIGKILL) };
+    let o = vb
+        .cmd(&["clean"])
+        .stdout(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("nothing to clean"));
+}
+
+/// `volbench clean DIR` finds volbench's own files of dead pids by name (made before records
+/// existed, or whose record was lost) and leaves everything else, a live volbench's included.
+#[test]
+fn clean_by_name_takes_only_volbenchs_files_of_dead_pids() {
+    let d = tmpdir();
+    let vb = Isolated::new();
+    // A pid above the kernel's pid_max: no process has it.
+    let dead = d.path().join(".volbench-fsync-4999999.dat");
+    let keep = [
+        d.path().join("volbench-fsync-4999999.dat"),
+        d.path().join(".volbench-fsync-4999999x.dat"),
+        d.path().join("results.db"),
+    ];
+    std::fs::write(&dead, b"x").unwrap();
+    for k in &keep {
+        std::fs::write(k, b"x").unwrap();
+    }
+    let mut live = vb
+        .cmd(&["durability", "serve", "--listen", "127.0.0.1:0"])
+        .spawn()
+        .unwrap();
+    let live_file = d.path().join(format!(".volbench-fsync-{}.dat", live.id()));
+    std::fs::write(&live_file, b"x").unwrap();
+    let o = vb
+        .cmd(&["clean", d.path().to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let _ = live.kill();
+    let _ = live.wait();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("(pid 4999999)"), "{out}");
+    assert!(!dead.exists());
+    assert!(live_file.exists(), "a running volbench's file was removed");
+    for k in &keep {
+        assert!(k.exists(), "{} was removed", k.display());
+    }
+}

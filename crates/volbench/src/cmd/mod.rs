@@ -1,5 +1,6 @@
 //! Subcommands: each builds workloads, calls the runner, hands reports to exporters.
 
+pub mod clean;
 pub mod cloud;
 pub mod compare;
 pub mod db;
