@@ -217,14 +217,17 @@ fn apply(
             let Some(id) = file_id(t, file, now)? else {
                 return Ok(unknown(file));
             };
-            heard(writers, file, peer, now);
             let n = t.execute(
                 "UPDATE blocks SET acked_seq = intent_seq, acked_sum = intent_sum, acked_ms = ?4,
                  intent_seq = NULL, intent_sum = NULL, intent_ms = NULL
                  WHERE file = ?1 AND block = ?2 AND intent_seq = ?3",
                 params![id, *block as i64, *seq as i64, now],
             )?;
+            // Only an accepted ack is the writer's voice: a refused one (found by fuzzing)
+            // made its sender the file's writer, and the real writer's next create was
+            // refused, or its Release freed the file under the real writer.
             Ok(if n == 1 {
+                heard(writers, file, peer, now);
                 Reply::Ok
             } else {
                 error(format!(

@@ -276,7 +276,8 @@ const KNOWN_UNSUPPORTED: &[&str] = &[
     "io_limit",
 ];
 
-const SUPPORTED: &[&str] = &[
+/// Every option this layer applies (fuzzing draws its keys from here).
+pub const SUPPORTED: &[&str] = &[
     "name",
     "thinktime",
     "thinktime_spin",
@@ -434,6 +435,10 @@ fn need<'a>(key: &str, v: Option<&'a str>, example: &'static str) -> Result<&'a 
     })
 }
 
+fn log_prefix(v: Option<&str>, job: &str) -> String {
+    v.filter(|s| !s.is_empty()).unwrap_or(job).to_string()
+}
+
 fn flag(key: &str, v: Option<&str>) -> Result<bool, OptError> {
     match v {
         None => Ok(true),
@@ -579,12 +584,13 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         "allow_file_create" => j.allow_file_create = flag(key, v)?,
         // fio syncs each file as it closes it, after the job's last I/O: end_fsync's moment.
         "fsync_on_close" => j.end_fsync = flag(key, v)?,
-        // fio names a log after the job when the prefix is left out (`write_bw_log` alone).
-        "write_bw_log" => j.logs.bw = Some(v.unwrap_or(&j.name).to_string()),
-        "write_iops_log" => j.logs.iops = Some(v.unwrap_or(&j.name).to_string()),
-        "write_lat_log" => j.logs.lat = Some(v.unwrap_or(&j.name).to_string()),
+        // fio names a log after the job when the prefix is left out (`write_bw_log` alone,
+        // or `write_bw_log=` with nothing after it: an empty prefix would name no file).
+        "write_bw_log" => j.logs.bw = Some(log_prefix(v, &j.name)),
+        "write_iops_log" => j.logs.iops = Some(log_prefix(v, &j.name)),
+        "write_lat_log" => j.logs.lat = Some(log_prefix(v, &j.name)),
         "log_avg_msec" => j.logs.avg_msec = num(key, need(key, v, "1000")?)?,
-        "write_hist_log" => j.logs.hist = Some(v.unwrap_or(&j.name).to_string()),
+        "write_hist_log" => j.logs.hist = Some(log_prefix(v, &j.name)),
         "log_hist_msec" => j.logs.hist_msec = num(key, need(key, v, "1000")?)?,
         "log_hist_coarseness" => {
             let c: u8 = num(key, need(key, v, "0")?)?;

@@ -92,16 +92,24 @@ pub fn parse_duration(s: &str) -> Result<Duration, UnitError> {
         hint: "use a number with an optional unit (us, ms, s, m, h, d), e.g. 30s or 2m",
     };
     let (n, unit) = split_number(s.trim()).ok_or_else(err)?;
-    let secs = match unit.to_ascii_lowercase().as_str() {
-        "" | "s" | "sec" => n,
-        "us" | "usec" => n / 1e6,
-        "ms" | "msec" => n / 1e3,
-        "m" | "min" => n * 60.0,
-        "h" => n * 3600.0,
-        "d" => n * 86400.0,
+    let nanos: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "s" | "sec" => 1_000_000_000,
+        "us" | "usec" => 1_000,
+        "ms" | "msec" => 1_000_000,
+        "m" | "min" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        "d" => 86_400_000_000_000,
         _ => return Err(err()),
     };
-    Duration::try_from_secs_f64(secs).map_err(|_| err())
+    // A whole number is scaled exactly: through f64, 379130209844ms came back a millisecond
+    // short, and the job printed another runtime than it was given.
+    let digits = &s.trim()[..s.trim().len() - unit.len()];
+    if let Ok(whole) = digits.trim().parse::<u64>() {
+        let total = whole as u128 * nanos as u128;
+        let secs = u64::try_from(total / 1_000_000_000).map_err(|_| err())?;
+        return Ok(Duration::new(secs, (total % 1_000_000_000) as u32));
+    }
+    Duration::try_from_secs_f64(n * nanos as f64 / 1e9).map_err(|_| err())
 }
 
 /// Parses fio's boolean spellings: `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
