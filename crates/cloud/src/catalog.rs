@@ -294,6 +294,14 @@ impl Catalog {
     }
 }
 
+impl Catalog {
+    /// A catalog from its TOML text alone (no shipped products added); `what` names it in
+    /// errors.
+    pub fn from_text(text: &str, what: &str) -> Result<Catalog> {
+        parse(text, what)
+    }
+}
+
 fn parse(text: &str, what: &str) -> Result<Catalog> {
     let raw: toml::Value =
         toml::from_str(text).map_err(|e| anyhow::anyhow!("{what}: {}", e.message()))?;
@@ -309,13 +317,19 @@ fn parse(text: &str, what: &str) -> Result<Catalog> {
     })
 }
 
-/// Every number in a catalog is a size, a rate, a price or a time: finite and not negative
-/// (`iops = -5` would print as "IOPS -5 sustained", `nan` as "NaNM").
+/// The largest number a catalog may hold: far above any size, rate, price or time a
+/// provider publishes (bucket bytes are about 10^12), and low enough that the formulas'
+/// products of two numbers stay finite (1e308 made a burst last "inf" seconds).
+const MAX_NUMBER: f64 = 1e15;
+
+/// Every number in a catalog is a size, a rate, a price or a time: finite, not negative and
+/// at most [`MAX_NUMBER`] (`iops = -5` would print as "IOPS -5 sustained", `nan` as "NaNM").
 fn numbers_in_range(v: &toml::Value, at: &str) -> std::result::Result<(), String> {
-    let bad = |x: f64| !x.is_finite() || x < 0.0;
+    let bad = |x: f64| !x.is_finite() || !(0.0..=MAX_NUMBER).contains(&x);
+    let say = |x: &dyn std::fmt::Display| Err(format!("{at} = {x}: give a number from 0 to 10^15"));
     match v {
-        toml::Value::Float(x) if bad(*x) => Err(format!("{at} = {x}: give a number of 0 or more")),
-        toml::Value::Integer(i) if *i < 0 => Err(format!("{at} = {i}: give a number of 0 or more")),
+        toml::Value::Float(x) if bad(*x) => say(x),
+        toml::Value::Integer(i) if bad(*i as f64) => say(i),
         toml::Value::Table(t) => t.iter().try_for_each(|(k, v)| {
             let p = if at.is_empty() {
                 k.clone()
@@ -348,7 +362,15 @@ fn validate(p: &Product) -> Result<()> {
     match p.kind {
         Kind::Vpu => need("levels", !p.levels.is_empty())?,
         Kind::Fixed => need("iops and mbps", p.iops.is_some() && p.mbps.is_some())?,
-        Kind::PerSize => need("iops_max", p.iops_max.is_some())?,
+        // Without a bandwidth rule the volume would model as unlimited ("inf MB/s").
+        Kind::PerSize => need(
+            "iops_max and a bandwidth rule (mbps_base, mbps_per_size, mbps_max or mbps_per_io_kib)",
+            p.iops_max.is_some()
+                && (p.mbps_base.is_some()
+                    || p.mbps_per_size.is_some()
+                    || p.mbps_max.is_some()
+                    || p.mbps_per_io_kib.is_some()),
+        )?,
         Kind::Provisioned => need(
             "iops_max, iops_min and a throughput rule",
             p.iops_max.is_some()

@@ -207,8 +207,10 @@ fn finish(p: &Product, size: f64, c: Caps) -> Model {
         provisioned_iops: None,
         provisioned_throughput: None,
         price_month_usd: price,
-        usd_per_iops: price.map(|v| v / c.iops),
-        usd_per_mbps: price.map(|v| v / (bw / 1e6)),
+        // A volume of no IOPS or no bandwidth (a user catalog's 0) has no price per unit of
+        // it, rather than an infinite one.
+        usd_per_iops: price.filter(|_| c.iops > 0.0).map(|v| v / c.iops),
+        usd_per_mbps: price.filter(|_| bw > 0.0).map(|v| v / (bw / 1e6)),
         instance_caps: p.instance_caps.clone(),
         notes,
         unconfirmed: p.unconfirmed.clone(),
@@ -262,9 +264,11 @@ fn fixed(p: &Product, size: f64) -> Caps {
     let burst = p.burst.as_ref().and_then(|b| {
         let (bi, bm) = (b.iops.unwrap_or(iops), b.mbps.unwrap_or(mbps));
         let secs = b.seconds?;
-        // A timed burst as a bucket: `seconds` at the burst rate drains it from full.
-        bucket.ios = Some(secs * (bi - iops));
-        bucket.bytes = Some(secs * (bm - mbps) * p.bw_unit.bytes());
+        // A timed burst as a bucket: `seconds` at the burst rate drains it from full. A
+        // burst rate at or below the baseline (a user catalog's) holds no credits, never a
+        // negative count of them.
+        bucket.ios = Some(secs * (bi - iops).max(0.0));
+        bucket.bytes = Some(secs * (bm - mbps).max(0.0) * p.bw_unit.bytes());
         if let Some(r) = b.refill_seconds.filter(|r| *r > 0.0) {
             bucket.refill_ios = bucket.ios.map(|x| x / r);
             bucket.refill_bytes = bucket.bytes.map(|x| x / r);
@@ -299,7 +303,7 @@ fn per_size(p: &Product, size: f64) -> Caps {
         let mut m = if p.mbps_base.is_some() || p.mbps_per_size.is_some() {
             lin(p.mbps_base, p.mbps_per_size, None, p.mbps_max)
         } else {
-            f64::INFINITY
+            p.mbps_max.unwrap_or(f64::INFINITY)
         };
         if let Some(k) = p.mbps_per_io_kib {
             m = m.min(iops * k * 1024.0 / p.bw_unit.bytes());
