@@ -44,5 +44,8 @@ if command -v mpicc >/dev/null; then
 else
   echo "Open MPI is missing: tests/mpi.rs will skip (apt-get install -y libopenmpi-dev openmpi-bin libclang-dev)" >&2
 fi
+# The fuzz targets (tests/fuzz.rs of workload, durability, cloud, report) run a short run of
+# 256 generated inputs each here; docs/fuzzing.md has the long run.
+export PROPTEST_CASES="${PROPTEST_CASES:-256}"
 # --no-fail-fast: one failing test binary must not hide the results of the others.
 cargo test --workspace --no-fail-fast

@@ -328,6 +328,8 @@ fn numbers_in_range(v: &toml::Value, at: &str) -> std::result::Result<(), String
     let bad = |x: f64| !x.is_finite() || !(0.0..=MAX_NUMBER).contains(&x);
     let say = |x: &dyn std::fmt::Display| Err(format!("{at} = {x}: give a number from 0 to 10^15"));
     match v {
+        // A huge float in exponent form: its 309 digits say nothing more.
+        toml::Value::Float(x) if bad(*x) && x.abs() > MAX_NUMBER => say(&format!("{x:e}")),
         toml::Value::Float(x) if bad(*x) => say(x),
         toml::Value::Integer(i) if bad(*i as f64) => say(i),
         toml::Value::Table(t) => t.iter().try_for_each(|(k, v)| {

@@ -9,6 +9,7 @@ pub mod fio_logs;
 pub mod fsync;
 pub mod infer;
 pub mod model;
+pub mod read;
 mod scaleout;
 pub mod suite;
 
