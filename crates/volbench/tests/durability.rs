@@ -944,3 +944,92 @@ fn verify_judges_the_records_when_the_header_is_lost_and_refuses_a_recreated_fil
     let out = verify_out(&w, &file, &[]);
     fails_saying(&out, 1, "re-created since");
 }
+
+/// Every hostile client at once, while a real one writes: slow hellos that never finish,
+/// wrong tokens, bad fields, and a second create of the real client's file (refused: one
+/// writer per file). The real client finishes, and verify passes on what it acknowledged.
+/// (A peer with the token may write records: the token is the trust boundary, and a run's
+/// threads each have their own connection, so a record's sender cannot be told from one.)
+#[test]
+fn a_real_client_survives_every_hostile_client_at_once() {
+    let dir = tmpdir();
+    let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
+    let file = dir.path().join("real.dat");
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let name = format!(
+        "{}:{}/real.dat",
+        host.trim(),
+        std::fs::canonicalize(dir.path()).unwrap().display()
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let running = |s: &std::sync::Arc<std::sync::atomic::AtomicBool>| {
+        !s.load(std::sync::atomic::Ordering::SeqCst)
+    };
+    let (addr, token) = (w.addr.clone(), w.token.clone());
+    let st = stop.clone();
+    let slow = std::thread::spawn(move || {
+        let mut socks: Vec<TcpStream> = (0..100)
+            .filter_map(|_| TcpStream::connect(&addr).ok())
+            .collect();
+        while running(&st) {
+            socks.retain(|mut s| s.write_all(b" ").is_ok());
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    });
+    let addr = w.addr.clone();
+    let st = stop.clone();
+    let real = file.clone();
+    let hostile = std::thread::spawn(move || {
+        // Its create of the real file only once the real client has made that file: before
+        // that, the first to create it is its writer, which is the rule.
+        let mut seen: Option<std::time::Instant> = None;
+        let hello = format!("{{\"op\":\"hello\",\"version\":1,\"token\":\"{token}\"}}\n");
+        let f = serde_json::to_string(&name).unwrap();
+        let mut refused = 0;
+        let mut accepted = Vec::new();
+        while running(&st) {
+            if seen.is_none() && real.exists() {
+                seen = Some(std::time::Instant::now());
+            }
+            let started = seen.is_some_and(|t| t.elapsed() > Duration::from_millis(500));
+            let r = send(
+                &addr,
+                b"{\"op\":\"hello\",\"version\":1,\"token\":\"guess\"}\n",
+            );
+            assert!(r.contains("wrong token"), "{r}");
+            let second = if started {
+                format!("{{\"op\":\"create\",\"file\":{f},\"size\":4194304,\"block\":4096,\"discard\":true}}")
+            } else {
+                "{\"op\":\"create\",\"file\":\"h:/a\",\"size\":65537,\"block\":4096}".into()
+            };
+            for bad in [
+                second,
+                "{\"op\":\"create\",\"file\":\"h:/../x\",\"size\":8192,\"block\":4096}".into(),
+                "{\"op\":\"intent\",\"file\":\"\",\"block\":1,\"seq\":1,\"sum\":0}".into(),
+            ] {
+                let r = send(&addr, format!("{hello}{bad}\n").as_bytes());
+                match r.lines().nth(1) {
+                    Some(l) if l.contains("\"error\"") => refused += 1,
+                    other => accepted.push(format!("{bad} -> {other:?}")),
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        (refused, accepted)
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let out = create_out(&w, &file, &["--runtime", "3s"]);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    slow.join().unwrap();
+    let (refused, accepted) = hostile.join().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(accepted.is_empty(), "{accepted:?}");
+    assert!(refused >= 20, "{refused}");
+    let (code, v) = verify(&w, &file);
+    assert_eq!(code, 0, "{v}");
+    assert!(u(&v, "/intact") > 50, "{v}");
+}
