@@ -981,7 +981,8 @@ fn a_real_client_survives_every_hostile_client_at_once() {
     let real = file.clone();
     let hostile = std::thread::spawn(move || {
         // Its create of the real file only once the real client has made that file: before
-        // that, the first to create it is its writer, which is the rule.
+        // that, the first to create it is its writer, which is the rule. Without discard, it
+        // is refused while the client writes (its writer) and after (records no verify read).
         let mut seen: Option<std::time::Instant> = None;
         let hello = format!("{{\"op\":\"hello\",\"version\":1,\"token\":\"{token}\"}}\n");
         let f = serde_json::to_string(&name).unwrap();
@@ -998,7 +999,7 @@ fn a_real_client_survives_every_hostile_client_at_once() {
             );
             assert!(r.contains("wrong token"), "{r}");
             let second = if started {
-                format!("{{\"op\":\"create\",\"file\":{f},\"size\":4194304,\"block\":4096,\"discard\":true}}")
+                format!("{{\"op\":\"create\",\"file\":{f},\"size\":4194304,\"block\":4096}}")
             } else {
                 "{\"op\":\"create\",\"file\":\"h:/a\",\"size\":65537,\"block\":4096}".into()
             };
