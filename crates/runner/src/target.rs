@@ -207,11 +207,15 @@ pub fn prepare(
         // fio's rule: data is written first only where reads need it (or `overwrite` asks);
         // a write-only job's file just gets its space, as `fallocate` says.
         let fill = spec.rw.reads() || spec.overwrite;
+        // Only the job's region is written or reserved: what lies before `offset` is never
+        // touched by the job, and stays a hole. (Filling from 0, as fio does, wrote 20 GB for
+        // `--offset=20g --size=4m`, up to a full disk.)
+        let from = existing.max(offset);
         if existing < want && fill {
             layout(
                 path,
                 dir,
-                existing,
+                from,
                 want,
                 meta.is_none(),
                 spec.randseed,
@@ -224,7 +228,7 @@ pub fn prepare(
             allocate(
                 path,
                 dir,
-                existing,
+                from,
                 want,
                 meta.is_none(),
                 spec.fallocate,

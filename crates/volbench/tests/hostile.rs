@@ -245,3 +245,65 @@ fn every_kind_of_json_result_reads_back() {
         ok_stdout(volbench().args(["report", &out(name), "--output", &out("page.html")]));
     }
 }
+
+/// Regression (issue 21: a CLI fuzz's scratch directory reached 27 GB): a job far into a
+/// file wrote random data from byte 0 up to its offset. Only the job's region is written or
+/// reserved, so disk usage follows --size, not --offset; the region itself is data (read
+/// back: no holes where the job reads).
+#[test]
+fn an_offset_far_into_a_file_writes_only_the_jobs_region() {
+    let d = tmpdir();
+    let f = d.path().join("f");
+    let fs = f.to_str().unwrap();
+    for (extra, jobs) in [
+        (vec!["--offset=2g", "--rw=randread"], 1u64),
+        (
+            vec!["--offset_increment=1g", "--numjobs=3", "--rw=write"],
+            3,
+        ),
+    ] {
+        let _ = std::fs::remove_file(&f);
+        let (code, err) = bounded(
+            &[
+                &[
+                    "run",
+                    "--filename",
+                    fs,
+                    "--size=4m",
+                    "--runtime=300ms",
+                    "--no-store",
+                    "-q",
+                ][..],
+                &extra[..],
+            ]
+            .concat(),
+            &[],
+        );
+        assert_eq!(code, Some(0), "{extra:?}: {err}");
+        use std::os::unix::fs::MetadataExt;
+        let used = std::fs::metadata(&f).unwrap().blocks() * 512;
+        assert!(
+            used <= jobs * (4 << 20) + (1 << 20),
+            "{extra:?}: {used} bytes on disk"
+        );
+    }
+    // The randread job's region was data: a read job over it again finds no hole to refuse.
+    let _ = std::fs::remove_file(&f);
+    for _ in 0..2 {
+        let (code, err) = bounded(
+            &[
+                "run",
+                "--filename",
+                fs,
+                "--size=4m",
+                "--offset=2g",
+                "--rw=read",
+                "--runtime=200ms",
+                "--no-store",
+                "-q",
+            ],
+            &[],
+        );
+        assert_eq!(code, Some(0), "{err}");
+    }
+}
