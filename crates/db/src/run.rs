@@ -128,7 +128,12 @@ fn one_target(
     let t0 = Instant::now();
     let (backend, scale): (Box<dyn Backend>, u32) = match (o.engine, dir, &o.postgres_url) {
         (EngineKind::Sqlite, Some(d), _) => (
-            Box::new(sqlite::Sqlite::create(d, o.scale, &o.sqlite_synchronous)?),
+            Box::new(sqlite::Sqlite::create(
+                d,
+                o.scale,
+                &o.sqlite_synchronous,
+                stop,
+            )?),
             o.scale,
         ),
         (EngineKind::Postgres, _, Some(u)) => {
@@ -147,6 +152,8 @@ fn one_target(
             message: format!("the server's pgbench tables are at scale {scale}; --scale {} was not applied (volbench never drops tables it did not create)", o.scale),
         });
     }
+    // Stopped while loading: nothing was measured, and a run of nothing is not a result.
+    anyhow::ensure!(!stop.load(Relaxed), "stopped during set-up");
     let load_ns = t0.elapsed().as_nanos() as u64;
     let probe = match (o.probe, dir) {
         (true, Some(d)) if !stop.load(Relaxed) => {

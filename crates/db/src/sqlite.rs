@@ -41,7 +41,14 @@ fn open(path: &Path, synchronous: &str) -> rusqlite::Result<Connection> {
 
 impl Sqlite {
     /// Creates the database in `dir` and loads `scale`; the file is removed when this drops.
-    pub fn create(dir: &Path, scale: u32, synchronous: &str) -> anyhow::Result<Sqlite> {
+    /// A set stop flag ends the load (checked every 64k rows): a scale-1000 load takes
+    /// minutes, and a Ctrl-C must not wait for it and then report a run of nothing.
+    pub fn create(
+        dir: &Path,
+        scale: u32,
+        synchronous: &str,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> anyhow::Result<Sqlite> {
         let path = dir.join(format!(".volbench-db-{}.sqlite", std::process::id()));
         if path.exists() {
             anyhow::bail!(
@@ -61,12 +68,16 @@ impl Sqlite {
                 dir.display()
             )
         })?;
-        load(&mut c, scale)?;
+        load(&mut c, scale, stop)?;
         Ok(s)
     }
 }
 
-fn load(c: &mut Connection, scale: u32) -> anyhow::Result<()> {
+fn load(
+    c: &mut Connection,
+    scale: u32,
+    stop: &std::sync::atomic::AtomicBool,
+) -> anyhow::Result<()> {
     let t = c.transaction()?;
     for ddl in tpcb::SCHEMA {
         t.execute(ddl, [])?;
@@ -88,6 +99,9 @@ fn load(c: &mut Connection, scale: u32) -> anyhow::Result<()> {
             "INSERT INTO pgbench_accounts (aid, bid, abalance, filler) VALUES (?1, ?2, 0, ?3)",
         )?;
         for aid in 1..=s * tpcb::ACCOUNTS_PER_BRANCH {
+            if aid % 65536 == 0 && stop.load(std::sync::atomic::Ordering::Relaxed) {
+                anyhow::bail!("stopped during the table load");
+            }
             a.execute(params![
                 aid,
                 (aid - 1) / tpcb::ACCOUNTS_PER_BRANCH + 1,

@@ -515,3 +515,42 @@ fn password_logins_by_md5_and_scram_run_and_refusals_are_said_in_the_servers_wor
         "ERROR: permission denied for table pgbench_accounts",
     );
 }
+
+/// Regression: a Ctrl-C during a long SQLite table load waited for the whole load (38 s at
+/// scale 300), then printed a run of 0 tps judged "CPU-bound". The load stops; nothing is
+/// reported as measured; the database is removed.
+#[test]
+fn ctrl_c_during_a_sqlite_load_stops_it_and_reports_no_run() {
+    let d = tmpdir();
+    let mut child = Std::new(env!("CARGO_BIN_EXE_volbench"))
+        .args([
+            "db",
+            d.path().to_str().unwrap(),
+            "--scale",
+            "300",
+            "--time",
+            "2s",
+        ])
+        .args(["--no-probe", "--no-store"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let db = d.path().join(format!(".volbench-db-{}.sqlite", child.id()));
+    while !db.exists() {
+        assert!(child.try_wait().unwrap().is_none(), "ended before loading");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("stopped during set-up"), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(leftovers(d.path()).is_empty(), "{:?}", leftovers(d.path()));
+}
