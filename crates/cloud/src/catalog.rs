@@ -287,6 +287,12 @@ impl Catalog {
         )
     }
 
+    /// A catalog from its TOML text alone (no shipped products added); `what` names it in
+    /// errors.
+    pub fn from_text(text: &str, what: &str) -> Result<Catalog> {
+        parse(text, what)
+    }
+
     pub fn providers(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.products.iter().map(|p| p.provider.as_str()).collect();
         v.dedup();
@@ -294,20 +300,14 @@ impl Catalog {
     }
 }
 
-impl Catalog {
-    /// A catalog from its TOML text alone (no shipped products added); `what` names it in
-    /// errors.
-    pub fn from_text(text: &str, what: &str) -> Result<Catalog> {
-        parse(text, what)
-    }
-}
-
 fn parse(text: &str, what: &str) -> Result<Catalog> {
     let raw: toml::Value =
         toml::from_str(text).map_err(|e| anyhow::anyhow!("{what}: {}", e.message()))?;
     numbers_in_range(&raw, "").map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
-    let f: CatalogFile =
-        toml::from_str(text).map_err(|e| anyhow::anyhow!("{what}: {}", e.message()))?;
+    // The text is parsed once: the typed catalog comes from the value just checked.
+    let f: CatalogFile = raw
+        .try_into()
+        .map_err(|e: toml::de::Error| anyhow::anyhow!("{what}: {}", e.message()))?;
     for p in &f.product {
         validate(p).with_context(|| format!("{what}: product '{}'", p.id))?;
     }

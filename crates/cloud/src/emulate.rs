@@ -49,8 +49,6 @@ pub struct Cgroup {
     dir: PathBuf,
     version: Version,
     dev: (u32, u32),
-    /// Where leftover processes go before the directory is removed.
-    parent: PathBuf,
     /// The limits last written: rewriting a throttle restarts the kernel's accounting slice,
     /// so unchanged limits are not written again.
     last: std::cell::Cell<Option<[Option<u64>; 4]>>,
@@ -139,7 +137,6 @@ impl Cgroup {
                     dir,
                     version: Version::V2,
                     dev,
-                    parent: base,
                     last: Default::default(),
                     _held: held,
                 });
@@ -162,7 +159,6 @@ impl Cgroup {
                 dir,
                 version: Version::V1,
                 dev,
-                parent: base,
                 last: Default::default(),
                 _held: held,
             });
@@ -290,17 +286,8 @@ impl Drop for Cgroup {
     /// removes the cgroup; its limits go with it.
     fn drop(&mut self) {
         let _ = self.set(None, None, None, None);
-        for _ in 0..50 {
-            let procs = fs::read_to_string(self.procs()).unwrap_or_default();
-            if procs.trim().is_empty() {
-                break;
-            }
-            for pid in procs.lines() {
-                let _ = fs::write(self.parent.join("cgroup.procs"), pid);
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = fs::remove_dir(&self.dir);
+        // The same undoing the next volbench would do had this one been killed.
+        leftovers::remove_cgroup(&self.dir);
     }
 }
 

@@ -69,11 +69,14 @@ impl Default for Options {
 const PLATEAU_GAIN: f64 = 1.05;
 
 /// The probe's file in a directory target; removed when the probe ends, however it ends.
-/// The hold is the record a killed volbench leaves for the next one to remove the file by.
-struct ProbeFile(Option<PathBuf>, #[allow(dead_code)] Option<leftovers::Hold>);
+struct ProbeFile {
+    path: Option<PathBuf>,
+    /// The record a killed volbench leaves for the next one to remove the file by.
+    _held: Option<leftovers::Hold>,
+}
 impl Drop for ProbeFile {
     fn drop(&mut self) {
-        if let Some(p) = &self.0 {
+        if let Some(p) = &self.path {
             let _ = std::fs::remove_file(p);
         }
     }
@@ -158,15 +161,21 @@ fn target(o: &Options) -> anyhow::Result<(PathBuf, ProbeFile)> {
     let md =
         std::fs::metadata(&o.target).map_err(|e| anyhow::anyhow!("{}: {e}", o.target.display()))?;
     if !md.is_dir() {
-        return Ok((o.target.clone(), ProbeFile(None, None)));
+        return Ok((
+            o.target.clone(),
+            ProbeFile {
+                path: None,
+                _held: None,
+            },
+        ));
     }
     let f = o
         .target
         .join(format!(".volbench-infer-{}.dat", std::process::id()));
-    let guard = ProbeFile(
-        Some(f.clone()),
-        Some(leftovers::hold(leftovers::Kind::Path, &f)),
-    );
+    let guard = ProbeFile {
+        _held: Some(leftovers::hold(leftovers::Kind::Path, &f)),
+        path: Some(f.clone()),
+    };
     let mut spec = base_spec(o, &f, 4096, 1);
     spec.number_ios = Some(1);
     spec.time_based = false;

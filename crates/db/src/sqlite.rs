@@ -25,9 +25,8 @@ pub struct Sqlite {
 
 impl Drop for Sqlite {
     fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", self.path.display()));
-        }
+        // The file and its -wal, -shm and -journal, as a reclaim after a kill removes them.
+        leftovers::remove_path(&self.path);
     }
 }
 

@@ -77,10 +77,11 @@ fn private(path: &Path) -> std::io::Result<()> {
 /// SHA-256 of a token, in hex: the journal keeps only this.
 pub fn token_hash(token: &str) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&sha2::Sha256::digest(token.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The token's hash, and the token itself when it is known to this start (given, made now,
@@ -114,7 +115,7 @@ fn new_token() -> String {
     use rand::RngCore;
     let mut b = [0u8; 16];
     rand::thread_rng().fill_bytes(&mut b);
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    hex(&b)
 }
 
 /// Who is writing a file, as the journal thread knows it.

@@ -20,6 +20,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 pub use scan::scan_dirs;
+/// The undoing itself, for holders cleaning up after themselves (one way to remove a file
+/// with its SQLite side files, or a cgroup with what is left inside): a line saying what was
+/// done, None when there was nothing.
+pub use undo::{cgroup as remove_cgroup, path as remove_path};
 
 /// What an item is, which says how to undo it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

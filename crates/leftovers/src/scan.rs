@@ -4,18 +4,9 @@
 //! carries no start time, so a live pid, volbench or not (a program using the cloud crate's
 //! cgroups as a library), keeps what is named for it.
 
-use crate::undo;
+use crate::undo::{self, pid_of};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// The pid a name is for, when it is volbench's pattern (`volbench-WORD-PID[.…|-…]`).
-fn pid_of(name: &str) -> Option<u32> {
-    let rest = name.strip_prefix("volbench-")?;
-    let tail = rest.split_once('-')?.1;
-    let digits: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
-    let pid = digits.parse().ok()?;
-    undo::named_for(name, pid).then_some(pid)
-}
 
 /// Stops and removes the leftovers of dead volbenches found in `dirs` (not below them), in
 /// the socket directory's place (`/tmp`) and among the cgroups; one line per dead pid.

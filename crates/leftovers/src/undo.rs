@@ -36,20 +36,20 @@ pub fn exists(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
 
-/// `volbench-WORD-PID` followed by nothing or by `.`/`-` and more (`.sqlite`, `-wal`).
-pub fn named_for(name: &str, pid: u32) -> bool {
-    let Some(rest) = name.strip_prefix("volbench-") else {
-        return false;
-    };
-    let Some((word, tail)) = rest.split_once('-') else {
-        return false;
-    };
+/// The pid of a name in volbench's pattern, `volbench-WORD-PID` followed by nothing or by
+/// `.`/`-` and more (`.sqlite`, `-wal`); None for any other name.
+pub fn pid_of(name: &str) -> Option<u32> {
+    let (word, tail) = name.strip_prefix("volbench-")?.split_once('-')?;
     let digits = tail.len() - tail.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let after = &tail[digits..];
-    !word.is_empty()
+    let ok = !word.is_empty()
         && word.bytes().all(|b| b.is_ascii_lowercase())
-        && tail[..digits].parse() == Ok(pid)
-        && (after.is_empty() || after.starts_with('.') || after.starts_with('-'))
+        && (after.is_empty() || after.starts_with('.') || after.starts_with('-'));
+    ok.then(|| tail[..digits].parse().ok()).flatten()
+}
+
+pub fn named_for(name: &str, pid: u32) -> bool {
+    pid_of(name) == Some(pid)
 }
 
 /// A path volbench makes for `pid`: a dot file or directory named for it.
