@@ -45,7 +45,7 @@ pub trait Backend: Sync {
         clients: u32,
         scale: u32,
         size: run::Size,
-        stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+        stop: &std::sync::atomic::AtomicBool,
     ) -> anyhow::Result<run::Measured>;
     /// WAL flushes and the time they took (ns) so far, where the engine counts them.
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {

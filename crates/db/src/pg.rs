@@ -420,7 +420,7 @@ impl Backend for Postgres {
         clients: u32,
         scale: u32,
         size: crate::run::Size,
-        stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+        stop: &std::sync::atomic::AtomicBool,
     ) -> anyhow::Result<crate::run::Measured> {
         crate::pgloop::run(&self.url, clients, scale, size, stop)
     }

@@ -14,7 +14,7 @@ use crate::TxError;
 use postgres_protocol::message::backend::Message;
 use rand::SeedableRng;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Barrier, OnceLock};
+use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 /// What the clients share: how long they run and when the clock started.
@@ -49,7 +49,7 @@ pub fn run(
     clients: u32,
     scale: u32,
     size: Size,
-    stop: &Arc<AtomicBool>,
+    stop: &AtomicBool,
 ) -> anyhow::Result<Measured> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
     let threads = clients.clamp(1, cores.max(1));

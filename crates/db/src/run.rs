@@ -331,7 +331,7 @@ fn drive(
     b: &dyn Backend,
     o: &DbOptions,
     scale: u32,
-    stop: &Arc<AtomicBool>,
+    stop: &AtomicBool,
 ) -> anyhow::Result<Measured> {
     LIVE_COMMITS.store(0, Relaxed);
     let cpu0 = process_cpu_ns();

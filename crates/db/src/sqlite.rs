@@ -199,7 +199,7 @@ impl Backend for Sqlite {
         clients: u32,
         scale: u32,
         size: crate::run::Size,
-        stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+        stop: &std::sync::atomic::AtomicBool,
     ) -> anyhow::Result<crate::run::Measured> {
         crate::run::threads(clients, scale, size, stop, || {
             Ok(Box::new(SqliteSession {
