@@ -63,7 +63,9 @@ fn load(name_or_file: &str) -> Result<(String, String, Vec<jobfile::Section>)> {
     }
     let text = workload::input::read_bounded(path, workload::input::MAX_TEXT)
         .map_err(|e| usage(format!("suite file {} {e}", path.display())))?;
-    let sections = jobfile::parse_file(path).map_err(|e| usage(e.to_string()))?;
+    // Parsed from the text just read (its header lines are needed too), not read again.
+    let sections = jobfile::parse_str(&text, path, &|k| std::env::var(k).ok(), 0)
+        .map_err(|e| usage(e.to_string()))?;
     let name = header(&text, "volbench-suite")
         .map(String::from)
         .unwrap_or_else(|| {
