@@ -36,21 +36,6 @@ fn db_json(args: &[&str]) -> Value {
     )
 }
 
-fn leftovers(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    // No server of ours may still run: its command line names our data directory.
-    let ps = Std::new("ps").args(["-eo", "args"]).output().unwrap();
-    for l in String::from_utf8_lossy(&ps.stdout).lines() {
-        if l.contains(&dir.display().to_string()) && l.contains("postgres") {
-            v.push(format!("process: {l}"));
-        }
-    }
-    v
-}
-
 #[test]
 fn sqlite_runs_report_every_transaction_once_and_remove_their_database() {
     let d = tmpdir();

@@ -955,12 +955,8 @@ fn a_real_client_survives_every_hostile_client_at_once() {
     let dir = tmpdir();
     let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
     let file = dir.path().join("real.dat");
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
-    let name = format!(
-        "{}:{}/real.dat",
-        host.trim(),
-        std::fs::canonicalize(dir.path()).unwrap().display()
-    );
+    // The name the client gives the witness, by the client's own rule.
+    let name = durability::client::file_name(&file).unwrap();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let running = |s: &std::sync::Arc<std::sync::atomic::AtomicBool>| {
         !s.load(std::sync::atomic::Ordering::SeqCst)

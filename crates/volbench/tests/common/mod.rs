@@ -223,6 +223,32 @@ impl Drop for Ext4 {
     }
 }
 
+/// What a run left in `dir` (sorted names), and any PostgreSQL process whose command line
+/// names it ("process: ..."): after a clean end, nothing.
+pub fn leftovers(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v.extend(
+        postgres_naming(dir)
+            .into_iter()
+            .map(|l| format!("process: {l}")),
+    );
+    v
+}
+
+/// The command lines of PostgreSQL processes (server, initdb, runuser) that name `dir`.
+pub fn postgres_naming(dir: &Path) -> Vec<String> {
+    let ps = Std::new("ps").args(["-eo", "args"]).output().unwrap();
+    String::from_utf8_lossy(&ps.stdout)
+        .lines()
+        .filter(|l| l.contains(&dir.display().to_string()) && l.contains("postgres"))
+        .map(String::from)
+        .collect()
+}
+
 /// A loop device over a temporary file, detached when dropped.
 pub struct Loop {
     pub path: PathBuf,
