@@ -6,6 +6,7 @@
 //! transaction. The driver ([`run::run`]) is shared, so both engines are measured the same way.
 
 pub mod explain;
+pub mod measure;
 pub mod pg;
 mod pgloop;
 pub mod run;
@@ -13,7 +14,8 @@ pub mod sqlite;
 pub mod tpcb;
 mod wire;
 
-pub use run::{run, DbOptions, EngineKind, Size, LIVE_COMMITS};
+pub use measure::{Size, LIVE_COMMITS};
+pub use run::{run, DbOptions, EngineKind};
 
 /// One transaction's failure: retryable ones (serialization failure, deadlock, busy) are tried
 /// again, the others stop the client.
@@ -23,7 +25,7 @@ pub struct TxError {
     pub message: String,
 }
 
-/// A client's connection, for back ends that run a thread per client ([`run::threads`]).
+/// A client's connection, for back ends that run a thread per client ([`measure::threads`]).
 pub trait Session: Send {
     /// Runs one tpcb-like transaction; returns the account's balance as read inside it.
     fn transaction(&mut self, t: &tpcb::Tx) -> Result<i64, TxError>;
@@ -38,15 +40,15 @@ pub trait Backend: Sync {
     fn server_cpu_ns(&self) -> Option<u64> {
         None
     }
-    /// Runs the clients (SQLite: a thread each, [`run::threads`]; PostgreSQL: one event loop,
+    /// Runs the clients (SQLite: a thread each, [`measure::threads`]; PostgreSQL: one event loop,
     /// as pgbench does): connects them all, then starts the clock and sets `elapsed`.
     fn drive(
         &self,
         clients: u32,
         scale: u32,
-        size: run::Size,
+        size: measure::Size,
         stop: &std::sync::atomic::AtomicBool,
-    ) -> anyhow::Result<run::Measured>;
+    ) -> anyhow::Result<measure::Measured>;
     /// WAL flushes and the time they took (ns) so far, where the engine counts them.
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
         None

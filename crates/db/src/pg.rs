@@ -419,9 +419,9 @@ impl Backend for Postgres {
         &self,
         clients: u32,
         scale: u32,
-        size: crate::run::Size,
+        size: crate::measure::Size,
         stop: &std::sync::atomic::AtomicBool,
-    ) -> anyhow::Result<crate::run::Measured> {
+    ) -> anyhow::Result<crate::measure::Measured> {
         crate::pgloop::run(&self.url, clients, scale, size, stop)
     }
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {

@@ -7,7 +7,7 @@
 //! few cores; one thread for all clients ran at 0.75x pgbench's tps at 4 clients; a tokio
 //! runtime per thread cost two wake-ups per statement (see [`crate::wire`]).
 
-use crate::run::{Measured, Size, MAX_TRIES};
+use crate::measure::{Measured, Size, MAX_TRIES};
 use crate::tpcb::Tx;
 use crate::wire::{error_text, Conn};
 use crate::TxError;

@@ -198,10 +198,10 @@ impl Backend for Sqlite {
         &self,
         clients: u32,
         scale: u32,
-        size: crate::run::Size,
+        size: crate::measure::Size,
         stop: &std::sync::atomic::AtomicBool,
-    ) -> anyhow::Result<crate::run::Measured> {
-        crate::run::threads(clients, scale, size, stop, || {
+    ) -> anyhow::Result<crate::measure::Measured> {
+        crate::measure::threads(clients, scale, size, stop, || {
             Ok(Box::new(SqliteSession {
                 c: open(&self.path, &self.synchronous)?,
                 writer: self.writer.clone(),

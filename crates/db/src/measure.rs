@@ -1,0 +1,174 @@
+//! What the clients measure, whichever engine they drive: each client's latencies, commits
+//! per second, failures and retries ([`Measured`]), how long each runs ([`Size`]), and the
+//! thread-per-client way of driving them ([`threads`], SQLite's). Both engines' client loops
+//! use these, and `run` merges what they return into a report.
+
+use crate::tpcb::Tx;
+use crate::Session;
+use rand::SeedableRng;
+use stats::LatHist;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How long each client runs: a number of transactions (pgbench -t) or a time (-T).
+#[derive(Clone, Copy, Debug)]
+pub enum Size {
+    Transactions(u64),
+    Time(Duration),
+}
+
+/// What the clients measured; one per client, merged into one for the run.
+pub struct Measured {
+    pub hist: LatHist,
+    pub per_sec: Vec<u64>,
+    pub committed: u64,
+    pub failed: u64,
+    pub retried: u64,
+    pub elapsed: Duration,
+    pub client_cpu_ns: u64,
+    pub error: Option<String>,
+}
+
+/// Most attempts of one transaction before it counts as failed.
+pub const MAX_TRIES: u32 = 10;
+
+/// Transactions committed so far in the current run, for a live progress display (reset as
+/// each target's clients start). One relaxed add per transaction: nothing next to a commit.
+pub static LIVE_COMMITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Measured {
+    pub fn new() -> Measured {
+        let mut hist = LatHist::new();
+        hist.prepare();
+        Measured {
+            hist,
+            per_sec: Vec::new(),
+            committed: 0,
+            failed: 0,
+            retried: 0,
+            elapsed: Duration::ZERO,
+            client_cpu_ns: 0,
+            error: None,
+        }
+    }
+
+    /// True when this client has done its share (or the run was stopped).
+    pub fn finished(&self, size: Size, start: Instant, stop: &AtomicBool) -> bool {
+        stop.load(Relaxed)
+            || match size {
+                Size::Transactions(n) => self.committed + self.failed >= n,
+                Size::Time(d) => start.elapsed() >= d,
+            }
+    }
+
+    /// Accounts one transaction's outcome (after its retries); false when the client must
+    /// stop, as pgbench stops a client at an error it cannot retry.
+    pub fn outcome(
+        &mut self,
+        client: u64,
+        r: Result<(), crate::TxError>,
+        t0: Instant,
+        start: Instant,
+    ) -> bool {
+        match r {
+            Ok(()) => {
+                self.hist.record(t0.elapsed().as_nanos() as u64);
+                self.committed += 1;
+                LIVE_COMMITS.fetch_add(1, Relaxed);
+                let sec = start.elapsed().as_secs() as usize;
+                if self.per_sec.len() <= sec {
+                    self.per_sec.resize(sec + 1, 0);
+                }
+                self.per_sec[sec] += 1;
+                true
+            }
+            Err(e) => {
+                self.failed += 1;
+                if e.retryable {
+                    return true;
+                }
+                self.error = Some(format!("client {client}: {}", e.message));
+                false
+            }
+        }
+    }
+
+    pub fn merge(&mut self, m: Measured) {
+        self.hist.merge(&m.hist);
+        if self.per_sec.len() < m.per_sec.len() {
+            self.per_sec.resize(m.per_sec.len(), 0);
+        }
+        for (a, b) in self.per_sec.iter_mut().zip(&m.per_sec) {
+            *a += b;
+        }
+        self.committed += m.committed;
+        self.failed += m.failed;
+        self.retried += m.retried;
+        if self.error.is_none() {
+            self.error = m.error;
+        }
+    }
+}
+
+impl Default for Measured {
+    fn default() -> Self {
+        Measured::new()
+    }
+}
+
+/// One thread per client, each with its own session from `session`: connects them all, then
+/// starts the clock and sets `elapsed`.
+pub fn threads(
+    clients: u32,
+    scale: u32,
+    size: Size,
+    stop: &AtomicBool,
+    session: impl Fn() -> anyhow::Result<Box<dyn Session>>,
+) -> anyhow::Result<Measured> {
+    let sessions = (0..clients)
+        .map(|_| session())
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let start = Instant::now();
+    let total = Mutex::new(Measured::new());
+    std::thread::scope(|s| {
+        for (i, sess) in sessions.into_iter().enumerate() {
+            let total = &total;
+            s.spawn(move || {
+                let m = client(sess, size, scale, i as u64, start, stop);
+                total.lock().unwrap_or_else(|p| p.into_inner()).merge(m);
+            });
+        }
+    });
+    let mut t = total.into_inner().unwrap_or_else(|p| p.into_inner());
+    t.elapsed = start.elapsed();
+    Ok(t)
+}
+
+fn client(
+    mut s: Box<dyn Session>,
+    size: Size,
+    scale: u32,
+    i: u64,
+    start: Instant,
+    stop: &AtomicBool,
+) -> Measured {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(0x7bcb_0000 + i);
+    let mut m = Measured::new();
+    while !m.finished(size, start, stop) {
+        let tx = Tx::random(scale, &mut rng);
+        let t0 = Instant::now();
+        let mut tries = 0;
+        let r = loop {
+            tries += 1;
+            match s.transaction(&tx) {
+                Err(e) if e.retryable && tries < MAX_TRIES => m.retried += 1,
+                r => break r.map(|_| ()),
+            }
+        };
+        if !m.outcome(i, r, t0, start) {
+            break;
+        }
+    }
+    m
+}
