@@ -1378,7 +1378,7 @@ fn flow_weights_share_the_ios_as_fio() {
     // device to share, so only the flow sets the ratio).
     std::fs::write(
         &job,
-        "[global]\nioengine=null\nsize=1g\nbs=4k\nruntime=1\ntime_based\n\
+        "[global]\nioengine=null\nsize=1g\nbs=4k\nruntime=2\ntime_based\n\
          [a]\nflow_id=1\nflow=3\n[b]\nflow_id=1\nflow=1\n[c]\nflow_id=2\nflow=1\n",
     )
     .unwrap();
@@ -1403,8 +1403,10 @@ fn flow_weights_share_the_ios_as_fio() {
         .unwrap();
     let ours = ios(&serde_json::from_slice(&out.stdout).unwrap());
     // volbench's job takes its I/Os 32 at a time and never runs ahead of its share by more
-    // than that, so with 5,000 I/Os or more for the lighter job the ratio is the weights' to
-    // within 2.6 % (3 % allowed). A debug build on a loaded machine did 9,600 at the least.
+    // than that, so with s I/Os for the lighter job the ratio is within 128 / (s - 32) of 3:
+    // at 2,000 or more, within 0.065 (0.09 allowed). A debug build with the other tests of
+    // this file beside it on 2 cores did 4,096 in 1 s once (it failed the 5,000 asked before
+    // for no fault of the flow): 2 s and the bound the arithmetic needs leave room for that.
     // The reference is the weights, not fio's figures: fio gives 3:1 on an idle machine, but
     // its balance is erratic under load (3.35 in one CI run, 844 against 25,799 in another),
     // so fio is only required to run the same file.
@@ -1412,7 +1414,7 @@ fn flow_weights_share_the_ios_as_fio() {
         theirs.len() == 3 && theirs.iter().all(|&n| n > 0.0),
         "fio: {theirs:?}"
     );
-    assert!(ours[1] >= 5000.0, "volbench: {ours:?}");
+    assert!(ours[1] >= 2000.0, "volbench: {ours:?}");
     assert!((ours[0] / ours[1] - 3.0).abs() < 0.09, "volbench: {ours:?}");
     // A weight out of fio's range is refused where it is written.
     std::fs::write(&job, "[a]\nioengine=null\nflow=1001\n").unwrap();
