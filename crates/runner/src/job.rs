@@ -1,4 +1,9 @@
-//! One job's hot loop: choose offsets, fill the queue, submit, reap, account.
+//! One job's hot loop, factored as fio's do_io: a [`Job`] holds the clock (ramp, deadline,
+//! cut), the budget, the queue, the sync and think state and the figures; [`drive`] turns it
+//! until it ends: a sync step when one is due, else fill the queue and submit
+//! ([`Job::fill`], fio's io_queue_event side), wait when nothing is in flight
+//! ([`Job::idle`]), reap and account ([`Job::reap`], fio's io_completed), then
+//! [`Job::finish`].
 //!
 //! Rules of this loop: no allocation, no locks, no formatting (except on the error path that
 //! ends it), no syscalls beyond the I/O and the vDSO clock. One clock read per batch stamps every
@@ -6,154 +11,19 @@
 //! batch, never per I/O.
 
 use crate::data;
+use crate::live::{rusage, JobInput, JobOutput, Live};
 use crate::offsets::splitmix;
+use crate::pace::{hold_back, sleep_unless_stopped, think_for};
 use crate::pick::{Next, Pick, Picker};
+use crate::placement::pin;
+use crate::readback::{closing_verify, describe};
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use stats::JobStats;
-use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Barrier, OnceLock};
-use std::time::Instant;
-use workload::{BufferMode, EngineKind, JobSpec, SyncMode};
-
-/// Counters the sampler thread reads while the job runs. Aligned so two jobs' counters never
-/// share a cache line.
-#[repr(align(128))]
-#[derive(Default)]
-pub struct Live {
-    pub ios: [AtomicU64; 2],
-    pub bytes: [AtomicU64; 2],
-    /// Latency sums of the counted I/Os: total, completion, submission; reads then writes.
-    pub lat_sums: [AtomicU64; 6],
-    /// Bytes issued, ramp included: progress for size-based runs.
-    pub issued: AtomicU64,
-    pub measuring: AtomicBool,
-    /// The job's measured I/O is over (set before its verify pass and engine teardown, which
-    /// the kernel's counters for the run must not include).
-    pub ended: AtomicBool,
-    pub done: AtomicBool,
-}
-
-pub struct JobInput {
-    pub spec: JobSpec,
-    pub clone: u32,
-    /// One descriptor per file, and the region `(offset, len)` of each.
-    pub fds: Vec<RawFd>,
-    pub regions: Vec<(u64, u64)>,
-    pub lbs: u32,
-    pub live: Arc<Live>,
-    pub stop: Arc<AtomicBool>,
-    pub start: Arc<StartLine>,
-    /// This job's place among the jobs of its `flow_id`, if it has a weight (taken by the
-    /// loop, and dropped when it ends, which gives the others its share).
-    pub flow: std::cell::Cell<Option<crate::flow::Flow>>,
-}
-
-/// Where a phase's jobs meet before measuring. Each job counts itself ready once its setup is
-/// done; the runner waits for all, fixes the common clock (`epoch`), then releases the barrier.
-/// Every job measures from that one instant, so a job whose thread is scheduled late does
-/// less I/O in the common interval rather than measuring a window of its own.
-pub struct StartLine {
-    pub ready: AtomicUsize,
-    pub barrier: Barrier,
-    pub epoch: OnceLock<Instant>,
-    /// Set by the runner once it has read the kernel's counters after the phase's measured
-    /// I/O: a job waits for it before a verify pass, whose reads are not part of the run.
-    pub counted: AtomicBool,
-}
-
-impl StartLine {
-    pub fn new(jobs: usize) -> StartLine {
-        StartLine {
-            ready: AtomicUsize::new(0),
-            barrier: Barrier::new(jobs + 1),
-            epoch: OnceLock::new(),
-            counted: AtomicBool::new(false),
-        }
-    }
-
-    /// A job's side: ready, wait for the start, return the common clock.
-    fn arrive(&self) -> Instant {
-        self.ready.fetch_add(1, Relaxed);
-        self.barrier.wait();
-        *self
-            .epoch
-            .get()
-            .expect("the runner sets the epoch before releasing the barrier")
-    }
-}
-
-#[derive(Default)]
-pub struct JobOutput {
-    pub stats: JobStats,
-    /// The error that ended the job early, if any.
-    pub error: Option<String>,
-    /// The engine could not be built: nothing ran.
-    pub setup_error: Option<EngineError>,
-    /// Blocks read back and checked by the `do_verify` pass.
-    pub verified: u64,
-    /// Window maxima and latency histograms for fio's logs, when the job asked for them.
-    pub windows: Option<stats::WindowLog>,
-}
-
-#[derive(Clone, Copy)]
-struct Meta {
-    op: Op,
-    len: u32,
-    file: u32,
-    /// Pushed and not yet reaped.
-    busy: bool,
-    offset: u64,
-    start: u64,
-    sub: u64,
-}
-
-/// Sleeps up to `d`, waking early when the run is stopped.
-fn sleep_unless_stopped(d: std::time::Duration, stop: &AtomicBool) {
-    let until = Instant::now() + d;
-    while !stop.load(Relaxed) {
-        let now = Instant::now();
-        if now >= until {
-            break;
-        }
-        std::thread::sleep((until - now).min(std::time::Duration::from_millis(50)));
-    }
-}
-
-/// (user ns, system ns, context switches) from getrusage: `RUSAGE_THREAD` for a job thread,
-/// `RUSAGE_SELF` for the whole process.
-pub(crate) fn rusage(who: libc::c_int) -> (u64, u64, u64) {
-    // SAFETY: getrusage fills the zeroed struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(who, &mut ru) };
-    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
-    (
-        ns(ru.ru_utime),
-        ns(ru.ru_stime),
-        (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
-    )
-}
-
-fn thread_cpu() -> (u64, u64, u64) {
-    rusage(libc::RUSAGE_THREAD)
-}
-
-fn describe(res: i64, op: Op, offset: u64, len: u32) -> String {
-    let what = match op {
-        Op::Read => "read",
-        Op::Write => "write",
-    };
-    if res < 0 {
-        format!(
-            "{what} of {len} bytes at offset {offset} failed: {}",
-            std::io::Error::from_raw_os_error((-res) as i32)
-        )
-    } else {
-        format!("short {what} at offset {offset}: {res} of {len} bytes")
-    }
-}
+use stats::{JobStats, WindowLog};
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::{Duration, Instant};
+use workload::{BufferMode, EngineKind, JobSpec, SyncMode, Think};
 
 /// Runs one job on this thread: builds the engine here (io_uring rings belong to the thread that
 /// made them), meets the others at the start barrier, then drives I/O to the end.
@@ -188,439 +58,659 @@ pub fn run(inp: JobInput) -> JobOutput {
     out
 }
 
+/// The engine could not be built: stop the phase, but still meet the others at the start
+/// line, which waits for every job.
 fn fail(inp: &JobInput, out: &mut JobOutput, e: EngineError) {
     inp.stop.store(true, Relaxed);
     inp.start.arrive();
     out.setup_error = Some(e);
 }
 
-/// fio's `prioclass`/`prio`: the I/O priority of this thread (ioprio_set with
-/// IOPRIO_WHO_PROCESS and 0, which names the calling thread).
-fn set_ioprio(class: u8, level: u8) -> Result<(), EngineError> {
-    const IOPRIO_WHO_PROCESS: libc::c_long = 1;
-    let value = ((class as libc::c_long) << 13) | level as libc::c_long;
-    // SAFETY: a plain syscall with integer arguments.
-    let rc = unsafe { libc::syscall(libc::SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, value) };
-    if rc != 0 {
-        return Err(EngineError::Io {
-            engine: "prioclass",
-            what: "the kernel refused the I/O priority (the realtime class needs root)",
-            source: std::io::Error::last_os_error(),
-        });
-    }
-    Ok(())
-}
-
-/// Puts this job's thread on its CPUs (fio's `cpus_allowed`): all of them, or with
-/// `cpus_allowed_policy=split` one per clone in turn.
-fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
-    if let Some((class, level)) = spec.ioprio {
-        set_ioprio(class, level)?;
-    }
-    let Some(cpus) = &spec.cpus else {
-        return Ok(());
-    };
-    let chosen: Vec<u32> = if spec.cpus_split {
-        vec![cpus[clone as usize % cpus.len()]]
-    } else {
-        cpus.clone()
-    };
-    // SAFETY: a zeroed cpu_set_t is empty; CPU_SET writes inside it for CPUs below 1024.
-    let rc = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for &c in &chosen {
-            libc::CPU_SET(c as usize, &mut set);
-        }
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-    };
-    if rc != 0 {
-        return Err(EngineError::Io {
-            engine: "cpus_allowed",
-            what: "no CPU of the list is online here (see nproc)",
-            source: std::io::Error::last_os_error(),
-        });
-    }
-    Ok(())
-}
-
-fn drive<E: Engine>(mut eng: E, inp: &JobInput, out: &mut JobOutput) {
-    let spec = &inp.spec;
-    let depth = spec.effective_iodepth() as usize;
-    let sync_engine = eng.is_sync();
-    let seed = splitmix(spec.randseed ^ splitmix(inp.clone as u64));
-    let mut rng = SmallRng::seed_from_u64(seed);
-    for s in 0..depth as u32 {
-        data::fill(eng.slot(s), &spec.buffer, &mut rng);
-    }
-    let mut picker = Picker::new(spec, seed, rng, &inp.regions, depth, inp.flow.take());
-    let nfiles = inp.fds.len() as u32;
-    // Stamps go at the head of each 4 KiB, inside a compressible buffer's random part.
-    let stamp = match spec.buffer {
-        BufferMode::Random => true,
-        BufferMode::Compressible { percent, .. } => percent < 100,
-        _ => false,
-    };
-    let verify = spec.verify;
-    let datasync = spec.sync_mode == SyncMode::Fdatasync;
-    let sync_every = spec.sync_every as u64;
-    let region_bytes: u64 = inp.regions.iter().map(|r| r.1).sum();
-    // number_ios only stops a job early: it never extends the work past size (fio's rule).
-    let budget = if spec.time_based {
-        u64::MAX
-    } else {
-        spec.io_size
-            .unwrap_or(region_bytes)
-            .saturating_mul(spec.loops.max(1) as u64)
-    };
-    let ios_budget = spec.number_ios.unwrap_or(u64::MAX);
-    let ramp_ns = spec.ramp_time.as_nanos() as u64;
-    let deadline = spec.runtime.map(|r| ramp_ns + r.as_nanos() as u64);
-    let serialize = spec.serialize_overlap && depth > 1;
-    // fio's thinktime: after `blocks` I/Os, drain the queue, then think (spin, then sleep).
-    let think = spec.think.filter(|t| t.us > 0);
-    let (mut think_last, mut think_due, mut completed) = (0u64, None, 0u64);
-
-    let mut stats = JobStats::default();
-    prepare_hists(&mut stats, spec, sync_engine);
-    let (max_ms, hist_ms) = spec.logs.window_ms();
-    let mut windows = stats::WindowLog::new(max_ms, hist_ms);
-    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-    let mut meta = vec![
-        Meta {
-            op: Op::Read,
-            len: 0,
-            file: 0,
-            busy: false,
-            offset: 0,
-            start: 0,
-            sub: 0,
-        };
-        depth
-    ];
-    let mut batch: Vec<u32> = Vec::with_capacity(depth);
-    let batch_submit = (spec.iodepth_batch_submit.max(1) as usize).min(depth);
-    let mut comps: Vec<Completion> = Vec::with_capacity(depth);
-    let mut in_flight = 0usize;
-    let mut issued = 0u64;
-    let mut issued_ios = 0u64;
-    let mut seq = 0u64;
-    let mut last_write_file = 0u32;
-    let mut writes_since_sync = 0u64;
-    let mut last_write_late = false;
-    let mut need_sync = false;
-    // When the first write of the current sync batch was issued (for `stats.durable`).
-    let mut durable_from = 0u64;
-    let mut error: Option<String> = None;
-    let mut measuring = ramp_ns == 0;
-    let mut measure_start = 0u64;
-    // Where a time-based window ends (the deadline, or the moment a stop was asked for). I/Os
-    // completing after it are reaped but not counted, and the runtime ends there, as fio
-    // does: counting the I/Os submitted in the window over the time to the last completion
-    // left one tail latency out of the rate (3 % low in a 2 s run on a throttled volume,
-    // whose last I/O waited 70 ms for the throttle's next slice).
-    let mut cut: Option<u64> = None;
-    let mut cpu0 = (0, 0, 0);
-
-    // The job's clock starts at the phase's common start (plus its own startdelay), never at
-    // the moment this thread happens to be scheduled.
-    let base = inp.start.arrive() + spec.startdelay;
-    sleep_unless_stopped(base.saturating_duration_since(Instant::now()), &inp.stop);
-    let now = || base.elapsed().as_nanos() as u64;
-    if measuring {
-        cpu0 = thread_cpu();
-        inp.live.measuring.store(true, Relaxed);
-    }
-
+/// fio's do_io: turn until the job ends, then finish it.
+fn drive<E: Engine>(eng: E, inp: &JobInput, out: &mut JobOutput) {
+    let mut job = Job::new(eng, inp);
+    job.start();
     loop {
-        let t = now();
-        if !measuring && t >= ramp_ns {
-            measuring = true;
-            // The measured interval starts at the common ramp end for every job.
-            measure_start = ramp_ns;
-            cpu0 = thread_cpu();
-            inp.live.measuring.store(true, Relaxed);
+        let turn = job.turn();
+        if job.syncs.need && job.q.in_flight == 0 {
+            job.sync_step();
+            continue;
         }
-        let timed_out = deadline.is_some_and(|d| t >= d);
-        let stop_asked = inp.stop.load(Relaxed);
-        if cut.is_none() && (timed_out || stop_asked) {
-            cut = Some(deadline.map_or(t, |d| d.min(t)));
+        let filled = job.fill(&turn);
+        if job.error.is_some() && job.q.in_flight == 0 {
+            break;
+        }
+        if filled.pushed > 0 {
+            inp.live.issued.store(job.budget.issued, Relaxed);
+        }
+        if job.q.in_flight == 0 {
+            if job.idle(&turn, &filled) {
+                continue;
+            }
+            break;
+        }
+        if !job.reap(&turn) {
+            break;
+        }
+    }
+    job.finish(out);
+}
+
+/// An I/O in a queue slot: what it is, and when it was prepared and submitted.
+#[derive(Clone, Copy)]
+struct Meta {
+    op: Op,
+    len: u32,
+    file: u32,
+    /// Pushed and not yet reaped.
+    busy: bool,
+    offset: u64,
+    start: u64,
+    sub: u64,
+}
+
+const EMPTY: Meta = Meta {
+    op: Op::Read,
+    len: 0,
+    file: 0,
+    busy: false,
+    offset: 0,
+    start: 0,
+    sub: 0,
+};
+
+/// The job's clock, in ns from its start: the ramp, the deadline, and the cut.
+struct Clock {
+    base: Instant,
+    ramp_ns: u64,
+    deadline: Option<u64>,
+    /// Where a time-based window ends (the deadline, or the moment a stop was asked for). I/Os
+    /// completing after it are reaped but not counted, and the runtime ends there, as fio
+    /// does: counting the I/Os submitted in the window over the time to the last completion
+    /// left one tail latency out of the rate (3 % low in a 2 s run on a throttled volume,
+    /// whose last I/O waited 70 ms for the throttle's next slice).
+    cut: Option<u64>,
+    measuring: bool,
+    measure_start: u64,
+    /// The thread's CPU (user, system, switches) when measuring began.
+    cpu0: (u64, u64, u64),
+}
+
+impl Clock {
+    fn new(spec: &JobSpec) -> Clock {
+        let ramp_ns = spec.ramp_time.as_nanos() as u64;
+        Clock {
+            base: Instant::now(),
+            ramp_ns,
+            deadline: spec.runtime.map(|r| ramp_ns + r.as_nanos() as u64),
+            cut: None,
+            measuring: false,
+            measure_start: 0,
+            cpu0: (0, 0, 0),
+        }
+    }
+
+    #[inline]
+    fn now(&self) -> u64 {
+        self.base.elapsed().as_nanos() as u64
+    }
+
+    /// Starts the measured interval at `at` (ns).
+    fn measure_from(&mut self, at: u64, live: &Live) {
+        self.measuring = true;
+        self.measure_start = at;
+        self.cpu0 = rusage(libc::RUSAGE_THREAD);
+        live.measuring.store(true, Relaxed);
+    }
+
+    /// Where the counted window ends: the cut, or the deadline before the loop has seen it
+    /// pass (a batch reaped just after the deadline is not part of the run either).
+    #[inline]
+    fn window_end(&self) -> u64 {
+        self.cut.or(self.deadline).unwrap_or(u64::MAX)
+    }
+}
+
+/// What the job may issue, and what it has.
+struct Budget {
+    bytes: u64,
+    ios: u64,
+    issued: u64,
+    issued_ios: u64,
+}
+
+impl Budget {
+    fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Budget {
+        let region_bytes: u64 = regions.iter().map(|r| r.1).sum();
+        let bytes = if spec.time_based {
+            u64::MAX
+        } else {
+            spec.io_size
+                .unwrap_or(region_bytes)
+                .saturating_mul(spec.loops.max(1) as u64)
+        };
+        Budget {
+            bytes,
+            // number_ios only stops a job early: it never extends the work past size (fio's rule).
+            ios: spec.number_ios.unwrap_or(u64::MAX),
+            issued: 0,
+            issued_ios: 0,
+        }
+    }
+
+    #[inline]
+    fn spent(&self) -> bool {
+        self.issued >= self.bytes || self.issued_ios >= self.ios
+    }
+}
+
+/// The queue: free slots, what each slot holds, the batch being pushed, the completions.
+struct Queue {
+    depth: usize,
+    free: Vec<u32>,
+    meta: Vec<Meta>,
+    batch: Vec<u32>,
+    /// fio's iodepth_batch_submit: hand the kernel each group of this many at once (1, the
+    /// default, submits every I/O as soon as it is ready).
+    batch_submit: usize,
+    comps: Vec<Completion>,
+    in_flight: usize,
+    serialize: bool,
+}
+
+impl Queue {
+    fn new(spec: &JobSpec, depth: usize) -> Queue {
+        Queue {
+            depth,
+            free: (0..depth as u32).rev().collect(),
+            meta: vec![EMPTY; depth],
+            batch: Vec::with_capacity(depth),
+            batch_submit: (spec.iodepth_batch_submit.max(1) as usize).min(depth),
+            comps: Vec::with_capacity(depth),
+            in_flight: 0,
+            serialize: spec.serialize_overlap && depth > 1,
+        }
+    }
+}
+
+/// fio's `fsync`/`fdatasync` every N writes.
+struct Syncs {
+    every: u64,
+    datasync: bool,
+    since: u64,
+    need: bool,
+    /// When the first write of the current sync batch was issued (for `stats.durable`).
+    from: u64,
+    /// The file of the last write, which the sync flushes.
+    file: u32,
+    /// The last write completed after the window: no sync is issued for it.
+    late: bool,
+}
+
+impl Syncs {
+    fn new(spec: &JobSpec) -> Syncs {
+        Syncs {
+            every: spec.sync_every as u64,
+            datasync: spec.sync_mode == SyncMode::Fdatasync,
+            since: 0,
+            need: false,
+            from: 0,
+            file: 0,
+            late: false,
+        }
+    }
+
+    /// Counts a write issued at `t` toward the next sync; true once that sync is due.
+    #[inline]
+    fn wrote(&mut self, t: u64) -> bool {
+        if self.every == 0 {
+            return false;
+        }
+        if self.since == 0 {
+            self.from = t;
+        }
+        self.since += 1;
+        self.need = self.since >= self.every;
+        self.need
+    }
+}
+
+/// fio's thinktime: after `blocks` I/Os, drain the queue, then think (spin, then sleep).
+struct Thinking {
+    spec: Option<Think>,
+    /// The I/O count at the last think, and the one at which the next is due.
+    last: u64,
+    due: Option<u64>,
+    completed: u64,
+}
+
+/// Where one turn stands, read once at its start.
+struct Turn {
+    t: u64,
+    /// The budget is issued: only reads back of the verify backlog remain.
+    writes_done: bool,
+    stopping: bool,
+}
+
+/// Why a turn stopped filling the queue.
+#[derive(Default)]
+struct Filled {
+    pushed: u64,
+    /// The rate cap's wait before the next I/O may go (ns).
+    rate_wait: u64,
+    /// The flow held the job back.
+    held: bool,
+}
+
+/// One job while it runs.
+struct Job<'a, E: Engine> {
+    eng: E,
+    inp: &'a JobInput,
+    picker: Picker,
+    clock: Clock,
+    budget: Budget,
+    q: Queue,
+    syncs: Syncs,
+    think: Thinking,
+    stats: JobStats,
+    windows: Option<WindowLog>,
+    sync_engine: bool,
+    /// Stamp each write's 4 KiB blocks (random data only: a stamp in a pattern changes it).
+    stamp: bool,
+    seq: u64,
+    error: Option<String>,
+}
+
+impl<'a, E: Engine> Job<'a, E> {
+    /// Fills the engine's buffers from the job's random stream and sets up its state; the
+    /// histograms are allocated here, before the start line.
+    fn new(mut eng: E, inp: &'a JobInput) -> Self {
+        let spec = &inp.spec;
+        let depth = spec.effective_iodepth() as usize;
+        let sync_engine = eng.is_sync();
+        let seed = splitmix(spec.randseed ^ splitmix(inp.clone as u64));
+        let mut rng = SmallRng::seed_from_u64(seed);
+        for s in 0..depth as u32 {
+            data::fill(eng.slot(s), &spec.buffer, &mut rng);
+        }
+        let mut stats = JobStats::default();
+        prepare_hists(&mut stats, spec, sync_engine);
+        let (max_ms, hist_ms) = spec.logs.window_ms();
+        // Stamps go at the head of each 4 KiB, inside a compressible buffer's random part.
+        let stamp = match spec.buffer {
+            BufferMode::Random => true,
+            BufferMode::Compressible { percent, .. } => percent < 100,
+            _ => false,
+        };
+        Job {
+            picker: Picker::new(spec, seed, rng, &inp.regions, depth, inp.flow.take()),
+            clock: Clock::new(spec),
+            budget: Budget::new(spec, &inp.regions),
+            q: Queue::new(spec, depth),
+            syncs: Syncs::new(spec),
+            think: Thinking {
+                spec: spec.think.filter(|t| t.us > 0),
+                last: 0,
+                due: None,
+                completed: 0,
+            },
+            stats,
+            windows: WindowLog::new(max_ms, hist_ms),
+            sync_engine,
+            stamp,
+            seq: 0,
+            error: None,
+            eng,
+            inp,
+        }
+    }
+
+    /// Meets the other jobs at the start line and waits out its own startdelay: the job's
+    /// clock starts at the phase's common start, never when this thread happens to run.
+    fn start(&mut self) {
+        self.clock.base = self.inp.start.arrive() + self.inp.spec.startdelay;
+        let wait = self.clock.base.saturating_duration_since(Instant::now());
+        sleep_unless_stopped(wait, &self.inp.stop);
+        if self.clock.ramp_ns == 0 {
+            self.clock.measure_from(0, &self.inp.live);
+        }
+    }
+
+    /// Reads the clock once for the turn: the ramp's end, the cut, and whether to stop.
+    #[inline]
+    fn turn(&mut self) -> Turn {
+        let c = &mut self.clock;
+        let t = c.now();
+        if !c.measuring && t >= c.ramp_ns {
+            // The measured interval starts at the common ramp end for every job.
+            c.measure_from(c.ramp_ns, &self.inp.live);
+        }
+        let timed_out = c.deadline.is_some_and(|d| t >= d);
+        let stop_asked = self.inp.stop.load(Relaxed);
+        if c.cut.is_none() && (timed_out || stop_asked) {
+            c.cut = Some(c.deadline.map_or(t, |d| d.min(t)));
         }
         // With verify_backlog, the written blocks not yet read back are read once the writes
         // are all issued (fio's closing verify), unless time ran out.
-        let writes_done = issued >= budget || issued_ios >= ios_budget;
-        let draining = writes_done && picker.backlog.as_ref().is_some_and(|b| !b.is_empty());
-        let stopping = error.is_some() || stop_asked || timed_out || (writes_done && !draining);
-
-        if need_sync && in_flight == 0 {
-            // A write that completed after the window is not counted, nor is a sync issued
-            // for it: every sync issued is one reported, and as many as the counted writes
-            // with fsync=1.
-            if error.is_none() && !last_write_late {
-                let t0 = now();
-                let r = eng.sync(last_write_file, datasync);
-                let t1 = now();
-                match r {
-                    Err(e) => error = Some(format!("fsync failed: {e}")),
-                    Ok(()) if measuring => {
-                        stats.sync.record(t1 - t0);
-                        stats.durable.record(t1 - durable_from);
-                    }
-                    Ok(()) => {}
-                }
-            }
-            writes_since_sync = 0;
-            need_sync = false;
-            continue;
+        let writes_done = self.budget.spent();
+        let backlog = self.picker.backlog.as_ref();
+        let draining = writes_done && backlog.is_some_and(|b| !b.is_empty());
+        let stopping =
+            self.error.is_some() || stop_asked || timed_out || (writes_done && !draining);
+        Turn {
+            t,
+            writes_done,
+            stopping,
         }
+    }
 
-        let mut pushed = 0u64;
-        let mut rate_wait = 0u64;
-        let mut held = false;
+    /// The sync due after `fsync=N` writes, once they have all completed. A write that
+    /// completed after the window is not counted, nor is a sync issued for it: every sync
+    /// issued is one reported, and as many as the counted writes with fsync=1.
+    fn sync_step(&mut self) {
+        if self.error.is_none() && !self.syncs.late {
+            let t0 = self.clock.now();
+            let r = self.eng.sync(self.syncs.file, self.syncs.datasync);
+            let t1 = self.clock.now();
+            match r {
+                Err(e) => self.error = Some(format!("fsync failed: {e}")),
+                Ok(()) if self.clock.measuring => {
+                    self.stats.sync.record(t1 - t0);
+                    self.stats.durable.record(t1 - self.syncs.from);
+                }
+                Ok(()) => {}
+            }
+        }
+        self.syncs.since = 0;
+        self.syncs.need = false;
+    }
+
+    /// Pushes I/Os into free slots until the queue is full, the picker waits, or a sync, a
+    /// think or the end of the budget is due; submits each `iodepth_batch_submit` group and
+    /// what remains at the end.
+    #[inline]
+    fn fill(&mut self, turn: &Turn) -> Filled {
+        let mut filled = Filled::default();
         // When the next I/O's preparation starts: the turn's clock for the first, then the
         // return of the submission before it (no clock read of its own per I/O).
-        let mut prep_at = t;
-        if !stopping && !need_sync && think_due.is_none() {
-            while let Some(&slot) = free.last() {
-                let Next {
-                    op,
-                    len,
-                    file,
-                    offset,
-                    back,
-                    ..
-                } = match picker.next(t, writes_done) {
-                    Pick::Io(n) if serialize && overlaps(&meta, &n) => {
-                        picker.hold(n);
-                        break;
-                    }
-                    Pick::Io(n) => n,
-                    Pick::Wait(ns) => {
-                        rate_wait = ns;
-                        break;
-                    }
-                    Pick::Held => {
-                        held = true;
-                        break;
-                    }
-                    Pick::Done => break,
+        let mut prep_at = turn.t;
+        if !turn.stopping && !self.syncs.need && self.think.due.is_none() {
+            while let Some(&slot) = self.q.free.last() {
+                let Some(n) = self.pick(turn, &mut filled) else {
+                    break;
                 };
-                if op == Op::Write {
-                    last_write_file = file;
-                    let buf = &mut eng.slot(slot)[..len as usize];
-                    mark(buf, offset, seq, stamp, verify);
-                    seq += 1;
-                }
-                // fio's split: slat runs from this I/O's preparation to the return of the
-                // submission carrying it, clat from there to its completion. A turn that
-                // refills many slots must not charge the earlier submissions to later I/Os.
-                meta[slot as usize] = Meta {
-                    op,
-                    len,
-                    file,
-                    busy: true,
-                    offset,
-                    start: prep_at,
-                    sub: prep_at,
-                };
-                if let Err(e) = eng.push(Request {
-                    op,
-                    file,
-                    offset,
-                    len,
-                    slot,
-                }) {
-                    error = Some(e.to_string());
+                if !self.push(slot, &n, prep_at) {
                     break;
                 }
-                free.pop();
-                batch.push(slot);
-                pushed += 1;
-                if !back {
-                    issued += len as u64;
-                    issued_ios += 1;
+                filled.pushed += 1;
+                if self.think_due() {
+                    break;
                 }
-                // fio checks after each issue; an I/O at depth 1 or on a synchronous engine
-                // has completed by then, so there the issues are the completions.
-                if let Some(tk) = think {
-                    let at_once = tk.on_issue || sync_engine || depth == 1;
-                    let b = if at_once { issued_ios } else { completed };
-                    if b >= think_last + tk.blocks {
-                        think_due = Some(b);
-                        break;
-                    }
+                if self.q.batch.len() >= self.q.batch_submit && !self.submit(&mut prep_at) {
+                    break;
                 }
-                // fio's iodepth_batch_submit: hand the kernel each group of this many at once
-                // (1, the default, submits every I/O as soon as it is ready).
-                if batch.len() >= batch_submit {
-                    match submit_batch(
-                        &mut eng,
-                        &mut batch,
-                        &mut meta,
-                        &mut in_flight,
-                        &mut stats,
-                        sync_engine,
-                        &now,
-                    ) {
-                        Ok(ts) => prep_at = ts.unwrap_or(prep_at),
-                        Err(e) => {
-                            error = Some(e);
-                            break;
-                        }
-                    }
-                }
-                if op == Op::Write && sync_every > 0 {
-                    if writes_since_sync == 0 {
-                        durable_from = t;
-                    }
-                    writes_since_sync += 1;
-                    if writes_since_sync >= sync_every {
-                        need_sync = true;
-                        break;
-                    }
-                }
-                if issued >= budget || issued_ios >= ios_budget {
+                let sync_due = n.op == Op::Write && self.syncs.wrote(turn.t);
+                if sync_due || self.budget.spent() {
                     break;
                 }
             }
         }
-        if !batch.is_empty() && error.is_none() {
-            if let Err(e) = submit_batch(
-                &mut eng,
-                &mut batch,
-                &mut meta,
-                &mut in_flight,
-                &mut stats,
-                sync_engine,
-                &now,
-            ) {
-                error = Some(e);
-            }
+        if !self.q.batch.is_empty() && self.error.is_none() {
+            self.submit(&mut prep_at);
         }
-        if error.is_some() && in_flight == 0 {
-            break;
+        filled
+    }
+
+    /// The picker's next I/O, or None when it waits for the rate cap, the flow holds the job
+    /// back, the work is done, or the I/O overlaps one in flight (`serialize_overlap`: given
+    /// back, to go first once that one completes).
+    #[inline]
+    fn pick(&mut self, turn: &Turn, filled: &mut Filled) -> Option<Next> {
+        match self.picker.next(turn.t, turn.writes_done) {
+            Pick::Io(n) if self.q.serialize && overlaps(&self.q.meta, &n) => {
+                self.picker.hold(n);
+                None
+            }
+            Pick::Io(n) => Some(n),
+            Pick::Wait(ns) => {
+                filled.rate_wait = ns;
+                None
+            }
+            Pick::Held => {
+                filled.held = true;
+                None
+            }
+            Pick::Done => None,
         }
-        if pushed > 0 {
-            inp.live.issued.store(issued, Relaxed);
+    }
+
+    /// Prepares `n` in `slot` (a write's buffer marked) and pushes it to the engine; false,
+    /// with the error kept, when the engine refused it.
+    #[inline]
+    fn push(&mut self, slot: u32, n: &Next, prep_at: u64) -> bool {
+        if n.op == Op::Write {
+            self.syncs.file = n.file;
+            let buf = &mut self.eng.slot(slot)[..n.len as usize];
+            mark(buf, n.offset, self.seq, self.stamp, self.inp.spec.verify);
+            self.seq += 1;
         }
-        if in_flight == 0 {
-            if need_sync {
-                continue;
-            }
-            if stopping || error.is_some() {
-                break;
-            }
-            if let (Some(b), Some(tk)) = (think_due.take(), think) {
-                think_for(tk, deadline.map(|d| d.saturating_sub(now())), &inp.stop);
-                think_last = b;
-                continue;
-            }
-            if rate_wait > 0 {
-                let until = deadline.map_or(rate_wait, |d| rate_wait.min(d.saturating_sub(t)));
-                sleep_unless_stopped(std::time::Duration::from_nanos(until), &inp.stop);
-            } else if held {
-                hold_back(spec.flow_sleep, &inp.stop);
-            }
-            continue;
-        }
-        let min = if need_sync || stopping || think_due.is_some() {
-            in_flight
-        } else {
-            1
+        // fio's split: slat runs from this I/O's preparation to the return of the submission
+        // carrying it, clat from there to its completion. A turn that refills many slots must
+        // not charge the earlier submissions to later I/Os.
+        self.q.meta[slot as usize] = Meta {
+            op: n.op,
+            len: n.len,
+            file: n.file,
+            busy: true,
+            offset: n.offset,
+            start: prep_at,
+            sub: prep_at,
         };
-        if let Err(e) = eng.reap(min, &mut comps) {
-            error = Some(e.to_string());
-            break;
+        let req = Request {
+            op: n.op,
+            file: n.file,
+            offset: n.offset,
+            len: n.len,
+            slot,
+        };
+        if let Err(e) = self.eng.push(req) {
+            self.error = Some(e.to_string());
+            return false;
         }
-        let tc = now();
-        // The window ends at the cut, or at the deadline before the loop has seen it pass:
-        // a batch reaped just after the deadline is not part of the run either.
-        let window_end = cut.or(deadline).unwrap_or(u64::MAX);
-        for c in &comps {
-            let m = meta[c.slot as usize];
-            meta[c.slot as usize].busy = false;
-            free.push(c.slot);
-            completed += 1;
-            if c.result != m.len as i64 {
-                if error.is_none() {
-                    error = Some(describe(c.result, m.op, m.offset, m.len));
-                }
-                continue;
-            }
-            if let (Some(algo), Op::Read) = (verify, m.op) {
-                if let Err(e) = data::check(&eng.slot(c.slot)[..m.len as usize], m.offset, algo) {
-                    if error.is_none() {
-                        error = Some(format!("verify failed: {e}"));
-                    }
-                    continue;
-                }
-            }
-            if let (Some(b), Op::Write) = (&mut picker.backlog, m.op) {
-                b.written((m.file, m.offset, m.len));
-            }
-            // Counted when it completes inside the measured window: after the ramp (an I/O
-            // submitted during the ramp counts if it completes after it, as in fio) and
-            // before the cut.
-            if m.op == Op::Write {
-                last_write_late = tc > window_end;
-            }
-            if tc >= ramp_ns && tc <= window_end {
-                count(&mut stats, &mut windows, &m, tc, tc - ramp_ns, sync_engine);
-            }
+        self.q.free.pop();
+        self.q.batch.push(slot);
+        if !n.back {
+            self.budget.issued += n.len as u64;
+            self.budget.issued_ios += 1;
         }
-        in_flight -= comps.len();
-        if measuring {
-            publish(&inp.live, &stats);
+        true
+    }
+
+    /// True once a think is due. fio checks after each issue; an I/O at depth 1 or on a
+    /// synchronous engine has completed by then, so there the issues are the completions.
+    #[inline]
+    fn think_due(&mut self) -> bool {
+        let Some(tk) = self.think.spec else {
+            return false;
+        };
+        let at_once = tk.on_issue || self.sync_engine || self.q.depth == 1;
+        let b = if at_once {
+            self.budget.issued_ios
+        } else {
+            self.think.completed
+        };
+        if b >= self.think.last + tk.blocks {
+            self.think.due = Some(b);
+        }
+        self.think.due.is_some()
+    }
+
+    /// Submits the pushed requests and stamps their submission time, which becomes the next
+    /// I/O's preparation time (async engines: a synchronous engine's I/O is all completion).
+    /// False, with the error kept, when the engine failed.
+    #[inline]
+    fn submit(&mut self, prep_at: &mut u64) -> bool {
+        if let Err(e) = self.eng.submit() {
+            self.error = Some(e.to_string());
+            return false;
+        }
+        let q = &mut self.q;
+        q.in_flight += q.batch.len();
+        self.stats
+            .mark_depth(q.in_flight as u32, q.batch.len() as u64);
+        if !self.sync_engine {
+            let t = self.clock.now();
+            for &s in &q.batch {
+                q.meta[s as usize].sub = t;
+            }
+            *prep_at = t;
+        }
+        q.batch.clear();
+        true
+    }
+
+    /// Nothing in flight: end the job (false), or wait as a due think, the rate cap or the
+    /// flow asks before the next turn (true).
+    fn idle(&mut self, turn: &Turn, filled: &Filled) -> bool {
+        if self.syncs.need {
+            return true;
+        }
+        if turn.stopping || self.error.is_some() {
+            return false;
+        }
+        let stop = &self.inp.stop;
+        let deadline = self.clock.deadline;
+        if let (Some(b), Some(tk)) = (self.think.due.take(), self.think.spec) {
+            think_for(
+                tk,
+                deadline.map(|d| d.saturating_sub(self.clock.now())),
+                stop,
+            );
+            self.think.last = b;
+        } else if filled.rate_wait > 0 {
+            let wait = filled.rate_wait;
+            let until = deadline.map_or(wait, |d| wait.min(d.saturating_sub(turn.t)));
+            sleep_unless_stopped(Duration::from_nanos(until), stop);
+        } else if filled.held {
+            hold_back(self.inp.spec.flow_sleep, stop);
+        }
+        true
+    }
+
+    /// Reaps at least one I/O (all in flight when a sync, a think or the end waits for the
+    /// queue to drain), then checks and accounts each; false when the engine failed.
+    #[inline]
+    fn reap(&mut self, turn: &Turn) -> bool {
+        let drain = self.syncs.need || turn.stopping || self.think.due.is_some();
+        let min = if drain { self.q.in_flight } else { 1 };
+        let mut comps = std::mem::take(&mut self.q.comps);
+        let ok = match self.eng.reap(min, &mut comps) {
+            Err(e) => {
+                self.error = Some(e.to_string());
+                false
+            }
+            Ok(()) => {
+                let tc = self.clock.now();
+                let window_end = self.clock.window_end();
+                for &c in &comps {
+                    self.complete(c, tc, window_end);
+                }
+                self.q.in_flight -= comps.len();
+                true
+            }
+        };
+        self.q.comps = comps;
+        if ok && self.clock.measuring {
+            publish(&self.inp.live, &self.stats);
+        }
+        ok
+    }
+
+    /// One completion: frees its slot, checks it (the whole length moved, a read's verify
+    /// header), feeds the verify backlog, and counts it when it completed inside the measured
+    /// window: after the ramp (an I/O submitted during the ramp counts if it completes after
+    /// it, as in fio) and before the cut.
+    #[inline]
+    fn complete(&mut self, c: Completion, tc: u64, window_end: u64) {
+        let m = self.q.meta[c.slot as usize];
+        self.q.meta[c.slot as usize].busy = false;
+        self.q.free.push(c.slot);
+        self.think.completed += 1;
+        if let Err(e) = self.check(&m, c) {
+            self.error.get_or_insert(e);
+            return;
+        }
+        if let (Some(b), Op::Write) = (&mut self.picker.backlog, m.op) {
+            b.written((m.file, m.offset, m.len));
+        }
+        if m.op == Op::Write {
+            self.syncs.late = tc > window_end;
+        }
+        let ramp = self.clock.ramp_ns;
+        if tc >= ramp && tc <= window_end {
+            count(
+                &mut self.stats,
+                &mut self.windows,
+                &m,
+                tc,
+                tc - ramp,
+                self.sync_engine,
+            );
         }
     }
 
-    if spec.end_fsync && spec.rw.writes() && error.is_none() && in_flight == 0 {
-        for f in 0..nfiles {
-            if let Err(e) = eng.sync(f, false) {
-                error = Some(format!("final fsync failed: {e}"));
+    /// A completion's result: the whole length moved, and for a read of a verifying job, the
+    /// header it carries. Formats only on the error path.
+    #[inline]
+    fn check(&mut self, m: &Meta, c: Completion) -> Result<(), String> {
+        if c.result != m.len as i64 {
+            return Err(describe(c.result, m.op, m.offset, m.len));
+        }
+        if let (Some(algo), Op::Read) = (self.inp.spec.verify, m.op) {
+            let buf = &self.eng.slot(c.slot)[..m.len as usize];
+            data::check(buf, m.offset, algo).map_err(|e| format!("verify failed: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// The job's end: fio's end_fsync, the measured runtime and CPU, then the closing verify
+    /// (outside the measured figures) before the engine's teardown.
+    fn finish(mut self, out: &mut JobOutput) {
+        self.end_fsync();
+        let t_end = self.clock.now();
+        self.inp.live.ended.store(true, Relaxed);
+        if self.clock.measuring {
+            let (c, cpu1) = (&self.clock, rusage(libc::RUSAGE_THREAD));
+            self.stats.runtime_ns = c.cut.map_or(t_end, |cut| cut.min(t_end)) - c.measure_start;
+            self.stats.usr_ns = cpu1.0.saturating_sub(c.cpu0.0);
+            self.stats.sys_ns = cpu1.1.saturating_sub(c.cpu0.1);
+            self.stats.ctx = cpu1.2.saturating_sub(c.cpu0.2);
+        }
+        if self.error.is_none() {
+            match closing_verify(&mut self.eng, self.inp, self.q.depth) {
+                Ok(n) => out.verified = n,
+                Err(e) => self.error = Some(format!("verify failed: {e}")),
+            }
+        }
+        drop(self.eng);
+        out.stats = self.stats;
+        out.windows = self.windows;
+        out.error = self.error;
+    }
+
+    /// fio's end_fsync: every file flushed once the writes have all completed.
+    fn end_fsync(&mut self) {
+        let spec = &self.inp.spec;
+        if !(spec.end_fsync && spec.rw.writes() && self.error.is_none() && self.q.in_flight == 0) {
+            return;
+        }
+        for f in 0..self.inp.fds.len() as u32 {
+            if let Err(e) = self.eng.sync(f, false) {
+                self.error = Some(format!("final fsync failed: {e}"));
                 break;
             }
         }
     }
-    let t_end = now();
-    inp.live.ended.store(true, Relaxed);
-    if measuring {
-        let cpu1 = thread_cpu();
-        stats.runtime_ns = cut.map_or(t_end, |c| c.min(t_end)) - measure_start;
-        stats.usr_ns = cpu1.0.saturating_sub(cpu0.0);
-        stats.sys_ns = cpu1.1.saturating_sub(cpu0.1);
-        stats.ctx = cpu1.2.saturating_sub(cpu0.2);
-    }
-    if error.is_none() {
-        match closing_verify(&mut eng, inp, depth) {
-            Ok(n) => out.verified = n,
-            Err(e) => error = Some(format!("verify failed: {e}")),
-        }
-    }
-    drop(eng);
-    out.stats = stats;
-    out.windows = windows;
-    out.error = error;
-}
-
-/// fio's do_verify: read back what the write phase wrote and check every block; the number
-/// checked (0 when there is no such pass). Only a size-based pass writes every block exactly
-/// once, so only then is there a whole region to check. The pass is not part of the measured
-/// figures: it waits for the runner to have read the kernel's counters.
-fn closing_verify<E: Engine>(eng: &mut E, inp: &JobInput, depth: usize) -> Result<u64, String> {
-    let spec = &inp.spec;
-    let whole_pass = !spec.time_based
-        && !spec.norandommap
-        && spec.bssplit.is_empty()
-        && spec.number_ios.is_none()
-        && spec.io_size.is_none();
-    let wanted = spec.do_verify && !spec.rw.reads() && whole_pass && spec.verify_backlog == 0;
-    let Some(algo) = spec.verify.filter(|_| wanted && !inp.stop.load(Relaxed)) else {
-        return Ok(0);
-    };
-    while !inp.start.counted.load(Relaxed) && !inp.stop.load(Relaxed) {
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    verify_pass(eng, &inp.regions, spec.bs as u32, depth, algo, &inp.stop)
 }
 
 /// Accounts one I/O that completed at `tc` inside the measured window (`t` into it): fio's
@@ -665,35 +755,6 @@ fn publish(live: &Live, stats: &JobStats) {
     }
 }
 
-/// Held back by the flow with nothing in flight: sleep `flow_sleep` µs, or with 0 check again
-/// at once, as fio does.
-fn hold_back(flow_sleep: u64, stop: &AtomicBool) {
-    if flow_sleep > 0 {
-        sleep_unless_stopped(std::time::Duration::from_micros(flow_sleep), stop);
-    } else {
-        std::hint::spin_loop();
-    }
-}
-
-/// fio's think: spin `spin_us`, then sleep the rest of `us`, neither past the time `left`
-/// (ns) to the job's deadline. Like fio, the sleep stops short by the timer's slack and the
-/// last stretch is spun, so a 1 ms think lasts 1 ms, not 1.1.
-fn think_for(t: workload::Think, left: Option<u64>, stop: &AtomicBool) {
-    const SLACK_NS: u64 = 100_000;
-    let cap = |us: u64| left.map_or(us * 1000, |l| (us * 1000).min(l));
-    let (spin, total) = (cap(t.spin_us.min(t.us)), cap(t.us));
-    let from = Instant::now();
-    let spent = || from.elapsed().as_nanos() as u64;
-    while spent() < spin {
-        std::hint::spin_loop();
-    }
-    let sleep = total.saturating_sub(spent()).saturating_sub(SLACK_NS);
-    sleep_unless_stopped(std::time::Duration::from_nanos(sleep), stop);
-    while spent() < total && !stop.load(Relaxed) {
-        std::hint::spin_loop();
-    }
-}
-
 /// Marks a write's buffer: offset and sequence in each 4 KiB (no two writes carry the same
 /// data), and the verify header when the job verifies.
 #[inline]
@@ -733,84 +794,4 @@ fn prepare_hists(stats: &mut JobStats, spec: &JobSpec, sync_engine: bool) {
         stats.sync.prepare();
         stats.durable.prepare();
     }
-}
-
-/// Submits the pushed requests in `batch`, stamping their submission time, which it returns
-/// (async engines) as the next I/O's preparation time.
-#[inline]
-fn submit_batch<E: Engine>(
-    eng: &mut E,
-    batch: &mut Vec<u32>,
-    meta: &mut [Meta],
-    in_flight: &mut usize,
-    stats: &mut JobStats,
-    sync_engine: bool,
-    now: &impl Fn() -> u64,
-) -> Result<Option<u64>, String> {
-    eng.submit().map_err(|e| e.to_string())?;
-    *in_flight += batch.len();
-    stats.mark_depth(*in_flight as u32, batch.len() as u64);
-    let mut ts = None;
-    if !sync_engine {
-        let t = now();
-        for &s in batch.iter() {
-            meta[s as usize].sub = t;
-        }
-        ts = Some(t);
-    }
-    batch.clear();
-    Ok(ts)
-}
-
-/// Reads every block of every region sequentially and checks its verify header.
-fn verify_pass<E: Engine>(
-    eng: &mut E,
-    regions: &[(u64, u64)],
-    bs: u32,
-    depth: usize,
-    algo: workload::Verify,
-    stop: &AtomicBool,
-) -> Result<u64, String> {
-    let mut comps = Vec::with_capacity(depth);
-    let mut checked = 0;
-    for (f, &(start, len)) in regions.iter().enumerate() {
-        let mut next = start;
-        let end = start + len / bs as u64 * bs as u64;
-        let mut offsets = vec![0u64; depth];
-        let mut free: Vec<u32> = (0..depth as u32).collect();
-        let mut in_flight = 0;
-        while (next < end || in_flight > 0) && !stop.load(Relaxed) {
-            let mut pushed = false;
-            while next < end {
-                let Some(slot) = free.pop() else { break };
-                offsets[slot as usize] = next;
-                eng.push(Request {
-                    op: Op::Read,
-                    file: f as u32,
-                    offset: next,
-                    len: bs,
-                    slot,
-                })
-                .map_err(|e| e.to_string())?;
-                next += bs as u64;
-                in_flight += 1;
-                pushed = true;
-            }
-            if pushed {
-                eng.submit().map_err(|e| e.to_string())?;
-            }
-            eng.reap(1, &mut comps).map_err(|e| e.to_string())?;
-            for c in &comps {
-                let off = offsets[c.slot as usize];
-                free.push(c.slot);
-                in_flight -= 1;
-                if c.result != bs as i64 {
-                    return Err(describe(c.result, Op::Read, off, bs));
-                }
-                data::check(&eng.slot(c.slot)[..bs as usize], off, algo)?;
-                checked += 1;
-            }
-        }
-    }
-    Ok(checked)
 }

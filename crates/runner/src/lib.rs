@@ -9,10 +9,16 @@ mod data;
 mod error;
 mod flow;
 mod job;
+#[cfg(test)]
+mod job_tests;
 mod judge;
+mod live;
 mod offsets;
+mod pace;
 mod pick;
+mod placement;
 pub mod probe;
+mod readback;
 pub mod safety;
 mod skew;
 mod target;
@@ -20,7 +26,7 @@ mod target;
 pub use error::RunError;
 pub use target::{free_bytes, resolve_paths, DEFAULT_FILE_SIZE};
 
-use job::{JobInput, Live};
+use live::{JobInput, Live};
 use report::{GroupReport, JobReport, KernelCounters, RunReport, Status, Tool, SCHEMA_VERSION};
 use stats::{JobStats, Sample, Series};
 use std::collections::HashMap;
@@ -276,7 +282,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
 
     let n = plans.len();
     let sample_ms = sample_interval(w);
-    let mut outputs: Vec<Option<job::JobOutput>> = (0..n).map(|_| None).collect();
+    let mut outputs: Vec<Option<live::JobOutput>> = (0..n).map(|_| None).collect();
     let mut series: Vec<Series> = vec![Series::default(); n];
     let mut last_sampled: Vec<Counters> = vec![[0; 10]; n];
     let mut last_t: Vec<u64> = vec![0; n];
@@ -290,7 +296,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         if members.is_empty() || opts.stop.load(Relaxed) {
             continue;
         }
-        let line = Arc::new(job::StartLine::new(members.len()));
+        let line = Arc::new(live::StartLine::new(members.len()));
         // Jobs watch this flag, not `opts.stop`: the sampler raises it for a Ctrl-C and for a
         // peer's stonewall alike, and only the former marks the run interrupted.
         let halt = Arc::new(AtomicBool::new(opts.stop.load(Relaxed)));
@@ -733,5 +739,5 @@ fn sleep_until_next(
 
 /// (user ns, system ns, context switches) of the whole process, every thread included.
 fn process_cpu() -> (u64, u64, u64) {
-    job::rusage(libc::RUSAGE_SELF)
+    live::rusage(libc::RUSAGE_SELF)
 }

@@ -1,0 +1,192 @@
+//! The job's loop on its own, below the runner: the null engine for the loop's arithmetic
+//! (budgets, loops, syncs, ramp and deadline), and one conformance matrix that runs the same
+//! checks on every engine over a real file, reading back what it wrote.
+
+use crate::job::run;
+use crate::live::{JobInput, JobOutput, Live, StartLine};
+use std::cell::Cell;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use workload::{EngineKind, JobSpec, Rw, Verify};
+
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * KIB;
+
+fn spec(engine: EngineKind, rw: Rw, depth: u32) -> JobSpec {
+    JobSpec {
+        rw,
+        bs: 4 * KIB,
+        iodepth: depth,
+        ioengine: engine,
+        // Size-based unless a test asks for time (volbench's own default is 30 s of time).
+        time_based: false,
+        runtime: None,
+        ..JobSpec::default()
+    }
+}
+
+/// Runs one job on a thread as the runner does: waits for it at the start line, fixes the
+/// epoch, releases it, and lets a closing verify go at once (no kernel counters to read).
+fn run_one(spec: JobSpec, fd: i32, region: u64) -> JobOutput {
+    let line = Arc::new(StartLine::new(1));
+    line.counted.store(true, Relaxed);
+    let inp = JobInput {
+        spec,
+        clone: 0,
+        fds: vec![fd],
+        regions: vec![(0, region)],
+        lbs: 512,
+        live: Arc::new(Live::default()),
+        stop: Arc::new(AtomicBool::new(false)),
+        start: line.clone(),
+        flow: Cell::new(None),
+    };
+    let job = std::thread::spawn(move || run(inp));
+    while line.ready.load(Relaxed) < 1 {
+        std::thread::yield_now();
+    }
+    line.epoch.set(Instant::now()).expect("the epoch is set once");
+    line.barrier.wait();
+    job.join().expect("the job thread ends without a panic")
+}
+
+fn null(spec: JobSpec, region: u64) -> JobOutput {
+    run_one(spec, -1, region)
+}
+
+#[test]
+fn a_size_based_job_issues_its_region_exactly_once() {
+    let out = null(spec(EngineKind::Null, Rw::RandWrite, 8), MIB);
+    assert_eq!(out.error, None);
+    let w = &out.stats.dirs[1];
+    assert_eq!((w.ios, w.bytes), (256, MIB));
+    assert_eq!(out.stats.dirs[0].ios, 0);
+}
+
+#[test]
+fn loops_repeat_the_region_and_number_ios_cuts_it_short() {
+    let looped = null(
+        JobSpec {
+            loops: 3,
+            ..spec(EngineKind::Null, Rw::Read, 4)
+        },
+        MIB,
+    );
+    assert_eq!(looped.stats.dirs[0].ios, 3 * 256);
+    let cut = null(
+        JobSpec {
+            number_ios: Some(100),
+            ..spec(EngineKind::Null, Rw::Read, 4)
+        },
+        MIB,
+    );
+    assert_eq!(cut.stats.dirs[0].ios, 100);
+    // number_ios never extends the work past the region (fio's rule).
+    let long = null(
+        JobSpec {
+            number_ios: Some(10_000),
+            ..spec(EngineKind::Null, Rw::Read, 4)
+        },
+        MIB,
+    );
+    assert_eq!(long.stats.dirs[0].ios, 256);
+}
+
+#[test]
+fn fsync_every_n_writes_issues_one_sync_per_n() {
+    for (every, depth) in [(1, 1), (4, 8), (5, 3)] {
+        let out = null(
+            JobSpec {
+                sync_every: every,
+                ..spec(EngineKind::Null, Rw::Write, depth)
+            },
+            64 * 4 * KIB,
+        );
+        assert_eq!(out.error, None);
+        assert_eq!(out.stats.dirs[1].ios, 64);
+        let syncs = out.stats.sync.count();
+        assert_eq!(syncs, 64 / every as u64, "fsync={every} iodepth={depth}");
+        assert_eq!(out.stats.durable.count(), syncs);
+    }
+}
+
+#[test]
+fn a_time_based_window_ends_at_the_deadline_after_the_ramp() {
+    let out = null(
+        JobSpec {
+            time_based: true,
+            runtime: Some(Duration::from_millis(60)),
+            ramp_time: Duration::from_millis(40),
+            ..spec(EngineKind::Null, Rw::RandRead, 16)
+        },
+        MIB,
+    );
+    assert_eq!(out.error, None);
+    // The measured interval runs from the ramp's end to the deadline, to the nanosecond:
+    // the cut is the deadline, never the moment the loop noticed it.
+    assert_eq!(out.stats.runtime_ns, 60_000_000);
+    assert!(out.stats.dirs[0].ios > 0);
+}
+
+#[test]
+fn a_rate_cap_is_never_exceeded() {
+    let out = null(
+        JobSpec {
+            time_based: true,
+            runtime: Some(Duration::from_millis(200)),
+            rate_iops: [1000, 0],
+            ..spec(EngineKind::Null, Rw::RandRead, 4)
+        },
+        MIB,
+    );
+    let ios = out.stats.dirs[0].ios;
+    // 1,000 IOPS over 0.2 s: at most 200, and the first I/O goes at once.
+    assert!((1..=201).contains(&ios), "{ios} I/Os");
+}
+
+#[test]
+fn an_async_engine_splits_slat_from_clat_and_a_sync_one_does_not() {
+    let out = null(spec(EngineKind::Null, Rw::Read, 8), MIB);
+    let r = &out.stats.dirs[0];
+    assert_eq!((r.slat.count(), r.clat.count()), (256, 256));
+    let f = tempfile::NamedTempFile::new().expect("a temp file");
+    f.as_file().set_len(MIB).expect("the file is sized");
+    let psync = run_one(spec(EngineKind::Psync, Rw::Read, 1), f.as_file().as_raw_fd(), MIB);
+    let r = &psync.stats.dirs[0];
+    assert_eq!((r.slat.count(), r.clat.count()), (0, 256));
+}
+
+/// The same checks on each engine: a verified write pass over a real file, read back by the
+/// job's closing verify and then by this test, byte for byte. The null engine moves no data,
+/// so it answers for the counts alone.
+#[test]
+fn every_engine_writes_what_it_is_asked_and_reads_it_back() {
+    use EngineKind::*;
+    for engine in [IoUring, Libaio, Psync, Null] {
+        let depth = if engine == Psync { 1 } else { 16 };
+        let moves_data = engine != Null;
+        let f = tempfile::NamedTempFile::new().expect("a temp file");
+        f.as_file().set_len(2 * MIB).expect("the file is sized");
+        let job = JobSpec {
+            verify: moves_data.then_some(Verify::Crc32c),
+            do_verify: moves_data,
+            ..spec(engine, Rw::RandWrite, depth)
+        };
+        let out = run_one(job, f.as_file().as_raw_fd(), 2 * MIB);
+        assert!(out.setup_error.is_none(), "{engine:?}: {:?}", out.setup_error);
+        assert_eq!(out.error, None, "{engine:?}");
+        let w = &out.stats.dirs[1];
+        assert_eq!((w.ios, w.bytes), (512, 2 * MIB), "{engine:?}");
+        assert_eq!(w.clat.count(), 512, "{engine:?}");
+        if !moves_data {
+            continue;
+        }
+        assert_eq!(out.verified, 512, "{engine:?}: the closing verify read every block");
+        // Every block was written once: none is left as the zeros the file was sized with.
+        let data = std::fs::read(f.path()).expect("the file reads back");
+        let zero_blocks = data.chunks(4096).filter(|b| b.iter().all(|&x| x == 0));
+        assert_eq!(zero_blocks.count(), 0, "{engine:?}");
+    }
+}

@@ -1,0 +1,104 @@
+//! What a job shares with the runner: its inputs, the live counters the sampler reads, the
+//! start line every job of a phase meets at, and what it hands back when it ends.
+
+use engine::EngineError;
+use stats::JobStats;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Barrier, OnceLock};
+use std::time::Instant;
+use workload::JobSpec;
+
+/// Counters the sampler thread reads while the job runs. Aligned so two jobs' counters never
+/// share a cache line.
+#[repr(align(128))]
+#[derive(Default)]
+pub struct Live {
+    pub ios: [AtomicU64; 2],
+    pub bytes: [AtomicU64; 2],
+    /// Latency sums of the counted I/Os: total, completion, submission; reads then writes.
+    pub lat_sums: [AtomicU64; 6],
+    /// Bytes issued, ramp included: progress for size-based runs.
+    pub issued: AtomicU64,
+    pub measuring: AtomicBool,
+    /// The job's measured I/O is over (set before its verify pass and engine teardown, which
+    /// the kernel's counters for the run must not include).
+    pub ended: AtomicBool,
+    pub done: AtomicBool,
+}
+
+pub struct JobInput {
+    pub spec: JobSpec,
+    pub clone: u32,
+    /// One descriptor per file, and the region `(offset, len)` of each.
+    pub fds: Vec<RawFd>,
+    pub regions: Vec<(u64, u64)>,
+    pub lbs: u32,
+    pub live: Arc<Live>,
+    pub stop: Arc<AtomicBool>,
+    pub start: Arc<StartLine>,
+    /// This job's place among the jobs of its `flow_id`, if it has a weight (taken by the
+    /// loop, and dropped when it ends, which gives the others its share).
+    pub flow: std::cell::Cell<Option<crate::flow::Flow>>,
+}
+
+/// Where a phase's jobs meet before measuring. Each job counts itself ready once its setup is
+/// done; the runner waits for all, fixes the common clock (`epoch`), then releases the barrier.
+/// Every job measures from that one instant, so a job whose thread is scheduled late does
+/// less I/O in the common interval rather than measuring a window of its own.
+pub struct StartLine {
+    pub ready: AtomicUsize,
+    pub barrier: Barrier,
+    pub epoch: OnceLock<Instant>,
+    /// Set by the runner once it has read the kernel's counters after the phase's measured
+    /// I/O: a job waits for it before a verify pass, whose reads are not part of the run.
+    pub counted: AtomicBool,
+}
+
+impl StartLine {
+    pub fn new(jobs: usize) -> StartLine {
+        StartLine {
+            ready: AtomicUsize::new(0),
+            barrier: Barrier::new(jobs + 1),
+            epoch: OnceLock::new(),
+            counted: AtomicBool::new(false),
+        }
+    }
+
+    /// A job's side: ready, wait for the start, return the common clock.
+    pub(crate) fn arrive(&self) -> Instant {
+        self.ready.fetch_add(1, Relaxed);
+        self.barrier.wait();
+        *self
+            .epoch
+            .get()
+            .expect("the runner sets the epoch before releasing the barrier")
+    }
+}
+
+#[derive(Default)]
+pub struct JobOutput {
+    pub stats: JobStats,
+    /// The error that ended the job early, if any.
+    pub error: Option<String>,
+    /// The engine could not be built: nothing ran.
+    pub setup_error: Option<EngineError>,
+    /// Blocks read back and checked by the `do_verify` pass.
+    pub verified: u64,
+    /// Window maxima and latency histograms for fio's logs, when the job asked for them.
+    pub windows: Option<stats::WindowLog>,
+}
+
+/// (user ns, system ns, context switches) from getrusage: `RUSAGE_THREAD` for a job thread,
+/// `RUSAGE_SELF` for the whole process.
+pub(crate) fn rusage(who: libc::c_int) -> (u64, u64, u64) {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(who, &mut ru) };
+    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
+    (
+        ns(ru.ru_utime),
+        ns(ru.ru_stime),
+        (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
+    )
+}

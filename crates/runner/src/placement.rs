@@ -1,0 +1,55 @@
+//! Where a job's thread runs and at what I/O priority: fio's `cpus_allowed`,
+//! `cpus_allowed_policy` and `prioclass`/`prio`, applied by the thread itself before it
+//! builds its engine.
+
+use engine::EngineError;
+use workload::JobSpec;
+
+/// fio's `prioclass`/`prio`: the I/O priority of this thread (ioprio_set with
+/// IOPRIO_WHO_PROCESS and 0, which names the calling thread).
+fn set_ioprio(class: u8, level: u8) -> Result<(), EngineError> {
+    const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+    let value = ((class as libc::c_long) << 13) | level as libc::c_long;
+    // SAFETY: a plain syscall with integer arguments.
+    let rc = unsafe { libc::syscall(libc::SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, value) };
+    if rc != 0 {
+        return Err(EngineError::Io {
+            engine: "prioclass",
+            what: "the kernel refused the I/O priority (the realtime class needs root)",
+            source: std::io::Error::last_os_error(),
+        });
+    }
+    Ok(())
+}
+
+/// Puts this job's thread on its CPUs (fio's `cpus_allowed`): all of them, or with
+/// `cpus_allowed_policy=split` one per clone in turn.
+pub(crate) fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
+    if let Some((class, level)) = spec.ioprio {
+        set_ioprio(class, level)?;
+    }
+    let Some(cpus) = &spec.cpus else {
+        return Ok(());
+    };
+    let chosen: Vec<u32> = if spec.cpus_split {
+        vec![cpus[clone as usize % cpus.len()]]
+    } else {
+        cpus.clone()
+    };
+    // SAFETY: a zeroed cpu_set_t is empty; CPU_SET writes inside it for CPUs below 1024.
+    let rc = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in &chosen {
+            libc::CPU_SET(c as usize, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if rc != 0 {
+        return Err(EngineError::Io {
+            engine: "cpus_allowed",
+            what: "no CPU of the list is online here (see nproc)",
+            source: std::io::Error::last_os_error(),
+        });
+    }
+    Ok(())
+}
