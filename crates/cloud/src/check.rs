@@ -2,23 +2,15 @@
 //! against the model's figure at its block size, in the metric whose cap binds there, with a
 //! verdict and the likely reasons a result sits above or below the model.
 
+use crate::measured::Measured;
 use crate::model::Model;
-use crate::step;
-use report::{Document, JobReport, RunReport};
+use report::JobReport;
 use serde::Serialize;
-use workload::{BufferMode, JobSpec};
+use workload::BufferMode;
 
 /// Within this ratio of the model either way a result is "as advertised": providers promise
 /// their figures 90-99.9 % of the time, and a guest's own measurement moves a few percent.
 pub const TOLERANCE: f64 = 0.10;
-
-/// One test as measured, with what the verdict needs to know about how it was run.
-#[derive(Clone, Debug)]
-pub struct Measured {
-    pub test: String,
-    pub spec: JobSpec,
-    pub report: JobReport,
-}
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Row {
@@ -34,41 +26,9 @@ pub struct Row {
     pub reasons: Vec<String>,
 }
 
-/// Every test of a document: a run's reporting groups, a sweep's or suite's runs.
-pub fn measured(doc: &Document) -> Vec<Measured> {
-    match doc {
-        Document::Run(r) => from_run(r, None),
-        Document::Suite(s) => s
-            .runs
-            .iter()
-            .flat_map(|x| from_run(&x.report, Some(&x.label)))
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn from_run(r: &RunReport, label: Option<&str>) -> Vec<Measured> {
-    r.groups
-        .iter()
-        .filter_map(|g| {
-            let spec = r.workload.jobs.get(g.spec_index)?.clone();
-            let test = match (label, r.groups.len()) {
-                (Some(l), 1) => l.to_string(),
-                (Some(l), _) => format!("{l} / {}", g.report.name),
-                (None, _) => g.report.name.clone(),
-            };
-            Some(Measured {
-                test,
-                spec,
-                report: g.report.clone(),
-            })
-        })
-        .collect()
-}
-
 /// The verdict for one measured test against `m`.
 pub fn check(m: &Model, t: &Measured) -> Option<Row> {
-    let (iops, bw, _) = crate::infer::rates(&t.report);
+    let (iops, bw, _) = crate::measured::rates(&t.report);
     if iops <= 0.0 {
         return None;
     }
@@ -154,12 +114,12 @@ fn above(
         };
         if got <= burst * (1.0 + TOLERANCE) {
             let d = m.burst_duration_s.map_or(String::new(), |d| {
-                format!(" (a full bucket lasts {})", secs(d))
+                format!(" (a full bucket lasts {})", figures::fmt_secs(d))
             });
             why.push(format!("burst credits: the result is within the burst rate{d}; run longer than the burst to see the sustained rate"));
         }
     }
-    if let Some(st) = series_step(&t.report) {
+    if let Some(st) = crate::measured::series_step(&t.report) {
         why.push(format!(
             "burst: the per-second rate fell from {:.0} to {:.0} IOPS after {:.0} s",
             st.before, st.after, st.at_s
@@ -176,7 +136,7 @@ fn below(m: &Model, t: &Measured, want: f64, metric: &str, bs: u64) -> Vec<Strin
     let r = &t.report;
     let mut why = Vec::new();
     let outstanding = (t.spec.iodepth.max(1) * t.spec.numjobs.max(1)) as f64;
-    let (_, _, lat_ns) = crate::infer::rates(r);
+    let (_, _, lat_ns) = crate::measured::rates(r);
     let want_iops = if metric == "iops" {
         want
     } else {
@@ -188,7 +148,7 @@ fn below(m: &Model, t: &Measured, want: f64, metric: &str, bs: u64) -> Vec<Strin
         why.push(format!(
             "too little queue depth: {} I/O(s) in flight at {} each can do at most {:.0} IOPS; the cap needs about {:.0} in flight (raise --iodepth or --numjobs)",
             outstanding,
-            fmt_ns(lat_ns),
+            figures::fmt_ns(lat_ns),
             outstanding / lat_ns * 1e9,
             needed.ceil()
         ));
@@ -204,7 +164,7 @@ fn below(m: &Model, t: &Measured, want: f64, metric: &str, bs: u64) -> Vec<Strin
     if lat_ns > 2e6 && outstanding <= 4.0 {
         why.push(format!(
             "network: {} per I/O at low depth is a long round trip to the volume",
-            fmt_ns(lat_ns)
+            figures::fmt_ns(lat_ns)
         ));
     }
     if why.is_empty() {
@@ -235,35 +195,4 @@ fn units(ratio: f64) -> Option<String> {
 fn cpu_per_job(r: &JobReport, jobs: u32) -> Option<f64> {
     let c = r.cpu.usr_percent + r.cpu.sys_percent;
     (c > 0.0).then(|| c / jobs.max(1) as f64)
-}
-
-/// A burst in a run's own per-second series.
-pub fn series_step(r: &JobReport) -> Option<step::Step> {
-    let s = &r.series;
-    let dt = s.interval_ms.max(1) as f64 / 1000.0;
-    let rates: Vec<f64> = s
-        .samples
-        .iter()
-        .filter(|x| x.dt_ms * 2 >= s.interval_ms)
-        .map(|x| x.iops(0) + x.iops(1))
-        .collect();
-    step::find(&rates, dt)
-}
-
-pub fn secs(s: f64) -> String {
-    if s >= 3600.0 {
-        format!("{:.1} h", s / 3600.0)
-    } else if s >= 120.0 {
-        format!("{:.1} min", s / 60.0)
-    } else {
-        format!("{s:.0} s")
-    }
-}
-
-fn fmt_ns(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.0} µs", ns / 1e3)
-    }
 }

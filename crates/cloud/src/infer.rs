@@ -259,7 +259,7 @@ impl Probe<'_> {
 
     fn record(&mut self, phase: &str, spec: &JobSpec, r: &report::RunReport) -> Point {
         let g = &r.group;
-        let (iops, bw, lat) = rates(g);
+        let (iops, bw, lat) = crate::measured::rates(g);
         let p = Point {
             phase: phase.into(),
             bs: spec.bs,
@@ -469,21 +469,6 @@ fn plateau(v: &[f64]) -> f64 {
     }
 }
 
-/// IOPS and bytes/s of both directions together, and their mean latency (count-weighted).
-pub(crate) fn rates(g: &JobReport) -> (f64, f64, f64) {
-    let mut iops = 0.0;
-    let mut bw = 0.0;
-    let mut lat = 0.0;
-    let mut n = 0u64;
-    for d in [&g.read, &g.write].into_iter().flatten() {
-        iops += d.iops;
-        bw += d.bw_bytes;
-        lat += d.lat_ns.mean_ns * d.lat_ns.n as f64;
-        n += d.lat_ns.n;
-    }
-    (iops, bw, if n > 0 { lat / n as f64 } else { 0.0 })
-}
-
 /// IOPS (or bytes/s) of each whole second (a short last sample is dropped: it is not a
 /// second's rate).
 pub fn per_second(g: &JobReport, bytes: bool) -> Vec<f64> {
@@ -528,8 +513,8 @@ fn finish(
     if iops_cap > iops {
         ev.push(format!(
             "the longest run at the deepest queue sustained {} IOPS: that is the cap given (the sweep's plateau was {})",
-            report::fmt_count(iops_cap),
-            report::fmt_count(iops)
+            figures::fmt_count(iops_cap),
+            figures::fmt_count(iops)
         ));
     }
     let mut conf = "high";
@@ -759,14 +744,14 @@ pub fn from_document(
     name: &str,
     cat: Option<&Catalog>,
 ) -> anyhow::Result<InferReport> {
-    let tests = crate::check::measured(doc);
+    let tests = crate::measured::measured(doc);
     if tests.is_empty() {
         anyhow::bail!("{name}: infer takes a run, sweep or suite result");
     }
     let points: Vec<Point> = tests
         .iter()
         .map(|t| {
-            let (iops, bw, lat) = rates(&t.report);
+            let (iops, bw, lat) = crate::measured::rates(&t.report);
             Point {
                 phase: t.test.clone(),
                 bs: t.spec.bs,
@@ -806,7 +791,7 @@ pub fn from_document(
         .iter()
         .max_by_key(|t| t.report.runtime_ns)
         .expect("non-empty");
-    let burst = crate::check::series_step(&longest.report);
+    let burst = crate::measured::series_step(&longest.report);
     let mut r = InferReport {
         schema_version: report::SCHEMA_VERSION,
         tool: Tool::volbench(),

@@ -469,7 +469,7 @@ pub fn max_mbps(p: &Product, iops: f64) -> f64 {
         .max(p.mbps_included.unwrap_or(0.0))
 }
 
-/// The monthly price of `units` provisioned units over the steps' bands.
+/// The monthly price of `figures` provisioned units over the steps' bands.
 fn step_price(steps: &[PriceStep], units: f64) -> f64 {
     steps
         .iter()

@@ -76,7 +76,7 @@ pub struct Facts {
 }
 
 fn ms(ns: f64) -> String {
-    report::fmt_ns(ns)
+    figures::fmt_ns(ns)
 }
 
 pub fn explain(f: &Facts) -> Explanation {

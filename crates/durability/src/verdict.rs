@@ -42,7 +42,7 @@ fn flush_case<'a>(rep: &'a FsyncReport, target: &str) -> Option<&'a FsyncCase> {
 }
 
 fn us(ns: u64) -> String {
-    report::fmt_ns(ns as f64)
+    figures::fmt_ns(ns as f64)
 }
 
 pub fn judge(target: &str, rep: &FsyncReport) -> Verdict {

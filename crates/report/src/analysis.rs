@@ -96,7 +96,7 @@ fn knee(param: &str, key: &str, pts: &[(f64, &SuiteRun)]) -> Option<Finding> {
         message: format!(
             "knee at {param}={x0}{}: {} IOPS; beyond it throughput grows at most {:+.1}% while {param}={x1} costs {:+.0}% mean latency",
             ctx(key),
-            crate::fmt_count(iops(a)),
+            figures::fmt_count(iops(a)),
             gain * 100.0,
             lat_rise * 100.0
         ),
@@ -161,7 +161,7 @@ fn crossover(key: &str, pts: &[(f64, &SuiteRun)]) -> Vec<Finding> {
             kind: "iops_ceiling".into(),
             message: format!(
                 "IOPS ceiling {}{} at small blocks",
-                crate::fmt_count(iops_cap),
+                figures::fmt_count(iops_cap),
                 ctx(key)
             ),
             point: Some(first.1.label.clone()),
@@ -173,7 +173,7 @@ fn crossover(key: &str, pts: &[(f64, &SuiteRun)]) -> Vec<Finding> {
                 "IOPS-limited below and bandwidth-limited above bs ≈ {}{} (where {} IOPS × bs meets {}/s)",
                 format_bytes(x),
                 ctx(key),
-                crate::fmt_count(iops_cap),
+                figures::fmt_count(iops_cap),
                 format_bytes(ceiling)
             ),
             point: Some(at.1.label.clone()),

@@ -1,13 +1,10 @@
 //! Side-by-side comparison of runs, suites and sweeps: matching jobs or points, each value with
 //! its ratio to the first input, and where the inputs' environments differ.
 
-use crate::export::{fmt_count, fmt_ns};
 use crate::{Document, JobReport, RunReport};
-use serde::Serialize;
-use std::fmt::Write;
-use workload::format_bytes;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Comparison {
     /// What each input was called on the command line (an id, a label or a file).
     pub inputs: Vec<String>,
@@ -16,7 +13,7 @@ pub struct Comparison {
     pub differences: Vec<Difference>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     /// The job, group or sweep point compared.
     pub item: String,
@@ -40,7 +37,7 @@ impl Row {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Difference {
     pub what: String,
     pub values: Vec<String>,
@@ -139,14 +136,8 @@ fn units(d: &Document) -> Vec<(String, Metrics)> {
                 (item, m)
             })
             .collect(),
-    }
-}
-
-fn first_run(d: &Document) -> Option<&RunReport> {
-    match d {
-        Document::Run(r) => Some(r),
-        Document::Suite(s) => s.runs.first().map(|x| &x.report),
-        Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => None,
+        // A comparison has no figures of its own to compare.
+        Document::Compare(_) => Vec::new(),
     }
 }
 
@@ -252,7 +243,7 @@ pub fn compare(inputs: &[(String, Document)]) -> Comparison {
     }
     let all: Vec<Vec<(&str, String)>> = inputs
         .iter()
-        .map(|(_, d)| first_run(d).map(facts).unwrap_or_default())
+        .map(|(_, d)| d.first_run().map(facts).unwrap_or_default())
         .collect();
     let mut differences = Vec::new();
     if let Some(first) = all.first() {
@@ -274,154 +265,5 @@ pub fn compare(inputs: &[(String, Document)]) -> Comparison {
         inputs: inputs.iter().map(|(n, _)| n.clone()).collect(),
         rows,
         differences,
-    }
-}
-
-fn show(unit: &str, v: Option<f64>) -> String {
-    match v {
-        None => "-".into(),
-        Some(v) => match unit {
-            "iops" => fmt_count(v),
-            "bytes_per_s" => format!("{}/s", format_bytes(v)),
-            _ => fmt_ns(v),
-        },
-    }
-}
-
-impl Row {
-    /// Each input's value as the text output prints it, with its ratio to the first.
-    pub fn cells(&self) -> Vec<String> {
-        self.values
-            .iter()
-            .zip(self.ratios())
-            .enumerate()
-            .map(|(i, (v, q))| match (i, q) {
-                (0, _) | (_, None) => show(&self.unit, *v),
-                (_, Some(q)) => format!("{} ({q:.2}x)", show(&self.unit, *v)),
-            })
-            .collect()
-    }
-}
-
-impl Comparison {
-    pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        let mut widths = vec![
-            self.rows
-                .iter()
-                .map(|r| r.item.len())
-                .max()
-                .unwrap_or(4)
-                .max(4),
-            16,
-        ];
-        for (i, name) in self.inputs.iter().enumerate() {
-            let w = self
-                .rows
-                .iter()
-                .map(|r| r.cells()[i].chars().count())
-                .max()
-                .unwrap_or(0);
-            widths.push(w.max(name.chars().count()));
-        }
-        let mut header = vec!["item".to_string(), "metric".to_string()];
-        header.extend(self.inputs.iter().cloned());
-        let line = |cols: &[String]| -> String {
-            cols.iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(i, (c, w))| {
-                    if i < 2 {
-                        format!("{c:<w$}")
-                    } else {
-                        format!("{c:>w$}")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("  ")
-        };
-        let _ = writeln!(out, "{}", line(&header).trim_end());
-        for r in &self.rows {
-            let mut cols = vec![r.item.clone(), r.metric.clone()];
-            cols.extend(r.cells());
-            let _ = writeln!(out, "{}", line(&cols).trim_end());
-        }
-        // The machine and the workload's settings apart: a different O_DIRECT is no
-        // environment.
-        for (title, settings) in [("environment", false), ("settings", true)] {
-            let ds: Vec<&Difference> = self
-                .differences
-                .iter()
-                .filter(|d| d.setting == settings)
-                .collect();
-            if !ds.is_empty() {
-                let _ = writeln!(out, "\ndiffering {title}:");
-                for d in ds {
-                    let _ = writeln!(out, "  {}: {}", d.what, d.values.join(" | "));
-                }
-            }
-        }
-        out
-    }
-
-    pub fn to_markdown(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "| item | metric | {} |", self.inputs.join(" | "));
-        let _ = writeln!(out, "|---|---|{}", "---:|".repeat(self.inputs.len()));
-        for r in &self.rows {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} |",
-                r.item,
-                r.metric,
-                r.cells().join(" | ")
-            );
-        }
-        if !self.differences.is_empty() {
-            let _ = writeln!(out, "\n| differs | {} |", self.inputs.join(" | "));
-            let _ = writeln!(out, "|---|{}", "---|".repeat(self.inputs.len()));
-            for d in &self.differences {
-                let _ = writeln!(out, "| {} | {} |", d.what, d.values.join(" | "));
-            }
-        }
-        out
-    }
-
-    /// One row per item and metric; each input's raw value, then its ratio to the first.
-    pub fn to_csv(&self) -> String {
-        let mut out = String::from("item,metric,unit");
-        for n in &self.inputs {
-            let _ = write!(out, ",{}", csv_field(n));
-        }
-        for n in self.inputs.iter().skip(1) {
-            let _ = write!(out, ",{}", csv_field(&format!("{n}/{}", self.inputs[0])));
-        }
-        out.push('\n');
-        for r in &self.rows {
-            let _ = write!(
-                out,
-                "{},{},{}",
-                csv_field(&r.item),
-                csv_field(&r.metric),
-                r.unit
-            );
-            for v in &r.values {
-                let _ = write!(out, ",{}", v.map_or(String::new(), |v| format!("{v:.3}")));
-            }
-            for q in r.ratios().iter().skip(1) {
-                let _ = write!(out, ",{}", q.map_or(String::new(), |q| format!("{q:.4}")));
-            }
-            out.push('\n');
-        }
-        out
-    }
-}
-
-/// Quotes a CSV field when it holds a separator, quote or newline.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }

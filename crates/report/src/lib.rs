@@ -1,23 +1,25 @@
-//! The run's results as one serializable model ([`RunReport`]) and the exporters that turn it
-//! into bytes. Exporters are pure functions of the report, so each format is tested as one.
+//! The results as data: every document volbench writes or reads ([`Document`]: a run, a suite
+//! or sweep, an fsync cost, a database benchmark, a volume's limits, a comparison), with serde
+//! and nothing else. What the figures mean lives here too: the warnings that judge whether a
+//! run's numbers can be trusted ([`trust`]) and fio's percentile lists. Turning a document into
+//! bytes is the `render` crate's work, which only the binary uses.
 
 pub mod analysis;
 pub mod compare;
 pub mod db;
-pub mod export;
-pub mod fio_logs;
 pub mod fsync;
 pub mod infer;
-pub mod model;
+mod percentiles;
 pub mod read;
-mod scaleout;
+pub mod schema;
 pub mod suite;
+pub mod trust;
 
 pub use db::{DbReport, DbRun, Explanation};
-pub use export::{exporter, fmt_count, fmt_ns, Exporter, Format};
 pub use fsync::{FsyncCase, FsyncReport, Penalty, RwRates, Verdict};
 pub use infer::{BurstFound, BwBurstFound, Closest, InferReport, Limits, Point};
-pub use model::*;
+pub use percentiles::apply_percentile_lists;
+pub use schema::*;
 pub use suite::{Finding, SuiteReport, SuiteRun};
 
 /// A stored or exported result: one run, or a suite or sweep of runs.
@@ -29,6 +31,8 @@ pub enum Document {
     Fsync(Box<FsyncReport>),
     Db(Box<DbReport>),
     Infer(Box<InferReport>),
+    /// Results side by side: made by `compare`, never stored.
+    Compare(Box<compare::Comparison>),
 }
 
 /// Every target of a run in one phrase: "/dev/zram0 + /dev/zram1", and past four "+ N more".
@@ -65,6 +69,7 @@ impl Document {
             Document::Fsync(_) => "fsync",
             Document::Db(_) => "db",
             Document::Infer(_) => "infer",
+            Document::Compare(_) => "compare",
         }
     }
     pub fn started_at(&self) -> &str {
@@ -74,13 +79,14 @@ impl Document {
             Document::Fsync(f) => &f.started_at,
             Document::Db(d) => &d.started_at,
             Document::Infer(i) => &i.started_at,
+            Document::Compare(_) => "",
         }
     }
     pub fn first_run(&self) -> Option<&RunReport> {
         match self {
             Document::Run(r) => Some(r),
             Document::Suite(s) => s.runs.first().map(|r| &r.report),
-            Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => None,
+            _ => None,
         }
     }
     /// The host and targets the entry measured.
@@ -95,7 +101,7 @@ impl Document {
     pub fn suite_name(&self) -> Option<&str> {
         match self {
             Document::Suite(s) => Some(&s.suite),
-            Document::Run(_) | Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => None,
+            _ => None,
         }
     }
     pub fn status(&self) -> Status {
@@ -105,6 +111,7 @@ impl Document {
             Document::Fsync(f) => f.status,
             Document::Db(d) => d.status,
             Document::Infer(i) => i.status,
+            Document::Compare(_) => Status::Complete,
         }
     }
     /// What the entry is, in a few words, for history: "randread 4k QD32", "2 groups: randread
@@ -135,16 +142,7 @@ impl Document {
             Document::Fsync(f) => format!("fsync cost ({} cases)", f.cases.len()),
             Document::Db(d) => format!("db {} scale {} x{} clients", d.engine, d.scale, d.clients),
             Document::Infer(i) => format!("limits of {} ({} points)", i.target, i.points.len()),
-        }
-    }
-    /// Exports through one format's exporter.
-    pub fn export(&self, e: &dyn Exporter) -> anyhow::Result<Vec<u8>> {
-        match self {
-            Document::Run(r) => e.export(r),
-            Document::Suite(s) => e.export_suite(s),
-            Document::Fsync(f) => e.export_fsync(f),
-            Document::Db(d) => e.export_db(d),
-            Document::Infer(i) => e.export_infer(i),
+            Document::Compare(c) => format!("comparison of {}", c.inputs.join(", ")),
         }
     }
 }
@@ -158,7 +156,7 @@ pub fn fio_options(spec: &workload::JobSpec) -> serde_json::Map<String, serde_js
 }
 
 /// A job in the words the text report uses: "randread 4k QD32", with "x4" for numjobs.
-pub(crate) fn job_words(j: &workload::JobSpec) -> String {
+pub fn job_words(j: &workload::JobSpec) -> String {
     let mut s = format!(
         "{} {} QD{}",
         j.rw.as_str(),

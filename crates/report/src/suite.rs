@@ -2,6 +2,16 @@
 
 use crate::{RunReport, Status};
 
+impl SuiteReport {
+    /// The final status of a sweep or suite whose last point is done: complete unless a point
+    /// ended otherwise (checkpoints before this said `running`).
+    pub fn finish(&mut self) {
+        if self.status == Status::Running {
+            self.status = Status::Complete;
+        }
+    }
+}
+
 impl SuiteRun {
     pub fn param(&self, k: &str) -> Option<&str> {
         self.params

@@ -12,8 +12,8 @@
 
 use crate::data;
 use crate::live::{rusage, JobInput, JobOutput, Live};
-use crate::offsets::splitmix;
 use crate::pace::{hold_back, sleep_unless_stopped, think_for};
+use crate::permutation::splitmix;
 use crate::pick::{Next, Pick, Picker};
 use crate::placement::pin;
 use crate::readback::{closing_verify, describe};

@@ -47,7 +47,9 @@ fn run_one(spec: JobSpec, fd: i32, region: u64) -> JobOutput {
     while line.ready.load(Relaxed) < 1 {
         std::thread::yield_now();
     }
-    line.epoch.set(Instant::now()).expect("the epoch is set once");
+    line.epoch
+        .set(Instant::now())
+        .expect("the epoch is set once");
     line.barrier.wait();
     job.join().expect("the job thread ends without a panic")
 }
@@ -153,7 +155,11 @@ fn an_async_engine_splits_slat_from_clat_and_a_sync_one_does_not() {
     assert_eq!((r.slat.count(), r.clat.count()), (256, 256));
     let f = tempfile::NamedTempFile::new().expect("a temp file");
     f.as_file().set_len(MIB).expect("the file is sized");
-    let psync = run_one(spec(EngineKind::Psync, Rw::Read, 1), f.as_file().as_raw_fd(), MIB);
+    let psync = run_one(
+        spec(EngineKind::Psync, Rw::Read, 1),
+        f.as_file().as_raw_fd(),
+        MIB,
+    );
     let r = &psync.stats.dirs[0];
     assert_eq!((r.slat.count(), r.clat.count()), (0, 256));
 }
@@ -175,7 +181,11 @@ fn every_engine_writes_what_it_is_asked_and_reads_it_back() {
             ..spec(engine, Rw::RandWrite, depth)
         };
         let out = run_one(job, f.as_file().as_raw_fd(), 2 * MIB);
-        assert!(out.setup_error.is_none(), "{engine:?}: {:?}", out.setup_error);
+        assert!(
+            out.setup_error.is_none(),
+            "{engine:?}: {:?}",
+            out.setup_error
+        );
         assert_eq!(out.error, None, "{engine:?}");
         let w = &out.stats.dirs[1];
         assert_eq!((w.ios, w.bytes), (512, 2 * MIB), "{engine:?}");
@@ -183,7 +193,10 @@ fn every_engine_writes_what_it_is_asked_and_reads_it_back() {
         if !moves_data {
             continue;
         }
-        assert_eq!(out.verified, 512, "{engine:?}: the closing verify read every block");
+        assert_eq!(
+            out.verified, 512,
+            "{engine:?}: the closing verify read every block"
+        );
         // Every block was written once: none is left as the zeros the file was sized with.
         let data = std::fs::read(f.path()).expect("the file reads back");
         let zero_blocks = data.chunks(4096).filter(|b| b.iter().all(|&x| x == 0));

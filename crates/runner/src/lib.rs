@@ -11,10 +11,11 @@ mod flow;
 mod job;
 #[cfg(test)]
 mod job_tests;
-mod judge;
+
 mod live;
 mod offsets;
 mod pace;
+mod permutation;
 mod pick;
 mod placement;
 pub mod probe;
@@ -570,7 +571,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         sync_only,
     );
     let mut env = probe::environment();
-    let warnings = judge::warnings(&w.jobs, &job_reports, &groups, &targets);
+    let warnings = report::trust::warnings(&w.jobs, &job_reports, &groups, &targets);
     env.targets = targets;
     let status = if interrupted {
         Status::Interrupted
@@ -611,66 +612,8 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         ranks: Vec::new(),
         scaleout: None,
     };
-    apply_percentile_lists(&mut report);
+    report::apply_percentile_lists(&mut report);
     Ok(report)
-}
-
-/// fio's `percentile_list`: every latency summary of the report read again off its histogram
-/// at the job's own percentiles (the group's and "all" at their first job's).
-pub fn apply_percentile_lists(r: &mut RunReport) {
-    let specs = &r.workload.jobs;
-    // fio's default set stays (the text and HTML reports show p50/p99/p99.9); fio-json prints
-    // only the job's own list, as fio does.
-    let list = |i: usize| {
-        specs
-            .get(i)
-            .and_then(|s| s.percentile_list.clone())
-            .map(|mut ps| {
-                ps.extend(stats::FIO_PERCENTILES);
-                ps.sort_by(f64::total_cmp);
-                ps.dedup();
-                ps
-            })
-    };
-    let redo = |j: &mut JobReport, ps: &[f64]| {
-        for d in [j.read.as_mut(), j.write.as_mut()].into_iter().flatten() {
-            d.clat_ns = d.clat_ns.with_percentiles(ps);
-            d.lat_ns = d.lat_ns.with_percentiles(ps);
-            if let Some(s) = d.slat_ns.as_mut() {
-                *s = s.with_percentiles(ps);
-            }
-        }
-        if let Some(s) = j.sync.as_mut() {
-            s.lat_ns = s.lat_ns.with_percentiles(ps);
-        }
-    };
-    for j in r.jobs.iter_mut() {
-        if let Some(ps) = list(j.spec_index) {
-            redo(j, &ps);
-        }
-    }
-    for g in r.groups.iter_mut() {
-        if let Some(ps) = list(g.spec_index) {
-            redo(&mut g.report, &ps);
-        }
-    }
-    if let Some(ps) = list(0) {
-        redo(&mut r.group, &ps);
-    }
-}
-
-/// The warnings the runner's checks give for these results: for reports merged from several
-/// processes, whose device counters only the merged counts can be compared with.
-pub fn judge(
-    specs: &[workload::JobSpec],
-    jobs: &[JobReport],
-    groups: &[GroupReport],
-    targets: &[report::TargetInfo],
-) -> Vec<report::WarningRecord> {
-    judge::warnings(specs, jobs, groups, targets)
-        .iter()
-        .map(report::WarningRecord::from)
-        .collect()
 }
 
 /// Lays out `spec`'s file (its first clone's) as a run would, without running: for a file

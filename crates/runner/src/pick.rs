@@ -4,7 +4,8 @@
 
 use crate::backlog::Backlog;
 use crate::flow::Flow;
-use crate::offsets::{splitmix, Offsets};
+use crate::offsets::Offsets;
+use crate::permutation::splitmix;
 use crate::skew::Skew;
 use engine::Op;
 use rand::rngs::SmallRng;

@@ -4,7 +4,7 @@
 //! hashes it), so the hot blocks are not all at the start; zoned is positional, as in fio.
 //! Draws are with replacement: a skewed job revisits its hot blocks, which is the point.
 
-use crate::offsets::Permutation;
+use crate::permutation::Permutation;
 use workload::Distribution;
 
 /// fio sums zipf's normalising series over at most this many ranks (a second or two of
@@ -113,7 +113,7 @@ impl Skew {
                 let mut s = r1;
                 let mut sum = 0u64;
                 for _ in 0..12 {
-                    s = crate::offsets::mix(s);
+                    s = crate::permutation::mix(s);
                     sum += s % (n + 1);
                 }
                 let mean = sum.div_ceil(12);
@@ -142,7 +142,7 @@ impl Skew {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::offsets::mix;
+    use crate::permutation::mix;
 
     /// The shares of the draws that land on the hottest 1 % and 10 % of `n` blocks.
     fn shares(d: &str, n: u64) -> (f64, f64) {

@@ -127,7 +127,7 @@ pub fn prepare(
                 .as_encoded_bytes()
                 .iter()
                 .fold(spec.randseed, |a, &b| {
-                    crate::offsets::splitmix(a ^ b as u64)
+                    crate::permutation::splitmix(a ^ b as u64)
                 });
             let pick = lo + h % (hi - lo + 1);
             (pick / spec.bs * spec.bs).max(spec.bs)

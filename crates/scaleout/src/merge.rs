@@ -67,7 +67,7 @@ pub fn merge(mut parts: Vec<Part>, setup: &Setup) -> Result<RunReport, String> {
     out.error = rank_errors(&parts);
     out.environment.targets = targets(&parts);
     out.warnings = warnings(&out, &reports);
-    runner::apply_percentile_lists(&mut out);
+    report::apply_percentile_lists(&mut out);
     out.ranks = rank_rows(&parts);
     out.scaleout = Some(scaleout(&parts, &out.ranks, setup));
     Ok(out)
@@ -85,7 +85,7 @@ fn warnings(merged: &RunReport, ranks: &[&RunReport]) -> Vec<WarningRecord> {
             out.push(w.clone());
         }
     }
-    let device = runner::judge(
+    let device = report::trust::records(
         &merged.workload.jobs,
         &merged.jobs,
         &merged.groups,

@@ -3,7 +3,8 @@
 //!
 //! Everything here merges exactly: histograms add bucket by bucket, counters add, so a group's
 //! percentiles come from the merged histogram of its jobs (and later, hosts), never from averaging
-//! percentiles. Nothing here formats output; reports turn these into text.
+//! percentiles. Nothing here formats output but the warnings' own sentences, whose figures
+//! go through `figures` as every report's do.
 
 pub mod hist;
 pub mod job;
@@ -14,5 +15,5 @@ pub mod winlog;
 pub use hist::{LatHist, LatencySummary, Percentile, FIO_PERCENTILES};
 pub use job::{DirStats, JobStats, DEPTH_BUCKETS};
 pub use series::{Sample, Series, SeriesSummary};
-pub use warnings::{fmt_count, Warning};
+pub use warnings::Warning;
 pub use winlog::{HistWindow, WindowLog};

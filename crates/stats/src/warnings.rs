@@ -1,23 +1,8 @@
 //! Reasons a number may not mean what it seems, each with the fix in its text.
 
+use figures::fmt_count;
 use serde::{Serialize, Serializer};
 use std::fmt;
-
-/// A count as reports print it: 7733, 21.7k, 2.01M; below one with its first digits (0.40,
-/// 0.012), never a bare 0 for a rate that is not zero.
-pub fn fmt_count(v: f64) -> String {
-    if v > 0.0 && v < 0.1 {
-        format!("{v:.3}")
-    } else if v > 0.0 && v < 1.0 {
-        format!("{v:.2}")
-    } else if v < 1e4 {
-        format!("{v:.0}")
-    } else if v < 1e6 {
-        format!("{:.1}k", v / 1e3)
-    } else {
-        format!("{:.2}M", v / 1e6)
-    }
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Warning {
@@ -202,13 +187,5 @@ mod tests {
         assert!(s.contains("fell from 27.14M to 10.11M IOPS"), "{s}");
         assert_eq!(fmt_count(7733.0), "7733");
         assert_eq!(fmt_count(21_700.0), "21.7k");
-    }
-
-    /// Regression (issue 20): IOPS below one printed as "0".
-    #[test]
-    fn counts_below_one_keep_their_digits() {
-        assert_eq!(fmt_count(0.4), "0.40");
-        assert_eq!(fmt_count(0.012), "0.012");
-        assert_eq!(fmt_count(0.0), "0");
     }
 }

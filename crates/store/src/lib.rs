@@ -261,6 +261,7 @@ impl Store {
             Entry::Run(r) => (target, hostname, None, None, r.groups.len() as i64),
             Entry::Suite(s) => (target, hostname, None, None, s.runs.len() as i64),
             Entry::Fsync(f) => (target, hostname, None, None, f.cases.len() as i64),
+            Entry::Compare(c) => (target, hostname, None, None, c.inputs.len() as i64),
             // A db result's targets are its runs' directories (or the server), and its rate
             // is transactions per second, kept in the rate column (history prints "tps").
             Entry::Db(d) => (

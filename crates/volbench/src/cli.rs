@@ -665,9 +665,10 @@ pub struct CompareArgs {
     /// Two or more results: store ids, labels, or JSON files written by volbench.
     #[arg(required = true, num_args = 2.., value_name = "RESULT")]
     pub results: Vec<String>,
-    /// normal, json, md or csv.
+    /// normal, json, md, csv or html.
     #[arg(long = "output-format", default_value = "normal")]
     pub output_format: String,
+    /// Write the comparison to FILE instead of stdout (replaced atomically).
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].

@@ -8,6 +8,7 @@ mod cli;
 mod cmd;
 mod output;
 mod scale;
+mod usage;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -4,8 +4,10 @@
 use crate::cli::OutputArgs;
 use crate::cmd::usage;
 use anyhow::{Context, Result};
+use figures::fmt_count;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use report::{exporter, fmt_count, Document, Format, RunReport, Status};
+use render::{render, Format};
+use report::{Document, RunReport, Status};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -172,7 +174,7 @@ impl Output {
     /// Saves the document so far to the output file, if there is one (never to stdout).
     pub fn checkpoint(&mut self, d: &Document) -> Result<()> {
         if self.file.is_some() {
-            let bytes = d.export(exporter(self.format).as_ref())?;
+            let bytes = render(d, self.format)?;
             self.write(&bytes)?;
         }
         Ok(())
@@ -192,17 +194,17 @@ impl Output {
         if self.silent {
             return Ok(exit_code(d.status()));
         }
-        let bytes = d.export(exporter(self.format).as_ref())?;
+        let bytes = render(d, self.format)?;
         self.write(&bytes)?;
         if self.file.is_some() && !self.quiet {
             // The file has the machine format; the person at the terminal still gets the summary.
-            stdout(&d.export(exporter(Format::Normal).as_ref())?)?;
+            stdout(&render(d, Format::Normal)?)?;
         }
         if self.summary_elsewhere() {
             let runs: Vec<&RunReport> = match d {
                 Document::Run(r) => vec![r],
                 Document::Suite(s) => s.runs.iter().map(|x| &x.report).collect(),
-                Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => Vec::new(),
+                _ => Vec::new(),
             };
             let (mut warnings, mut errors): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
             for r in &runs {

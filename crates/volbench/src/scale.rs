@@ -56,7 +56,7 @@ pub fn init(cmd: &str) -> Result<()> {
         return Ok(());
     }
     if !matches!(cmd, "run" | "sweep" | "suite") {
-        return Err(super::cmd::usage(format!(
+        return Err(crate::usage::usage(format!(
             "volbench {cmd} runs as one process, but it was started as one of several ({}): \
              under mpirun use volbench run, sweep or suite",
             launch.describe()
@@ -67,9 +67,9 @@ pub fn init(cmd: &str) -> Result<()> {
 
 #[cfg(not(feature = "mpi"))]
 fn join(launch: &scaleout::Launch) -> Result<()> {
-    Err(super::cmd::usage(scaleout::launcher::without_mpi_message(
-        launch,
-    )))
+    Err(crate::usage::usage(
+        scaleout::launcher::without_mpi_message(launch),
+    ))
 }
 
 #[cfg(feature = "mpi")]
@@ -81,7 +81,7 @@ fn join(launch: &scaleout::Launch) -> Result<()> {
         None => t.size() == 1,
     };
     if wrong {
-        return Err(super::cmd::usage(scaleout::launcher::wrong_mpi_message(
+        return Err(crate::usage::usage(scaleout::launcher::wrong_mpi_message(
             launch,
             t.library(),
         )));

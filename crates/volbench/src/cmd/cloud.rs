@@ -9,7 +9,7 @@ use ::cloud::catalog::Catalog;
 use ::cloud::check;
 use ::cloud::model::{self, Model, Params};
 use anyhow::Result;
-use report::fmt_count;
+use figures::fmt_count;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -167,7 +167,7 @@ fn show_text(m: &Model) -> String {
             "bucket",
             format!(
                 "{bucket}, full at start: lasts {} at the burst rate{refill}",
-                check::secs(d)
+                figures::fmt_secs(d)
             ),
         );
     }
@@ -309,7 +309,7 @@ fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
     let mut checks = Vec::new();
     for (r, m) in pairs {
         let doc = super::compare::input(&mut store, &a.store, &a.results[r])?;
-        let tests = check::measured(&doc);
+        let tests = ::cloud::measured::measured(&doc);
         if tests.is_empty() {
             return Err(usage(format!(
                 "{}: cloud check takes a run, sweep or suite result",

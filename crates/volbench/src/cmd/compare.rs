@@ -2,7 +2,7 @@
 
 use super::usage;
 use crate::cli::CompareArgs;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use report::Document;
 use std::path::Path;
 use std::process::ExitCode;
@@ -33,21 +33,20 @@ pub fn main(a: CompareArgs) -> Result<ExitCode> {
         inputs.push((r.clone(), input(&mut store, &a.store, r)?));
     }
     let c = report::compare::compare(&inputs);
-    let bytes = match a.output_format.as_str() {
-        "normal" => c.to_text(),
-        "md" | "markdown" => c.to_markdown(),
-        "csv" => c.to_csv(),
-        "json" => serde_json::to_string_pretty(&c)? + "\n",
-        "html" => String::from_utf8(report::export::html::comparison(&c)?)?,
-        f => {
-            return Err(usage(format!(
-                "--output-format={f} is not a format here: use normal, json, md, csv or html"
-            )))
-        }
+    // The same output as every other document: one exporter, and --output replaced
+    // atomically (a kill never leaves it half written).
+    let args = crate::cli::OutputArgs {
+        output_format: a.output_format.clone(),
+        output: a.output.clone(),
+        quiet: false,
     };
-    match &a.output {
-        Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
-        None => crate::output::stdout(bytes.as_bytes())?,
+    let mut out = crate::output::Output::open(&args, false)?;
+    if out.format == render::Format::FioJson {
+        return Err(usage(
+            "--output-format=fio-json has no form for a comparison: use normal, json, md, csv or html",
+        ));
     }
+    let bytes = render::render(&Document::Compare(Box::new(c)), out.format)?;
+    out.write(&bytes)?;
     Ok(ExitCode::SUCCESS)
 }

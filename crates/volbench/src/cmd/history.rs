@@ -3,7 +3,9 @@
 use super::usage;
 use crate::cli::{ExportArgs, HistoryArgs, ShowArgs};
 use anyhow::{Context, Result};
-use report::{compare::csv_field, exporter, fmt_count, Document, Format};
+use figures::fmt_count;
+use render::{compare::csv_field, Format};
+use report::Document;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -201,7 +203,7 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
     let store = open(&a.store)?;
     let (id, doc) = load(&store, &a.id)?;
     crate::output::stdout(format!("#{id} ({})\n", doc.kind()).as_bytes())?;
-    crate::output::stdout(&doc.export(exporter(Format::Normal).as_ref())?)?;
+    crate::output::stdout(&render::render(&doc, Format::Normal)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -224,7 +226,7 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
         v.push(b'\n');
         v
     } else {
-        doc.export(exporter(format).as_ref())?
+        render::render(&doc, format)?
     };
     match &a.output {
         Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,

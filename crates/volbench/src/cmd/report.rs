@@ -17,7 +17,7 @@ pub fn main(a: ReportArgs) -> Result<ExitCode> {
             .map_or(r.clone(), |f| f.to_string_lossy().into_owned());
         docs.push((name, input(&mut store, &a.store, r)?));
     }
-    let page = report::export::html::report(&docs)?;
+    let page = render::html::report(&docs)?;
     let out = a.output.clone().unwrap_or_else(|| "report.html".into());
     if out.as_os_str() == "-" {
         crate::output::stdout(&page)?;
@@ -34,7 +34,7 @@ pub fn main(a: ReportArgs) -> Result<ExitCode> {
 
 /// `volbench chart`: one metric of one result as an SVG file.
 pub fn chart(a: ChartArgs) -> Result<ExitCode> {
-    use report::export::svg;
+    use render::svg;
     let metric = svg::Metric::parse(&a.metric).ok_or_else(|| {
         super::usage(format!(
             "--metric={}: use iops, bw, p99 or lat",

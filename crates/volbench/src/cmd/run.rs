@@ -237,7 +237,7 @@ fn run_workload(
     // fio's log files, where the jobs asked for them, in the current directory as fio writes
     // them (rank 0 only under MPI: the merged series).
     if crate::scale::is_root() && report.workload.jobs.iter().any(|j| j.logs.any()) {
-        if let Err(e) = report::fio_logs::write(&report, std::path::Path::new(".")) {
+        if let Err(e) = render::fio_logs::write(&report, std::path::Path::new(".")) {
             eprintln!("warning: the fio log files could not be written: {e}");
         }
     }

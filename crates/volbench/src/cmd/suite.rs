@@ -181,7 +181,7 @@ pub fn run_suite(
             break;
         }
     }
-    super::sweep::finish(&mut suite);
+    suite.finish();
     let doc = Document::Suite(Box::new(suite));
     recorder.record(&doc);
     let code = out.emit(&doc)?;

@@ -179,20 +179,12 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
             break;
         }
     }
-    finish(&mut sweep);
+    sweep.finish();
     let doc = Document::Suite(Box::new(sweep));
     recorder.record(&doc);
     let code = out.emit(&doc)?;
     recorder.announce();
     Ok(code)
-}
-
-/// The final status of a sweep or suite whose last point is done: complete unless a point
-/// ended otherwise (checkpoints before this said `running`).
-pub fn finish(s: &mut SuiteReport) {
-    if s.status == Status::Running {
-        s.status = Status::Complete;
-    }
 }
 
 /// Removes the listed files when the sweep ends, however it ends.

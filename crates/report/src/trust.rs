@@ -1,6 +1,8 @@
-//! Warnings: does a result measure what it claims to?
+//! Whether a run's figures can be trusted: the warnings a run's results earn against the
+//! kernel's counters, the device and the workload, each with its fix. A run judges its own
+//! results here; a scale-out run judges what it merged from every rank.
 
-use report::{JobReport, TargetInfo};
+use crate::{GroupReport, JobReport, KernelCounters, TargetInfo, WarningRecord};
 use stats::Warning;
 use workload::{BufferMode, EngineKind, JobSpec};
 
@@ -11,10 +13,22 @@ const SHORT_RUN_SECS: f64 = 5.0;
 /// noise: the interval's ends are taken within milliseconds of the I/O's.
 const RATE_TOLERANCE: f64 = 1.10;
 
+/// The warnings as records, as reports keep them.
+pub fn records(
+    specs: &[JobSpec],
+    jobs: &[JobReport],
+    groups: &[GroupReport],
+    targets: &[TargetInfo],
+) -> Vec<WarningRecord> {
+    let w = warnings(specs, jobs, groups, targets);
+    w.iter().map(WarningRecord::from).collect()
+}
+
+/// The warnings the results earn.
 pub fn warnings(
     specs: &[JobSpec],
     jobs: &[JobReport],
-    groups: &[report::GroupReport],
+    groups: &[GroupReport],
     targets: &[TargetInfo],
 ) -> Vec<Warning> {
     let mut w = Vec::new();
@@ -120,7 +134,7 @@ pub fn warnings(
 fn device_checks(
     specs: &[JobSpec],
     jobs: &[JobReport],
-    groups: &[report::GroupReport],
+    groups: &[GroupReport],
     targets: &[TargetInfo],
 ) -> Vec<Warning> {
     let mut w = Vec::new();
@@ -133,7 +147,7 @@ fn device_checks(
         reported[0] += j.read.as_ref().map_or(0, |d| d.io_bytes);
         reported[1] += j.write.as_ref().map_or(0, |d| d.io_bytes);
     }
-    let counted: Vec<(&report::KernelCounters, &report::DeviceInfo, &TargetInfo)> = targets
+    let counted: Vec<(&KernelCounters, &crate::DeviceInfo, &TargetInfo)> = targets
         .iter()
         .filter_map(|t| Some((t.kernel_counters.as_ref()?, t.device.as_ref()?, t)))
         .collect();
@@ -177,12 +191,7 @@ fn device_checks(
 }
 
 /// The block layer merged over 10 % of one device's requests in a direction.
-fn merged(
-    specs: &[JobSpec],
-    reported: [u64; 2],
-    k: &report::KernelCounters,
-    device: &str,
-) -> Vec<Warning> {
+fn merged(specs: &[JobSpec], reported: [u64; 2], k: &KernelCounters, device: &str) -> Vec<Warning> {
     [
         (0, "read", k.read_ios, k.read_merges),
         (1, "write", k.write_ios, k.write_merges),
@@ -207,8 +216,8 @@ const WRITE_OVER_READ: f64 = 1.5;
 
 /// A write-only group and a read-only group of the same block size and pattern, both O_DIRECT,
 /// where the writes ran `WRITE_OVER_READ` times faster: a volatile write cache below.
-fn volatile_cache(specs: &[JobSpec], groups: &[report::GroupReport]) -> Option<Warning> {
-    let pure = |g: &report::GroupReport, write: bool| {
+fn volatile_cache(specs: &[JobSpec], groups: &[GroupReport]) -> Option<Warning> {
+    let pure = |g: &GroupReport, write: bool| {
         let s = specs.get(g.spec_index)?;
         let dir = if write {
             &g.report.write
@@ -248,12 +257,12 @@ fn volatile_cache(specs: &[JobSpec], groups: &[report::GroupReport]) -> Option<W
 
 /// The counters of several devices added up.
 fn summed(
-    counted: &[(&report::KernelCounters, &report::DeviceInfo, &TargetInfo)],
-) -> Option<report::KernelCounters> {
+    counted: &[(&KernelCounters, &crate::DeviceInfo, &TargetInfo)],
+) -> Option<KernelCounters> {
     counted
         .iter()
         .map(|(k, _, _)| **k)
-        .reduce(crate::probe::counters_sum)
+        .reduce(KernelCounters::plus)
 }
 
 /// How to make a short run longer: a size-based job that did its bytes before its --runtime
@@ -320,8 +329,8 @@ fn saw_less_cause(specs: &[JobSpec], t: &TargetInfo, dir: &str) -> String {
 /// be judged so; the counters also cover the drain of in-flight I/O, which the tolerance holds.
 fn rate_check(
     jobs: &[JobReport],
-    groups: &[report::GroupReport],
-    k: &report::KernelCounters,
+    groups: &[GroupReport],
+    k: &KernelCounters,
     dir: usize,
     device_name: &str,
 ) -> Option<Warning> {
@@ -352,21 +361,21 @@ mod tests {
     use stats::JobStats;
 
     /// A one-group report claiming `ios` reads over `runtime_ns`.
-    fn group(ios: u64, runtime_ns: u64) -> report::GroupReport {
+    fn group(ios: u64, runtime_ns: u64) -> GroupReport {
         let mut s = JobStats::default();
         s.dirs[0].ios = ios;
         s.dirs[0].bytes = ios * 4096;
         (0..ios.min(10)).for_each(|_| s.dirs[0].lat.record(1000));
         s.runtime_ns = runtime_ns;
-        report::GroupReport {
+        GroupReport {
             group_reporting: false,
             spec_index: 0,
             report: JobReport::from_stats("g", Vec::new(), &s, true),
         }
     }
 
-    fn counters(read_ios: u64, interval_ns: u64) -> report::KernelCounters {
-        report::KernelCounters {
+    fn counters(read_ios: u64, interval_ns: u64) -> KernelCounters {
+        KernelCounters {
             read_ios,
             interval_ns,
             ..Default::default()
@@ -401,13 +410,13 @@ mod tests {
     }
 
     /// A group of job `spec_index` that moved `mib` MiB in direction `dir` over one second.
-    fn moved(spec_index: usize, dir: usize, mib: u64) -> report::GroupReport {
+    fn moved(spec_index: usize, dir: usize, mib: u64) -> GroupReport {
         let mut s = JobStats::default();
         s.dirs[dir].ios = mib;
         s.dirs[dir].bytes = mib << 20;
         s.dirs[dir].lat.record(1000);
         s.runtime_ns = 1_000_000_000;
-        report::GroupReport {
+        GroupReport {
             group_reporting: false,
             spec_index,
             report: JobReport::from_stats("g", Vec::new(), &s, true),

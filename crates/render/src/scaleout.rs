@@ -1,8 +1,9 @@
 //! The multi-rank part of a run report (`mpirun -n N volbench run ...`) as tables: one per
 //! host, one per rank, built once here and printed by the text and HTML exporters alike.
 
-use crate::export::table::StrTable;
-use crate::{fmt_count, fmt_ns, RankReport, ScaleOut};
+use crate::table::StrTable;
+use figures::{fmt_count, fmt_ns};
+use report::{RankReport, ScaleOut};
 use workload::format_bytes;
 
 fn ms(ns: u64) -> String {

@@ -6,7 +6,7 @@
 //! trim I/O) are written as fio writes them for a job that did none of it: zeros.
 
 use super::Exporter;
-use crate::{DirReport, JobReport, RunReport, SuiteReport};
+use report::{DirReport, JobReport, RunReport, SuiteReport};
 use serde_json::{json, Map, Value};
 use stats::{LatHist, LatencySummary};
 
@@ -160,7 +160,7 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
         "error": error,
         "eta": 0,
         "elapsed": (j.runtime_ns as f64 / 1e9).ceil() as u64,
-        "job options": spec.map(crate::fio_options).unwrap_or_default(),
+        "job options": spec.map(report::fio_options).unwrap_or_default(),
         "read": dir(j.read.as_ref(), j.runtime_ns, group_bw, pct, only),
         "write": dir(j.write.as_ref(), j.runtime_ns, group_bw, pct, only),
         "trim": dir(None, 0, 0.0, pct, only),

@@ -6,21 +6,26 @@
 //! specifications, which the page carries as JSON. Tables are rendered on the server side, so
 //! the numbers read without JavaScript too.
 
-use super::{fmt_count, fmt_ns, Exporter};
-use crate::compare::Comparison;
-use crate::export::table::{self, TableRow};
-use crate::{DirReport, JobReport, RunReport, SuiteReport};
+use crate::table::{self, TableRow};
+use crate::Exporter;
+use figures::{fmt_count, fmt_ns};
+use report::compare::Comparison;
+use report::{DirReport, JobReport, RunReport, SuiteReport};
 use serde::Serialize;
 use stats::LatHist;
 use workload::format_bytes;
 
-const TEMPLATE: &str = include_str!("../../templates/page.html");
-const CHART_JS: &str = include_str!("../../assets/chart.umd.js");
-const GLUE_JS: &str = include_str!("../../assets/volbench.js");
+const TEMPLATE: &str = include_str!("../templates/page.html");
+const CHART_JS: &str = include_str!("../assets/chart.umd.js");
+const GLUE_JS: &str = include_str!("../assets/volbench.js");
 
 pub struct Html;
 
 impl Exporter for Html {
+    fn export_compare(&self, c: &Comparison) -> anyhow::Result<Vec<u8>> {
+        comparison(c)
+    }
+
     fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
         let mut p = Page::new(format!("volbench run: {}", run_title(r)), run_subtitle(r));
         p.status = status(r.status);
@@ -46,7 +51,7 @@ impl Exporter for Html {
         p.render()
     }
 
-    fn export_db(&self, d: &crate::DbReport) -> anyhow::Result<Vec<u8>> {
+    fn export_db(&self, d: &report::DbReport) -> anyhow::Result<Vec<u8>> {
         let mut p = Page::new(
             format!(
                 "volbench db: {}",
@@ -63,7 +68,7 @@ impl Exporter for Html {
         p.render()
     }
 
-    fn export_infer(&self, r: &crate::InferReport) -> anyhow::Result<Vec<u8>> {
+    fn export_infer(&self, r: &report::InferReport) -> anyhow::Result<Vec<u8>> {
         let mut p = Page::new(
             format!("volbench infer: {}", r.target),
             format!("{} points · started {}", r.points.len(), r.started_at),
@@ -73,7 +78,7 @@ impl Exporter for Html {
         p.render()
     }
 
-    fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
+    fn export_fsync(&self, f: &report::FsyncReport) -> anyhow::Result<Vec<u8>> {
         let targets: Vec<&str> = f.verdicts.iter().map(|v| v.target.as_str()).collect();
         let mut p = Page::new(
             format!("volbench fsync: {}", targets.join(", ")),
@@ -87,7 +92,7 @@ impl Exporter for Html {
 
 /// An infer report: the limits, the evidence, the closest products and the burst phase's
 /// per-second rate.
-fn infer_sections(p: &mut Page, r: &crate::InferReport, id: &str) {
+fn infer_sections(p: &mut Page, r: &report::InferReport, id: &str) {
     let mut sec = Section::new(&format!("{id}-limits"), "Limits", 2);
     let mut t = crate::infer::limits_table(r);
     sec.text = Some(std::mem::take(&mut t.caption));
@@ -126,7 +131,7 @@ fn infer_sections(p: &mut Page, r: &crate::InferReport, id: &str) {
 
 /// A db report: the side-by-side table, the explanation per target, and the tps of each
 /// second per target.
-fn db_sections(p: &mut Page, d: &crate::DbReport, id: &str) {
+fn db_sections(p: &mut Page, d: &report::DbReport, id: &str) {
     let t = crate::db::table(d);
     let mut sec = Section::new(&format!("{id}-db"), &t.caption, 2);
     sec.text = Some(crate::db::header(d));
@@ -180,7 +185,7 @@ fn db_sections(p: &mut Page, d: &crate::DbReport, id: &str) {
 
 /// An fsync report: the verdicts first, then the tables, and a chart of durable writes per
 /// second by method at one thread (the QD1 cost a database's commit pays).
-fn fsync_sections(p: &mut Page, f: &crate::FsyncReport, id: &str) {
+fn fsync_sections(p: &mut Page, f: &report::FsyncReport, id: &str) {
     let mut top = Section::new(&format!("{id}-verdict"), "Flush honesty", 2);
     top.text =
         Some("Evidence, not proof: `volbench durability` proves loss with a power cut.".into());
@@ -205,8 +210,8 @@ fn fsync_sections(p: &mut Page, f: &crate::FsyncReport, id: &str) {
     }
 }
 
-fn fsync_chart(p: &mut Page, sec: &mut Section, f: &crate::FsyncReport) {
-    let one: Vec<&crate::FsyncCase> = f
+fn fsync_chart(p: &mut Page, sec: &mut Section, f: &report::FsyncReport) {
+    let one: Vec<&report::FsyncCase> = f
         .cases
         .iter()
         .filter(|c| c.threads == 1 && c.syncs > 0)
@@ -262,8 +267,8 @@ fn fsync_chart(p: &mut Page, sec: &mut Section, f: &crate::FsyncReport) {
 fn ranks_tables(
     p: &mut Page,
     sec: &mut Section,
-    so: &crate::ScaleOut,
-    ranks: &[crate::RankReport],
+    so: &report::ScaleOut,
+    ranks: &[report::RankReport],
 ) {
     for t in [
         crate::scaleout::hosts_table(so),
@@ -300,11 +305,11 @@ fn ranks_tables(
 
 /// The page `volbench report` writes: one document as its own page; several compared side by
 /// side, then each in turn.
-pub fn report(docs: &[(String, crate::Document)]) -> anyhow::Result<Vec<u8>> {
+pub fn report(docs: &[(String, report::Document)]) -> anyhow::Result<Vec<u8>> {
     if let [(_, d)] = docs {
-        return d.export(&Html);
+        return crate::export_with(d, &Html);
     }
-    let c = crate::compare::compare(docs);
+    let c = report::compare::compare(docs);
     let mut p = comparison_page(&c);
     for (i, (name, d)) in docs.iter().enumerate() {
         let mut head = Section::new(
@@ -315,17 +320,18 @@ pub fn report(docs: &[(String, crate::Document)]) -> anyhow::Result<Vec<u8>> {
         head.text = d.first_run().map(run_subtitle);
         p.sections.push(head);
         match d {
-            crate::Document::Run(r) => run_sections(&mut p, r, &format!("input-{}-run", i + 1), 3),
-            crate::Document::Suite(s) => {
+            report::Document::Run(r) => run_sections(&mut p, r, &format!("input-{}-run", i + 1), 3),
+            report::Document::Suite(s) => {
                 let mut sec = Section::new(&format!("input-{}-summary", i + 1), "Summary", 3);
                 sec.tables.push(suite_table(&table::suite_rows(s)));
                 sec.findings = s.findings.iter().map(|f| f.message.clone()).collect();
                 sweep_charts(&mut p, &mut sec, s);
                 p.sections.push(sec);
             }
-            crate::Document::Fsync(f) => fsync_sections(&mut p, f, &format!("input-{}", i + 1)),
-            crate::Document::Db(d) => db_sections(&mut p, d, &format!("input-{}", i + 1)),
-            crate::Document::Infer(r) => infer_sections(&mut p, r, &format!("input-{}", i + 1)),
+            report::Document::Fsync(f) => fsync_sections(&mut p, f, &format!("input-{}", i + 1)),
+            report::Document::Db(d) => db_sections(&mut p, d, &format!("input-{}", i + 1)),
+            report::Document::Infer(r) => infer_sections(&mut p, r, &format!("input-{}", i + 1)),
+            report::Document::Compare(c) => p.sections.extend(comparison_page(c).sections),
         }
     }
     p.render()
@@ -349,7 +355,7 @@ fn comparison_page(c: &Comparison) -> Page {
         .iter()
         .map(|r| {
             let mut row = vec![r.item.clone(), r.metric.clone()];
-            row.extend(r.cells());
+            row.extend(crate::compare::cells(r));
             row
         })
         .collect();
@@ -526,12 +532,12 @@ impl Page {
     }
 }
 
-fn status(s: crate::Status) -> Option<&'static str> {
+fn status(s: report::Status) -> Option<&'static str> {
     match s {
-        crate::Status::Complete => None,
-        crate::Status::Partial => Some("partial: stopped on an error"),
-        crate::Status::Interrupted => Some("interrupted: partial results"),
-        crate::Status::Running => Some("running or killed: partial results"),
+        report::Status::Complete => None,
+        report::Status::Partial => Some("partial: stopped on an error"),
+        report::Status::Interrupted => Some("interrupted: partial results"),
+        report::Status::Running => Some("running or killed: partial results"),
     }
 }
 
@@ -554,13 +560,13 @@ fn unit_title(unit: &str) -> &'static str {
 }
 
 fn run_title(r: &RunReport) -> String {
-    let jobs: Vec<String> = r.workload.jobs.iter().map(crate::job_words).collect();
+    let jobs: Vec<String> = r.workload.jobs.iter().map(report::job_words).collect();
     jobs.join(" | ")
 }
 
 fn run_subtitle(r: &RunReport) -> String {
     let targets = &r.environment.targets;
-    let mut s = crate::targets_phrase(targets, true);
+    let mut s = report::targets_phrase(targets, true);
     if let [t] = targets.as_slice() {
         if let Some(d) = t.device.as_ref().filter(|d| !d.model.is_empty()) {
             s.push_str(&format!(" ({})", d.model));
@@ -841,7 +847,7 @@ fn environment(r: &RunReport) -> Vec<(String, String)> {
                 d.name,
                 d.model,
                 d.logical_block_size,
-                crate::sched_field(&d.scheduler),
+                report::sched_field(&d.scheduler),
                 d.write_cache
             ));
         }

@@ -7,7 +7,7 @@
 //! second. `write_hist_log` gives `NAME_clat_hist.N.log`: per `log_hist_msec` window and
 //! direction, `msec, ddir, bs, ` and the counts of fio's 1856 completion-latency bins.
 
-use crate::{JobReport, RunReport};
+use report::{JobReport, RunReport};
 use stats::winlog::PLAT_NR;
 use stats::{Sample, WindowLog};
 use std::fmt::Write as _;

@@ -1,8 +1,9 @@
 //! Markdown tables: for pasting a run, a suite or a sweep into an issue or a wiki.
 
 use super::table::{cpu_percent, latency, run_rows, suite_rows, TableRow};
-use super::{fmt_count, fmt_ns, Exporter};
-use crate::{RunReport, SuiteReport};
+use crate::Exporter;
+use figures::{fmt_count, fmt_ns};
+use report::{RunReport, SuiteReport};
 use std::fmt::Write;
 use workload::format_bytes;
 
@@ -41,7 +42,7 @@ fn env_line(r: &RunReport) -> String {
     let t = e.targets.first();
     format!(
         "{} · {} · kernel {} · {}",
-        crate::targets_phrase(&e.targets, false),
+        report::targets_phrase(&e.targets, false),
         t.and_then(|t| t.device.as_ref())
             .map_or(String::new(), |d| format!("{} {}", d.name, d.model)
                 .trim()
@@ -52,6 +53,10 @@ fn env_line(r: &RunReport) -> String {
 }
 
 impl Exporter for Markdown {
+    fn export_compare(&self, c: &report::compare::Comparison) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::compare::markdown(c).into_bytes())
+    }
+
     fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
         let mut out = format!("## volbench run, {}\n\n{}\n\n", r.started_at, env_line(r));
         table(&mut out, &run_rows(r));
@@ -79,11 +84,11 @@ impl Exporter for Markdown {
         Ok(out.into_bytes())
     }
 
-    fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
+    fn export_fsync(&self, f: &report::FsyncReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::fsync::markdown(f).into_bytes())
     }
 
-    fn export_db(&self, d: &crate::DbReport) -> anyhow::Result<Vec<u8>> {
+    fn export_db(&self, d: &report::DbReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::db::markdown(d).into_bytes())
     }
 }

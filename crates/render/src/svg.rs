@@ -5,9 +5,9 @@
 //! parameter (its values labelled at every point, equally spaced, so a doubling sweep reads as
 //! a log-2 axis); a run gives its per-second series.
 
-use super::{fmt_count, fmt_ns};
-use crate::{Document, JobReport, SuiteReport};
+use figures::{fmt_count, fmt_ns};
 use plotters::prelude::*;
+use report::{Document, JobReport, SuiteReport};
 use workload::format_bytes;
 
 /// What a chart plots, from `--metric`.
@@ -66,6 +66,7 @@ struct Lines {
 /// The chart of `metric` against `x` (a swept parameter, or `time` for a run) as SVG text.
 pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, String> {
     let lines = match doc {
+        Document::Compare(_) => return Err("a comparison is charted in its HTML page".into()),
         Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => {
             return Err(
                 "fsync and db reports are charted in their HTML report (volbench report ID)".into(),
@@ -114,7 +115,7 @@ pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, 
 }
 
 fn suite_lines(s: &SuiteReport, metric: Metric, x: Option<&str>) -> Result<Lines, String> {
-    let keys = crate::export::table::swept_keys(s);
+    let keys = crate::table::swept_keys(s);
     let axis = match x {
         Some(x) if keys.iter().any(|k| k == x) => x.to_string(),
         Some(x) if keys.is_empty() => {
@@ -133,7 +134,7 @@ fn suite_lines(s: &SuiteReport, metric: Metric, x: Option<&str>) -> Result<Lines
             .cloned()
             .ok_or("this result has no swept parameter: use volbench report")?,
     };
-    let a = crate::export::table::along(s, &axis);
+    let a = crate::table::along(s, &axis);
     let lines = a
         .lines
         .into_iter()

@@ -1,7 +1,7 @@
 //! The rows every tabular format shares: one per run of a suite or sweep, one per reporting
 //! group (or the whole run) of a single run. Formats differ only in how they print them.
 
-use crate::{JobReport, RunReport, SuiteReport};
+use report::{JobReport, RunReport, SuiteReport};
 
 pub struct TableRow<'a> {
     pub label: String,
@@ -12,10 +12,10 @@ pub struct TableRow<'a> {
 
 fn status_word(r: &RunReport) -> &'static str {
     match r.status {
-        crate::Status::Complete => "",
-        crate::Status::Partial => "partial",
-        crate::Status::Interrupted => "interrupted",
-        crate::Status::Running => "running",
+        report::Status::Complete => "",
+        report::Status::Partial => "partial",
+        report::Status::Interrupted => "interrupted",
+        report::Status::Running => "running",
     }
 }
 
@@ -85,13 +85,13 @@ pub fn cpu_percent(j: &JobReport) -> f64 {
 
 /// A latency summary as every table prints it: mean, p50, p99, p99.9, max.
 pub fn lat_cells(l: &stats::LatencySummary) -> [String; 5] {
-    let p = |x| super::fmt_ns(l.percentile(x).unwrap_or(0) as f64);
+    let p = |x| figures::fmt_ns(l.percentile(x).unwrap_or(0) as f64);
     [
-        super::fmt_ns(l.mean_ns),
+        figures::fmt_ns(l.mean_ns),
         p(50.0),
         p(99.0),
         p(99.9),
-        super::fmt_ns(l.max_ns as f64),
+        figures::fmt_ns(l.max_ns as f64),
     ]
 }
 
@@ -113,7 +113,7 @@ pub struct Along<'a> {
 }
 
 pub fn along<'a>(s: &'a SuiteReport, axis: &str) -> Along<'a> {
-    let key = |r: &crate::SuiteRun| {
+    let key = |r: &report::SuiteRun| {
         r.params
             .iter()
             .filter(|(k, _)| k != axis)

@@ -4,7 +4,7 @@
 use super::table::{cpu_percent, latency, run_rows, suite_rows, TableRow};
 use super::Exporter;
 use crate::compare::csv_field;
-use crate::{RunReport, SuiteReport};
+use report::{RunReport, SuiteReport};
 use std::fmt::Write;
 
 pub struct Csv;
@@ -52,6 +52,10 @@ fn rows(rows: &[TableRow]) -> Vec<u8> {
 }
 
 impl Exporter for Csv {
+    fn export_compare(&self, c: &report::compare::Comparison) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::compare::csv(c).into_bytes())
+    }
+
     fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
         Ok(rows(&run_rows(r)))
     }
@@ -59,11 +63,11 @@ impl Exporter for Csv {
         Ok(rows(&suite_rows(s)))
     }
 
-    fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
+    fn export_fsync(&self, f: &report::FsyncReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::fsync::csv(f).into_bytes())
     }
 
-    fn export_db(&self, d: &crate::DbReport) -> anyhow::Result<Vec<u8>> {
+    fn export_db(&self, d: &report::DbReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::db::csv(d).into_bytes())
     }
 }

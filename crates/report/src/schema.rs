@@ -271,6 +271,28 @@ pub struct KernelCounters {
     pub interval_ns: u64,
 }
 
+impl KernelCounters {
+    /// The counters of two devices read over the same run, added up (a striped target's
+    /// members); the interval is the longer of the two.
+    pub fn plus(self, b: KernelCounters) -> KernelCounters {
+        let a = self;
+        KernelCounters {
+            read_ios: a.read_ios + b.read_ios,
+            read_merges: a.read_merges + b.read_merges,
+            write_merges: a.write_merges + b.write_merges,
+            read_bytes: a.read_bytes + b.read_bytes,
+            write_ios: a.write_ios + b.write_ios,
+            write_bytes: a.write_bytes + b.write_bytes,
+            flush_ios: a.flush_ios + b.flush_ios,
+            read_ticks_ms: a.read_ticks_ms + b.read_ticks_ms,
+            write_ticks_ms: a.write_ticks_ms + b.write_ticks_ms,
+            io_ticks_ms: a.io_ticks_ms + b.io_ticks_ms,
+            time_in_queue_ms: a.time_in_queue_ms + b.time_in_queue_ms,
+            interval_ns: a.interval_ns.max(b.interval_ns),
+        }
+    }
+}
+
 /// The jobs of one reporting group, merged.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GroupReport {

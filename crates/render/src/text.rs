@@ -1,27 +1,12 @@
 //! The human summary: fio's facts without fio's clutter, readable at a glance.
 
 use super::{table, Exporter};
-use crate::{DirReport, JobReport, RunReport, Status, SuiteReport};
+use figures::{fmt_count, fmt_ns};
+use report::{DirReport, JobReport, RunReport, Status, SuiteReport};
 use std::fmt::Write;
 use workload::format_bytes;
 
 pub struct Text;
-
-/// A latency with a unit a person reads without counting digits.
-pub fn fmt_ns(ns: f64) -> String {
-    if ns < 1e3 {
-        format!("{ns:.0} ns")
-    } else if ns < 1e6 {
-        format!("{:.1} µs", ns / 1e3)
-    } else if ns < 1e9 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
-}
-
-/// A count such as IOPS: `850`, `12.3k`, `1.23M`.
-pub use stats::fmt_count;
 
 fn dir_row(out: &mut String, label: &str, d: &DirReport) {
     let [mean, p50, p99, p999, max] = super::table::lat_cells(&d.lat_ns);
@@ -34,7 +19,7 @@ fn dir_row(out: &mut String, label: &str, d: &DirReport) {
 }
 
 /// Under MPI: how the ranks ran together, a row per host and per rank, and the slowest rank.
-fn ranks_section(out: &mut String, so: &crate::ScaleOut, ranks: &[crate::RankReport]) {
+fn ranks_section(out: &mut String, so: &report::ScaleOut, ranks: &[report::RankReport]) {
     use crate::scaleout::{hosts_table, ranks_table, spread_line};
     let hosts = hosts_table(so);
     let _ = write!(out, "\n  {}\n{}", hosts.caption, table::grid(&hosts));
@@ -80,6 +65,10 @@ fn group_rows(out: &mut String, g: &JobReport) {
 }
 
 impl Exporter for Text {
+    fn export_compare(&self, c: &report::compare::Comparison) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::compare::text(c).into_bytes())
+    }
+
     fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
         let mut out = String::new();
         let status = match r.status {
@@ -135,7 +124,7 @@ impl Exporter for Text {
                     "; device {}{model} lbs={}{} cache={}",
                     d.name,
                     d.logical_block_size,
-                    crate::sched_field(&d.scheduler),
+                    report::sched_field(&d.scheduler),
                     d.write_cache
                 );
             }
@@ -255,7 +244,7 @@ impl Exporter for Text {
         let _ = write!(out, "volbench {}", s.suite);
         let all = first.map_or(&[][..], |r| r.environment.targets.as_slice());
         if all.len() > 1 {
-            let _ = write!(out, " on {}", crate::targets_phrase(all, true));
+            let _ = write!(out, " on {}", report::targets_phrase(all, true));
         } else if let Some(t) = all.first() {
             let _ = write!(out, " on {}", t.path);
             if let Some(fs) = &t.filesystem {
@@ -301,21 +290,21 @@ impl Exporter for Text {
         Ok(out.into_bytes())
     }
 
-    fn export_fsync(&self, f: &crate::FsyncReport) -> anyhow::Result<Vec<u8>> {
+    fn export_fsync(&self, f: &report::FsyncReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::fsync::text(f).into_bytes())
     }
 
-    fn export_db(&self, d: &crate::DbReport) -> anyhow::Result<Vec<u8>> {
+    fn export_db(&self, d: &report::DbReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::db::text(d).into_bytes())
     }
 
-    fn export_infer(&self, i: &crate::InferReport) -> anyhow::Result<Vec<u8>> {
+    fn export_infer(&self, i: &report::InferReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::infer::text(i).into_bytes())
     }
 }
 
 /// One row per test: label, IOPS, bandwidth, latency, CPU; findings marked and listed below.
-fn suite_table(out: &mut String, rows: &[table::TableRow], findings: &[crate::Finding]) {
+fn suite_table(out: &mut String, rows: &[table::TableRow], findings: &[report::Finding]) {
     let w = rows
         .iter()
         .map(|r| r.label.chars().count())

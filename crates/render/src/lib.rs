@@ -1,12 +1,21 @@
-//! Output formats, one exporter each, behind one trait.
+//! Documents into bytes: text, JSON, fio's JSON, CSV, Markdown, HTML with SVG charts, fio's
+//! logs and comparison tables. Every format is a pure function of a `report::Document`, so
+//! each is tested as one; only the binary depends on this crate (the runner and the store
+//! know the data, never its rendering).
 
+pub mod compare;
 mod csv;
+mod db;
 pub mod fio_json;
+pub mod fio_logs;
+mod fsync;
 pub mod html;
+mod infer;
 mod json;
 mod markdown;
+mod scaleout;
 pub mod svg;
-pub(crate) mod table;
+pub mod table;
 mod text;
 
 pub use csv::Csv;
@@ -14,11 +23,12 @@ pub use fio_json::FioJson;
 pub use html::Html;
 pub use json::Json;
 pub use markdown::Markdown;
-pub use text::{fmt_count, fmt_ns, Text};
+pub use text::Text;
 
-use crate::{DbReport, FsyncReport, InferReport, RunReport, SuiteReport};
+use report::compare::Comparison;
+use report::{DbReport, Document, FsyncReport, InferReport, RunReport, SuiteReport};
 
-/// Turns a report into the bytes of one format.
+/// Turns a document into the bytes of one format, one method per kind of document.
 pub trait Exporter {
     fn export(&self, report: &RunReport) -> anyhow::Result<Vec<u8>>;
     fn export_suite(&self, suite: &SuiteReport) -> anyhow::Result<Vec<u8>>;
@@ -37,6 +47,12 @@ pub trait Exporter {
     /// A volume's inferred limits; formats that have no shape for it say which ones do.
     fn export_infer(&self, _i: &InferReport) -> anyhow::Result<Vec<u8>> {
         anyhow::bail!("this output format has no form for infer reports: use normal or json")
+    }
+    /// Results side by side; formats that have no shape for it say which ones do.
+    fn export_compare(&self, _c: &Comparison) -> anyhow::Result<Vec<u8>> {
+        anyhow::bail!(
+            "this output format has no form for a comparison: use normal, json, md, csv or html"
+        )
     }
 }
 
@@ -73,5 +89,22 @@ pub fn exporter(f: Format) -> Box<dyn Exporter> {
         Format::Markdown => Box::new(Markdown),
         Format::Csv => Box::new(Csv),
         Format::Html => Box::new(Html),
+    }
+}
+
+/// The one entry point: any document in any format.
+pub fn render(doc: &Document, f: Format) -> anyhow::Result<Vec<u8>> {
+    export_with(doc, exporter(f).as_ref())
+}
+
+/// A document through a given exporter.
+pub fn export_with(doc: &Document, e: &dyn Exporter) -> anyhow::Result<Vec<u8>> {
+    match doc {
+        Document::Run(r) => e.export(r),
+        Document::Suite(s) => e.export_suite(s),
+        Document::Fsync(f) => e.export_fsync(f),
+        Document::Db(d) => e.export_db(d),
+        Document::Infer(i) => e.export_infer(i),
+        Document::Compare(c) => e.export_compare(c),
     }
 }

@@ -1,0 +1,153 @@
+//! A comparison as text, Markdown and CSV: one row per figure, each input's value with its
+//! ratio to the first.
+
+use figures::{fmt_count, fmt_ns};
+use report::compare::{Comparison, Difference, Row};
+use std::fmt::Write;
+use workload::format_bytes;
+
+fn show(unit: &str, v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(v) => match unit {
+            "iops" => fmt_count(v),
+            "bytes_per_s" => format!("{}/s", format_bytes(v)),
+            _ => fmt_ns(v),
+        },
+    }
+}
+
+/// Each input's value as the text output prints it, with its ratio to the first.
+pub fn cells(row: &Row) -> Vec<String> {
+    row.values
+        .iter()
+        .zip(row.ratios())
+        .enumerate()
+        .map(|(i, (v, q))| match (i, q) {
+            (0, _) | (_, None) => show(&row.unit, *v),
+            (_, Some(q)) => format!("{} ({q:.2}x)", show(&row.unit, *v)),
+        })
+        .collect()
+}
+
+/// The aligned text table, then what differs between the inputs.
+pub fn text(c: &Comparison) -> String {
+    let mut out = table_text(c);
+    // The machine and the workload's settings apart: a different O_DIRECT is no environment.
+    for (title, settings) in [("environment", false), ("settings", true)] {
+        let ds: Vec<&Difference> = c
+            .differences
+            .iter()
+            .filter(|d| d.setting == settings)
+            .collect();
+        if !ds.is_empty() {
+            let _ = writeln!(out, "\ndiffering {title}:");
+            for d in ds {
+                let _ = writeln!(out, "  {}: {}", d.what, d.values.join(" | "));
+            }
+        }
+    }
+    out
+}
+
+fn table_text(c: &Comparison) -> String {
+    let cells: Vec<Vec<String>> = c.rows.iter().map(cells).collect();
+    let mut widths = vec![
+        c.rows
+            .iter()
+            .map(|r| r.item.len())
+            .max()
+            .unwrap_or(4)
+            .max(4),
+        16,
+    ];
+    for (i, name) in c.inputs.iter().enumerate() {
+        let w = cells
+            .iter()
+            .map(|r| r[i].chars().count())
+            .max()
+            .unwrap_or(0);
+        widths.push(w.max(name.chars().count()));
+    }
+    let line = |cols: &[String]| -> String {
+        let cols = cols.iter().zip(&widths).enumerate().map(|(i, (c, w))| {
+            if i < 2 {
+                format!("{c:<w$}")
+            } else {
+                format!("{c:>w$}")
+            }
+        });
+        cols.collect::<Vec<_>>().join("  ").trim_end().to_string()
+    };
+    let mut header = vec!["item".to_string(), "metric".to_string()];
+    header.extend(c.inputs.iter().cloned());
+    let mut out = line(&header) + "\n";
+    for (r, cells) in c.rows.iter().zip(cells) {
+        let mut cols = vec![r.item.clone(), r.metric.clone()];
+        cols.extend(cells);
+        let _ = writeln!(out, "{}", line(&cols));
+    }
+    out
+}
+
+/// The table in Markdown, then what differs.
+pub fn markdown(c: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "| item | metric | {} |", c.inputs.join(" | "));
+    let _ = writeln!(out, "|---|---|{}", "---:|".repeat(c.inputs.len()));
+    for r in &c.rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            r.item,
+            r.metric,
+            cells(r).join(" | ")
+        );
+    }
+    if !c.differences.is_empty() {
+        let _ = writeln!(out, "\n| differs | {} |", c.inputs.join(" | "));
+        let _ = writeln!(out, "|---|{}", "---|".repeat(c.inputs.len()));
+        for d in &c.differences {
+            let _ = writeln!(out, "| {} | {} |", d.what, d.values.join(" | "));
+        }
+    }
+    out
+}
+
+/// One row per item and metric; each input's raw value, then its ratio to the first.
+pub fn csv(c: &Comparison) -> String {
+    let mut out = String::from("item,metric,unit");
+    for n in &c.inputs {
+        let _ = write!(out, ",{}", csv_field(n));
+    }
+    for n in c.inputs.iter().skip(1) {
+        let _ = write!(out, ",{}", csv_field(&format!("{n}/{}", c.inputs[0])));
+    }
+    out.push('\n');
+    for r in &c.rows {
+        let _ = write!(
+            out,
+            "{},{},{}",
+            csv_field(&r.item),
+            csv_field(&r.metric),
+            r.unit
+        );
+        for v in &r.values {
+            let _ = write!(out, ",{}", v.map_or(String::new(), |v| format!("{v:.3}")));
+        }
+        for q in r.ratios().iter().skip(1) {
+            let _ = write!(out, ",{}", q.map_or(String::new(), |q| format!("{q:.4}")));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Quotes a CSV field when it holds a separator, quote or newline.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
