@@ -265,7 +265,9 @@ fn current_user() -> String {
 
 /// CPU time (user + system, ns) of `pid` and all its descendants' live processes.
 fn tree_cpu_ns(pid: i32) -> u64 {
-    let tick = 1e9 / (unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64).max(1.0);
+    // SAFETY: sysconf reads a system constant; it has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let tick = 1e9 / (hz as f64).max(1.0);
     let mut total = 0f64;
     let Ok(rd) = std::fs::read_dir("/proc") else {
         return 0;

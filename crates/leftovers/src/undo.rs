@@ -118,6 +118,7 @@ pub fn postgres(data: &Path) -> Option<String> {
         // SAFETY: kill(2) on a pid checked to be the server running in our directory.
         unsafe { libc::kill(spid, libc::SIGQUIT) };
         if !gone(spid, Duration::from_secs(10)) {
+            // SAFETY: the same pid, still the server: it did not stop on SIGQUIT.
             unsafe { libc::kill(spid, libc::SIGKILL) };
             gone(spid, Duration::from_secs(5));
         }

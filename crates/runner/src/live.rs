@@ -92,9 +92,12 @@ pub struct JobOutput {
 /// (user ns, system ns, context switches) from getrusage: `RUSAGE_THREAD` for a job thread,
 /// `RUSAGE_SELF` for the whole process.
 pub(crate) fn rusage(who: libc::c_int) -> (u64, u64, u64) {
-    // SAFETY: getrusage fills the zeroed struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(who, &mut ru) };
+    // SAFETY: an all-zero rusage is a valid value, and getrusage only writes into it.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(who, &mut ru);
+        ru
+    };
     let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
     (
         ns(ru.ru_utime),

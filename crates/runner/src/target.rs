@@ -408,12 +408,19 @@ fn canonical(path: &Path) -> String {
 fn pseudo_filesystem(dir: &Path) -> Option<String> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: c is a valid NUL-terminated path and st a writable statfs.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+    // SAFETY: an all-zero statfs is a valid value; c is a NUL-terminated path, and statfs
+    // only writes into st.
+    let (rc, st) = unsafe {
+        let mut st: libc::statfs = std::mem::zeroed();
+        (libc::statfs(c.as_ptr(), &mut st), st)
+    };
+    if rc != 0 {
         return None;
     }
-    let name = match st.f_type as i64 {
+    // The field's C type differs between architectures (long, or __fsword_t): cast for all.
+    #[allow(clippy::unnecessary_cast)]
+    let f_type = st.f_type as i64;
+    let name = match f_type {
         0x9fa0 => "proc",
         0x6265_6572 => "sysfs",
         0x6462_6720 => "debugfs",
@@ -449,7 +456,7 @@ fn hole_bytes(path: &Path, start: u64, end: u64) -> u64 {
         if data >= end {
             break;
         }
-        // SAFETY: as above.
+        // SAFETY: lseek on a descriptor we own; it only moves the file offset.
         let hole = unsafe { libc::lseek(fd, data as i64, libc::SEEK_HOLE) };
         if hole < 0 {
             break;
@@ -491,16 +498,23 @@ fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, 
 pub fn free_bytes(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: c is a valid NUL-terminated path and st a writable statvfs.
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+    // SAFETY: an all-zero statvfs is a valid value; c is a NUL-terminated path, and statvfs
+    // only writes into st.
+    let (rc, st) = unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        (libc::statvfs(c.as_ptr(), &mut st), st)
+    };
+    if rc != 0 {
         return None;
     }
     // ramfs and some FUSE filesystems report no capacity at all: nothing to check against.
     if st.f_blocks == 0 {
         return None;
     }
-    Some(st.f_bavail as u64 * st.f_frsize as u64)
+    // fsblkcnt_t and unsigned long are 32 bits on some architectures: cast for all.
+    #[allow(clippy::unnecessary_cast)]
+    let free = st.f_bavail as u64 * st.f_frsize as u64;
+    Some(free)
 }
 
 /// Refuses, before writing anything, when `dir` has less than `need` bytes free.

@@ -689,7 +689,7 @@ fn emulate_passes_the_command_through_and_cleans_up() {
         before + 1,
         "the cgroup exists while the command runs"
     );
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    common::interrupt(&child);
     let st = child.wait().unwrap();
     assert_eq!(st.code(), Some(130), "sleep ended by SIGINT: 128 + 2");
     assert_eq!(ours(), before, "no cgroup left behind");

@@ -242,8 +242,7 @@ fn a_throwaway_cluster_leaves_nothing_after_success_failure_and_ctrl_c() {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
-    // SAFETY: kill on the process group of a child we own.
-    unsafe { libc::kill(-(c.id() as i32), libc::SIGINT) };
+    common::interrupt_group(&c);
     let mut err = String::new();
     std::io::Read::read_to_string(&mut c.stderr.take().unwrap(), &mut err).unwrap();
     assert_eq!(c.wait().unwrap().code(), Some(130), "{err}");
@@ -272,8 +271,7 @@ fn a_throwaway_cluster_leaves_nothing_after_success_failure_and_ctrl_c() {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(wait));
-        // SAFETY: kill on a child we own.
-        unsafe { libc::kill(c.id() as i32, libc::SIGINT) };
+        common::interrupt(&c);
         let st = c.wait().unwrap();
         assert_ne!(
             st.code(),
@@ -527,7 +525,7 @@ fn ctrl_c_during_a_sqlite_load_stops_it_and_reports_no_run() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     std::thread::sleep(std::time::Duration::from_millis(500));
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    common::interrupt(&child);
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");

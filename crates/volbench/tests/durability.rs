@@ -911,7 +911,7 @@ fn create_and_serve_stopped_by_ctrl_c_exit_130() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
-    unsafe { libc::kill(c.id() as i32, libc::SIGINT) };
+    common::interrupt(&c);
     let out = c.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),
@@ -919,7 +919,7 @@ fn create_and_serve_stopped_by_ctrl_c_exit_130() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    unsafe { libc::kill(w.child.id() as i32, libc::SIGINT) };
+    common::interrupt(&w.child);
     assert_eq!(w.child.wait().unwrap().code(), Some(130));
     w.kill();
 }

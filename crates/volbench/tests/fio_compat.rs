@@ -21,20 +21,6 @@ macro_rules! require_fio {
     };
 }
 
-fn fio_json(args: &[&str]) -> Value {
-    let out = Std::new("fio")
-        .args(args)
-        .arg("--output-format=json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "fio failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("fio's JSON")
-}
-
 fn volbench_fio_json(args: &[&str]) -> Value {
     let out = volbench()
         .arg("run")
@@ -154,7 +140,7 @@ fn fio_json_has_the_keys_and_types_of_real_fio_output() {
         ),
     )
     .unwrap();
-    let theirs = fio_json(&[job.to_str().unwrap()]);
+    let theirs = fio_json(Std::new("fio").args([job.to_str().unwrap()]));
     let ours = volbench_fio_json(&[job.to_str().unwrap()]);
     let mut problems = Vec::new();
     same_shape(&ours, &theirs, "", &mut problems);

@@ -251,20 +251,13 @@ fn refusal(job: &Path) -> String {
 }
 
 /// Runs fio on a job file in `dir` (as the current directory) and returns its JSON.
-fn fio_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
-    let out = std::process::Command::new("fio")
-        .current_dir(dir)
-        .args(extra)
-        .arg(file)
-        .arg("--output-format=json")
-        .output()
-        .expect("fio is installed (scripts/test.sh installs it)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+fn fio_on(dir: &Path, file: &Path, extra: &[&str]) -> Value {
+    fio_json(
+        std::process::Command::new("fio")
+            .current_dir(dir)
+            .args(extra)
+            .arg(file),
+    )
 }
 
 /// Runs volbench on the same job file in `dir` and returns its native report.
@@ -314,7 +307,7 @@ fn write_only_jobs_are_laid_out_as_fio_lays_them_out() {
          [none]\nfallocate=none\nrw=write\n[filled]\noverwrite=1\n",
     )
     .unwrap();
-    let theirs = fio_json(&f, &job, &[]);
+    let theirs = fio_on(&f, &job, &[]);
     let ours = vb_json(&v, &job, &[]);
     let names = |x: &Value, k: &str| -> Vec<String> {
         x["jobs"]
@@ -398,7 +391,7 @@ fn kb_base_1000_makes_k_a_thousand_as_in_fio() {
          [global]\nbs=4k\nsize=400k\n[inherited]\nkb_base=1000\n",
     )
     .unwrap();
-    let theirs = fio_json(d.path(), &job, &[]);
+    let theirs = fio_on(d.path(), &job, &[]);
     let ours = vb_json(d.path(), &job, &[]);
     let bytes = |v: &Value, i: usize| v["jobs"][i]["write"]["io_bytes"].clone();
     assert_eq!(
@@ -469,7 +462,7 @@ fn synchronous_engines_run_as_psync_and_say_so() {
             "{err}"
         );
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let theirs = fio_json(d.path(), &job, &[]);
+        let theirs = fio_on(d.path(), &job, &[]);
         assert_eq!(
             v["group"]["write"]["total_ios"],
             theirs["jobs"][0]["write"]["total_ios"]
@@ -485,13 +478,13 @@ fn command_line_options_are_defaults_the_job_file_overrides() {
     // bs=8k from the command line loses to the file's bs=4k; size... the file's; the command
     // line's direct=0 and ioengine apply (the file says nothing).
     let extra = ["--bs=8k", "--ioengine=psync"];
-    let theirs = fio_json(d.path(), &job, &extra);
+    let theirs = fio_on(d.path(), &job, &extra);
     let ours = vb_json(d.path(), &job, &extra);
     assert_eq!(theirs["jobs"][0]["write"]["total_ios"], 256);
     assert_eq!(ours["group"]["write"]["total_ios"], 256);
     // An option the file does not set comes from the command line: 2 jobs, as fio.
     let ours = vb_json(d.path(), &job, &["--numjobs=2"]);
-    let theirs = fio_json(d.path(), &job, &["--numjobs=2"]);
+    let theirs = fio_on(d.path(), &job, &["--numjobs=2"]);
     assert_eq!(
         ours["jobs"].as_array().unwrap().len(),
         theirs["jobs"].as_array().unwrap().len()
@@ -560,7 +553,7 @@ fn rw_offset_modifiers_skip_and_step_back_as_fio() {
     for (rw, name) in [("write:4k", "hole"), ("read:-8k", "back")] {
         let job = d.path().join(format!("{name}.fio"));
         std::fs::write(&job, format!("[{name}]\nrw={rw}\nbs=4k\nsize=64k\n")).unwrap();
-        let theirs = fio_json(d.path(), &job, &[]);
+        let theirs = fio_on(d.path(), &job, &[]);
         let ours = vb_json(d.path(), &job, &[]);
         let dir = if rw.starts_with("write") {
             "write"
@@ -581,7 +574,7 @@ fn rw_offset_modifiers_skip_and_step_back_as_fio() {
     vb_json(d.path(), &d.path().join("hole.fio"), &[]);
     let ours = blocks(&f);
     std::fs::remove_file(&f).unwrap();
-    fio_json(d.path(), &d.path().join("hole.fio"), &[]);
+    fio_on(d.path(), &d.path().join("hole.fio"), &[]);
     assert_eq!(ours, blocks(&f));
 }
 
@@ -603,7 +596,7 @@ fn offset_percent_starts_at_that_share_of_the_file_as_fio() {
             format!("[o]\nfilename={file}\nrw=write\nbs=4k\noffset=25%\n{extra}"),
         )
         .unwrap();
-        let theirs = fio_json(d.path(), &job, &[]);
+        let theirs = fio_on(d.path(), &job, &[]);
         let fio_len = std::fs::metadata(d.path().join(file)).unwrap().len();
         std::fs::remove_file(d.path().join("new")).ok();
         let ours = vb_json(d.path(), &job, &[]);
@@ -642,7 +635,7 @@ fn bsrange_draws_sizes_across_the_range_as_fio() {
         "[r]\nioengine=null\nrw=randread\nbsrange=4k-16k\nsize=1g\nnumber_ios=20000\n",
     )
     .unwrap();
-    let theirs = fio_json(d.path(), &job, &[]);
+    let theirs = fio_on(d.path(), &job, &[]);
     let ours = vb_json(d.path(), &job, &[]);
     let mean = |ios: &Value, bytes: &Value| bytes.as_f64().unwrap() / ios.as_f64().unwrap();
     let t = &theirs["jobs"][0]["read"];
@@ -669,7 +662,7 @@ fn filesize_sizes_each_file_and_size_is_the_io_to_do() {
         "[s]\nrw=write\nbs=4k\nnrfiles=3\nfilesize=256k\nsize=384k\n",
     )
     .unwrap();
-    let theirs = fio_json(&f, &job, &[]);
+    let theirs = fio_on(&f, &job, &[]);
     let ours = vb_json(&v, &job, &[]);
     assert_eq!(
         ours["group"]["write"]["io_bytes"],
@@ -749,7 +742,7 @@ fn percentile_list_and_lat_percentiles_print_what_fio_prints() {
         "[p]\nioengine=null\nrw=randrw\nsize=64m\npercentile_list=50:99.5:99.999\nlat_percentiles=1\n",
     )
     .unwrap();
-    let theirs = fio_json(d.path(), &job, &[]);
+    let theirs = fio_on(d.path(), &job, &[]);
     let out = volbench()
         .current_dir(d.path())
         .arg("run")
@@ -804,7 +797,7 @@ fn bw_iops_and_lat_logs_are_written_in_fios_format() {
          write_bw_log=b\nwrite_iops_log=i\nwrite_lat_log=l\nlog_avg_msec=1000\n",
     )
     .unwrap();
-    fio_json(&f, &job, &[]);
+    fio_on(&f, &job, &[]);
     vb_json(&v, &job, &["--directory=."]);
     let names = |p: &Path| -> Vec<String> {
         files(p)
@@ -1062,7 +1055,7 @@ fn verify_hashes_write_check_and_catch_corruption() {
         )
         .unwrap();
         // fio accepts the same job and verifies it.
-        let theirs = fio_json(d.path(), &job, &[]);
+        let theirs = fio_on(d.path(), &job, &[]);
         assert_eq!(theirs["jobs"][0]["error"], 0, "{algo}");
         std::fs::remove_file(&f).unwrap();
         let ours = vb_json(d.path(), &job, &[]);
@@ -1113,7 +1106,7 @@ fn hist_logs_and_window_maxima_are_written_in_fios_format() {
          time_based\nwrite_hist_log=c\nlog_hist_msec=1000\nlog_hist_coarseness=2\n",
     )
     .unwrap();
-    fio_json(&f, &job, &[]);
+    fio_on(&f, &job, &[]);
     let ours = vb_json(&v, &job, &["--directory=."]);
     let rows = |p: &Path| -> Vec<Vec<u64>> {
         std::fs::read_to_string(p)
@@ -1313,7 +1306,7 @@ fn verify_backlog_reads_back_while_writing_as_fio() {
             format!("[b]\nrw=write\nbs=4k\nsize=1m\nverify=crc32c\nverify_backlog=16\n{extra}\n"),
         )
         .unwrap();
-        let theirs = fio_json(d.path(), &job, &[]);
+        let theirs = fio_on(d.path(), &job, &[]);
         std::fs::remove_file(d.path().join("b.0.0")).unwrap();
         let ours = vb_json(d.path(), &job, &[]);
         std::fs::remove_file(d.path().join("b.0.0")).unwrap();
@@ -1390,7 +1383,7 @@ fn flow_weights_share_the_ios_as_fio() {
             .map(|j| j["read"]["total_ios"].as_f64().unwrap())
             .collect()
     };
-    let theirs = ios(&fio_json(d.path(), &job, &[]));
+    let theirs = ios(&fio_on(d.path(), &job, &[]));
     let out = volbench()
         .args([
             "run",
@@ -1442,7 +1435,7 @@ fn serialize_overlap_keeps_overlapping_ios_out_of_flight_as_fio() {
             ),
         )
         .unwrap();
-        let theirs = fio_json(d.path(), &job, &[]);
+        let theirs = fio_on(d.path(), &job, &[]);
         let out = volbench()
             .current_dir(d.path())
             .args([
@@ -1666,7 +1659,7 @@ fn thinktime_pauses_after_every_n_ios_as_fio() {
             ),
         )
         .unwrap();
-        let theirs = iops(&fio_json(d.path(), &job, &[]));
+        let theirs = iops(&fio_on(d.path(), &job, &[]));
         let out = volbench()
             .current_dir(d.path())
             .args([

@@ -736,8 +736,7 @@ fn ctrl_c_during_layout_exits_130_and_removes_the_partial_file() {
     {
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: kill sends a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    common::interrupt(&child);
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");

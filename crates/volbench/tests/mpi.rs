@@ -363,8 +363,7 @@ fn ctrl_c_on_mpirun_leaves_no_rank_and_no_file() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(500));
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    common::interrupt(&child);
     let status = wait_for(&mut child, Duration::from_secs(30));
     assert!(status.is_some(), "mpirun did not end after Ctrl-C");
     let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();

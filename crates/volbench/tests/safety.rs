@@ -233,8 +233,7 @@ fn ctrl_c_keeps_partial_results_and_removes_only_created_files() {
     for target in [None, Some(existing.as_path())] {
         let child = run(target);
         std::thread::sleep(Duration::from_millis(1500));
-        // SAFETY: kill sends a signal to our own child.
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        common::interrupt(&child);
         let t = Instant::now();
         let out = child.wait_with_output().unwrap();
         assert!(t.elapsed() < Duration::from_secs(5), "stops promptly");

@@ -177,8 +177,7 @@ fn interrupted_sweep_keeps_the_points_it_measured() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(2600));
-    // SAFETY: a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    common::interrupt(&child);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
     let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();

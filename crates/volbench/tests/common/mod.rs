@@ -465,3 +465,32 @@ pub fn fails_saying(out: &std::process::Output, code: i32, want: &str) -> String
     assert!(err.contains(want), "{want:?} not in: {err}");
     err
 }
+
+/// Ctrl-C for a child: SIGINT to it alone.
+pub fn interrupt(child: &std::process::Child) {
+    // SAFETY: kill(2) on the pid of a child this test started and has not reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+}
+
+/// Ctrl-C at a terminal: SIGINT to the child's whole process group (it leads its own).
+pub fn interrupt_group(child: &std::process::Child) {
+    // SAFETY: kill(2) on the process group a child this test started leads.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+}
+
+/// Runs fio as `c` sets it up (arguments, directory) with JSON output, and returns that JSON
+/// (fio prints notes such as "queue depth will be capped" before it on stdout).
+pub fn fio_json(c: &mut std::process::Command) -> Value {
+    let out = c
+        .arg("--output-format=json")
+        .output()
+        .expect("fio is installed (scripts/test.sh installs it)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "fio failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = text.find("\n{").map_or(&text[..], |i| &text[i + 1..]);
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("fio's JSON: {e}: {text}"))
+}
