@@ -307,7 +307,7 @@ fn ranks_tables(
 /// side, then each in turn.
 pub fn report(docs: &[(String, report::Document)]) -> anyhow::Result<Vec<u8>> {
     if let [(_, d)] = docs {
-        return crate::export_with(d, &Html);
+        return crate::render(d, crate::Format::Html);
     }
     let c = report::compare::compare(docs);
     let mut p = comparison_page(&c);

@@ -94,11 +94,7 @@ pub fn exporter(f: Format) -> Box<dyn Exporter> {
 
 /// The one entry point: any document in any format.
 pub fn render(doc: &Document, f: Format) -> anyhow::Result<Vec<u8>> {
-    export_with(doc, exporter(f).as_ref())
-}
-
-/// A document through a given exporter.
-pub fn export_with(doc: &Document, e: &dyn Exporter) -> anyhow::Result<Vec<u8>> {
+    let e = exporter(f);
     match doc {
         Document::Run(r) => e.export(r),
         Document::Suite(s) => e.export_suite(s),

@@ -25,7 +25,7 @@ pub fn records(
 }
 
 /// The warnings the results earn.
-pub fn warnings(
+fn warnings(
     specs: &[JobSpec],
     jobs: &[JobReport],
     groups: &[GroupReport],

@@ -119,8 +119,9 @@ fn a_time_based_window_ends_at_the_deadline_after_the_ramp() {
     let out = null(
         JobSpec {
             time_based: true,
-            runtime: Some(Duration::from_millis(60)),
-            ramp_time: Duration::from_millis(40),
+            // Long enough that a thread starved on a loaded machine still issues in it.
+            runtime: Some(Duration::from_millis(400)),
+            ramp_time: Duration::from_millis(100),
             ..spec(EngineKind::Null, Rw::RandRead, 16)
         },
         MIB,
@@ -128,7 +129,7 @@ fn a_time_based_window_ends_at_the_deadline_after_the_ramp() {
     assert_eq!(out.error, None);
     // The measured interval runs from the ramp's end to the deadline, to the nanosecond:
     // the cut is the deadline, never the moment the loop noticed it.
-    assert_eq!(out.stats.runtime_ns, 60_000_000);
+    assert_eq!(out.stats.runtime_ns, 400_000_000);
     assert!(out.stats.dirs[0].ios > 0);
 }
 

@@ -571,7 +571,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         sync_only,
     );
     let mut env = probe::environment();
-    let warnings = report::trust::warnings(&w.jobs, &job_reports, &groups, &targets);
+    let warnings = report::trust::records(&w.jobs, &job_reports, &groups, &targets);
     env.targets = targets;
     let status = if interrupted {
         Status::Interrupted
@@ -608,7 +608,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         group: group_report,
         groups,
         global_options: w.global_options.clone(),
-        warnings: warnings.iter().map(report::WarningRecord::from).collect(),
+        warnings,
         ranks: Vec::new(),
         scaleout: None,
     };
