@@ -715,86 +715,10 @@ pub struct RunArgs {
     /// produce are skipped with a warning anyway; options that change the I/O never are.
     #[arg(long = "ignore-unsupported")]
     pub ignore_unsupported: bool,
-    /// Job name (names the test file when --filename is not given).
-    #[arg(long)]
-    pub name: Option<String>,
-    /// Access pattern: read, write, randread, randwrite, rw (readwrite), randrw.
-    #[arg(long, value_name = "PATTERN")]
-    pub rw: Option<String>,
-    /// Percentage of reads in a mixed workload.
-    #[arg(long, value_name = "PCT")]
-    pub rwmixread: Option<u8>,
-    /// Block size, e.g. 4k, 64k, 1m.
-    #[arg(long, value_name = "SIZE")]
-    pub bs: Option<String>,
-    /// I/Os kept in flight per job.
-    #[arg(long, value_name = "N")]
-    pub iodepth: Option<String>,
-    /// Submit I/Os in groups of N (fio's option; 1 submits each as soon as it is ready) [default: 1].
-    #[arg(
-        long = "iodepth_batch_submit",
-        alias = "iodepth_batch",
-        value_name = "N"
-    )]
-    pub iodepth_batch_submit: Option<String>,
-    /// Parallel jobs (threads), each with its own queue.
-    #[arg(long, value_name = "N")]
-    pub numjobs: Option<String>,
-    /// Bytes per job: the file size, or the region of a device (default 1g; whole device).
-    #[arg(long, value_name = "SIZE")]
-    pub size: Option<String>,
-    /// Byte offset where the job's region starts.
-    #[arg(long, value_name = "SIZE")]
-    pub offset: Option<String>,
-    /// Measured time, e.g. 30s, 2m.
-    #[arg(long, value_name = "TIME")]
-    pub runtime: Option<String>,
-    /// Run for --runtime even if --size is done, looping over the region [default: on, off when only --size is given].
-    #[arg(long = "time_based", value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
-    pub time_based: Option<String>,
-    /// Warm-up time before measuring starts.
-    #[arg(long = "ramp_time", value_name = "TIME")]
-    pub ramp_time: Option<String>,
-    /// O_DIRECT: bypass the page cache [default: 1].
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
-    pub direct: Option<String>,
-    /// I/O engine: io_uring, libaio, psync, null [default: io_uring].
-    #[arg(long, value_name = "ENGINE")]
-    pub ioengine: Option<String>,
-    /// File or block device to test [default: DIR/NAME.test]; several separated by ':'.
-    #[arg(long, value_name = "PATH")]
-    pub filename: Option<String>,
-    /// Directory for test files when --filename is not given [default: .].
-    #[arg(long, value_name = "DIR")]
-    pub directory: Option<PathBuf>,
-    /// fsync after every N writes (its latency is reported as its own metric).
-    #[arg(long, value_name = "N")]
-    pub fsync: Option<u32>,
-    /// fdatasync after every N writes.
-    #[arg(long, value_name = "N")]
-    pub fdatasync: Option<u32>,
-    /// fsync once when the job's writes are done (counted in the runtime).
-    #[arg(long = "end_fsync", value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
-    pub end_fsync: Option<String>,
-    /// Seed for offsets and data, so a run can be repeated exactly.
-    #[arg(long, value_name = "N")]
-    pub randseed: Option<u64>,
-    /// Fill write buffers with this pattern (hex 0x..., or a quoted string) instead of random data.
-    #[arg(long = "buffer_pattern", value_name = "PATTERN")]
-    pub buffer_pattern: Option<String>,
-    /// Fill write buffers with zeros (compressible: flagged in the report).
-    #[arg(long = "zero_buffers", value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
-    pub zero_buffers: Option<String>,
-    /// Write a checksummed header into every block and check it on read: crc32c.
-    #[arg(long, value_name = "METHOD")]
-    pub verify: Option<String>,
     /// Allow writing to a block device that holds data (a file system, partition table or any
     /// other signature, or in use): its data is destroyed. A blank device needs no flag.
     #[arg(long = "allow-destructive", alias = "allow_destructive")]
     pub allow_destructive: bool,
-    /// Remove the test files this run created when it ends.
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
-    pub unlink: Option<String>,
     /// Under mpirun: all ranks share one file (--filename, or NAME.shared in --directory), each
     /// in its own --size region, instead of one file per rank in --directory.
     #[arg(long = "shared-file")]
@@ -803,6 +727,98 @@ pub struct RunArgs {
     pub out: OutputArgs,
     #[command(flatten)]
     pub store: StoreArgs,
+    /// fio's options, for `--help`, the man page and the completions (parsing them is the
+    /// option table's: `main` takes them out before clap sees the arguments).
+    #[command(flatten)]
+    pub fio_help: FioFlags,
+}
+
+/// fio's options as clap arguments, generated from the option table (as ripgrep generates its
+/// flags from one table): they document `volbench run` and `sweep`, while the values go through
+/// the table itself. Options whose name clap already has (volbench's own flags) are left out.
+#[derive(Debug, Clone, Default)]
+pub struct FioFlags;
+
+/// The id prefix of the generated arguments, which tells them from volbench's own.
+pub const FIO_ID: &str = "fio.";
+
+impl clap::FromArgMatches for FioFlags {
+    fn from_arg_matches(_: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(FioFlags)
+    }
+    fn update_from_arg_matches(&mut self, _: &clap::ArgMatches) -> Result<(), clap::Error> {
+        Ok(())
+    }
+}
+
+impl Args for FioFlags {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        use workload::fio::{table, Support};
+        let taken: Vec<String> = cmd.get_arguments().flat_map(long_names).collect();
+        table::all()
+            .filter(|o| o.support == Support::Yes)
+            .filter(|o| {
+                !std::iter::once(&o.name)
+                    .chain(o.aliases)
+                    .any(|n| taken.iter().any(|t| t == n))
+            })
+            .fold(cmd, |cmd, o| {
+                let mut arg = clap::Arg::new(format!("{FIO_ID}{}", o.name))
+                    .long(o.name)
+                    .visible_aliases(o.aliases.iter().copied())
+                    .value_name(o.kind.value_name())
+                    .help(help_with_default(o))
+                    .help_heading(o.category.title())
+                    .hide_short_help(!o.common);
+                arg = match o.kind {
+                    table::Kind::Flag => arg.num_args(0..=1).default_missing_value("1"),
+                    table::Kind::Choice(words) => arg.value_parser(words.to_vec()),
+                    _ => arg,
+                };
+                cmd.arg(arg)
+            })
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// An option's help line with `volbench run`'s default, where it has one to print.
+fn help_with_default(o: &workload::fio::FioOption) -> String {
+    let default = o.show.and_then(|f| f(&workload::JobSpec::default()));
+    match default {
+        Some(v) if v.is_empty() => format!("{} [default: on]", o.help),
+        Some(v) => format!("{} [default: {v}]", o.help),
+        None => o.help.to_string(),
+    }
+}
+
+/// An argument's long name and aliases.
+fn long_names(a: &clap::Arg) -> Vec<String> {
+    a.get_long()
+        .into_iter()
+        .chain(a.get_all_aliases().unwrap_or_default())
+        .map(String::from)
+        .collect()
+}
+
+/// volbench's own flags of a subcommand (not the generated fio ones): each long name, alias
+/// and short letter, with whether it takes a value.
+pub fn own_flags(sub: &str) -> Vec<(String, bool)> {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    let Some(c) = cmd.find_subcommand(sub) else {
+        return Vec::new();
+    };
+    c.get_arguments()
+        .filter(|a| !a.get_id().as_str().starts_with(FIO_ID))
+        .flat_map(|a| {
+            let takes = a.get_action().takes_values();
+            let mut names = long_names(a);
+            names.extend(a.get_short().map(String::from));
+            names.into_iter().map(move |n| (n, takes))
+        })
+        .collect()
 }
 
 #[derive(Args, Debug, Clone)]

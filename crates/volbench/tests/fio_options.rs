@@ -1633,7 +1633,7 @@ fn prio_and_prioclass_set_each_jobs_io_priority_as_fio() {
     std::fs::write(&job, "[x]\nsize=1m\nprio=8\n").unwrap();
     let err = refusal(&job);
     assert!(
-        err.contains("p.fio:3") && err.contains("0 (highest) to 7"),
+        err.contains("p.fio:3") && err.contains("prio=8: use 0 to 7"),
         "{err}"
     );
 }

@@ -650,15 +650,26 @@ fn help_about_help_and_every_option_has_a_help_text() {
     ] {
         let out = volbench().args([sub, "--help"]).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<&str> = text.lines().collect();
         for opt in ["--label", "--suite", "--store"] {
-            if let Some(line) = text.lines().find(|l| l.trim_start().starts_with(opt)) {
-                let help = line
-                    .trim_start()
-                    .split_once("  ")
-                    .map_or("", |(_, h)| h)
-                    .trim();
-                assert!(!help.is_empty(), "{sub} {opt} has no help text: {line}");
-            }
+            let Some(i) = lines.iter().position(|l| l.trim_start().starts_with(opt)) else {
+                continue;
+            };
+            // The help follows on the line, or (clap's long layout) on the next one.
+            let inline = lines[i]
+                .trim_start()
+                .split_once("  ")
+                .map_or("", |(_, h)| h);
+            let help = if inline.trim().is_empty() {
+                lines.get(i + 1).copied().unwrap_or("")
+            } else {
+                inline
+            };
+            assert!(
+                !help.trim().is_empty(),
+                "{sub} {opt} has no help text: {}",
+                lines[i]
+            );
         }
     }
 }

@@ -177,9 +177,9 @@ pub fn parse_str(
             Some((k, v)) => (k.trim(), Some(v.trim())),
             None => (t, None),
         };
-        // fio's option names are letters, digits and '_': anything else is a line of another
+        // fio's option names are letters, digits, '_' and '-': anything else is a line of another
         // kind of file (an included /etc/shadow's `root:$y$...`), not an unknown option.
-        let name_ok = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let name_ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
         if key.is_empty() || !key.chars().all(name_ok) {
             return Err(perr(
                 file,

@@ -11,8 +11,11 @@ use workload::fio;
 use workload::jobfile::parse_str;
 
 fn key() -> impl Strategy<Value = String> {
+    let names: Vec<&'static str> = fio::table::all()
+        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+        .collect();
     prop_oneof![
-        8 => proptest::sample::select(fio::SUPPORTED).prop_map(String::from),
+        8 => proptest::sample::select(names).prop_map(String::from),
         1 => "[a-z_]{1,12}",
         1 => "\\PC{0,12}",
     ]

@@ -4,12 +4,14 @@
 use super::record::Recorder;
 use super::run::spec_from_args;
 use super::usage;
-use crate::cli::SweepArgs;
+use crate::cli::{RunArgs, SweepArgs};
 use crate::output::Output;
 use anyhow::Result;
 use report::{Document, Status, SuiteReport, SCHEMA_VERSION};
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime};
+use workload::fio::{self, cmdline::Given, table::Kind};
+use workload::JobSpec;
 use workload::{parse_size, short_size};
 
 /// Expands `1,2,4..256` (a..b doubles from a to b) into its values. `sizes` parses units.
@@ -46,43 +48,57 @@ pub fn expand(opt: &str, list: &str, sizes: bool) -> Result<Vec<String>> {
     Ok(out)
 }
 
-pub fn main(a: SweepArgs) -> Result<ExitCode> {
-    let base = a.run;
-    if base.jobfile.is_some() {
-        return Err(usage(
-            "sweep takes options, not a job file: give --rw, --bs, ... with lists",
-        ));
-    }
-    // The swept parameters, outermost first, each with its values.
-    let mut axes: Vec<(&str, Vec<String>)> = Vec::new();
-    for (opt, val, sizes) in [
-        ("filename", &base.filename, false),
-        ("rw", &base.rw, false),
-        ("bs", &base.bs, true),
-        ("iodepth", &base.iodepth, false),
-        ("numjobs", &base.numjobs, false),
-    ] {
-        if let Some(v) = val {
-            let values = if opt == "filename" {
-                v.split(',')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect()
-            } else {
-                expand(opt, v, sizes)?
-            };
-            if values.len() > 1 {
-                axes.push((opt, values));
-            }
+/// One point of a sweep: the swept options' values, in axis order.
+type Point = Vec<(String, String)>;
+/// A swept option and its values.
+type Axis = (&'static str, Vec<String>);
+
+/// The swept options and their values, outermost first, from the options given: an axis
+/// option's last value is its list (one value is no axis); `fixed` keeps every other option in
+/// the order given.
+fn axes(given: &[Given]) -> Result<(Vec<Axis>, Vec<Given>)> {
+    let mut axes = Vec::new();
+    let mut fixed: Vec<Given> = given.to_vec();
+    for opt in fio::table::sweep_axes() {
+        let Some((_, Some(v))) = given
+            .iter()
+            .rev()
+            .find(|(k, _)| fio::canonical(k) == opt.name)
+        else {
+            continue;
+        };
+        let values = match opt.kind {
+            Kind::Size => expand(opt.name, v, true)?,
+            Kind::Int { .. } => expand(opt.name, v, false)?,
+            _ => v
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+        };
+        if values.len() > 1 {
+            fixed.retain(|(k, _)| fio::canonical(k) != opt.name);
+            axes.push((opt.name, values));
         }
     }
     if axes.is_empty() {
-        return Err(usage(
-            "nothing to sweep: give a list to --numjobs, --iodepth, --bs, --rw or --filename, e.g. --numjobs=1,2,4..64",
-        ));
+        let names: Vec<String> = fio::table::sweep_axes()
+            .iter()
+            .map(|o| format!("--{}", o.name))
+            .collect();
+        return Err(usage(format!(
+            "nothing to sweep: give a list to {}, e.g. --{}=1,2,4..64",
+            names.join(", "),
+            names.last().map_or("", |n| n.trim_start_matches('-'))
+        )));
     }
-    let mut points: Vec<Vec<(String, String)>> = vec![Vec::new()];
-    for (opt, values) in &axes {
+    Ok((axes, fixed))
+}
+
+/// Every combination of the axes' values, the first axis outermost.
+fn points(axes: &[Axis]) -> Vec<Point> {
+    let mut points: Vec<Point> = vec![Vec::new()];
+    for (opt, values) in axes {
         points = points
             .into_iter()
             .flat_map(|p| {
@@ -94,25 +110,38 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
             })
             .collect();
     }
-    // Every point's job, checked before anything runs.
-    let mut specs = Vec::new();
-    for p in &points {
-        let mut args = base.clone();
-        if args.runtime.is_none() {
-            args.runtime = Some("10s".into());
-        }
-        for (k, v) in p {
-            let v = Some(v.clone());
-            match k.as_str() {
-                "filename" => args.filename = v,
-                "rw" => args.rw = v,
-                "bs" => args.bs = v,
-                "iodepth" => args.iodepth = v,
-                _ => args.numjobs = v,
-            }
-        }
-        specs.push(spec_from_args(&args)?);
+    points
+}
+
+/// Every point's job, checked before anything runs. A point runs 10 s unless a runtime is given.
+fn specs(base: &RunArgs, fixed: &[Given], points: &[Point]) -> Result<Vec<JobSpec>> {
+    let runtime = fio::table::RUNTIME;
+    let mut defaults: Vec<Given> = Vec::new();
+    if !fixed.iter().any(|(k, _)| fio::canonical(k) == runtime) {
+        defaults.push((runtime.to_string(), Some("10s".into())));
     }
+    points
+        .iter()
+        .map(|p| {
+            let mut args = base.clone();
+            args.fio = defaults.iter().chain(fixed).cloned().collect();
+            args.fio
+                .extend(p.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
+            spec_from_args(&args)
+        })
+        .collect()
+}
+
+pub fn main(a: SweepArgs) -> Result<ExitCode> {
+    let base = a.run;
+    if base.jobfile.is_some() {
+        return Err(usage(
+            "sweep takes options, not a job file: give --rw, --bs, ... with lists",
+        ));
+    }
+    let (axes, fixed) = axes(&base.fio)?;
+    let points = points(&axes);
+    let specs = specs(&base, &fixed, &points)?;
 
     // Files the sweep creates go when it ends; files that were there before always stay.
     let created: Vec<std::path::PathBuf> = specs

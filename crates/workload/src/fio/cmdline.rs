@@ -1,0 +1,233 @@
+//! fio's command line: `--key=value`, `--key value` where the option takes a value, and bare
+//! `--flag`s, read by the same option table as job files. Two forms: options mixed with the
+//! program's own flags (`volbench run --bs=8k --output=x.json`), and fio's multi-job form where
+//! each `--name` starts a job (`fio --name=a --rw=read --name=b ...`).
+
+use super::table::{self, apply, find};
+use super::OptError;
+use crate::jobfile::{RawOption, Section};
+use crate::spec::{JobSpec, SyncMode};
+
+/// An option as given on a command line: its key (lower case, without `--`) and value.
+pub type Given = (String, Option<String>);
+
+/// Splits arguments into the program's own (kept, for its parser) and fio options. `own` says
+/// whether a key is one of the program's flags; a word that is neither stays too, for the
+/// program's parser to reject with its "did you mean".
+pub fn split(args: Vec<String>, own: &dyn Fn(&str) -> bool) -> (Vec<String>, Vec<Given>) {
+    let mut keep = Vec::new();
+    let mut fio = Vec::new();
+    let mut it = args.into_iter().peekable();
+    while let Some(a) = it.next() {
+        let Some(body) = a.strip_prefix("--").filter(|b| !b.is_empty()) else {
+            keep.push(a);
+            continue;
+        };
+        let (key, inline) = match body.split_once('=') {
+            Some((k, v)) => (k.to_string(), Some(v.to_string())),
+            None => (body.to_string(), None),
+        };
+        let Some(opt) = find(&key).filter(|_| !own(&key)) else {
+            keep.push(a);
+            continue;
+        };
+        let value = match inline {
+            Some(v) => Some(v),
+            None if opt.takes_value() && it.peek().is_some_and(|n| !n.starts_with("--")) => {
+                it.next()
+            }
+            None => None,
+        };
+        fio.push((key.to_ascii_lowercase(), value));
+    }
+    (keep, fio)
+}
+
+/// Whether the arguments are fio's multi-job form: some `--name` starts a job.
+pub fn starts_jobs(args: &[String]) -> bool {
+    let flag = format!("--{}", table::NAME);
+    args.iter()
+        .any(|a| *a == flag || a.starts_with(&format!("{flag}=")))
+}
+
+/// The program's flags found among fio's multi-job arguments, with their values.
+pub type Own = Vec<Given>;
+
+/// fio's multi-job command line as job-file sections: options before the first `--name` are
+/// `[global]`, each `--name` starts a job, and every option means what it means in a job file.
+/// `own` names the program's flags (`Some(true)` when one takes a value), which are returned
+/// apart. An error is one line naming the argument.
+pub fn sections(
+    args: &[String],
+    own: &dyn Fn(&str) -> Option<bool>,
+) -> Result<(Vec<Section>, Own), String> {
+    let mut sections = vec![section("global", 0)];
+    let mut mine = Vec::new();
+    let mut it = args.iter().enumerate();
+    while let Some((pos, arg)) = it.next() {
+        let Some(body) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) else {
+            return Err(format!(
+                "'{arg}': fio's multi-job command line takes only --option=value arguments"
+            ));
+        };
+        let (key, inline) = match body.split_once('=') {
+            Some((k, v)) => (k, Some(v.to_string())),
+            None => (body, None),
+        };
+        let mut value = |needed: bool| match inline.clone() {
+            Some(v) => Ok(Some(v)),
+            None if needed => it
+                .next()
+                .map(|(_, v)| Some(v.clone()))
+                .ok_or_else(|| format!("--{key} needs a value")),
+            None => Ok(None),
+        };
+        if let Some(takes) = own(key) {
+            mine.push((key.to_string(), value(takes)?));
+        } else if find(key).is_some_and(|o| o.name == table::NAME) {
+            let name = value(true)?.unwrap_or_default();
+            sections.push(section(&name, pos + 1));
+        } else if let Some(last) = sections.last_mut() {
+            last.options.push(RawOption {
+                key: key.to_ascii_lowercase(),
+                value: inline,
+                file: "command line argument".into(),
+                line: pos + 1,
+            });
+        }
+    }
+    Ok((sections, mine))
+}
+
+fn section(name: &str, line: usize) -> Section {
+    Section {
+        name: name.into(),
+        options: Vec::new(),
+        file: "command line".into(),
+        line,
+    }
+}
+
+/// Options given on a command line as a `[global]` section: with a job file, fio's rule makes
+/// them defaults for every job of the file, which the file's own options override.
+pub fn as_global(given: &[Given]) -> Section {
+    Section {
+        options: given
+            .iter()
+            .map(|(key, value)| RawOption {
+                key: key.clone(),
+                value: value.clone(),
+                file: "command line".into(),
+                line: 0,
+            })
+            .collect(),
+        ..section("global", 0)
+    }
+}
+
+/// An option error in command-line spelling (`--bs=4x: ...`).
+pub fn cli_text(e: OptError) -> String {
+    match e {
+        OptError::BadValue { key, value, why } => format!("--{key}={value}: {why}"),
+        OptError::MissingValue { key, example } => {
+            format!("--{key} needs a value, e.g. --{key}={example}")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// volbench's single-job command line (`volbench run --rw=randwrite ...`): volbench's defaults
+/// (time-based 30 s, QD32, io_uring, O_DIRECT), then every option given, in order. fio's rule is
+/// "time-based only if asked"; here a run is time-based unless only a size is given, since a
+/// bare `--size` means "do this much I/O once", as a fio user expects. The error is one line.
+pub fn single_job(given: &[Given]) -> Result<JobSpec, String> {
+    let mut j = JobSpec::default();
+    let mut sync: Option<SyncMode> = None;
+    for (k, v) in given {
+        apply(&mut j, k, v.as_deref()).map_err(cli_text)?;
+        // Two sync options (fsync and fdatasync) would each want every N writes synced their
+        // way: volbench issues one kind per job.
+        if j.sync_every > 0 {
+            if sync.is_some_and(|m| m != j.sync_mode) {
+                return Err("--fsync and --fdatasync exclude each other: pick one".into());
+            }
+            sync = Some(j.sync_mode);
+        }
+    }
+    let given_as = |name: &str| given.iter().any(|(k, _)| super::canonical(k) == name);
+    let runtime = given_as(table::RUNTIME);
+    if !given_as(table::TIME_BASED) {
+        j.time_based = runtime || j.size.is_none();
+    }
+    if !j.time_based && !runtime {
+        j.runtime = None;
+    }
+    j.validate().map_err(|e| e.to_string())?;
+    Ok(j)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn split_takes_fio_options_and_leaves_the_rest() {
+        let own = |k: &str| k == "output";
+        let (keep, fio) = split(
+            words("--bs 8k --output x.json --norandommap --blocksiz=4k job.fio --direct=0"),
+            &own,
+        );
+        assert_eq!(keep, words("--output x.json --blocksiz=4k job.fio"));
+        assert_eq!(
+            fio,
+            vec![
+                ("bs".into(), Some("8k".into())),
+                ("norandommap".into(), None),
+                ("direct".into(), Some("0".into()))
+            ]
+        );
+    }
+
+    #[test]
+    fn each_name_starts_a_job_and_own_flags_come_back_apart() {
+        let own = |k: &str| (k == "output").then_some(true);
+        let (s, mine) = sections(
+            &words("--direct=1 --name=a --rw=read --output o.json --name b --bs=8k"),
+            &own,
+        )
+        .unwrap();
+        let names: Vec<&str> = s.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["global", "a", "b"]);
+        assert_eq!(s[0].options[0].key, "direct");
+        assert_eq!((s[1].options.len(), s[2].options.len()), (1, 1));
+        assert_eq!(mine, vec![("output".into(), Some("o.json".into()))]);
+        assert!(sections(&words("--name=a stray"), &own)
+            .unwrap_err()
+            .contains("'stray'"));
+        assert!(starts_jobs(&words("run --name=a")) && !starts_jobs(&words("run --bs=4k")));
+    }
+
+    fn given(s: &str) -> Vec<Given> {
+        split(words(s), &|_| false).1
+    }
+
+    #[test]
+    fn the_single_job_form_is_time_based_unless_only_a_size_is_given() {
+        let j = single_job(&given("--size=1m")).unwrap();
+        assert!(!j.time_based && j.runtime.is_none());
+        let j = single_job(&given("--size=1m --runtime=5s")).unwrap();
+        assert!(j.time_based);
+        let j = single_job(&given("--size=1m --time_based")).unwrap();
+        assert!(j.time_based && j.runtime.is_some());
+        assert!(single_job(&given("")).unwrap().time_based);
+        let e = single_job(&given("--fsync=1 --fdatasync=2")).unwrap_err();
+        assert!(e.contains("exclude each other"), "{e}");
+        assert!(single_job(&given("--fsync=1 --fsync=2")).is_ok());
+        let e = single_job(&given("--bs=4x")).unwrap_err();
+        assert!(e.starts_with("--bs=4x: not a valid size"), "{e}");
+    }
+}

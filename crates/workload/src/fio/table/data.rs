@@ -1,0 +1,240 @@
+//! What written blocks hold, and how what was written is checked.
+
+use super::{Category as C, FioOption as O, Kind, Val};
+use crate::fio::OptError;
+use crate::spec::{BufferMode, JobSpec, Verify};
+
+pub(super) const OPTIONS: &[O] = &[
+    O {
+        details: "flagged as compressible data in the report",
+        show: Some(|j| match &j.buffer {
+            BufferMode::Pattern(p) => Some(format!(
+                "0x{}",
+                p.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            )),
+            _ => None,
+        }),
+        common: true,
+        ..O::new(
+            "buffer_pattern",
+            C::Data,
+            Kind::Text,
+            "Fill write buffers with this pattern (hex 0x..., a number, or a quoted string)",
+            "0xdeadbeef",
+            |j, v| {
+                j.buffer = BufferMode::Pattern(pattern(v)?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "flagged as compressible data in the report",
+        show: Some(|j| (j.buffer == BufferMode::Zero).then(String::new)),
+        common: true,
+        ..O::new(
+            "zero_buffers",
+            C::Data,
+            Kind::Flag,
+            "Fill write buffers with zeros",
+            "",
+            |j, v| {
+                if v.flag()? {
+                    j.buffer = BufferMode::Zero;
+                }
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "in every chunk (default 512 bytes), the first (100 - N) % random and the rest \
+                  zeros; zram compresses volbench's data exactly as much as fio's (0.412 of the \
+                  original at 60 %, checked by a test); flagged in the report",
+        show: Some(|j| match j.buffer {
+            BufferMode::Compressible { percent, .. } => Some(percent.to_string()),
+            _ => None,
+        }),
+        ..O::new(
+            "buffer_compress_percentage",
+            C::Data,
+            Kind::Int { min: 0, max: 100 },
+            "Make written data compress by about this percentage",
+            "60",
+            |j, v| {
+                let (_, chunk) = compressible(j);
+                j.buffer = BufferMode::Compressible {
+                    percent: v.int()?,
+                    chunk,
+                };
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| match j.buffer {
+            BufferMode::Compressible { chunk, .. } => Some(chunk.to_string()),
+            _ => None,
+        }),
+        ..O::new(
+            "buffer_compress_chunk",
+            C::Data,
+            Kind::Size,
+            "The unit of compressibility (512 bytes by default)",
+            "4096",
+            |j, v| {
+                let (percent, _) = compressible(j);
+                let chunk = v.size()?.clamp(1, 1 << 20) as u32;
+                j.buffer = BufferMode::Compressible { percent, chunk };
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "`crc32c` (also `crc32c-intel`), `md5`, `sha1`, `sha256`, `sha512`; `crc32`, \
+                  `crc64`, `crc16`, `crc7`, `xxhash` and `meta` are checked with crc32c (every \
+                  block still carries its offset, sequence and a checksum; a warning says so). A \
+                  flipped byte is caught with each, by a test; see differences",
+        show: Some(|j| {
+            j.verify.map(|v| {
+                match v {
+                    Verify::Crc32c => "crc32c",
+                    Verify::Md5 => "md5",
+                    Verify::Sha1 => "sha1",
+                    Verify::Sha256 => "sha256",
+                    Verify::Sha512 => "sha512",
+                }
+                .into()
+            })
+        }),
+        note: Some(verify_note),
+        common: true,
+        ..O::new(
+            "verify",
+            C::Data,
+            Kind::Text,
+            "Write a checksummed header into every block and check it on read: crc32c, md5, \
+             sha1, sha256, sha512",
+            "md5",
+            set_verify,
+        )
+    },
+    O {
+        show: Some(|j| j.verify.and((!j.do_verify).then(|| "0".into()))),
+        ..O::new(
+            "do_verify",
+            C::Data,
+            Kind::Flag,
+            "Read back and check what a verified write job wrote",
+            "0",
+            |j, v| {
+                j.do_verify = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "a verified write job reads back what it wrote while writing: once \
+                  `verify_backlog` written blocks are waiting it reads back the oldest \
+                  `verify_backlog_batch` (default: all of them), then writes on; the rest is \
+                  read back when the writes are done (not in a time-based job whose time ran \
+                  out). The reads are counted as reads, as fio counts them. Read and write counts \
+                  and the order of the calls (strace) match fio's; `do_verify=0` turns it off, as \
+                  in fio. A job that also reads is refused (fio verifies with the job's own reads \
+                  then)",
+        show: Some(|j| Some(j.verify_backlog.to_string())),
+        ..O::new(
+            "verify_backlog",
+            C::Data,
+            Kind::Int {
+                min: 0,
+                max: u64::MAX,
+            },
+            "Read back written blocks once this many are waiting",
+            "16",
+            |j, v| {
+                j.verify_backlog = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| Some(j.verify_backlog_batch.to_string())),
+        ..O::new(
+            "verify_backlog_batch",
+            C::Data,
+            Kind::Int {
+                min: 0,
+                max: u64::MAX,
+            },
+            "How many waiting blocks each read-back checks",
+            "8",
+            |j, v| {
+                j.verify_backlog_batch = v.int()?;
+                Ok(())
+            },
+        )
+    },
+];
+
+/// The job's compressibility so far (none yet: 0 % in fio's 512-byte chunks).
+fn compressible(j: &JobSpec) -> (u8, u32) {
+    match j.buffer {
+        BufferMode::Compressible { percent, chunk } => (percent, chunk),
+        _ => (0, 512),
+    }
+}
+
+fn pattern(v: &Val) -> Result<Vec<u8>, OptError> {
+    let s = v.need()?;
+    let s = s.trim().trim_matches(|c| c == '\'' || c == '"');
+    if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        if hex.is_empty() || hex.len() % 2 != 0 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(v.bad(s, "not whole hex bytes: use e.g. 0xdeadbeef"));
+        }
+        return (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).map_err(|_| v.bad(s, "not hex")))
+            .collect();
+    }
+    if let Ok(n) = s.parse::<u32>() {
+        // fio: a decimal number is a 32-bit pattern.
+        return Ok(n.to_le_bytes().to_vec());
+    }
+    if s.is_empty() {
+        return Err(v.bad(s, "empty pattern"));
+    }
+    Ok(s.as_bytes().to_vec())
+}
+
+fn set_verify(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
+    let s = v.need()?;
+    j.verify = match s {
+        "0" | "null" => None,
+        "crc32c" | "crc32c-intel" => Some(Verify::Crc32c),
+        "md5" => Some(Verify::Md5),
+        "sha1" => Some(Verify::Sha1),
+        "sha256" => Some(Verify::Sha256),
+        "sha512" => Some(Verify::Sha512),
+        // Checked with crc32c, which catches the same torn, stale and corrupt blocks; only the
+        // checksum's CPU cost differs (a warning says so).
+        "crc32" | "crc64" | "crc16" | "crc7" | "xxhash" | "meta" | "1" => Some(Verify::Crc32c),
+        _ => {
+            return Err(OptError::Unsupported {
+                key: format!("{}={s}", v.opt.name),
+                hint: ": use crc32c, md5, sha1, sha256 or sha512 (crc32, crc64, crc16, crc7, \
+                       xxhash and meta are checked with crc32c)"
+                    .into(),
+            })
+        }
+    };
+    Ok(())
+}
+
+fn verify_note(v: &str) -> Option<String> {
+    matches!(v, "crc32" | "crc64" | "crc16" | "crc7" | "xxhash" | "meta").then(|| {
+        format!(
+            "verify={v} is checked with crc32c: every block still carries its offset, sequence \
+             and a checksum, so the same torn, misplaced or corrupt blocks are caught; only the \
+             checksum's CPU cost differs"
+        )
+    })
+}

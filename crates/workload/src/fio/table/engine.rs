@@ -1,0 +1,505 @@
+//! The job's identity and grouping (name, units, clones, stonewalls), and how its I/O is
+//! issued: engine, O_DIRECT, syncs, priority and CPUs.
+
+use super::{bad, num, show_bit, Category as C, FioOption as O, Kind, Phase};
+use crate::fio::OptError;
+use crate::spec::{EngineKind, SyncIo, SyncMode};
+
+/// The option that names a job; on fio's command line it starts one.
+pub(super) const NAME: O = O {
+    show: Some(|j| Some(j.name.clone())),
+    details: "fio names a job by its section: `name=` in `[global]` does not rename the jobs",
+    common: true,
+    ..O::new(
+        "name",
+        C::Job,
+        Kind::Text,
+        "Job name (names the test file when --filename is not given)",
+        "job1",
+        |j, v| {
+            j.name = v.need()?.to_string();
+            Ok(())
+        },
+    )
+};
+
+pub(super) const JOB: &[O] = &[
+    NAME,
+    // Applied first and printed first: it sets the units of every size after it.
+    O {
+        phase: Phase::First,
+        details: "`1000`: SI prefixes are powers of 1000 (`4k` = 4000), IEC (`KiB`) of 1024; \
+                  like fio it sets the units of every size in its own section and in later ones, \
+                  not of sizes an earlier `[global]` set",
+        show: Some(|j| Some(j.kb_base.to_string())),
+        ..O::new(
+            "kb_base",
+            C::Job,
+            Kind::Choice(&["1000", "1024"]),
+            "Units of sizes: 1024 (fio's default, 4k = 4096) or 1000 (4k = 4000)",
+            "1000",
+            |j, v| {
+                j.kb_base = if v.choice()? == 0 { 1000 } else { 1024 };
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "written as fio-json's `desc`",
+        show: Some(|j| j.description.clone()),
+        ..O::new(
+            "description",
+            C::Job,
+            Kind::Text,
+            "Free text shown with the job",
+            "a-test",
+            |j, v| {
+                j.description = v.raw.map(str::to_string);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "clones are named `name.N` in native reports",
+        show: Some(|j| Some(j.numjobs.to_string())),
+        sweep: 5,
+        common: true,
+        ..O::new(
+            "numjobs",
+            C::Job,
+            Kind::Int {
+                min: 0,
+                max: u32::MAX as u64,
+            },
+            "Parallel jobs (threads), each with its own queue",
+            "4",
+            |j, v| {
+                j.numjobs = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        aliases: &["wait_for_previous"],
+        show: Some(|j| j.stonewall.then(String::new)),
+        ..O::new(
+            "stonewall",
+            C::Job,
+            Kind::Flag,
+            "Wait for the jobs before this one to end before starting",
+            "",
+            |j, v| {
+                j.stonewall = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| j.new_group.then(String::new)),
+        ..O::new(
+            "new_group",
+            C::Job,
+            Kind::Flag,
+            "Start a new reporting group with this job",
+            "",
+            |j, v| {
+                j.new_group = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "a group is one entry in fio-json, as in fio",
+        show: Some(|j| j.group_reporting.then(String::new)),
+        ..O::new(
+            "group_reporting",
+            C::Job,
+            Kind::Flag,
+            "Report the jobs of a group (numjobs clones included) as one",
+            "",
+            |j, v| {
+                j.group_reporting = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    // volbench always runs jobs as threads; fio's processes measure the same I/O. fio takes
+    // any number here (`threads=128` in real files) as "use threads".
+    O {
+        aliases: &["threads"],
+        details: "accepted with a flag or any number (`threads=128`): volbench always runs jobs \
+                  as threads",
+        ..O::new(
+            "thread",
+            C::Job,
+            Kind::Flag,
+            "Run jobs as threads (volbench always does)",
+            "",
+            |_, v| {
+                if v.raw.and_then(|x| x.trim().parse::<u64>().ok()).is_none() {
+                    v.flag()?;
+                }
+                Ok(())
+            },
+        )
+    },
+    O {
+        aliases: &["allow-destructive"],
+        details: "volbench's own: a device holding a file system, a partition table or any \
+                  other signature is written only with it",
+        show: Some(|j| j.allow_destructive.then(String::new)),
+        ..O::new(
+            "allow_destructive",
+            C::Job,
+            Kind::Flag,
+            "Allow writing to a block device that holds data (its data is destroyed)",
+            "",
+            |j, v| {
+                j.allow_destructive = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+];
+
+/// fio's synchronous engines, which volbench runs as psync.
+fn engine_note(v: &str) -> Option<String> {
+    match v {
+        "sync" | "vsync" | "pvsync" | "pvsync2" => Some(format!(
+            "ioengine={v} runs as psync: the same reads and writes reach the device, only the \
+             system call differs"
+        )),
+        "posixaio" => Some(
+            "ioengine=posixaio runs as io_uring at the same iodepth: the device sees the same \
+             requests in flight (glibc's POSIX AIO issues them from helper threads)"
+                .into(),
+        ),
+        _ => None,
+    }
+}
+
+pub(super) const OPTIONS: &[O] = &[
+    O {
+        details: "`io_uring`, `libaio`, `psync`, `null`; `sync`, `vsync`, `pvsync`, `pvsync2` \
+                  run as psync and `posixaio` as io_uring at the same depth (the device sees the \
+                  same I/O; a warning says so)",
+        show: Some(|j| Some(j.ioengine.as_str().into())),
+        note: Some(engine_note),
+        common: true,
+        ..O::new(
+            "ioengine",
+            C::Engine,
+            Kind::Text,
+            "I/O engine: io_uring, libaio, psync, null",
+            "io_uring",
+            |j, v| {
+                let s = v.need()?;
+                j.ioengine = EngineKind::parse(s).ok_or_else(|| OptError::Unsupported {
+                    key: format!("{}={s}", v.opt.name),
+                    hint: ": use io_uring (or posixaio), libaio, psync (or sync, vsync, pvsync, \
+                           pvsync2) or null"
+                        .into(),
+                })?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "block sizes must be whole 512-byte sectors only with O_DIRECT: buffered I/O \
+                  takes any size (`bs=2300`, etcd's fdatasync check, moves exactly what fio moves)",
+        show: Some(|j| show_bit(j.direct)),
+        common: true,
+        ..O::new(
+            "direct",
+            C::Engine,
+            Kind::Flag,
+            "O_DIRECT: bypass the page cache",
+            "1",
+            |j, v| {
+                j.direct = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O::new(
+        "buffered",
+        C::Engine,
+        Kind::Flag,
+        "The opposite of direct",
+        "0",
+        |j, v| {
+            j.direct = !v.flag()?;
+            Ok(())
+        },
+    ),
+    O {
+        aliases: &["iodepth_batch"],
+        details: "default 1, as fio: each I/O is submitted as soon as it is ready",
+        show: Some(|j| Some(j.iodepth_batch_submit.to_string())),
+        common: true,
+        ..O::new(
+            "iodepth_batch_submit",
+            C::Engine,
+            Kind::Int {
+                min: 0,
+                max: u32::MAX as u64,
+            },
+            "Submit I/Os in groups of N (1 submits each as soon as it is ready)",
+            "16",
+            // fio: 0 means 1 (submit each I/O as it is ready).
+            |j, v| {
+                j.iodepth_batch_submit = v.int::<u32>()?.max(1);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "io_uring: polled completions (IORING_SETUP_IOPOLL), with `direct=1`, on a \
+                  disk with polled queues (`queue/io_poll` 1, e.g. NVMe with `poll_queues`); \
+                  elsewhere fio fails every I/O with \"Operation not supported\", and volbench \
+                  refuses before laying anything out, naming the disk. pvsync2 (psync here): \
+                  RWF_HIPRI on every preadv2/pwritev2, checked with strace against fio's calls. \
+                  libaio: refused (fio has no such option there). No disk here polls, so the \
+                  polled io_uring path itself is untested",
+        show: Some(|j| j.hipri.then(|| "1".into())),
+        ..O::new(
+            "hipri",
+            C::Engine,
+            Kind::Flag,
+            "Polled completions (io_uring) or RWF_HIPRI (pvsync2)",
+            "1",
+            |j, v| {
+                j.hipri = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "`0`/`none`, `1`/`sync` (O_SYNC), `dsync` (O_DSYNC)",
+        show: Some(|j| match j.sync_io {
+            SyncIo::None => None,
+            SyncIo::Sync => Some("sync".into()),
+            SyncIo::Dsync => Some("dsync".into()),
+        }),
+        ..O::new(
+            "sync",
+            C::Engine,
+            Kind::Text,
+            "Open files O_SYNC (sync, 1) or O_DSYNC (dsync); none (0) is the default",
+            "dsync",
+            |j, v| {
+                let s = v.raw.unwrap_or("1");
+                j.sync_io = match s {
+                    "0" | "none" => SyncIo::None,
+                    "1" | "sync" => SyncIo::Sync,
+                    "dsync" => SyncIo::Dsync,
+                    _ => return Err(v.bad(s, "use none, sync (1) or dsync")),
+                };
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "sync latency is reported in `sync` (fio counts them in `sync.lat_ns.N`)",
+        show: Some(|j| {
+            (j.sync_every > 0 && j.sync_mode == SyncMode::Fsync).then(|| j.sync_every.to_string())
+        }),
+        common: true,
+        ..O::new(
+            "fsync",
+            C::Engine,
+            Kind::Int {
+                min: 0,
+                max: u32::MAX as u64,
+            },
+            "fsync after every N writes (its latency is reported as its own metric)",
+            "1",
+            |j, v| {
+                j.sync_every = v.int()?;
+                j.sync_mode = SyncMode::Fsync;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| {
+            (j.sync_every > 0 && j.sync_mode == SyncMode::Fdatasync)
+                .then(|| j.sync_every.to_string())
+        }),
+        common: true,
+        ..O::new(
+            "fdatasync",
+            C::Engine,
+            Kind::Int {
+                min: 0,
+                max: u32::MAX as u64,
+            },
+            "fdatasync after every N writes",
+            "1",
+            |j, v| {
+                j.sync_every = v.int()?;
+                j.sync_mode = SyncMode::Fdatasync;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| j.end_fsync.then(|| "1".into())),
+        common: true,
+        ..O::new(
+            "end_fsync",
+            C::Engine,
+            Kind::Flag,
+            "fsync once when the job's writes are done (counted in the runtime)",
+            "1",
+            |j, v| {
+                j.end_fsync = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    // fio syncs each file as it closes it, after the job's last I/O: end_fsync's moment.
+    O {
+        details: "one fsync after the job's last write (when fio closes the file), counted by \
+                  strace against fio's",
+        ..O::new(
+            "fsync_on_close",
+            C::Engine,
+            Kind::Flag,
+            "fsync each file as it is closed",
+            "1",
+            |j, v| {
+                j.end_fsync = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| j.rwf_dsync.then(|| "1".into())),
+        ..O::new(
+            "rwf_dsync",
+            C::Engine,
+            Kind::Flag,
+            "RWF_DSYNC on every write (pvsync2/io_uring)",
+            "1",
+            |j, v| {
+                j.rwf_dsync = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    // As fio sets them: a `prio` alone is in the best-effort class, a class alone has level 0
+    // (strace of fio 3.33).
+    O {
+        details: "each job thread's I/O priority (ioprio_set): class 1 realtime, 2 best effort, \
+                  3 idle; a class alone has level 0, as fio sets it (the calls under strace are \
+                  fio's)",
+        show: Some(|j| j.ioprio.map(|p| p.0.to_string())),
+        ..O::new(
+            "prioclass",
+            C::Engine,
+            Kind::Int { min: 1, max: 3 },
+            "I/O priority class: 1 realtime, 2 best effort, 3 idle",
+            "2",
+            |j, v| {
+                let class: u8 = v.int()?;
+                j.ioprio = Some((class, j.ioprio.map_or(0, |p| p.1)));
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "level 0 (highest) to 7; a `prio` alone is in the best-effort class, as fio \
+                  sets it",
+        show: Some(|j| j.ioprio.map(|p| p.1.to_string())),
+        ..O::new(
+            "prio",
+            C::Engine,
+            Kind::Int { min: 0, max: 7 },
+            "I/O priority level within its class: 0 (highest) to 7",
+            "4",
+            |j, v| {
+                let level: u8 = v.int()?;
+                j.ioprio = Some((j.ioprio.map_or(2, |p| p.0), level));
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "each job thread is pinned (`sched_setaffinity`) to the CPUs listed, or with \
+                  `cpus_allowed_policy=split` one per clone in turn; checked in `/proc` during a \
+                  run; a CPU the machine lacks is one error line",
+        show: Some(|j| {
+            j.cpus.as_ref().map(|c| {
+                let l: Vec<String> = c.iter().map(|c| c.to_string()).collect();
+                l.join(",")
+            })
+        }),
+        ..O::new(
+            "cpus_allowed",
+            C::Engine,
+            Kind::Text,
+            "Pin the job to these CPUs: 0-3,6",
+            "0-1",
+            |j, v| {
+                j.cpus = Some(cpu_list(v.opt.name, v.need()?)?);
+                Ok(())
+            },
+        )
+    },
+    O::new(
+        "cpumask",
+        C::Engine,
+        Kind::Text,
+        "Pin the job to the CPUs of this mask: 0x3 is CPUs 0 and 1",
+        "0x3",
+        |j, v| {
+            let s = v.need()?;
+            let t = s.trim();
+            let mask = match t.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16),
+                None => t.parse::<u64>(),
+            }
+            .map_err(|_| v.bad(s, "a CPU mask, e.g. 0x3 for CPUs 0 and 1"))?;
+            let cpus: Vec<u32> = (0..64).filter(|c| mask >> c & 1 == 1).collect();
+            if cpus.is_empty() {
+                return Err(v.bad(s, "the mask names no CPU"));
+            }
+            j.cpus = Some(cpus);
+            Ok(())
+        },
+    ),
+    O {
+        show: Some(|j| Some(if j.cpus_split { "split" } else { "shared" }.into())),
+        ..O::new(
+            "cpus_allowed_policy",
+            C::Engine,
+            Kind::Choice(&["shared", "split"]),
+            "shared: every clone on all the CPUs; split: one CPU per clone in turn",
+            "split",
+            |j, v| {
+                j.cpus_split = v.choice()? == 1;
+                Ok(())
+            },
+        )
+    },
+];
+
+/// fio's CPU list: `0-3,5,8-9`.
+fn cpu_list(key: &str, v: &str) -> Result<Vec<u32>, OptError> {
+    let mut out = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (u32, u32) = (num(key, a)?, num(key, b)?);
+        if a > b || b >= 1024 {
+            return Err(bad(key, v, "give CPU numbers or ranges such as 0-3,6"));
+        }
+        out.extend(a..=b);
+    }
+    if out.is_empty() {
+        return Err(bad(key, v, "give CPU numbers or ranges such as 0-3,6"));
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}

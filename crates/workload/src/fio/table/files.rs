@@ -1,0 +1,385 @@
+//! Which files a job uses, how large, which region of them, how much I/O, and how they are laid
+//! out before the job and left after it.
+
+use super::{num, show_bit, show_size, Category as C, FioOption as O, Kind, Phase, Val};
+use crate::fio::OptError;
+use crate::spec::JobSpec;
+use std::path::PathBuf;
+
+const COUNT: Kind = Kind::Int {
+    min: 0,
+    max: u32::MAX as u64,
+};
+
+pub(super) const OPTIONS: &[O] = &[
+    O {
+        details: "`:`-separated lists, `\\:` for a literal colon; I/O goes round-robin over the \
+                  files",
+        show: Some(|j| {
+            (!j.filename.is_empty()).then(|| {
+                let f: Vec<String> = j
+                    .filename
+                    .iter()
+                    .map(|p| p.display().to_string().replace(':', "\\:"))
+                    .collect();
+                f.join(":")
+            })
+        }),
+        sweep: 1,
+        common: true,
+        ..O::new(
+            "filename",
+            C::Files,
+            Kind::Text,
+            "File or block device to test; several separated by ':' (volbench run: DIR/NAME.test)",
+            "/tmp/a:/tmp/b\\:c",
+            set_filename,
+        )
+    },
+    O {
+        details: "files are named as fio names them, `$jobname.$jobnum.$filenum` (volbench's own \
+                  command line: `name.test` for one file); `directory` prefixes `filename` as in \
+                  fio (`directory=/d filename=a` is `/d/a`, an absolute `filename=/x/a` becomes \
+                  `/d/x/a`), checked against fio's placement by a test",
+        show: Some(|j| j.directory.as_ref().map(|d| d.display().to_string())),
+        common: true,
+        ..O::new(
+            "directory",
+            C::Files,
+            Kind::Text,
+            "Directory for test files when --filename is not given (volbench run: .)",
+            "/mnt/test",
+            |j, v| {
+                j.directory = Some(PathBuf::from(v.need()?));
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "takes `$jobname`, `$jobnum`, `$filenum` and `$clientuid` (the MPI rank)",
+        show: Some(|j| j.filename_format.clone()),
+        ..O::new(
+            "filename_format",
+            C::Files,
+            Kind::Text,
+            "How files are named: $jobname.$jobnum.$filenum",
+            "$jobname.$filenum",
+            |j, v| {
+                j.filename_format = Some(v.need()?.to_string());
+                Ok(())
+            },
+        )
+    },
+    O {
+        aliases: &["nr_files"],
+        show: Some(|j| Some(j.nrfiles.to_string())),
+        ..O::new(
+            "nrfiles",
+            C::Files,
+            COUNT,
+            "Files per job",
+            "4",
+            |j, v| {
+                j.nrfiles = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    // volbench keeps every file of a job open. With fewer open at once fio works through the
+    // files a few at a time, closing each when done: another I/O pattern, refused. Applied last,
+    // wherever it was written, since it is checked against nrfiles.
+    O {
+        phase: Phase::Last,
+        details: "accepted when it is at least `nrfiles` (volbench keeps every file open), \
+                  wherever it is written; fewer is refused, since fio then works through the \
+                  files a few at a time, another I/O pattern",
+        ..O::new(
+            "openfiles",
+            C::Files,
+            COUNT,
+            "Files kept open at once (at least nrfiles)",
+            "4",
+            |j, v| {
+                let n: u32 = v.int()?;
+                if n < j.nrfiles {
+                    return Err(OptError::Unsupported {
+                        key: format!("{}={n}", v.opt.name),
+                        hint: format!(
+                            " below nrfiles={}: volbench keeps every file open; drop it",
+                            j.nrfiles
+                        ),
+                    });
+                }
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "bytes or a percentage of the file/device (`size=50%`); split over the job's \
+                  files",
+        show: Some(|j| match (j.size, j.size_percent) {
+            (Some(s), _) => Some(show_size(j, s)),
+            (None, Some(p)) => Some(format!("{p}%")),
+            _ => None,
+        }),
+        common: true,
+        ..O::new(
+            "size",
+            C::Files,
+            Kind::Size,
+            "Bytes per job: the file size, or the region of a device (volbench run: 1g; whole device)",
+            "64m",
+            set_size,
+        )
+    },
+    O {
+        details: "each file's size (a range picks one per file); `size` is then the I/O to do \
+                  over the files, as in fio",
+        show: Some(|j| j.filesize.map(|(lo, hi)| format!("{lo}-{hi}"))),
+        ..O::new(
+            "filesize",
+            C::Files,
+            Kind::Size,
+            "Each file's size, or a range to draw it from (size is then the I/O to do)",
+            "1m-2m",
+            |j, v| {
+                j.filesize = Some(super::pattern::range(v, v.need()?)?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        aliases: &["fileoffset"],
+        details: "byte offsets, anywhere in the file as in fio (O_DIRECT needs them on the \
+                  device's logical block; an error says so); `offset=N%` starts at that share \
+                  of the existing file or device, rounded down to `bs` (a new file starts at 0, \
+                  as in fio), checked against fio's bytes and where the writes land. A new or \
+                  short file is laid out (or, for a write-only job, allocated) over the job's \
+                  region only, the part before `offset` left a hole: fio writes the whole file \
+                  from byte 0, which for `--offset=20g --size=4m` is 20 GB of writes no I/O of \
+                  the job reads",
+        show: Some(|j| {
+            Some(match j.offset_percent {
+                Some(p) => format!("{p}%"),
+                None => show_size(j, j.offset),
+            })
+        }),
+        common: true,
+        ..O::new(
+            "offset",
+            C::Files,
+            Kind::Size,
+            "Where the job's region starts: bytes, or a share of the file (25%)",
+            "8k",
+            set_offset,
+        )
+    },
+    O {
+        show: Some(|j| Some(show_size(j, j.offset_increment))),
+        ..O::new(
+            "offset_increment",
+            C::Files,
+            Kind::Size,
+            "Each numjobs clone's region starts this much after the previous one's",
+            "1m",
+            |j, v| {
+                j.offset_increment = v.size()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        aliases: &["io_limit"],
+        details: "the I/O to do, which may be more or less than `size`",
+        show: Some(|j| j.io_size.map(|s| show_size(j, s))),
+        ..O::new(
+            "io_size",
+            C::Files,
+            Kind::Size,
+            "Bytes of I/O to do over the region",
+            "10m",
+            |j, v| {
+                j.io_size = Some(v.size()?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "stops a job early but never extends it past `size`, as in fio",
+        show: Some(|j| j.number_ios.map(|n| n.to_string())),
+        ..O::new(
+            "number_ios",
+            C::Files,
+            Kind::Int {
+                min: 0,
+                max: u64::MAX,
+            },
+            "Stop after this many I/Os",
+            "1000",
+            |j, v| {
+                j.number_ios = Some(v.int()?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| Some(j.loops.to_string())),
+        ..O::new(
+            "loops",
+            C::Files,
+            COUNT,
+            "Run the job this many times over",
+            "3",
+            |j, v| {
+                j.loops = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "layout as fio: data is written into a file first only where the job reads (or \
+                  `overwrite=1`); a write-only job's new file gets its space by `fallocate` \
+                  (`native` (default), `posix`, `keep`, `truncate`, `none`), so a 10-I/O write \
+                  job writes 10 I/Os, not the file. Sizes and allocated blocks are checked \
+                  against fio's; the report's `targets[].layout` says `existing`, `filled`, \
+                  `allocated` or `sparse`",
+        show: Some(|j| Some(j.fallocate.as_str().into())),
+        ..O::new(
+            "fallocate",
+            C::Files,
+            Kind::Text,
+            "How a new file gets its space: native, posix, keep, truncate, none",
+            "posix",
+            |j, v| {
+                let s = v.need()?;
+                j.fallocate = crate::spec::Fallocate::parse(s)
+                    .ok_or_else(|| v.bad(s, "use native, posix, keep, truncate or none"))?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| show_bit(j.overwrite)),
+        ..O::new(
+            "overwrite",
+            C::Files,
+            Kind::Flag,
+            "Write a new file in full before the job",
+            "1",
+            |j, v| {
+                j.overwrite = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "`0` refuses to create a missing file (a guard against a mistyped device name)",
+        show: Some(|j| show_bit(j.allow_file_create)),
+        ..O::new(
+            "allow_file_create",
+            C::Files,
+            Kind::Flag,
+            "Create missing files (0: refuse)",
+            "0",
+            |j, v| {
+                j.allow_file_create = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    // Files are created before the jobs start either way; the I/O measured is the same.
+    O {
+        details: "accepted: files are created before the jobs start either way",
+        ..O::new(
+            "create_on_open",
+            C::Files,
+            Kind::Flag,
+            "Create files when they are opened",
+            "1",
+            super::accept,
+        )
+    },
+    O {
+        details: "drops the file's cached pages before the job (`posix_fadvise`)",
+        show: Some(|j| show_bit(j.invalidate)),
+        ..O::new(
+            "invalidate",
+            C::Files,
+            Kind::Flag,
+            "Drop the file's cached pages before the job",
+            "0",
+            |j, v| {
+                j.invalidate = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "removes the job's files afterwards, only if volbench created them",
+        show: Some(|j| j.unlink.then(|| "1".into())),
+        common: true,
+        ..O::new(
+            "unlink",
+            C::Files,
+            Kind::Flag,
+            "Remove the test files this run created when it ends",
+            "1",
+            |j, v| {
+                j.unlink = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+];
+
+/// fio separates several files with ':' (a literal colon is written '\:').
+fn set_filename(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
+    let s = v.need()?;
+    let mut files = Vec::new();
+    let mut cur = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                cur.push(':');
+                chars.next();
+            }
+            ':' => files.push(PathBuf::from(std::mem::take(&mut cur))),
+            c => cur.push(c),
+        }
+    }
+    files.push(PathBuf::from(cur));
+    j.filename = files
+        .into_iter()
+        .filter(|p| !p.as_os_str().is_empty())
+        .collect();
+    Ok(())
+}
+
+fn set_size(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
+    let s = v.need()?;
+    if let Some(p) = s.strip_suffix('%') {
+        j.size_percent = Some(num(v.opt.name, p)?);
+        j.size = None;
+    } else {
+        j.size = Some(v.size()?);
+        j.size_percent = None;
+    }
+    Ok(())
+}
+
+fn set_offset(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
+    let s = v.need()?;
+    if let Some(p) = s.trim().strip_suffix('%') {
+        let p: u8 = num(v.opt.name, p)?;
+        if p > 100 {
+            return Err(v.bad(s, "a percentage is 0 to 100"));
+        }
+        j.offset_percent = Some(p);
+        j.offset = 0;
+    } else {
+        j.offset = v.size()?;
+        j.offset_percent = None;
+    }
+    Ok(())
+}

@@ -1,0 +1,350 @@
+//! What the I/O looks like: direction and mix, block sizes, depth and where offsets fall.
+
+use super::{num, show_size, Category as C, FioOption as O, Kind, Val};
+use crate::fio::OptError;
+use crate::spec::{BsSplit, JobSpec, Rw};
+
+const PCT: Kind = Kind::Int { min: 0, max: 100 };
+
+pub(super) const OPTIONS: &[O] = &[
+    O {
+        aliases: &["readwrite"],
+        details: "read, write, randread, randwrite, rw/readwrite, randrw; a sequential job's \
+                  offset modifier (`read:8k` skips 8k after each I/O, `read:-8k` steps back: \
+                  reads backwards), checked against fio's I/O counts and holes; a random job's \
+                  `:N` (`randread:8`) draws a new random offset every N I/Os and runs \
+                  sequentially in between, or repeats the offset with `rw_sequencer=identical`, \
+                  checked against fio's offsets under strace (7 in 8 follow, or repeat)",
+        show: Some(show_rw),
+        sweep: 2,
+        common: true,
+        ..O::new(
+            "rw",
+            C::Pattern,
+            Kind::Text,
+            "Access pattern: read, write, randread, randwrite, rw (readwrite), randrw",
+            "randread",
+            set_rw,
+        )
+    },
+    O {
+        show: Some(|j| (j.rw.reads() && j.rw.writes()).then(|| j.rwmixread.to_string())),
+        common: true,
+        ..O::new(
+            "rwmixread",
+            C::Pattern,
+            PCT,
+            "Percentage of reads in a mixed workload",
+            "70",
+            |j, v| {
+                j.rwmixread = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O::new(
+        "rwmixwrite",
+        C::Pattern,
+        PCT,
+        "Percentage of writes in a mixed workload",
+        "30",
+        |j, v| {
+            j.rwmixread = 100 - v.int::<u8>()?;
+            Ok(())
+        },
+    ),
+    O {
+        aliases: &["blocksize"],
+        details: "one size; `bs=r,w` only when both are equal (use `bssplit` for mixes); \
+                  `bs=4k-64k` is a range, as `bsrange`'s",
+        show: Some(|j| (j.bssplit.is_empty() && j.bs_range.is_none()).then(|| show_size(j, j.bs))),
+        sweep: 3,
+        common: true,
+        ..O::new(
+            "bs",
+            C::Pattern,
+            Kind::Size,
+            "Block size, e.g. 4k, 64k, 1m",
+            "8k",
+            set_bs,
+        )
+    },
+    O {
+        aliases: &["blocksize_range"],
+        details: "each I/O's size drawn uniformly from the multiples of the low end; mean size \
+                  checked against fio's within 5 %",
+        show: Some(|j| j.bs_range.map(|(lo, hi)| format!("{lo}-{hi}"))),
+        ..O::new(
+            "bsrange",
+            C::Pattern,
+            Kind::Size,
+            "Block sizes drawn from low-high, e.g. 4k-64k",
+            "4k-64k",
+            |j, v| set_bs_range(j, v, v.need()?),
+        )
+    },
+    O {
+        details: "one split for both directions (`4k/50:64k/30:1m/`); blanks share the rest \
+                  equally",
+        show: Some(|j| {
+            (!j.bssplit.is_empty()).then(|| {
+                let parts: Vec<String> = j
+                    .bssplit
+                    .iter()
+                    .map(|b| format!("{}/{}", show_size(j, b.bs), b.percent))
+                    .collect();
+                parts.join(":")
+            })
+        }),
+        ..O::new(
+            "bssplit",
+            C::Pattern,
+            Kind::Size,
+            "Block sizes by share: 4k/50:64k/30:1m/",
+            "4k/60:64k/:1m/",
+            set_bssplit,
+        )
+    },
+    O {
+        show: Some(|j| Some(j.iodepth.to_string())),
+        sweep: 4,
+        common: true,
+        ..O::new(
+            "iodepth",
+            C::Pattern,
+            Kind::Int {
+                min: 0,
+                max: u32::MAX as u64,
+            },
+            "I/Os kept in flight per job",
+            "32",
+            |j, v| {
+                j.iodepth = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "runs are always repeatable from `randseed`",
+        show: Some(|j| Some(j.randseed.to_string())),
+        common: true,
+        ..O::new(
+            "randseed",
+            C::Pattern,
+            Kind::Int {
+                min: 0,
+                max: u64::MAX,
+            },
+            "Seed for offsets and data, so a run can be repeated exactly",
+            "1234",
+            |j, v| {
+                j.randseed = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    // volbench's offsets and data are always a function of randseed: repeatable by design.
+    O::new(
+        "randrepeat",
+        C::Pattern,
+        Kind::Flag,
+        "Repeatable random streams (volbench's always are)",
+        "1",
+        super::accept,
+    ),
+    O {
+        details: "random offsets are drawn with replacement, as in fio (without it each block \
+                  is visited once per pass)",
+        show: Some(|j| j.norandommap.then(String::new)),
+        ..O::new(
+            "norandommap",
+            C::Pattern,
+            Kind::Flag,
+            "Draw random offsets with replacement",
+            "",
+            |j, v| {
+                j.norandommap = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| {
+            Some(
+                if j.rand_identical {
+                    "identical"
+                } else {
+                    "sequential"
+                }
+                .into(),
+            )
+        }),
+        ..O::new(
+            "rw_sequencer",
+            C::Pattern,
+            Kind::Choice(&["sequential", "identical"]),
+            "With randread:N, run on sequentially between draws, or repeat the offset",
+            "identical",
+            |j, v| {
+                j.rand_identical = v.choice()? == 1;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "`random` (default), `zipf:THETA`, `pareto:H`, `normal:DEV` and \
+                  `zoned:IO/SIZE:...`, drawn as fio draws them: zipf by Gray et al.'s method with \
+                  the normalising sum over at most 10M ranks, pareto as `(n-1)·u^(ln h/ln(1-h))`, \
+                  fio's \"normal\" as the mean of 12 uniform draws over the region plus a uniform \
+                  jitter DEV percent wide (so DEV is not a standard deviation, in fio either); \
+                  the popularity rank is spread over the region by a keyed permutation (fio \
+                  hashes it), zones are positional. Skewed draws are with replacement, as fio's \
+                  are. The hottest 1 % and 10 % of blocks get the share of the reads they get in \
+                  fio (strace of both tools, within 0.04). `zoned_abs` is refused",
+        show: Some(|j| Some(j.random_distribution.fio_form())),
+        ..O::new(
+            "random_distribution",
+            C::Pattern,
+            Kind::Text,
+            "Skew of random offsets: random, zipf:1.2, pareto:0.9, normal:10, zoned:...",
+            "zipf:1.2",
+            |j, v| {
+                let s = v.need()?;
+                j.random_distribution =
+                    crate::Distribution::parse(s).map_err(|why| v.bad(s, why))?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "an I/O that would touch bytes of one still in flight on its file waits until \
+                  that one completes (one pass over the job's queue per I/O, only for jobs that \
+                  ask). Checked against fio: 16 blocks drawn with replacement at QD16 never \
+                  reach depth 16 in either tool with it, and do without it",
+        show: Some(|j| j.serialize_overlap.then(|| "1".into())),
+        ..O::new(
+            "serialize_overlap",
+            C::Pattern,
+            Kind::Flag,
+            "Never have two overlapping I/Os in flight",
+            "1",
+            |j, v| {
+                j.serialize_overlap = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+];
+
+fn show_rw(j: &JobSpec) -> Option<String> {
+    Some(if j.seq_skip != 0 {
+        format!("{}:{}", j.rw.as_str(), j.seq_skip)
+    } else if j.rand_run > 1 {
+        format!("{}:{}", j.rw.as_str(), j.rand_run)
+    } else {
+        j.rw.as_str().into()
+    })
+}
+
+fn set_rw(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
+    let full = v.need()?;
+    let (s, modifier) = full.split_once(':').unwrap_or((full, ""));
+    j.rw = Rw::parse(s).ok_or_else(|| {
+        v.bad(
+            s,
+            "use read, write, randread, randwrite, rw, readwrite or randrw",
+        )
+    })?;
+    // `read:8k` skips 8k after each I/O (a hole); `read:-8k` steps back (backwards).
+    j.seq_skip = 0;
+    j.rand_run = 0;
+    if modifier.is_empty() {
+        return Ok(());
+    }
+    // `randread:8`: a new random offset every 8 I/Os (a count, as fio reads it).
+    if j.rw.is_random() {
+        j.rand_run = num(v.opt.name, modifier)?;
+        return Ok(());
+    }
+    let (neg, m) = match modifier.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, modifier),
+    };
+    let n = v.size_of(m)? as i64;
+    j.seq_skip = if neg { -n } else { n };
+    Ok(())
+}
+
+fn set_bs(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
+    let s = v.need()?;
+    // `bs=4k-64k` is a range, as bsrange's.
+    if s.contains('-') {
+        return set_bs_range(j, v, s);
+    }
+    // `bs=4k,64k` sets reads and writes apart; volbench uses one size for both.
+    let (r, w) = s.split_once(',').unwrap_or((s, s));
+    let r = v.size_of(r)?;
+    let w = if w.is_empty() { r } else { v.size_of(w)? };
+    if r != w {
+        return Err(v.bad(
+            s,
+            "different read and write block sizes are not supported: use one size or bssplit",
+        ));
+    }
+    j.bs = r;
+    j.bs_range = None;
+    Ok(())
+}
+
+/// bsrange: `bs` is the low end, and sizes are drawn up to the high one (the first range when
+/// reads and writes are given apart).
+fn set_bs_range(j: &mut JobSpec, v: &Val, s: &str) -> Result<(), OptError> {
+    let (lo, hi) = range(v, s.split(',').next().unwrap_or(s))?;
+    j.bs = lo;
+    j.bs_range = (lo != hi).then_some((lo, hi));
+    Ok(())
+}
+
+/// fio's `low-high` range (`4k-64k`; one value is a range of one).
+pub(super) fn range(v: &Val, s: &str) -> Result<(u64, u64), OptError> {
+    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let (a, b) = (v.size_of(a)?, v.size_of(b)?);
+    if a > b || a == 0 {
+        return Err(v.bad(s, "give low-high with 0 < low <= high, e.g. 4k-64k"));
+    }
+    Ok((a, b))
+}
+
+fn set_bssplit(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
+    let s = v.need()?;
+    let mut out = Vec::new();
+    for part in s.split(':').filter(|p| !p.is_empty()) {
+        if part.contains(',') {
+            return Err(v.bad(
+                s,
+                "separate read/write splits are not supported: give one split",
+            ));
+        }
+        let (b, p) = part
+            .split_once('/')
+            .ok_or_else(|| v.bad(s, "entries look like 4k/50"))?;
+        out.push(BsSplit {
+            bs: v.size_of(b)?,
+            percent: if p.is_empty() { 0 } else { num(v.opt.name, p)? },
+        });
+    }
+    // fio: entries without a percentage share what is left equally.
+    let given: u32 = out.iter().map(|b| b.percent as u32).sum();
+    let blanks = out.iter().filter(|b| b.percent == 0).count() as u32;
+    if blanks > 0 && given < 100 {
+        let each = (100 - given) / blanks;
+        let mut extra = (100 - given) % blanks;
+        for b in out.iter_mut().filter(|b| b.percent == 0) {
+            b.percent = (each + u32::from(extra > 0)) as u8;
+            extra = extra.saturating_sub(1);
+        }
+    }
+    j.bs = out.iter().map(|b| b.bs).min().unwrap_or(j.bs);
+    j.bssplit = out;
+    Ok(())
+}

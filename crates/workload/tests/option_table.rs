@@ -1,0 +1,146 @@
+//! The fio option table walked entry by entry: every supported option read from a job file
+//! prints back through `--showcmd` and reads back to the same job; aliases mean their option;
+//! names are unique; the docs are generated from the table and not stale.
+
+use std::path::Path;
+use workload::fio::{self, cmdline, table, Support};
+use workload::jobfile::parse_str;
+use workload::Workload;
+
+/// What some options need beside them to make a valid job in which they show.
+fn companions(name: &str) -> &'static str {
+    match name {
+        "rwmixread" | "rwmixwrite" => "rw=randrw\n",
+        "verify_backlog" | "verify_backlog_batch" | "do_verify" => "rw=write\nverify=crc32c\n",
+        "thinktime_spin" | "thinktime_blocks" | "thinktime_blocks_type" => "thinktime=1000\n",
+        "buffer_compress_chunk" => "buffer_compress_percentage=50\n",
+        "runtime" => "time_based\n",
+        "time_based" => "runtime=5s\n",
+        "filesize" => "nrfiles=2\n",
+        _ => "",
+    }
+}
+
+fn job(text: &str) -> Workload {
+    let s = parse_str(text, Path::new("t.fio"), &|_| None, 0).unwrap();
+    fio::workload(&s, false)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+        .0
+}
+
+/// `--showcmd`'s command read back as fio's command line.
+fn read_back(cmd: &str) -> Workload {
+    let args: Vec<String> = cmd
+        .split(" \\\n  ")
+        .skip(1)
+        .flat_map(|l| l.split(' '))
+        .map(|a| a.trim_matches('\'').to_string())
+        .collect();
+    let (sections, own) = cmdline::sections(&args, &|_| None).unwrap();
+    assert!(own.is_empty());
+    fio::workload(&sections, false).unwrap().0
+}
+
+#[test]
+fn every_supported_option_round_trips_through_showcmd() {
+    let mut checked = 0;
+    for o in table::all().filter(|o| o.support == Support::Yes) {
+        let line = if o.example.is_empty() {
+            o.name.to_string()
+        } else {
+            format!("{}={}", o.name, o.example)
+        };
+        let text = format!("[j]\n{}{line}\n", companions(o.name));
+        let w = job(&text);
+        let cmd = fio::showcmd(&w);
+        assert_eq!(read_back(&cmd).jobs, w.jobs, "{text} printed as {cmd}");
+        // The option changed the job (or it is one fio defaults to), and what prints it says
+        // so under its own name or the one it sets.
+        let base = parse_str(
+            &format!("[j]\n{}", companions(o.name)),
+            Path::new("t"),
+            &|_| None,
+            0,
+        )
+        .ok()
+        .and_then(|s| fio::workload(&s, false).ok());
+        if o.show.is_some() && base.is_none_or(|b| b.0.jobs != w.jobs) {
+            assert!(cmd.contains(&format!("--{}", o.name)), "{text}: {cmd}");
+        }
+        for alias in o.aliases {
+            let a = job(&text.replace(&line, &line.replacen(o.name, alias, 1)));
+            assert_eq!(a.jobs, w.jobs, "{alias} means {}", o.name);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 90, "only {checked} supported options");
+}
+
+#[test]
+fn names_are_unique_and_options_applied_first_come_first() {
+    let mut seen = std::collections::HashSet::new();
+    for o in table::all() {
+        for n in std::iter::once(o.name).chain(o.aliases.iter().copied()) {
+            assert!(seen.insert(n), "{n} is in the table twice");
+        }
+    }
+    // The name always prints first (it starts a job on fio's command line); then the table's
+    // order.
+    let phases: Vec<_> = table::all()
+        .filter(|o| o.name != table::NAME)
+        .map(|o| o.phase)
+        .collect();
+    let first_after = phases
+        .iter()
+        .skip_while(|p| **p == table::Phase::First)
+        .any(|p| *p == table::Phase::First);
+    assert!(
+        !first_after,
+        "an option applied first is printed after others"
+    );
+}
+
+#[test]
+fn every_accepted_option_has_help_and_a_valid_example() {
+    for o in table::all() {
+        match o.support {
+            Support::Yes => assert!(!o.help.is_empty(), "{} has no help", o.name),
+            Support::Note(n) => assert!(!n.is_empty()),
+            _ => continue,
+        }
+        if let table::Kind::Choice(words) = o.kind {
+            assert!(words.contains(&o.example), "{}: {}", o.name, o.example);
+        }
+    }
+}
+
+#[test]
+fn refused_and_skipped_options_say_so() {
+    for o in table::all().filter(|o| !matches!(o.support, Support::Yes | Support::Note(_))) {
+        let mut j = workload::JobSpec::default();
+        let e = fio::apply(&mut j, o.name, Some(o.example)).unwrap_err();
+        assert!(e.to_string().contains("not supported"), "{}: {e}", o.name);
+        assert_eq!(
+            j,
+            workload::JobSpec::default(),
+            "{} changed the job",
+            o.name
+        );
+    }
+}
+
+#[test]
+fn docs_are_generated_from_the_table() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/fio-compatibility.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let fresh = fio::docs::refresh(&doc).expect("docs/fio-compatibility.md lost its markers");
+    if std::env::var_os("VOLBENCH_BLESS").is_some() {
+        std::fs::write(&path, &fresh).unwrap();
+        return;
+    }
+    assert!(
+        fresh == doc,
+        "docs/fio-compatibility.md is stale: run VOLBENCH_BLESS=1 cargo test -p workload --test \
+         option_table"
+    );
+}
