@@ -715,10 +715,6 @@ pub struct RunArgs {
     /// produce are skipped with a warning anyway; options that change the I/O never are.
     #[arg(long = "ignore-unsupported")]
     pub ignore_unsupported: bool,
-    /// Allow writing to a block device that holds data (a file system, partition table or any
-    /// other signature, or in use): its data is destroyed. A blank device needs no flag.
-    #[arg(long = "allow-destructive", alias = "allow_destructive")]
-    pub allow_destructive: bool,
     /// Under mpirun: all ranks share one file (--filename, or NAME.shared in --directory), each
     /// in its own --size region, instead of one file per rank in --directory.
     #[arg(long = "shared-file")]

@@ -13,9 +13,7 @@ use workload::{JobSpec, Workload};
 /// Turns options into a job: volbench's defaults, then every option given, each applied by the
 /// same table that reads fio job files.
 pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
-    let mut j = cmdline::single_job(&a.fio).map_err(usage)?;
-    j.allow_destructive |= a.allow_destructive;
-    Ok(j)
+    cmdline::single_job(&a.fio).map_err(usage)
 }
 
 pub fn main(a: RunArgs) -> Result<ExitCode> {
@@ -49,11 +47,8 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
     let sections: Vec<_> = std::iter::once(cmdline::as_global(&a.fio))
         .chain(sections)
         .collect();
-    let (mut w, warnings) =
+    let (w, warnings) =
         fio::workload(&sections, a.ignore_unsupported).map_err(|e| usage(e.to_string()))?;
-    if a.allow_destructive {
-        w.jobs.iter_mut().for_each(|j| j.allow_destructive = true);
-    }
     run_workload(w, warnings, &a, true, &jobfile.display().to_string())
 }
 

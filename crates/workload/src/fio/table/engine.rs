@@ -148,6 +148,7 @@ pub(super) const JOB: &[O] = &[
         details: "volbench's own: a device holding a file system, a partition table or any \
                   other signature is written only with it",
         show: Some(|j| j.allow_destructive.then(String::new)),
+        common: true,
         ..O::new(
             "allow_destructive",
             C::Job,
