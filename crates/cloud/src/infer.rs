@@ -745,52 +745,11 @@ pub fn from_document(
     cat: Option<&Catalog>,
 ) -> anyhow::Result<InferReport> {
     let tests = crate::measured::measured(doc);
-    if tests.is_empty() {
+    let Some(longest) = tests.iter().max_by_key(|t| t.report.runtime_ns) else {
         anyhow::bail!("{name}: infer takes a run, sweep or suite result");
-    }
-    let points: Vec<Point> = tests
-        .iter()
-        .map(|t| {
-            let (iops, bw, lat) = crate::measured::rates(&t.report);
-            Point {
-                phase: t.test.clone(),
-                bs: t.spec.bs,
-                iodepth: t.spec.iodepth * t.spec.numjobs.max(1),
-                iops,
-                bw_bytes: bw,
-                lat_mean_ns: lat,
-                runtime_s: t.report.runtime_ns as f64 / 1e9,
-            }
-        })
-        .collect();
-    let small: Vec<&Point> = points.iter().filter(|p| p.bs <= 16 << 10).collect();
-    let pool = if small.is_empty() {
-        points.iter().collect()
-    } else {
-        small
     };
-    let best = pool
-        .iter()
-        .copied()
-        .max_by(|a, b| a.iops.total_cmp(&b.iops))
-        .expect("non-empty")
-        .clone();
-    let iops = best.iops;
-    let bw = points.iter().map(|p| p.bw_bytes).fold(0.0, f64::max);
-    let qd = pool
-        .iter()
-        .filter(|p| p.bs == best.bs && p.iops >= iops / PLATEAU_GAIN)
-        .map(|p| p.iodepth)
-        .min();
-    let lat = points
-        .iter()
-        .filter(|p| p.iodepth == 1)
-        .map(|p| p.lat_mean_ns)
-        .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.min(v))));
-    let longest = tests
-        .iter()
-        .max_by_key(|t| t.report.runtime_ns)
-        .expect("non-empty");
+    let points: Vec<Point> = tests.iter().map(point).collect();
+    let seen = Seen::of(&points);
     let burst = crate::measured::series_step(&longest.report);
     let mut r = InferReport {
         schema_version: report::SCHEMA_VERSION,
@@ -803,7 +762,7 @@ pub fn from_document(
         target: name.to_string(),
         limits: Limits::default(),
         confidence: String::new(),
-        evidence: Vec::new(),
+        evidence: points.iter().map(evidence).collect(),
         points,
         burst_series: per_second(&longest.report, false),
         io_time_s: 0.0,
@@ -814,26 +773,16 @@ pub fn from_document(
             .unwrap_or_else(runner::probe::environment),
         warnings: Vec::new(),
     };
-    for p in &r.points {
-        r.evidence.push(format!(
-            "{}: {} QD{}, {:.0} IOPS, {:.1} MiB/s",
-            p.phase,
-            workload::short_size(p.bs),
-            p.iodepth,
-            p.iops,
-            p.bw_bytes / 1048576.0
-        ));
-    }
     finish(
         &mut r,
-        iops,
-        bw,
-        qd.unwrap_or(best.iodepth),
-        lat.unwrap_or(0.0),
+        seen.iops,
+        seen.bw,
+        seen.qd,
+        seen.lat.unwrap_or(0.0),
         burst,
         None,
     );
-    if lat.is_none() {
+    if seen.lat.is_none() {
         r.limits.latency_floor_ns = None;
         r.evidence
             .push("no test ran at queue depth 1: no latency floor".into());
@@ -849,4 +798,70 @@ pub fn from_document(
         r.closest = closest(c, &r.limits);
     }
     Ok(r)
+}
+
+/// One stored test as a point of the inference.
+fn point(t: &crate::measured::Measured) -> Point {
+    let (iops, bw, lat) = crate::measured::rates(&t.report);
+    Point {
+        phase: t.test.clone(),
+        bs: t.spec.bs,
+        iodepth: t.spec.iodepth * t.spec.numjobs.max(1),
+        iops,
+        bw_bytes: bw,
+        lat_mean_ns: lat,
+        runtime_s: t.report.runtime_ns as f64 / 1e9,
+    }
+}
+
+fn evidence(p: &Point) -> String {
+    format!(
+        "{}: {} QD{}, {:.0} IOPS, {:.1} MiB/s",
+        p.phase,
+        workload::short_size(p.bs),
+        p.iodepth,
+        p.iops,
+        p.bw_bytes / 1048576.0
+    )
+}
+
+/// What stored tests show: the best small-block IOPS (any block size when none is small) and
+/// the least depth that came within the plateau of it, the best bandwidth, the lowest QD1
+/// latency.
+struct Seen {
+    iops: f64,
+    bw: f64,
+    qd: u32,
+    lat: Option<f64>,
+}
+
+impl Seen {
+    fn of(points: &[Point]) -> Seen {
+        let small: Vec<&Point> = points.iter().filter(|p| p.bs <= 16 << 10).collect();
+        let pool = if small.is_empty() {
+            points.iter().collect()
+        } else {
+            small
+        };
+        let best = pool
+            .iter()
+            .copied()
+            .max_by(|a, b| a.iops.total_cmp(&b.iops));
+        let (iops, best_bs, best_qd) = best.map_or((0.0, 0, 1), |b| (b.iops, b.bs, b.iodepth));
+        let qd = pool
+            .iter()
+            .filter(|p| p.bs == best_bs && p.iops >= iops / PLATEAU_GAIN)
+            .map(|p| p.iodepth)
+            .min();
+        Seen {
+            iops,
+            bw: points.iter().map(|p| p.bw_bytes).fold(0.0, f64::max),
+            qd: qd.unwrap_or(best_qd),
+            lat: points
+                .iter()
+                .filter(|p| p.iodepth == 1)
+                .map(|p| p.lat_mean_ns)
+                .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.min(v)))),
+        }
+    }
 }

@@ -117,6 +117,71 @@ fn one_target(
     }
     phase(&name, "load");
     let t0 = Instant::now();
+    let (backend, scale) = open_backend(o, dir, stop, rep)?;
+    // Stopped while loading: nothing was measured, and a run of nothing is not a result.
+    anyhow::ensure!(!stop.load(Relaxed), "stopped during set-up");
+    let load_ns = t0.elapsed().as_nanos() as u64;
+    let probe = match (o.probe, dir) {
+        (true, Some(d)) if !stop.load(Relaxed) => {
+            phase(&name, "probe");
+            explain::probe(d, stop.clone()).ok()
+        }
+        _ => None,
+    };
+    let sums_before = backend.check()?;
+    phase(&name, "run");
+    let before = (backend.wal_flushes(), backend.server_cpu_ns());
+    let m = drive(backend.as_ref(), o, scale, stop)?;
+    let after = (backend.wal_flushes(), backend.server_cpu_ns());
+    // The invariant and the row count are checked on every run: a wrong number is worse than none.
+    crate::tpcb::check_run(sums_before, backend.check()?, m.committed)?;
+    let mut run = DbRun {
+        target: name,
+        engine: backend.name().into(),
+        engine_version: backend.version(),
+        status: if m.error.is_some() {
+            Status::Partial
+        } else {
+            Status::Complete
+        },
+        error: m.error.clone(),
+        transactions: m.committed,
+        failed: m.failed,
+        retried: m.retried,
+        tps: m.committed as f64 / m.elapsed.as_secs_f64().max(1e-9),
+        latency_ns: m.hist.summary(),
+        tps_per_sec: m.per_sec.iter().map(|&n| n as f64).collect(),
+        elapsed_ns: m.elapsed.as_nanos() as u64,
+        load_ns,
+        explanation: Explanation::default(),
+    };
+    let server_cpu = before.1.zip(after.1).map(|(a, b)| b.saturating_sub(a));
+    run.explanation = explain::explain(&explain::Facts {
+        probe,
+        tps: run.tps,
+        committed: m.committed,
+        elapsed: m.elapsed,
+        wal_flushes: wal_flushes(backend.as_ref(), o, before.0, after.0, m.committed),
+        cpu_ns: m.client_cpu_ns + server_cpu.unwrap_or(0),
+        parallelism: if backend.name() == "sqlite" {
+            1
+        } else {
+            o.clients.min(cpus())
+        },
+        clients: o.clients,
+        scale,
+    });
+    Ok(run)
+}
+
+/// The database to run on, loaded: SQLite in the directory, a throwaway PostgreSQL there, or
+/// the server of `--postgres-url` (whose tables' scale wins over `--scale`, with a warning).
+fn open_backend(
+    o: &DbOptions,
+    dir: Option<&PathBuf>,
+    stop: &Arc<AtomicBool>,
+    rep: &mut DbReport,
+) -> anyhow::Result<(Box<dyn Backend>, u32)> {
     let (backend, scale): (Box<dyn Backend>, u32) = match (o.engine, dir, &o.postgres_url) {
         (EngineKind::Sqlite, Some(d), _) => (
             Box::new(sqlite::Sqlite::create(
@@ -143,75 +208,32 @@ fn one_target(
             message: format!("the server's pgbench tables are at scale {scale}; --scale {} was not applied (volbench never drops tables it did not create)", o.scale),
         });
     }
-    // Stopped while loading: nothing was measured, and a run of nothing is not a result.
-    anyhow::ensure!(!stop.load(Relaxed), "stopped during set-up");
-    let load_ns = t0.elapsed().as_nanos() as u64;
-    let probe = match (o.probe, dir) {
-        (true, Some(d)) if !stop.load(Relaxed) => {
-            phase(&name, "probe");
-            explain::probe(d, stop.clone()).ok()
-        }
-        _ => None,
-    };
-    let sums_before = backend.check()?;
-    phase(&name, "run");
-    let before = (backend.wal_flushes(), backend.server_cpu_ns());
-    let m = drive(backend.as_ref(), o, scale, stop)?;
-    let after = (backend.wal_flushes(), backend.server_cpu_ns());
-    let mut run = DbRun {
-        target: name,
-        engine: backend.name().into(),
-        engine_version: backend.version(),
-        status: if m.error.is_some() {
-            Status::Partial
-        } else {
-            Status::Complete
-        },
-        error: m.error.clone(),
-        transactions: m.committed,
-        failed: m.failed,
-        retried: m.retried,
-        tps: m.committed as f64 / m.elapsed.as_secs_f64().max(1e-9),
-        latency_ns: m.hist.summary(),
-        tps_per_sec: m.per_sec.iter().map(|&n| n as f64).collect(),
-        elapsed_ns: m.elapsed.as_nanos() as u64,
-        load_ns,
-        explanation: Explanation::default(),
-    };
-    // The invariant and the row count are checked on every run: a wrong number is worse than none.
-    crate::tpcb::check_run(sums_before, backend.check()?, m.committed)?;
-    let flushes = match (before.0, after.0) {
+    Ok((backend, scale))
+}
+
+/// The WAL flushes of the run (and their time, where the server says), from the server's
+/// counters; SQLite in WAL mode syncs the WAL once per commit at synchronous=FULL or EXTRA.
+fn wal_flushes(
+    backend: &dyn Backend,
+    o: &DbOptions,
+    before: Option<(u64, Option<u64>)>,
+    after: Option<(u64, Option<u64>)>,
+    committed: u64,
+) -> Option<(u64, Option<u64>)> {
+    match (before, after) {
         (Some((a, at)), Some((b, bt))) => {
             Some((b - a, at.zip(bt).map(|(x, y)| y.saturating_sub(x))))
         }
-        // SQLite in WAL mode syncs the WAL once per commit at synchronous=FULL or EXTRA.
         _ if backend.name() == "sqlite"
             && matches!(
                 o.sqlite_synchronous.to_uppercase().as_str(),
                 "FULL" | "EXTRA" | "2" | "3"
             ) =>
         {
-            Some((m.committed, None))
+            Some((committed, None))
         }
         _ => None,
-    };
-    let server_cpu = before.1.zip(after.1).map(|(a, b)| b.saturating_sub(a));
-    run.explanation = explain::explain(&explain::Facts {
-        probe,
-        tps: run.tps,
-        committed: m.committed,
-        elapsed: m.elapsed,
-        wal_flushes: flushes,
-        cpu_ns: m.client_cpu_ns + server_cpu.unwrap_or(0),
-        parallelism: if backend.name() == "sqlite" {
-            1
-        } else {
-            o.clients.min(cpus())
-        },
-        clients: o.clients,
-        scale,
-    });
-    Ok(run)
+    }
 }
 
 fn cpus() -> u32 {

@@ -3,6 +3,7 @@
 //! each is tested as one; only the binary depends on this crate (the runner and the store
 //! know the data, never its rendering).
 
+pub mod cloud;
 pub mod compare;
 mod csv;
 mod db;

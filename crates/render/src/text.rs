@@ -71,65 +71,8 @@ impl Exporter for Text {
 
     fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
         let mut out = String::new();
-        let status = match r.status {
-            Status::Complete => String::new(),
-            Status::Partial => "  [PARTIAL: stopped on an error]".into(),
-            Status::Interrupted => "  [INTERRUPTED: partial results]".into(),
-            Status::Running => "  [RUNNING or killed: partial results]".into(),
-        };
-        for (i, job) in r.workload.jobs.iter().enumerate() {
-            let mix = if job.rw.reads() && job.rw.writes() {
-                format!(" rwmixread={}", job.rwmixread)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                out,
-                "{}{} {}{} bs={} iodepth={} numjobs={} {} {}{}",
-                if i == 0 { "" } else { "  + " },
-                job.name,
-                job.rw.as_str(),
-                mix,
-                workload::short_size(job.bs),
-                job.effective_iodepth(),
-                job.numjobs,
-                job.ioengine.as_str(),
-                if job.direct { "direct" } else { "buffered" },
-                if i == 0 { status.as_str() } else { "" },
-            );
-        }
-        for t in &r.environment.targets {
-            let mut line = format!(
-                "  target {}{} ({}, {}{})",
-                t.host.as_ref().map(|h| format!("{h}:")).unwrap_or_default(),
-                t.path,
-                t.kind.replace('_', " "),
-                format_bytes(t.size_bytes as f64),
-                t.layout
-                    .as_ref()
-                    .map(|l| format!(", {l}"))
-                    .unwrap_or_default()
-            );
-            if let Some(fs) = &t.filesystem {
-                let _ = write!(line, " on {} at {}", fs.fs_type, fs.mount_point);
-            }
-            if let Some(d) = &t.device {
-                let model = if d.model.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {}", d.model)
-                };
-                let _ = write!(
-                    line,
-                    "; device {}{model} lbs={}{} cache={}",
-                    d.name,
-                    d.logical_block_size,
-                    report::sched_field(&d.scheduler),
-                    d.write_cache
-                );
-            }
-            let _ = writeln!(out, "{line}");
-        }
+        header(&mut out, r);
+        targets(&mut out, r);
         let g = &r.group;
         let _ = writeln!(out, "  measured {:.1} s\n", g.runtime_ns as f64 / 1e9);
         if r.groups.len() > 1 {
@@ -138,94 +81,15 @@ impl Exporter for Text {
             group_rows(&mut out, g);
         }
         if r.jobs.len() > 1 {
-            let _ = writeln!(out, "\n  per job:");
-            for j in &r.jobs {
-                let _ = writeln!(
-                    out,
-                    "    {:<16} {:>9} IOPS {:>13}  mean {}{}",
-                    j.name,
-                    fmt_count(j.total_iops()),
-                    format!("{}/s", format_bytes(j.total_bw_bytes())),
-                    fmt_ns(
-                        j.read
-                            .as_ref()
-                            .or(j.write.as_ref())
-                            .map_or(0.0, |d| d.lat_ns.mean_ns)
-                    ),
-                    j.error
-                        .as_ref()
-                        .map(|e| format!("  error: {e}"))
-                        .unwrap_or_default()
-                );
-            }
+            per_job(&mut out, r);
         }
         if let Some(so) = &r.scaleout {
             ranks_section(&mut out, so, &r.ranks);
         }
         let _ = writeln!(out);
-        for (label, d) in [("read", &g.read), ("write", &g.write)] {
-            if let Some(d) = d {
-                let s = &d.iops_per_sec;
-                if s.samples > 1 {
-                    let _ =
-                        writeln!(
-                        out,
-                        "  {label} per second: min {}  max {}  stdev {:.1}% of mean ({} samples)",
-                        fmt_count(s.min),
-                        fmt_count(s.max),
-                        if s.mean > 0.0 { 100.0 * s.stdev / s.mean } else { 0.0 },
-                        s.samples
-                    );
-                }
-            }
-        }
-        let top = g
-            .iodepth
-            .levels
-            .iter()
-            .max_by(|a, b| a.percent.total_cmp(&b.percent));
-        // rusage advances in scheduler ticks: below ~100 ms its percentages are noise.
-        let cpu = if g.runtime_ns < 100_000_000 {
-            "cpu: run too short to measure".to_string()
-        } else {
-            format!(
-                "cpu usr {:.1}%  sys {:.1}%",
-                g.cpu.usr_percent, g.cpu.sys_percent
-            )
-        };
-        let _ = writeln!(
-            out,
-            "  {cpu}  ctx {}   depth max {}{}",
-            g.cpu.ctx_switches,
-            g.iodepth.max,
-            top.map(|l| {
-                let range = match l.depth {
-                    1 => "1".to_string(),
-                    64 => "64+".to_string(),
-                    d => format!("{d}-{}", 2 * d - 1),
-                };
-                format!(
-                    " (mostly {range} in flight: {:.0}% of submissions)",
-                    l.percent
-                )
-            })
-            .unwrap_or_default()
-        );
-        for t in &r.environment.targets {
-            if let (Some(k), Some(d)) = (&t.kernel_counters, &t.device) {
-                let _ = writeln!(
-                    out,
-                    "  kernel {}{}: {} reads ({}), {} writes ({}), {} flushes",
-                    t.host.as_ref().map(|h| format!("{h} ")).unwrap_or_default(),
-                    d.name,
-                    k.read_ios + k.read_merges,
-                    format_bytes(k.read_bytes as f64),
-                    k.write_ios + k.write_merges,
-                    format_bytes(k.write_bytes as f64),
-                    k.flush_ios
-                );
-            }
-        }
+        per_second(&mut out, &r.group);
+        cpu_and_depth(&mut out, &r.group);
+        kernel_lines(&mut out, r);
         if let Some(e) = &r.error {
             let _ = writeln!(out, "\n  error: {e}");
         }
@@ -350,6 +214,175 @@ fn suite_table(out: &mut String, rows: &[table::TableRow], findings: &[report::F
         let _ = writeln!(out, "\nfindings:");
         for f in findings {
             let _ = writeln!(out, "  * {}", f.message);
+        }
+    }
+}
+
+/// The jobs' lines: name, pattern, block size, depth, engine, and the run's status.
+fn header(out: &mut String, r: &RunReport) {
+    let status = match r.status {
+        Status::Complete => String::new(),
+        Status::Partial => "  [PARTIAL: stopped on an error]".into(),
+        Status::Interrupted => "  [INTERRUPTED: partial results]".into(),
+        Status::Running => "  [RUNNING or killed: partial results]".into(),
+    };
+    for (i, job) in r.workload.jobs.iter().enumerate() {
+        let mix = if job.rw.reads() && job.rw.writes() {
+            format!(" rwmixread={}", job.rwmixread)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "{}{} {}{} bs={} iodepth={} numjobs={} {} {}{}",
+            if i == 0 { "" } else { "  + " },
+            job.name,
+            job.rw.as_str(),
+            mix,
+            workload::short_size(job.bs),
+            job.effective_iodepth(),
+            job.numjobs,
+            job.ioengine.as_str(),
+            if job.direct { "direct" } else { "buffered" },
+            if i == 0 { status.as_str() } else { "" },
+        );
+    }
+}
+
+/// One line per target: what it is, how it was laid out, its file system and device.
+fn targets(out: &mut String, r: &RunReport) {
+    for t in &r.environment.targets {
+        let mut line = format!(
+            "  target {}{} ({}, {}{})",
+            t.host.as_ref().map(|h| format!("{h}:")).unwrap_or_default(),
+            t.path,
+            t.kind.replace('_', " "),
+            format_bytes(t.size_bytes as f64),
+            t.layout
+                .as_ref()
+                .map(|l| format!(", {l}"))
+                .unwrap_or_default()
+        );
+        if let Some(fs) = &t.filesystem {
+            let _ = write!(line, " on {} at {}", fs.fs_type, fs.mount_point);
+        }
+        if let Some(d) = &t.device {
+            let model = if d.model.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", d.model)
+            };
+            let _ = write!(
+                line,
+                "; device {}{model} lbs={}{} cache={}",
+                d.name,
+                d.logical_block_size,
+                report::sched_field(&d.scheduler),
+                d.write_cache
+            );
+        }
+        let _ = writeln!(out, "{line}");
+    }
+}
+
+/// One line per job, when there are several.
+fn per_job(out: &mut String, r: &RunReport) {
+    let _ = writeln!(out, "\n  per job:");
+    for j in &r.jobs {
+        let _ = writeln!(
+            out,
+            "    {:<16} {:>9} IOPS {:>13}  mean {}{}",
+            j.name,
+            fmt_count(j.total_iops()),
+            format!("{}/s", format_bytes(j.total_bw_bytes())),
+            fmt_ns(
+                j.read
+                    .as_ref()
+                    .or(j.write.as_ref())
+                    .map_or(0.0, |d| d.lat_ns.mean_ns)
+            ),
+            j.error
+                .as_ref()
+                .map(|e| format!("  error: {e}"))
+                .unwrap_or_default()
+        );
+    }
+}
+
+/// How steady each direction's per-second IOPS was.
+fn per_second(out: &mut String, g: &report::JobReport) {
+    for (label, d) in [("read", &g.read), ("write", &g.write)] {
+        if let Some(d) = d {
+            let s = &d.iops_per_sec;
+            if s.samples > 1 {
+                let _ = writeln!(
+                    out,
+                    "  {label} per second: min {}  max {}  stdev {:.1}% of mean ({} samples)",
+                    fmt_count(s.min),
+                    fmt_count(s.max),
+                    if s.mean > 0.0 {
+                        100.0 * s.stdev / s.mean
+                    } else {
+                        0.0
+                    },
+                    s.samples
+                );
+            }
+        }
+    }
+}
+
+/// CPU, context switches and the queue depth the run mostly had.
+fn cpu_and_depth(out: &mut String, g: &report::JobReport) {
+    let top = g
+        .iodepth
+        .levels
+        .iter()
+        .max_by(|a, b| a.percent.total_cmp(&b.percent));
+    // rusage advances in scheduler ticks: below ~100 ms its percentages are noise.
+    let cpu = if g.runtime_ns < 100_000_000 {
+        "cpu: run too short to measure".to_string()
+    } else {
+        format!(
+            "cpu usr {:.1}%  sys {:.1}%",
+            g.cpu.usr_percent, g.cpu.sys_percent
+        )
+    };
+    let _ = writeln!(
+        out,
+        "  {cpu}  ctx {}   depth max {}{}",
+        g.cpu.ctx_switches,
+        g.iodepth.max,
+        top.map(|l| {
+            let range = match l.depth {
+                1 => "1".to_string(),
+                64 => "64+".to_string(),
+                d => format!("{d}-{}", 2 * d - 1),
+            };
+            format!(
+                " (mostly {range} in flight: {:.0}% of submissions)",
+                l.percent
+            )
+        })
+        .unwrap_or_default()
+    );
+}
+
+/// What the kernel's counters saw on each device.
+fn kernel_lines(out: &mut String, r: &RunReport) {
+    for t in &r.environment.targets {
+        if let (Some(k), Some(d)) = (&t.kernel_counters, &t.device) {
+            let _ = writeln!(
+                out,
+                "  kernel {}{}: {} reads ({}), {} writes ({}), {} flushes",
+                t.host.as_ref().map(|h| format!("{h} ")).unwrap_or_default(),
+                d.name,
+                k.read_ios + k.read_merges,
+                format_bytes(k.read_bytes as f64),
+                k.write_ios + k.write_merges,
+                format_bytes(k.write_bytes as f64),
+                k.flush_ios
+            );
         }
     }
 }

@@ -33,99 +33,125 @@ fn warnings(
 ) -> Vec<Warning> {
     let mut w = Vec::new();
     let real = specs.iter().any(|s| s.ioengine != EngineKind::Null);
+    w.extend(buffered_io(specs));
+    if real {
+        w.extend(data_warnings(specs, targets));
+        w.extend(short_run(specs, groups));
+        w.extend(cpu_bound(specs, jobs));
+        w.extend(burst(groups));
+        w.extend(volatile_cache(specs, groups));
+    } else {
+        w.extend(compressible(specs));
+    }
+    w.extend(device_checks(specs, jobs, groups, targets));
+    w
+}
+
+/// Buffered I/O measures the page cache unless flushed: say which way it went.
+fn buffered_io(specs: &[JobSpec]) -> Option<Warning> {
     let buffered: Vec<&JobSpec> = specs
         .iter()
         .filter(|s| !s.direct && s.ioengine != EngineKind::Null)
         .collect();
-    if !buffered.is_empty() {
-        let unflushed = buffered
-            .iter()
-            .any(|s| s.rw.writes() && !s.end_fsync && s.sync_every == 0);
-        let reads = buffered.iter().any(|s| s.rw.reads());
-        let what = match (unflushed, reads) {
-            (true, _) => "the writes had no final flush, so the rate is how fast the page cache \
-                          took them, not the device (dd's figure without conv=fdatasync); add \
-                          --end_fsync=1 to count writing them out, or use --direct=1"
-                .to_string(),
-            (false, true) => "the page cache may have served reads; use --direct=1 to measure \
-                              the device"
-                .to_string(),
-            (false, false) => "writes went through the page cache and are flushed by the job's \
-                               syncs; --direct=1 measures the device without the cache"
-                .to_string(),
-        };
-        w.push(Warning::BufferedIo { what });
+    if buffered.is_empty() {
+        return None;
     }
-    for t in targets {
-        if let Some(fs) = &t.filesystem {
-            if matches!(fs.fs_type.as_str(), "tmpfs" | "ramfs") && real {
-                w.push(Warning::MemoryFilesystem {
-                    fs: fs.fs_type.clone(),
-                });
-            }
-        }
-    }
-    if let Some(s) = specs
+    let unflushed = buffered
         .iter()
-        .find(|s| s.rw.writes() && !matches!(s.buffer, BufferMode::Random))
-    {
-        w.push(Warning::CompressibleData {
-            what: match &s.buffer {
-                BufferMode::Zero => "zeros".into(),
-                BufferMode::Compressible { percent, .. } => {
-                    format!("data made {percent}% compressible (buffer_compress_percentage)")
-                }
-                _ => "a repeated pattern".into(),
-            },
-        });
-    }
-    // Each reporting group (a stonewalled phase) by its own length: two 1 s phases are two
-    // short runs, not one 2 s run.
+        .any(|s| s.rw.writes() && !s.end_fsync && s.sync_every == 0);
+    let reads = buffered.iter().any(|s| s.rw.reads());
+    let what = match (unflushed, reads) {
+        (true, _) => {
+            "the writes had no final flush, so the rate is how fast the page cache \
+                      took them, not the device (dd's figure without conv=fdatasync); add \
+                      --end_fsync=1 to count writing them out, or use --direct=1"
+        }
+        (false, true) => {
+            "the page cache may have served reads; use --direct=1 to measure the \
+                          device"
+        }
+        (false, false) => {
+            "writes went through the page cache and are flushed by the job's \
+                           syncs; --direct=1 measures the device without the cache"
+        }
+    };
+    Some(Warning::BufferedIo { what: what.into() })
+}
+
+/// A memory file system, then data a device could compress (in that order, as reported).
+fn data_warnings(specs: &[JobSpec], targets: &[TargetInfo]) -> Vec<Warning> {
+    let mut w: Vec<Warning> = targets
+        .iter()
+        .filter_map(|t| t.filesystem.as_ref())
+        .filter(|fs| matches!(fs.fs_type.as_str(), "tmpfs" | "ramfs"))
+        .map(|fs| Warning::MemoryFilesystem {
+            fs: fs.fs_type.clone(),
+        })
+        .collect();
+    w.extend(compressible(specs));
+    w
+}
+
+/// Written data that compresses or dedupes flatters smart storage.
+fn compressible(specs: &[JobSpec]) -> Option<Warning> {
+    let s = specs
+        .iter()
+        .find(|s| s.rw.writes() && !matches!(s.buffer, BufferMode::Random))?;
+    Some(Warning::CompressibleData {
+        what: match &s.buffer {
+            BufferMode::Zero => "zeros".into(),
+            BufferMode::Compressible { percent, .. } => {
+                format!("data made {percent}% compressible (buffer_compress_percentage)")
+            }
+            _ => "a repeated pattern".into(),
+        },
+    })
+}
+
+/// Each reporting group (a stonewalled phase) by its own length: two 1 s phases are two short
+/// runs, not one 2 s run.
+fn short_run(specs: &[JobSpec], groups: &[GroupReport]) -> Option<Warning> {
     let shortest = groups
         .iter()
         .map(|g| g.report.runtime_ns as f64 / 1e9)
         .filter(|&s| s > 0.0)
         .fold(f64::INFINITY, f64::min);
-    if shortest < SHORT_RUN_SECS && real {
-        w.push(Warning::ShortRun {
-            secs: shortest,
-            fix: short_run_fix(specs, shortest),
-        });
+    (shortest < SHORT_RUN_SECS).then(|| Warning::ShortRun {
+        secs: shortest,
+        fix: short_run_fix(specs, shortest),
+    })
+}
+
+/// A job thread that used nearly a whole core measured the CPU, not the device.
+fn cpu_bound(specs: &[JobSpec], jobs: &[JobReport]) -> Option<Warning> {
+    let busiest = jobs
+        .iter()
+        .map(|j| j.cpu.usr_percent + j.cpu.sys_percent)
+        .fold(0.0, f64::max);
+    if busiest < 90.0 {
+        return None;
     }
-    if real {
-        let busiest = jobs
-            .iter()
-            .map(|j| j.cpu.usr_percent + j.cpu.sys_percent)
-            .fold(0.0, f64::max);
-        if busiest >= 90.0 {
-            let advice = if specs.iter().any(|s| s.ioengine != EngineKind::IoUring) {
-                "use --ioengine=io_uring or add --numjobs"
-            } else {
-                "add --numjobs to spread the load over more cores"
-            };
-            w.push(Warning::CpuBound {
-                percent: busiest,
-                advice: advice.into(),
-            });
-        }
-    }
-    // A burst is the device's behaviour: the null engine has none to show.
-    for g in groups.iter().filter(|_| real) {
-        if let Some((first, last)) = g.report.series.thirds() {
-            if first > 0.0 && last < 0.7 * first {
-                w.push(Warning::BurstSuspected {
-                    first_iops: first,
-                    last_iops: last,
-                });
-                break;
-            }
-        }
-    }
-    if real {
-        w.extend(volatile_cache(specs, groups));
-    }
-    w.extend(device_checks(specs, jobs, groups, targets));
-    w
+    let advice = if specs.iter().any(|s| s.ioengine != EngineKind::IoUring) {
+        "use --ioengine=io_uring or add --numjobs"
+    } else {
+        "add --numjobs to spread the load over more cores"
+    };
+    Some(Warning::CpuBound {
+        percent: busiest,
+        advice: advice.into(),
+    })
+}
+
+/// A last third much slower than the first: a burst bucket or cache that ran out. A burst is
+/// the device's behaviour: the null engine has none to show (the caller checks).
+fn burst(groups: &[GroupReport]) -> Option<Warning> {
+    groups.iter().find_map(|g| {
+        let (first, last) = g.report.series.thirds()?;
+        (first > 0.0 && last < 0.7 * first).then_some(Warning::BurstSuspected {
+            first_iops: first,
+            last_iops: last,
+        })
+    })
 }
 
 /// The checks against the devices' own counters. Only "saw less" is a verdict: other processes

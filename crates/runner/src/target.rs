@@ -99,12 +99,10 @@ pub fn prepare(
         .as_ref()
         .is_some_and(|m| m.file_type().is_block_device());
     check_hipri(spec, path, is_block, meta.as_ref())?;
-    if let Some(m) = &meta {
-        if !is_block && !m.is_file() {
-            return Err(RunError::BadTarget {
-                path: path.to_path_buf(),
-            });
-        }
+    if meta.as_ref().is_some_and(|m| !is_block && !m.is_file()) {
+        return Err(RunError::BadTarget {
+            path: path.to_path_buf(),
+        });
     }
     // What is there already: a device's capacity, or an existing file's length.
     let existing = match &meta {
@@ -115,23 +113,57 @@ pub fn prepare(
     // fio's offset=N% is a share of what is there (a new file: nothing, so 0), down to bs.
     // The job file sets either it or `offset`; a rank's region under MPI adds to both.
     let share = spec.offset_percent.map_or(0, |p| existing * p as u64 / 100);
-    let base = spec.offset + share / spec.bs * spec.bs;
-    let offset = base + clone as u64 * spec.offset_increment;
+    let offset = spec.offset + share / spec.bs * spec.bs + clone as u64 * spec.offset_increment;
+    let r = Region {
+        spec,
+        path,
+        offset,
+        len: region_len(spec, path, nfiles, existing, offset)?,
+        existing,
+        new: meta.is_none(),
+    };
+    let (dev, state) = match &meta {
+        Some(m) if is_block => (check_device(&r, m)?, None),
+        _ => ready_file(&r, stop, created, progress)?,
+    };
+    open_target(&r, dev, state, is_block)
+}
+
+/// One file's or device's region as a job uses it.
+struct Region<'a> {
+    spec: &'a JobSpec,
+    path: &'a Path,
+    offset: u64,
+    len: u64,
+    /// What is there already: a device's capacity, or an existing file's length.
+    existing: u64,
+    /// The file does not exist yet.
+    new: bool,
+}
+
+/// The region's length: fio's filesize (each file its own size; a range gives one per file,
+/// from the seed), the job's size split over its files, a share of what is there, or all of
+/// it, in whole blocks.
+fn region_len(
+    spec: &JobSpec,
+    path: &Path,
+    nfiles: u32,
+    existing: u64,
+    offset: u64,
+) -> Result<u64, RunError> {
     let per_file = |total: u64| (total / nfiles as u64) / spec.bs * spec.bs;
-    let len = match (spec.size, spec.size_percent) {
-        // fio's filesize: each file its own size (a range: one per file, from the seed).
-        _ if spec.filesize.is_some() => {
-            let (lo, hi) = spec.filesize.unwrap_or_default();
-            let h = path
-                .as_os_str()
-                .as_encoded_bytes()
-                .iter()
-                .fold(spec.randseed, |a, &b| {
-                    crate::permutation::splitmix(a ^ b as u64)
-                });
-            let pick = lo + h % (hi - lo + 1);
-            (pick / spec.bs * spec.bs).max(spec.bs)
-        }
+    if let Some((lo, hi)) = spec.filesize {
+        let h = path
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .fold(spec.randseed, |a, &b| {
+                crate::permutation::splitmix(a ^ b as u64)
+            });
+        let pick = lo + h % (hi - lo + 1);
+        return Ok((pick / spec.bs * spec.bs).max(spec.bs));
+    }
+    Ok(match (spec.size, spec.size_percent) {
         (Some(s), _) => per_file(s),
         (None, Some(p)) => {
             if existing <= offset {
@@ -143,132 +175,139 @@ pub fn prepare(
         }
         (None, None) if existing > offset => (existing - offset) / spec.bs * spec.bs,
         (None, None) => per_file(DEFAULT_FILE_SIZE),
-    };
-    let (len, dev, state) = if is_block {
-        let m = meta.as_ref().unwrap();
-        let dev = DevId::from_raw(m.rdev());
-        if offset + len > existing || len < spec.bs {
-            return Err(RunError::TooBig {
-                path: path.to_path_buf(),
-                size: len,
-                offset,
-                capacity: existing,
+    })
+}
+
+/// A block device's region fits it, and a device holding data is written only when allowed.
+fn check_device(r: &Region, m: &fs::Metadata) -> Result<Option<DevId>, RunError> {
+    let dev = DevId::from_raw(m.rdev());
+    if r.offset + r.len > r.existing || r.len < r.spec.bs {
+        return Err(RunError::TooBig {
+            path: r.path.to_path_buf(),
+            size: r.len,
+            offset: r.offset,
+            capacity: r.existing,
+        });
+    }
+    if r.spec.rw.writes() && !r.spec.allow_destructive {
+        if let Some(why) = safety::in_use(r.path, dev) {
+            return Err(RunError::Destructive {
+                path: r.path.to_path_buf(),
+                why,
             });
         }
-        if spec.rw.writes() && !spec.allow_destructive {
-            if let Some(why) = safety::in_use(path, dev) {
-                return Err(RunError::Destructive {
-                    path: path.to_path_buf(),
-                    why,
-                });
-            }
-        }
-        (len, Some(dev), None)
-    } else {
-        if len < spec.bs {
-            return Err(RunError::TooSmall {
-                path: path.to_path_buf(),
-                len,
-                bs: spec.bs,
-            });
-        }
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            return Err(RunError::MissingDirectory(dir.to_path_buf()));
-        }
-        if let Some(fs) = pseudo_filesystem(dir) {
-            return Err(RunError::PseudoFs {
-                path: path.to_path_buf(),
-                fs,
-            });
-        }
-        let want = offset + len;
-        let mut state = "existing";
-        if meta.is_none() && !spec.allow_file_create {
-            return Err(RunError::NoCreate {
-                path: path.to_path_buf(),
-            });
-        }
-        // Files volbench names itself (no --filename), and any file this run created (a write
-        // job earlier in a job file, an earlier clone with offset_increment), are its own to
-        // lay out and refill; a file the user named and had before is only written by a job
-        // that writes.
-        let owned = spec.filename.is_empty() || created.iter().any(|p| p == path);
-        if meta.is_some() && existing < want && !owned && !spec.rw.writes() {
-            return Err(RunError::UserFileTooSmall {
-                path: path.to_path_buf(),
-                have: existing,
-                want,
-            });
-        }
-        // fio's rule: data is written first only where reads need it (or `overwrite` asks);
-        // a write-only job's file just gets its space, as `fallocate` says.
-        let fill = spec.rw.reads() || spec.overwrite;
-        // Only the job's region is written or reserved: what lies before `offset` is never
-        // touched by the job, and stays a hole. (Filling from 0, as fio does, wrote 20 GB for
-        // `--offset=20g --size=4m`, up to a full disk.)
-        let from = existing.max(offset);
-        if existing < want && fill {
+    }
+    Ok(Some(dev))
+}
+
+/// A file's region, ready for the job: checked, laid out or allocated as fio would, and for a
+/// job that reads, without holes. Returns its device and how it was laid out.
+fn ready_file(
+    r: &Region,
+    stop: &AtomicBool,
+    created: &mut Vec<PathBuf>,
+    progress: LayoutProgress,
+) -> Result<(Option<DevId>, Option<&'static str>), RunError> {
+    let (dir, owned) = check_file(r, created)?;
+    let want = r.offset + r.len;
+    let mut state = "existing";
+    // fio's rule: data is written first only where reads need it (or `overwrite` asks); a
+    // write-only job's file just gets its space, as `fallocate` says.
+    let fill = r.spec.rw.reads() || r.spec.overwrite;
+    // Only the job's region is written or reserved: what lies before `offset` is never touched
+    // by the job, and stays a hole. (Filling from 0, as fio does, wrote 20 GB for
+    // `--offset=20g --size=4m`, up to a full disk.)
+    let from = r.existing.max(r.offset);
+    let seed = r.spec.randseed;
+    if r.existing < want && fill {
+        layout(
+            r.path, dir, from, want, r.new, seed, stop, created, progress,
+        )?;
+        state = "filled";
+    } else if r.existing < want {
+        let mode = r.spec.fallocate;
+        allocate(r.path, dir, from, want, r.new, mode, created)?;
+        state = match mode {
+            Fallocate::None | Fallocate::Truncate => "sparse",
+            _ => "allocated",
+        };
+    }
+    if r.spec.rw.reads() {
+        let holes = hole_bytes(r.path, r.offset, want);
+        if holes > 0 && owned {
+            // A file of volbench's own with holes (a write job of this run only allocated it,
+            // or an earlier run was killed while laying it out): fill the region with data
+            // now, before anything is measured, so reads read data, never holes.
             layout(
-                path,
-                dir,
-                from,
-                want,
-                meta.is_none(),
-                spec.randseed,
-                stop,
-                created,
-                progress,
+                r.path, dir, r.offset, want, false, seed, stop, created, progress,
             )?;
             state = "filled";
-        } else if existing < want {
-            allocate(
-                path,
-                dir,
-                from,
-                want,
-                meta.is_none(),
-                spec.fallocate,
-                created,
-            )?;
-            state = match spec.fallocate {
-                Fallocate::None | Fallocate::Truncate => "sparse",
-                _ => "allocated",
-            };
+        } else if holes > 0 {
+            return Err(RunError::Holes {
+                path: r.path.to_path_buf(),
+                holes: format_bytes(holes as f64),
+                region: format_bytes(r.len as f64),
+            });
         }
-        if spec.rw.reads() {
-            let holes = hole_bytes(path, offset, want);
-            if holes > 0 && owned {
-                state = "filled";
-                // A file of volbench's own with holes (a write job of this run only allocated
-                // it, or an earlier run was killed while laying it out): fill the region with
-                // data now, before anything is measured, so reads read data, never holes.
-                layout(
-                    path,
-                    dir,
-                    offset,
-                    want,
-                    false,
-                    spec.randseed,
-                    stop,
-                    created,
-                    progress,
-                )?;
-            } else if holes > 0 {
-                return Err(RunError::Holes {
-                    path: path.to_path_buf(),
-                    holes: format_bytes(holes as f64),
-                    region: format_bytes(len as f64),
-                });
-            }
-        }
-        let dev = DevId::from_raw(fs::metadata(path).map(|m| m.dev()).unwrap_or(0));
-        (len, Some(dev), Some(state))
-    };
+    }
+    let dev = DevId::from_raw(fs::metadata(r.path).map(|m| m.dev()).unwrap_or(0));
+    Ok((Some(dev), Some(state)))
+}
 
+/// Checks a file's region before anything is written: room for a block, a real directory on a
+/// real file system, creation allowed, and a file the user named big enough for a job that
+/// only reads. Returns the directory and whether the file is volbench's own to lay out.
+fn check_file<'a>(r: &Region<'a>, created: &[PathBuf]) -> Result<(&'a Path, bool), RunError> {
+    let path = r.path;
+    if r.len < r.spec.bs {
+        return Err(RunError::TooSmall {
+            path: path.to_path_buf(),
+            len: r.len,
+            bs: r.spec.bs,
+        });
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(RunError::MissingDirectory(dir.to_path_buf()));
+    }
+    if let Some(fs) = pseudo_filesystem(dir) {
+        return Err(RunError::PseudoFs {
+            path: path.to_path_buf(),
+            fs,
+        });
+    }
+    if r.new && !r.spec.allow_file_create {
+        return Err(RunError::NoCreate {
+            path: path.to_path_buf(),
+        });
+    }
+    // Files volbench names itself (no --filename), and any file this run created (a write job
+    // earlier in a job file, an earlier clone with offset_increment), are its own to lay out
+    // and refill; a file the user named and had before is only written by a job that writes.
+    let owned = r.spec.filename.is_empty() || created.iter().any(|p| p == path);
+    let want = r.offset + r.len;
+    if !r.new && r.existing < want && !owned && !r.spec.rw.writes() {
+        return Err(RunError::UserFileTooSmall {
+            path: path.to_path_buf(),
+            have: r.existing,
+            want,
+        });
+    }
+    Ok((dir, owned))
+}
+
+/// Opens the region for the job's I/O, drops its cached pages when asked, and checks O_DIRECT's
+/// alignment against the device's logical block.
+fn open_target(
+    r: &Region,
+    dev: Option<DevId>,
+    state: Option<&str>,
+    is_block: bool,
+) -> Result<Target, RunError> {
+    let (spec, path, offset, len) = (r.spec, r.path, r.offset, r.len);
     let file = open_for_io(spec, path, dev)?;
     if spec.invalidate {
         // Drop cached pages so buffered reads start cold, as fio's invalidate=1 does.
@@ -287,27 +326,7 @@ pub fn prepare(
         .as_ref()
         .map_or(512, |d| d.logical_block_size.max(512));
     if spec.direct {
-        let smallest = spec
-            .bssplit
-            .iter()
-            .map(|b| b.bs)
-            .min()
-            .unwrap_or(spec.bs)
-            .min(spec.bs);
-        if smallest % lbs as u64 != 0 {
-            return Err(RunError::BlockSizeMismatch {
-                bs: smallest,
-                lbs,
-                path: path.to_path_buf(),
-            });
-        }
-        if !offset.is_multiple_of(lbs as u64) {
-            return Err(RunError::OffsetMismatch {
-                offset,
-                lbs,
-                path: path.to_path_buf(),
-            });
-        }
+        check_alignment(spec, path, offset, lbs)?;
     }
     let filesystem = if is_block {
         None
@@ -332,6 +351,32 @@ pub fn prepare(
         lbs,
         info,
     })
+}
+
+/// O_DIRECT needs every block size and the region's start on the device's logical block.
+fn check_alignment(spec: &JobSpec, path: &Path, offset: u64, lbs: u32) -> Result<(), RunError> {
+    let smallest = spec
+        .bssplit
+        .iter()
+        .map(|b| b.bs)
+        .min()
+        .unwrap_or(spec.bs)
+        .min(spec.bs);
+    if smallest % lbs as u64 != 0 {
+        return Err(RunError::BlockSizeMismatch {
+            bs: smallest,
+            lbs,
+            path: path.to_path_buf(),
+        });
+    }
+    if !offset.is_multiple_of(lbs as u64) {
+        return Err(RunError::OffsetMismatch {
+            offset,
+            lbs,
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
 }
 
 /// fio's hipri on io_uring polls for completions (IOPOLL), which only a disk with polled

@@ -7,7 +7,6 @@
 mod cli;
 mod cmd;
 mod output;
-mod scale;
 mod usage;
 
 use clap::Parser;
@@ -17,7 +16,7 @@ fn main() -> ExitCode {
     let code = dispatch();
     cmd::FINISHED.store(true, std::sync::atomic::Ordering::SeqCst);
     // MPI_Finalize, when this process joined an MPI world.
-    scale::shutdown();
+    scaleout::world::shutdown();
     code
 }
 
@@ -26,7 +25,7 @@ fn dispatch() -> ExitCode {
     // fio's command line repeats --name, one per job: clap's one-value options cannot hold that,
     // so that form goes through the fio option layer directly.
     if cmd::run::is_fio_cli(&args) {
-        if let Err(e) = scale::init("run") {
+        if let Err(e) = usage::refused_if(scaleout::world::init("run")) {
             return finish(Err(e));
         }
         cmd::clean::at_start();
@@ -51,7 +50,7 @@ fn dispatch() -> ExitCode {
     };
     // Under a launcher of several processes: join the MPI world, or refuse to run N copies.
     let sub = std::env::args().nth(1).unwrap_or_default();
-    if let Err(e) = scale::init(&sub) {
+    if let Err(e) = usage::refused_if(scaleout::world::init(&sub)) {
         return finish(Err(e));
     }
     if !matches!(cli.cmd, cli::Cmd::Clean(_)) {
@@ -89,7 +88,7 @@ fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // Under MPI every rank holds the same (merged) error: rank 0 says it once.
-            if scale::speaks() {
+            if scaleout::world::speaks() {
                 eprintln!("error: {}", cmd::one_line(&e));
             }
             let interrupted = matches!(

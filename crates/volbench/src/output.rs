@@ -135,7 +135,7 @@ impl Output {
                 a.output_format
             ))
         })?;
-        let silent = !crate::scale::is_root();
+        let silent = !scaleout::world::is_root();
         let file = match &a.output {
             Some(p) if p.as_os_str() != "-" && !silent => Some(Dest::check(p)?),
             _ => None,

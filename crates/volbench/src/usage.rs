@@ -16,3 +16,11 @@ impl std::error::Error for UsageError {}
 pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(UsageError(msg.into()))
 }
+
+/// A launch the MPI layer refused is a usage error; anything else stays as it is.
+pub fn refused_if(r: anyhow::Result<()>) -> anyhow::Result<()> {
+    r.map_err(|e| match e.downcast::<scaleout::world::Refused>() {
+        Ok(refused) => usage(refused.0),
+        Err(e) => e,
+    })
+}

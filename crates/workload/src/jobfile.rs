@@ -100,127 +100,147 @@ pub fn parse_str(
             continue;
         }
         if let Some(rest) = t.strip_prefix("include ") {
-            if depth >= 16 {
-                return Err(perr(
-                    file,
-                    line,
-                    "include nested more than 16 deep: is it recursive?",
-                ));
-            }
-            let target = expand_env(rest.trim(), file, line, env)?;
-            let path = file
-                .parent()
-                .map(|d| d.join(&target))
-                .unwrap_or_else(|| PathBuf::from(&target));
-            let inc = crate::input::read_bounded(&path, crate::input::MAX_TEXT).map_err(|e| {
-                perr(
-                    file,
-                    line,
-                    format!("cannot include {}: it {e}", path.display()),
-                )
-            })?;
-            // An included file that is not a job file is named by its line, never echoed (it
-            // may be /etc/shadow). An error of a file it includes in turn is already told
-            // that way, and passes through.
-            let included = parse_str(&inc, &path, env, depth + 1).map_err(|e| {
-                if e.msg.starts_with("cannot include ") || e.msg.starts_with("include nested") {
-                    return e;
-                }
-                perr(
-                    file,
-                    line,
-                    format!(
-                        "cannot include {}: its line {} is not a fio option or section: is it a job file?",
-                        path.display(),
-                        e.line
-                    ),
-                )
-            })?;
+            let included = include(rest, file, line, env, depth)?;
             // Options before any section in the included file continue the current section.
             for s in included {
-                if s.name.is_empty() {
-                    match sections.last_mut() {
-                        Some(cur) => cur.options.extend(s.options),
-                        None => sections.push(s),
-                    }
-                } else {
-                    sections.push(s);
+                match sections.last_mut() {
+                    Some(cur) if s.name.is_empty() => cur.options.extend(s.options),
+                    _ => sections.push(s),
                 }
             }
-            continue;
-        }
-        if let Some(h) = t.strip_prefix('[') {
-            let name = h
-                .strip_suffix(']')
-                .ok_or_else(|| {
-                    perr(
+        } else if let Some(h) = t.strip_prefix('[') {
+            sections.push(header(h, t, file, line)?);
+        } else {
+            let opt = option(t, file, line, env)?;
+            match sections.last_mut() {
+                Some(s) => s.options.push(opt),
+                None if depth > 0 => sections.push(Section {
+                    name: String::new(),
+                    options: vec![opt],
+                    file: file.to_path_buf(),
+                    line,
+                }),
+                None => {
+                    return Err(perr(
                         file,
                         line,
-                        format!("section header {} lacks its closing ]", crate::shown(t)),
-                    )
-                })?
-                .trim();
-            if name.is_empty() {
-                return Err(perr(file, line, "empty section name []: name the job"));
-            }
-            sections.push(Section {
-                name: name.to_string(),
-                options: Vec::new(),
-                file: file.to_path_buf(),
-                line,
-            });
-            continue;
-        }
-        // fio allows a comment after a value: `numjobs=16 # four per core`, `rate=1m ; cap`.
-        let t = strip_inline_comment(t);
-        let (key, value) = match t.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(v.trim())),
-            None => (t, None),
-        };
-        // fio's option names are letters, digits, '_' and '-': anything else is a line of another
-        // kind of file (an included /etc/shadow's `root:$y$...`), not an unknown option.
-        let name_ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-        if key.is_empty() || !key.chars().all(name_ok) {
-            return Err(perr(
-                file,
-                line,
-                format!(
-                    "'{}' is not an option: write key=value or a bare flag",
-                    crate::shown(t)
-                ),
-            ));
-        }
-        let value = value
-            .map(|v| expand_env(v, file, line, env))
-            .transpose()?
-            .map(|v| v.trim_matches('"').to_string());
-        let opt = RawOption {
-            key: key.to_ascii_lowercase(),
-            value,
-            file: file.to_path_buf(),
-            line,
-        };
-        match sections.last_mut() {
-            Some(s) => s.options.push(opt),
-            None if depth > 0 => sections.push(Section {
-                name: String::new(),
-                options: vec![opt],
-                file: file.to_path_buf(),
-                line,
-            }),
-            None => {
-                return Err(perr(
-                    file,
-                    line,
-                    format!(
+                        format!(
                         "option '{}' comes before any [section]: put it under [global] or a job",
-                        crate::shown(key)
+                        crate::shown(&opt.key)
                     ),
-                ))
+                    ))
+                }
             }
         }
     }
     Ok(sections)
+}
+
+/// The sections of an included file (`include FILE`, relative to the including file).
+fn include(
+    rest: &str,
+    file: &Path,
+    line: usize,
+    env: &dyn Fn(&str) -> Option<String>,
+    depth: usize,
+) -> Result<Vec<Section>, ParseError> {
+    if depth >= 16 {
+        return Err(perr(
+            file,
+            line,
+            "include nested more than 16 deep: is it recursive?",
+        ));
+    }
+    let target = expand_env(rest.trim(), file, line, env)?;
+    let path = file
+        .parent()
+        .map(|d| d.join(&target))
+        .unwrap_or_else(|| PathBuf::from(&target));
+    let inc = crate::input::read_bounded(&path, crate::input::MAX_TEXT).map_err(|e| {
+        perr(
+            file,
+            line,
+            format!("cannot include {}: it {e}", path.display()),
+        )
+    })?;
+    // An included file that is not a job file is named by its line, never echoed (it may be
+    // /etc/shadow). An error of a file it includes in turn is already told that way, and
+    // passes through.
+    parse_str(&inc, &path, env, depth + 1).map_err(|e| {
+        if e.msg.starts_with("cannot include ") || e.msg.starts_with("include nested") {
+            return e;
+        }
+        perr(
+            file,
+            line,
+            format!(
+                "cannot include {}: its line {} is not a fio option or section: is it a job file?",
+                path.display(),
+                e.line
+            ),
+        )
+    })
+}
+
+/// A `[name]` section header (`h` is what follows the `[`).
+fn header(h: &str, t: &str, file: &Path, line: usize) -> Result<Section, ParseError> {
+    let name = h
+        .strip_suffix(']')
+        .ok_or_else(|| {
+            perr(
+                file,
+                line,
+                format!("section header {} lacks its closing ]", crate::shown(t)),
+            )
+        })?
+        .trim();
+    if name.is_empty() {
+        return Err(perr(file, line, "empty section name []: name the job"));
+    }
+    Ok(Section {
+        name: name.to_string(),
+        options: Vec::new(),
+        file: file.to_path_buf(),
+        line,
+    })
+}
+
+/// A `key=value` line or a bare flag.
+fn option(
+    t: &str,
+    file: &Path,
+    line: usize,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<RawOption, ParseError> {
+    // fio allows a comment after a value: `numjobs=16 # four per core`, `rate=1m ; cap`.
+    let t = strip_inline_comment(t);
+    let (key, value) = match t.split_once('=') {
+        Some((k, v)) => (k.trim(), Some(v.trim())),
+        None => (t, None),
+    };
+    // fio's option names are letters, digits, '_' and '-': anything else is a line of another
+    // kind of file (an included /etc/shadow's `root:$y$...`), not an unknown option.
+    let name_ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if key.is_empty() || !key.chars().all(name_ok) {
+        return Err(perr(
+            file,
+            line,
+            format!(
+                "'{}' is not an option: write key=value or a bare flag",
+                crate::shown(t)
+            ),
+        ));
+    }
+    let value = value
+        .map(|v| expand_env(v, file, line, env))
+        .transpose()?
+        .map(|v| v.trim_matches('"').to_string());
+    Ok(RawOption {
+        key: key.to_ascii_lowercase(),
+        value,
+        file: file.to_path_buf(),
+        line,
+    })
 }
 
 pub fn parse_file(path: &Path) -> Result<Vec<Section>, ParseError> {

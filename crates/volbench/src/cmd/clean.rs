@@ -14,7 +14,7 @@ fn registry() -> std::path::PathBuf {
 /// note for each (once, by whichever volbench starts first).
 pub fn at_start() {
     leftovers::init(&registry());
-    if crate::scale::speaks() {
+    if scaleout::world::speaks() {
         for line in leftovers::reclaim() {
             eprintln!("note: {line}");
         }

@@ -100,126 +100,15 @@ pub fn resolve(cat: &Catalog, name: &str, v: &VolumeArgs) -> Result<Model> {
     model::model(prod, &p).map_err(|e| usage(format!("{e:#}")))
 }
 
-const SHOWN_BS: [u64; 4] = [4 << 10, 16 << 10, 64 << 10, 1 << 20];
-
 fn show(a: CloudShowArgs) -> Result<ExitCode> {
     let cat = load(&a.cat)?;
     let m = resolve(&cat, &a.product, &a.volume)?;
     if a.cat.output_format == "json" {
-        let at: Vec<_> = SHOWN_BS.iter().map(|&b| m.at(b)).collect();
+        let at: Vec<_> = render::cloud::SHOWN_BS.iter().map(|&b| m.at(b)).collect();
         return print_json(&serde_json::json!({ "model": m, "at": at }));
     }
-    print!("{}", show_text(&m));
+    print!("{}", render::cloud::volume(&m));
     Ok(ExitCode::SUCCESS)
-}
-
-fn mibs(b: f64) -> String {
-    format!("{:.1} MiB/s ({:.1} MB/s)", b / 1048576.0, b / 1e6)
-}
-
-fn show_text(m: &Model) -> String {
-    let mut s = format!("{}: {}\n", m.product, m.name);
-    let mut line = |k: &str, v: String| {
-        let _ = writeln!(s, "  {k:<11} {v}");
-    };
-    line(
-        "config",
-        format!("{}  ({} {})", m.config, m.size, m.size_unit),
-    );
-    line(
-        "IOPS",
-        match m.burst_iops {
-            Some(b) => format!(
-                "{} sustained; {} burst while credits last",
-                fmt_count(m.iops),
-                fmt_count(b)
-            ),
-            None if m.write_iops != m.iops => format!(
-                "{} read, {} write",
-                fmt_count(m.iops),
-                fmt_count(m.write_iops)
-            ),
-            None => format!("{} sustained", fmt_count(m.iops)),
-        },
-    );
-    let mut bw = format!("{} sustained", mibs(m.bw_bytes));
-    if let Some(b) = m.burst_bw_bytes.filter(|b| *b > m.bw_bytes) {
-        bw.push_str(&format!("; burst {}", mibs(b)));
-    }
-    line("bandwidth", bw);
-    line(
-        "crossover",
-        format!(
-            "{:.0} KiB: smaller blocks hit the IOPS cap, larger the bandwidth cap",
-            m.crossover_bs / 1024.0
-        ),
-    );
-    if let Some(d) = m.burst_duration_s {
-        let bucket = match (m.burst_bucket_ios, m.burst_bucket_bytes) {
-            (Some(i), _) => format!("{} I/Os", fmt_count(i)),
-            (_, Some(b)) => format!("{:.0} GiB of throughput credits", b / (1u64 << 30) as f64),
-            _ => String::new(),
-        };
-        let refill = m.refill_ios_per_s.map_or(String::new(), |r| {
-            format!("; earns {} I/Os per idle second", fmt_count(r))
-        });
-        line(
-            "bucket",
-            format!(
-                "{bucket}, full at start: lasts {} at the burst rate{refill}",
-                figures::fmt_secs(d)
-            ),
-        );
-    }
-    if let Some(u) = m.io_unit_bytes {
-        line(
-            "I/O unit",
-            format!("{:.0} KiB: a larger I/O counts as several", u / 1024.0),
-        );
-    }
-    line(
-        "price",
-        match m.price_month_usd {
-            Some(p) => format!(
-                "${p:.2}/month; ${:.4} per IOPS, ${:.3} per MB/s",
-                m.usd_per_iops.unwrap_or(0.0),
-                m.usd_per_mbps.unwrap_or(0.0)
-            ),
-            None => "not in the catalog".into(),
-        },
-    );
-    s.push_str(&format!(
-        "\n  {:>6}  {:>9}  {:>11}  {:<9}  {:>10}\n",
-        "block", "IOPS", "MiB/s", "bound", "burst IOPS"
-    ));
-    for b in SHOWN_BS {
-        let at = m.at(b);
-        s.push_str(&format!(
-            "  {:>6}  {:>9}  {:>11.1}  {:<9}  {:>10}\n",
-            workload::short_size(b),
-            fmt_count(at.iops),
-            at.bw_bytes / 1048576.0,
-            at.bound,
-            at.burst_iops.map_or("-".into(), fmt_count)
-        ));
-    }
-    for (title, items) in [
-        ("per-instance caps", &m.instance_caps),
-        ("notes", &m.notes),
-        ("unconfirmed", &m.unconfirmed),
-    ] {
-        if !items.is_empty() {
-            s.push_str(&format!("\n  {title}:\n"));
-            for i in items {
-                s.push_str(&format!("    - {i}\n"));
-            }
-        }
-    }
-    s.push_str(&format!(
-        "\n  source: {} (read {}, {})\n",
-        m.source, m.read_on, m.confidence
-    ));
-    s
 }
 
 fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
@@ -325,7 +214,7 @@ fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
     if a.cat.output_format == "json" {
         return print_json(&check_json(&checks));
     }
-    print!("{}", check_text(&checks));
+    print!("{}", render::cloud::check(&checks));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -344,7 +233,7 @@ fn check_pairs(results: usize, models: usize) -> Result<Vec<(usize, usize)>> {
     })
 }
 
-type Check<'a> = (&'a str, &'a Model, Vec<check::Row>);
+use render::cloud::Check;
 
 fn check_json(checks: &[Check]) -> serde_json::Value {
     match checks {
@@ -356,73 +245,4 @@ fn check_json(checks: &[Check]) -> serde_json::Value {
                 .collect::<Vec<_>>()
         }),
     }
-}
-
-/// One table for every (result, volume) pair; with several, each row names its result and
-/// volume.
-fn check_text(checks: &[Check]) -> String {
-    let several = checks.len() > 1;
-    let mut s = match checks {
-        [(r, m, _)] => format!("{r} measured against {} ({})\n\n", m.config, m.name),
-        _ => format!(
-            "{} results measured against their volumes\n\n",
-            checks.len()
-        ),
-    };
-    let (rw, vw) = (
-        checks.iter().map(|c| c.0.len()).max().unwrap_or(6).max(6),
-        checks
-            .iter()
-            .map(|c| c.1.config.len())
-            .max()
-            .unwrap_or(6)
-            .max(6),
-    );
-    let lead = |r: &str, v: &str| {
-        if several {
-            format!("  {r:<rw$}  {v:<vw$}")
-        } else {
-            String::new()
-        }
-    };
-    s.push_str(&format!(
-        "{}  {:<28}  {:>6}  {:<9}  {:>12}  {:>12}  {:>6}  verdict\n",
-        lead("result", "volume"),
-        "test",
-        "bs",
-        "metric",
-        "model",
-        "measured",
-        "ratio"
-    ));
-    for (result, m, rows) in checks {
-        for r in rows {
-            s.push_str(&check_line(&lead(result, &m.config), r));
-        }
-    }
-    s
-}
-
-fn check_line(lead: &str, r: &check::Row) -> String {
-    let v = |x: f64| {
-        if r.metric == "iops" {
-            fmt_count(x)
-        } else {
-            format!("{:.1} MB/s", x / 1e6)
-        }
-    };
-    let mut s = format!(
-        "{lead}  {:<28}  {:>6}  {:<9}  {:>12}  {:>12}  {:>6.2}  {}\n",
-        r.test,
-        workload::short_size(r.bs),
-        r.metric,
-        v(r.model),
-        v(r.measured),
-        r.ratio,
-        r.verdict
-    );
-    for why in &r.reasons {
-        s.push_str(&format!("      - {why}\n"));
-    }
-    s
 }

@@ -116,7 +116,7 @@ pub fn stop_flag() -> Arc<AtomicBool> {
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));
         let f = flag.clone();
-        let speaks = crate::scale::speaks();
+        let speaks = scaleout::world::speaks();
         let _ = ctrlc::set_handler(move || {
             if f.swap(true, Ordering::SeqCst) {
                 // Leaving at once: servers volbench started still go first.

@@ -22,7 +22,7 @@ pub struct Recorder {
 impl Recorder {
     pub fn new(a: &StoreArgs, quiet: bool) -> Recorder {
         // Under MPI only rank 0 stores: the merged report is one entry.
-        let path = if a.no_store || !crate::scale::is_root() {
+        let path = if a.no_store || !scaleout::world::is_root() {
             None
         } else {
             let path = a.store.clone().unwrap_or_else(Store::default_path);

@@ -53,11 +53,11 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
 }
 
 /// How ranks share the storage under mpirun (ignored alone).
-fn layout(shared: bool) -> crate::scale::Layout {
+fn layout(shared: bool) -> scaleout::world::Layout {
     if shared {
-        crate::scale::Layout::Shared
+        scaleout::world::Layout::Shared
     } else {
-        crate::scale::Layout::FilePerProcess
+        scaleout::world::Layout::FilePerProcess
     }
 }
 
@@ -70,7 +70,7 @@ fn run_workload(
     fio_input: bool,
     source: &str,
 ) -> Result<ExitCode> {
-    for warn in warnings.iter().filter(|_| crate::scale::speaks()) {
+    for warn in warnings.iter().filter(|_| scaleout::world::speaks()) {
         eprintln!("warning: {warn}");
     }
     if a.showcmd {
@@ -108,11 +108,11 @@ fn run_workload(
         ..Default::default()
     };
     let mut progress = out.progress();
-    let report = crate::scale::run(&w, &opts, &mut progress, layout(a.shared_file))?;
+    let report = scaleout::world::run(&w, &opts, &mut progress, layout(a.shared_file))?;
     drop(progress);
     // fio's log files, where the jobs asked for them, in the current directory as fio writes
     // them (rank 0 only under MPI: the merged series).
-    if crate::scale::is_root() && report.workload.jobs.iter().any(|j| j.logs.any()) {
+    if scaleout::world::is_root() && report.workload.jobs.iter().any(|j| j.logs.any()) {
         if let Err(e) = render::fio_logs::write(&report, std::path::Path::new(".")) {
             eprintln!("warning: the fio log files could not be written: {e}");
         }

@@ -99,7 +99,7 @@ pub fn run_suite(
 ) -> Result<ExitCode> {
     let (name, version, sections) = load(name_or_file)?;
     let (w, warnings) = fio::workload(&sections, false).map_err(|e| usage(e.to_string()))?;
-    for warn in warnings.iter().filter(|_| crate::scale::speaks()) {
+    for warn in warnings.iter().filter(|_| scaleout::world::speaks()) {
         eprintln!("warning: {warn}");
     }
     let mut out = Output::open(out_args, false)?;
@@ -127,9 +127,9 @@ pub fn run_suite(
     // Under mpirun a directory gives each rank its own temporary file; a file or device is
     // shared, a region per rank.
     let layout = if tmp.is_some() {
-        crate::scale::Layout::AsGiven
+        scaleout::world::Layout::AsGiven
     } else {
-        crate::scale::Layout::Shared
+        scaleout::world::Layout::Shared
     };
     let stop = super::stop_flag();
     let opts = runner::RunOptions {
@@ -195,7 +195,7 @@ pub fn run_suite(
 pub fn run_test(
     suite: &mut SuiteReport,
     out: &Output,
-    (opts, layout): (&runner::RunOptions, crate::scale::Layout),
+    (opts, layout): (&runner::RunOptions, scaleout::world::Layout),
     label: String,
     params: Vec<(String, String)>,
     spec: JobSpec,
@@ -203,7 +203,7 @@ pub fn run_test(
 ) -> Result<Status> {
     let mut bar = out.progress();
     bar.set_prefix(prefix);
-    let report = crate::scale::run(
+    let report = scaleout::world::run(
         &Workload {
             jobs: vec![spec],
             ..Default::default()

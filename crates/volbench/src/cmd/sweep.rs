@@ -187,9 +187,9 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
         };
         let prefix = format!("point {}/{n}{eta} {label} ", i + 1);
         let layout = if base.shared_file {
-            crate::scale::Layout::Shared
+            scaleout::world::Layout::Shared
         } else {
-            crate::scale::Layout::FilePerProcess
+            scaleout::world::Layout::FilePerProcess
         };
         let st = super::suite::run_test(
             &mut sweep,

@@ -1,7 +1,7 @@
 //! Running as one of many processes: `mpirun -n N volbench run|sweep|suite ...`.
 //!
 //! Without a launcher nothing here does anything: [`run`] is the runner. Under a launcher the
-//! MPI build joins the world (`scaleout::team`), gives each rank its own file or its own region
+//! MPI build joins the world ([`crate::team`]), gives each rank its own file or its own region
 //! of a shared file, runs the workload in step with the other ranks, and returns the merged
 //! report on every rank; only rank 0 prints and stores it. A build without MPI, or one started
 //! by another MPI's launcher, refuses rather than run N unrelated copies.
@@ -10,6 +10,22 @@
 #![cfg_attr(not(feature = "mpi"), allow(dead_code))]
 
 use anyhow::Result;
+
+/// A launch this process refuses (a usage error: the command line or launcher is wrong).
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+fn refused(msg: impl Into<String>) -> anyhow::Error {
+    Refused(msg.into()).into()
+}
 use report::RunReport;
 use std::path::PathBuf;
 use workload::{JobSpec, Workload};
@@ -39,9 +55,9 @@ mod team {
     use std::cell::RefCell;
     use std::rc::Rc;
     thread_local! {
-        pub static TEAM: RefCell<Option<Rc<scaleout::team::Team>>> = const { RefCell::new(None) };
+        pub static TEAM: RefCell<Option<Rc<crate::team::Team>>> = const { RefCell::new(None) };
     }
-    pub fn get() -> Option<Rc<scaleout::team::Team>> {
+    pub fn get() -> Option<Rc<crate::team::Team>> {
         TEAM.with(|t| t.borrow().clone())
     }
 }
@@ -49,14 +65,14 @@ mod team {
 /// Joins the MPI world when a launcher started this process, or refuses one that cannot.
 /// `cmd` is the subcommand: only run, sweep and suite run in step across ranks.
 pub fn init(cmd: &str) -> Result<()> {
-    let Some(launch) = scaleout::launcher::from_env() else {
+    let Some(launch) = crate::launcher::from_env() else {
         return Ok(());
     };
     if !launch.is_many() {
         return Ok(());
     }
     if !matches!(cmd, "run" | "sweep" | "suite") {
-        return Err(crate::usage::usage(format!(
+        return Err(refused(format!(
             "volbench {cmd} runs as one process, but it was started as one of several ({}): \
              under mpirun use volbench run, sweep or suite",
             launch.describe()
@@ -66,22 +82,20 @@ pub fn init(cmd: &str) -> Result<()> {
 }
 
 #[cfg(not(feature = "mpi"))]
-fn join(launch: &scaleout::Launch) -> Result<()> {
-    Err(crate::usage::usage(
-        scaleout::launcher::without_mpi_message(launch),
-    ))
+fn join(launch: &crate::Launch) -> Result<()> {
+    Err(refused(crate::launcher::without_mpi_message(launch)))
 }
 
 #[cfg(feature = "mpi")]
-fn join(launch: &scaleout::Launch) -> Result<()> {
-    let t = scaleout::team::Team::init()
-        .ok_or_else(|| anyhow::anyhow!("MPI could not be initialised"))?;
+fn join(launch: &crate::Launch) -> Result<()> {
+    let t =
+        crate::team::Team::init().ok_or_else(|| anyhow::anyhow!("MPI could not be initialised"))?;
     let wrong = match launch.size {
         Some(n) => n != t.size(),
         None => t.size() == 1,
     };
     if wrong {
-        return Err(crate::usage::usage(scaleout::launcher::wrong_mpi_message(
+        return Err(refused(crate::launcher::wrong_mpi_message(
             launch,
             t.library(),
         )));
@@ -114,7 +128,7 @@ pub fn is_root() -> bool {
 /// rank is alone (a refused launch), so each message appears once.
 pub fn speaks() -> bool {
     is_root()
-        && scaleout::launcher::from_env()
+        && crate::launcher::from_env()
             .and_then(|l| l.rank)
             .is_none_or(|r| r == 0)
 }
@@ -137,7 +151,7 @@ pub fn run(
 
 #[cfg(feature = "mpi")]
 fn run_ranked(
-    t: &std::rc::Rc<scaleout::team::Team>,
+    t: &std::rc::Rc<crate::team::Team>,
     w: &Workload,
     opts: &runner::RunOptions,
     obs: &mut dyn runner::Observer,
@@ -149,7 +163,7 @@ fn run_ranked(
         unlink: opts.unlink,
         peers: Some(t.clone()),
     };
-    let setup = scaleout::merge::Setup {
+    let setup = crate::merge::Setup {
         library: t.library().to_string(),
         layout: layout.name().into(),
     };

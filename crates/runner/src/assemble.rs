@@ -1,0 +1,189 @@
+//! The report of a run, from what its phases measured: each job's report with its series
+//! closed, the kernel's counters per target, the reporting groups and the whole run.
+
+use crate::phase::{delta, process_cpu, Collected, Counters, Window};
+use crate::plan::Plan;
+use crate::RunOptions;
+use report::{GroupReport, JobReport, RunReport, Status, Tool, SCHEMA_VERSION};
+use stats::JobStats;
+use std::sync::atomic::Ordering::Relaxed;
+use workload::Workload;
+
+/// A job's statistics with where it ran: (group, phase, spec index, stats).
+type Placed = (u32, usize, usize, JobStats);
+
+/// The report of the run. `started` is when it started (RFC 3339, Unix seconds).
+pub(crate) fn report(
+    w: &Workload,
+    mut plan: Plan,
+    mut got: Collected,
+    window: Window,
+    opts: &RunOptions,
+    sample_ms: u64,
+    started: (String, u64),
+) -> RunReport {
+    let (after, interval) = window
+        .after
+        .clone()
+        .unwrap_or_else(|| (plan.snapshot(), window.before_at.elapsed()));
+    let cpu_after = process_cpu();
+    let interrupted = opts.stop.load(Relaxed);
+    plan.files.clear();
+    let (jobs, placed, first_error) = job_reports(w, &plan, &mut got, sample_ms);
+    for (k, (ti, _)) in plan.devs.iter().enumerate() {
+        if let (Some(Some(a)), Some(Some(b))) = (window.before.get(k), after.get(k)) {
+            let mut k = crate::probe::counters_delta(*a, *b);
+            k.interval_ns = interval.as_nanos() as u64;
+            plan.targets[*ti].kernel_counters = Some(k);
+        }
+    }
+    let groups = group_reports(w, &placed, plan.last_group);
+    let mut all = all_stats(&placed, plan.last_phase);
+    // The group's CPU is the whole process: io_uring runs work the device cannot take without
+    // blocking on kernel worker threads (iou-wrk) that belong to the process but not to a job
+    // thread, and leaving them out would understate the cost per I/O.
+    let cpu_before = window.cpu_before;
+    all.usr_ns = cpu_after.0.saturating_sub(cpu_before.0);
+    all.sys_ns = cpu_after.1.saturating_sub(cpu_before.1);
+    all.ctx = cpu_after.2.saturating_sub(cpu_before.2);
+    let sync_only = w.jobs.iter().all(|s| s.ioengine.is_sync());
+    let paths = plan.targets.iter().map(|t| t.path.clone()).collect();
+    let group = JobReport::from_stats("all", paths, &all, sync_only);
+    let warnings = report::trust::records(&w.jobs, &jobs, &groups, &plan.targets);
+    let status = match (interrupted, &first_error) {
+        (true, _) => Status::Interrupted,
+        (false, Some(_)) => Status::Partial,
+        _ => Status::Complete,
+    };
+    // Files this run created go after an interrupt, with --unlink, or for jobs asking unlink=1.
+    plan.unlink(w, interrupted || opts.unlink);
+    let mut environment = crate::probe::environment();
+    environment.targets = plan.targets;
+    let mut report = RunReport {
+        schema_version: SCHEMA_VERSION,
+        tool: Tool::volbench(),
+        started_at: started.0,
+        started_unix: started.1,
+        command_line: opts.command_line.clone(),
+        status,
+        error: first_error,
+        workload: w.clone(),
+        environment,
+        jobs,
+        group,
+        groups,
+        global_options: w.global_options.clone(),
+        warnings,
+        ranks: Vec::new(),
+        scaleout: None,
+    };
+    report::apply_percentile_lists(&mut report);
+    report
+}
+
+/// Each job's report, its series closed with the remainder up to its own end, so samples sum
+/// exactly to the job's totals. Jobs of phases that never started (interrupted) report nothing.
+fn job_reports(
+    w: &Workload,
+    plan: &Plan,
+    got: &mut Collected,
+    sample_ms: u64,
+) -> (Vec<JobReport>, Vec<Placed>, Option<String>) {
+    let mut reports = Vec::with_capacity(plan.jobs.len());
+    let mut placed = Vec::with_capacity(plan.jobs.len());
+    let mut first_error = None;
+    for (i, p) in plan.jobs.iter().enumerate() {
+        let Some(o) = got.outputs[i].take() else {
+            continue;
+        };
+        let mut st = o.stats;
+        let end_ms = st.runtime_ns / 1_000_000;
+        let last_t = got.last_t[i];
+        let rest = delta(
+            end_ms.max(last_t),
+            end_ms.saturating_sub(last_t),
+            &final_counters(&st),
+            &got.last[i],
+        );
+        let series = &mut got.series[i];
+        if rest.ios != [0, 0] || rest.bytes != [0, 0] || series.samples.is_empty() {
+            series.samples.push(rest);
+        }
+        series.interval_ms = sample_ms;
+        st.series = std::mem::take(series);
+        let spec = &w.jobs[p.spec_idx];
+        let paths = p
+            .targets
+            .iter()
+            .map(|&t| plan.targets[t].path.clone())
+            .collect();
+        let mut jr = JobReport::from_stats(&p.name, paths, &st, spec.ioengine.is_sync());
+        jr.groupid = p.group;
+        jr.spec_index = p.spec_idx;
+        jr.verified_blocks = (o.verified > 0).then_some(o.verified);
+        jr.fio_windows = o.windows;
+        if let Some(e) = o.error {
+            first_error.get_or_insert_with(|| format!("job {}: {e}", p.name));
+            jr.error = Some(e);
+        }
+        reports.push(jr);
+        placed.push((p.group, p.phase, p.spec_idx, st));
+    }
+    (reports, placed, first_error)
+}
+
+/// The job's final totals, from its statistics: what the last sample closes up to.
+fn final_counters(st: &JobStats) -> Counters {
+    let d = &st.dirs;
+    [
+        d[0].ios,
+        d[1].ios,
+        d[0].bytes,
+        d[1].bytes,
+        d[0].lat.sum(),
+        d[1].lat.sum(),
+        d[0].clat.sum(),
+        d[1].clat.sum(),
+        d[0].slat.sum(),
+        d[1].slat.sum(),
+    ]
+}
+
+/// Reporting groups: jobs running side by side merge with the longest runtime.
+fn group_reports(w: &Workload, placed: &[Placed], last_group: u32) -> Vec<GroupReport> {
+    let mut groups = Vec::new();
+    for g in 0..=last_group {
+        let members: Vec<&Placed> = placed.iter().filter(|x| x.0 == g).collect();
+        let Some(first) = members.first() else {
+            continue;
+        };
+        let mut merged = JobStats::default();
+        members.iter().for_each(|m| merged.merge(&m.3));
+        let sync_only = members.iter().all(|m| w.jobs[m.2].ioengine.is_sync());
+        let mut r = JobReport::from_stats(&w.jobs[first.2].name, Vec::new(), &merged, sync_only);
+        r.groupid = g;
+        r.spec_index = first.2;
+        groups.push(GroupReport {
+            group_reporting: members.iter().any(|m| w.jobs[m.2].group_reporting),
+            spec_index: first.2,
+            report: r,
+        });
+    }
+    groups
+}
+
+/// All jobs: phases one after another add their runtimes; jobs within a phase overlap.
+fn all_stats(placed: &[Placed], last_phase: usize) -> JobStats {
+    let mut all = JobStats::default();
+    for ph in 0..=last_phase {
+        let mut p = JobStats::default();
+        placed
+            .iter()
+            .filter(|x| x.1 == ph)
+            .for_each(|x| p.merge(&x.3));
+        let runtime = all.runtime_ns + p.runtime_ns;
+        all.merge(&p);
+        all.runtime_ns = runtime;
+    }
+    all
+}

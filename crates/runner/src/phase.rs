@@ -1,0 +1,406 @@
+//! Running the plan's phases one after another: each phase's jobs start together from one
+//! start line, and the sampler watches them (per-interval series, live progress, the ramp's
+//! end, the end of the I/O, Ctrl-C and peers) until all are done.
+
+use crate::live::{self, JobInput, JobOutput, Live, StartLine};
+use crate::plan::Plan;
+use crate::{flow, job, Observer, Progress, RunError, RunOptions, RATE_WINDOW, TICK};
+use report::KernelCounters;
+use stats::{Sample, Series};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use workload::Workload;
+
+/// A job's running totals as the sampler reads them: I/Os and bytes per direction, then the
+/// latency sums (total, completion, submission; reads then writes).
+pub(crate) type Counters = [u64; 10];
+
+/// What the phases leave for the report, per planned job.
+pub(crate) struct Collected {
+    pub outputs: Vec<Option<JobOutput>>,
+    pub series: Vec<Series>,
+    /// The totals at the last sample, and its time, so the report can close each series.
+    pub last: Vec<Counters>,
+    pub last_t: Vec<u64>,
+}
+
+/// The run's measured window: the kernel's counters and the process's CPU from the end of the
+/// first phase's ramp to the end of the last phase's I/O.
+pub(crate) struct Window {
+    pub before: Vec<Option<KernelCounters>>,
+    pub before_at: Instant,
+    pub after: Option<(Vec<Option<KernelCounters>>, Duration)>,
+    pub cpu_before: (u64, u64, u64),
+}
+
+impl Window {
+    fn open(&mut self, plan: &Plan) {
+        self.before = plan.snapshot();
+        self.before_at = Instant::now();
+    }
+}
+
+/// The phases of one run, and what they have measured so far.
+pub(crate) struct Phases<'a> {
+    w: &'a Workload,
+    plan: &'a Plan,
+    opts: &'a RunOptions,
+    sample_ms: u64,
+    first: bool,
+    pub window: Window,
+    pub got: Collected,
+}
+
+impl<'a> Phases<'a> {
+    pub fn new(w: &'a Workload, plan: &'a Plan, opts: &'a RunOptions, sample_ms: u64) -> Self {
+        let n = plan.jobs.len();
+        Phases {
+            w,
+            plan,
+            opts,
+            sample_ms,
+            first: true,
+            window: Window {
+                before: Vec::new(),
+                before_at: Instant::now(),
+                after: None,
+                cpu_before: (0, 0, 0),
+            },
+            got: Collected {
+                outputs: (0..n).map(|_| None).collect(),
+                series: vec![Series::default(); n],
+                last: vec![[0; 10]; n],
+                last_t: vec![0; n],
+            },
+        }
+    }
+
+    /// Runs every phase in turn; one that fails to start ends the run with its error.
+    pub fn run_all(&mut self, obs: &mut dyn Observer) -> Result<(), RunError> {
+        for ph in 0..=self.plan.last_phase {
+            let members = self.plan.members(ph);
+            if members.is_empty() || self.opts.stop.load(Relaxed) {
+                continue;
+            }
+            self.run(ph, &members, obs)?;
+            self.first = false;
+        }
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        ph: usize,
+        members: &[usize],
+        obs: &mut dyn Observer,
+    ) -> Result<(), RunError> {
+        let crew = Crew::spawn(self.w, self.plan, members, self.opts);
+        let mut s = Sampler::new(self.w, self.plan, members, self.sample_ms);
+        // Every job is set up (engine, buffers, histograms) before the clock starts: the
+        // common start is fixed only once all have arrived at the line.
+        while crew.line.ready.load(Relaxed) < members.len() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let peers_ok = self.opts.peers.as_ref().is_none_or(|p| p.start_line(true));
+        if !peers_ok {
+            crew.halt.store(true, Relaxed);
+        }
+        if self.first && s.ramp.is_zero() {
+            self.window.open(self.plan);
+        }
+        s.start = Instant::now();
+        crew.line.epoch.set(s.start).expect("one epoch per phase");
+        crew.line.barrier.wait();
+        if self.first {
+            self.window.cpu_before = process_cpu();
+        }
+        s.next_sample = s.start + s.ramp + Duration::from_millis(self.sample_ms);
+        s.prev = (s.start, 0, 0);
+        while !crew.lives.iter().all(|l| l.done.load(Relaxed)) {
+            self.watch(&mut s, &crew, ph == self.plan.last_phase, obs);
+        }
+        obs.finish();
+        self.collect(crew, s, members);
+        if !peers_ok {
+            return Err(self.plan.fail(RunError::PeerFailed));
+        }
+        let setup = self
+            .got
+            .outputs
+            .iter_mut()
+            .flatten()
+            .find_map(|o| o.setup_error.take());
+        match setup {
+            Some(e) => Err(self.plan.fail(RunError::Engine(e))),
+            None => Ok(()),
+        }
+    }
+
+    /// One turn of the sampler: wait a tick, stop the jobs on Ctrl-C or a peer's end, read the
+    /// kernel's counters as the I/O ends, open the window at the ramp's end, sample, report.
+    fn watch(&mut self, s: &mut Sampler, crew: &Crew, last: bool, obs: &mut dyn Observer) {
+        sleep_until_next(s.start, s.ramp, s.measuring, s.planned, s.next_sample);
+        let ended = crew.lives.iter().all(|l| l.ended.load(Relaxed));
+        let peer_end = self.opts.peers.as_ref().is_some_and(|p| p.poll_end(ended));
+        if peer_end || self.opts.stop.load(Relaxed) {
+            crew.halt.store(true, Relaxed);
+        }
+        // The kernel's counters for the run end with the last phase's I/O, before any verify
+        // pass or engine teardown (hundreds of io_uring rings take a while to go).
+        if !crew.line.counted.load(Relaxed) && ended {
+            if let Some(p) = &self.opts.peers {
+                p.ended();
+            }
+            if last {
+                self.window.after = Some((self.plan.snapshot(), self.window.before_at.elapsed()));
+            }
+            crew.line.counted.store(true, Relaxed);
+        }
+        let now = Instant::now();
+        if !s.measuring && now >= s.start + s.ramp {
+            s.measuring = true;
+            if self.first {
+                self.window.open(self.plan);
+                self.window.cpu_before = process_cpu();
+            }
+        }
+        if now >= s.next_sample {
+            s.sample(now, &crew.lives, self.sample_ms);
+        }
+        obs.tick(&s.progress(now, &crew.lives));
+    }
+
+    /// Joins the phase's jobs and keeps what they measured.
+    fn collect(&mut self, crew: Crew, mut s: Sampler, members: &[usize]) {
+        for (k, h) in crew.handles.into_iter().enumerate() {
+            let i = members[k];
+            self.got.outputs[i] = Some(h.join().expect("a job thread panicked"));
+            self.got.series[i] = std::mem::take(&mut s.series[k]);
+            self.got.last[i] = s.last[k];
+            self.got.last_t[i] = s.last_t_ms;
+        }
+    }
+}
+
+/// The threads of one phase and what they share with the sampler.
+struct Crew {
+    line: Arc<StartLine>,
+    /// Jobs watch this flag, not `opts.stop`: the sampler raises it for a Ctrl-C and for a
+    /// peer's stonewall alike, and only the former marks the run interrupted.
+    halt: Arc<AtomicBool>,
+    lives: Vec<Arc<Live>>,
+    handles: Vec<JoinHandle<JobOutput>>,
+}
+
+impl Crew {
+    fn spawn(w: &Workload, plan: &Plan, members: &[usize], opts: &RunOptions) -> Crew {
+        let line = Arc::new(StartLine::new(members.len()));
+        let halt = Arc::new(AtomicBool::new(opts.stop.load(Relaxed)));
+        let lives: Vec<Arc<Live>> = members.iter().map(|_| Arc::new(Live::default())).collect();
+        let flows = flow::groups(members.iter().map(|&i| &w.jobs[plan.jobs[i].spec_idx]));
+        let mut handles = Vec::with_capacity(members.len());
+        for (k, &i) in members.iter().enumerate() {
+            let p = &plan.jobs[i];
+            let files = &plan.files[i];
+            let inp = JobInput {
+                spec: w.jobs[p.spec_idx].clone(),
+                clone: p.clone,
+                fds: files.iter().map(|t| t.file.as_raw_fd()).collect(),
+                regions: files.iter().map(|t| (t.offset, t.len)).collect(),
+                lbs: files.iter().map(|t| t.lbs).max().unwrap_or(512),
+                live: lives[k].clone(),
+                stop: halt.clone(),
+                start: line.clone(),
+                flow: std::cell::Cell::new(flow::Flow::new(&w.jobs[p.spec_idx], &flows)),
+            };
+            handles.push(
+                std::thread::Builder::new()
+                    .name(format!("job-{}", p.name))
+                    .spawn(move || job::run(inp))
+                    .expect("spawning a job thread"),
+            );
+        }
+        Crew {
+            line,
+            halt,
+            lives,
+            handles,
+        }
+    }
+}
+
+/// Live sampling state for the jobs of one phase.
+struct Sampler {
+    series: Vec<Series>,
+    last: Vec<Counters>,
+    last_t_ms: u64,
+    start: Instant,
+    /// The longest ramp (and start delay) of the phase's jobs.
+    ramp: Duration,
+    /// Total planned time (ramp included) when every job is time-based.
+    planned: Option<Duration>,
+    /// The bytes the size-based jobs will issue, for the progress fraction.
+    budget: u64,
+    next_sample: Instant,
+    measuring: bool,
+    /// (when, I/Os, bytes) at the start of the current rate window, and the rate.
+    prev: (Instant, u64, u64),
+    rate: (f64, f64),
+}
+
+impl Sampler {
+    fn new(w: &Workload, plan: &Plan, members: &[usize], sample_ms: u64) -> Sampler {
+        let specs: Vec<&workload::JobSpec> = members
+            .iter()
+            .map(|&i| &w.jobs[plan.jobs[i].spec_idx])
+            .collect();
+        let ramp = specs
+            .iter()
+            .map(|s| s.ramp_time + s.startdelay)
+            .max()
+            .unwrap_or_default();
+        let planned = specs.iter().all(|s| s.time_based).then(|| {
+            ramp + specs
+                .iter()
+                .filter_map(|s| s.runtime)
+                .max()
+                .unwrap_or_default()
+        });
+        let budget = members
+            .iter()
+            .filter(|&&i| !w.jobs[plan.jobs[i].spec_idx].time_based)
+            .map(|&i| plan.files[i].iter().map(|t| t.len).sum::<u64>())
+            .sum();
+        let now = Instant::now();
+        Sampler {
+            series: members
+                .iter()
+                .map(|_| Series {
+                    interval_ms: sample_ms,
+                    samples: Vec::new(),
+                })
+                .collect(),
+            last: vec![[0; 10]; members.len()],
+            last_t_ms: 0,
+            start: now,
+            ramp,
+            planned,
+            budget,
+            next_sample: now,
+            measuring: ramp.is_zero(),
+            prev: (now, 0, 0),
+            rate: (0.0, 0.0),
+        }
+    }
+
+    /// One sample of every job: what it did since the last.
+    fn sample(&mut self, now: Instant, lives: &[Arc<Live>], sample_ms: u64) {
+        let t_ms = (now - self.start - self.ramp).as_millis() as u64;
+        for (k, l) in lives.iter().enumerate() {
+            let cur = counters(l);
+            let dt = t_ms - self.last_t_ms;
+            let s = delta(t_ms, dt, &cur, &self.last[k]);
+            self.series[k].samples.push(s);
+            self.last[k] = cur;
+        }
+        self.last_t_ms = t_ms;
+        self.next_sample += Duration::from_millis(sample_ms);
+    }
+
+    /// Live progress: totals, and rates over the last [`RATE_WINDOW`] (since the start in the
+    /// first one).
+    fn progress(&mut self, now: Instant, lives: &[Arc<Live>]) -> Progress {
+        let (ios, bytes) = lives.iter().fold((0, 0), |(a, b), l| {
+            (
+                a + l.ios[0].load(Relaxed) + l.ios[1].load(Relaxed),
+                b + l.bytes[0].load(Relaxed) + l.bytes[1].load(Relaxed),
+            )
+        });
+        let issued: u64 = lives.iter().map(|l| l.issued.load(Relaxed)).sum();
+        if now - self.prev.0 >= RATE_WINDOW {
+            let dt = (now - self.prev.0).as_secs_f64();
+            self.rate = (
+                ios.saturating_sub(self.prev.1) as f64 / dt,
+                bytes.saturating_sub(self.prev.2) as f64 / dt,
+            );
+            self.prev = (now, ios, bytes);
+        } else if self.prev.0 == self.start {
+            let dt = (now - self.start).as_secs_f64().max(1e-3);
+            self.rate = (ios as f64 / dt, bytes as f64 / dt);
+        }
+        Progress {
+            elapsed: now - self.start,
+            planned: self.planned,
+            fraction: (self.budget > 0).then(|| (issued as f64 / self.budget as f64).min(1.0)),
+            ios,
+            bytes,
+            iops: self.rate.0,
+            bw_bytes: self.rate.1,
+            ramping: !self.measuring,
+        }
+    }
+}
+
+fn counters(l: &Live) -> Counters {
+    let mut c = [0; 10];
+    for d in 0..2 {
+        c[d] = l.ios[d].load(Relaxed);
+        c[2 + d] = l.bytes[d].load(Relaxed);
+    }
+    for (i, v) in l.lat_sums.iter().enumerate() {
+        c[4 + i] = v.load(Relaxed);
+    }
+    c
+}
+
+/// The sample between two readings of a job's totals.
+pub(crate) fn delta(t_ms: u64, dt_ms: u64, cur: &Counters, last: &Counters) -> Sample {
+    let d = |i: usize| cur[i].saturating_sub(last[i]);
+    Sample {
+        t_ms,
+        dt_ms,
+        ios: [d(0), d(1)],
+        bytes: [d(2), d(3)],
+        lat_sum_ns: [d(4), d(5)],
+        clat_sum_ns: [d(6), d(7)],
+        slat_sum_ns: [d(8), d(9)],
+    }
+}
+
+/// The sampler's sleep: a tick, but never past the next event it must catch on time (the ramp's
+/// end, the next sample) and only briefly once the planned end has passed, so the end of the
+/// run (and the kernel's counters after it) is seen within milliseconds.
+fn sleep_until_next(
+    start: Instant,
+    ramp: Duration,
+    measuring: bool,
+    planned: Option<Duration>,
+    next_sample: Instant,
+) {
+    let now = Instant::now();
+    let mut until = (now + TICK).min(next_sample);
+    if !measuring {
+        until = until.min(start + ramp);
+    }
+    if let Some(p) = planned {
+        let end = start + p;
+        until = if now >= end {
+            now + Duration::from_millis(2)
+        } else {
+            until.min(end)
+        };
+    }
+    std::thread::sleep(
+        until
+            .saturating_duration_since(now)
+            .max(Duration::from_micros(200)),
+    );
+}
+
+/// (user ns, system ns, context switches) of the whole process, every thread included.
+pub(crate) fn process_cpu() -> (u64, u64, u64) {
+    live::rusage(libc::RUSAGE_SELF)
+}

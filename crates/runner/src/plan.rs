@@ -1,0 +1,174 @@
+//! A run's plan: every job clone with its files laid out, its phase (a stonewall starts one)
+//! and its reporting group (a stonewall or new_group starts one). Targets shared by several
+//! jobs are laid out and reported once, but each job opens its own descriptor.
+
+use crate::error::RunError;
+use crate::{probe, target, Observer, RunOptions};
+use report::{KernelCounters, TargetInfo};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use workload::{JobSpec, Workload};
+
+/// One job clone as planned.
+pub(crate) struct Planned {
+    pub spec_idx: usize,
+    pub clone: u32,
+    pub name: String,
+    /// Indices into the run's distinct targets, one per file.
+    pub targets: Vec<usize>,
+    pub phase: usize,
+    pub group: u32,
+}
+
+pub(crate) struct Plan {
+    pub jobs: Vec<Planned>,
+    /// Each job's open files, in the order of `jobs`.
+    pub files: Vec<Vec<target::Target>>,
+    /// The distinct targets, as reported.
+    pub targets: Vec<TargetInfo>,
+    /// Files this run created (removed on failure, interrupt or unlink).
+    pub created: Vec<PathBuf>,
+    pub last_phase: usize,
+    pub last_group: u32,
+    /// Each distinct device node, with the index of a target on it: the kernel's counters are
+    /// read per device.
+    pub devs: Vec<(usize, probe::DevId)>,
+}
+
+impl Plan {
+    /// Lays out every clone's files; on an error, what was created so far is removed.
+    pub fn build(
+        w: &Workload,
+        opts: &RunOptions,
+        obs: &mut dyn Observer,
+    ) -> Result<Plan, RunError> {
+        let mut plan = Plan {
+            jobs: Vec::new(),
+            files: Vec::new(),
+            targets: Vec::new(),
+            created: Vec::new(),
+            last_phase: 0,
+            last_group: 0,
+            devs: Vec::new(),
+        };
+        let mut seen: HashMap<PathBuf, usize> = HashMap::new();
+        for (si, spec) in w.jobs.iter().enumerate() {
+            if si > 0 && spec.stonewall {
+                plan.last_phase += 1;
+            }
+            if si > 0 && (spec.stonewall || spec.new_group) {
+                plan.last_group += 1;
+            }
+            for clone in 0..spec.numjobs {
+                if let Err(e) = plan.place(spec, si, clone, opts, obs, &mut seen) {
+                    remove_created(&plan.created);
+                    return Err(e);
+                }
+            }
+        }
+        plan.find_devices();
+        Ok(plan)
+    }
+
+    /// Lays out one clone's files and plans it.
+    fn place(
+        &mut self,
+        spec: &JobSpec,
+        si: usize,
+        clone: u32,
+        opts: &RunOptions,
+        obs: &mut dyn Observer,
+        seen: &mut HashMap<PathBuf, usize>,
+    ) -> Result<(), RunError> {
+        let paths = target::resolve_paths(spec, clone);
+        let mut files = Vec::new();
+        let mut idxs = Vec::new();
+        for path in &paths {
+            let t = target::prepare(
+                spec,
+                clone,
+                path,
+                paths.len() as u32,
+                &opts.stop,
+                &mut self.created,
+                &mut |p, d, t| obs.layout(p, d, t),
+            )?;
+            idxs.push(*seen.entry(path.clone()).or_insert_with(|| {
+                self.targets.push(t.info.clone());
+                self.targets.len() - 1
+            }));
+            files.push(t);
+        }
+        self.jobs.push(Planned {
+            spec_idx: si,
+            clone,
+            name: if spec.numjobs == 1 {
+                spec.name.clone()
+            } else {
+                format!("{}.{clone}", spec.name)
+            },
+            targets: idxs,
+            phase: self.last_phase,
+            group: self.last_group,
+        });
+        self.files.push(files);
+        Ok(())
+    }
+
+    fn find_devices(&mut self) {
+        for (p, files) in self.jobs.iter().zip(&self.files) {
+            for (t, ti) in files.iter().zip(&p.targets) {
+                if let Some(d) = t.dev {
+                    if !self.devs.iter().any(|(_, x)| *x == d) {
+                        self.devs.push((*ti, d));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The kernel's counters of every device of the run, now.
+    pub fn snapshot(&self) -> Vec<Option<KernelCounters>> {
+        self.devs
+            .iter()
+            .map(|(_, d)| probe::kernel_counters(*d))
+            .collect()
+    }
+
+    /// The jobs of one phase.
+    pub fn members(&self, phase: usize) -> Vec<usize> {
+        (0..self.jobs.len())
+            .filter(|&i| self.jobs[i].phase == phase)
+            .collect()
+    }
+
+    /// Removes the files this run created that must go: all after an interrupt or with
+    /// `--unlink`, else those of jobs asking unlink=1.
+    pub fn unlink(&self, w: &Workload, all: bool) {
+        let paths: Vec<PathBuf> = self
+            .jobs
+            .iter()
+            .filter(|p| all || w.jobs[p.spec_idx].unlink)
+            .flat_map(|p| target::resolve_paths(&w.jobs[p.spec_idx], p.clone))
+            .collect();
+        let doomed: Vec<PathBuf> = self
+            .created
+            .iter()
+            .filter(|c| paths.contains(c))
+            .cloned()
+            .collect();
+        remove_created(&doomed);
+    }
+
+    /// Fails the run: the files it created go.
+    pub fn fail(&self, e: RunError) -> RunError {
+        remove_created(&self.created);
+        e
+    }
+}
+
+pub(crate) fn remove_created(created: &[PathBuf]) {
+    for p in created {
+        let _ = std::fs::remove_file(p);
+    }
+}
