@@ -95,6 +95,7 @@ pub fn probe(
         points: Vec::new(),
         io_time: 0.0,
         env: None,
+        list: runner::Points::new(o.stop.clone(), None),
     };
     let (started_at, started_unix) = report::started(std::time::SystemTime::now());
     let mut burst_series = Vec::new();
@@ -246,6 +247,8 @@ struct Probe<'a> {
     points: Vec<Point>,
     io_time: f64,
     env: Option<report::Environment>,
+    /// The probe's points, decided as it goes: each stops the probe once Ctrl-C is up.
+    list: runner::Points,
 }
 
 impl Probe<'_> {
@@ -278,6 +281,9 @@ impl Probe<'_> {
     }
 
     fn point(&mut self, phase: &str, bs: u64, depth: u32) -> anyhow::Result<Point> {
+        if self.list.step().is_none() {
+            anyhow::bail!("interrupted");
+        }
         let spec = base_spec(self.o, &self.path, bs, depth);
         let r = run(self.o, spec.clone())?;
         Ok(self.record(phase, &spec, &r))
@@ -344,6 +350,9 @@ impl Probe<'_> {
         depth: u32,
         bytes: bool,
     ) -> anyhow::Result<(Vec<f64>, Option<step::Step>)> {
+        if self.list.step().is_none() {
+            anyhow::bail!("interrupted");
+        }
         let mut spec = base_spec(self.o, &self.path, bs, depth);
         spec.runtime = Some(self.o.burst_time);
         // No ramp here: the burst's first second is part of the burst.

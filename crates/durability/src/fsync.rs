@@ -154,45 +154,45 @@ pub fn run(
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut rep = empty_report(o);
     let total = targets.len() * (usize::from(o.penalty) * 4 + cases_per_target(o));
-    let mut n = 0;
+    let mut list = runner::Points::new(stop.clone(), Some(total));
     for t in &targets {
         let mut env_taken = false;
-        let mut plan: Vec<(String, Method, JobSpec)> = Vec::new();
-        if o.cases {
-            for &m in &o.methods {
-                for &bs in &o.bs {
-                    for &th in &o.threads {
-                        let label = format!("{} {} x{th}", m.name(), workload::short_size(bs));
-                        plan.push((label, m, case_spec(t, o, m, bs, th)));
-                    }
+        let plan = if o.cases { case_plan(t, o) } else { Vec::new() };
+        list.each(
+            &mut rep,
+            plan,
+            |rep, step, (label, m, spec)| {
+                if m.direct() && !t.direct_ok {
+                    rep.cases
+                        .push(not_run(t, &spec, m, "O_DIRECT is not supported here"));
+                    return Ok(true);
                 }
+                let mut obs = observer(step.number, total, &format!("{} {label}", t.given));
+                let r = run_one(&spec, &stop, obs.as_mut());
+                drop(obs);
+                take_env(rep, t, &r, &mut env_taken);
+                rep.cases.push(to_case(t, &spec, m, r));
+                Ok::<_, anyhow::Error>(true)
+            },
+            |rep| {
+                checkpoint(rep);
+                Ok(())
+            },
+        )?;
+        // The penalty is four runs in a row (the same writes with and without a sync), one
+        // point of the list that counts for four.
+        if o.penalty {
+            if let Some(step) = list.step() {
+                let mut obs = observer(step.number, total, &format!("{} penalty", t.given));
+                let p = penalty(t, o, &stop, obs.as_mut(), &mut |r| {
+                    take_env(&mut rep, t, r, &mut env_taken)
+                });
+                for _ in 0..3 {
+                    let _ = list.step();
+                }
+                rep.penalty.push(p);
+                checkpoint(&rep);
             }
-        }
-        for (label, m, spec) in plan {
-            if stop.load(Relaxed) {
-                break;
-            }
-            n += 1;
-            if m.direct() && !t.direct_ok {
-                rep.cases
-                    .push(not_run(t, &spec, m, "O_DIRECT is not supported here"));
-                continue;
-            }
-            let mut obs = observer(n, total, &format!("{} {label}", t.given));
-            let r = run_one(&spec, &stop, obs.as_mut());
-            drop(obs);
-            take_env(&mut rep, t, &r, &mut env_taken);
-            rep.cases.push(to_case(t, &spec, m, r));
-            checkpoint(&rep);
-        }
-        if o.penalty && !stop.load(Relaxed) {
-            let mut obs = observer(n + 1, total, &format!("{} penalty", t.given));
-            let p = penalty(t, o, &stop, obs.as_mut(), &mut |r| {
-                take_env(&mut rep, t, r, &mut env_taken)
-            });
-            n += 4;
-            rep.penalty.push(p);
-            checkpoint(&rep);
         }
         if !env_taken {
             rep.environment.targets.push(report::TargetInfo {
@@ -231,6 +231,20 @@ fn empty_report(o: &Options) -> FsyncReport {
         verdicts: Vec::new(),
         warnings: Vec::new(),
     }
+}
+
+/// The cases of one target: every method at every block size and thread count, labelled.
+fn case_plan(t: &Target, o: &Options) -> Vec<(String, Method, JobSpec)> {
+    let mut plan = Vec::new();
+    for &m in &o.methods {
+        for &bs in &o.bs {
+            for &th in &o.threads {
+                let label = format!("{} {} x{th}", m.name(), workload::short_size(bs));
+                plan.push((label, m, case_spec(t, o, m, bs, th)));
+            }
+        }
+    }
+    plan
 }
 
 /// The report's status from its cases, once the last one is done.

@@ -21,6 +21,7 @@ mod phase;
 mod pick;
 mod placement;
 mod plan;
+pub mod points;
 pub mod probe;
 mod readback;
 pub mod safety;
@@ -30,6 +31,7 @@ mod target;
 pub use error::RunError;
 pub use target::{free_bytes, resolve_paths, DEFAULT_FILE_SIZE};
 
+pub use points::{Points, Step};
 use report::RunReport;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;

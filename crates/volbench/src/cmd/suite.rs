@@ -89,6 +89,27 @@ fn params(j: &JobSpec) -> Vec<(String, String)> {
     ]
 }
 
+/// A suite's test as it runs here: on the suite's file, alone (no stonewall), with the command
+/// line's overrides (`--runtime`, `--size`, `--ioengine`, `--direct`) applied by the option table.
+fn suite_job(job: &JobSpec, filename: &Path, o: &Overrides) -> Result<JobSpec> {
+    let mut j = job.clone();
+    j.filename = vec![filename.to_path_buf()];
+    j.directory = None;
+    j.stonewall = false;
+    j.allow_destructive |= o.allow_destructive;
+    for (k, v) in [
+        ("runtime", &o.runtime),
+        ("size", &o.size),
+        ("ioengine", &o.ioengine),
+        ("direct", &o.direct),
+    ] {
+        if let Some(v) = v {
+            fio::apply(&mut j, k, Some(v)).map_err(|e| usage(format!("--{e}")))?;
+        }
+    }
+    Ok(j)
+}
+
 /// Runs every job of a suite file as its own test against `target` and reports them together.
 pub fn run_suite(
     name_or_file: &str,
@@ -102,7 +123,7 @@ pub fn run_suite(
     for warn in warnings.iter().filter(|_| scaleout::world::speaks()) {
         eprintln!("warning: {warn}");
     }
-    let mut out = Output::open(out_args, false)?;
+    let out = Output::open(out_args, false)?;
     // A directory gets a private temporary directory, removed with everything in it.
     let (tmp, filename): (Option<tempfile::TempDir>, PathBuf) = if target.is_dir() {
         let t = tempfile::Builder::new()
@@ -136,8 +157,8 @@ pub fn run_suite(
         stop: stop.clone(),
         ..Default::default()
     };
-    let mut recorder = Recorder::new(store_args, out.quiet);
-    let mut suite = SuiteReport {
+    let recorder = Recorder::new(store_args, out.quiet);
+    let suite = SuiteReport {
         schema_version: SCHEMA_VERSION,
         suite: name.clone(),
         version,
@@ -146,41 +167,25 @@ pub fn run_suite(
         runs: Vec::new(),
         findings: Vec::new(),
     };
-    let n = w.jobs.len();
-    for (i, job) in w.jobs.iter().enumerate() {
-        let mut j = job.clone();
-        j.filename = vec![filename.clone()];
-        j.directory = None;
-        j.stonewall = false;
-        j.allow_destructive |= o.allow_destructive;
-        for (k, v) in [
-            ("runtime", &o.runtime),
-            ("size", &o.size),
-            ("ioengine", &o.ioengine),
-            ("direct", &o.direct),
-        ] {
-            if let Some(v) = v {
-                fio::apply(&mut j, k, Some(v)).map_err(|e| usage(format!("--{e}")))?;
-            }
-        }
-        let label = j.description.clone().unwrap_or_else(|| j.name.clone());
-        let prefix = format!("{}/{n} {label} ", i + 1);
-        let st = run_test(
-            &mut suite,
-            &out,
-            (&opts, layout),
-            label,
-            params(&j),
-            j,
-            prefix,
-        )?;
-        let doc = Document::Suite(Box::new(suite.clone()));
-        recorder.record(&doc);
-        out.checkpoint(&doc)?;
-        if st != Status::Complete {
-            break;
-        }
-    }
+    let mut list = runner::Points::new(stop.clone(), Some(w.jobs.len()));
+    let mut state = (suite, out, recorder);
+    list.each(
+        &mut state,
+        w.jobs.iter(),
+        |(suite, out, _), step, job| {
+            let j = suite_job(job, &filename, o)?;
+            let label = j.description.clone().unwrap_or_else(|| j.name.clone());
+            let prefix = format!("{} {label} ", step.position());
+            let st = run_test(suite, out, (&opts, layout), label, params(&j), j, prefix)?;
+            Ok(st == Status::Complete)
+        },
+        |(suite, out, recorder)| {
+            let doc = Document::Suite(Box::new(suite.clone()));
+            recorder.record(&doc);
+            out.checkpoint(&doc)
+        },
+    )?;
+    let (mut suite, mut out, mut recorder) = state;
     suite.finish();
     let doc = Document::Suite(Box::new(suite));
     recorder.record(&doc);

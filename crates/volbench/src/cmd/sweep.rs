@@ -9,7 +9,7 @@ use crate::output::Output;
 use anyhow::Result;
 use report::{Document, Status, SuiteReport, SCHEMA_VERSION};
 use std::process::ExitCode;
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 use workload::fio::{self, cmdline::Given, table::Kind};
 use workload::JobSpec;
 use workload::{parse_size, short_size};
@@ -155,13 +155,13 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
             acc
         });
     let _cleanup = RemoveOnDrop(created);
-    let mut out = Output::open(&base.out, false)?;
+    let out = Output::open(&base.out, false)?;
     let opts = runner::RunOptions {
         stop: super::stop_flag(),
         ..Default::default()
     };
-    let mut recorder = Recorder::new(&base.store, out.quiet);
-    let mut sweep = SuiteReport {
+    let recorder = Recorder::new(&base.store, out.quiet);
+    let sweep = SuiteReport {
         schema_version: SCHEMA_VERSION,
         suite: "sweep".into(),
         version: String::new(),
@@ -170,44 +170,42 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
         runs: Vec::new(),
         findings: Vec::new(),
     };
-    let n = points.len();
-    let began = Instant::now();
-    for (i, (p, spec)) in points.iter().zip(specs).enumerate() {
-        let label = p
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let eta = if i == 0 {
-            String::new()
-        } else {
-            let per = began.elapsed().as_secs_f64() / i as f64;
-            let left = std::time::Duration::from_secs((per * (n - i) as f64) as u64);
-            format!(", sweep eta {}", humantime::format_duration(left))
-        };
-        let prefix = format!("point {}/{n}{eta} {label} ", i + 1);
-        let layout = if base.shared_file {
-            scaleout::world::Layout::Shared
-        } else {
-            scaleout::world::Layout::FilePerProcess
-        };
-        let st = super::suite::run_test(
-            &mut sweep,
-            &out,
-            (&opts, layout),
-            label,
-            p.clone(),
-            spec,
-            prefix,
-        )?;
+    let layout = if base.shared_file {
+        scaleout::world::Layout::Shared
+    } else {
+        scaleout::world::Layout::FilePerProcess
+    };
+    let mut list = runner::Points::new(opts.stop.clone(), Some(points.len()));
+    let mut state = (sweep, out, recorder);
+    list.each(
+        &mut state,
+        points.iter().zip(specs),
+        |(sweep, out, _), step, (p, spec)| {
+            let label = p
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let prefix = format!("point {} {label} ", step.position());
+            let st = super::suite::run_test(
+                sweep,
+                out,
+                (&opts, layout),
+                label,
+                p.clone(),
+                spec,
+                prefix,
+            )?;
+            Ok(st == Status::Complete)
+        },
         // Written after every point, so an interrupted sweep keeps what it measured.
-        let doc = Document::Suite(Box::new(sweep.clone()));
-        recorder.record(&doc);
-        out.checkpoint(&doc)?;
-        if st != Status::Complete {
-            break;
-        }
-    }
+        |(sweep, out, recorder)| {
+            let doc = Document::Suite(Box::new(sweep.clone()));
+            recorder.record(&doc);
+            out.checkpoint(&doc)
+        },
+    )?;
+    let (mut sweep, mut out, mut recorder) = state;
     sweep.finish();
     let doc = Document::Suite(Box::new(sweep));
     recorder.record(&doc);
