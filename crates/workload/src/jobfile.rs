@@ -1,6 +1,6 @@
 //! fio's job-file grammar: `[section]` headers, `key=value` and bare flags, `;`/`#` comment
 //! lines, `${VAR}` environment substitution and `include` directives. This layer only reads
-//! text into located options; what an option means lives in `fio.rs`.
+//! text into located options; what an option means lives in the option table (`fio/table`).
 
 use std::path::{Path, PathBuf};
 
