@@ -675,9 +675,11 @@ fn penalty_only_gives_one_line_per_target_in_one_command() {
             && f(p, "/fsync_every_write/write_mib_per_sec") > 0.0,
         "{p}"
     );
-    // Without a sync the same mix moves at least as much data as with one after every write
-    // (a factor of 0.8 leaves room for noise on a disk whose flush is nearly free).
-    assert!(f(p, "/penalty") > 0.8, "{p}");
+    // Without a sync the same mix moves at least about as much data as with one after every
+    // write. On a disk whose flush is nearly free the two are equal up to noise, and 300 ms
+    // runs on a loaded 2-core CI machine moved 0.77x once (a concurrent build): a factor of
+    // 0.5 (the synced writes twice as fast) is what no noise gives and a broken case would.
+    assert!(f(p, "/penalty") > 0.5, "{p}");
 }
 
 /// Regression (issue 20): the penalty line on one zram device read 3.0x, 1.3x, 1.2x, 1.0x,
