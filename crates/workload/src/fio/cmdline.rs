@@ -182,6 +182,17 @@ mod tests {
             &own,
         );
         assert_eq!(keep, words("--output x.json --blocksiz=4k job.fio"));
+        // An option whose value may be left out (a log's prefix, a noted option) never takes
+        // the job file after it as its value.
+        for opt in [
+            "--write_bw_log",
+            "--refill_buffers",
+            "--sync",
+            "--description",
+        ] {
+            let (keep, fio) = split(words(&format!("{opt} job.fio")), &own);
+            assert_eq!((keep, fio.len()), (words("job.fio"), 1), "{opt}");
+        }
         assert_eq!(
             fio,
             vec![

@@ -196,10 +196,26 @@ impl FioOption {
         }
     }
 
-    /// Whether a value must follow the name (`--bs 4k` takes the next word; `--time_based`
-    /// does not).
-    pub fn takes_value(&self) -> bool {
-        self.kind != Kind::Flag
+    /// Whether a value must follow the name (`--bs 4k` takes the next word; `--time_based`,
+    /// `--write_bw_log` with its prefix left out, or a refused option do not): what the setter
+    /// says when given none, so the table cannot say otherwise.
+    pub fn takes_value(&'static self) -> bool {
+        let none = Val {
+            opt: self,
+            raw: None,
+            kb: 1024,
+        };
+        matches!(
+            (self.set)(&mut JobSpec::default(), &none),
+            Err(OptError::MissingValue { .. })
+        )
+    }
+
+    /// The option's value in `j` as help and docs show a default: a bare flag reads `on`;
+    /// `None` when it is unset there (or prints through another option).
+    pub fn shown_in(&self, j: &JobSpec) -> Option<String> {
+        let v = self.show.and_then(|f| f(j))?;
+        Some(if v.is_empty() { "on".into() } else { v })
     }
 
     /// Whether a job file may use it (supported, noted, or skipped with a warning).
