@@ -766,11 +766,12 @@ impl Args for FioFlags {
                     .help(help_with_default(o))
                     .help_heading(o.category.title())
                     .hide_short_help(!o.common);
-                arg = match o.kind {
-                    table::Kind::Flag => arg.num_args(0..=1).default_missing_value("1"),
-                    table::Kind::Choice(words) => arg.value_parser(words.to_vec()),
-                    _ => arg,
-                };
+                if !o.takes_value() {
+                    arg = arg.num_args(0..=1).default_missing_value("1");
+                }
+                if let table::Kind::Choice(words) = o.kind {
+                    arg = arg.value_parser(words.to_vec());
+                }
                 cmd.arg(arg)
             })
     }
@@ -781,9 +782,7 @@ impl Args for FioFlags {
 
 /// An option's help line with `volbench run`'s default, where it has one to print.
 fn help_with_default(o: &workload::fio::FioOption) -> String {
-    let default = o.show.and_then(|f| f(&workload::JobSpec::default()));
-    match default {
-        Some(v) if v.is_empty() => format!("{} [default: on]", o.help),
+    match o.shown_in(&workload::JobSpec::default()) {
         Some(v) => format!("{} [default: {v}]", o.help),
         None => o.help.to_string(),
     }

@@ -66,12 +66,12 @@ fn row(o: &FioOption) -> String {
 }
 
 fn default(o: &FioOption, j: &JobSpec) -> String {
-    match o.show.map(|f| f(j)) {
-        Some(Some(v)) if v.is_empty() => "on".into(),
-        Some(Some(v)) => format!("`{v}`"),
-        Some(None) if o.kind == Kind::Flag => "off".into(),
-        Some(None) => "unset".into(),
-        None => "".into(),
+    match o.shown_in(j) {
+        _ if o.show.is_none() => String::new(),
+        Some(v) if v == "on" && o.kind == Kind::Flag => v,
+        Some(v) => format!("`{v}`"),
+        None if o.kind == Kind::Flag => "off".into(),
+        None => "unset".into(),
     }
 }
 
