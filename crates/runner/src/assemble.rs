@@ -22,16 +22,19 @@ pub(crate) fn report(
     sample_ms: u64,
     started: (String, u64),
 ) -> RunReport {
-    let (after, interval) = window
-        .after
-        .clone()
-        .unwrap_or_else(|| (plan.snapshot(), window.before_at.elapsed()));
+    let Window {
+        before,
+        before_at,
+        after,
+        cpu_before,
+    } = window;
+    let (after, interval) = after.unwrap_or_else(|| (plan.snapshot(), before_at.elapsed()));
     let cpu_after = process_cpu();
     let interrupted = opts.stop.load(Relaxed);
     plan.files.clear();
     let (jobs, placed, first_error) = job_reports(w, &plan, &mut got, sample_ms);
     for (k, (ti, _)) in plan.devs.iter().enumerate() {
-        if let (Some(Some(a)), Some(Some(b))) = (window.before.get(k), after.get(k)) {
+        if let (Some(Some(a)), Some(Some(b))) = (before.get(k), after.get(k)) {
             let mut k = crate::probe::counters_delta(*a, *b);
             k.interval_ns = interval.as_nanos() as u64;
             plan.targets[*ti].kernel_counters = Some(k);
@@ -42,7 +45,6 @@ pub(crate) fn report(
     // The group's CPU is the whole process: io_uring runs work the device cannot take without
     // blocking on kernel worker threads (iou-wrk) that belong to the process but not to a job
     // thread, and leaving them out would understate the cost per I/O.
-    let cpu_before = window.cpu_before;
     all.usr_ns = cpu_after.0.saturating_sub(cpu_before.0);
     all.sys_ns = cpu_after.1.saturating_sub(cpu_before.1);
     all.ctx = cpu_after.2.saturating_sub(cpu_before.2);

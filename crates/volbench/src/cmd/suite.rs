@@ -179,11 +179,7 @@ pub fn run_suite(
             let st = run_test(suite, out, (&opts, layout), label, params(&j), j, prefix)?;
             Ok(st == Status::Complete)
         },
-        |(suite, out, recorder)| {
-            let doc = Document::Suite(Box::new(suite.clone()));
-            recorder.record(&doc);
-            out.checkpoint(&doc)
-        },
+        checkpoint,
     )?;
     let (mut suite, mut out, mut recorder) = state;
     suite.finish();
@@ -193,6 +189,17 @@ pub fn run_suite(
     recorder.announce();
     drop(tmp);
     Ok(code)
+}
+
+/// What a suite or sweep keeps while its points run: the report, the output and the store.
+pub type Running = (SuiteReport, Output, Recorder);
+
+/// Written after every point (store and `--output`), so an interrupted suite or sweep keeps
+/// what it measured.
+pub fn checkpoint((suite, out, recorder): &mut Running) -> Result<()> {
+    let doc = Document::Suite(Box::new(suite.clone()));
+    recorder.record(&doc);
+    out.checkpoint(&doc)
 }
 
 /// Runs one test of a suite or sweep (a single job), appends it with its swept values, and

@@ -198,12 +198,7 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
             )?;
             Ok(st == Status::Complete)
         },
-        // Written after every point, so an interrupted sweep keeps what it measured.
-        |(sweep, out, recorder)| {
-            let doc = Document::Suite(Box::new(sweep.clone()));
-            recorder.record(&doc);
-            out.checkpoint(&doc)
-        },
+        super::suite::checkpoint,
     )?;
     let (mut sweep, mut out, mut recorder) = state;
     sweep.finish();
