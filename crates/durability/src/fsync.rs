@@ -182,14 +182,11 @@ pub fn run(
         // The penalty is four runs in a row (the same writes with and without a sync), one
         // point of the list that counts for four.
         if o.penalty {
-            if let Some(step) = list.step() {
+            if let Some(step) = list.step_of(4) {
                 let mut obs = observer(step.number, total, &format!("{} penalty", t.given));
                 let p = penalty(t, o, &stop, obs.as_mut(), &mut |r| {
                     take_env(&mut rep, t, r, &mut env_taken)
                 });
-                for _ in 0..3 {
-                    let _ = list.step();
-                }
                 rep.penalty.push(p);
                 checkpoint(&rep);
             }

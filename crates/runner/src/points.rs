@@ -55,6 +55,12 @@ impl Points {
     /// The next point, or `None` once the stop flag is up (the list ends there) or every point
     /// has run.
     pub fn step(&mut self) -> Option<Step> {
+        self.step_of(1)
+    }
+
+    /// The next point when it counts for `weight` points of the list (fsync's penalty is four
+    /// runs in a row): numbered as the next one, the rest of the list after all of them.
+    pub fn step_of(&mut self, weight: usize) -> Option<Step> {
         if self.interrupted() || self.total.is_some_and(|n| self.done >= n) {
             return None;
         }
@@ -65,9 +71,10 @@ impl Points {
             }
             _ => None,
         };
-        self.done += 1;
+        let number = self.done + 1;
+        self.done += weight.max(1);
         Some(Step {
-            number: self.done,
+            number,
             total: self.total,
             eta,
         })
@@ -156,5 +163,11 @@ mod tests {
         assert_eq!((ran, checks), (vec![1, 2], 2));
         let first = p.step().unwrap();
         assert_eq!((first.number, first.position()), (3, "3".to_string()));
+        assert_eq!(p.step_of(4).unwrap().number, 4);
+        assert_eq!(
+            p.step().unwrap().number,
+            8,
+            "a point of weight 4 counts for four"
+        );
     }
 }
