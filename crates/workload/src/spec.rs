@@ -604,26 +604,28 @@ pub enum SpecError {
 
 impl SpecError {
     /// The options that set what this error is about, most direct first: a job file's error
-    /// line names where the first of them was written.
+    /// line names where the first of them was written (under any alias: the caller compares
+    /// canonical names). The names come from the option table.
     pub fn keys(&self) -> &'static [&'static str] {
+        use crate::fio::table::names::*;
         match self {
-            SpecError::IoDepth(_) => &["iodepth"],
-            SpecError::NumJobs(_) => &["numjobs"],
-            SpecError::BlockSize(_) => &["bs", "blocksize"],
-            SpecError::BlockAlign(_) => &["bs", "blocksize", "direct", "buffered"],
-            SpecError::RwMix(_) => &["rwmixread", "rwmixwrite"],
-            SpecError::SizeBelowBs { .. } => &["size", "bs", "blocksize"],
-            SpecError::Offset(_) => &["offset", "direct", "buffered"],
-            SpecError::NoRuntime => &["runtime", "time_based"],
-            SpecError::VerifyBs => &["verify", "bs", "blocksize"],
-            SpecError::EmptyPattern => &["buffer_pattern"],
-            SpecError::BsSplit(_) => &["bssplit"],
-            SpecError::SizePercent(_) => &["size"],
-            SpecError::NrFiles => &["nrfiles"],
-            SpecError::HipriEngine(_) => &["hipri", "ioengine"],
-            SpecError::HipriBuffered => &["hipri", "direct", "buffered"],
-            SpecError::BacklogReads => &["verify_backlog", "rw", "readwrite"],
-            SpecError::ThinkBlocks(..) => &["thinktime_blocks", "thinktime_blocks_type", "iodepth"],
+            SpecError::IoDepth(_) => &[IODEPTH],
+            SpecError::NumJobs(_) => &[NUMJOBS],
+            SpecError::BlockSize(_) => &[BS],
+            SpecError::BlockAlign(_) => &[BS, DIRECT, BUFFERED],
+            SpecError::RwMix(_) => &[RWMIXREAD, RWMIXWRITE],
+            SpecError::SizeBelowBs { .. } => &[SIZE, BS],
+            SpecError::Offset(_) => &[OFFSET, DIRECT, BUFFERED],
+            SpecError::NoRuntime => &[RUNTIME, TIME_BASED],
+            SpecError::VerifyBs => &[VERIFY, BS],
+            SpecError::EmptyPattern => &[BUFFER_PATTERN],
+            SpecError::BsSplit(_) => &[BSSPLIT],
+            SpecError::SizePercent(_) => &[SIZE],
+            SpecError::NrFiles => &[NRFILES],
+            SpecError::HipriEngine(_) => &[HIPRI, IOENGINE],
+            SpecError::HipriBuffered => &[HIPRI, DIRECT, BUFFERED],
+            SpecError::BacklogReads => &[VERIFY_BACKLOG, RW],
+            SpecError::ThinkBlocks(..) => &[THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE, IODEPTH],
         }
     }
 }

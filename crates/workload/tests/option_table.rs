@@ -87,7 +87,7 @@ fn names_are_unique_and_options_applied_first_come_first() {
     // The name always prints first (it starts a job on fio's command line); then the table's
     // order.
     let phases: Vec<_> = table::all()
-        .filter(|o| o.name != table::NAME)
+        .filter(|o| o.name != table::names::NAME)
         .map(|o| o.phase)
         .collect();
     let first_after = phases

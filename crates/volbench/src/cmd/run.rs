@@ -26,11 +26,11 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
     };
     if a.fio
         .iter()
-        .any(|(k, _)| fio::canonical(k) == fio::table::NAME)
+        .any(|(k, _)| fio::canonical(k) == fio::table::names::NAME)
     {
         return Err(usage(format!(
             "--{} with a job file would add a job (as in fio): put the job in {}",
-            fio::table::NAME,
+            fio::table::names::NAME,
             jobfile.display()
         )));
     }

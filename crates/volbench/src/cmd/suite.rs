@@ -9,6 +9,7 @@ use report::{Document, Status, SuiteReport, SuiteRun, SCHEMA_VERSION};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
+use workload::fio::table::names;
 use workload::{fio, jobfile, JobSpec, Workload};
 
 /// The shipped suites: name and job file, compiled into the binary.
@@ -82,10 +83,10 @@ fn load(name_or_file: &str) -> Result<(String, String, Vec<jobfile::Section>)> {
 /// The swept values a test stands for, so the analysis can find knees across a suite.
 fn params(j: &JobSpec) -> Vec<(String, String)> {
     vec![
-        ("rw".into(), j.rw.as_str().into()),
-        ("bs".into(), workload::short_size(j.bs)),
-        ("iodepth".into(), j.effective_iodepth().to_string()),
-        ("numjobs".into(), j.numjobs.to_string()),
+        (names::RW.into(), j.rw.as_str().into()),
+        (names::BS.into(), workload::short_size(j.bs)),
+        (names::IODEPTH.into(), j.effective_iodepth().to_string()),
+        (names::NUMJOBS.into(), j.numjobs.to_string()),
     ]
 }
 
@@ -98,10 +99,10 @@ fn suite_job(job: &JobSpec, filename: &Path, o: &Overrides) -> Result<JobSpec> {
     j.stonewall = false;
     j.allow_destructive |= o.allow_destructive;
     for (k, v) in [
-        ("runtime", &o.runtime),
-        ("size", &o.size),
-        ("ioengine", &o.ioengine),
-        ("direct", &o.direct),
+        (names::RUNTIME, &o.runtime),
+        (names::SIZE, &o.size),
+        (names::IOENGINE, &o.ioengine),
+        (names::DIRECT, &o.direct),
     ] {
         if let Some(v) = v {
             fio::apply(&mut j, k, Some(v)).map_err(|e| usage(format!("--{e}")))?;

@@ -115,7 +115,7 @@ fn points(axes: &[Axis]) -> Vec<Point> {
 
 /// Every point's job, checked before anything runs. A point runs 10 s unless a runtime is given.
 fn specs(base: &RunArgs, fixed: &[Given], points: &[Point]) -> Result<Vec<JobSpec>> {
-    let runtime = fio::table::RUNTIME;
+    let runtime = fio::table::names::RUNTIME;
     let mut defaults: Vec<Given> = Vec::new();
     if !fixed.iter().any(|(k, _)| fio::canonical(k) == runtime) {
         defaults.push((runtime.to_string(), Some("10s".into())));

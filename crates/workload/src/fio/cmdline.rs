@@ -45,7 +45,7 @@ pub fn split(args: Vec<String>, own: &dyn Fn(&str) -> bool) -> (Vec<String>, Vec
 
 /// Whether the arguments are fio's multi-job form: some `--name` starts a job.
 pub fn starts_jobs(args: &[String]) -> bool {
-    let flag = format!("--{}", table::NAME);
+    let flag = format!("--{}", table::names::NAME);
     args.iter()
         .any(|a| *a == flag || a.starts_with(&format!("{flag}=")))
 }
@@ -84,7 +84,7 @@ pub fn sections(
         };
         if let Some(takes) = own(key) {
             mine.push((key.to_string(), value(takes)?));
-        } else if find(key).is_some_and(|o| o.name == table::NAME) {
+        } else if find(key).is_some_and(|o| o.name == table::names::NAME) {
             let name = value(true)?.unwrap_or_default();
             sections.push(section(&name, pos + 1));
         } else if let Some(last) = sections.last_mut() {
@@ -155,8 +155,8 @@ pub fn single_job(given: &[Given]) -> Result<JobSpec, String> {
         }
     }
     let given_as = |name: &str| given.iter().any(|(k, _)| super::canonical(k) == name);
-    let runtime = given_as(table::RUNTIME);
-    if !given_as(table::TIME_BASED) {
+    let runtime = given_as(table::names::RUNTIME);
+    if !given_as(table::names::TIME_BASED) {
         j.time_based = runtime || j.size.is_none();
     }
     if !j.time_based && !runtime {

@@ -1,7 +1,8 @@
 //! The option reference of docs/fio-compatibility.md, generated from the option table so that
 //! the docs cannot drift from what the parser does (a test compares the two).
 
-use super::table::{all, Category, FioOption, Kind, Support, NAME};
+use super::table::names::NAME;
+use super::table::{all, Category, FioOption, Kind, Support};
 use crate::spec::JobSpec;
 
 /// Where the generated part starts and ends in the document.

@@ -122,7 +122,7 @@ fn section_options<'a>(
     } else {
         global
             .iter()
-            .filter(|o| canonical(&o.key) != table::NAME)
+            .filter(|o| canonical(&o.key) != table::names::NAME)
             .chain(s.options.iter())
             .collect()
     };

@@ -1,6 +1,6 @@
 //! What written blocks hold, and how what was written is checked.
 
-use super::{Category as C, FioOption as O, Kind, Val};
+use super::{names, Category as C, FioOption as O, Kind, Val};
 use crate::fio::OptError;
 use crate::spec::{BufferMode, JobSpec, Verify};
 
@@ -16,7 +16,7 @@ pub(super) const OPTIONS: &[O] = &[
         }),
         common: true,
         ..O::new(
-            "buffer_pattern",
+            names::BUFFER_PATTERN,
             C::Data,
             Kind::Text,
             "Fill write buffers with this pattern (hex 0x..., a number, or a quoted string)",
@@ -108,7 +108,7 @@ pub(super) const OPTIONS: &[O] = &[
         note: Some(verify_note),
         common: true,
         ..O::new(
-            "verify",
+            names::VERIFY,
             C::Data,
             Kind::Text,
             "Write a checksummed header into every block and check it on read: crc32c, md5, \
@@ -142,7 +142,7 @@ pub(super) const OPTIONS: &[O] = &[
                   then)",
         show: Some(|j| Some(j.verify_backlog.to_string())),
         ..O::new(
-            "verify_backlog",
+            names::VERIFY_BACKLOG,
             C::Data,
             Kind::Int {
                 min: 0,

@@ -1,7 +1,7 @@
 //! The job's identity and grouping (name, units, clones, stonewalls), and how its I/O is
 //! issued: engine, O_DIRECT, syncs, priority and CPUs.
 
-use super::{bad, num, show_bit, Category as C, FioOption as O, Kind, Phase};
+use super::{bad, names, num, show_bit, Category as C, FioOption as O, Kind, Phase};
 use crate::fio::OptError;
 use crate::spec::{EngineKind, SyncIo, SyncMode};
 
@@ -11,7 +11,7 @@ pub(super) const NAME: O = O {
     details: "fio names a job by its section: `name=` in `[global]` does not rename the jobs",
     common: true,
     ..O::new(
-        "name",
+        names::NAME,
         C::Job,
         Kind::Text,
         "Job name (names the test file when --filename is not given)",
@@ -65,7 +65,7 @@ pub(super) const JOB: &[O] = &[
         sweep: 5,
         common: true,
         ..O::new(
-            "numjobs",
+            names::NUMJOBS,
             C::Job,
             Kind::Int {
                 min: 0,
@@ -188,7 +188,7 @@ pub(super) const OPTIONS: &[O] = &[
         note: Some(engine_note),
         common: true,
         ..O::new(
-            "ioengine",
+            names::IOENGINE,
             C::Engine,
             Kind::Text,
             "I/O engine: io_uring, libaio, psync, null",
@@ -211,7 +211,7 @@ pub(super) const OPTIONS: &[O] = &[
         show: Some(|j| show_bit(j.direct)),
         common: true,
         ..O::new(
-            "direct",
+            names::DIRECT,
             C::Engine,
             Kind::Flag,
             "O_DIRECT: bypass the page cache",
@@ -223,7 +223,7 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O::new(
-        "buffered",
+        names::BUFFERED,
         C::Engine,
         Kind::Flag,
         "The opposite of direct",
@@ -264,7 +264,7 @@ pub(super) const OPTIONS: &[O] = &[
                   polled io_uring path itself is untested",
         show: Some(|j| j.hipri.then(|| "1".into())),
         ..O::new(
-            "hipri",
+            names::HIPRI,
             C::Engine,
             Kind::Flag,
             "Polled completions (io_uring) or RWF_HIPRI (pvsync2)",

@@ -1,7 +1,7 @@
 //! Which files a job uses, how large, which region of them, how much I/O, and how they are laid
 //! out before the job and left after it.
 
-use super::{num, show_bit, show_size, Category as C, FioOption as O, Kind, Phase, Val};
+use super::{names, num, show_bit, show_size, Category as C, FioOption as O, Kind, Phase, Val};
 use crate::fio::OptError;
 use crate::spec::JobSpec;
 use std::path::PathBuf;
@@ -74,7 +74,7 @@ pub(super) const OPTIONS: &[O] = &[
         aliases: &["nr_files"],
         show: Some(|j| Some(j.nrfiles.to_string())),
         ..O::new(
-            "nrfiles",
+            names::NRFILES,
             C::Files,
             COUNT,
             "Files per job",
@@ -124,7 +124,7 @@ pub(super) const OPTIONS: &[O] = &[
         }),
         common: true,
         ..O::new(
-            "size",
+            names::SIZE,
             C::Files,
             Kind::Size,
             "Bytes per job: the file size, or the region of a device (volbench run: 1g; whole device)",
@@ -166,7 +166,7 @@ pub(super) const OPTIONS: &[O] = &[
         }),
         common: true,
         ..O::new(
-            "offset",
+            names::OFFSET,
             C::Files,
             Kind::Size,
             "Where the job's region starts: bytes, or a share of the file (25%)",

@@ -12,6 +12,7 @@ mod engine;
 mod files;
 mod known;
 mod logs;
+pub mod names;
 mod pattern;
 mod timing;
 
@@ -412,8 +413,8 @@ pub fn note(key: &str, value: Option<&str>) -> Option<String> {
 /// The options that turn `d` (a set of defaults) into `j`, the name first (it starts a job on
 /// fio's command line).
 pub fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
-    let mut o = vec![(NAME.to_string(), j.name.clone())];
-    for opt in all().filter(|o| o.name != NAME) {
+    let mut o = vec![(names::NAME.to_string(), j.name.clone())];
+    for opt in all().filter(|o| o.name != names::NAME) {
         let Some(show) = opt.show else { continue };
         let v = show(j);
         if v.is_some() && v != show(d) {
@@ -422,12 +423,6 @@ pub fn options_against(j: &JobSpec, d: &JobSpec) -> Vec<(String, String)> {
     }
     o
 }
-
-/// The option that names a job (and starts one on fio's command line).
-pub const NAME: &str = engine::NAME.name;
-/// The options the single-job command line reads for its time-based rule.
-pub const RUNTIME: &str = timing::RUNTIME.name;
-pub const TIME_BASED: &str = timing::TIME_BASED.name;
 
 /// A size as a job prints it: under kb_base=1000 a printed `4k` would read back as 4000, so
 /// sizes go out in bytes there.

@@ -1,6 +1,6 @@
 //! What the I/O looks like: direction and mix, block sizes, depth and where offsets fall.
 
-use super::{num, show_size, Category as C, FioOption as O, Kind, Val};
+use super::{names, num, show_size, Category as C, FioOption as O, Kind, Val};
 use crate::fio::OptError;
 use crate::spec::{BsSplit, JobSpec, Rw};
 
@@ -19,7 +19,7 @@ pub(super) const OPTIONS: &[O] = &[
         sweep: 2,
         common: true,
         ..O::new(
-            "rw",
+            names::RW,
             C::Pattern,
             Kind::Text,
             "Access pattern: read, write, randread, randwrite, rw (readwrite), randrw",
@@ -31,7 +31,7 @@ pub(super) const OPTIONS: &[O] = &[
         show: Some(|j| (j.rw.reads() && j.rw.writes()).then(|| j.rwmixread.to_string())),
         common: true,
         ..O::new(
-            "rwmixread",
+            names::RWMIXREAD,
             C::Pattern,
             PCT,
             "Percentage of reads in a mixed workload",
@@ -43,7 +43,7 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O::new(
-        "rwmixwrite",
+        names::RWMIXWRITE,
         C::Pattern,
         PCT,
         "Percentage of writes in a mixed workload",
@@ -61,7 +61,7 @@ pub(super) const OPTIONS: &[O] = &[
         sweep: 3,
         common: true,
         ..O::new(
-            "bs",
+            names::BS,
             C::Pattern,
             Kind::Size,
             "Block size, e.g. 4k, 64k, 1m",
@@ -97,7 +97,7 @@ pub(super) const OPTIONS: &[O] = &[
             })
         }),
         ..O::new(
-            "bssplit",
+            names::BSSPLIT,
             C::Pattern,
             Kind::Size,
             "Block sizes by share: 4k/50:64k/30:1m/",
@@ -110,7 +110,7 @@ pub(super) const OPTIONS: &[O] = &[
         sweep: 4,
         common: true,
         ..O::new(
-            "iodepth",
+            names::IODEPTH,
             C::Pattern,
             Kind::Int {
                 min: 0,

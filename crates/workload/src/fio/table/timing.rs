@@ -1,6 +1,6 @@
 //! When the job runs and how fast: runtime, ramp, start delay, rate caps, think time and flows.
 
-use super::{num, show_flag, show_time, Category as C, FioOption as O, Kind, Val};
+use super::{names, num, show_flag, show_time, Category as C, FioOption as O, Kind, Val};
 use crate::fio::OptError;
 use crate::spec::{JobSpec, Think};
 
@@ -10,7 +10,7 @@ pub(super) const RUNTIME: O = O {
     show: Some(|j| j.runtime.map(show_time)),
     common: true,
     ..O::new(
-        "runtime",
+        names::RUNTIME,
         C::Timing,
         Kind::Time,
         "Measured time, e.g. 30s, 2m",
@@ -28,7 +28,7 @@ pub(super) const TIME_BASED: O = O {
     show: Some(|j| show_flag(j.time_based)),
     common: true,
     ..O::new(
-        "time_based",
+        names::TIME_BASED,
         C::Timing,
         Kind::Flag,
         "Run for runtime even if size is done, looping over the region (volbench run: on, \
@@ -175,7 +175,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         show: Some(|j| j.think.filter(|t| t.us > 0).map(|t| t.blocks.to_string())),
         ..O::new(
-            "thinktime_blocks",
+            names::THINKTIME_BLOCKS,
             C::Timing,
             Kind::Int {
                 min: 0,
@@ -196,7 +196,7 @@ pub(super) const OPTIONS: &[O] = &[
                 .map(|_| "issue".into())
         }),
         ..O::new(
-            "thinktime_blocks_type",
+            names::THINKTIME_BLOCKS_TYPE,
             C::Timing,
             Kind::Choice(&["complete", "issue"]),
             "Count thinktime_blocks as I/Os complete or as they are issued",
