@@ -14,7 +14,7 @@ fn set_ioprio(class: u8, level: u8) -> Result<(), EngineError> {
     let rc = unsafe { libc::syscall(libc::SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, value) };
     if rc != 0 {
         return Err(EngineError::Io {
-            engine: "prioclass",
+            engine: workload::fio::table::names::PRIOCLASS,
             what: "the kernel refused the I/O priority (the realtime class needs root)",
             source: std::io::Error::last_os_error(),
         });
@@ -46,7 +46,7 @@ pub(crate) fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
     };
     if rc != 0 {
         return Err(EngineError::Io {
-            engine: "cpus_allowed",
+            engine: workload::fio::table::names::CPUS_ALLOWED,
             what: "no CPU of the list is online here (see nproc)",
             source: std::io::Error::last_os_error(),
         });

@@ -397,7 +397,7 @@ pub(super) const OPTIONS: &[O] = &[
                   fio's)",
         show: Some(|j| j.ioprio.map(|p| p.0.to_string())),
         ..O::new(
-            "prioclass",
+            names::PRIOCLASS,
             C::Engine,
             Kind::Int { min: 1, max: 3 },
             "I/O priority class: 1 realtime, 2 best effort, 3 idle",
@@ -437,7 +437,7 @@ pub(super) const OPTIONS: &[O] = &[
             })
         }),
         ..O::new(
-            "cpus_allowed",
+            names::CPUS_ALLOWED,
             C::Engine,
             Kind::Text,
             "Pin the job to these CPUs: 0-3,6",

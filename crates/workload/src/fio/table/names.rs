@@ -1,12 +1,13 @@
 //! The fio option names that code outside the table refers to: a check's error points at the
 //! line of the option it is about, the single-job command line reads runtime and time_based,
-//! suite overrides four options. Each is the name of its table entry, written here once, so a
+//! suite overrides four options, the runner's errors name the option they refuse. Each is the name of its table entry, written here once, so a
 //! renamed option cannot leave a stale name behind.
 
 pub const BS: &str = "bs";
 pub const BSSPLIT: &str = "bssplit";
-pub const BUFFER_PATTERN: &str = "buffer_pattern";
 pub const BUFFERED: &str = "buffered";
+pub const BUFFER_PATTERN: &str = "buffer_pattern";
+pub const CPUS_ALLOWED: &str = "cpus_allowed";
 pub const DIRECT: &str = "direct";
 pub const HIPRI: &str = "hipri";
 pub const IODEPTH: &str = "iodepth";
@@ -15,6 +16,7 @@ pub const NAME: &str = "name";
 pub const NRFILES: &str = "nrfiles";
 pub const NUMJOBS: &str = "numjobs";
 pub const OFFSET: &str = "offset";
+pub const PRIOCLASS: &str = "prioclass";
 pub const RUNTIME: &str = "runtime";
 pub const RW: &str = "rw";
 pub const RWMIXREAD: &str = "rwmixread";
