@@ -1,7 +1,7 @@
 //! The fio option names that code outside the table refers to: a check's error points at the
 //! line of the option it is about, the single-job command line reads runtime and time_based,
-//! suite overrides four options, the runner's errors name the option they refuse. Each is the name of its table entry, written here once, so a
-//! renamed option cannot leave a stale name behind.
+//! suite overrides four options, the runner's errors name the option they refuse. Each is the
+//! name of its table entry, written here once, so a renamed option leaves no stale name behind.
 
 pub const BS: &str = "bs";
 pub const BSSPLIT: &str = "bssplit";
