@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 # check by file can match the wrong thing (libclang-cpp.so is not the libclang.so bindgen
 # needs), and then a fresh machine fails in the middle of the build.
 pkgs=(
-  fio fio-examples util-linux e2fsprogs  # the peer, its example job files, zramctl/losetup, mkfs
+  fio fio-examples bc util-linux e2fsprogs  # the peer (bc computes its $keyword values), its
+                                           # example job files, zramctl/losetup, mkfs
   chromium                               # HTML report tests open every page headless
   strace fuse3                           # fsync tests count syscalls; durability mounts a lying disk
   postgresql postgresql-client           # db tests start throwaway clusters, compare with pgbench

@@ -329,6 +329,9 @@ pub struct JobReport {
     /// Blocks read back and checked by the `do_verify` pass after a verified write job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified_blocks: Option<u64>,
+    /// The job ended inside its ramp_time, so its whole run was counted (fio's rule).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ramp_swallowed: bool,
     /// Window maxima and latency histograms kept for fio's `log_max_value` and
     /// `write_hist_log`, when the job asked for them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -454,6 +457,7 @@ impl JobReport {
             series: s.series.clone(),
             error: None,
             verified_blocks: None,
+            ramp_swallowed: false,
             fio_windows: None,
         }
     }

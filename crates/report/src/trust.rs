@@ -34,6 +34,7 @@ fn warnings(
     let mut w = Vec::new();
     let real = specs.iter().any(|s| s.ioengine != EngineKind::Null);
     w.extend(buffered_io(specs));
+    w.extend(ramp_swallowed(specs, jobs));
     if real {
         w.extend(data_warnings(specs, targets));
         w.extend(short_run(specs, groups));
@@ -119,6 +120,23 @@ fn short_run(specs: &[JobSpec], groups: &[GroupReport]) -> Option<Warning> {
     (shortest < SHORT_RUN_SECS).then(|| Warning::ShortRun {
         secs: shortest,
         fix: short_run_fix(specs, shortest),
+    })
+}
+
+/// Jobs that ended inside their ramp were counted whole, warm-up included.
+fn ramp_swallowed(specs: &[JobSpec], jobs: &[JobReport]) -> Option<Warning> {
+    let swallowed: Vec<&JobReport> = jobs.iter().filter(|j| j.ramp_swallowed).collect();
+    let first = swallowed.first()?;
+    let ramp = specs
+        .get(first.spec_index)
+        .map_or(0.0, |s| s.ramp_time.as_secs_f64());
+    let jobs = match swallowed.len() {
+        1 => format!("job {}", first.name),
+        n => format!("{n} jobs ({} and others)", first.name),
+    };
+    Some(Warning::RampSwallowed {
+        jobs,
+        ramp: figures::fmt_secs(ramp),
     })
 }
 

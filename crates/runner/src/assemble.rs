@@ -123,6 +123,7 @@ fn job_reports(
         jr.groupid = p.group;
         jr.spec_index = p.spec_idx;
         jr.verified_blocks = (o.verified > 0).then_some(o.verified);
+        jr.ramp_swallowed = o.ramp_swallowed;
         jr.fio_windows = o.windows;
         if let Some(e) = o.error {
             first_error.get_or_insert_with(|| format!("job {}: {e}", p.name));

@@ -130,9 +130,12 @@ struct Clock {
     /// left one tail latency out of the rate (3 % low in a 2 s run on a throttled volume,
     /// whose last I/O waited 70 ms for the throttle's next slice).
     cut: Option<u64>,
+    /// Past the ramp. Until then completions are counted too and dropped at the ramp's end,
+    /// as fio resets its stats there: a job that ends inside its ramp keeps its whole run.
     measuring: bool,
+    /// Where the measured interval starts: 0 until the ramp ends.
     measure_start: u64,
-    /// The thread's CPU (user, system, switches) when measuring began.
+    /// The thread's CPU (user, system, switches) when measuring began (or the job started).
     cpu0: (u64, u64, u64),
 }
 
@@ -155,7 +158,8 @@ impl Clock {
         self.base.elapsed().as_nanos() as u64
     }
 
-    /// Starts the measured interval at `at` (ns).
+    /// Starts the measured interval at `at` (ns); what was counted before it is the caller's
+    /// to drop.
     fn measure_from(&mut self, at: u64, live: &Live) {
         self.measuring = true;
         self.measure_start = at;
@@ -373,18 +377,32 @@ impl<'a, E: Engine> Job<'a, E> {
         sleep_unless_stopped(wait, &self.inp.stop);
         if self.clock.ramp_ns == 0 {
             self.clock.measure_from(0, &self.inp.live);
+        } else {
+            self.clock.cpu0 = rusage(libc::RUSAGE_THREAD);
         }
+    }
+
+    /// The ramp is over: the measured interval starts at its end, common to every job, and
+    /// what the warm-up counted is dropped (fio's reset of its stats).
+    #[cold]
+    fn end_ramp(&mut self) {
+        let c = &mut self.clock;
+        c.measure_from(c.ramp_ns, &self.inp.live);
+        let mut fresh = JobStats::default();
+        prepare_hists(&mut fresh, &self.inp.spec, self.sync_engine);
+        self.stats = fresh;
+        let (max_ms, hist_ms) = self.inp.spec.logs.window_ms();
+        self.windows = WindowLog::new(max_ms, hist_ms);
     }
 
     /// Reads the clock once for the turn: the ramp's end, the cut, and whether to stop.
     #[inline]
     fn turn(&mut self) -> Turn {
-        let c = &mut self.clock;
-        let t = c.now();
-        if !c.measuring && t >= c.ramp_ns {
-            // The measured interval starts at the common ramp end for every job.
-            c.measure_from(c.ramp_ns, &self.inp.live);
+        let t = self.clock.now();
+        if !self.clock.measuring && t >= self.clock.ramp_ns {
+            self.end_ramp();
         }
+        let c = &mut self.clock;
         let timed_out = c.deadline.is_some_and(|d| t >= d);
         let stop_asked = self.inp.stop.load(Relaxed);
         if c.cut.is_none() && (timed_out || stop_asked) {
@@ -627,9 +645,10 @@ impl<'a, E: Engine> Job<'a, E> {
     }
 
     /// One completion: frees its slot, checks it (the whole length moved, a read's verify
-    /// header), feeds the verify backlog, and counts it when it completed inside the measured
-    /// window: after the ramp (an I/O submitted during the ramp counts if it completes after
-    /// it, as in fio) and before the cut.
+    /// header), feeds the verify backlog, and counts it when it completed inside the window:
+    /// during the ramp (dropped at its end, kept if the job ends inside it, as in fio) or
+    /// after it (an I/O submitted during the ramp counts if it completes after it), and before
+    /// the cut.
     #[inline]
     fn complete(&mut self, c: Completion, tc: u64, window_end: u64) {
         let m = self.q.meta[c.slot as usize];
@@ -646,14 +665,14 @@ impl<'a, E: Engine> Job<'a, E> {
         if m.op == Op::Write {
             self.syncs.late = tc > window_end;
         }
-        let ramp = self.clock.ramp_ns;
-        if tc >= ramp && tc <= window_end {
+        let from = self.clock.measure_start;
+        if tc >= from && tc <= window_end {
             count(
                 &mut self.stats,
                 &mut self.windows,
                 &m,
                 tc,
-                tc - ramp,
+                tc - from,
                 self.sync_engine,
             );
         }
@@ -679,13 +698,17 @@ impl<'a, E: Engine> Job<'a, E> {
         self.end_fsync();
         let t_end = self.clock.now();
         self.inp.live.ended.store(true, Relaxed);
-        if self.clock.measuring {
-            let (c, cpu1) = (&self.clock, rusage(libc::RUSAGE_THREAD));
-            self.stats.runtime_ns = c.cut.map_or(t_end, |cut| cut.min(t_end)) - c.measure_start;
-            self.stats.usr_ns = cpu1.0.saturating_sub(c.cpu0.0);
-            self.stats.sys_ns = cpu1.1.saturating_sub(c.cpu0.1);
-            self.stats.ctx = cpu1.2.saturating_sub(c.cpu0.2);
+        // Ended inside the ramp: fio never reset its stats, so the whole run is the figure.
+        if !self.clock.measuring {
+            self.clock.measuring = true;
+            out.ramp_swallowed = self.stats.dirs.iter().any(|d| d.ios > 0);
+            publish(&self.inp.live, &self.stats);
         }
+        let (c, cpu1) = (&self.clock, rusage(libc::RUSAGE_THREAD));
+        self.stats.runtime_ns = c.cut.map_or(t_end, |cut| cut.min(t_end)) - c.measure_start;
+        self.stats.usr_ns = cpu1.0.saturating_sub(c.cpu0.0);
+        self.stats.sys_ns = cpu1.1.saturating_sub(c.cpu0.1);
+        self.stats.ctx = cpu1.2.saturating_sub(c.cpu0.2);
         if self.error.is_none() {
             match closing_verify(&mut self.eng, self.inp, self.q.depth) {
                 Ok(n) => out.verified = n,

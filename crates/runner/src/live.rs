@@ -87,6 +87,8 @@ pub struct JobOutput {
     pub verified: u64,
     /// Window maxima and latency histograms for fio's logs, when the job asked for them.
     pub windows: Option<stats::WindowLog>,
+    /// The job ended inside its ramp: the whole run is its measurement, as in fio.
+    pub ramp_swallowed: bool,
 }
 
 /// (user ns, system ns, context switches) from getrusage: `RUSAGE_THREAD` for a job thread,

@@ -108,7 +108,9 @@ impl<'a> Phases<'a> {
         if !peers_ok {
             crew.halt.store(true, Relaxed);
         }
-        if self.first && s.ramp.is_zero() {
+        // Opened at the start even with a ramp, and again at the ramp's end: a run that ends
+        // inside its ramp is counted whole (fio's rule), kernel counters included.
+        if self.first {
             self.window.open(self.plan);
         }
         s.start = Instant::now();

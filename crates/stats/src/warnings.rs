@@ -44,6 +44,9 @@ pub enum Warning {
         write_bw: String,
         read_bw: String,
     },
+    /// Jobs that ended inside their ramp_time: as fio, their whole run was counted, the
+    /// warm-up included (`jobs` names them, `ramp` their ramp).
+    RampSwallowed { jobs: String, ramp: String },
     /// The file lives on a memory-backed filesystem, so no device is measured.
     MemoryFilesystem { fs: String },
     /// The block layer merged many adjacent I/Os: the device served fewer, larger requests.
@@ -65,6 +68,7 @@ impl Warning {
             Warning::RateDisagrees { .. } => "rate_disagrees",
             Warning::CompressibleData { .. } => "compressible_data",
             Warning::ShortRun { .. } => "short_run",
+            Warning::RampSwallowed { .. } => "ramp_swallowed",
             Warning::CpuBound { .. } => "cpu_bound",
             Warning::BurstSuspected { .. } => "burst_suspected",
             Warning::MemoryFilesystem { .. } => "memory_filesystem",
@@ -113,6 +117,12 @@ impl fmt::Display for Warning {
                 f,
                 "the run measured only {secs:.1} s: results are noisy and may be inside a burst \
                  window; {fix}"
+            ),
+            Warning::RampSwallowed { jobs, ramp } => write!(
+                f,
+                "{jobs} ended inside its ramp_time ({ramp}): as fio does, the whole run is counted, \
+                 warm-up included; give a larger size (or time_based with a runtime) or a \
+                 shorter ramp_time to measure after the warm-up"
             ),
             Warning::CpuBound { percent, advice } => write!(
                 f,

@@ -250,28 +250,6 @@ fn refusal(job: &Path) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Runs fio on a job file in `dir` (as the current directory) and returns its JSON.
-fn fio_on(dir: &Path, file: &Path, extra: &[&str]) -> Value {
-    fio_json(
-        std::process::Command::new("fio")
-            .current_dir(dir)
-            .args(extra)
-            .arg(file),
-    )
-}
-
-/// Runs volbench on the same job file in `dir` and returns its native report.
-fn vb_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
-    ok_json(
-        volbench()
-            .current_dir(dir)
-            .arg("run")
-            .arg(file)
-            .args(extra)
-            .args(["--output-format=volbench-json", "-q", "--no-store"]),
-    )
-}
-
 /// (name, size, allocated bytes) of every file in `dir`, sorted.
 fn files(dir: &Path) -> Vec<(String, u64, u64)> {
     use std::os::unix::fs::MetadataExt;

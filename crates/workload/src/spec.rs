@@ -149,6 +149,13 @@ pub enum SyncIo {
     Dsync,
 }
 
+/// The block size (and range) of a job's writes when they differ from its reads'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteSizes {
+    pub bs: u64,
+    pub range: Option<(u64, u64)>,
+}
+
 /// One entry of fio's `bssplit`: `percent` of I/Os use block size `bs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BsSplit {
@@ -395,6 +402,11 @@ pub struct JobSpec {
     /// `bs=4k-64k`); `bs` is then the low end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bs_range: Option<(u64, u64)>,
+    /// The writes' side of fio's `bs=R,W` or `bsrange=R,W` when it differs from the reads'
+    /// (`bs` and `bs_range` hold the reads'): a job that only writes takes it in their place
+    /// ([`JobSpec::settle_sizes`]), as fio's writes do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_sizes: Option<WriteSizes>,
     /// Each file's size (fio's `filesize`), a range picks one per file; `size` is then the
     /// I/O to do over all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -512,6 +524,7 @@ impl Default for JobSpec {
             percentile_list: None,
             percentiles_for: percentiles_default(),
             bs_range: None,
+            write_sizes: None,
             filesize: None,
             overwrite: true,
             fallocate: Fallocate::Native,
@@ -600,6 +613,8 @@ pub enum SpecError {
         "hipri with io_uring polls for completions, which only O_DIRECT I/O can do: add direct=1"
     )]
     HipriBuffered,
+    #[error("reads and writes of different sizes in one job (bs=R,W or bsrange=R,W with both directions) are not supported: give one size, or one job that reads and one that writes")]
+    DirSizes,
 }
 
 impl SpecError {
@@ -624,6 +639,7 @@ impl SpecError {
             SpecError::NrFiles => &[NRFILES],
             SpecError::HipriEngine(_) => &[HIPRI, IOENGINE],
             SpecError::HipriBuffered => &[HIPRI, DIRECT, BUFFERED],
+            SpecError::DirSizes => &[BS, BSRANGE, RW],
             SpecError::BacklogReads => &[VERIFY_BACKLOG, RW],
             SpecError::ThinkBlocks(..) => &[THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE, IODEPTH],
         }
@@ -661,7 +677,21 @@ impl JobSpec {
     }
 
     /// Checks everything that does not depend on the target.
+    /// A job that only writes takes the writes' sizes of `bs=R,W` in place of the reads', one
+    /// that only reads drops them: the sizes it runs are then in `bs`/`bs_range` alone.
+    pub fn settle_sizes(&mut self) {
+        let Some(w) = self.write_sizes else { return };
+        if !self.rw.writes() {
+            self.write_sizes = None;
+        } else if !self.rw.reads() {
+            (self.bs, self.bs_range, self.write_sizes) = (w.bs, w.range, None);
+        }
+    }
+
     pub fn validate(&self) -> Result<(), SpecError> {
+        if self.write_sizes.is_some() {
+            return Err(SpecError::DirSizes);
+        }
         if self.iodepth == 0 || self.iodepth > MAX_IODEPTH {
             return Err(SpecError::IoDepth(self.iodepth));
         }

@@ -109,6 +109,22 @@ macro_rules! require_root {
     };
 }
 
+/// Whether a program is on the PATH.
+pub fn has_tool(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+}
+
+/// Ends the calling test when a program it runs is missing (a failure under CI).
+#[macro_export]
+macro_rules! require_tool {
+    ($name:expr) => {
+        if !common::has_tool($name) {
+            $crate::cannot_run!("{} is not installed (scripts/test.sh installs it)", $name);
+        }
+    };
+}
+
 /// Serialises tests that create devices, across threads and processes.
 pub struct DeviceLock(File);
 
@@ -493,4 +509,26 @@ pub fn fio_json(c: &mut std::process::Command) -> Value {
     );
     let json = text.find("\n{").map_or(&text[..], |i| &text[i + 1..]);
     serde_json::from_str(json).unwrap_or_else(|e| panic!("fio's JSON: {e}: {text}"))
+}
+
+/// Runs fio on a job file in `dir` (as the current directory) and returns its JSON.
+pub fn fio_on(dir: &Path, file: &Path, extra: &[&str]) -> Value {
+    fio_json(
+        std::process::Command::new("fio")
+            .current_dir(dir)
+            .args(extra)
+            .arg(file),
+    )
+}
+
+/// Runs volbench on the same job file in `dir` and returns its native report.
+pub fn vb_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
+    ok_json(
+        volbench()
+            .current_dir(dir)
+            .arg("run")
+            .arg(file)
+            .args(extra)
+            .args(["--output-format=volbench-json", "-q", "--no-store"]),
+    )
 }

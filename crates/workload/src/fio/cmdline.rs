@@ -162,6 +162,7 @@ pub fn single_job(given: &[Given]) -> Result<JobSpec, String> {
     if !j.time_based && !runtime {
         j.runtime = None;
     }
+    j.settle_sizes();
     j.validate().map_err(|e| e.to_string())?;
     Ok(j)
 }

@@ -2,6 +2,7 @@
 //! `numjobs`, stonewalls). What each option means lives in the option table ([`table`]); fio's
 //! command line is read in [`cmdline`] and the generated docs come from [`docs`].
 
+pub mod arith;
 pub mod cmdline;
 pub mod docs;
 pub mod table;
@@ -171,6 +172,7 @@ fn finish_job(mut j: JobSpec, s: &Section, opts: &[&RawOption]) -> Result<JobSpe
     if j.filesize.is_some() && j.io_size.is_none() {
         j.io_size = j.size.take();
     }
+    j.settle_sizes();
     j.validate().map_err(|e| {
         let at = e
             .keys()

@@ -357,7 +357,9 @@ fn set_filename(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
 }
 
 fn set_size(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
-    let s = v.need()?;
+    // fio reads `100%%` (the percent sign escaped, as fio's own examples write it) as 100%.
+    let s = v.need()?.trim();
+    let s = s.strip_suffix("%%").map_or(s, |p| &s[..p.len() + 1]);
     if let Some(p) = s.strip_suffix('%') {
         j.size_percent = Some(num(v.opt.name, p)?);
         j.size = None;
@@ -369,8 +371,9 @@ fn set_size(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
 }
 
 fn set_offset(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
-    let s = v.need()?;
-    if let Some(p) = s.trim().strip_suffix('%') {
+    let s = v.need()?.trim();
+    let s = s.strip_suffix("%%").map_or(s, |p| &s[..p.len() + 1]);
+    if let Some(p) = s.strip_suffix('%') {
         let p: u8 = num(v.opt.name, p)?;
         if p > 100 {
             return Err(v.bad(s, "a percentage is 0 to 100"));

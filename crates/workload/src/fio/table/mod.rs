@@ -16,6 +16,7 @@ pub mod names;
 mod pattern;
 mod timing;
 
+use super::arith::{resolve, Units};
 use super::OptError;
 use crate::spec::JobSpec;
 use crate::units::{parse_bool, parse_duration, UnitError};
@@ -350,6 +351,14 @@ impl<'a> Val<'a> {
     }
 
     fn unit(&self, v: &str, e: UnitError) -> OptError {
+        // fio reads only the leading number of `3*1k` (it computes values in parentheses or
+        // holding $keywords): say how to have it computed instead of running on 3.
+        if v.contains(['*', '/', '+', '^']) && !v.trim_start().starts_with('(') {
+            return self.bad(
+                v,
+                format!("fio would read only its leading number; to compute it, write ({v})"),
+            );
+        }
         self.bad(v, format!("not a valid {} ({})", e.what, e.hint))
     }
 }
@@ -376,9 +385,18 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
             suggestion: suggestion(key),
         });
     };
+    let units = match opt.kind {
+        Kind::Int { .. } | Kind::Size => Some(Units::Number),
+        Kind::Time => Some(Units::Time),
+        _ => None,
+    };
+    let v = match v {
+        Some(s) => Some(resolve(s, units).map_err(|why| bad(opt.name, s, why))?),
+        None => None,
+    };
     let val = Val {
         opt,
-        raw: v,
+        raw: v.as_deref(),
         kb: j.kb_base,
     };
     (opt.set)(j, &val)

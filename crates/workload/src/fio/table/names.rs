@@ -4,6 +4,7 @@
 //! name of its table entry, written here once, so a renamed option leaves no stale name behind.
 
 pub const BS: &str = "bs";
+pub const BSRANGE: &str = "bsrange";
 pub const BSSPLIT: &str = "bssplit";
 pub const BUFFERED: &str = "buffered";
 pub const BUFFER_PATTERN: &str = "buffer_pattern";

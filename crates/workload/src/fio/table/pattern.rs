@@ -2,7 +2,7 @@
 
 use super::{names, num, show_size, Category as C, FioOption as O, Kind, Val};
 use crate::fio::OptError;
-use crate::spec::{BsSplit, JobSpec, Rw};
+use crate::spec::{BsSplit, JobSpec, Rw, WriteSizes};
 
 const PCT: Kind = Kind::Int { min: 0, max: 100 };
 
@@ -55,8 +55,9 @@ pub(super) const OPTIONS: &[O] = &[
     ),
     O {
         aliases: &["blocksize"],
-        details: "one size; `bs=r,w` only when both are equal (use `bssplit` for mixes); \
-                  `bs=4k-64k` is a range, as `bsrange`'s",
+        details: "one size; `bs=R,W` sets reads and writes apart (a job doing both needs \
+                  them equal); `bs=4k-64k` is 4k, as fio reads it (a range is `bsrange`'s)",
+        note: Some(bs_note),
         show: Some(|j| (j.bssplit.is_empty() && j.bs_range.is_none()).then(|| show_size(j, j.bs))),
         sweep: 3,
         common: true,
@@ -72,10 +73,10 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         aliases: &["blocksize_range"],
         details: "each I/O's size drawn uniformly from the multiples of the low end; mean size \
-                  checked against fio's within 5 %",
+                  checked against fio's within 5 %; `low:high` as well, and `R,W` pairs as `bs`'s",
         show: Some(|j| j.bs_range.map(|(lo, hi)| format!("{lo}-{hi}"))),
         ..O::new(
-            "bsrange",
+            names::BSRANGE,
             C::Pattern,
             Kind::Size,
             "Block sizes drawn from low-high, e.g. 4k-64k",
@@ -277,37 +278,46 @@ fn set_rw(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
 
 fn set_bs(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     let s = v.need()?;
-    // `bs=4k-64k` is a range, as bsrange's.
-    if s.contains('-') {
-        return set_bs_range(j, v, s);
-    }
-    // `bs=4k,64k` sets reads and writes apart; volbench uses one size for both.
+    // fio reads `bs=4k-64k` as 4k (the leading size; ranges are bsrange's): so does this,
+    // and `bs_note` says so.
+    let s = s.split_once(['-', ':']).map_or(s, |(lo, _)| lo);
+    // `bs=4k,64k` sets reads and writes apart (a blank side is the other's).
     let (r, w) = s.split_once(',').unwrap_or((s, s));
     let r = v.size_of(r)?;
     let w = if w.is_empty() { r } else { v.size_of(w)? };
-    if r != w {
-        return Err(v.bad(
-            s,
-            "different read and write block sizes are not supported: use one size or bssplit",
-        ));
-    }
     j.bs = r;
     j.bs_range = None;
+    j.write_sizes = (w != r).then_some(WriteSizes { bs: w, range: None });
     Ok(())
 }
 
-/// bsrange: `bs` is the low end, and sizes are drawn up to the high one (the first range when
-/// reads and writes are given apart).
+/// `bs=4k-64k` runs 4k in fio, which a reader of the file may not expect.
+fn bs_note(v: &str) -> Option<String> {
+    let (lo, _) = v.split_once(['-', ':'])?;
+    Some(format!(
+        "bs={v} runs {lo} blocks, as in fio (bs takes one size): for sizes drawn from a range, write bsrange={v}"
+    ))
+}
+
+/// bsrange: `bs` is the low end, and sizes are drawn up to the high one; `R,W` gives the
+/// writes their own range (see `JobSpec::settle_sizes`).
 fn set_bs_range(j: &mut JobSpec, v: &Val, s: &str) -> Result<(), OptError> {
-    let (lo, hi) = range(v, s.split(',').next().unwrap_or(s))?;
+    let (r, w) = s.split_once(',').unwrap_or((s, ""));
+    let (lo, hi) = range(v, r)?;
+    let (wlo, whi) = if w.is_empty() { (lo, hi) } else { range(v, w)? };
     j.bs = lo;
     j.bs_range = (lo != hi).then_some((lo, hi));
+    j.write_sizes = ((wlo, whi) != (lo, hi)).then_some(WriteSizes {
+        bs: wlo,
+        range: (wlo != whi).then_some((wlo, whi)),
+    });
     Ok(())
 }
 
-/// fio's `low-high` range (`4k-64k`; one value is a range of one).
+/// fio's `low-high` range (`4k-64k`, or `512:1M` as fio also writes it; one value is a range
+/// of one).
 pub(super) fn range(v: &Val, s: &str) -> Result<(u64, u64), OptError> {
-    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let (a, b) = s.split_once(['-', ':']).unwrap_or((s, s));
     let (a, b) = (v.size_of(a)?, v.size_of(b)?);
     if a > b || a == 0 {
         return Err(v.bad(s, "give low-high with 0 < low <= high, e.g. 4k-64k"));
@@ -346,5 +356,6 @@ fn set_bssplit(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     }
     j.bs = out.iter().map(|b| b.bs).min().unwrap_or(j.bs);
     j.bssplit = out;
+    j.write_sizes = None;
     Ok(())
 }
