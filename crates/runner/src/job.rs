@@ -17,6 +17,7 @@ use crate::permutation::splitmix;
 use crate::pick::{Next, Pick, Picker};
 use crate::placement::pin;
 use crate::readback::{closing_verify, describe};
+use crate::target::drop_cached;
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -74,6 +75,10 @@ fn drive<E: Engine>(eng: E, inp: &JobInput, out: &mut JobOutput) {
         let turn = job.turn();
         if job.syncs.need && job.q.in_flight == 0 {
             job.sync_step();
+            continue;
+        }
+        if job.q.in_flight == 0 && job.passes.as_ref().is_some_and(|p| p.due) {
+            job.new_pass();
             continue;
         }
         let filled = job.fill(&turn);
@@ -208,6 +213,31 @@ impl Budget {
     }
 }
 
+/// fio's invalidate at every pass: a buffered job that goes over its files more than once
+/// (time-based, or `loops`) drops their cached pages each time it starts over, as fio does
+/// when it reopens them, so a pass is not served from the page cache the last one filled.
+struct Passes {
+    /// The bytes of one pass (`io_size`, or the files' regions).
+    bytes: u64,
+    /// Where the next pass starts, in issued bytes.
+    next: u64,
+    /// A pass is over: drop the cache once the queue is empty.
+    due: bool,
+}
+
+impl Passes {
+    fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Option<Passes> {
+        let bytes = spec.io_size.unwrap_or(regions.iter().map(|r| r.1).sum());
+        let again = spec.time_based || spec.loops > 1;
+        let cached = !spec.direct && spec.ioengine != EngineKind::Null;
+        (spec.invalidate && cached && again && bytes > 0).then_some(Passes {
+            bytes,
+            next: bytes,
+            due: false,
+        })
+    }
+}
+
 /// The queue: free slots, what each slot holds, the batch being pushed, the completions.
 struct Queue {
     depth: usize,
@@ -318,6 +348,7 @@ struct Job<'a, E: Engine> {
     think: Thinking,
     stats: JobStats,
     windows: Option<WindowLog>,
+    passes: Option<Passes>,
     sync_engine: bool,
     /// Stamp each write's 4 KiB blocks (random data only: a stamp in a pattern changes it).
     stamp: bool,
@@ -360,6 +391,7 @@ impl<'a, E: Engine> Job<'a, E> {
             },
             stats,
             windows: WindowLog::new(max_ms, hist_ms),
+            passes: Passes::new(spec, &inp.regions),
             sync_engine,
             stamp,
             seq: 0,
@@ -443,6 +475,17 @@ impl<'a, E: Engine> Job<'a, E> {
         self.syncs.need = false;
     }
 
+    /// A pass is over and its I/O reaped: drop the files' cached pages before the next.
+    #[cold]
+    fn new_pass(&mut self) {
+        for (&fd, &(offset, len)) in self.inp.fds.iter().zip(&self.inp.regions) {
+            drop_cached(fd, offset, len);
+        }
+        if let Some(p) = &mut self.passes {
+            p.due = false;
+        }
+    }
+
     /// Pushes I/Os into free slots until the queue is full, the picker waits, or a sync, a
     /// think or the end of the budget is due; submits each `iodepth_batch_submit` group and
     /// what remains at the end.
@@ -452,7 +495,8 @@ impl<'a, E: Engine> Job<'a, E> {
         // When the next I/O's preparation starts: the turn's clock for the first, then the
         // return of the submission before it (no clock read of its own per I/O).
         let mut prep_at = turn.t;
-        if !turn.stopping && !self.syncs.need && self.think.due.is_none() {
+        let pass_over = self.passes.as_ref().is_some_and(|p| p.due);
+        if !turn.stopping && !self.syncs.need && !pass_over && self.think.due.is_none() {
             while let Some(&slot) = self.q.free.last() {
                 let Some(n) = self.pick(turn, &mut filled) else {
                     break;
@@ -538,10 +582,22 @@ impl<'a, E: Engine> Job<'a, E> {
         self.q.free.pop();
         self.q.batch.push(slot);
         if !n.back {
-            self.budget.issued += n.len as u64;
-            self.budget.issued_ios += 1;
+            self.issued(n.len);
         }
         true
+    }
+
+    /// Counts an issued I/O against the budget and the pass: a pass is over when its bytes
+    /// are issued, and after the last there is no next to drop the cache for.
+    #[inline]
+    fn issued(&mut self, len: u32) {
+        let b = &mut self.budget;
+        b.issued += len as u64;
+        b.issued_ios += 1;
+        if let Some(p) = self.passes.as_mut().filter(|p| b.issued >= p.next) {
+            p.next += p.bytes;
+            p.due = !b.spent();
+        }
     }
 
     /// True once a think is due. fio checks after each issue; an I/O at depth 1 or on a

@@ -167,6 +167,11 @@ impl Picker {
             None if self.flow.as_mut().is_some_and(|f| !f.admit()) => return Pick::Held,
             None => self.draw(),
         };
+        let (op, dir) = if self.rated {
+            self.due(t, op, dir)
+        } else {
+            (op, dir)
+        };
         if self.rated {
             if t < self.next_ok[dir] {
                 self.pending = Some((op, dir, len));
@@ -238,6 +243,24 @@ impl Picker {
             (Op::Read, 0, len)
         } else {
             (Op::Write, 1, len)
+        }
+    }
+
+    /// fio's rate_ddir: a mixed job whose drawn direction is ahead of its rate takes the other
+    /// direction when that one is due, and when both are ahead, the one due first. A single
+    /// value of `rate` caps each direction, so without the switch a read drawn while reads
+    /// wait would hold back a write that may go, and neither direction reaches its cap.
+    #[inline]
+    fn due(&self, t: u64, op: Op, dir: usize) -> (Op, usize) {
+        let other = dir ^ 1;
+        let mixed = self.read_pct > 0 && self.read_pct < 100;
+        let switch = mixed
+            && t < self.next_ok[dir]
+            && (t >= self.next_ok[other] || self.next_ok[other] < self.next_ok[dir]);
+        match (switch, op) {
+            (false, _) => (op, dir),
+            (true, Op::Read) => (Op::Write, other),
+            (true, _) => (Op::Read, other),
         }
     }
 

@@ -299,6 +299,13 @@ fn check_file<'a>(r: &Region<'a>, created: &[PathBuf]) -> Result<(&'a Path, bool
     Ok((dir, owned))
 }
 
+/// Drops a region's cached pages (fio's invalidate): clean ones go, dirty ones start writeback.
+pub(crate) fn drop_cached(fd: std::os::fd::RawFd, offset: u64, len: u64) {
+    // SAFETY: advisory call on a descriptor the job holds open; failure only leaves pages
+    // cached.
+    unsafe { libc::posix_fadvise(fd, offset as i64, len as i64, libc::POSIX_FADV_DONTNEED) };
+}
+
 /// Opens the region for the job's I/O, drops its cached pages when asked, and checks O_DIRECT's
 /// alignment against the device's logical block.
 fn open_target(
@@ -311,15 +318,7 @@ fn open_target(
     let file = open_for_io(spec, path, dev)?;
     if spec.invalidate {
         // Drop cached pages so buffered reads start cold, as fio's invalidate=1 does.
-        // SAFETY: advisory call on a descriptor we own; failure only leaves pages cached.
-        unsafe {
-            libc::posix_fadvise(
-                file.as_raw_fd(),
-                offset as i64,
-                len as i64,
-                libc::POSIX_FADV_DONTNEED,
-            )
-        };
+        drop_cached(file.as_raw_fd(), offset, len);
     }
     let device = dev.and_then(probe::device_info);
     let lbs = device

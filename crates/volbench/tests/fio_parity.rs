@@ -156,3 +156,93 @@ fn a_job_that_ends_inside_its_ramp_is_counted_whole_and_warned_about() {
     assert!(ids.contains(&"ramp_swallowed"), "{ids:?}");
     assert_eq!(report["jobs"][0]["ramp_swallowed"], true);
 }
+
+#[test]
+fn a_rate_caps_each_direction_of_a_mixed_job_as_in_fio() {
+    require_tool!("fio");
+    let d = tmpdir();
+    // One value caps reads and writes each; a read drawn while reads wait must not hold back
+    // a write that may go (fio's rate_ddir switches direction).
+    for (rate, want) in [("rate=64k", [48, 48]), ("rate_iops=20,10", [60, 30])] {
+        let text = format!(
+            "[r]\nioengine=null\nrw=randrw\nbs=4k\nsize=64m\n{rate}\ntime_based\nruntime=3\n"
+        );
+        let (theirs_r, ours_r) = both(d.path(), &text, "read");
+        let job = d.path().join("j.fio");
+        let ours_w = vb_io(&vb_json(d.path(), &job, &[]), "write");
+        let theirs_w = fio_io(&fio_on(d.path(), &job, &[]), "write");
+        // Paced I/Os: the counts are the rate times the runtime, give or take the one
+        // banked or cut at either end.
+        for (dir, ours, theirs, want) in [
+            ("read", ours_r.0, theirs_r.0, want[0]),
+            ("write", ours_w.0, theirs_w.0, want[1]),
+        ] {
+            assert!(
+                ours.abs_diff(want) <= 2,
+                "{rate} {dir}: volbench {ours}, want {want}"
+            );
+            assert!(
+                theirs.abs_diff(want) <= 2,
+                "{rate} {dir}: fio {theirs}, want {want}"
+            );
+        }
+    }
+}
+
+/// The `POSIX_FADV_DONTNEED` calls a command makes under strace, and its output.
+fn cache_drops(d: &Path, cmd: &[&str]) -> (usize, String) {
+    let log = d.join("strace.log");
+    let st = std::process::Command::new("strace")
+        .args(["-f", "-e", "trace=fadvise64", "-o"])
+        .arg(&log)
+        .args(cmd)
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    let drops = text
+        .lines()
+        .filter(|l| l.contains("POSIX_FADV_DONTNEED"))
+        .count();
+    (drops, String::from_utf8_lossy(&st.stdout).into_owned())
+}
+
+#[test]
+fn buffered_jobs_drop_the_cache_at_every_pass_as_fio() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let vb = env!("CARGO_BIN_EXE_volbench");
+    // loops=5: fio drops the file's cached pages as each pass opens it, five in all (on a
+    // file that exists: laying one out adds a drop of its own).
+    std::fs::write(d.path().join("f"), vec![9u8; 4 << 20]).unwrap();
+    let job = d.path().join("l.fio");
+    std::fs::write(&job, "[l]\nfilename=f\nrw=read\nbs=64k\nsize=4m\nloops=5\n").unwrap();
+    let (theirs, _) = cache_drops(d.path(), &["fio", "l.fio"]);
+    let (ours, _) = cache_drops(d.path(), &[vb, "run", "l.fio", "-q", "--no-store"]);
+    assert_eq!((ours, theirs), (5, 5));
+    // Time-based: one drop at the start and one for each pass over the file begun after it
+    // (the run may end inside a pass whose start was issued but not yet reaped).
+    std::fs::write(
+        &job,
+        "[t]\nfilename=f\nrw=write\nbs=64k\nsize=4m\ntime_based\nruntime=1\n",
+    )
+    .unwrap();
+    let json = ["--output-format=volbench-json", "-q", "--no-store"];
+    let (ours, out) = cache_drops(d.path(), &[&[vb, "run", "l.fio"][..], &json].concat());
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let passes = report["group"]["write"]["io_bytes"].as_u64().unwrap() / (4 << 20);
+    assert!(
+        passes >= 2,
+        "{passes} passes: too slow a disk for this check"
+    );
+    assert!(
+        ours.abs_diff(passes as usize + 1) <= 1,
+        "{ours} drops for {passes} passes"
+    );
+}

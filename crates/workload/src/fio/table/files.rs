@@ -300,7 +300,8 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
-        details: "drops the file's cached pages before the job (`posix_fadvise`)",
+        details: "drops the file's cached pages (`posix_fadvise`) before the job and, as fio, \
+                  at every further pass of a buffered time-based or `loops` job",
         show: Some(|j| show_bit(j.invalidate)),
         ..O::new(
             "invalidate",
