@@ -721,6 +721,11 @@ impl<'a, E: Engine> Job<'a, E> {
         if m.op == Op::Write {
             self.syncs.late = tc > window_end;
         }
+        // The first completion past the ramp ends it, if the turn has not: one reaped in a
+        // turn that began inside the ramp is the measurement's, not the warm-up's.
+        if !self.clock.measuring && tc >= self.clock.ramp_ns {
+            self.end_ramp();
+        }
         let from = self.clock.measure_start;
         if tc >= from && tc <= window_end {
             count(
