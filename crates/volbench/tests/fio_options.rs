@@ -967,21 +967,8 @@ fn cpus_allowed_and_split_policy_pin_job_threads() {
 /// percentile to their median: ln 10 / ln 2 = 3.3 for Poisson arrivals (exponential gaps), 1
 /// for evenly paced ones. Robust to the one long gap either tool has while starting.
 fn pread_gap_spread(dir: &Path, prog: &Path, args: &[&str]) -> (usize, f64) {
-    let trace = dir.join("trace.txt");
-    let out = std::process::Command::new("strace")
-        .current_dir(dir)
-        .args(["-f", "-ttt", "-e", "trace=pread64", "-o"])
-        .arg(&trace)
-        .arg(prog)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&trace).unwrap();
+    let cmd = [&[prog.to_str().unwrap()][..], args].concat();
+    let (text, _) = strace(dir, &["-ttt", "-e", "trace=pread64"], &cmd);
     let ts: Vec<f64> = text
         .lines()
         .filter(|l| l.contains("pread64(") && !l.contains("resumed"))

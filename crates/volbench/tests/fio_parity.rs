@@ -191,25 +191,12 @@ fn a_rate_caps_each_direction_of_a_mixed_job_as_in_fio() {
 
 /// The `POSIX_FADV_DONTNEED` calls a command makes under strace, and its output.
 fn cache_drops(d: &Path, cmd: &[&str]) -> (usize, String) {
-    let log = d.join("strace.log");
-    let st = std::process::Command::new("strace")
-        .args(["-f", "-e", "trace=fadvise64", "-o"])
-        .arg(&log)
-        .args(cmd)
-        .current_dir(d)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
-    let text = std::fs::read_to_string(&log).unwrap();
-    let drops = text
+    let (log, out) = strace(d, &["-e", "trace=fadvise64"], cmd);
+    let drops = log
         .lines()
         .filter(|l| l.contains("POSIX_FADV_DONTNEED"))
         .count();
-    (drops, String::from_utf8_lossy(&st.stdout).into_owned())
+    (drops, out)
 }
 
 #[test]

@@ -532,3 +532,25 @@ pub fn vb_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
             .args(["--output-format=volbench-json", "-q", "--no-store"]),
     )
 }
+
+/// Runs a command (program, then arguments) in `dir` under `strace -f` with `opts` (`-e
+/// trace=...`, `-ttt`): strace's log and the command's stdout. Fails the test if it fails.
+pub fn strace(dir: &Path, opts: &[&str], cmd: &[&str]) -> (String, String) {
+    let log = dir.join("strace.log");
+    let out = Std::new("strace")
+        .current_dir(dir)
+        .arg("-f")
+        .args(opts)
+        .arg("-o")
+        .arg(&log)
+        .args(cmd)
+        .output()
+        .expect("strace is installed (scripts/test.sh installs it)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    (text, String::from_utf8_lossy(&out.stdout).into_owned())
+}
