@@ -188,15 +188,17 @@ struct Budget {
     issued_ios: u64,
 }
 
+/// The bytes of one pass over the job's files: `io_size`, or the files' regions.
+fn pass_bytes(spec: &JobSpec, regions: &[(u64, u64)]) -> u64 {
+    spec.io_size.unwrap_or(regions.iter().map(|r| r.1).sum())
+}
+
 impl Budget {
     fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Budget {
-        let region_bytes: u64 = regions.iter().map(|r| r.1).sum();
         let bytes = if spec.time_based {
             u64::MAX
         } else {
-            spec.io_size
-                .unwrap_or(region_bytes)
-                .saturating_mul(spec.loops.max(1) as u64)
+            pass_bytes(spec, regions).saturating_mul(spec.loops.max(1) as u64)
         };
         Budget {
             bytes,
@@ -217,7 +219,7 @@ impl Budget {
 /// (time-based, or `loops`) drops their cached pages each time it starts over, as fio does
 /// when it reopens them, so a pass is not served from the page cache the last one filled.
 struct Passes {
-    /// The bytes of one pass (`io_size`, or the files' regions).
+    /// The bytes of one pass ([`pass_bytes`]).
     bytes: u64,
     /// Where the next pass starts, in issued bytes.
     next: u64,
@@ -227,7 +229,7 @@ struct Passes {
 
 impl Passes {
     fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Option<Passes> {
-        let bytes = spec.io_size.unwrap_or(regions.iter().map(|r| r.1).sum());
+        let bytes = pass_bytes(spec, regions);
         let again = spec.time_based || spec.loops > 1;
         let cached = !spec.direct && spec.ioengine != EngineKind::Null;
         (spec.invalidate && cached && again && bytes > 0).then_some(Passes {
@@ -368,9 +370,7 @@ impl<'a, E: Engine> Job<'a, E> {
         for s in 0..depth as u32 {
             data::fill(eng.slot(s), &spec.buffer, &mut rng);
         }
-        let mut stats = JobStats::default();
-        prepare_hists(&mut stats, spec, sync_engine);
-        let (max_ms, hist_ms) = spec.logs.window_ms();
+        let (stats, windows) = fresh_counts(spec, sync_engine);
         // Stamps go at the head of each 4 KiB, inside a compressible buffer's random part.
         let stamp = match spec.buffer {
             BufferMode::Random => true,
@@ -390,7 +390,7 @@ impl<'a, E: Engine> Job<'a, E> {
                 completed: 0,
             },
             stats,
-            windows: WindowLog::new(max_ms, hist_ms),
+            windows,
             passes: Passes::new(spec, &inp.regions),
             sync_engine,
             stamp,
@@ -420,11 +420,7 @@ impl<'a, E: Engine> Job<'a, E> {
     fn end_ramp(&mut self) {
         let c = &mut self.clock;
         c.measure_from(c.ramp_ns, &self.inp.live);
-        let mut fresh = JobStats::default();
-        prepare_hists(&mut fresh, &self.inp.spec, self.sync_engine);
-        self.stats = fresh;
-        let (max_ms, hist_ms) = self.inp.spec.logs.window_ms();
-        self.windows = WindowLog::new(max_ms, hist_ms);
+        (self.stats, self.windows) = fresh_counts(&self.inp.spec, self.sync_engine);
     }
 
     /// Reads the clock once for the turn: the ramp's end, the cut, and whether to stop.
@@ -761,7 +757,6 @@ impl<'a, E: Engine> Job<'a, E> {
         self.inp.live.ended.store(true, Relaxed);
         // Ended inside the ramp: fio never reset its stats, so the whole run is the figure.
         if !self.clock.measuring {
-            self.clock.measuring = true;
             out.ramp_swallowed = self.stats.dirs.iter().any(|d| d.ios > 0);
             publish(&self.inp.live, &self.stats);
         }
@@ -859,9 +854,11 @@ fn overlaps(meta: &[Meta], n: &Next) -> bool {
         .any(|m| m.busy && m.file == n.file && m.offset < end && n.offset < m.offset + m.len as u64)
 }
 
-/// Allocates the histograms this job will fill before the start line, so that neither the
-/// start of hundreds of jobs nor the first I/O of each pays for the others.
-fn prepare_hists(stats: &mut JobStats, spec: &JobSpec, sync_engine: bool) {
+/// Empty figures and fio-log windows for the job, with the histograms it will fill allocated
+/// up front (before the start line, and again at the ramp's end), so that neither the start of
+/// hundreds of jobs nor the first I/O of each pays for the others.
+fn fresh_counts(spec: &JobSpec, sync_engine: bool) -> (JobStats, Option<WindowLog>) {
+    let mut stats = JobStats::default();
     // A verify backlog reads back what a write job wrote, and counts the reads.
     let reads = spec.rw.reads() || spec.verify_backlog > 0;
     for (used, d) in [(reads, 0), (spec.rw.writes(), 1)] {
@@ -878,4 +875,6 @@ fn prepare_hists(stats: &mut JobStats, spec: &JobSpec, sync_engine: bool) {
         stats.sync.prepare();
         stats.durable.prepare();
     }
+    let (max_ms, hist_ms) = spec.logs.window_ms();
+    (stats, WindowLog::new(max_ms, hist_ms))
 }

@@ -162,17 +162,13 @@ impl Picker {
             return Pick::Done;
         }
         // An I/O held back by the rate was admitted by the flow when it was drawn.
-        let (op, dir, len) = match self.pending.take() {
+        let (mut op, mut dir, len) = match self.pending.take() {
             Some(p) => p,
             None if self.flow.as_mut().is_some_and(|f| !f.admit()) => return Pick::Held,
             None => self.draw(),
         };
-        let (op, dir) = if self.rated {
-            self.due(t, op, dir)
-        } else {
-            (op, dir)
-        };
         if self.rated {
+            (op, dir) = self.due(t, op, dir);
             if t < self.next_ok[dir] {
                 self.pending = Some((op, dir, len));
                 return Pick::Wait(self.next_ok[dir] - t);
