@@ -125,14 +125,14 @@ fn short_run(specs: &[JobSpec], groups: &[GroupReport]) -> Option<Warning> {
 
 /// Jobs that ended inside their ramp were counted whole, warm-up included.
 fn ramp_swallowed(specs: &[JobSpec], jobs: &[JobReport]) -> Option<Warning> {
-    let swallowed: Vec<&JobReport> = jobs.iter().filter(|j| j.ramp_swallowed).collect();
-    let first = swallowed.first()?;
+    let mut swallowed = jobs.iter().filter(|j| j.ramp_swallowed);
+    let first = swallowed.next()?;
     let ramp = specs
         .get(first.spec_index)
         .map_or(0.0, |s| s.ramp_time.as_secs_f64());
-    let jobs = match swallowed.len() {
-        1 => format!("job {}", first.name),
-        n => format!("{n} jobs ({} and others)", first.name),
+    let jobs = match swallowed.count() {
+        0 => format!("job {}", first.name),
+        others => format!("{} jobs ({} and others)", others + 1, first.name),
     };
     Some(Warning::RampSwallowed {
         jobs,

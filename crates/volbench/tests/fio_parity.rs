@@ -128,6 +128,11 @@ fn block_size_ranges_and_pairs_mean_what_they_mean_in_fio() {
     assert_eq!(ours.0, 1024);
     let (ok, err) = parse_only(d.path(), text);
     assert!(ok && err.contains("bsrange=4k-64k"), "{err}");
+    // Each side of a pair is read so: the writes of bs=4k-8k,16k are 16k.
+    let text = "[p]\nioengine=null\nrw=write\nbs=4k-8k,16k\nsize=4m\n";
+    let (theirs, ours) = both(d.path(), text, "write");
+    assert_eq!(ours, theirs);
+    assert_eq!(ours.0, 256);
     // A mixed job with different read and write sizes: refused with the reason and the fix.
     let (ok, err) = parse_only(d.path(), "[x]\nrw=randrw\nbs=4k,8k\nsize=1m\n");
     assert!(

@@ -60,7 +60,8 @@ pub enum Units {
 pub fn resolve(value: &str, units: Option<Units>) -> Result<Cow<'_, str>, String> {
     let mut v = Cow::Borrowed(value);
     let mut replaced = false;
-    for (word, n) in keywords() {
+    // The host's values cost syscalls (and a read of the memory size): only for a '$'.
+    for (word, n) in value.contains('$').then(keywords).into_iter().flatten() {
         if v.contains(word) {
             v = Cow::Owned(v.replace(word, &n.to_string()));
             replaced = true;
@@ -82,10 +83,8 @@ pub fn resolve(value: &str, units: Option<Units>) -> Result<Cow<'_, str>, String
     // splits the value before it parses a number.
     let mut out = String::with_capacity(v.len());
     for part in v.split_inclusive([',', ':']) {
-        let (body, sep) = match part.strip_suffix([',', ':']) {
-            Some(b) => (b, &part[b.len()..]),
-            None => (part, ""),
-        };
+        let body = part.trim_end_matches([',', ':']);
+        let sep = &part[body.len()..];
         out.push_str(&expression(body.trim(), units)?);
         out.push_str(sep);
     }
@@ -195,7 +194,7 @@ impl<'a> Parser<'a> {
 
     /// The whole text as one expression.
     fn whole(&mut self) -> Result<Num, String> {
-        let n = self.sum()?;
+        let n = self.climb(0)?;
         self.skip();
         match self.s.get(self.at) {
             None => Ok(n),
@@ -221,10 +220,6 @@ impl<'a> Parser<'a> {
             self.at += 1;
             c
         })
-    }
-
-    fn sum(&mut self) -> Result<Num, String> {
-        self.climb(0)
     }
 
     /// Operators from `min` precedence up, by precedence climbing. A unit suffix is a postfix
@@ -266,7 +261,7 @@ impl<'a> Parser<'a> {
             return Num::whole(0).op(b'-', self.unary()?);
         }
         if self.eat(b"(").is_some() {
-            let n = self.sum()?;
+            let n = self.climb(0)?;
             return match (self.eat(b")"), self.s.get(self.at)) {
                 (Some(_), _) => Ok(n),
                 (None, None) => Err("a '(' is not closed".into()),

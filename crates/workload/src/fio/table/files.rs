@@ -1,7 +1,9 @@
 //! Which files a job uses, how large, which region of them, how much I/O, and how they are laid
 //! out before the job and left after it.
 
-use super::{names, num, show_bit, show_size, Category as C, FioOption as O, Kind, Phase, Val};
+use super::{
+    names, num, percent, show_bit, show_size, Category as C, FioOption as O, Kind, Phase, Val,
+};
 use crate::fio::OptError;
 use crate::spec::JobSpec;
 use std::path::PathBuf;
@@ -358,10 +360,8 @@ fn set_filename(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
 }
 
 fn set_size(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
-    // fio reads `100%%` (the percent sign escaped, as fio's own examples write it) as 100%.
-    let s = v.need()?.trim();
-    let s = s.strip_suffix("%%").map_or(s, |p| &s[..p.len() + 1]);
-    if let Some(p) = s.strip_suffix('%') {
+    let s = v.need()?;
+    if let Some(p) = percent(s) {
         j.size_percent = Some(num(v.opt.name, p)?);
         j.size = None;
     } else {
@@ -372,9 +372,8 @@ fn set_size(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
 }
 
 fn set_offset(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
-    let s = v.need()?.trim();
-    let s = s.strip_suffix("%%").map_or(s, |p| &s[..p.len() + 1]);
-    if let Some(p) = s.strip_suffix('%') {
+    let s = v.need()?;
+    if let Some(p) = percent(s) {
         let p: u8 = num(v.opt.name, p)?;
         if p > 100 {
             return Err(v.bad(s, "a percentage is 0 to 100"));

@@ -371,6 +371,13 @@ pub(crate) fn bad(key: &str, value: &str, why: impl Into<String>) -> OptError {
     }
 }
 
+/// A value written as a percentage: the number before `%`, or before fio's escaped `%%`
+/// (`size=100%%`, as fio's own examples write it).
+pub(crate) fn percent(s: &str) -> Option<&str> {
+    let s = s.trim();
+    s.strip_suffix("%%").or_else(|| s.strip_suffix('%'))
+}
+
 pub(crate) fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, OptError> {
     v.trim()
         .parse()
@@ -390,10 +397,9 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         Kind::Time => Some(Units::Time),
         _ => None,
     };
-    let v = match v {
-        Some(s) => Some(resolve(s, units).map_err(|why| bad(opt.name, s, why))?),
-        None => None,
-    };
+    let v = v
+        .map(|s| resolve(s, units).map_err(|why| bad(opt.name, s, why)))
+        .transpose()?;
     let val = Val {
         opt,
         raw: v.as_deref(),

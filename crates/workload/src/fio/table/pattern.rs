@@ -278,13 +278,12 @@ fn set_rw(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
 
 fn set_bs(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     let s = v.need()?;
-    // fio reads `bs=4k-64k` as 4k (the leading size; ranges are bsrange's): so does this,
-    // and `bs_note` says so.
-    let s = s.split_once(['-', ':']).map_or(s, |(lo, _)| lo);
-    // `bs=4k,64k` sets reads and writes apart (a blank side is the other's).
-    let (r, w) = s.split_once(',').unwrap_or((s, s));
-    let r = v.size_of(r)?;
-    let w = if w.is_empty() { r } else { v.size_of(w)? };
+    // `bs=4k,64k` sets reads and writes apart (a blank side is the other's). fio reads each
+    // side's leading size, so `bs=4k-64k` is 4k (ranges are bsrange's), and `bs_note` says so.
+    let lead = |side: &str| v.size_of(side.split(['-', ':']).next().unwrap_or(side));
+    let (r, w) = s.split_once(',').unwrap_or((s, ""));
+    let r = lead(r)?;
+    let w = if w.is_empty() { r } else { lead(w)? };
     j.bs = r;
     j.bs_range = None;
     j.write_sizes = (w != r).then_some(WriteSizes { bs: w, range: None });
@@ -293,9 +292,10 @@ fn set_bs(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
 
 /// `bs=4k-64k` runs 4k in fio, which a reader of the file may not expect.
 fn bs_note(v: &str) -> Option<String> {
-    let (lo, _) = v.split_once(['-', ':'])?;
+    let side = v.split(',').find(|s| s.contains(['-', ':']))?;
+    let lo = side.split(['-', ':']).next().unwrap_or(side);
     Some(format!(
-        "bs={v} runs {lo} blocks, as in fio (bs takes one size): for sizes drawn from a range, write bsrange={v}"
+        "bs={v}: fio runs {side} as {lo} blocks (bs takes one size per direction): for sizes drawn from a range, write bsrange={v}"
     ))
 }
 
