@@ -131,23 +131,11 @@ fn fsync_refuses_a_missing_target_and_a_bad_method_in_one_line() {
 /// Counts fsync and fdatasync calls with `strace -c` (all threads).
 fn strace_syncs(args: &[&str]) -> (u64, Value) {
     let dir = tmpdir();
-    let log = dir.path().join("strace.txt");
     // The report goes to stdout: an --output file would add the fsync of its atomic write.
-    let out = Std::new("strace")
-        .args(["-f", "-c", "-e", "trace=fsync,fdatasync", "-o"])
-        .arg(&log)
-        .arg(bin())
-        .args(args)
-        .args(["--no-store", "-q", "--output-format", "json"])
-        .env("VOLBENCH_STORE", test_store())
-        .output()
-        .expect("strace is installed (scripts/test.sh installs it)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&log).unwrap();
+    let bin = bin();
+    let own = ["--no-store", "-q", "--output-format", "json"];
+    let cmd = [&[bin.to_str().unwrap()][..], args, &own].concat();
+    let (text, out) = strace(dir.path(), &["-c", "-e", "trace=fsync,fdatasync"], &cmd);
     // strace -c: "% time seconds usecs/call calls errors syscall"
     let calls = text
         .lines()
@@ -158,7 +146,7 @@ fn strace_syncs(args: &[&str]) -> (u64, Value) {
             w[3].parse::<u64>().unwrap()
         })
         .sum();
-    (calls, serde_json::from_slice(&out.stdout).unwrap())
+    (calls, serde_json::from_str(&out).unwrap())
 }
 
 fn reported_sync_calls(v: &Value) -> u64 {

@@ -6,21 +6,6 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
-fn have_fio() -> bool {
-    Std::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-macro_rules! require_fio {
-    () => {
-        if !have_fio() {
-            cannot_run!("needs fio (apt-get install fio)");
-        }
-    };
-}
-
 fn volbench_fio_json(args: &[&str]) -> Value {
     let out = volbench()
         .arg("run")
@@ -127,7 +112,7 @@ const CLAIMED_DIR: &[&str] = &[
 
 #[test]
 fn fio_json_has_the_keys_and_types_of_real_fio_output() {
-    require_fio!();
+    require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("contract.fio");
     let file = d.path().join("contract.dat");
@@ -506,7 +491,7 @@ fn fio_documentation_examples_parse_or_name_what_is_unsupported() {
 #[test]
 fn matches_fio_on_a_throttled_device() {
     require_root!();
-    require_fio!();
+    require_tool!("fio");
     let z = Zram::new("256M");
     fill_random(&z.path, 256 << 20);
     let Some(cap) = Throttle::new(z.p(), 2000, 32 << 20) else {
@@ -691,7 +676,7 @@ fn showcmd_round_trips_over_suites_and_fio_examples() {
 /// what fio moves.
 #[test]
 fn etcd_fdatasync_check_runs_as_in_fio() {
-    require_fio!();
+    require_tool!("fio");
     let d = tmpdir();
     let job = write_job(
         d.path(),

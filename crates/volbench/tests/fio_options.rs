@@ -240,14 +240,9 @@ fn fsync_and_dsync_reach_the_device_as_flushes() {
 
 /// `volbench run JOB --parse-only`, which must fail: its error text.
 fn refusal(job: &Path) -> String {
-    let out = volbench()
-        .arg("run")
-        .arg(job)
-        .arg("--parse-only")
-        .output()
-        .unwrap();
-    assert!(!out.status.success(), "{} was accepted", job.display());
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    let (ok, err) = parse_only(job);
+    assert!(!ok, "{} was accepted", job.display());
+    err
 }
 
 /// (name, size, allocated bytes) of every file in `dir`, sorted.
@@ -509,13 +504,7 @@ fn a_job_error_names_the_option_and_its_line() {
     let d = tmpdir();
     let job = d.path().join("e.fio");
     std::fs::write(&job, "[global]\ndirect=1\n[mytest]\nrw=write\nbs=2300\n").unwrap();
-    let out = volbench()
-        .arg("run")
-        .arg(&job)
-        .arg("--parse-only")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refusal(&job);
     assert!(
         err.contains("e.fio:5:") && err.contains("2300") && err.contains("[mytest]"),
         "{err}"

@@ -32,17 +32,10 @@ fn both(d: &Path, text: &str, dir: &str) -> ((u64, u64), (u64, u64)) {
 }
 
 /// `volbench run --parse-only` on a job text: (accepted, stderr).
-fn parse_only(d: &Path, text: &str) -> (bool, String) {
+fn parse_text(d: &Path, text: &str) -> (bool, String) {
     let job = d.join("p.fio");
     std::fs::write(&job, text).unwrap();
-    let out = volbench()
-        .arg("run")
-        .arg(&job)
-        .arg("--parse-only")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out.status.success(), err)
+    parse_only(&job)
 }
 
 #[test]
@@ -77,9 +70,9 @@ fn parenthesised_values_follow_fios_grammar_and_bare_arithmetic_is_refused() {
     assert_eq!(ours, theirs);
     assert_eq!(ours, (136, 557_056));
     // fio reads only the 3 of 3*1k: refused, with the way to have it computed.
-    let (ok, err) = parse_only(d.path(), &job("4k", "3*1m"));
+    let (ok, err) = parse_text(d.path(), &job("4k", "3*1m"));
     assert!(!ok && err.contains("write (3*1m)"), "{err}");
-    let (ok, err) = parse_only(d.path(), &job("4k", "(4/0)"));
+    let (ok, err) = parse_text(d.path(), &job("4k", "(4/0)"));
     assert!(!ok && err.contains("division by zero"), "{err}");
 }
 
@@ -126,7 +119,7 @@ fn block_size_ranges_and_pairs_mean_what_they_mean_in_fio() {
     let (theirs, ours) = both(d.path(), text, "read");
     assert_eq!(ours, theirs);
     assert_eq!(ours.0, 1024);
-    let (ok, err) = parse_only(d.path(), text);
+    let (ok, err) = parse_text(d.path(), text);
     assert!(ok && err.contains("bsrange=4k-64k"), "{err}");
     // Each side of a pair is read so: the writes of bs=4k-8k,16k are 16k.
     let text = "[p]\nioengine=null\nrw=write\nbs=4k-8k,16k\nsize=4m\n";
@@ -134,7 +127,7 @@ fn block_size_ranges_and_pairs_mean_what_they_mean_in_fio() {
     assert_eq!(ours, theirs);
     assert_eq!(ours.0, 256);
     // A mixed job with different read and write sizes: refused with the reason and the fix.
-    let (ok, err) = parse_only(d.path(), "[x]\nrw=randrw\nbs=4k,8k\nsize=1m\n");
+    let (ok, err) = parse_text(d.path(), "[x]\nrw=randrw\nbs=4k,8k\nsize=1m\n");
     assert!(
         !ok && err.contains("one job that reads and one that writes"),
         "{err}"

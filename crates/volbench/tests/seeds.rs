@@ -15,12 +15,9 @@ use std::path::Path;
 use std::process::Command as Std;
 
 fn require_fio() -> bool {
-    let ok = Std::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let ok = has_tool("fio");
     if !ok {
-        common::cannot_run("needs fio (apt-get install fio)");
+        common::cannot_run("fio is not installed (scripts/test.sh installs it)");
     }
     ok
 }
@@ -406,10 +403,7 @@ fn sysbench_rate(text: &str, what: &str) -> f64 {
 #[test]
 fn seed_003_sysbench_fsync_comparison_agrees_on_what_the_device_took() {
     require_root!();
-    if Std::new("sysbench").arg("--version").output().is_err() {
-        common::cannot_run("needs sysbench (apt-get install sysbench)");
-        return;
-    }
+    require_tool!("sysbench");
     // data=writeback: see above.
     let fs = Ext4::mounted("1G", "data=writeback");
     let sb = |args: &[&str]| {
@@ -518,9 +512,7 @@ fn seed_003_sysbench_fsync_comparison_agrees_on_what_the_device_took() {
 #[test]
 fn seed_002_patterns_over_jobs_and_striped_devices_agree_with_fio() {
     require_root!();
-    if !require_fio() {
-        return;
-    }
+    require_tool!("fio");
     let zs = Zram::several(4, "64M");
     for z in &zs {
         fill_random(&z.path, 64 << 20);

@@ -534,11 +534,13 @@ pub fn vb_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
 }
 
 /// Runs a command (program, then arguments) in `dir` under `strace -f` with `opts` (`-e
-/// trace=...`, `-ttt`): strace's log and the command's stdout. Fails the test if it fails.
+/// trace=...`, `-ttt`, `-c`): strace's log and the command's stdout. Fails the test if it
+/// fails. A volbench run under it keeps to the tests' own results store.
 pub fn strace(dir: &Path, opts: &[&str], cmd: &[&str]) -> (String, String) {
     let log = dir.join("strace.log");
     let out = Std::new("strace")
         .current_dir(dir)
+        .env("VOLBENCH_STORE", test_store())
         .arg("-f")
         .args(opts)
         .arg("-o")
@@ -553,4 +555,16 @@ pub fn strace(dir: &Path, opts: &[&str], cmd: &[&str]) -> (String, String) {
     );
     let text = std::fs::read_to_string(&log).unwrap();
     (text, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `volbench run JOB --parse-only`: whether it accepted the job, and its stderr.
+pub fn parse_only(job: &Path) -> (bool, String) {
+    let out = volbench()
+        .arg("run")
+        .arg(job)
+        .arg("--parse-only")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.success(), err)
 }
