@@ -188,9 +188,33 @@ struct Budget {
     issued_ios: u64,
 }
 
-/// The bytes of one pass over the job's files: `io_size`, or the files' regions.
+/// The bytes of one pass over the job's files: `io_size`, or the files' regions, or less
+/// where a sequential pass with holes ends short ([`holed_pass`]).
 fn pass_bytes(spec: &JobSpec, regions: &[(u64, u64)]) -> u64 {
-    spec.io_size.unwrap_or(regions.iter().map(|r| r.1).sum())
+    let whole = spec.io_size.unwrap_or(regions.iter().map(|r| r.1).sum());
+    match regions
+        .iter()
+        .map(|r| holed_pass(spec, r.1))
+        .collect::<Option<Vec<u64>>>()
+    {
+        Some(short) => whole.min(short.iter().sum()),
+        None => whole,
+    }
+}
+
+/// fio's `rw=read:N` pass over a region of `len` bytes: I/Os at every `bs + N`. When the
+/// offset after the last whole I/O is still inside the region, fio cannot place the next
+/// I/O and the pass ends there (`read:512k` with bs=1m over 128m reads 85 MiB, fio's own
+/// test asserts it); when it falls at or past the end, fio wraps to the start and goes on.
+/// None: the pass is not cut short.
+fn holed_pass(spec: &JobSpec, len: u64) -> Option<u64> {
+    let fixed = spec.bs_range.is_none() && spec.bssplit.is_empty();
+    if spec.rw.is_random() || spec.seq_skip <= 0 || !fixed || spec.bs == 0 || len < spec.bs {
+        return None;
+    }
+    let step = spec.bs + spec.seq_skip as u64;
+    let n = (len - spec.bs) / step + 1;
+    (n * step < len).then_some(n * spec.bs)
 }
 
 impl Budget {

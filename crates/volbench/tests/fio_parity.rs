@@ -231,3 +231,32 @@ fn buffered_jobs_drop_the_cache_at_every_pass_as_fio() {
         "{ours} drops for {passes} passes"
     );
 }
+
+#[test]
+fn sequential_holes_end_a_pass_where_fio_ends_it() {
+    require_tool!("fio");
+    let d = tmpdir();
+    // fio's own regression test: read:512k with 1 MiB blocks over 128 MiB reads 85 blocks,
+    // as the 86th would start inside the file and run past its end. read:8k with 4 KiB
+    // blocks and read:1m land exactly on the end, wrap and read the whole size; loops repeat
+    // the short pass.
+    for (rw, bs, extra, want) in [
+        ("read:512k", "1m", "", Some(87_040 * 1024)),
+        ("read:700k", "1m", "", None),
+        ("read:8k", "4k", "", Some(128 << 20)),
+        ("read:1m", "1m", "", None),
+        ("write:512k", "1m", "loops=2\n", None),
+    ] {
+        let text = format!("[h]\nioengine=null\nrw={rw}\nbs={bs}\nsize=128m\n{extra}");
+        let dir = if rw.starts_with("write") {
+            "write"
+        } else {
+            "read"
+        };
+        let (theirs, ours) = both(d.path(), &text, dir);
+        assert_eq!(ours, theirs, "{rw} bs={bs} {extra}");
+        if let Some(bytes) = want {
+            assert_eq!(ours.1, bytes, "{rw} bs={bs}");
+        }
+    }
+}

@@ -11,7 +11,10 @@ pub(super) const OPTIONS: &[O] = &[
         aliases: &["readwrite"],
         details: "read, write, randread, randwrite, rw/readwrite, randrw; a sequential job's \
                   offset modifier (`read:8k` skips 8k after each I/O, `read:-8k` steps back: \
-                  reads backwards), checked against fio's I/O counts and holes; a random job's \
+                  reads backwards), checked against fio's I/O counts and holes; as in fio, a \
+                  pass whose next I/O would start inside the file and run past its end stops \
+                  there (`read:512k` with bs=1m over 128m reads 85 MiB) and one that lands on \
+                  the end starts over; a random job's \
                   `:N` (`randread:8`) draws a new random offset every N I/Os and runs \
                   sequentially in between, or repeats the offset with `rw_sequencer=identical`, \
                   checked against fio's offsets under strace (7 in 8 follow, or repeat)",
