@@ -44,6 +44,49 @@ fn empty_lat() -> LatencySummary {
     LatHist::new().summary()
 }
 
+/// One direction as fio counts it: over its own runtime where fio has one (a write job's
+/// writes end where its verify backlog's read-back starts), and the closing verify's reads
+/// (`verify`) added to the reads, their time to the reads' time, as fio's do_verify does.
+fn fio_dir(
+    d: Option<&DirReport>,
+    verify: Option<&DirReport>,
+    job_ns: u64,
+    group_bw: f64,
+    pct: [bool; 3],
+    only: Option<&[f64]>,
+) -> Value {
+    let own = |d: &DirReport| d.runtime_ns.unwrap_or(job_ns);
+    let (mut d, ns) = match (d, verify) {
+        (None, None) => return dir(None, 0, group_bw, pct, only),
+        (Some(d), None) => (d.clone(), own(d)),
+        (None, Some(v)) => (v.clone(), own(v)),
+        (Some(d), Some(v)) => (with_reads(d, v), own(d) + own(v)),
+    };
+    let secs = ns.max(1) as f64 / 1e9;
+    (d.iops, d.bw_bytes) = (d.total_ios as f64 / secs, d.io_bytes as f64 / secs);
+    dir(Some(&d), ns, group_bw, pct, only)
+}
+
+/// `d` with the reads of `v` added: counts summed, latencies merged from their histograms.
+fn with_reads(d: &DirReport, v: &DirReport) -> DirReport {
+    let mut out = d.clone();
+    out.total_ios += v.total_ios;
+    out.io_bytes += v.io_bytes;
+    let merged = |a: &LatencySummary, b: &LatencySummary| {
+        let (a, b) = (a.hdr.as_deref()?, b.hdr.as_deref()?);
+        let mut h = LatHist::decode(a)?;
+        h.merge(&LatHist::decode(b)?);
+        Some(h.summary())
+    };
+    if let Some(m) = merged(&d.clat_ns, &v.clat_ns) {
+        out.clat_ns = m;
+    }
+    if let Some(m) = merged(&d.lat_ns, &v.lat_ns) {
+        out.lat_ns = m;
+    }
+    out
+}
+
 /// One direction; `pct` says which of clat, lat and slat carry percentiles (fio's
 /// `clat_percentiles`, `lat_percentiles`, `slat_percentiles`).
 fn dir(
@@ -161,8 +204,8 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
         "eta": 0,
         "elapsed": (j.runtime_ns as f64 / 1e9).ceil() as u64,
         "job options": spec.map(report::fio_options).unwrap_or_default(),
-        "read": dir(j.read.as_ref(), j.runtime_ns, group_bw, pct, only),
-        "write": dir(j.write.as_ref(), j.runtime_ns, group_bw, pct, only),
+        "read": fio_dir(j.read.as_ref(), j.verify.as_ref(), j.runtime_ns, group_bw, pct, only),
+        "write": fio_dir(j.write.as_ref(), None, j.runtime_ns, group_bw, pct, only),
         "trim": dir(None, 0, 0.0, pct, only),
         "sync": sync,
         "job_runtime": j.runtime_ns / 1_000_000,

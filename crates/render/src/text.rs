@@ -64,6 +64,36 @@ fn group_rows(out: &mut String, g: &JobReport) {
     }
 }
 
+/// A verifying job's read-back, which is not in the figures above, and where fio-JSON divides
+/// by another time than the job's (fio's per-direction runtime).
+fn verify_lines(out: &mut String, j: &JobReport) {
+    let ms = |ns: u64| fmt_ns(ns as f64);
+    if let Some(v) = &j.verify {
+        let _ = writeln!(
+            out,
+            "  {}: {} blocks read back and checked after the writes in {} ({} IOPS, p99 {}); \
+             not in the figures above, fio-JSON counts them as reads",
+            j.name,
+            fmt_count(v.total_ios as f64),
+            ms(v.runtime_ns.unwrap_or(0)),
+            fmt_count(v.iops),
+            super::table::lat_cells(&v.lat_ns)[2],
+        );
+    }
+    if let (Some(r), Some(w)) = (&j.read, &j.write) {
+        if let (Some(rt), Some(wt)) = (r.runtime_ns, w.runtime_ns) {
+            let _ = writeln!(
+                out,
+                "  {}: rates above are over the whole run; fio-JSON, as fio, divides the \
+                 writes by {} (until the read-back) and the reads by {}",
+                j.name,
+                ms(wt),
+                ms(rt),
+            );
+        }
+    }
+}
+
 impl Exporter for Text {
     fn export_compare(&self, c: &report::compare::Comparison) -> anyhow::Result<Vec<u8>> {
         Ok(crate::compare::text(c).into_bytes())
@@ -83,6 +113,7 @@ impl Exporter for Text {
         if r.jobs.len() > 1 {
             per_job(&mut out, r);
         }
+        r.jobs.iter().for_each(|j| verify_lines(&mut out, j));
         if let Some(so) = &r.scaleout {
             ranks_section(&mut out, so, &r.ranks);
         }

@@ -329,6 +329,10 @@ pub struct JobReport {
     /// Blocks read back and checked by the `do_verify` pass after a verified write job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified_blocks: Option<u64>,
+    /// That pass's reads, outside the measured figures, with rates over its own time
+    /// (`runtime_ns`). fio counts them as the job's reads; fio-JSON does too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<DirReport>,
     /// The job ended inside its ramp_time, so its whole run was counted (fio's rule).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ramp_swallowed: bool,
@@ -352,6 +356,12 @@ pub struct DirReport {
     /// Spread of the per-second samples.
     pub iops_per_sec: SeriesSummary,
     pub bw_bytes_per_sec: SeriesSummary,
+    /// fio's runtime for this direction, where it is not the job's: a write job with a verify
+    /// backlog ends its writes' time when the read-back starts, and its reads' time is that
+    /// read-back's. `iops` and `bw_bytes` stay over the job's measured runtime; fio-JSON
+    /// divides by this, as fio does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -389,6 +399,24 @@ pub struct DepthLevel {
     pub percent: f64,
 }
 
+/// The closing read-back's reads, at the rate of their own time.
+fn verify_reads(s: &JobStats) -> Option<DirReport> {
+    let v = &s.verify;
+    let secs = s.verify_ns.max(1) as f64 / 1e9;
+    (v.ios > 0).then(|| DirReport {
+        total_ios: v.ios,
+        io_bytes: v.bytes,
+        iops: v.ios as f64 / secs,
+        bw_bytes: v.bytes as f64 / secs,
+        slat_ns: None,
+        clat_ns: v.clat.summary(),
+        lat_ns: v.lat.summary(),
+        iops_per_sec: SeriesSummary::default(),
+        bw_bytes_per_sec: SeriesSummary::default(),
+        runtime_ns: Some(s.verify_ns.max(1)),
+    })
+}
+
 impl JobReport {
     /// Summarises raw statistics. `sync_engine` drops slat, which such engines cannot measure.
     pub fn from_stats(name: &str, targets: Vec<String>, s: &JobStats, sync_engine: bool) -> Self {
@@ -409,6 +437,7 @@ impl JobReport {
                 lat_ns: d.lat.summary(),
                 iops_per_sec: s.series.summarize(|x| x.iops(i)),
                 bw_bytes_per_sec: s.series.summarize(|x| x.bw_bytes(i)),
+                runtime_ns: (s.dir_runtime_ns[i] != 0).then_some(s.dir_runtime_ns[i]),
             })
         };
         let total: u64 = s.depth.iter().sum();
@@ -457,6 +486,7 @@ impl JobReport {
             series: s.series.clone(),
             error: None,
             verified_blocks: None,
+            verify: verify_reads(s),
             ramp_swallowed: false,
             fio_windows: None,
         }

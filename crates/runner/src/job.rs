@@ -17,7 +17,7 @@ use crate::permutation::splitmix;
 use crate::pick::{Next, Pick, Picker};
 use crate::placement::pin;
 use crate::readback::{closing_verify, describe};
-use crate::target::drop_cached;
+use crate::target::{drop_cached, settle_written};
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -77,7 +77,7 @@ fn drive<E: Engine>(eng: E, inp: &JobInput, out: &mut JobOutput) {
             job.sync_step();
             continue;
         }
-        if job.q.in_flight == 0 && job.passes.as_ref().is_some_and(|p| p.due) {
+        if job.q.in_flight == 0 && job.pass_due() {
             job.new_pass();
             continue;
         }
@@ -142,6 +142,9 @@ struct Clock {
     measure_start: u64,
     /// The thread's CPU (user, system, switches) when measuring began (or the job started).
     cpu0: (u64, u64, u64),
+    /// When a write job's writes were all issued and its verify backlog began to drain: fio
+    /// ends the writes' runtime there and counts the reads' from there.
+    drain_at: Option<u64>,
 }
 
 impl Clock {
@@ -155,6 +158,7 @@ impl Clock {
             measuring: false,
             measure_start: 0,
             cpu0: (0, 0, 0),
+            drain_at: None,
         }
     }
 
@@ -375,6 +379,9 @@ struct Job<'a, E: Engine> {
     stats: JobStats,
     windows: Option<WindowLog>,
     passes: Option<Passes>,
+    /// The writes are all issued and the backlog's read-back is next: sync and drop the
+    /// files' cached pages once the queue is empty (fio's do_verify).
+    settle: bool,
     sync_engine: bool,
     /// Stamp each write's 4 KiB blocks (random data only: a stamp in a pattern changes it).
     stamp: bool,
@@ -416,6 +423,7 @@ impl<'a, E: Engine> Job<'a, E> {
             stats,
             windows,
             passes: Passes::new(spec, &inp.regions),
+            settle: false,
             sync_engine,
             stamp,
             seq: 0,
@@ -465,6 +473,10 @@ impl<'a, E: Engine> Job<'a, E> {
         let writes_done = self.budget.spent();
         let backlog = self.picker.backlog.as_ref();
         let draining = writes_done && backlog.is_some_and(|b| !b.is_empty());
+        if writes_done && self.clock.drain_at.is_none() && backlog.is_some() {
+            self.clock.drain_at = Some(t);
+            self.settle = self.inp.spec.ioengine != EngineKind::Null;
+        }
         let stopping =
             self.error.is_some() || stop_asked || timed_out || (writes_done && !draining);
         Turn {
@@ -495,12 +507,23 @@ impl<'a, E: Engine> Job<'a, E> {
         self.syncs.need = false;
     }
 
-    /// A pass is over and its I/O reaped: drop the files' cached pages before the next.
+    /// A pass is over, or the verify backlog's closing read-back is about to start.
+    #[inline]
+    fn pass_due(&self) -> bool {
+        self.settle || self.passes.as_ref().is_some_and(|p| p.due)
+    }
+
+    /// A pass is over and its I/O reaped: drop the files' cached pages before the next; before
+    /// the closing read-back, sync them first (fio's do_verify).
     #[cold]
     fn new_pass(&mut self) {
         for (&fd, &(offset, len)) in self.inp.fds.iter().zip(&self.inp.regions) {
-            drop_cached(fd, offset, len);
+            match self.settle {
+                true => settle_written(fd, offset, len),
+                false => drop_cached(fd, offset, len),
+            }
         }
+        self.settle = false;
         if let Some(p) = &mut self.passes {
             p.due = false;
         }
@@ -515,7 +538,7 @@ impl<'a, E: Engine> Job<'a, E> {
         // When the next I/O's preparation starts: the turn's clock for the first, then the
         // return of the submission before it (no clock read of its own per I/O).
         let mut prep_at = turn.t;
-        let pass_over = self.passes.as_ref().is_some_and(|p| p.due);
+        let pass_over = self.pass_due();
         if !turn.stopping && !self.syncs.need && !pass_over && self.think.due.is_none() {
             while let Some(&slot) = self.q.free.last() {
                 let Some(n) = self.pick(turn, &mut filled) else {
@@ -785,12 +808,17 @@ impl<'a, E: Engine> Job<'a, E> {
             publish(&self.inp.live, &self.stats);
         }
         let (c, cpu1) = (&self.clock, rusage(libc::RUSAGE_THREAD));
-        self.stats.runtime_ns = c.cut.map_or(t_end, |cut| cut.min(t_end)) - c.measure_start;
+        let end = c.cut.map_or(t_end, |cut| cut.min(t_end));
+        self.stats.runtime_ns = end - c.measure_start;
+        if let Some(d) = c.drain_at.filter(|_| !self.inp.spec.rw.reads()) {
+            let d = d.clamp(c.measure_start, end);
+            self.stats.dir_runtime_ns = [(end - d).max(1), (d - c.measure_start).max(1)];
+        }
         self.stats.usr_ns = cpu1.0.saturating_sub(c.cpu0.0);
         self.stats.sys_ns = cpu1.1.saturating_sub(c.cpu0.1);
         self.stats.ctx = cpu1.2.saturating_sub(c.cpu0.2);
         if self.error.is_none() {
-            match closing_verify(&mut self.eng, self.inp, self.q.depth) {
+            match closing_verify(&mut self.eng, self.inp, self.q.depth, &mut self.stats) {
                 Ok(n) => out.verified = n,
                 Err(e) => self.error = Some(format!("verify failed: {e}")),
             }

@@ -306,6 +306,15 @@ pub(crate) fn drop_cached(fd: std::os::fd::RawFd, offset: u64, len: u64) {
     unsafe { libc::posix_fadvise(fd, offset as i64, len as i64, libc::POSIX_FADV_DONTNEED) };
 }
 
+/// fio's do_verify before it reads back: the written region synced and its cached pages
+/// dropped, so the read-back checks what reached the device, not the page cache.
+pub(crate) fn settle_written(fd: std::os::fd::RawFd, offset: u64, len: u64) {
+    // SAFETY: a descriptor the job holds open; a failed sync leaves the read-back to find
+    // what the device lost, which is what it is for.
+    unsafe { libc::fdatasync(fd) };
+    drop_cached(fd, offset, len);
+}
+
 /// Opens the region for the job's I/O, drops its cached pages when asked, and checks O_DIRECT's
 /// alignment against the device's logical block.
 fn open_target(

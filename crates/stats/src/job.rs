@@ -47,6 +47,13 @@ pub struct JobStats {
     pub depth: [u64; 7],
     pub max_depth: u32,
     pub series: Series,
+    /// fio's per-direction runtime where it differs from `runtime_ns` (0: the same): a write
+    /// job's writes end when its closing read-back starts, and its reads are that read-back.
+    pub dir_runtime_ns: [u64; 2],
+    /// The closing read-back of a verifying job (fio's do_verify), outside the measured
+    /// window: fio counts these as the job's reads.
+    pub verify: DirStats,
+    pub verify_ns: u64,
 }
 
 impl JobStats {
@@ -64,6 +71,19 @@ impl JobStats {
         }
         self.max_depth = self.max_depth.max(o.max_depth);
         self.series.merge(&o.series);
+        for (a, b) in self.dir_runtime_ns.iter_mut().zip(o.dir_runtime_ns) {
+            *a = (*a).max(b);
+        }
+        self.verify.merge(&o.verify);
+        self.verify_ns = self.verify_ns.max(o.verify_ns);
+    }
+
+    /// A direction's runtime as fio counts it.
+    pub fn dir_runtime(&self, dir: usize) -> u64 {
+        match self.dir_runtime_ns[dir] {
+            0 => self.runtime_ns,
+            t => t,
+        }
     }
 
     /// Records `n` I/Os submitted while `depth` were in flight.

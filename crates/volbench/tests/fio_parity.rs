@@ -260,3 +260,59 @@ fn sequential_holes_end_a_pass_where_fio_ends_it() {
         }
     }
 }
+
+/// (io_kbytes, total_ios, runtime ms) of `dir` and the job's runtime, from fio-shaped JSON.
+fn fio_dir_of(v: &Value, dir: &str) -> (u64, u64, u64, u64) {
+    let j = &v["jobs"][0];
+    let d = &j[dir];
+    let n = |k: &str| d[k].as_u64().unwrap();
+    (
+        n("io_kbytes"),
+        n("total_ios"),
+        n("runtime"),
+        j["job_runtime"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn verify_reads_count_as_reads_over_their_own_time_as_in_fio() {
+    require_tool!("fio");
+    let d = tmpdir();
+    // fio's t0025: a verified 128 KiB write job reads its 128 KiB back, and fio counts them.
+    let t25 = "[job]\nfilename=t0025file\nsize=128k\nreadwrite=write\ndo_verify=1\nverify=md5\n";
+    // A verify backlog on a sequential write job: fio's writes end where the read-back of
+    // the rest starts and its reads are timed over that read-back alone.
+    let backlog = "[job]\nfilename=vb\nsize=16m\nrw=write\nbs=4k\nverify=md5\nverify_backlog=32\n";
+    for (text, file) in [(t25, "t0025file"), (backlog, "vb")] {
+        let job = d.path().join("v.fio");
+        std::fs::write(&job, text).unwrap();
+        let _ = std::fs::remove_file(d.path().join(file));
+        let theirs = fio_on(d.path(), &job, &[]);
+        let _ = std::fs::remove_file(d.path().join(file));
+        let ours = ok_json(volbench().current_dir(d.path()).args([
+            "run",
+            "v.fio",
+            "--output-format=json",
+            "-q",
+            "--no-store",
+        ]));
+        let (f, o) = (fio_dir_of(&theirs, "read"), fio_dir_of(&ours, "read"));
+        assert_eq!(
+            (o.0, o.1),
+            (f.0, f.1),
+            "reads of {file}: ours {o:?}, fio {f:?}"
+        );
+        let (fw, ow) = (fio_dir_of(&theirs, "write"), fio_dir_of(&ours, "write"));
+        assert_eq!((ow.0, ow.1), (fw.0, fw.1), "writes of {file}");
+        if file == "vb" {
+            // Each direction over its own part of the run, in both tools: the two parts add
+            // up to the run (ms rounding aside) and neither is the whole.
+            for (who, r, w) in [("fio", f, fw), ("volbench", o, ow)] {
+                assert!(
+                    r.2 + w.2 <= w.3 + 2 && w.2 < w.3,
+                    "{who}: read {r:?} write {w:?}"
+                );
+            }
+        }
+    }
+}
