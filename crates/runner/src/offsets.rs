@@ -22,6 +22,19 @@ pub enum Offsets {
         i: u64,
         seed: u64,
     },
+    /// fio's random map with mixed block sizes: each block of the smallest size is done once a
+    /// pass. As fio, a uniform draw that lands on a block already done moves to the next one
+    /// free, and an I/O that would run into a block already done is cut short there.
+    Mapped {
+        start: u64,
+        align: u64,
+        blocks: u64,
+        state: u64,
+        /// Blocks not yet done this pass.
+        left: u64,
+        /// One bit per block, set once this pass has done it.
+        done: Vec<u64>,
+    },
     /// Uniform with replacement (fio's `norandommap`).
     Uniform {
         start: u64,
@@ -58,6 +71,49 @@ impl Offsets {
             i: 0,
             seed,
         }
+    }
+
+    pub fn mapped(start: u64, len: u64, align: u64, seed: u64) -> Offsets {
+        let blocks = (len / align).max(1);
+        Offsets::Mapped {
+            start,
+            align,
+            blocks,
+            state: seed | 1,
+            left: blocks,
+            done: vec![0; blocks.div_ceil(64) as usize],
+        }
+    }
+
+    /// The next I/O of up to `len` bytes: its offset and length. Only the random map with
+    /// mixed sizes shortens an I/O (fio's mark_random_map); the other patterns keep `len`.
+    #[inline]
+    pub fn next_io(&mut self, len: u64) -> (u64, u64) {
+        let Offsets::Mapped {
+            start,
+            align,
+            blocks,
+            state,
+            left,
+            done,
+        } = self
+        else {
+            return (self.next(len), len);
+        };
+        if *left == 0 {
+            done.fill(0);
+            *left = *blocks;
+        }
+        *state = mix(*state);
+        let b = next_free(done, *state % *blocks, *blocks);
+        let most = (len / *align).max(1).min(*blocks - b);
+        let mut k = 0;
+        while k < most && done[(b + k) as usize / 64] >> ((b + k) % 64) & 1 == 0 {
+            done[(b + k) as usize / 64] |= 1 << ((b + k) % 64);
+            k += 1;
+        }
+        *left -= k;
+        (*start + b * *align, k * *align)
     }
 
     pub fn uniform(start: u64, len: u64, align: u64, seed: u64) -> Offsets {
@@ -123,6 +179,7 @@ impl Offsets {
                 *i += 1;
                 clamp(o, len, *start, *end, *align)
             }
+            Offsets::Mapped { .. } => self.next_io(len).0,
             Offsets::Uniform {
                 start,
                 end,
@@ -147,6 +204,24 @@ impl Offsets {
                 clamp(o, len, *start, *end, *align)
             }
         }
+    }
+}
+
+/// The first block at or after `b` not yet done, wrapping to the start (fio's
+/// axmap_next_free); the caller knows one is left.
+#[inline]
+fn next_free(done: &[u64], b: u64, blocks: u64) -> u64 {
+    let (mut w, bit) = ((b / 64) as usize, b % 64);
+    let mut word = done[w] | ((1u64 << bit) - 1);
+    loop {
+        if word != u64::MAX {
+            let f = w as u64 * 64 + (!word).trailing_zeros() as u64;
+            if f < blocks {
+                return f;
+            }
+        }
+        w = if w + 1 == done.len() { 0 } else { w + 1 };
+        word = done[w];
     }
 }
 
@@ -217,6 +292,30 @@ mod tests {
                     "{x} {len}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_mapped_pattern_does_each_block_once_a_pass_cutting_ios_short() {
+        let (blocks, align) = (1000u64, 4096u64);
+        let mut o = Offsets::mapped(1 << 20, blocks * align, align, 5);
+        for _pass in 0..3 {
+            let mut seen = vec![false; blocks as usize];
+            let (mut bytes, mut cut) = (0, 0);
+            while bytes < blocks * align {
+                let (off, len) = o.next_io(16 * align);
+                assert!(
+                    len >= align && len <= 16 * align && off % align == 0,
+                    "{off} {len}"
+                );
+                cut += usize::from(len < 16 * align);
+                for b in (off - (1 << 20)) / align..(off + len - (1 << 20)) / align {
+                    assert!(!seen[b as usize], "block {b} twice in a pass");
+                    seen[b as usize] = true;
+                }
+                bytes += len;
+            }
+            assert!(seen.iter().all(|&s| s) && cut > 0);
         }
     }
 

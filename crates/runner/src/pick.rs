@@ -59,6 +59,8 @@ pub struct Picker {
     run: u32,
     identical: bool,
     runs: Vec<[Run; 2]>,
+    /// The random map of mixed sizes is per file, as fio's: both directions use `offs[f][0]`.
+    one_map: bool,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -89,11 +91,13 @@ impl Picker {
                 Offsets::skewed(start, len, spec.bs, s, key)
             } else if spec.norandommap {
                 Offsets::uniform(start, len, spec.bs, splitmix(seed ^ salt))
+            } else if !spec.bssplit.is_empty() || spec.bs_range.is_some() {
+                Offsets::mapped(start, len, spec.bs, splitmix(seed ^ salt))
             } else {
                 Offsets::random(start, len, spec.bs, splitmix(seed ^ salt))
             }
         };
-        let offs = regions
+        let offs: Vec<[Offsets; 2]> = regions
             .iter()
             .enumerate()
             .map(|(f, &r)| {
@@ -105,7 +109,9 @@ impl Picker {
             .rate_iops
             .map(|r| 1_000_000_000u64.checked_div(r).unwrap_or(0));
         let byte_gap = spec.rate.map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 });
+        let one_map = matches!(offs.first(), Some([Offsets::Mapped { .. }, _]));
         Picker {
+            one_map,
             rng,
             read_pct: spec.rw.read_percent(spec.rwmixread) as u32,
             bs_choices: bs_table(spec),
@@ -181,7 +187,8 @@ impl Picker {
         } else {
             file + 1
         };
-        let offset = self.offset(file as usize, dir, len as u64);
+        let (offset, len) = self.offset(file as usize, dir, len as u64);
+        let len = len as u32;
         let back = false;
         Pick::Io(Next {
             op,
@@ -193,13 +200,16 @@ impl Picker {
         })
     }
 
-    /// The pattern's next offset, or with `rw=randread:N` the next of the current run: each
-    /// I/O follows the last (or repeats it with `rw_sequencer=identical`) until N are done or
-    /// the region ends, then a new random start.
+    /// The pattern's next offset and length (the random map with mixed sizes cuts an I/O
+    /// short), or with `rw=randread:N` the next of the current run: each I/O follows the last
+    /// (or repeats it with `rw_sequencer=identical`) until N are done or the region ends,
+    /// then a new random start.
     #[inline]
-    fn offset(&mut self, file: usize, dir: usize, len: u64) -> u64 {
+    fn offset(&mut self, file: usize, dir: usize, len: u64) -> (u64, u64) {
         if self.run <= 1 {
-            return self.offs[file][dir].next(len);
+            // fio keeps one random map per file: reads and writes share it.
+            let dir = if self.one_map { 0 } else { dir };
+            return self.offs[file][dir].next_io(len);
         }
         let r = &mut self.runs[file][dir];
         let o = match (r.left, self.identical) {
@@ -219,7 +229,7 @@ impl Picker {
         };
         let r = &mut self.runs[file][dir];
         (r.last, r.end) = (o, o + len);
-        o
+        (o, len)
     }
 
     /// Takes back an I/O the loop could not issue yet; it comes out of `next` first.

@@ -93,7 +93,7 @@ pub fn prepare(
     // The null engine does no I/O: it needs no file, and creates none.
     if spec.ioengine == EngineKind::Null && meta.is_none() {
         let offset = spec.offset + clone as u64 * spec.offset_increment;
-        return null_target(spec, path, offset);
+        return null_target(spec, path, nfiles, offset);
     }
     let is_block = meta
         .as_ref()
@@ -418,8 +418,9 @@ fn check_hipri(
 
 /// The null engine's stand-in for a file that does not exist: nothing is created or opened
 /// for I/O (it holds /dev/null only so every job has a descriptor).
-fn null_target(spec: &JobSpec, path: &Path, offset: u64) -> Result<Target, RunError> {
-    let len = spec.size.unwrap_or(DEFAULT_FILE_SIZE) / spec.bs * spec.bs;
+fn null_target(spec: &JobSpec, path: &Path, nfiles: u32, offset: u64) -> Result<Target, RunError> {
+    // Sized as a new file would be: `size` is shared among the job's files, as in fio.
+    let len = region_len(spec, path, nfiles, 0, offset)?;
     let file = File::open("/dev/null").map_err(|source| RunError::Open {
         path: "/dev/null".into(),
         source,
