@@ -103,7 +103,7 @@ pub enum RunError {
          available: lower --bs, --iodepth or --numjobs"
     )]
     Memory { need: String, avail: String },
-    #[error("cannot open {path}: {source}")]
+    #[error("cannot open {path}: {source}{}", emfile_hint(source))]
     Open {
         path: PathBuf,
         #[source]
@@ -119,4 +119,15 @@ pub enum RunError {
     InterruptedLayout { path: PathBuf },
     #[error(transparent)]
     Engine(#[from] engine::EngineError),
+}
+
+/// What to do when the descriptors ran out: volbench holds every file of every job open.
+fn emfile_hint(e: &io::Error) -> &'static str {
+    match e.raw_os_error() {
+        Some(libc::EMFILE) | Some(libc::ENFILE) => {
+            ": volbench keeps every file of every job open; raise the hard limit (ulimit -Hn, \
+             or LimitNOFILE= for a service) or give fewer files (nrfiles)"
+        }
+        _ => "",
+    }
 }

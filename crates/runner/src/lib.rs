@@ -135,6 +135,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         s.validate()?;
     }
     check_memory(w)?;
+    raise_open_files();
     let started = report::started(SystemTime::now());
     let plan = plan::Plan::build(w, opts, obs)?;
     let sample_ms = sample_interval(w);
@@ -159,6 +160,20 @@ pub fn lay_out(spec: &workload::JobSpec, stop: &AtomicBool) -> Result<Vec<PathBu
         }
     }
     Ok(created)
+}
+
+/// volbench keeps every file of every job open (fio opens `openfiles` at a time): a job of
+/// thousands of files needs more descriptors than the usual soft limit of 1,024, so the soft
+/// limit is raised to the hard one, as a shell's `ulimit -n` would.
+fn raise_open_files() {
+    // SAFETY: getrlimit/setrlimit read and write a plain struct owned here.
+    unsafe {
+        let mut r: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
+            r.rlim_cur = r.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
 }
 
 /// Every job holds `iodepth` buffers of the largest block size: refuse before allocating what

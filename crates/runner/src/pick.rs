@@ -61,6 +61,59 @@ pub struct Picker {
     runs: Vec<[Run; 2]>,
     /// The random map of mixed sizes is per file, as fio's: both directions use `offs[f][0]`.
     one_map: bool,
+    /// fio's `openfiles` below the file count: the files worked on at once.
+    window: Option<Window>,
+}
+
+/// fio's `openfiles`: I/O goes round robin to `open` files until each has done its region,
+/// then to the next `open`, and after the last back to the first (fio closes a file once
+/// done and opens the next).
+struct Window {
+    open: usize,
+    first: usize,
+    cursor: usize,
+    lens: Vec<u64>,
+    left: Vec<u64>,
+}
+
+impl Window {
+    fn new(open: u32, regions: &[(u64, u64)]) -> Option<Window> {
+        let open = open as usize;
+        let lens: Vec<u64> = regions.iter().map(|r| r.1).collect();
+        (open > 0 && open < lens.len()).then(|| Window {
+            open,
+            first: 0,
+            cursor: 0,
+            left: lens.clone(),
+            lens,
+        })
+    }
+
+    /// The file of the next I/O; [`Window::did`] counts it once its length is known.
+    fn pick(&mut self) -> u32 {
+        loop {
+            let n = self.open.min(self.lens.len() - self.first);
+            for k in 0..n {
+                let f = self.first + (self.cursor + k) % n;
+                if self.left[f] > 0 {
+                    self.cursor = (self.cursor + k + 1) % n;
+                    return f as u32;
+                }
+            }
+            // Every file of this window is done: the next ones.
+            self.first += n;
+            self.cursor = 0;
+            if self.first >= self.lens.len() {
+                self.first = 0;
+                self.left.copy_from_slice(&self.lens);
+            }
+        }
+    }
+
+    fn did(&mut self, file: u32, len: u64) {
+        let l = &mut self.left[file as usize];
+        *l = l.saturating_sub(len);
+    }
 }
 
 #[derive(Clone, Copy, Default)]
@@ -111,6 +164,7 @@ impl Picker {
         let byte_gap = spec.rate.map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 });
         let one_map = matches!(offs.first(), Some([Offsets::Mapped { .. }, _]));
         Picker {
+            window: Window::new(spec.openfiles, regions),
             one_map,
             rng,
             read_pct: spec.rw.read_percent(spec.rwmixread) as u32,
@@ -181,13 +235,22 @@ impl Picker {
             }
             self.pace(t, dir, len);
         }
-        let file = self.next_file;
-        self.next_file = if file + 1 == self.offs.len() as u32 {
-            0
-        } else {
-            file + 1
+        let file = match &mut self.window {
+            Some(w) => w.pick(),
+            None => {
+                let file = self.next_file;
+                self.next_file = if file + 1 == self.offs.len() as u32 {
+                    0
+                } else {
+                    file + 1
+                };
+                file
+            }
         };
         let (offset, len) = self.offset(file as usize, dir, len as u64);
+        if let Some(w) = &mut self.window {
+            w.did(file, len);
+        }
         let len = len as u32;
         let back = false;
         Pick::Io(Next {

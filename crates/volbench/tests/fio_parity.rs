@@ -356,7 +356,9 @@ fn mixed_sizes_under_the_random_map_are_cut_short_as_fio_cuts_them() {
 }
 
 /// Each job's (name, read KiB, write KiB, error) from fio-shaped JSON.
-fn per_job(v: &Value) -> Vec<(String, u64, u64, u64)> {
+type Jobs = Vec<(String, u64, u64, u64)>;
+
+fn per_job(v: &Value) -> Jobs {
     v["jobs"]
         .as_array()
         .unwrap()
@@ -376,7 +378,7 @@ fn per_job(v: &Value) -> Vec<(String, u64, u64, u64)> {
 
 /// fio and volbench on one job text from a clean directory: their per-job figures and the
 /// size of the file `file` each left.
-fn both_fresh(d: &Path, text: &str, file: &str) -> [(Vec<(String, u64, u64, u64)>, u64); 2] {
+fn both_fresh(d: &Path, text: &str, file: &str) -> [(Jobs, u64); 2] {
     let job = d.join("f.fio");
     std::fs::write(&job, text).unwrap();
     let size = || std::fs::metadata(d.join(file)).unwrap().len();
@@ -420,4 +422,50 @@ fn a_file_written_then_read_back_and_jobs_laid_out_by_offset_increment_agree_wit
         let [fio, ours] = both_fresh(d.path(), &text, "fiotest");
         assert_eq!(ours, fio, "offset_increment={inc}");
     }
+}
+
+/// The files a traced run read, in order: each pread64's descriptor named by the openat that
+/// last returned it (fio closes and reopens files; descriptors are reused).
+fn read_order(log: &str) -> String {
+    let mut names = std::collections::HashMap::new();
+    let mut order = String::new();
+    for l in log.lines() {
+        if let (Some(a), Some(eq)) = (l.find("openat("), l.rfind("= ")) {
+            let file = l[a..].split('"').nth(1).unwrap_or("");
+            let name = file.rsplit('/').next().unwrap_or("");
+            if let Some(n) = name.strip_prefix("j.0.") {
+                names.insert(l[eq + 2..].trim().to_string(), n.to_string());
+            }
+        } else if let Some(p) = l.find("pread64(") {
+            let fd = l[p + 8..].split(',').next().unwrap_or("");
+            if let Some(n) = names.get(fd) {
+                order.push_str(n);
+            }
+        }
+    }
+    order
+}
+
+#[test]
+fn openfiles_works_through_the_files_a_few_at_a_time_in_fios_order() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    // 8 files, 2 at a time: fio reads 0 and 1 in turn until both have done their share,
+    // then 2 and 3, and so on (under strace: 0101...2323...).
+    let dir = d.path().display();
+    let text =
+        format!("[j]\nrw=randread\nbs=4k\nsize=256k\nnrfiles=8\nopenfiles=2\ndirectory={dir}\n");
+    std::fs::write(d.path().join("o.fio"), text).unwrap();
+    let trace = ["-e", "trace=openat,pread64"];
+    // Lay the files out first, so both traces are of reads alone.
+    fio_on(d.path(), &d.path().join("o.fio"), &[]);
+    let (theirs, _) = strace(d.path(), &trace, &["fio", "o.fio"]);
+    let vb = env!("CARGO_BIN_EXE_volbench");
+    let (ours, _) = strace(d.path(), &trace, &[vb, "run", "o.fio", "-q", "--no-store"]);
+    let want: String = (0..4)
+        .map(|p| format!("{}{}", 2 * p, 2 * p + 1).repeat(8))
+        .collect();
+    assert_eq!(read_order(&theirs), want);
+    assert_eq!(read_order(&ours), want);
 }

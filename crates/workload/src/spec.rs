@@ -283,6 +283,10 @@ fn is_zero(v: &i64) -> bool {
     *v == 0
 }
 
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
+}
+
 fn kb_1024() -> u32 {
     1024
 }
@@ -342,6 +346,11 @@ pub struct JobSpec {
     pub group_reporting: bool,
     /// Number of files per job when the job names no `filename` (fio's `nrfiles`).
     pub nrfiles: u32,
+    /// Files the job works on at once (fio's `openfiles`); 0: all of them. Below the job's
+    /// file count, I/O goes round robin to this many files until each has done its share,
+    /// then to the next ones, in fio's order.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub openfiles: u32,
     /// O_SYNC/O_DSYNC on open (fio's `sync=`).
     pub sync_io: SyncIo,
     /// Drop the file's pages from the page cache before starting (fio's `invalidate`).
@@ -500,6 +509,7 @@ impl Default for JobSpec {
             new_group: false,
             group_reporting: false,
             nrfiles: 1,
+            openfiles: 0,
             sync_io: SyncIo::None,
             invalidate: true,
             do_verify: true,

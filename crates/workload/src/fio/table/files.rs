@@ -87,31 +87,22 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
-    // volbench keeps every file of a job open. With fewer open at once fio works through the
-    // files a few at a time, closing each when done: another I/O pattern, refused. Applied last,
-    // wherever it was written, since it is checked against nrfiles.
+    // At or above the job's file count it changes nothing; the runner compares.
     O {
         phase: Phase::Last,
-        details: "accepted when it is at least `nrfiles` (volbench keeps every file open), \
-                  wherever it is written; fewer is refused, since fio then works through the \
-                  files a few at a time, another I/O pattern",
+        details: "below the job's file count, I/O goes round robin to this many files until \
+                  each has done its share, then to the next ones, in fio's order (checked \
+                  against fio's reads under strace); volbench keeps every descriptor open, \
+                  so fio's close and reopen between files is not timed",
+        show: Some(|j| (j.openfiles > 0).then(|| j.openfiles.to_string())),
         ..O::new(
             "openfiles",
             C::Files,
             COUNT,
-            "Files kept open at once (at least nrfiles)",
+            "Files worked on at once",
             "4",
             |j, v| {
-                let n: u32 = v.int()?;
-                if n < j.nrfiles {
-                    return Err(OptError::Unsupported {
-                        key: format!("{}={n}", v.opt.name),
-                        hint: format!(
-                            " below nrfiles={}: volbench keeps every file open; drop it",
-                            j.nrfiles
-                        ),
-                    });
-                }
+                j.openfiles = v.int()?;
                 Ok(())
             },
         )
