@@ -94,21 +94,36 @@ fn digest_of(buf: &[u8], algo: Verify) -> Vec<u8> {
     }
 }
 
-/// Checks a block read from `offset`; the error says what is wrong with it.
+/// Checks what a read from `offset` brought back: the blocks written there, one after
+/// another (a read may span several written blocks, of any sizes, as long as it starts and
+/// ends where they do). The error says what is wrong.
 pub fn check(buf: &[u8], offset: u64, algo: Verify) -> Result<(), String> {
+    let mut at = 0;
+    while at < buf.len() {
+        let o = offset + at as u64;
+        let rest = &buf[at..];
+        if rest.len() < 32 || rest[0..4] != VERIFY_MAGIC {
+            return Err(format!(
+                "no verify header at offset {o}: the block was not written by a --verify run"
+            ));
+        }
+        let len = u32::from_le_bytes(rest[24..28].try_into().unwrap()) as usize;
+        if len < 32 || len > rest.len() {
+            return Err(format!(
+                "block at offset {o} was written {len} bytes long and the read holds {} of it: \
+                 read with blocks that start and end where the written ones do (the same --bs)",
+                rest.len().min(len)
+            ));
+        }
+        check_one(&rest[..len], o, algo)?;
+        at += len;
+    }
+    Ok(())
+}
+
+/// One written block, whole: where it was meant to go, by which method, and its checksum.
+fn check_one(buf: &[u8], offset: u64, algo: Verify) -> Result<(), String> {
     let u64_at = |i: usize| u64::from_le_bytes(buf[i..i + 8].try_into().unwrap());
-    if buf[0..4] != VERIFY_MAGIC {
-        return Err(format!(
-            "no verify header at offset {offset}: the block was not written by a --verify run"
-        ));
-    }
-    let len = u32::from_le_bytes(buf[24..28].try_into().unwrap()) as usize;
-    if len != buf.len() {
-        return Err(format!(
-            "block at offset {offset} was written {len} bytes long, read as {}: use the same --bs",
-            buf.len()
-        ));
-    }
     if u64_at(8) != offset {
         return Err(format!(
             "block at offset {offset} holds data written for offset {}: misplaced write",
@@ -177,6 +192,31 @@ mod tests {
         assert!(check(&[0u8; 4096], 0, Verify::Crc32c)
             .unwrap_err()
             .contains("no verify header"));
+    }
+
+    #[test]
+    fn a_read_spanning_blocks_of_mixed_sizes_checks_each() {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(2);
+        let mut b = vec![0u8; 512 + 4096 + 1024];
+        fill(&mut b, &BufferMode::Random, &mut rng);
+        let (x, rest) = b.split_at_mut(512);
+        let (y, z) = rest.split_at_mut(4096);
+        write_header(x, 8192, 1, Verify::Sha512);
+        write_header(y, 8192 + 512, 2, Verify::Sha512);
+        write_header(z, 8192 + 4608, 3, Verify::Sha512);
+        check(&b, 8192, Verify::Sha512).unwrap();
+        check(&b[512..4608], 8704, Verify::Sha512).unwrap();
+        // Ending inside a block, or starting inside one, is an error that says so.
+        let e = check(&b[..1024], 8192, Verify::Sha512).unwrap_err();
+        assert!(
+            e.contains("written 4096 bytes long") && e.contains("holds 512"),
+            "{e}"
+        );
+        assert!(check(&b[256..], 8448, Verify::Sha512).is_err());
+        b[600] ^= 1;
+        assert!(check(&b, 8192, Verify::Sha512)
+            .unwrap_err()
+            .contains("8704"));
     }
 
     #[test]

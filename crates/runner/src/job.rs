@@ -109,6 +109,9 @@ struct Meta {
     file: u32,
     /// Pushed and not yet reaped.
     busy: bool,
+    /// A read whose data is checked: a read-back of the backlog, or any read of a job that
+    /// only reads (fio checks a mixed job's own reads only when it reads back what it wrote).
+    verify: bool,
     offset: u64,
     start: u64,
     sub: u64,
@@ -119,6 +122,7 @@ const EMPTY: Meta = Meta {
     len: 0,
     file: 0,
     busy: false,
+    verify: false,
     offset: 0,
     start: 0,
     sub: 0,
@@ -607,6 +611,7 @@ impl<'a, E: Engine> Job<'a, E> {
             len: n.len,
             file: n.file,
             busy: true,
+            verify: n.op == Op::Read && (n.back || !self.inp.spec.rw.writes()),
             offset: n.offset,
             start: prep_at,
             sub: prep_at,
@@ -789,7 +794,7 @@ impl<'a, E: Engine> Job<'a, E> {
         if c.result != m.len as i64 {
             return Err(describe(c.result, m.op, m.offset, m.len));
         }
-        if let (Some(algo), Op::Read) = (self.inp.spec.verify, m.op) {
+        if let (Some(algo), true) = (self.inp.spec.verify, m.verify) {
             let buf = &self.eng.slot(c.slot)[..m.len as usize];
             data::check(buf, m.offset, algo).map_err(|e| format!("verify failed: {e}"))?;
         }
@@ -818,7 +823,14 @@ impl<'a, E: Engine> Job<'a, E> {
         self.stats.sys_ns = cpu1.1.saturating_sub(c.cpu0.1);
         self.stats.ctx = cpu1.2.saturating_sub(c.cpu0.2);
         if self.error.is_none() {
-            match closing_verify(&mut self.eng, self.inp, self.q.depth, &mut self.stats) {
+            let starts = self.picker.starts.as_ref();
+            match closing_verify(
+                &mut self.eng,
+                self.inp,
+                self.q.depth,
+                starts,
+                &mut self.stats,
+            ) {
                 Ok(n) => out.verified = n,
                 Err(e) => self.error = Some(format!("verify failed: {e}")),
             }

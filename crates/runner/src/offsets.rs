@@ -89,6 +89,18 @@ impl Offsets {
     /// mixed sizes shortens an I/O (fio's mark_random_map); the other patterns keep `len`.
     #[inline]
     pub fn next_io(&mut self, len: u64) -> (u64, u64) {
+        if let Offsets::Sequential {
+            next, end, skip: 0, ..
+        } = self
+        {
+            // Mixed sizes: the pass's last I/O takes what is left of the region, as fio picks
+            // a size that fits, so a pass writes each byte once.
+            if *next < *end && *next + len > *end {
+                let o = *next;
+                *next = *end;
+                return (o, *end - o);
+            }
+        }
         let Offsets::Mapped {
             start,
             align,

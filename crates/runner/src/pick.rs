@@ -63,6 +63,45 @@ pub struct Picker {
     one_map: bool,
     /// fio's `openfiles` below the file count: the files worked on at once.
     window: Option<Window>,
+    /// Where each written block began, for the closing read-back of mixed sizes.
+    pub starts: Option<Starts>,
+}
+
+/// Per file, a bit for each smallest block where a write began and one where it ended: with
+/// mixed sizes or a job that also reads, the read-back reads each written block whole, and
+/// only those, as fio reads back its log of writes.
+pub struct Starts {
+    base: Vec<u64>,
+    bs: u64,
+    pub starts: Vec<Vec<u64>>,
+    pub ends: Vec<Vec<u64>>,
+}
+
+impl Starts {
+    fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Option<Starts> {
+        let some = crate::readback::mixed_sizes(spec) || spec.rw.reads();
+        let maps = || {
+            regions
+                .iter()
+                .map(|r| vec![0; (r.1 / spec.bs).div_ceil(64) as usize])
+                .collect()
+        };
+        (some && crate::readback::closing_wanted(spec)).then(|| Starts {
+            base: regions.iter().map(|r| r.0).collect(),
+            bs: spec.bs,
+            starts: maps(),
+            ends: maps(),
+        })
+    }
+
+    #[inline]
+    fn mark(&mut self, file: u32, offset: u64, len: u64) {
+        let f = file as usize;
+        let b = (offset - self.base[f]) / self.bs;
+        let e = b + (len / self.bs).max(1) - 1;
+        self.starts[f][(b / 64) as usize] |= 1 << (b % 64);
+        self.ends[f][(e / 64) as usize] |= 1 << (e % 64);
+    }
 }
 
 /// fio's `openfiles`: I/O goes round robin to `open` files until each has done its region,
@@ -164,6 +203,7 @@ impl Picker {
         let byte_gap = spec.rate.map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 });
         let one_map = matches!(offs.first(), Some([Offsets::Mapped { .. }, _]));
         Picker {
+            starts: Starts::new(spec, regions),
             window: Window::new(spec.openfiles, regions),
             one_map,
             rng,
@@ -250,6 +290,9 @@ impl Picker {
         let (offset, len) = self.offset(file as usize, dir, len as u64);
         if let Some(w) = &mut self.window {
             w.did(file, len);
+        }
+        if let Some(s) = self.starts.as_mut().filter(|_| op == Op::Write) {
+            s.mark(file, offset, len);
         }
         let len = len as u32;
         let back = false;

@@ -3,10 +3,12 @@
 
 use crate::data;
 use crate::live::JobInput;
+use crate::pick::Starts;
 use engine::{Engine, Op, Request};
 use stats::{DirStats, JobStats};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
+use workload::JobSpec;
 
 /// One line for an I/O the kernel failed (a negative errno) or cut short.
 pub(crate) fn describe(res: i64, op: Op, offset: u64, len: u32) -> String {
@@ -24,25 +26,47 @@ pub(crate) fn describe(res: i64, op: Op, offset: u64, len: u32) -> String {
     }
 }
 
-/// fio's do_verify: read back what the write phase wrote and check every block; the number
-/// checked (0 when there is no such pass). Only a size-based pass writes every block exactly
-/// once, so only then is there a whole region to check. The pass is not part of the measured
-/// figures: it waits for the runner to have read the kernel's counters. Its reads, their
-/// latency and its duration go to `out`, which fio-JSON counts as the job's reads.
+/// Whether the job ends with fio's do_verify read-back: a verifying job that writes, whose
+/// pass writes each block at most once, so each holds what was written last (not
+/// time-based, with the random map and its uniform draw, the whole size, no backlog). With
+/// mixed sizes the one pass must be the only one, as the blocks' bounds are those of the
+/// last pass.
+pub(crate) fn closing_wanted(spec: &JobSpec) -> bool {
+    let sizes = mixed_sizes(spec);
+    let whole_pass = !spec.time_based
+        && !spec.norandommap
+        && spec.random_distribution == workload::Distribution::Random
+        && spec.number_ios.is_none()
+        && spec.io_size.is_none()
+        && (!sizes || (spec.loops <= 1 && spec.rand_run <= 1 && spec.seq_skip == 0));
+    spec.verify.is_some()
+        && spec.do_verify
+        && spec.rw.writes()
+        && whole_pass
+        && spec.verify_backlog == 0
+}
+
+/// The job's blocks vary in size (`bssplit`, `bsrange`).
+pub(crate) fn mixed_sizes(spec: &JobSpec) -> bool {
+    !spec.bssplit.is_empty() || spec.bs_range.is_some()
+}
+
+/// fio's do_verify: read back what the job wrote and check every block; the number checked
+/// (0 when there is no such pass, [`closing_wanted`]). A job that only writes one size wrote
+/// every block; otherwise `starts` marks where each write began and ended, and each is read
+/// back whole. The pass is not part of the measured figures: it waits for the runner to
+/// have read the kernel's counters. Its reads, their latency and its duration go to `out`,
+/// which fio-JSON counts as the job's reads.
 pub(crate) fn closing_verify<E: Engine>(
     eng: &mut E,
     inp: &JobInput,
     depth: usize,
+    starts: Option<&Starts>,
     out: &mut JobStats,
 ) -> Result<u64, String> {
     let spec = &inp.spec;
-    let whole_pass = !spec.time_based
-        && !spec.norandommap
-        && spec.bssplit.is_empty()
-        && spec.number_ios.is_none()
-        && spec.io_size.is_none();
-    let wanted = spec.do_verify && !spec.rw.reads() && whole_pass && spec.verify_backlog == 0;
-    let Some(algo) = spec.verify.filter(|_| wanted && !inp.stop.load(Relaxed)) else {
+    let wanted = closing_wanted(spec) && !inp.stop.load(Relaxed);
+    let Some(algo) = spec.verify.filter(|_| wanted) else {
         return Ok(0);
     };
     while !inp.start.counted.load(Relaxed) && !inp.stop.load(Relaxed) {
@@ -54,73 +78,131 @@ pub(crate) fn closing_verify<E: Engine>(
             crate::target::settle_written(fd, offset, len);
         }
     }
-    let n = verify_pass(
-        eng,
-        &inp.regions,
-        spec.bs as u32,
+    let pass = Pass {
+        regions: &inp.regions,
+        bs: spec.bs,
+        starts,
         depth,
         algo,
-        &inp.stop,
-        &mut out.verify,
-    );
+    };
+    let n = pass.run(eng, &inp.stop, &mut out.verify);
     out.verify_ns = t0.elapsed().as_nanos() as u64;
     n
 }
 
-/// Reads every block of every region sequentially and checks its verify header.
-fn verify_pass<E: Engine>(
-    eng: &mut E,
-    regions: &[(u64, u64)],
-    bs: u32,
+/// The written blocks of a region in order: every `bs`, or from each start bit to the next.
+struct Blocks<'a> {
+    start: u64,
+    end: u64,
+    bs: u64,
+    /// Where the written blocks start and end, as bits per `bs`; None: every `bs` is one.
+    marks: Option<(&'a [u64], &'a [u64])>,
+    /// The next block's index, in units of `bs`.
+    at: u64,
+}
+
+impl Iterator for Blocks<'_> {
+    type Item = (u64, u32);
+
+    fn next(&mut self) -> Option<(u64, u32)> {
+        let n = (self.end - self.start) / self.bs;
+        let set = |m: &[u64], b: u64| m[(b / 64) as usize] >> (b % 64) & 1 == 1;
+        let (b, last) = match self.marks {
+            None => (self.at, self.at),
+            Some((starts, ends)) => {
+                let b = (self.at..n).find(|&b| set(starts, b))?;
+                (b, (b..n).find(|&x| set(ends, x)).unwrap_or(n - 1))
+            }
+        };
+        if b >= n {
+            return None;
+        }
+        self.at = last + 1;
+        Some((self.start + b * self.bs, ((last + 1 - b) * self.bs) as u32))
+    }
+}
+
+/// One read-back over every region.
+struct Pass<'a> {
+    regions: &'a [(u64, u64)],
+    bs: u64,
+    starts: Option<&'a Starts>,
     depth: usize,
     algo: workload::Verify,
-    stop: &AtomicBool,
-    st: &mut DirStats,
-) -> Result<u64, String> {
-    let mut comps = Vec::with_capacity(depth);
-    let mut checked = 0;
-    for (f, &(start, len)) in regions.iter().enumerate() {
-        let mut next = start;
-        let end = start + len / bs as u64 * bs as u64;
-        let mut offsets = vec![(0u64, Instant::now()); depth];
-        let mut free: Vec<u32> = (0..depth as u32).collect();
-        let mut in_flight = 0;
-        while (next < end || in_flight > 0) && !stop.load(Relaxed) {
+}
+
+impl Pass<'_> {
+    /// Reads every block of every region in order, `depth` at a time, and checks each.
+    fn run<E: Engine>(
+        &self,
+        eng: &mut E,
+        stop: &AtomicBool,
+        st: &mut DirStats,
+    ) -> Result<u64, String> {
+        let mut checked = 0;
+        for (f, &(start, len)) in self.regions.iter().enumerate() {
+            let mut blocks = Blocks {
+                start,
+                end: start + len,
+                bs: self.bs,
+                marks: self.starts.map(|s| (&s.starts[f][..], &s.ends[f][..])),
+                at: 0,
+            };
+            checked += self.region(eng, f as u32, &mut blocks, stop, st)?;
+        }
+        Ok(checked)
+    }
+
+    fn region<E: Engine>(
+        &self,
+        eng: &mut E,
+        file: u32,
+        blocks: &mut Blocks,
+        stop: &AtomicBool,
+        st: &mut DirStats,
+    ) -> Result<u64, String> {
+        let mut comps = Vec::with_capacity(self.depth);
+        let mut slots = vec![(0u64, 0u32, Instant::now()); self.depth];
+        let mut free: Vec<u32> = (0..self.depth as u32).collect();
+        let (mut in_flight, mut checked, mut more) = (0, 0, true);
+        while (more || in_flight > 0) && !stop.load(Relaxed) {
             let mut pushed = false;
-            while next < end {
-                let Some(slot) = free.pop() else { break };
-                offsets[slot as usize] = (next, Instant::now());
-                eng.push(Request {
+            while let Some(&slot) = free.last().filter(|_| more) {
+                let Some((offset, len)) = blocks.next() else {
+                    more = false;
+                    break;
+                };
+                slots[slot as usize] = (offset, len, Instant::now());
+                let req = Request {
                     op: Op::Read,
-                    file: f as u32,
-                    offset: next,
-                    len: bs,
+                    file,
+                    offset,
+                    len,
                     slot,
-                })
-                .map_err(|e| e.to_string())?;
-                next += bs as u64;
-                in_flight += 1;
-                pushed = true;
+                };
+                eng.push(req).map_err(|e| e.to_string())?;
+                free.pop();
+                (in_flight, pushed) = (in_flight + 1, true);
             }
             if pushed {
                 eng.submit().map_err(|e| e.to_string())?;
             }
             eng.reap(1, &mut comps).map_err(|e| e.to_string())?;
             for c in &comps {
-                let (off, at) = offsets[c.slot as usize];
+                let (off, len, at) = slots[c.slot as usize];
                 let ns = at.elapsed().as_nanos() as u64;
-                (st.ios, st.bytes) = (st.ios + 1, st.bytes + bs as u64);
+                (st.ios, st.bytes) = (st.ios + 1, st.bytes + len as u64);
                 st.clat.record(ns);
                 st.lat.record(ns);
                 free.push(c.slot);
                 in_flight -= 1;
-                if c.result != bs as i64 {
-                    return Err(describe(c.result, Op::Read, off, bs));
+                if c.result != len as i64 {
+                    return Err(describe(c.result, Op::Read, off, len));
                 }
-                data::check(&eng.slot(c.slot)[..bs as usize], off, algo)?;
+                data::check(&eng.slot(c.slot)[..len as usize], off, self.algo)?;
                 checked += 1;
             }
         }
+        Ok(checked)
     }
-    Ok(checked)
 }

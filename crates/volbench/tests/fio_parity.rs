@@ -469,3 +469,58 @@ fn openfiles_works_through_the_files_a_few_at_a_time_in_fios_order() {
     assert_eq!(read_order(&theirs), want);
     assert_eq!(read_order(&ours), want);
 }
+
+/// (error, read I/Os, read bytes, write I/Os, write bytes) of the one job in fio-shaped JSON.
+fn rw_counts(v: &Value) -> (u64, u64, u64, u64, u64) {
+    let j = &v["jobs"][0];
+    let n = |d: &str, k: &str| j[d][k].as_u64().unwrap();
+    (
+        j["error"].as_u64().unwrap(),
+        n("read", "total_ios"),
+        n("read", "io_bytes"),
+        n("write", "total_ios"),
+        n("write", "io_bytes"),
+    )
+}
+
+#[test]
+fn verify_reads_back_blocks_of_any_size_and_mixed_jobs_as_fio() {
+    require_tool!("fio");
+    let d = tmpdir();
+    // Each written block is read back whole and checked, 512-byte ones too: as many reads
+    // as writes, the same bytes. A job that also reads checks only what it wrote (fio
+    // checks a mixed job's own reads only when it reads back), so its reads are its own
+    // plus one per write: with one size, the size's 1,024 blocks in both tools.
+    let split = "bssplit=512/20:4k/40:64k/40";
+    for (rw, extra) in [
+        ("randwrite", split),
+        ("write", split),
+        ("randrw", split),
+        ("randrw", "bs=4k"),
+        ("randrw", "bs=4k\nverify_backlog=16"),
+    ] {
+        let text = format!("[j]\nfilename=rv\nsize=4m\nverify=crc32c\nrw={rw}\n{extra}\n");
+        let job = d.path().join("rv.fio");
+        std::fs::write(&job, &text).unwrap();
+        let _ = std::fs::remove_file(d.path().join("rv"));
+        let theirs = rw_counts(&fio_on(d.path(), &job, &[]));
+        let _ = std::fs::remove_file(d.path().join("rv"));
+        let ours = rw_counts(&ok_json(volbench().current_dir(d.path()).args([
+            "run",
+            "rv.fio",
+            "--output-format=json",
+            "-q",
+            "--no-store",
+        ])));
+        for (who, (err, r, rb, w, wb)) in [("fio", theirs), ("volbench", ours)] {
+            assert_eq!(err, 0, "{who} {rw} {extra}");
+            if rw.ends_with("write") {
+                assert_eq!((r, rb, wb), (w, wb, 4 << 20), "{who} {rw}");
+            } else if extra.starts_with("bs=") {
+                assert_eq!(r, 1024, "{who} {rw} {extra}");
+            } else {
+                assert!(r > w, "{who} {rw}: {r} reads, {w} writes");
+            }
+        }
+    }
+}

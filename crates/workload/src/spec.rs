@@ -595,7 +595,7 @@ pub enum SpecError {
     Offset(u64),
     #[error("--runtime=0 with --time_based would run forever: give a --runtime")]
     NoRuntime,
-    #[error("--verify needs whole blocks of at least 4k: raise --bs")]
+    #[error("--verify needs blocks of at least 512 bytes (its header and checksum take up to 96): raise --bs")]
     VerifyBs,
     #[error("--buffer_pattern is empty: give bytes, e.g. 0xdeadbeef")]
     EmptyPattern,
@@ -605,11 +605,6 @@ pub enum SpecError {
     SizePercent(u8),
     #[error("nrfiles=0 would give the job nothing to do: use 1 or more")]
     NrFiles,
-    #[error(
-        "verify_backlog with a job that also reads is not supported (fio then verifies with \
-         the job's own reads): use rw=write or randwrite"
-    )]
-    BacklogReads,
     #[error(
         "thinktime_blocks={0} counted at completion with iodepth={1} on an asynchronous \
          engine: how many I/Os fall between thinks then depends on when each tool reaps, and \
@@ -650,7 +645,6 @@ impl SpecError {
             SpecError::HipriEngine(_) => &[HIPRI, IOENGINE],
             SpecError::HipriBuffered => &[HIPRI, DIRECT, BUFFERED],
             SpecError::DirSizes => &[BS, BSRANGE, RW],
-            SpecError::BacklogReads => &[VERIFY_BACKLOG, RW],
             SpecError::ThinkBlocks(..) => &[THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE, IODEPTH],
         }
     }
@@ -732,7 +726,7 @@ impl JobSpec {
         if self.time_based && self.runtime.is_none_or(|r| r.is_zero()) {
             return Err(SpecError::NoRuntime);
         }
-        if self.verify.is_some() && self.bs < 4096 {
+        if self.verify.is_some() && self.bs < 512 {
             return Err(SpecError::VerifyBs);
         }
         if matches!(&self.buffer, BufferMode::Pattern(p) if p.is_empty()) {
@@ -754,9 +748,6 @@ impl JobSpec {
         }
         if self.nrfiles == 0 {
             return Err(SpecError::NrFiles);
-        }
-        if self.verify_backlog > 0 && self.verify.is_some() && self.rw.reads() {
-            return Err(SpecError::BacklogReads);
         }
         if let Some(t) = self
             .think

@@ -138,8 +138,8 @@ pub(super) const OPTIONS: &[O] = &[
                   read back when the writes are done (not in a time-based job whose time ran \
                   out). The reads are counted as reads, as fio counts them. Read and write counts \
                   and the order of the calls (strace) match fio's; `do_verify=0` turns it off, as \
-                  in fio. A job that also reads is refused (fio verifies with the job's own reads \
-                  then)",
+                  in fio. In a job that also reads, the read-backs come on top of its own reads, \
+                  which are not checked, as in fio",
         show: Some(|j| Some(j.verify_backlog.to_string())),
         ..O::new(
             names::VERIFY_BACKLOG,
