@@ -1,4 +1,4 @@
-//! How I/O is done: one small trait and its back ends (io_uring, libaio, psync, null).
+//! How I/O is done: one small trait and its back ends (io_uring, libaio, psync, mmap, null).
 //!
 //! The protocol is fio's queue/commit/getevents idea in three calls: [`Engine::push`] queues a
 //! request, [`Engine::submit`] hands the queue to the kernel, [`Engine::reap`] collects
@@ -10,12 +10,14 @@
 
 mod buf;
 mod libaio;
+mod mmap;
 mod null;
 mod psync;
 mod uring;
 
 pub use buf::SlotBuffers;
 pub use libaio::Libaio;
+pub use mmap::Mmap;
 pub use null::Null;
 pub use psync::Psync;
 pub use uring::IoUring;
@@ -64,6 +66,9 @@ pub struct EngineConfig {
     /// Polled completions (fio's `hipri`): io_uring sets up the ring with IOPOLL, psync passes
     /// RWF_HIPRI to preadv2/pwritev2.
     pub hipri: bool,
+    /// The offsets are random: mmap tells the kernel so (MADV_RANDOM), as fio does, so a
+    /// fault does not read ahead.
+    pub random: bool,
 }
 
 /// Everything an engine can fail with, with the errno kept for the report.

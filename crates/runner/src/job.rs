@@ -42,6 +42,7 @@ pub fn run(inp: JobInput) -> JobOutput {
         align: inp.lbs as usize,
         write_dsync: inp.spec.rwf_dsync,
         hipri: inp.spec.hipri,
+        random: inp.spec.rw.is_random(),
     };
     match inp.spec.ioengine {
         EngineKind::IoUring => match engine::IoUring::new(&cfg) {
@@ -53,6 +54,7 @@ pub fn run(inp: JobInput) -> JobOutput {
             Err(e) => fail(&inp, &mut out, e),
         },
         EngineKind::Psync => drive(engine::Psync::new(&cfg), &inp, &mut out),
+        EngineKind::Mmap => drive(engine::Mmap::new(&cfg), &inp, &mut out),
         EngineKind::Null => drive(engine::Null::new(&cfg), &inp, &mut out),
     }
     inp.live.done.store(true, Relaxed);

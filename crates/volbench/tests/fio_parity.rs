@@ -524,3 +524,35 @@ fn verify_reads_back_blocks_of_any_size_and_mixed_jobs_as_fio() {
         }
     }
 }
+
+#[test]
+fn mmap_runs_as_fios_mmap_engine_and_splice_as_psync() {
+    require_tool!("fio");
+    let d = tmpdir();
+    // Written through the mapping with verify headers, then read back by pread in another
+    // job and checked: the mapping's writes reached the file.
+    let text = "[global]\nfilename=mm\nsize=8m\nverify=crc32c\n\
+                [w]\nioengine=mmap\nrw=randwrite\nbs=4k\nend_fsync=1\n\
+                [r]\nstonewall\nioengine=psync\nrw=read\nbs=4k\n";
+    let [fio, ours] = both_fresh(d.path(), text, "mm");
+    assert_eq!(ours, fio);
+    assert_eq!(ours.0[1], ("r".into(), 8192, 0, 0));
+    // Random reads through the mapping fault in the pages they touch (MADV_RANDOM, as fio),
+    // not a readahead window: the device reads about what the job read, in both tools.
+    for engine in ["mmap", "splice"] {
+        let text = format!(
+            "[j]\nfilename=mm\nsize=8m\nbs=4k\nrw=randread\nioengine={engine}\nnumber_ios=512\n"
+        );
+        let job = d.path().join("m.fio");
+        std::fs::write(&job, text).unwrap();
+        let theirs = fio_on(d.path(), &job, &[]);
+        let ours = vb_json(d.path(), &job, &[]);
+        assert_eq!(fio_io(&theirs, "read"), (512, 2 << 20), "fio {engine}");
+        assert_eq!(vb_io(&ours, "read"), (512, 2 << 20), "volbench {engine}");
+        let dev = u(&ours, "/environment/targets/0/kernel_counters/read_bytes");
+        assert!(
+            dev <= 3 << 20,
+            "{engine}: the device read {dev} bytes for 2 MiB"
+        );
+    }
+}

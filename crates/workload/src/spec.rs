@@ -65,14 +65,17 @@ pub enum EngineKind {
     IoUring,
     Libaio,
     Psync,
+    /// fio's mmap: the file mapped, the data copied to and from it.
+    Mmap,
     Null,
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 4] = [
+    pub const ALL: [EngineKind; 5] = [
         EngineKind::IoUring,
         EngineKind::Libaio,
         EngineKind::Psync,
+        EngineKind::Mmap,
         EngineKind::Null,
     ];
     pub fn parse(s: &str) -> Option<EngineKind> {
@@ -81,7 +84,9 @@ impl EngineKind {
             "libaio" => EngineKind::Libaio,
             // fio's synchronous engines differ only in the system call (read/write after
             // lseek, readv/writev, preadv2/pwritev2): the device sees the same I/O.
-            "psync" | "sync" | "pvsync" | "vsync" | "pvsync2" => EngineKind::Psync,
+            // splice moves the same bytes through a pipe (splice/vmsplice): the same I/O.
+            "psync" | "sync" | "pvsync" | "vsync" | "pvsync2" | "splice" => EngineKind::Psync,
+            "mmap" => EngineKind::Mmap,
             // POSIX AIO keeps iodepth requests in flight (glibc runs them from threads): the
             // device sees what io_uring at the same depth gives it.
             "posixaio" => EngineKind::IoUring,
@@ -94,12 +99,13 @@ impl EngineKind {
             EngineKind::IoUring => "io_uring",
             EngineKind::Libaio => "libaio",
             EngineKind::Psync => "psync",
+            EngineKind::Mmap => "mmap",
             EngineKind::Null => "null",
         }
     }
     /// Synchronous engines complete each I/O inside the submit call, so their depth is 1.
     pub fn is_sync(self) -> bool {
-        matches!(self, EngineKind::Psync)
+        matches!(self, EngineKind::Psync | EngineKind::Mmap)
     }
 }
 

@@ -170,6 +170,12 @@ fn engine_note(v: &str) -> Option<String> {
             "ioengine={v} runs as psync: the same reads and writes reach the device, only the \
              system call differs"
         )),
+        "splice" => Some(
+            "ioengine=splice runs as psync: fio moves the same bytes through a pipe \
+             (splice/vmsplice), the device sees the same reads and writes; the pipe's copying \
+             is not timed"
+                .into(),
+        ),
         "posixaio" => Some(
             "ioengine=posixaio runs as io_uring at the same iodepth: the device sees the same \
              requests in flight (glibc's POSIX AIO issues them from helper threads)"
@@ -181,9 +187,11 @@ fn engine_note(v: &str) -> Option<String> {
 
 pub(super) const OPTIONS: &[O] = &[
     O {
-        details: "`io_uring`, `libaio`, `psync`, `null`; `sync`, `vsync`, `pvsync`, `pvsync2` \
-                  run as psync and `posixaio` as io_uring at the same depth (the device sees the \
-                  same I/O; a warning says so)",
+        details: "`io_uring`, `libaio`, `psync`, `mmap` (the file mapped shared, data copied \
+                  to and from it, MADV_RANDOM for random jobs, msync then fsync to sync, as \
+                  fio's), `null`; `sync`, `vsync`, `pvsync`, `pvsync2`, `splice` run as psync \
+                  and `posixaio` as io_uring at the same depth (the device sees the same I/O; a \
+                  warning says so)",
         show: Some(|j| Some(j.ioengine.as_str().into())),
         note: Some(engine_note),
         common: true,
@@ -191,14 +199,14 @@ pub(super) const OPTIONS: &[O] = &[
             names::IOENGINE,
             C::Engine,
             Kind::Text,
-            "I/O engine: io_uring, libaio, psync, null",
+            "I/O engine: io_uring, libaio, psync, mmap, null",
             "io_uring",
             |j, v| {
                 let s = v.need()?;
                 j.ioengine = EngineKind::parse(s).ok_or_else(|| OptError::Unsupported {
                     key: format!("{}={s}", v.opt.name),
                     hint: ": use io_uring (or posixaio), libaio, psync (or sync, vsync, pvsync, \
-                           pvsync2) or null"
+                           pvsync2, splice), mmap or null"
                         .into(),
                 })?;
                 Ok(())

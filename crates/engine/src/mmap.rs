@@ -1,0 +1,160 @@
+//! mmap: fio's mmap engine. Each file is mapped shared, whole, on its first I/O; a read copies
+//! from the mapping into the slot and a write copies the slot into it, so the page faults do
+//! the device I/O, as an application that maps its files does. A sync is msync, then fsync.
+
+use crate::{sync_fd, Completion, Engine, EngineConfig, EngineError, Op, Request, SlotBuffers};
+use std::os::fd::RawFd;
+
+/// One file's mapping: its address and length, made on first use.
+struct Map {
+    fd: RawFd,
+    at: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is owned by the engine, which one thread uses at a time.
+unsafe impl Send for Map {}
+
+pub struct Mmap {
+    maps: Vec<Map>,
+    bufs: SlotBuffers,
+    done: Vec<Completion>,
+    /// madvise's hint for the whole mapping: MADV_RANDOM for a random job, as fio gives it,
+    /// so a fault reads the page it needs and not a readahead window.
+    advice: i32,
+}
+
+impl Mmap {
+    pub fn new(cfg: &EngineConfig) -> Mmap {
+        let maps = cfg.fds.iter().map(|&fd| Map {
+            fd,
+            at: std::ptr::null_mut(),
+            len: 0,
+        });
+        Mmap {
+            maps: maps.collect(),
+            bufs: SlotBuffers::new(cfg.depth as usize, cfg.slot_size, cfg.align),
+            done: Vec::with_capacity(cfg.depth as usize),
+            advice: if cfg.random {
+                libc::MADV_RANDOM
+            } else {
+                libc::MADV_SEQUENTIAL
+            },
+        }
+    }
+
+    /// The file's mapping, made now if it is not yet: the whole file or device, writable when
+    /// the descriptor is. A negative errno when it cannot be mapped.
+    #[cold]
+    fn map(&mut self, file: u32) -> Result<(), i64> {
+        let m = &mut self.maps[file as usize];
+        let errno = || {
+            -(std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO) as i64)
+        };
+        // SAFETY: lseek and fcntl only query the descriptor; mmap creates a new mapping that
+        // this engine owns until Drop, over a length the descriptor reports.
+        unsafe {
+            let len = libc::lseek(m.fd, 0, libc::SEEK_END);
+            if len <= 0 {
+                return Err(if len == 0 {
+                    -(libc::EINVAL as i64)
+                } else {
+                    errno()
+                });
+            }
+            let writable = libc::fcntl(m.fd, libc::F_GETFL) & libc::O_ACCMODE != libc::O_RDONLY;
+            let prot = libc::PROT_READ | if writable { libc::PROT_WRITE } else { 0 };
+            let at = libc::mmap(
+                std::ptr::null_mut(),
+                len as usize,
+                prot,
+                libc::MAP_SHARED,
+                m.fd,
+                0,
+            );
+            if at == libc::MAP_FAILED {
+                return Err(errno());
+            }
+            libc::madvise(at, len as usize, self.advice);
+            (m.at, m.len) = (at.cast(), len as usize);
+        }
+        Ok(())
+    }
+
+    /// Copies between the slot and the mapping: bytes moved, or a negative errno.
+    fn copy(&mut self, req: &Request) -> i64 {
+        if self.maps[req.file as usize].at.is_null() {
+            if let Err(e) = self.map(req.file) {
+                return e;
+            }
+        }
+        let m = &self.maps[req.file as usize];
+        let (off, len) = (req.offset as usize, req.len as usize);
+        if off.checked_add(len).is_none_or(|end| end > m.len) || len > self.bufs.slot_size() {
+            return -(libc::EINVAL as i64);
+        }
+        let slot = self.bufs.slot_ptr(req.slot);
+        // SAFETY: [off, off + len) lies inside the mapping (checked above) and the slot holds at
+        // least len bytes; the two never overlap, and nothing else borrows them during the copy.
+        unsafe {
+            match req.op {
+                Op::Read => std::ptr::copy_nonoverlapping(m.at.add(off), slot, len),
+                Op::Write => std::ptr::copy_nonoverlapping(slot, m.at.add(off), len),
+            }
+        }
+        len as i64
+    }
+}
+
+impl Engine for Mmap {
+    fn name(&self) -> &'static str {
+        "mmap"
+    }
+
+    fn push(&mut self, req: Request) -> Result<(), EngineError> {
+        let result = self.copy(&req);
+        self.done.push(Completion {
+            slot: req.slot,
+            result,
+        });
+        Ok(())
+    }
+
+    fn submit(&mut self) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    fn reap(&mut self, _min: usize, out: &mut Vec<Completion>) -> Result<(), EngineError> {
+        out.clear();
+        out.append(&mut self.done);
+        Ok(())
+    }
+
+    fn slot(&mut self, slot: u32) -> &mut [u8] {
+        self.bufs.slot(slot)
+    }
+
+    fn sync(&mut self, file: u32, datasync: bool) -> std::io::Result<()> {
+        let m = &self.maps[file as usize];
+        // SAFETY: msync over a mapping this engine made and still holds.
+        if !m.at.is_null() && unsafe { libc::msync(m.at.cast(), m.len, libc::MS_SYNC) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        sync_fd(m.fd, datasync)
+    }
+
+    fn is_sync(&self) -> bool {
+        true
+    }
+}
+
+impl Drop for Mmap {
+    fn drop(&mut self) {
+        for m in self.maps.iter().filter(|m| !m.at.is_null()) {
+            // SAFETY: unmaps a mapping this engine made; no slice into it outlives the engine.
+            unsafe { libc::munmap(m.at.cast(), m.len) };
+        }
+    }
+}
