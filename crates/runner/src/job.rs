@@ -57,6 +57,11 @@ pub fn run(inp: JobInput) -> JobOutput {
         EngineKind::Mmap => drive(engine::Mmap::new(&cfg), &inp, &mut out),
         EngineKind::Null => drive(engine::Null::new(&cfg), &inp, &mut out),
     }
+    // fio's exitall: this job's end (or with exitall_on_error, its error) ends the others.
+    let spec = &inp.spec;
+    if spec.exitall || (spec.exitall_on_error && out.error.is_some()) {
+        inp.stop.store(true, Relaxed);
+    }
     inp.live.done.store(true, Relaxed);
     out
 }

@@ -28,6 +28,16 @@ pub(crate) fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
     if let Some((class, level)) = spec.ioprio {
         set_ioprio(class, level)?;
     }
+    // SAFETY: setpriority on this thread's id (a thread is a process to it on Linux).
+    if spec.nice != 0
+        && unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as u32, spec.nice) } != 0
+    {
+        return Err(EngineError::Io {
+            engine: "nice",
+            what: "the nice value was refused (a negative one needs root)",
+            source: std::io::Error::last_os_error(),
+        });
+    }
     let Some(cpus) = &spec.cpus else {
         return Ok(());
     };

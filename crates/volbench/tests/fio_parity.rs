@@ -556,3 +556,37 @@ fn mmap_runs_as_fios_mmap_engine_and_splice_as_psync() {
         );
     }
 }
+
+#[test]
+fn exitall_ends_the_jobs_beside_it_and_nice_is_set_on_the_job_thread() {
+    require_tool!("strace");
+    let d = tmpdir();
+    // A job of 16 I/Os with exitall beside one paced at 200 IOPS for 60 s: the paced job stops
+    // when the short one ends, far short of its 12,000.
+    let text = "[slow]\nioengine=null\nrw=read\nbs=4k\nsize=1m\nrate_iops=200\ntime_based\n\
+                runtime=60\n[quick]\nioengine=null\nrw=read\nbs=4k\nsize=64k\nexitall\nnice=5\n";
+    let job = d.path().join("x.fio");
+    std::fs::write(&job, text).unwrap();
+    let vb = env!("CARGO_BIN_EXE_volbench");
+    let trace = ["-e", "trace=setpriority"];
+    let (log, out) = strace(
+        d.path(),
+        &trace,
+        &[
+            vb,
+            "run",
+            "x.fio",
+            "--output-format=json",
+            "-q",
+            "--no-store",
+        ],
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let ios = |i: usize| v["jobs"][i]["read"]["total_ios"].as_u64().unwrap();
+    assert_eq!(ios(1), 16);
+    assert!(ios(0) < 1_000, "the paced job ran on: {} I/Os", ios(0));
+    assert!(
+        log.contains("setpriority(PRIO_PROCESS, ") && log.contains(", 5) = 0"),
+        "{log}"
+    );
+}

@@ -289,6 +289,10 @@ fn is_zero(v: &i64) -> bool {
     *v == 0
 }
 
+fn is_zero_i32(v: &i32) -> bool {
+    *v == 0
+}
+
 fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
@@ -350,6 +354,15 @@ pub struct JobSpec {
     pub new_group: bool,
     /// Report the jobs of this group as one (fio's `group_reporting`).
     pub group_reporting: bool,
+    /// The job thread's nice value (fio's `nice`), -20 to 19; 0 leaves it.
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub nice: i32,
+    /// When this job ends, stop the jobs running beside it (fio's `exitall`); with
+    /// `exitall_on_error`, only when it ends in an error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exitall: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exitall_on_error: bool,
     /// Number of files per job when the job names no `filename` (fio's `nrfiles`).
     pub nrfiles: u32,
     /// Files the job works on at once (fio's `openfiles`); 0: all of them. Below the job's
@@ -516,6 +529,9 @@ impl Default for JobSpec {
             group_reporting: false,
             nrfiles: 1,
             openfiles: 0,
+            nice: 0,
+            exitall: false,
+            exitall_on_error: false,
             sync_io: SyncIo::None,
             invalidate: true,
             do_verify: true,

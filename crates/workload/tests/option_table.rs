@@ -101,6 +101,21 @@ fn names_are_unique_and_options_applied_first_come_first() {
 }
 
 #[test]
+fn every_refused_option_says_why_and_the_error_carries_it() {
+    for o in table::all().filter(|o| o.support == Support::No) {
+        assert!(
+            o.details.len() > 40,
+            "{} is refused without a reason",
+            o.name
+        );
+        let text = format!("[j]\n{}=1\n", o.name);
+        let f = parse_str(&text, Path::new("t.fio"), &|_| None, 0).unwrap();
+        let e = fio::workload(&f, false).unwrap_err().to_string();
+        assert!(e.contains(o.details), "{}: {e}", o.name);
+    }
+}
+
+#[test]
 fn every_accepted_option_has_help_and_a_valid_example() {
     for o in table::all() {
         match o.support {

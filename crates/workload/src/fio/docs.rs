@@ -96,20 +96,24 @@ fn lists() -> String {
             _ => None,
         })
         .collect();
+    let refused: Vec<String> = all()
+        .filter(|o| o.support == Support::No)
+        .map(|o| format!("- `{}`: {}", o.name, o.details))
+        .collect();
     format!(
         "**Accepted with a note** (they change how fio measures or submits, not the I/O \
          volbench does; a warning says what they mean here):\n\n{}\n\n\
          **Parsed and skipped, with a warning** (they shape logs and reports volbench does not \
          produce, never the I/O, so a job file keeps them as written; `--ignore-unsupported` is \
          accepted and changes nothing): {}.\n\n\
-         **Not supported** (an error names the option, the file and line, and says to remove \
-         it; none of these can be skipped, because each changes the I/O): {}.\n\n\
+         **Not supported** (an error names the option, the file and line, says why and what \
+         to do instead; none of these can be skipped, because each changes the I/O):\n\n{}\n\n\
          The table holds {} options: every one of fio 3.33's (`fio --cmdhelp=all`) and \
          volbench's own, so a real fio option is never called unknown. A \
          name that is no option at all gets \"did you mean\".\n",
         noted.join("\n"),
         names(|s| *s == Support::Ignored).join(", "),
-        names(|s| *s == Support::No).join(", "),
+        refused.join("\n"),
         all().count()
     )
 }

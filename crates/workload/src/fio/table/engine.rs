@@ -144,6 +144,60 @@ pub(super) const JOB: &[O] = &[
         )
     },
     O {
+        details: "the job thread's nice value, set with setpriority when the job starts \
+                  (negative values need root), as fio sets its job process's",
+        show: Some(|j| (j.nice != 0).then(|| j.nice.to_string())),
+        ..O::new(
+            "nice",
+            C::Job,
+            Kind::Text,
+            "Run the job at this nice value (-20 to 19)",
+            "10",
+            |j, v| {
+                let s = v.need()?;
+                j.nice = s
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|n: &i32| (-20..=19).contains(n))
+                    .ok_or_else(|| v.bad(s, "a nice value is a whole number from -20 to 19"))?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "when this job ends, the jobs running beside it stop too (what they did is \
+                  kept), as in fio",
+        show: Some(|j| j.exitall.then(String::new)),
+        ..O::new(
+            "exitall",
+            C::Job,
+            Kind::Flag,
+            "Stop the other running jobs when this one ends",
+            "",
+            |j, v| {
+                j.exitall = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "when this job ends in an error, the jobs running beside it stop too, as in \
+                  fio",
+        show: Some(|j| j.exitall_on_error.then(String::new)),
+        ..O::new(
+            "exitall_on_error",
+            C::Job,
+            Kind::Flag,
+            "Stop the other running jobs when this one fails",
+            "",
+            |j, v| {
+                j.exitall_on_error = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         aliases: &["allow-destructive"],
         details: "volbench's own: a device holding a file system, a partition table or any \
                   other signature is written only with it",

@@ -13,8 +13,11 @@ const fn skipped(name: &'static str) -> O {
     O::known(name, Support::Ignored, "")
 }
 
-const fn refused(name: &'static str) -> O {
-    O::known(name, Support::No, "")
+/// Refused, with why and what to do instead (shown in the error and in the docs).
+const fn refused(name: &'static str, why: &'static str) -> O {
+    let mut o = O::known(name, Support::No, "");
+    o.details = why;
+    o
 }
 
 const REAPS: &str = "volbench reaps every completion that is ready, at least one, each turn";
@@ -62,6 +65,34 @@ pub(super) const NOTED: &[O] = &[
          or uniform draws with norandommap; the offsets differ, their distribution does not",
     ),
     noted(
+        "verify_fatal",
+        "volbench always stops the job at the first block that fails its check",
+    ),
+    noted(
+        "verify_async",
+        "volbench checks each read in the job's own thread as it completes; fio's helper threads only move that CPU work elsewhere",
+    ),
+    noted(
+        "create_fsync",
+        "volbench syncs the files it lays out before the run, always",
+    ),
+    noted(
+        "create_serialize",
+        "volbench lays out a job's files one after another before the jobs start",
+    ),
+    noted(
+        "unique_filename",
+        "volbench has no client/server mode, so file names are never prefixed with a host name",
+    ),
+    noted(
+        "userspace_reap",
+        "volbench reaps libaio completions with io_getevents; fio's user-space ring reap saves CPU, the I/O is the same",
+    ),
+    noted(
+        "exit_what",
+        "volbench's exitall stops every job running beside the one that ended",
+    ),
+    noted(
         "allrandrepeat",
         "volbench's random streams are all seeded from randseed, so they repeat by default",
     ),
@@ -105,144 +136,150 @@ pub(super) const IGNORED: &[O] = &[
     skipped("error_dump"),
 ];
 
-/// fio options volbench knows but does not implement.
+const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writes anywhere in its region, which a zoned device refuses; test a conventional namespace or a file on a zoned file system";
+const R_TRIM: &str = "volbench issues reads, writes and syncs, no discards (TRIM); measure discard with fio, or with `blkdiscard` timed";
+const R_DEDUPE: &str = "volbench's written blocks never repeat (each carries its offset and a sequence number), so there is no share of duplicates to set; a deduplication test needs fio";
+const R_REPLAY: &str = "replaying a recorded trace is not in volbench yet (issue 25: `volbench replay`); describe the workload with rw, bs, iodepth and rate meanwhile";
+const R_STEADY: &str = "fio's steady-state stop is not in volbench yet (issue 24); run for a set time (time_based, runtime) and read the per-second series, which the report judges";
+const R_LATTARGET: &str = "fio's latency-target search (it lowers the depth until a percentile holds) is not in volbench; sweep iodepth (`volbench sweep --iodepth 1,2,4,...`) and read the percentile of each point";
+const R_RATEMIN: &str = "volbench does not stop a job that falls under a minimum rate; it reports the per-second minimum (iops_min, bw_min) and warns when the rate falls or is throttled";
+const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
+const R_VERIFYSTATE: &str = "volbench keeps no verify state between runs: a later job checks the headers on the device itself (rw=read with verify=...)";
+const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type does not change the I/O the device sees";
+const R_PROCESS: &str = "volbench runs every job as a thread of one process, so per-process settings (user, group, memory locking, NUMA placement by node) do not apply; use cpus_allowed for placement";
+const R_EXEC: &str =
+    "volbench does not run shell commands from a job file; run them before and after volbench";
+const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
+const R_ERRORS: &str = "volbench stops a job at its first I/O error and reports it with the errno; carrying on past errors would mix failed I/O into the figures";
+
+/// fio options volbench knows but does not implement, each with why and what to do instead.
 pub(super) const REFUSED: &[O] = &[
-    refused("allow_mounted_write"),
-    refused("pre_read"),
-    refused("uid"),
-    refused("gid"),
-    refused("nice"),
-    refused("numa_cpu_nodes"),
-    refused("numa_mem_policy"),
-    refused("lockmem"),
-    refused("exitall"),
-    refused("exitall_on_error"),
-    refused("exit_what"),
-    refused("fadvise_hint"),
-    refused("unlink_each_loop"),
-    refused("latency_run"),
-    refused("cgroup"),
-    refused("cgroup_nodelete"),
-    refused("cgroup_weight"),
-    refused("dedupe_global"),
-    refused("dedupe_working_set_percentage"),
-    refused("dedupe_percentage"),
-    refused("dedupe_mode"),
-    refused("ignore_zone_limits"),
-    refused("job_max_open_zones"),
-    refused("max_open_zones"),
-    refused("zone_reset_frequency"),
-    refused("zone_reset_threshold"),
-    refused("read_beyond_wp"),
-    refused("zonemode"),
-    refused("zonesize"),
-    refused("zonerange"),
-    refused("zoneskip"),
-    refused("zonecapacity"),
-    refused("merge_blktrace_file"),
-    refused("merge_blktrace_iters"),
-    refused("merge_blktrace_scalars"),
-    refused("profile"),
-    refused("read_iolog"),
-    refused("read_iolog_chunked"),
-    refused("replay_align"),
-    refused("replay_redirect"),
-    refused("replay_scale"),
-    refused("replay_skip"),
-    refused("replay_time_scale"),
-    refused("replay_no_stall"),
+    refused("allow_mounted_write", "volbench never writes to a mounted device, whatever this says; write to a file on its file system instead"),
+    refused("pre_read", "volbench does not read the files into the page cache first; to measure the cache, run the job twice with invalidate=0 and keep the second"),
+    refused("uid", R_PROCESS),
+    refused("gid", R_PROCESS),
+    refused("numa_cpu_nodes", R_PROCESS),
+    refused("numa_mem_policy", R_PROCESS),
+    refused("lockmem", R_PROCESS),
+    refused("fadvise_hint", "volbench gives no per-pattern fadvise hint; buffered reads use the kernel's default readahead (set it with `blockdev --setra`)"),
+    refused("unlink_each_loop", "volbench keeps the job's files across loops; use unlink=1 to remove them after the job"),
+    refused("latency_run", R_LATTARGET),
+    refused("cgroup", "volbench does not create cgroups for its jobs; run it inside one (`systemd-run --scope -p IOReadIOPSMax=...` or a v1 blkio throttle); `volbench emulate` caps a device for you"),
+    refused("cgroup_nodelete", "volbench does not create cgroups for its jobs (see cgroup)"),
+    refused("cgroup_weight", "volbench does not create cgroups for its jobs (see cgroup)"),
+    refused("dedupe_global", R_DEDUPE),
+    refused("dedupe_working_set_percentage", R_DEDUPE),
+    refused("dedupe_percentage", R_DEDUPE),
+    refused("dedupe_mode", R_DEDUPE),
+    refused("ignore_zone_limits", R_ZONES),
+    refused("job_max_open_zones", R_ZONES),
+    refused("max_open_zones", R_ZONES),
+    refused("zone_reset_frequency", R_ZONES),
+    refused("zone_reset_threshold", R_ZONES),
+    refused("read_beyond_wp", R_ZONES),
+    refused("zonemode", R_ZONES),
+    refused("zonesize", R_ZONES),
+    refused("zonerange", R_ZONES),
+    refused("zoneskip", R_ZONES),
+    refused("zonecapacity", R_ZONES),
+    refused("merge_blktrace_file", R_REPLAY),
+    refused("merge_blktrace_iters", R_REPLAY),
+    refused("merge_blktrace_scalars", R_REPLAY),
+    refused("profile", "fio's built-in profiles (tiobench, act) are not in volbench; `volbench suite` holds its own named workloads"),
+    refused("read_iolog", R_REPLAY),
+    refused("read_iolog_chunked", R_REPLAY),
+    refused("replay_align", R_REPLAY),
+    refused("replay_redirect", R_REPLAY),
+    refused("replay_scale", R_REPLAY),
+    refused("replay_skip", R_REPLAY),
+    refused("replay_time_scale", R_REPLAY),
+    refused("replay_no_stall", R_REPLAY),
     O {
         aliases: &["ss"],
-        ..refused("steadystate")
+        ..refused("steadystate", R_STEADY)
     },
     O {
         aliases: &["ss_dur"],
-        ..refused("steadystate_duration")
+        ..refused("steadystate_duration", R_STEADY)
     },
     O {
         aliases: &["ss_ramp"],
-        ..refused("steadystate_ramp_time")
+        ..refused("steadystate_ramp_time", R_STEADY)
     },
-    refused("ss_interval"),
-    refused("thinktime_iotime"),
-    refused("trim_backlog"),
-    refused("trim_backlog_batch"),
-    refused("trim_percentage"),
-    refused("trim_verify_zero"),
-    refused("trim"),
-    refused("randtrim"),
-    refused("trimwrite"),
-    refused("write_hint"),
-    refused("percentage_random"),
-    refused("file_service_type"),
+    refused("ss_interval", R_STEADY),
+    refused("thinktime_iotime", "volbench thinks after a number of I/Os (thinktime_blocks), not after a time spent doing I/O"),
+    refused("trim_backlog", R_TRIM),
+    refused("trim_backlog_batch", R_TRIM),
+    refused("trim_percentage", R_TRIM),
+    refused("trim_verify_zero", R_TRIM),
+    refused("trim", R_TRIM),
+    refused("randtrim", R_TRIM),
+    refused("trimwrite", R_TRIM),
+    refused("write_hint", "volbench sends no write-lifetime hints (fcntl F_SET_RW_HINT); the device sees plain writes"),
+    refused("percentage_random", "volbench's jobs are all random or all sequential; run a random job and a sequential one side by side in the same group for a mix"),
+    refused("file_service_type", "volbench goes round robin over a job's files (fio's default); other orders are not in volbench"),
     O {
         aliases: &["ratemin"],
-        ..refused("rate_min")
+        ..refused("rate_min", R_RATEMIN)
     },
-    refused("rate_iops_min"),
+    refused("rate_iops_min", R_RATEMIN),
     O {
         aliases: &["ratecycle"],
-        ..refused("rate_cycle")
+        ..refused("rate_cycle", R_RATEMIN)
     },
-    refused("rate_ignore_thinktime"),
-    refused("latency_target"),
-    refused("latency_window"),
-    refused("latency_percentile"),
-    refused("max_latency"),
-    refused("verify_async"),
-    refused("verify_only"),
-    refused("verify_fatal"),
-    refused("verify_state_save"),
-    refused("verify_state_load"),
-    refused("verify_pattern"),
-    refused("verify_interval"),
-    refused("verify_offset"),
-    refused("verify_header_seed"),
-    refused("trigger"),
-    refused("trigger-file"),
-    refused("trigger-timeout"),
-    refused("iodepth_low"),
-    refused("mem"),
-    refused("iomem"),
+    refused("rate_ignore_thinktime", "volbench's rate always counts the think time in the job's pace"),
+    refused("latency_target", R_LATTARGET),
+    refused("latency_window", R_LATTARGET),
+    refused("latency_percentile", R_LATTARGET),
+    refused("max_latency", "volbench does not end a job on a latency limit; the report gives p99, p99.9 and the maximum"),
+    refused("verify_only", "volbench has no read-only pass over a write job; to check data written earlier, run the same job with rw=read (or randread) and the same verify="),
+    refused("verify_state_save", R_VERIFYSTATE),
+    refused("verify_state_load", R_VERIFYSTATE),
+    refused("verify_pattern", R_VERIFYFMT),
+    refused("verify_interval", R_VERIFYFMT),
+    refused("verify_offset", R_VERIFYFMT),
+    refused("verify_header_seed", R_VERIFYFMT),
+    refused("trigger", R_TRIGGER),
+    refused("trigger-file", R_TRIGGER),
+    refused("trigger-timeout", R_TRIGGER),
+    refused("iodepth_low", "volbench refills each queue slot as soon as it completes (iodepth_low=iodepth in fio); the depth stays where iodepth sets it"),
+    refused("mem", R_MEM),
+    refused("iomem", R_MEM),
     O {
         aliases: &["mem_align"],
-        ..refused("iomem_align")
+        ..refused("iomem_align", R_MEM)
     },
-    refused("hugepage-size"),
+    refused("hugepage-size", R_MEM),
     O {
         aliases: &["ba"],
-        ..refused("blockalign")
+        ..refused("blockalign", "volbench aligns random offsets to the block size (fio's default); another alignment is not in volbench")
     },
     O {
         aliases: &["bs_unaligned"],
-        ..refused("blocksize_unaligned")
+        ..refused("blocksize_unaligned", "volbench aligns every I/O to the smallest block size; unaligned sizes are not in volbench")
     },
-    refused("bs_is_seq_rand"),
-    refused("file_append"),
-    refused("fill_device"),
-    refused("fill_fs"),
-    refused("unique_filename"),
-    refused("lockfile"),
-    refused("opendir"),
-    refused("ioscheduler"),
-    refused("sync_file_range"),
-    refused("write_barrier"),
-    refused("end_syncfs"),
-    refused("sqthread_poll"),
-    refused("sqthread_poll_cpu"),
-    refused("cmdprio_percentage"),
-    refused("nowait"),
-    refused("atomic"),
-    refused("userspace_reap"),
-    refused("create_serialize"),
-    refused("create_fsync"),
-    refused("create_only"),
-    refused("wait_for"),
-    refused("continue_on_error"),
-    refused("ignore_error"),
-    refused("flow_watermark"),
-    refused("exec_prerun"),
-    refused("exec_postrun"),
-    refused("offset_align"),
-    refused("size_increment"),
+    refused("bs_is_seq_rand", "volbench's block sizes are per direction (bs=R,W), not per sequential or random I/O"),
+    refused("file_append", "volbench writes inside the job's region; appending past the end of a file is not in volbench"),
+    refused("fill_device", "give the size to fill instead: size=100% of a device, or the file system's free space as size="),
+    refused("fill_fs", "give the size to fill instead: the file system's free space as size="),
+    refused("lockfile", "volbench does not lock its files; jobs that share a file take turns only with stonewall"),
+    refused("opendir", "name the files with filename= or directory= and nrfiles; volbench does not walk a directory tree"),
+    refused("ioscheduler", "volbench does not change the device's scheduler; set it before the run (`echo none > /sys/block/DEV/queue/scheduler`), the report shows the one in use"),
+    refused("sync_file_range", "volbench syncs with fsync or fdatasync (fsync=, fdatasync=), not sync_file_range"),
+    refused("write_barrier", "volbench syncs with fsync or fdatasync (fsync=N), not write barriers"),
+    refused("end_syncfs", "volbench flushes each file with end_fsync=1, not the whole file system"),
+    refused("sqthread_poll", "volbench's io_uring submits from the job's thread; a kernel polling thread is not in volbench"),
+    refused("sqthread_poll_cpu", "volbench's io_uring submits from the job's thread; a kernel polling thread is not in volbench"),
+    refused("cmdprio_percentage", "volbench gives all of a job's I/O one priority (prioclass, prio); a per-I/O share is not in volbench"),
+    refused("nowait", "volbench's I/O may block as ordinary I/O does (no RWF_NOWAIT)"),
+    refused("atomic", "volbench does not request atomic writes (RWF_ATOMIC); the kernel here offers none"),
+    refused("create_only", "lay the files out with a short write job instead (rw=write, the same size), then run the real job on them"),
+    refused("wait_for", "volbench orders jobs with stonewall and groups, not by name; put the job after the one it waits for, with stonewall"),
+    refused("continue_on_error", R_ERRORS),
+    refused("ignore_error", R_ERRORS),
+    refused("flow_watermark", "volbench's flow shares I/O by the weights alone (flow=), with no watermark"),
+    refused("exec_prerun", R_EXEC),
+    refused("exec_postrun", R_EXEC),
+    refused("offset_align", "volbench aligns offset= to the block size when it computes a percentage; another alignment is not in volbench"),
+    refused("size_increment", "volbench's clones share size=; give each its own region with offset_increment= and size="),
 ];

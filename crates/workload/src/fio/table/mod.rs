@@ -229,12 +229,17 @@ impl FioOption {
 fn refuse(_: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     let hint = if v.opt.support == Support::Ignored {
         ": it only affects logs or reporting, so a job file may keep it (skipped with a warning)"
+            .to_string()
     } else {
-        ": remove it (it changes the I/O, so it cannot be skipped)"
+        // Every refused option says why, and what to do instead.
+        format!(
+            ": {}; remove it (it changes the I/O, so it cannot be skipped)",
+            v.opt.details
+        )
     };
     Err(OptError::Unsupported {
         key: v.opt.name.into(),
-        hint: hint.into(),
+        hint,
     })
 }
 
