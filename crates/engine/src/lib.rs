@@ -17,7 +17,6 @@ mod uring;
 
 pub use buf::SlotBuffers;
 pub use libaio::Libaio;
-pub use mmap::Mmap;
 pub use null::Null;
 pub use psync::Psync;
 pub use uring::IoUring;

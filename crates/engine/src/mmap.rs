@@ -1,8 +1,9 @@
-//! mmap: fio's mmap engine. Each file is mapped shared, whole, on its first I/O; a read copies
-//! from the mapping into the slot and a write copies the slot into it, so the page faults do
-//! the device I/O, as an application that maps its files does. A sync is msync, then fsync.
+//! mmap: fio's mmap engine, as psync's with another transfer. Each file is mapped shared,
+//! whole, on its first I/O; a read copies from the mapping into the slot and a write copies
+//! the slot into it, so the page faults do the device I/O, as an application that maps its
+//! files does. A sync is msync, then fsync.
 
-use crate::{sync_fd, Completion, Engine, EngineConfig, EngineError, Op, Request, SlotBuffers};
+use crate::{sync_fd, EngineConfig, Op, Request};
 use std::os::fd::RawFd;
 
 /// One file's mapping: its address and length, made on first use.
@@ -15,26 +16,24 @@ struct Map {
 // SAFETY: the mapping is owned by the engine, which one thread uses at a time.
 unsafe impl Send for Map {}
 
-pub struct Mmap {
+/// The mappings of a job's files: psync's engine does the I/O through them for
+/// `ioengine=mmap` (the queue, slots and completions are the same).
+pub(crate) struct Maps {
     maps: Vec<Map>,
-    bufs: SlotBuffers,
-    done: Vec<Completion>,
     /// madvise's hint for the whole mapping: MADV_RANDOM for a random job, as fio gives it,
     /// so a fault reads the page it needs and not a readahead window.
     advice: i32,
 }
 
-impl Mmap {
-    pub fn new(cfg: &EngineConfig) -> Mmap {
+impl Maps {
+    pub(crate) fn new(cfg: &EngineConfig) -> Maps {
         let maps = cfg.fds.iter().map(|&fd| Map {
             fd,
             at: std::ptr::null_mut(),
             len: 0,
         });
-        Mmap {
+        Maps {
             maps: maps.collect(),
-            bufs: SlotBuffers::new(cfg.depth as usize, cfg.slot_size, cfg.align),
-            done: Vec::with_capacity(cfg.depth as usize),
             advice: if cfg.random {
                 libc::MADV_RANDOM
             } else {
@@ -83,8 +82,9 @@ impl Mmap {
         Ok(())
     }
 
-    /// Copies between the slot and the mapping: bytes moved, or a negative errno.
-    fn copy(&mut self, req: &Request) -> i64 {
+    /// Copies between `slot` (at least `req.len` bytes) and the mapping: bytes moved, or a
+    /// negative errno.
+    pub(crate) fn copy(&mut self, req: &Request, slot: *mut u8) -> i64 {
         if self.maps[req.file as usize].at.is_null() {
             if let Err(e) = self.map(req.file) {
                 return e;
@@ -92,12 +92,11 @@ impl Mmap {
         }
         let m = &self.maps[req.file as usize];
         let (off, len) = (req.offset as usize, req.len as usize);
-        if off.checked_add(len).is_none_or(|end| end > m.len) || len > self.bufs.slot_size() {
+        if off.checked_add(len).is_none_or(|end| end > m.len) {
             return -(libc::EINVAL as i64);
         }
-        let slot = self.bufs.slot_ptr(req.slot);
-        // SAFETY: [off, off + len) lies inside the mapping (checked above) and the slot holds at
-        // least len bytes; the two never overlap, and nothing else borrows them during the copy.
+        // SAFETY: [off, off + len) lies inside the mapping (checked above) and the caller's
+        // slot holds at least len bytes; the two never overlap, nothing else borrows them.
         unsafe {
             match req.op {
                 Op::Read => std::ptr::copy_nonoverlapping(m.at.add(off), slot, len),
@@ -106,37 +105,9 @@ impl Mmap {
         }
         len as i64
     }
-}
 
-impl Engine for Mmap {
-    fn name(&self) -> &'static str {
-        "mmap"
-    }
-
-    fn push(&mut self, req: Request) -> Result<(), EngineError> {
-        let result = self.copy(&req);
-        self.done.push(Completion {
-            slot: req.slot,
-            result,
-        });
-        Ok(())
-    }
-
-    fn submit(&mut self) -> Result<(), EngineError> {
-        Ok(())
-    }
-
-    fn reap(&mut self, _min: usize, out: &mut Vec<Completion>) -> Result<(), EngineError> {
-        out.clear();
-        out.append(&mut self.done);
-        Ok(())
-    }
-
-    fn slot(&mut self, slot: u32) -> &mut [u8] {
-        self.bufs.slot(slot)
-    }
-
-    fn sync(&mut self, file: u32, datasync: bool) -> std::io::Result<()> {
+    /// msync of the file's mapping (if made), then its fsync or fdatasync.
+    pub(crate) fn sync(&self, file: u32, datasync: bool) -> std::io::Result<()> {
         let m = &self.maps[file as usize];
         // SAFETY: msync over a mapping this engine made and still holds.
         if !m.at.is_null() && unsafe { libc::msync(m.at.cast(), m.len, libc::MS_SYNC) } != 0 {
@@ -144,13 +115,9 @@ impl Engine for Mmap {
         }
         sync_fd(m.fd, datasync)
     }
-
-    fn is_sync(&self) -> bool {
-        true
-    }
 }
 
-impl Drop for Mmap {
+impl Drop for Maps {
     fn drop(&mut self) {
         for m in self.maps.iter().filter(|m| !m.at.is_null()) {
             // SAFETY: unmaps a mapping this engine made; no slice into it outlives the engine.

@@ -1,5 +1,7 @@
-//! psync: pread/pwrite, one I/O at a time, done inside `push`.
+//! psync: pread/pwrite, one I/O at a time, done inside `push`; also fio's mmap engine, the
+//! same with the data copied through the files' mappings.
 
+use crate::mmap::Maps;
 use crate::{sync_fd, Completion, Engine, EngineConfig, EngineError, Op, Request, SlotBuffers};
 use std::os::fd::RawFd;
 
@@ -11,6 +13,8 @@ pub struct Psync {
     write_flags: i32,
     /// RWF_HIPRI: then reads go through preadv2, not pread.
     read_flags: i32,
+    /// `ioengine=mmap`: the data goes through the files' mappings instead.
+    maps: Option<Maps>,
 }
 
 impl Psync {
@@ -22,22 +26,24 @@ impl Psync {
             done: Vec::with_capacity(cfg.depth as usize),
             write_flags: hipri | if cfg.write_dsync { libc::RWF_DSYNC } else { 0 },
             read_flags: hipri,
+            maps: None,
         }
     }
-}
 
-impl Engine for Psync {
-    fn name(&self) -> &'static str {
-        "psync"
+    /// fio's mmap engine: every transfer a copy to or from the file's shared mapping.
+    pub fn mmap(cfg: &EngineConfig) -> Psync {
+        Psync {
+            maps: Some(Maps::new(cfg)),
+            ..Psync::new(cfg)
+        }
     }
 
-    fn push(&mut self, req: Request) -> Result<(), EngineError> {
+    /// One transfer by pread/pwrite (or their v2 forms): bytes moved, or a negative errno.
+    fn transfer(&self, req: &Request, ptr: *mut u8) -> i64 {
         let fd = self.fds[req.file as usize];
-        let ptr = self.bufs.slot_ptr(req.slot);
-        assert!(req.len as usize <= self.bufs.slot_size());
-        let result = loop {
-            // SAFETY: ptr points at a slot of at least req.len bytes owned by self.bufs, and no
-            // other reference to it is alive during the call.
+        loop {
+            // SAFETY: ptr points at a slot of at least req.len bytes owned by self.bufs, and
+            // no other reference to it is alive during the call.
             let r = unsafe {
                 let iov = libc::iovec {
                     iov_base: ptr.cast(),
@@ -55,14 +61,33 @@ impl Engine for Psync {
                 }
             };
             if r >= 0 {
-                break r as i64;
+                return r as i64;
             }
             let errno = std::io::Error::last_os_error()
                 .raw_os_error()
                 .unwrap_or(libc::EIO);
             if errno != libc::EINTR {
-                break -(errno as i64);
+                return -(errno as i64);
             }
+        }
+    }
+}
+
+impl Engine for Psync {
+    fn name(&self) -> &'static str {
+        if self.maps.is_some() {
+            "mmap"
+        } else {
+            "psync"
+        }
+    }
+
+    fn push(&mut self, req: Request) -> Result<(), EngineError> {
+        let ptr = self.bufs.slot_ptr(req.slot);
+        assert!(req.len as usize <= self.bufs.slot_size());
+        let result = match &mut self.maps {
+            Some(m) => m.copy(&req, ptr),
+            None => self.transfer(&req, ptr),
         };
         self.done.push(Completion {
             slot: req.slot,
@@ -86,7 +111,10 @@ impl Engine for Psync {
     }
 
     fn sync(&mut self, file: u32, datasync: bool) -> std::io::Result<()> {
-        sync_fd(self.fds[file as usize], datasync)
+        match &self.maps {
+            Some(m) => m.sync(file, datasync),
+            None => sync_fd(self.fds[file as usize], datasync),
+        }
     }
 
     fn is_sync(&self) -> bool {

@@ -54,7 +54,7 @@ pub fn run(inp: JobInput) -> JobOutput {
             Err(e) => fail(&inp, &mut out, e),
         },
         EngineKind::Psync => drive(engine::Psync::new(&cfg), &inp, &mut out),
-        EngineKind::Mmap => drive(engine::Mmap::new(&cfg), &inp, &mut out),
+        EngineKind::Mmap => drive(engine::Psync::mmap(&cfg), &inp, &mut out),
         EngineKind::Null => drive(engine::Null::new(&cfg), &inp, &mut out),
     }
     // fio's exitall: this job's end (or with exitall_on_error, its error) ends the others.
