@@ -27,6 +27,7 @@ mod readback;
 pub mod safety;
 mod skew;
 mod target;
+mod written;
 
 pub use error::RunError;
 pub use target::{free_bytes, resolve_paths, DEFAULT_FILE_SIZE};

@@ -7,6 +7,7 @@ use crate::flow::Flow;
 use crate::offsets::Offsets;
 use crate::permutation::splitmix;
 use crate::skew::Skew;
+use crate::written::Starts;
 use engine::Op;
 use rand::rngs::SmallRng;
 use rand::RngCore;
@@ -65,43 +66,6 @@ pub struct Picker {
     window: Option<Window>,
     /// Where each written block began, for the closing read-back of mixed sizes.
     pub starts: Option<Starts>,
-}
-
-/// Per file, a bit for each smallest block where a write began and one where it ended: with
-/// mixed sizes or a job that also reads, the read-back reads each written block whole, and
-/// only those, as fio reads back its log of writes.
-pub struct Starts {
-    base: Vec<u64>,
-    bs: u64,
-    pub starts: Vec<Vec<u64>>,
-    pub ends: Vec<Vec<u64>>,
-}
-
-impl Starts {
-    fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Option<Starts> {
-        let some = crate::readback::mixed_sizes(spec) || spec.rw.reads();
-        let maps = || {
-            regions
-                .iter()
-                .map(|r| vec![0; (r.1 / spec.bs).div_ceil(64) as usize])
-                .collect()
-        };
-        (some && crate::readback::closing_wanted(spec)).then(|| Starts {
-            base: regions.iter().map(|r| r.0).collect(),
-            bs: spec.bs,
-            starts: maps(),
-            ends: maps(),
-        })
-    }
-
-    #[inline]
-    fn mark(&mut self, file: u32, offset: u64, len: u64) {
-        let f = file as usize;
-        let b = (offset - self.base[f]) / self.bs;
-        let e = b + (len / self.bs).max(1) - 1;
-        self.starts[f][(b / 64) as usize] |= 1 << (b % 64);
-        self.ends[f][(e / 64) as usize] |= 1 << (e % 64);
-    }
 }
 
 /// fio's `openfiles`: I/O goes round robin to `open` files until each has done its region,

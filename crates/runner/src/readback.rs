@@ -3,12 +3,11 @@
 
 use crate::data;
 use crate::live::JobInput;
-use crate::pick::Starts;
+use crate::written::{closing_wanted, Starts};
 use engine::{Engine, Op, Request};
 use stats::{DirStats, JobStats};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
-use workload::JobSpec;
 
 /// One line for an I/O the kernel failed (a negative errno) or cut short.
 pub(crate) fn describe(res: i64, op: Op, offset: u64, len: u32) -> String {
@@ -24,31 +23,6 @@ pub(crate) fn describe(res: i64, op: Op, offset: u64, len: u32) -> String {
     } else {
         format!("short {what} at offset {offset}: {res} of {len} bytes")
     }
-}
-
-/// Whether the job ends with fio's do_verify read-back: a verifying job that writes, whose
-/// pass writes each block at most once, so each holds what was written last (not
-/// time-based, with the random map and its uniform draw, the whole size, no backlog). With
-/// mixed sizes the one pass must be the only one, as the blocks' bounds are those of the
-/// last pass.
-pub(crate) fn closing_wanted(spec: &JobSpec) -> bool {
-    let sizes = mixed_sizes(spec);
-    let whole_pass = !spec.time_based
-        && !spec.norandommap
-        && spec.random_distribution == workload::Distribution::Random
-        && spec.number_ios.is_none()
-        && spec.io_size.is_none()
-        && (!sizes || (spec.loops <= 1 && spec.rand_run <= 1 && spec.seq_skip == 0));
-    spec.verify.is_some()
-        && spec.do_verify
-        && spec.rw.writes()
-        && whole_pass
-        && spec.verify_backlog == 0
-}
-
-/// The job's blocks vary in size (`bssplit`, `bsrange`).
-pub(crate) fn mixed_sizes(spec: &JobSpec) -> bool {
-    !spec.bssplit.is_empty() || spec.bs_range.is_some()
 }
 
 /// fio's do_verify: read back what the job wrote and check every block; the number checked

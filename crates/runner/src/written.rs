@@ -1,0 +1,67 @@
+//! What a verifying job wrote, for its closing read-back (fio's do_verify): whether there is
+//! one, and for mixed sizes or a job that also reads, where each written block began and
+//! ended. The picker marks; the read-back reads.
+
+use workload::JobSpec;
+
+/// Whether the job ends with fio's do_verify read-back: a verifying job that writes, whose
+/// pass writes each block at most once, so each holds what was written last (not
+/// time-based, with the random map and its uniform draw, the whole size, no backlog). With
+/// mixed sizes the one pass must be the only one, as the blocks' bounds are those of the
+/// last pass.
+pub(crate) fn closing_wanted(spec: &JobSpec) -> bool {
+    let sizes = mixed_sizes(spec);
+    let whole_pass = !spec.time_based
+        && !spec.norandommap
+        && spec.random_distribution == workload::Distribution::Random
+        && spec.number_ios.is_none()
+        && spec.io_size.is_none()
+        && (!sizes || (spec.loops <= 1 && spec.rand_run <= 1 && spec.seq_skip == 0));
+    spec.verify.is_some()
+        && spec.do_verify
+        && spec.rw.writes()
+        && whole_pass
+        && spec.verify_backlog == 0
+}
+
+/// The job's blocks vary in size (`bssplit`, `bsrange`).
+pub(crate) fn mixed_sizes(spec: &JobSpec) -> bool {
+    !spec.bssplit.is_empty() || spec.bs_range.is_some()
+}
+
+/// Per file, a bit for each smallest block where a write began and one where it ended: with
+/// mixed sizes or a job that also reads, the read-back reads each written block whole, and
+/// only those, as fio reads back its log of writes.
+pub struct Starts {
+    base: Vec<u64>,
+    bs: u64,
+    pub starts: Vec<Vec<u64>>,
+    pub ends: Vec<Vec<u64>>,
+}
+
+impl Starts {
+    pub(crate) fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Option<Starts> {
+        let some = mixed_sizes(spec) || spec.rw.reads();
+        let maps = || {
+            regions
+                .iter()
+                .map(|r| vec![0; (r.1 / spec.bs).div_ceil(64) as usize])
+                .collect()
+        };
+        (some && closing_wanted(spec)).then(|| Starts {
+            base: regions.iter().map(|r| r.0).collect(),
+            bs: spec.bs,
+            starts: maps(),
+            ends: maps(),
+        })
+    }
+
+    #[inline]
+    pub(crate) fn mark(&mut self, file: u32, offset: u64, len: u64) {
+        let f = file as usize;
+        let b = (offset - self.base[f]) / self.bs;
+        let e = b + (len / self.bs).max(1) - 1;
+        self.starts[f][(b / 64) as usize] |= 1 << (b % 64);
+        self.ends[f][(e / 64) as usize] |= 1 << (e % 64);
+    }
+}
