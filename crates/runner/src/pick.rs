@@ -138,27 +138,15 @@ impl Picker {
         depth: usize,
         flow: Option<Flow>,
     ) -> Picker {
-        let new_offsets = |(start, len): (u64, u64), salt: u64| {
-            let key = splitmix(seed ^ salt);
-            let skew = || Skew::new(&spec.random_distribution, len / spec.bs, key);
-            if !spec.rw.is_random() {
-                Offsets::sequential(start, len, spec.seq_skip)
-            } else if let Some(s) = skew() {
-                Offsets::skewed(start, len, spec.bs, s, key)
-            } else if spec.norandommap {
-                Offsets::uniform(start, len, spec.bs, splitmix(seed ^ salt))
-            } else if !spec.bssplit.is_empty() || spec.bs_range.is_some() {
-                Offsets::mapped(start, len, spec.bs, splitmix(seed ^ salt))
-            } else {
-                Offsets::random(start, len, spec.bs, splitmix(seed ^ salt))
-            }
-        };
         let offs: Vec<[Offsets; 2]> = regions
             .iter()
             .enumerate()
             .map(|(f, &r)| {
                 let f = f as u64;
-                [new_offsets(r, 2 * f + 1), new_offsets(r, 2 * f + 2)]
+                [
+                    offsets_for(spec, seed, r, 2 * f + 1),
+                    offsets_for(spec, seed, r, 2 * f + 2),
+                ]
             })
             .collect();
         let iops_gap = spec
@@ -239,18 +227,7 @@ impl Picker {
             }
             self.pace(t, dir, len);
         }
-        let file = match &mut self.window {
-            Some(w) => w.pick(),
-            None => {
-                let file = self.next_file;
-                self.next_file = if file + 1 == self.offs.len() as u32 {
-                    0
-                } else {
-                    file + 1
-                };
-                file
-            }
-        };
+        let file = self.file();
         let (offset, len) = self.offset(file as usize, dir, len as u64);
         if let Some(w) = &mut self.window {
             w.did(file, len);
@@ -302,6 +279,22 @@ impl Picker {
         (o, len)
     }
 
+    /// The file of the next I/O: round robin over the job's files, or over the `openfiles`
+    /// window's.
+    #[inline]
+    fn file(&mut self) -> u32 {
+        if let Some(w) = &mut self.window {
+            return w.pick();
+        }
+        let file = self.next_file;
+        self.next_file = if file + 1 == self.offs.len() as u32 {
+            0
+        } else {
+            file + 1
+        };
+        file
+    }
+
     /// Takes back an I/O the loop could not issue yet; it comes out of `next` first.
     pub fn hold(&mut self, n: Next) {
         self.held = Some(n);
@@ -348,6 +341,22 @@ impl Picker {
             gap = exponential(gap, self.rng.next_u64());
         }
         self.next_ok[dir] = self.next_ok[dir].max(t.saturating_sub(1_000_000_000)) + gap;
+    }
+}
+
+/// The pattern of one direction of one file's region `(start, len)`, keyed by `salt`.
+fn offsets_for(spec: &JobSpec, seed: u64, (start, len): (u64, u64), salt: u64) -> Offsets {
+    let key = splitmix(seed ^ salt);
+    if !spec.rw.is_random() {
+        Offsets::sequential(start, len, spec.seq_skip)
+    } else if let Some(s) = Skew::new(&spec.random_distribution, len / spec.bs, key) {
+        Offsets::skewed(start, len, spec.bs, s, key)
+    } else if spec.norandommap {
+        Offsets::uniform(start, len, spec.bs, key)
+    } else if !spec.bssplit.is_empty() || spec.bs_range.is_some() {
+        Offsets::mapped(start, len, spec.bs, key)
+    } else {
+        Offsets::random(start, len, spec.bs, key)
     }
 }
 
