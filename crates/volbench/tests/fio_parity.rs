@@ -305,14 +305,15 @@ fn verify_reads_count_as_reads_over_their_own_time_as_in_fio() {
         let (fw, ow) = (fio_dir_of(&theirs, "write"), fio_dir_of(&ours, "write"));
         assert_eq!((ow.0, ow.1), (fw.0, fw.1), "writes of {file}");
         if file == "vb" {
-            // Each direction over its own part of the run, in both tools: the two parts add
-            // up to the run (ms rounding aside) and neither is the whole.
+            // Each direction over its own part of the run, in both tools: the reads over the
+            // read-back only, never the whole run (thousands of writes take more than the
+            // millisecond of rounding), the writes at most the run. In volbench the two parts
+            // add up to the run, ms rounding aside. (Dividing both by the run, as before,
+            // gives reads the whole run.)
             for (who, r, w) in [("fio", f, fw), ("volbench", o, ow)] {
-                assert!(
-                    r.2 + w.2 <= w.3 + 2 && w.2 < w.3,
-                    "{who}: read {r:?} write {w:?}"
-                );
+                assert!(r.2 < w.3 && w.2 <= w.3, "{who}: read {r:?} write {w:?}");
             }
+            assert!(o.2 + ow.2 <= ow.3 + 2, "read {o:?} write {ow:?}");
         }
     }
 }
