@@ -80,17 +80,19 @@ fn verify_lines(out: &mut String, j: &JobReport) {
             super::table::lat_cells(&v.lat_ns)[2],
         );
     }
-    if let (Some(r), Some(w)) = (&j.read, &j.write) {
-        if let (Some(rt), Some(wt)) = (r.runtime_ns, w.runtime_ns) {
-            let _ = writeln!(
-                out,
-                "  {}: rates above are over the whole run; fio-JSON, as fio, divides the \
-                 writes by {} (until the read-back) and the reads by {}",
-                j.name,
-                ms(wt),
-                ms(rt),
-            );
-        }
+    if let Some(wt) = j.write.as_ref().and_then(|w| w.runtime_ns) {
+        let rt = j
+            .read
+            .as_ref()
+            .map_or(0, |r| r.runtime_ns.unwrap_or(j.runtime_ns));
+        let _ = writeln!(
+            out,
+            "  {}: rates above are over the whole run; fio-JSON, as fio, divides the writes \
+             by {} (until the read-back) and the reads by {}",
+            j.name,
+            ms(wt),
+            ms(rt),
+        );
     }
 }
 

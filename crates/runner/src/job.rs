@@ -822,9 +822,16 @@ impl<'a, E: Engine> Job<'a, E> {
         let (c, cpu1) = (&self.clock, rusage(libc::RUSAGE_THREAD));
         let end = c.cut.map_or(t_end, |cut| cut.min(t_end));
         self.stats.runtime_ns = end - c.measure_start;
-        if let Some(d) = c.drain_at.filter(|_| !self.inp.spec.rw.reads()) {
+        // fio's per-direction time with a verify backlog: the writes end where the read-back
+        // starts; the reads are the read-back, or in a job that also reads, the whole run.
+        if let Some(d) = c.drain_at {
             let d = d.clamp(c.measure_start, end);
-            self.stats.dir_runtime_ns = [(end - d).max(1), (d - c.measure_start).max(1)];
+            let reads = if self.inp.spec.rw.reads() {
+                0
+            } else {
+                (end - d).max(1)
+            };
+            self.stats.dir_runtime_ns = [reads, (d - c.measure_start).max(1)];
         }
         self.stats.usr_ns = cpu1.0.saturating_sub(c.cpu0.0);
         self.stats.sys_ns = cpu1.1.saturating_sub(c.cpu0.1);

@@ -524,6 +524,27 @@ fn verify_reads_back_blocks_of_any_size_and_mixed_jobs_as_fio() {
             }
         }
     }
+    // With a backlog in a job that also reads, fio times the writes until the read-back and
+    // the reads over the whole run; so does volbench (its native report, in ns).
+    let job = d.path().join("rv.fio");
+    let text = "[j]\nfilename=rv\nsize=16m\nverify=crc32c\nrw=randrw\nbs=4k\nverify_backlog=16\n";
+    std::fs::write(&job, text).unwrap();
+    let theirs = fio_on(d.path(), &job, &[]);
+    let (fr, fw) = (fio_dir_of(&theirs, "read"), fio_dir_of(&theirs, "write"));
+    assert!(
+        fr.2 + 1 >= fr.3 && fw.2 <= fr.2,
+        "fio: read {fr:?} write {fw:?}"
+    );
+    let ours = vb_json(d.path(), &job, &[]);
+    let j = &ours["jobs"][0];
+    let w = j["write"]["runtime_ns"]
+        .as_u64()
+        .expect("the writes' own time");
+    assert!(
+        j["read"]["runtime_ns"].is_null(),
+        "reads over the whole run"
+    );
+    assert!(w < j["runtime_ns"].as_u64().unwrap());
 }
 
 #[test]
