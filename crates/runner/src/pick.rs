@@ -7,7 +7,7 @@ use crate::flow::Flow;
 use crate::offsets::Offsets;
 use crate::permutation::splitmix;
 use crate::skew::Skew;
-use crate::written::Starts;
+use crate::written::{mixed_sizes, Starts};
 use engine::Op;
 use rand::rngs::SmallRng;
 use rand::RngCore;
@@ -40,7 +40,8 @@ pub enum Pick {
 pub struct Picker {
     rng: SmallRng,
     read_pct: u32,
-    bs_choices: Vec<u32>,
+    /// Sizes to draw from, per direction (reads, writes: fio's bs=R,W).
+    bs_choices: [Vec<u32>; 2],
     offs: Vec<[Offsets; 2]>,
     next_file: u32,
     /// Rate caps as ns per I/O and per byte, per direction; when each may go next.
@@ -160,7 +161,7 @@ impl Picker {
             one_map,
             rng,
             read_pct: spec.rw.read_percent(spec.rwmixread) as u32,
-            bs_choices: bs_table(spec),
+            bs_choices: [bs_table(spec, false), bs_table(spec, true)],
             offs,
             next_file: 0,
             rated: iops_gap.iter().any(|&g| g > 0) || byte_gap.iter().any(|&g| g > 0.0),
@@ -304,9 +305,10 @@ impl Picker {
     fn draw(&mut self) -> (Op, usize, u32) {
         let pct = self.read_pct;
         let is_read = pct == 100 || (pct > 0 && self.rng.next_u32() % 100 < pct);
-        let len = match self.bs_choices.len() {
-            1 => self.bs_choices[0],
-            n => self.bs_choices[self.rng.next_u32() as usize % n],
+        let sizes = &self.bs_choices[usize::from(!is_read)];
+        let len = match sizes.len() {
+            1 => sizes[0],
+            n => sizes[self.rng.next_u32() as usize % n],
         };
         if is_read {
             (Op::Read, 0, len)
@@ -348,15 +350,17 @@ impl Picker {
 fn offsets_for(spec: &JobSpec, seed: u64, (start, len): (u64, u64), salt: u64) -> Offsets {
     let key = splitmix(seed ^ salt);
     if !spec.rw.is_random() {
-        Offsets::sequential(start, len, spec.seq_skip)
-    } else if let Some(s) = Skew::new(&spec.random_distribution, len / spec.bs, key) {
-        Offsets::skewed(start, len, spec.bs, s, key)
+        return Offsets::sequential(start, len, spec.seq_skip);
+    }
+    let unit = spec.unit();
+    if let Some(s) = Skew::new(&spec.random_distribution, len / unit, key) {
+        Offsets::skewed(start, len, unit, s, key)
     } else if spec.norandommap {
-        Offsets::uniform(start, len, spec.bs, key)
-    } else if !spec.bssplit.is_empty() || spec.bs_range.is_some() {
-        Offsets::mapped(start, len, spec.bs, key)
+        Offsets::uniform(start, len, unit, key)
+    } else if mixed_sizes(spec) {
+        Offsets::mapped(start, len, unit, key)
     } else {
-        Offsets::random(start, len, spec.bs, key)
+        Offsets::random(start, len, unit, key)
     }
 }
 
@@ -369,11 +373,19 @@ fn exponential(mean: u64, r: u64) -> u64 {
     (-u.ln() * mean as f64) as u64
 }
 
-/// Block sizes drawn by weight: a 100-entry table, so choosing costs one random number.
-fn bs_table(spec: &JobSpec) -> Vec<u32> {
+/// Block sizes drawn by weight: a 100-entry table, so choosing costs one random number. The
+/// writes' table differs only where the job gives writes their own sizes (bs=R,W).
+fn bs_table(spec: &JobSpec, writes: bool) -> Vec<u32> {
+    let (bs, range) = match spec.write_sizes.filter(|_| writes) {
+        Some(w) => (w.bs, w.range),
+        None => (spec.bs, spec.bs_range),
+    };
     // A range: every multiple of its low end, once each (uniform, as fio's bsrange).
-    if let Some((lo, hi)) = spec.bs_range {
+    if let Some((lo, hi)) = range {
         return (1..=hi / lo).map(|k| (k * lo) as u32).collect();
+    }
+    if spec.write_sizes.is_some() {
+        return vec![bs as u32];
     }
     if spec.bssplit.is_empty() {
         return vec![spec.bs as u32];

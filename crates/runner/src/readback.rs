@@ -54,7 +54,7 @@ pub(crate) fn closing_verify<E: Engine>(
     }
     let pass = Pass {
         regions: &inp.regions,
-        bs: spec.bs,
+        bs: spec.unit(),
         starts,
         depth,
         algo,

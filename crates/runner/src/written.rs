@@ -24,9 +24,9 @@ pub(crate) fn closing_wanted(spec: &JobSpec) -> bool {
         && spec.verify_backlog == 0
 }
 
-/// The job's blocks vary in size (`bssplit`, `bsrange`).
+/// The job's blocks vary in size (`bssplit`, `bsrange`, or writes of their own size: bs=R,W).
 pub(crate) fn mixed_sizes(spec: &JobSpec) -> bool {
-    !spec.bssplit.is_empty() || spec.bs_range.is_some()
+    !spec.bssplit.is_empty() || spec.bs_range.is_some() || spec.write_sizes.is_some()
 }
 
 /// Per file, a bit for each smallest block where a write began and one where it ended: with
@@ -45,12 +45,12 @@ impl Starts {
         let maps = || {
             regions
                 .iter()
-                .map(|r| vec![0; (r.1 / spec.bs).div_ceil(64) as usize])
+                .map(|r| vec![0; (r.1 / spec.unit()).div_ceil(64) as usize])
                 .collect()
         };
         (some && closing_wanted(spec)).then(|| Starts {
             base: regions.iter().map(|r| r.0).collect(),
-            bs: spec.bs,
+            bs: spec.unit(),
             starts: maps(),
             ends: maps(),
         })

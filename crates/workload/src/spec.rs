@@ -640,8 +640,6 @@ pub enum SpecError {
         "hipri with io_uring polls for completions, which only O_DIRECT I/O can do: add direct=1"
     )]
     HipriBuffered,
-    #[error("reads and writes of different sizes in one job (bs=R,W or bsrange=R,W with both directions) are not supported: give one size, or one job that reads and one that writes")]
-    DirSizes,
 }
 
 impl SpecError {
@@ -666,7 +664,6 @@ impl SpecError {
             SpecError::NrFiles => &[NRFILES],
             SpecError::HipriEngine(_) => &[HIPRI, IOENGINE],
             SpecError::HipriBuffered => &[HIPRI, DIRECT, BUFFERED],
-            SpecError::DirSizes => &[BS, BSRANGE, RW],
             SpecError::ThinkBlocks(..) => &[THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE, IODEPTH],
         }
     }
@@ -700,6 +697,10 @@ impl JobSpec {
             .unwrap_or(self.bs)
             .max(self.bs)
             .max(self.bs_range.map_or(0, |r| r.1))
+            .max(
+                self.write_sizes
+                    .map_or(0, |w| w.range.map_or(w.bs, |r| r.1)),
+            )
     }
 
     /// Checks everything that does not depend on the target.
@@ -714,9 +715,23 @@ impl JobSpec {
         }
     }
 
+    /// The smallest block either direction uses: the unit offsets are aligned to and the
+    /// random map counts in.
+    pub fn unit(&self) -> u64 {
+        let w = self
+            .write_sizes
+            .map_or(u64::MAX, |w| w.range.map_or(w.bs, |r| r.0));
+        self.bs.min(self.bs_range.map_or(u64::MAX, |r| r.0)).min(w)
+    }
+
     pub fn validate(&self) -> Result<(), SpecError> {
-        if self.write_sizes.is_some() {
-            return Err(SpecError::DirSizes);
+        if let Some(w) = self.write_sizes {
+            let (lo, hi) = w.range.unwrap_or((w.bs, w.bs));
+            for b in [lo, hi] {
+                if b == 0 || b > MAX_BS || (self.direct && !b.is_multiple_of(512)) {
+                    return Err(SpecError::BlockSize(b));
+                }
+            }
         }
         if self.iodepth == 0 || self.iodepth > MAX_IODEPTH {
             return Err(SpecError::IoDepth(self.iodepth));

@@ -58,10 +58,19 @@ pub(super) const OPTIONS: &[O] = &[
     ),
     O {
         aliases: &["blocksize"],
-        details: "one size; `bs=R,W` sets reads and writes apart (a job doing both needs \
-                  them equal); `bs=4k-64k` is 4k, as fio reads it (a range is `bsrange`'s)",
+        details: "one size; `bs=R,W` sets reads and writes apart, also in a job doing both \
+                  (each direction keeps to its own size); `bs=4k-64k` is 4k, as fio reads it \
+                  (a range is `bsrange`'s)",
         note: Some(bs_note),
-        show: Some(|j| (j.bssplit.is_empty() && j.bs_range.is_none()).then(|| show_size(j, j.bs))),
+        show: Some(|j| {
+            let one = j.bssplit.is_empty() && j.bs_range.is_none();
+            one.then(|| match j.write_sizes {
+                Some(w) if w.range.is_none() => {
+                    format!("{},{}", show_size(j, j.bs), show_size(j, w.bs))
+                }
+                _ => show_size(j, j.bs),
+            })
+        }),
         sweep: 3,
         common: true,
         ..O::new(
@@ -77,7 +86,11 @@ pub(super) const OPTIONS: &[O] = &[
         aliases: &["blocksize_range"],
         details: "each I/O's size drawn uniformly from the multiples of the low end; mean size \
                   checked against fio's within 5 %; `low:high` as well, and `R,W` pairs as `bs`'s",
-        show: Some(|j| j.bs_range.map(|(lo, hi)| format!("{lo}-{hi}"))),
+        show: Some(|j| {
+            let w = j.write_sizes.and_then(|w| w.range);
+            let w = w.map_or(String::new(), |(lo, hi)| format!(",{lo}-{hi}"));
+            j.bs_range.map(|(lo, hi)| format!("{lo}-{hi}{w}"))
+        }),
         ..O::new(
             names::BSRANGE,
             C::Pattern,
