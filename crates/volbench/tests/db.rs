@@ -358,8 +358,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// every transaction waits on the one branch row: one pgbench run to the next varies by up to
 /// 40 % here, so medians of six, run in ABBA order, are compared with a margin that noise does not cross. A
 /// wrong count or a broken client (2x off) still fails. Measured ratios are in PERFORMANCE.md.
+/// On the disk each commit waits for the shared cloud volume's flush, which swings more: one
+/// fresh-clone run with other work on the host saw pgbench from 842 to 2,266 tps across its
+/// six runs and medians 1.5x apart; 0.45 still fails a client 2x off either way.
 const TMPFS_TOLERANCE: f64 = 0.25;
-const DISK_TOLERANCE: f64 = 0.25;
+const DISK_TOLERANCE: f64 = 0.45;
 
 /// pgbench and volbench, alternating on one cluster: medians within 10 %, and the tables
 /// consistent afterwards (history rows = transactions both tools committed).

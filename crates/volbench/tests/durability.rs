@@ -699,7 +699,10 @@ fn penalty_line_repeats_on_a_fresh_zram_device() {
     let (lo, hi) = p
         .iter()
         .fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
-    assert!(lo > 0.0 && hi / lo < 1.25, "penalties {p:?}");
+    // Half-second runs: with other work on the host the three spread up to 1.27x (0.94-1.20);
+    // a line that does not repeat (a fresh device's first run several times the others)
+    // still crosses 1.5.
+    assert!(lo > 0.0 && hi / lo < 1.5, "penalties {p:?}");
 }
 
 /// One request line after hello, to a fresh connection; the witness's answer.
