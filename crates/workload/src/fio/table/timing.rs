@@ -281,7 +281,8 @@ fn micros(v: &Val) -> Result<u64, OptError> {
     }
 }
 
-/// fio's `rate=r,w` form: one value for both directions, or one per direction.
+/// fio's `rate=r,w,t` form: one value for both directions, or one per direction. A trim
+/// value is checked and has nothing to cap: volbench issues no trims.
 fn pair(v: &Val, parse: impl Fn(&str) -> Result<u64, OptError>) -> Result<[u64; 2], OptError> {
     let s = v.need()?;
     let mut parts = s.split(',');
@@ -293,8 +294,11 @@ fn pair(v: &Val, parse: impl Fn(&str) -> Result<u64, OptError>) -> Result<[u64; 
         Some("") => 0,
         Some(w) => parse(w)?,
     };
+    if let Some(t) = parts.next().filter(|t| !t.is_empty()) {
+        parse(t)?;
+    }
     if parts.next().is_some() {
-        return Err(v.bad(s, "give at most read,write"));
+        return Err(v.bad(s, "give at most read,write,trim"));
     }
     Ok([pr, pw])
 }
