@@ -140,9 +140,9 @@ const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writ
 const R_TRIM: &str = "volbench issues reads, writes and syncs, no discards (TRIM); measure discard with fio, or with `blkdiscard` timed";
 const R_DEDUPE: &str = "volbench's written blocks never repeat (each carries its offset and a sequence number), so there is no share of duplicates to set; a deduplication test needs fio";
 const R_REPLAY: &str = "replaying a recorded trace is not in volbench yet (issue 25: `volbench replay`); describe the workload with rw, bs, iodepth and rate meanwhile";
-const R_STEADY: &str = "fio's steady-state stop is not in volbench yet (issue 24); run for a set time (time_based, runtime) and read the per-second series, which the report judges";
-const R_LATTARGET: &str = "fio's latency-target search (it lowers the depth until a percentile holds) is not in volbench; sweep iodepth (`volbench sweep --iodepth 1,2,4,...`) and read the percentile of each point";
-const R_RATEMIN: &str = "volbench does not stop a job that falls under a minimum rate; it reports the per-second minimum (iops_min, bw_min) and warns when the rate falls or is throttled";
+const R_STEADY: &str = "fio's steady-state stop is not in volbench yet (issue 24); run for a set time (time_based, runtime) and read the per-second series (a rate that falls during the run is flagged as a suspected burst)";
+const R_LATTARGET: &str = "fio's latency-target search (it lowers the depth until a percentile holds) is not in volbench; sweep iodepth (`volbench sweep --iodepth=1,2,4,...`) and read the percentile of each point";
+const R_RATEMIN: &str = "volbench does not stop a job that falls under a minimum rate; it reports the per-second minimum (iops_min, bw_min) and warns when the rate falls during the run";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
 const R_VERIFYSTATE: &str = "volbench keeps no verify state between runs: a later job checks the headers on the device itself (rw=read with verify=...)";
 const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type does not change the I/O the device sees";
@@ -154,7 +154,7 @@ const R_ERRORS: &str = "volbench stops a job at its first I/O error and reports 
 
 /// fio options volbench knows but does not implement, each with why and what to do instead.
 pub(super) const REFUSED: &[O] = &[
-    refused("allow_mounted_write", "volbench never writes to a mounted device, whatever this says; write to a file on its file system instead"),
+    refused("allow_mounted_write", "volbench writes to a mounted device (or one holding a file system or partition table) only with --allow-destructive, its one switch for that; give it instead, or write to a file on the file system"),
     refused("pre_read", "volbench does not read the files into the page cache first; to measure the cache, run the job twice with invalidate=0 and keep the second"),
     refused("uid", R_PROCESS),
     refused("gid", R_PROCESS),
