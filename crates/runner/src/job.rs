@@ -18,6 +18,7 @@ use crate::pick::{Next, Pick, Picker};
 use crate::placement::pin;
 use crate::readback::{closing_verify, describe};
 use crate::target::{drop_cached, settle_written};
+use crate::written::mixed_sizes;
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -207,14 +208,8 @@ struct Budget {
 /// where a sequential pass with holes ends short ([`holed_pass`]).
 fn pass_bytes(spec: &JobSpec, regions: &[(u64, u64)]) -> u64 {
     let whole = spec.io_size.unwrap_or(regions.iter().map(|r| r.1).sum());
-    match regions
-        .iter()
-        .map(|r| holed_pass(spec, r.1))
-        .collect::<Option<Vec<u64>>>()
-    {
-        Some(short) => whole.min(short.iter().sum()),
-        None => whole,
-    }
+    let holed: Option<u64> = regions.iter().map(|r| holed_pass(spec, r.1)).sum();
+    holed.map_or(whole, |h| whole.min(h))
 }
 
 /// fio's `rw=read:N` pass over a region of `len` bytes: I/Os at every `bs + N`. When the
@@ -223,8 +218,7 @@ fn pass_bytes(spec: &JobSpec, regions: &[(u64, u64)]) -> u64 {
 /// test asserts it); when it falls at or past the end, fio wraps to the start and goes on.
 /// None: the pass is not cut short.
 fn holed_pass(spec: &JobSpec, len: u64) -> Option<u64> {
-    let fixed = spec.bs_range.is_none() && spec.bssplit.is_empty();
-    if spec.rw.is_random() || spec.seq_skip <= 0 || !fixed || spec.bs == 0 || len < spec.bs {
+    if spec.rw.is_random() || spec.seq_skip <= 0 || mixed_sizes(spec) || len < spec.bs {
         return None;
     }
     let step = spec.bs + spec.seq_skip as u64;

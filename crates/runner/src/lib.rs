@@ -6,6 +6,7 @@
 
 mod assemble;
 mod backlog;
+mod bits;
 mod data;
 mod error;
 mod flow;

@@ -2,6 +2,7 @@
 //! touches every block exactly once, as fio's random map), uniform draws and fio's skewed
 //! distributions.
 
+use crate::bits::Bits;
 use crate::permutation::{mix, Permutation};
 
 /// Offsets for one direction of one file of one job, in a region `[start, end)`. Offsets are
@@ -32,8 +33,8 @@ pub enum Offsets {
         state: u64,
         /// Blocks not yet done this pass.
         left: u64,
-        /// One bit per block, set once this pass has done it.
-        done: Vec<u64>,
+        /// The blocks this pass has done.
+        done: Bits,
     },
     /// Uniform with replacement (fio's `norandommap`).
     Uniform {
@@ -81,7 +82,7 @@ impl Offsets {
             blocks,
             state: seed | 1,
             left: blocks,
-            done: vec![0; blocks.div_ceil(64) as usize],
+            done: Bits::new(blocks),
         }
     }
 
@@ -113,15 +114,15 @@ impl Offsets {
             return (self.next(len), len);
         };
         if *left == 0 {
-            done.fill(0);
+            done.clear();
             *left = *blocks;
         }
         *state = mix(*state);
-        let b = next_free(done, *state % *blocks, *blocks);
+        let b = done.next_clear(*state % *blocks, *blocks);
         let most = (len / *align).max(1).min(*blocks - b);
         let mut k = 0;
-        while k < most && done[(b + k) as usize / 64] >> ((b + k) % 64) & 1 == 0 {
-            done[(b + k) as usize / 64] |= 1 << ((b + k) % 64);
+        while k < most && !done.get(b + k) {
+            done.set(b + k);
             k += 1;
         }
         *left -= k;
@@ -216,24 +217,6 @@ impl Offsets {
                 clamp(o, len, *start, *end, *align)
             }
         }
-    }
-}
-
-/// The first block at or after `b` not yet done, wrapping to the start (fio's
-/// axmap_next_free); the caller knows one is left.
-#[inline]
-fn next_free(done: &[u64], b: u64, blocks: u64) -> u64 {
-    let (mut w, bit) = ((b / 64) as usize, b % 64);
-    let mut word = done[w] | ((1u64 << bit) - 1);
-    loop {
-        if word != u64::MAX {
-            let f = w as u64 * 64 + (!word).trailing_zeros() as u64;
-            if f < blocks {
-                return f;
-            }
-        }
-        w = if w + 1 == done.len() { 0 } else { w + 1 };
-        word = done[w];
     }
 }
 

@@ -1,6 +1,7 @@
 //! The closing read-back of a verifying job (fio's do_verify), and how a failed or short
 //! I/O is described, which the job's loop shares.
 
+use crate::bits::Bits;
 use crate::data;
 use crate::live::JobInput;
 use crate::written::{closing_wanted, Starts};
@@ -69,8 +70,8 @@ struct Blocks<'a> {
     start: u64,
     end: u64,
     bs: u64,
-    /// Where the written blocks start and end, as bits per `bs`; None: every `bs` is one.
-    marks: Option<(&'a [u64], &'a [u64])>,
+    /// Where the written blocks start and end, in blocks of `bs`; None: every `bs` is one.
+    marks: Option<(&'a Bits, &'a Bits)>,
     /// The next block's index, in units of `bs`.
     at: u64,
 }
@@ -80,12 +81,11 @@ impl Iterator for Blocks<'_> {
 
     fn next(&mut self) -> Option<(u64, u32)> {
         let n = (self.end - self.start) / self.bs;
-        let set = |m: &[u64], b: u64| m[(b / 64) as usize] >> (b % 64) & 1 == 1;
         let (b, last) = match self.marks {
             None => (self.at, self.at),
             Some((starts, ends)) => {
-                let b = (self.at..n).find(|&b| set(starts, b))?;
-                (b, (b..n).find(|&x| set(ends, x)).unwrap_or(n - 1))
+                let b = starts.next_set(self.at, n)?;
+                (b, ends.next_set(b, n).unwrap_or(n - 1))
             }
         };
         if b >= n {
@@ -119,7 +119,7 @@ impl Pass<'_> {
                 start,
                 end: start + len,
                 bs: self.bs,
-                marks: self.starts.map(|s| (&s.starts[f][..], &s.ends[f][..])),
+                marks: self.starts.map(|s| (&s.starts[f], &s.ends[f])),
                 at: 0,
             };
             checked += self.region(eng, f as u32, &mut blocks, stop, st)?;

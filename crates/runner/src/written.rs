@@ -2,6 +2,7 @@
 //! one, and for mixed sizes or a job that also reads, where each written block began and
 //! ended. The picker marks; the read-back reads.
 
+use crate::bits::Bits;
 use workload::JobSpec;
 
 /// Whether the job ends with fio's do_verify read-back: a verifying job that writes, whose
@@ -35,22 +36,18 @@ pub(crate) fn mixed_sizes(spec: &JobSpec) -> bool {
 pub struct Starts {
     base: Vec<u64>,
     bs: u64,
-    pub starts: Vec<Vec<u64>>,
-    pub ends: Vec<Vec<u64>>,
+    pub starts: Vec<Bits>,
+    pub ends: Vec<Bits>,
 }
 
 impl Starts {
     pub(crate) fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Option<Starts> {
         let some = mixed_sizes(spec) || spec.rw.reads();
-        let maps = || {
-            regions
-                .iter()
-                .map(|r| vec![0; (r.1 / spec.unit()).div_ceil(64) as usize])
-                .collect()
-        };
+        let bs = spec.unit();
+        let maps = || regions.iter().map(|r| Bits::new(r.1 / bs)).collect();
         (some && closing_wanted(spec)).then(|| Starts {
             base: regions.iter().map(|r| r.0).collect(),
-            bs: spec.unit(),
+            bs,
             starts: maps(),
             ends: maps(),
         })
@@ -60,8 +57,7 @@ impl Starts {
     pub(crate) fn mark(&mut self, file: u32, offset: u64, len: u64) {
         let f = file as usize;
         let b = (offset - self.base[f]) / self.bs;
-        let e = b + (len / self.bs).max(1) - 1;
-        self.starts[f][(b / 64) as usize] |= 1 << (b % 64);
-        self.ends[f][(e / 64) as usize] |= 1 << (e % 64);
+        self.starts[f].set(b);
+        self.ends[f].set(b + (len / self.bs).max(1) - 1);
     }
 }

@@ -78,14 +78,6 @@ impl JobStats {
         self.verify_ns = self.verify_ns.max(o.verify_ns);
     }
 
-    /// A direction's runtime as fio counts it.
-    pub fn dir_runtime(&self, dir: usize) -> u64 {
-        match self.dir_runtime_ns[dir] {
-            0 => self.runtime_ns,
-            t => t,
-        }
-    }
-
     /// Records `n` I/Os submitted while `depth` were in flight.
     #[inline]
     pub fn mark_depth(&mut self, depth: u32, n: u64) {
