@@ -39,6 +39,7 @@ impl Psync {
     }
 
     /// One transfer by pread/pwrite (or their v2 forms): bytes moved, or a negative errno.
+    #[inline]
     fn transfer(&self, req: &Request, ptr: *mut u8) -> i64 {
         let fd = self.fds[req.file as usize];
         loop {
