@@ -50,6 +50,8 @@ pub(crate) struct Phases<'a> {
     opts: &'a RunOptions,
     sample_ms: u64,
     first: bool,
+    /// The files this run created went as soon as the stop was seen (see [`Phases::watch`]).
+    unlinked: bool,
     pub window: Window,
     pub got: Collected,
 }
@@ -63,6 +65,7 @@ impl<'a> Phases<'a> {
             opts,
             sample_ms,
             first: true,
+            unlinked: false,
             window: Window {
                 before: Vec::new(),
                 before_at: Instant::now(),
@@ -149,6 +152,13 @@ impl<'a> Phases<'a> {
         let peer_end = self.opts.peers.as_ref().is_some_and(|p| p.poll_end(ended));
         if peer_end || self.opts.stop.load(Relaxed) {
             crew.halt.store(true, Relaxed);
+        }
+        // Ctrl-C (or mpirun's SIGTERM, which it follows with SIGKILL one second later): the
+        // files this run created go now, not after the jobs drain and the report is built, so
+        // a kill during those leaves none behind. Open descriptors keep serving the I/O.
+        if self.opts.stop.load(Relaxed) && !self.unlinked {
+            self.plan.unlink(self.w, true);
+            self.unlinked = true;
         }
         // The kernel's counters for the run end with the last phase's I/O, before any verify
         // pass or engine teardown (hundreds of io_uring rings take a while to go).

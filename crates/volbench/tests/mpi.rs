@@ -335,6 +335,8 @@ fn an_io_error_on_a_rank_stops_every_rank() {
 fn ctrl_c_on_mpirun_leaves_no_rank_and_no_file() {
     let Some(bin) = mpi_bin() else { return };
     let d = tmpdir();
+    // What the ranks and mpirun said, shown when the test fails.
+    let err_file = tempfile::NamedTempFile::new().unwrap();
     let dir = d.path().display().to_string();
     let mut child = mpirun(
         4,
@@ -353,7 +355,7 @@ fn ctrl_c_on_mpirun_leaves_no_rank_and_no_file() {
         ],
     )
     .stdout(Stdio::null())
-    .stderr(Stdio::null())
+    .stderr(Stdio::from(err_file.reopen().unwrap()))
     .spawn()
     .unwrap();
     let began = Instant::now();
@@ -367,7 +369,8 @@ fn ctrl_c_on_mpirun_leaves_no_rank_and_no_file() {
     let status = wait_for(&mut child, Duration::from_secs(30));
     assert!(status.is_some(), "mpirun did not end after Ctrl-C");
     let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
-    assert!(left.is_empty(), "files left: {left:?}");
+    let said = std::fs::read_to_string(err_file.path()).unwrap_or_default();
+    assert!(left.is_empty(), "files left: {left:?}; mpirun said:\n{said}");
     // Only this test's ranks name its directory (other tests run the same binary meanwhile).
     let ranks = Command::new("pgrep").args(["-f", &dir]).output().unwrap();
     assert!(
