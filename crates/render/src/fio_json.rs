@@ -110,7 +110,7 @@ fn dir(
     let total = d.map_or(&e, |d| &d.lat_ns);
     let bws = d.map(|d| d.bw_bytes_per_sec).unwrap_or_default();
     let iopss = d.map(|d| d.iops_per_sec).unwrap_or_default();
-    json!({
+    let mut v = json!({
         "io_bytes": bytes,
         "io_kbytes": bytes / 1024,
         "bw_bytes": bw.round() as u64,
@@ -134,7 +134,13 @@ fn dir(
         "iops_mean": iopss.mean,
         "iops_stddev": iopss.stdev,
         "iops_samples": iopss.samples,
-    })
+    });
+    // volbench's own: latency from when a rate-capped I/O was due, in fio's latency shape
+    // (fio has no such figure; its lat_ns starts at submission).
+    if let Some(due) = d.and_then(|d| d.lat_due_ns.as_ref()) {
+        v["lat_due_ns"] = lat_listed(due, pct[1], only);
+    }
+    v
 }
 
 /// fio's latency buckets: the share of I/Os whose total latency falls at or below each edge
@@ -228,7 +234,36 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
     if let Some(d) = spec.and_then(|s| s.description.as_deref()) {
         v["desc"] = json!(d);
     }
+    if let Some(ss) = &j.steadystate {
+        v["steadystate"] = steady_block(ss);
+    }
     v
+}
+
+/// fio's `steadystate` block: the criterion as fio spells it, the window in seconds, whether
+/// it was attained, the last window's criterion, deviation and slope, and its samples.
+fn steady_block(ss: &report::SteadyReport) -> Value {
+    let c = &ss.criterion;
+    let mean = |v: &[u64]| v.iter().sum::<u64>() / (v.len().max(1) as u64);
+    let mut data = json!({
+        "bw_mean": mean(&ss.bw),
+        "iops_mean": mean(&ss.iops),
+        "iops": ss.iops,
+        "bw": ss.bw,
+    });
+    if c.metric == workload::steady::Metric::Lat {
+        data["lat_mean"] = json!(mean(&ss.lat_ns));
+        data["lat_ns"] = json!(ss.lat_ns);
+    }
+    json!({
+        "ss": c.to_string(),
+        "duration": ss.duration_ns / 1_000_000_000,
+        "attained": ss.attained as u8,
+        "criterion": format!("{:.6}{}", ss.judged.criterion, if c.percent { "%" } else { "" }),
+        "max_deviation": ss.judged.max_deviation,
+        "slope": ss.judged.slope,
+        "data": data,
+    })
 }
 
 /// fio's `error` is an errno; volbench keeps the message, which names the errno's text.

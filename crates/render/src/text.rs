@@ -16,6 +16,15 @@ fn dir_row(out: &mut String, label: &str, d: &DirReport) {
         fmt_count(d.iops),
         format!("{}/s", format_bytes(d.bw_bytes)),
     );
+    // A rate-capped direction: latency again, from when each I/O was due on the schedule.
+    if let Some(due) = &d.lat_due_ns {
+        let [mean, p50, p99, p999, max] = super::table::lat_cells(due);
+        let _ = writeln!(
+            out,
+            "  {:<6} {:>9} {:>13}  {mean:>9} {p50:>9} {p99:>9} {p999:>9} {max:>9}",
+            " due", "", "from due time",
+        );
+    }
 }
 
 /// Under MPI: how the ranks ran together, a row per host and per rank, and the slowest rank.
@@ -96,6 +105,43 @@ fn verify_lines(out: &mut String, j: &JobReport) {
     }
 }
 
+/// Each steady-state stop once (a group_reporting group's jobs share theirs): attained or
+/// not, when, and the last window it judged.
+fn steady_lines(out: &mut String, jobs: &[JobReport]) {
+    let mut said: Vec<&report::SteadyReport> = Vec::new();
+    for j in jobs {
+        let Some(ss) = j.steadystate.as_ref().filter(|s| !said.contains(s)) else {
+            continue;
+        };
+        said.push(ss);
+        let c = &ss.criterion;
+        let secs = |ns: u64| ns as f64 / 1e9;
+        let verdict = match ss.attained_at_ns {
+            Some(t) => format!("attained at {:.1} s, and the job stopped there", secs(t)),
+            None => "not attained by the end of the run".to_string(),
+        };
+        let unit = if c.percent { "%" } else { "" };
+        let what = if c.slope {
+            "slope"
+        } else {
+            "largest deviation"
+        };
+        let iops: Vec<String> = ss.iops.iter().map(|&v| fmt_count(v as f64)).collect();
+        let _ = writeln!(
+            out,
+            "  {}: steady state ({} over {:.0} s after {:.0} s): {verdict}; last window's \
+             {what} {:.3}{unit} against {}{unit}; IOPS per interval [{}]",
+            j.name,
+            c.to_string().replace(".000000", ""),
+            secs(ss.duration_ns),
+            secs(ss.ramp_ns),
+            ss.judged.criterion,
+            c.limit,
+            iops.join(", "),
+        );
+    }
+}
+
 impl Exporter for Text {
     fn export_compare(&self, c: &report::compare::Comparison) -> anyhow::Result<Vec<u8>> {
         Ok(crate::compare::text(c).into_bytes())
@@ -116,6 +162,7 @@ impl Exporter for Text {
             per_job(&mut out, r);
         }
         r.jobs.iter().for_each(|j| verify_lines(&mut out, j));
+        steady_lines(&mut out, &r.jobs);
         if let Some(so) = &r.scaleout {
             ranks_section(&mut out, so, &r.ranks);
         }

@@ -340,6 +340,29 @@ pub struct JobReport {
     /// `write_hist_log`, when the job asked for them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fio_windows: Option<stats::WindowLog>,
+    /// fio's steady-state stop, when the job asked for one (`ss_dur`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<SteadyReport>,
+}
+
+/// How a job's steady-state stop went: the criterion, whether and when it held, and the
+/// last window judged (fio's `steadystate` block).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SteadyReport {
+    pub criterion: workload::steady::Criterion,
+    pub duration_ns: u64,
+    pub ramp_ns: u64,
+    pub interval_ns: u64,
+    pub attained: bool,
+    /// When it held, in ns from the job's start (ramp_time included, as fio's clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attained_at_ns: Option<u64>,
+    /// The last window's judgement: the criterion's value, deviation and slope.
+    pub judged: stats::steady::Judged,
+    /// The last window's samples, oldest first: IOPS, bytes/s, mean completion latency (ns).
+    pub iops: Vec<u64>,
+    pub bw: Vec<u64>,
+    pub lat_ns: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -362,6 +385,13 @@ pub struct DirReport {
     /// divides by this, as fio does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime_ns: Option<u64>,
+    /// With a rate cap: latency from the time each I/O was due on the rate's schedule, which
+    /// holds the wait before issue that `lat_ns` leaves out when the device falls behind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_due_ns: Option<LatencySummary>,
+    /// With a rate cap: how far, and how long, the issues fell behind the schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<stats::Lateness>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -414,32 +444,39 @@ fn verify_reads(s: &JobStats) -> Option<DirReport> {
         iops_per_sec: SeriesSummary::default(),
         bw_bytes_per_sec: SeriesSummary::default(),
         runtime_ns: Some(s.verify_ns.max(1)),
+        lat_due_ns: None,
+        late: None,
+    })
+}
+
+/// One direction's figures over the job's measured runtime, None where it did no I/O.
+fn dir_report(s: &JobStats, i: usize, sync_engine: bool) -> Option<DirReport> {
+    let d = &s.dirs[i];
+    if d.ios == 0 && d.lat.count() == 0 {
+        return None;
+    }
+    let secs = s.runtime_ns as f64 / 1e9;
+    let per = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
+    let paced = d.lat_due.count() > 0;
+    Some(DirReport {
+        total_ios: d.ios,
+        io_bytes: d.bytes,
+        iops: per(d.ios),
+        bw_bytes: per(d.bytes),
+        slat_ns: (!sync_engine).then(|| d.slat.summary()),
+        clat_ns: d.clat.summary(),
+        lat_ns: d.lat.summary(),
+        iops_per_sec: s.series.summarize(|x| x.iops(i)),
+        bw_bytes_per_sec: s.series.summarize(|x| x.bw_bytes(i)),
+        runtime_ns: (s.dir_runtime_ns[i] != 0).then_some(s.dir_runtime_ns[i]),
+        lat_due_ns: paced.then(|| d.lat_due.summary()),
+        late: paced.then_some(d.late),
     })
 }
 
 impl JobReport {
     /// Summarises raw statistics. `sync_engine` drops slat, which such engines cannot measure.
     pub fn from_stats(name: &str, targets: Vec<String>, s: &JobStats, sync_engine: bool) -> Self {
-        let secs = s.runtime_ns as f64 / 1e9;
-        let dir = |i: usize| -> Option<DirReport> {
-            let d = &s.dirs[i];
-            if d.ios == 0 && d.lat.count() == 0 {
-                return None;
-            }
-            let per = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
-            Some(DirReport {
-                total_ios: d.ios,
-                io_bytes: d.bytes,
-                iops: per(d.ios),
-                bw_bytes: per(d.bytes),
-                slat_ns: (!sync_engine).then(|| d.slat.summary()),
-                clat_ns: d.clat.summary(),
-                lat_ns: d.lat.summary(),
-                iops_per_sec: s.series.summarize(|x| x.iops(i)),
-                bw_bytes_per_sec: s.series.summarize(|x| x.bw_bytes(i)),
-                runtime_ns: (s.dir_runtime_ns[i] != 0).then_some(s.dir_runtime_ns[i]),
-            })
-        };
         let total: u64 = s.depth.iter().sum();
         let pct = |v: u64| {
             if s.runtime_ns == 0 {
@@ -453,8 +490,8 @@ impl JobReport {
             groupid: 0,
             spec_index: 0,
             targets,
-            read: dir(0),
-            write: dir(1),
+            read: dir_report(s, 0, sync_engine),
+            write: dir_report(s, 1, sync_engine),
             sync: (s.sync.count() > 0).then(|| SyncReport {
                 total_ios: s.sync.count(),
                 lat_ns: s.sync.summary(),
@@ -489,6 +526,7 @@ impl JobReport {
             verify: verify_reads(s),
             ramp_swallowed: false,
             fio_windows: None,
+            steadystate: None,
         }
     }
 

@@ -45,6 +45,41 @@ fn warnings(
         w.extend(compressible(specs));
     }
     w.extend(device_checks(specs, jobs, groups, targets));
+    w.extend(fell_behind(specs, groups));
+    w
+}
+
+/// A rate-capped direction that spent a tenth of its run (at least 100 ms) behind its
+/// schedule. Ten gaps of lag (at least 10 ms) count as behind, so a device that keeps up is
+/// never flagged for the scheduler's jitter.
+fn fell_behind(specs: &[JobSpec], groups: &[GroupReport]) -> Vec<Warning> {
+    let mut w = Vec::new();
+    for g in groups {
+        let (Some(spec), r) = (specs.get(g.spec_index), &g.report) else {
+            continue;
+        };
+        let dirs = [("read", &r.read), ("write", &r.write)];
+        for (i, (dir, d)) in dirs.into_iter().enumerate() {
+            let Some((d, late)) = d.as_ref().and_then(|d| Some((d, d.late?))) else {
+                continue;
+            };
+            if late.behind_ns < (r.runtime_ns / 10).max(100_000_000) {
+                continue;
+            }
+            let asked = match spec.rate_iops[i] {
+                0 => format!("{}/s", workload::format_bytes(spec.rate[i] as f64)),
+                n => format!("{} IOPS", figures::fmt_count(n as f64)),
+            };
+            w.push(Warning::FellBehind {
+                dir,
+                asked,
+                done_iops: d.iops,
+                max_lag_ns: late.max_ns,
+                behind_ns: late.behind_ns,
+                runtime_ns: r.runtime_ns,
+            });
+        }
+    }
     w
 }
 

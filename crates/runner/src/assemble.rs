@@ -40,7 +40,12 @@ pub(crate) fn report(
             plan.targets[*ti].kernel_counters = Some(k);
         }
     }
-    let groups = group_reports(w, &placed, plan.last_group);
+    let mut groups = group_reports(w, &placed, plan.last_group);
+    // A group's steady state is its first job's (with group_reporting, the group's own).
+    for g in groups.iter_mut() {
+        let first = jobs.iter().find(|j| j.groupid == g.report.groupid);
+        g.report.steadystate = first.and_then(|j| j.steadystate.clone());
+    }
     let mut all = all_stats(&placed, plan.last_phase);
     // The group's CPU is the whole process: io_uring runs work the device cannot take without
     // blocking on kernel worker threads (iou-wrk) that belong to the process but not to a job
@@ -125,6 +130,7 @@ fn job_reports(
         jr.verified_blocks = (o.verified > 0).then_some(o.verified);
         jr.ramp_swallowed = o.ramp_swallowed;
         jr.fio_windows = o.windows;
+        jr.steadystate = got.steady[i].take();
         if let Some(e) = o.error {
             first_error.get_or_insert_with(|| format!("job {}: {e}", p.name));
             jr.error = Some(e);

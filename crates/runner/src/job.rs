@@ -12,9 +12,9 @@
 
 use crate::data;
 use crate::live::{rusage, JobInput, JobOutput, Live};
-use crate::pace::{hold_back, sleep_unless_stopped, think_for};
+use crate::pace::{hold_back, sleep_unless_stopped, think_for, wait_ns};
 use crate::permutation::splitmix;
-use crate::pick::{Next, Pick, Picker};
+use crate::pick::{Next, Pick, Picker, NOT_DUE};
 use crate::placement::pin;
 use crate::readback::{closing_verify, describe};
 use crate::target::{drop_cached, settle_written};
@@ -24,7 +24,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use stats::{JobStats, WindowLog};
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use workload::{BufferMode, EngineKind, JobSpec, SyncMode, Think};
 
 /// Runs one job on this thread: builds the engine here (io_uring rings belong to the thread that
@@ -123,6 +123,8 @@ struct Meta {
     offset: u64,
     start: u64,
     sub: u64,
+    /// When the rate's schedule had it due, or NOT_DUE.
+    due: u64,
 }
 
 const EMPTY: Meta = Meta {
@@ -134,6 +136,7 @@ const EMPTY: Meta = Meta {
     offset: 0,
     start: 0,
     sub: 0,
+    due: NOT_DUE,
 };
 
 /// The job's clock, in ns from its start: the ramp, the deadline, and the cut.
@@ -469,7 +472,7 @@ impl<'a, E: Engine> Job<'a, E> {
         }
         let c = &mut self.clock;
         let timed_out = c.deadline.is_some_and(|d| t >= d);
-        let stop_asked = self.inp.stop.load(Relaxed);
+        let stop_asked = self.inp.stop.load(Relaxed) || self.inp.live.halt.load(Relaxed);
         if c.cut.is_none() && (timed_out || stop_asked) {
             c.cut = Some(c.deadline.map_or(t, |d| d.min(t)));
         }
@@ -616,6 +619,7 @@ impl<'a, E: Engine> Job<'a, E> {
             offset: n.offset,
             start: prep_at,
             sub: prep_at,
+            due: n.due,
         };
         let req = Request {
             op: n.op,
@@ -713,7 +717,7 @@ impl<'a, E: Engine> Job<'a, E> {
         } else if filled.rate_wait > 0 {
             let wait = filled.rate_wait;
             let until = deadline.map_or(wait, |d| wait.min(d.saturating_sub(turn.t)));
-            sleep_unless_stopped(Duration::from_nanos(until), stop);
+            wait_ns(0, until, stop);
         } else if filled.held {
             hold_back(self.inp.spec.flow_sleep, stop);
         }
@@ -827,6 +831,10 @@ impl<'a, E: Engine> Job<'a, E> {
             };
             self.stats.dir_runtime_ns = [reads, (d - c.measure_start).max(1)];
         }
+        let late = self.picker.lateness(end);
+        for (d, l) in self.stats.dirs.iter_mut().zip(late) {
+            d.late = l;
+        }
         self.stats.usr_ns = cpu1.0.saturating_sub(c.cpu0.0);
         self.stats.sys_ns = cpu1.1.saturating_sub(c.cpu0.1);
         self.stats.ctx = cpu1.2.saturating_sub(c.cpu0.2);
@@ -888,6 +896,9 @@ fn count(
     };
     d.clat.record(clat);
     d.lat.record(tc - m.start);
+    if m.due != NOT_DUE {
+        d.lat_due.record(tc - m.due.min(m.start));
+    }
     if let Some(w) = windows {
         w.record(t, dir, tc - m.start, clat, slat);
     }
@@ -938,6 +949,9 @@ fn fresh_counts(spec: &JobSpec, sync_engine: bool) -> (JobStats, Option<WindowLo
             let dir = &mut stats.dirs[d];
             dir.clat.prepare();
             dir.lat.prepare();
+            if spec.rate[d] > 0 || spec.rate_iops[d] > 0 {
+                dir.lat_due.prepare();
+            }
             if !sync_engine {
                 dir.slat.prepare();
             }

@@ -27,6 +27,7 @@ pub mod probe;
 mod readback;
 pub mod safety;
 mod skew;
+mod steady;
 mod target;
 mod written;
 

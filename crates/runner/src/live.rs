@@ -25,6 +25,8 @@ pub struct Live {
     /// the kernel's counters for the run must not include).
     pub ended: AtomicBool,
     pub done: AtomicBool,
+    /// Stop this job alone: its steady state was attained (the sampler judges it).
+    pub halt: AtomicBool,
 }
 
 pub struct JobInput {

@@ -4,6 +4,7 @@
 
 use crate::live::{self, JobInput, JobOutput, Live, StartLine};
 use crate::plan::Plan;
+use crate::steady::Judge;
 use crate::{flow, job, Observer, Progress, RunError, RunOptions, RATE_WINDOW, TICK};
 use report::KernelCounters;
 use stats::{Sample, Series};
@@ -25,6 +26,8 @@ pub(crate) struct Collected {
     /// The totals at the last sample, and its time, so the report can close each series.
     pub last: Vec<Counters>,
     pub last_t: Vec<u64>,
+    /// How each job's steady-state stop went, for jobs that asked for one.
+    pub steady: Vec<Option<report::SteadyReport>>,
 }
 
 /// The run's measured window: the kernel's counters and the process's CPU from the end of the
@@ -77,6 +80,7 @@ impl<'a> Phases<'a> {
                 series: vec![Series::default(); n],
                 last: vec![[0; 10]; n],
                 last_t: vec![0; n],
+                steady: vec![None; n],
             },
         }
     }
@@ -124,6 +128,7 @@ impl<'a> Phases<'a> {
         }
         s.next_sample = s.start + s.ramp + Duration::from_millis(self.sample_ms);
         s.prev = (s.start, 0, 0);
+        s.judges = judges(self.w, self.plan, members, s.start);
         while !crew.lives.iter().all(|l| l.done.load(Relaxed)) {
             self.watch(&mut s, &crew, ph == self.plan.last_phase, obs);
         }
@@ -182,6 +187,7 @@ impl<'a> Phases<'a> {
         if now >= s.next_sample {
             s.sample(now, &crew.lives, self.sample_ms);
         }
+        s.judges.iter_mut().for_each(|j| j.tick(now, &crew.lives));
         obs.tick(&s.progress(now, &crew.lives));
     }
 
@@ -193,6 +199,11 @@ impl<'a> Phases<'a> {
             self.got.series[i] = std::mem::take(&mut s.series[k]);
             self.got.last[i] = s.last[k];
             self.got.last_t[i] = s.last_t_ms;
+        }
+        for j in &s.judges {
+            for &k in &j.members {
+                self.got.steady[members[k]] = Some(j.report());
+            }
         }
     }
 }
@@ -261,6 +272,8 @@ struct Sampler {
     /// (when, I/Os, bytes) at the start of the current rate window, and the rate.
     prev: (Instant, u64, u64),
     rate: (f64, f64),
+    /// The steady-state checks of the jobs that asked for one.
+    judges: Vec<Judge>,
 }
 
 impl Sampler {
@@ -305,6 +318,7 @@ impl Sampler {
             measuring: ramp.is_zero(),
             prev: (now, 0, 0),
             rate: (0.0, 0.0),
+            judges: Vec::new(),
         }
     }
 
@@ -410,6 +424,28 @@ fn sleep_until_next(
             .saturating_duration_since(now)
             .max(Duration::from_micros(200)),
     );
+}
+
+/// The steady-state checks of a phase's jobs: one per job, or one per `group_reporting` group
+/// (judged on the group's sums and stopped together, as fio does). `members` are the phase's
+/// jobs as plan indices; the checks hold positions among them.
+fn judges(w: &Workload, plan: &Plan, members: &[usize], start: Instant) -> Vec<Judge> {
+    let mut out: Vec<(Option<u32>, Judge)> = Vec::new();
+    for (k, &i) in members.iter().enumerate() {
+        let spec = &w.jobs[plan.jobs[i].spec_idx];
+        if !spec.steadystate.on() {
+            continue;
+        }
+        let group = spec.group_reporting.then_some(plan.jobs[i].group);
+        match out.iter_mut().find(|(g, _)| group.is_some() && *g == group) {
+            Some((_, j)) => j.members.push(k),
+            None => out.push((
+                group,
+                Judge::new(vec![k], spec.steadystate, start + spec.startdelay),
+            )),
+        }
+    }
+    out.into_iter().map(|(_, j)| j).collect()
 }
 
 /// (user ns, system ns, context switches) of the whole process, every thread included.

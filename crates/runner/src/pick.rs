@@ -11,6 +11,7 @@ use crate::written::{mixed_sizes, Starts};
 use engine::Op;
 use rand::rngs::SmallRng;
 use rand::RngCore;
+use stats::Lateness;
 use workload::JobSpec;
 
 /// One I/O to issue.
@@ -24,7 +25,13 @@ pub struct Next {
     pub offset: u64,
     /// A read back of the verify backlog: not part of the job's byte or I/O budget.
     pub back: bool,
+    /// When the rate's schedule had this I/O due (ns into the job), or [`NOT_DUE`] where no
+    /// cap paces its direction.
+    pub due: u64,
 }
+
+/// The due time of an I/O no rate cap paces.
+pub const NOT_DUE: u64 = u64::MAX;
 
 /// The answer to "what next?".
 pub enum Pick {
@@ -49,7 +56,11 @@ pub struct Picker {
     byte_gap: [f64; 2],
     rated: bool,
     poisson: bool,
+    /// When each direction's next I/O is due: fio's schedule, which never forgets an I/O
+    /// that fell behind (a job that could not keep up issues as fast as it can until it has
+    /// caught up).
     next_ok: [u64; 2],
+    late: [Behind; 2],
     /// Drawn but held back by the rate cap: issued first once it may go.
     pending: Option<(Op, usize, u32)>,
     /// Given back by the loop (it overlapped one in flight): issued first, as it is.
@@ -165,6 +176,7 @@ impl Picker {
             offs,
             next_file: 0,
             rated: iops_gap.iter().any(|&g| g > 0) || byte_gap.iter().any(|&g| g > 0.0),
+            late: [0, 1].map(|d| Behind::new(iops_gap[d], byte_gap[d], spec.max_bs())),
             iops_gap,
             byte_gap,
             poisson: spec.rate_poisson,
@@ -201,7 +213,7 @@ impl Picker {
         }
         if let Some((file, offset, len)) = self.backlog.as_mut().and_then(|b| b.next(writes_done)) {
             // Reads back are not paced nor weighed: the rate and the flow are the workload's.
-            let (op, dir, back) = (Op::Read, 0, true);
+            let (op, dir, back, due) = (Op::Read, 0, true, NOT_DUE);
             return Pick::Io(Next {
                 op,
                 dir,
@@ -209,6 +221,7 @@ impl Picker {
                 file,
                 offset,
                 back,
+                due,
             });
         }
         if writes_done {
@@ -220,13 +233,14 @@ impl Picker {
             None if self.flow.as_mut().is_some_and(|f| !f.admit()) => return Pick::Held,
             None => self.draw(),
         };
+        let mut due = NOT_DUE;
         if self.rated {
             (op, dir) = self.due(t, op, dir);
             if t < self.next_ok[dir] {
                 self.pending = Some((op, dir, len));
                 return Pick::Wait(self.next_ok[dir] - t);
             }
-            self.pace(t, dir, len);
+            due = self.pace(t, dir, len);
         }
         let file = self.file();
         let (offset, len) = self.offset(file as usize, dir, len as u64);
@@ -245,6 +259,7 @@ impl Picker {
             file,
             offset,
             back,
+            due,
         })
     }
 
@@ -335,14 +350,71 @@ impl Picker {
         }
     }
 
-    /// Moves the direction's next start past this I/O: its cap's gap, drawn around that mean
-    /// for `rate_process=poisson`, and never more than a second of unused credit banked.
-    fn pace(&mut self, t: u64, dir: usize, len: u32) {
+    /// Moves the direction's schedule past this I/O, issued at `t`: its cap's gap, drawn
+    /// around that mean for `rate_process=poisson`. Returns when it was due (NOT_DUE for a
+    /// direction no cap paces). As fio, the schedule is absolute: I/Os not issued on time are
+    /// owed, and issued as fast as the device allows until it is caught up.
+    fn pace(&mut self, t: u64, dir: usize, len: u32) -> u64 {
         let mut gap = self.iops_gap[dir].max((self.byte_gap[dir] * len as f64) as u64);
+        if gap == 0 {
+            return NOT_DUE;
+        }
         if self.poisson {
             gap = exponential(gap, self.rng.next_u64());
         }
-        self.next_ok[dir] = self.next_ok[dir].max(t.saturating_sub(1_000_000_000)) + gap;
+        let due = self.next_ok[dir];
+        self.next_ok[dir] = due + gap;
+        self.late[dir].issued(t, due);
+        due
+    }
+
+    /// How far each direction fell behind its schedule, up to `t` (the job's end).
+    pub fn lateness(&mut self, t: u64) -> [Lateness; 2] {
+        [0, 1].map(|d| self.late[d].close(t))
+    }
+}
+
+/// Tracks how far one rate-capped direction runs behind its schedule.
+#[derive(Clone, Copy)]
+struct Behind {
+    /// The lag above which the direction counts as behind: ten of its gaps, at least 10 ms,
+    /// so the scheduler's jitter on a device that keeps up never counts.
+    threshold: u64,
+    since: Option<u64>,
+    late: Lateness,
+}
+
+impl Behind {
+    fn new(iops_gap: u64, byte_gap: f64, bs: u64) -> Behind {
+        let gap = iops_gap.max((byte_gap * bs as f64) as u64);
+        Behind {
+            threshold: (10 * gap).max(10_000_000),
+            since: None,
+            late: Lateness::default(),
+        }
+    }
+
+    /// An I/O due at `due` issued at `t`: behind from the first issue later than the
+    /// threshold until one is back within half of it.
+    #[inline]
+    fn issued(&mut self, t: u64, due: u64) {
+        let lag = t.saturating_sub(due);
+        self.late.max_ns = self.late.max_ns.max(lag);
+        match self.since {
+            None if lag > self.threshold => self.since = Some(t),
+            Some(s) if lag <= self.threshold / 2 => {
+                self.late.behind_ns += t - s;
+                self.since = None;
+            }
+            _ => {}
+        }
+    }
+
+    fn close(&mut self, t: u64) -> Lateness {
+        if let Some(s) = self.since.take() {
+            self.late.behind_ns += t.saturating_sub(s);
+        }
+        self.late
     }
 }
 

@@ -261,6 +261,10 @@ pub fn to_stats(j: &JobReport) -> Result<JobStats, String> {
             }
             dir.clat = hist(&d.clat_ns)?;
             dir.lat = hist(&d.lat_ns)?;
+            if let Some(s) = &d.lat_due_ns {
+                dir.lat_due = hist(s)?;
+            }
+            dir.late = d.late.unwrap_or_default();
         }
     }
     if let Some(s) = &j.sync {

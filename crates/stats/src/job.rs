@@ -16,6 +16,29 @@ pub struct DirStats {
     pub clat: LatHist,
     /// Total latency: from issue to completion.
     pub lat: LatHist,
+    /// With a rate cap: from the time the I/O was due on the rate's schedule to its
+    /// completion. Equal to `lat` while the device keeps up; behind, it holds the wait before
+    /// issue that `lat` and `clat` leave out (coordinated omission). Empty without a cap.
+    pub lat_due: LatHist,
+    /// How far behind its rate's schedule the job issued.
+    pub late: Lateness,
+}
+
+/// How far a rate-capped direction fell behind its schedule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Lateness {
+    /// The longest an I/O was issued after it was due (ns).
+    pub max_ns: u64,
+    /// Time spent behind: from an issue later than the threshold until the schedule was
+    /// caught up again (ns).
+    pub behind_ns: u64,
+}
+
+impl Lateness {
+    pub fn merge(&mut self, o: &Lateness) {
+        self.max_ns = self.max_ns.max(o.max_ns);
+        self.behind_ns = self.behind_ns.max(o.behind_ns);
+    }
 }
 
 impl DirStats {
@@ -25,6 +48,8 @@ impl DirStats {
         self.slat.merge(&o.slat);
         self.clat.merge(&o.clat);
         self.lat.merge(&o.lat);
+        self.lat_due.merge(&o.lat_due);
+        self.late.merge(&o.late);
     }
 }
 

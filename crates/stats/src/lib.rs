@@ -9,11 +9,12 @@
 pub mod hist;
 pub mod job;
 pub mod series;
+pub mod steady;
 pub mod warnings;
 pub mod winlog;
 
 pub use hist::{LatHist, LatencySummary, Percentile, FIO_PERCENTILES};
-pub use job::{DirStats, JobStats, DEPTH_BUCKETS};
+pub use job::{DirStats, JobStats, Lateness, DEPTH_BUCKETS};
 pub use series::{Sample, Series, SeriesSummary};
 pub use warnings::Warning;
 pub use winlog::{HistWindow, WindowLog};

@@ -49,6 +49,16 @@ pub enum Warning {
     RampSwallowed { jobs: String, ramp: String },
     /// The file lives on a memory-backed filesystem, so no device is measured.
     MemoryFilesystem { fs: String },
+    /// A rate-capped direction could not keep its schedule: the I/Os waited before issue,
+    /// which latency from submission leaves out. `asked` is the cap as given.
+    FellBehind {
+        dir: &'static str,
+        asked: String,
+        done_iops: f64,
+        max_lag_ns: u64,
+        behind_ns: u64,
+        runtime_ns: u64,
+    },
     /// The block layer merged many adjacent I/Os: the device served fewer, larger requests.
     MergedIo {
         dir: &'static str,
@@ -74,6 +84,7 @@ impl Warning {
             Warning::MemoryFilesystem { .. } => "memory_filesystem",
             Warning::VolatileCacheSuspected { .. } => "volatile_cache_suspected",
             Warning::MergedIo { .. } => "merged_io",
+            Warning::FellBehind { .. } => "fell_behind",
         }
     }
 }
@@ -168,8 +179,35 @@ impl fmt::Display for Warning {
                 "the file is on {fs}, which lives in RAM: no storage device is measured; choose a \
                  directory on the device under test"
             ),
+            Warning::FellBehind { .. } => fell_behind(f, self),
         }
     }
+}
+
+/// The rate a direction asked for, what it got, and how far behind it ran.
+fn fell_behind(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
+    let Warning::FellBehind {
+        dir,
+        asked,
+        done_iops,
+        max_lag_ns,
+        behind_ns,
+        runtime_ns,
+    } = w
+    else {
+        return Ok(());
+    };
+    write!(
+        f,
+        "the {dir}s fell behind their rate ({asked}): {} IOPS done, I/Os issued up to {} after \
+         they were due, behind for {} of the {} run; clat and lat start at submission and leave \
+         that wait out, the latency from the due time (lat_due) holds it; this is the latency \
+         a client at this rate would see; lower the rate to measure the device below its limit",
+        fmt_count(*done_iops),
+        figures::fmt_ns(*max_lag_ns as f64),
+        figures::fmt_ns((*behind_ns).min(*runtime_ns) as f64),
+        figures::fmt_ns(*runtime_ns as f64),
+    )
 }
 
 impl Serialize for Warning {

@@ -370,7 +370,10 @@ fn ctrl_c_on_mpirun_leaves_no_rank_and_no_file() {
     assert!(status.is_some(), "mpirun did not end after Ctrl-C");
     let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
     let said = std::fs::read_to_string(err_file.path()).unwrap_or_default();
-    assert!(left.is_empty(), "files left: {left:?}; mpirun said:\n{said}");
+    assert!(
+        left.is_empty(),
+        "files left: {left:?}; mpirun said:\n{said}"
+    );
     // Only this test's ranks name its directory (other tests run the same binary meanwhile).
     let ranks = Command::new("pgrep").args(["-f", &dir]).output().unwrap();
     assert!(

@@ -297,6 +297,10 @@ fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
 
+fn steady_off(s: &crate::steady::SteadyState) -> bool {
+    !s.on()
+}
+
 fn kb_1024() -> u32 {
     1024
 }
@@ -456,6 +460,9 @@ pub struct JobSpec {
     /// exponential gaps with the rate's mean) instead of evenly spaced.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rate_poisson: bool,
+    /// fio's steady-state stop (`steadystate`, `ss_dur`, `ss_ramp`, `ss_interval`).
+    #[serde(default, skip_serializing_if = "steady_off")]
+    pub steadystate: crate::steady::SteadyState,
     /// fio's log files (`write_bw_log` and friends), written after the run.
     #[serde(default, skip_serializing_if = "Logs::is_none")]
     pub logs: Logs,
@@ -552,6 +559,7 @@ impl Default for JobSpec {
             cpus: None,
             cpus_split: false,
             rate_poisson: false,
+            steadystate: Default::default(),
             logs: Logs::default(),
             percentile_list: None,
             percentiles_for: percentiles_default(),

@@ -140,7 +140,6 @@ const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writ
 const R_TRIM: &str = "volbench issues reads, writes and syncs, no discards (TRIM); measure discard with fio, or with `blkdiscard` timed";
 const R_DEDUPE: &str = "volbench's written blocks never repeat (each carries its offset and a sequence number), so there is no share of duplicates to set; a deduplication test needs fio";
 const R_REPLAY: &str = "replaying a recorded trace is not in volbench yet (issue 25: `volbench replay`); describe the workload with rw, bs, iodepth and rate meanwhile";
-const R_STEADY: &str = "fio's steady-state stop is not in volbench yet (issue 24); run for a set time (time_based, runtime) and read the per-second series (a rate that falls during the run is flagged as a suspected burst)";
 const R_LATTARGET: &str = "fio's latency-target search (it lowers the depth until a percentile holds) is not in volbench; sweep iodepth (`volbench sweep --iodepth=1,2,4,...`) and read the percentile of each point";
 const R_RATEMIN: &str = "volbench does not stop a job that falls under a minimum rate; it reports the per-second minimum (iops_min, bw_min) and warns when the rate falls during the run";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
@@ -194,19 +193,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("replay_skip", R_REPLAY),
     refused("replay_time_scale", R_REPLAY),
     refused("replay_no_stall", R_REPLAY),
-    O {
-        aliases: &["ss"],
-        ..refused("steadystate", R_STEADY)
-    },
-    O {
-        aliases: &["ss_dur"],
-        ..refused("steadystate_duration", R_STEADY)
-    },
-    O {
-        aliases: &["ss_ramp"],
-        ..refused("steadystate_ramp_time", R_STEADY)
-    },
-    refused("ss_interval", R_STEADY),
     refused("thinktime_iotime", "volbench thinks after a number of I/Os (thinktime_blocks), not after a time spent doing I/O"),
     refused("trim_backlog", R_TRIM),
     refused("trim_backlog_batch", R_TRIM),

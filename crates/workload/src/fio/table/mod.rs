@@ -14,6 +14,7 @@ mod known;
 mod logs;
 pub mod names;
 mod pattern;
+mod steady;
 mod timing;
 
 use super::arith::{resolve, Units};
@@ -256,6 +257,7 @@ const GROUPS: &[&[FioOption]] = &[
     pattern::OPTIONS,
     files::OPTIONS,
     timing::OPTIONS,
+    steady::OPTIONS,
     engine::OPTIONS,
     data::OPTIONS,
     logs::OPTIONS,

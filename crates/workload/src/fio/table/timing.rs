@@ -82,8 +82,10 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
-        details: "`r,w` forms; each direction is paced and banks at most one second of unused \
-                  credit",
+        details: "`r,w` forms; each direction keeps fio's schedule (an I/O not issued on time \
+                  is owed, and issued as soon as the device allows); the report adds each \
+                  direction's latency from when its I/Os were due (`lat_due_ns`) and warns when \
+                  the device fell behind",
         show: Some(|j| (j.rate != [0, 0]).then(|| format!("{},{}", j.rate[0], j.rate[1]))),
         ..O::new(
             "rate",
@@ -98,6 +100,7 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "as `rate`, in I/Os per second",
         show: Some(|j| {
             (j.rate_iops != [0, 0]).then(|| format!("{},{}", j.rate_iops[0], j.rate_iops[1]))
         }),

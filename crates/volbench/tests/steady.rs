@@ -1,0 +1,302 @@
+//! Results that hold (issue 24): latency from when a rate-capped I/O was due, fio's
+//! steady-state stop, the warning for a run still moving at its end, and the SNIA PTS suites.
+//! Each runs on devices the test creates (zram, a cgroup throttle), beside fio where fio can.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// volbench's JSON report of `volbench run ARGS` run inside the throttle's cgroup.
+fn vb_in(cap: &Throttle, args: &[String]) -> Value {
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let mut all: Vec<String> = ["run", "--output-format=volbench-json", "-q", "--no-store"]
+        .map(String::from)
+        .to_vec();
+    all.extend(args.iter().cloned());
+    serde_json::from_slice(&cap.run(vb.to_str().unwrap(), &all)).unwrap()
+}
+
+fn codes(v: &Value) -> Vec<String> {
+    v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn p50(l: &Value) -> f64 {
+    l["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["p"].as_f64() == Some(50.0))
+        .map(|p| p["ns"].as_f64().unwrap())
+        .unwrap()
+}
+
+/// The issue's own case: QD1 psync asking 1,000 read IOPS of a device a cgroup caps at 500.
+/// The wait is spent before issue, so fio's clat and volbench's lat stay at microseconds;
+/// the latency from the due time grows with the backlog, to half the run by its end (one
+/// I/O in two is owed). Below the cap both latencies agree and nothing is flagged.
+#[test]
+fn due_time_latency_holds_the_backlog_that_clat_leaves_out() {
+    require_root!();
+    require_tool!("fio");
+    let z = Zram::new("64M");
+    fill_random(&z.path, 64 << 20);
+    let Some(cap) = Throttle::new(z.p(), 500, 1 << 30) else {
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
+    };
+    let job = |rate: u32| -> Vec<String> {
+        vec![
+            format!("--filename={}", z.p()),
+            "--rw=randread".into(),
+            "--ioengine=psync".into(),
+            "--direct=1".into(),
+            "--runtime=4".into(),
+            "--time_based".into(),
+            format!("--rate_iops={rate}"),
+        ]
+    };
+    let ours = vb_in(&cap, &job(1000));
+    let r = &ours["group"]["read"];
+    let due = &r["lat_due_ns"];
+    // 4 s at 500 of 1,000 IOPS: the last I/O went 2 s after it was due (1.5 s to 2.5 s
+    // allows for the throttle's first slice and the end of the run), the median about 1 s.
+    let max_due = due["max_ns"].as_f64().unwrap() / 1e9;
+    assert!(
+        (1.5..2.5).contains(&max_due),
+        "longest due-time latency {max_due:.2} s"
+    );
+    assert!(
+        p50(due) > 0.3e9,
+        "median due-time latency {:.3} s",
+        p50(due) / 1e9
+    );
+    assert!(
+        p50(&r["clat_ns"]) < 1e6,
+        "clat stays flat: {}",
+        r["clat_ns"]
+    );
+    assert!(
+        codes(&ours).contains(&"fell_behind".into()),
+        "{}",
+        ours["warnings"]
+    );
+    let late = r["late"]["behind_ns"].as_f64().unwrap() / 1e9;
+    assert!(late > 3.0, "behind for {late:.2} s of 4");
+    // fio on the same device and cap: the same rate, and its clat as flat as ours.
+    let mut fio_args: Vec<String> = vec!["--name=due".into(), "--output-format=json".into()];
+    fio_args.extend(job(1000));
+    let theirs: Value = serde_json::from_slice(&cap.run("fio", &fio_args)).unwrap();
+    let fr = &theirs["jobs"][0]["read"];
+    let (f_iops, o_iops) = (fr["iops"].as_f64().unwrap(), r["iops"].as_f64().unwrap());
+    assert!(
+        (o_iops - f_iops).abs() / f_iops < 0.10,
+        "{o_iops:.0} vs fio {f_iops:.0} IOPS"
+    );
+    let f_p50 = fr["clat_ns"]["percentile"]["50.000000"].as_f64().unwrap();
+    assert!(f_p50 < 1e6, "fio's clat: {}", fr["clat_ns"]);
+    // Below the cap: on schedule, the due time is the issue time.
+    let kept = vb_in(&cap, &job(200));
+    let r = &kept["group"]["read"];
+    let (due, lat) = (p50(&r["lat_due_ns"]), p50(&r["lat_ns"]));
+    assert!(
+        due >= lat && due - lat < 1e6,
+        "due p50 {due} ns, lat p50 {lat} ns"
+    );
+    assert!(
+        !codes(&kept).contains(&"fell_behind".into()),
+        "{}",
+        kept["warnings"]
+    );
+    assert_eq!(r["late"]["behind_ns"].as_u64(), Some(0), "{}", r["late"]);
+}
+
+/// Without a rate cap no I/O is due at any time: no due-time figure, in either report.
+#[test]
+fn no_rate_no_due_time_latency() {
+    let (code, v, err) = run_json(&[
+        "--ioengine=null",
+        "--size=16m",
+        "--rw=randread",
+        "--runtime=1s",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        v["group"]["read"].get("lat_due_ns").is_none(),
+        "{}",
+        v["group"]
+    );
+    let (code, v, err) = run_json(&[
+        "--ioengine=null",
+        "--size=16m",
+        "--rw=randread",
+        "--runtime=1s",
+        "--rate_iops=2000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let d = &v["group"]["read"]["lat_due_ns"];
+    assert_eq!(d["n"], v["group"]["read"]["total_ios"], "{d}");
+}
+
+/// A job file with fio's steady-state options on `dev`, psync QD1 random 4k reads.
+fn ss_job(dir: &std::path::Path, dev: &str, ss: &str, runtime: u32) -> std::path::PathBuf {
+    let p = dir.join("ss.fio");
+    let body = format!(
+        "[ss]\nfilename={dev}\nrw=randread\nbs=4k\ndirect=1\nioengine=psync\ntime_based\n\
+         runtime={runtime}\n{ss}\n"
+    );
+    std::fs::write(&p, body).unwrap();
+    p
+}
+
+/// (job_runtime s, attained, the window's IOPS) of fio or volbench on `job`, under
+/// `volbench emulate WRAP` when given.
+fn ss_outcome(job: &std::path::Path, fio: bool, wrap: &[&str]) -> (f64, bool, Vec<f64>) {
+    let mut c = volbench();
+    let job = job.to_str().unwrap();
+    if !wrap.is_empty() {
+        c.arg("emulate").args(wrap).arg("--");
+        if fio {
+            c.args(["fio", "--output-format=json", job]);
+        } else {
+            let vb = assert_cmd::cargo::cargo_bin("volbench");
+            c.arg(vb)
+                .args(["run", job, "--no-store", "--output-format=json"]);
+        }
+    } else if fio {
+        c = assert_cmd::Command::new("fio");
+        c.args(["--output-format=json", job]);
+    } else {
+        c.args(["run", job, "--no-store", "--output-format=json"]);
+    }
+    let v: Value = serde_json::from_str(&ok_stdout(&mut c)).unwrap();
+    let j = &v["jobs"][0];
+    let ss = &j["steadystate"];
+    let iops = ss["data"]["iops"].as_array().unwrap();
+    (
+        j["job_runtime"].as_f64().unwrap() / 1e3,
+        ss["attained"].as_u64() == Some(1),
+        iops.iter().map(|x| x.as_f64().unwrap()).collect(),
+    )
+}
+
+/// fio's checks run on its helper thread's clock, not the job's: it attains up to one
+/// interval after volbench, which checks on the job's own. So: volbench at ss_ramp + ss_dur,
+/// fio no earlier and at most one interval later (a quarter second for scheduling).
+fn agree(vb: f64, fio: f64, at: f64) {
+    assert!(
+        (at - 0.1..at + 0.4).contains(&vb),
+        "volbench attained at {vb:.2} s, not {at}"
+    );
+    assert!(
+        fio >= vb - 0.25 && fio <= vb + 1.25,
+        "fio at {fio:.2} s, volbench {vb:.2} s"
+    );
+}
+
+/// On zram (steady from the first second) both attain at ss_ramp + ss_dur; with a
+/// criterion no window can meet (a deviation under 0 %) neither does, and both run to the end.
+#[test]
+fn steady_state_attains_where_fio_does_on_zram() {
+    require_root!();
+    require_tool!("fio");
+    let z = Zram::new("64M");
+    fill_random(&z.path, 64 << 20);
+    let d = tmpdir();
+    let job = ss_job(d.path(), z.p(), "ss=iops:20%\nss_dur=3\nss_ramp=2", 20);
+    let (vb, vb_ok, _) = ss_outcome(&job, false, &[]);
+    let (fio, fio_ok, _) = ss_outcome(&job, true, &[]);
+    assert!(vb_ok && fio_ok, "attained: volbench {vb_ok}, fio {fio_ok}");
+    agree(vb, fio, 5.0);
+    let never = ss_job(
+        d.path(),
+        z.p(),
+        "steadystate=iops:0%\nsteadystate_duration=2",
+        4,
+    );
+    for fio in [false, true] {
+        let (t, ok, window) = ss_outcome(&never, fio, &[]);
+        assert!(
+            !ok && (3.9..4.5).contains(&t),
+            "fio {fio}: attained {ok} at {t} s"
+        );
+        assert_eq!(window.len(), 2, "the last window is reported: {window:?}");
+    }
+}
+
+/// A volume with a burst bucket (3,000 IOPS for three seconds, then 1,000): a window longer
+/// than the burst holds only once it is all baseline, for fio and volbench alike.
+#[test]
+fn steady_state_waits_out_a_burst_as_fio_does() {
+    require_root!();
+    require_tool!("fio");
+    let z = Zram::new("64M");
+    fill_random(&z.path, 64 << 20);
+    let d = tmpdir();
+    let job = ss_job(d.path(), z.p(), "ss=iops:10%\nss_dur=4", 20);
+    let wrap = [
+        "--device",
+        z.p(),
+        "--burst-iops",
+        "3000",
+        "--baseline-iops",
+        "1000",
+        "--bucket-ios",
+        "6000",
+    ];
+    let (vb, vb_ok, vb_w) = ss_outcome(&job, false, &wrap);
+    let (fio, fio_ok, fio_w) = ss_outcome(&job, true, &wrap);
+    assert!(vb_ok && fio_ok, "attained: volbench {vb_ok}, fio {fio_ok}");
+    agree(vb, fio, 7.0);
+    for w in [vb_w, fio_w] {
+        assert!(
+            w.iter().all(|&x| (900.0..1100.0).contains(&x)),
+            "baseline window: {w:?}"
+        );
+    }
+}
+
+/// The command line takes the same options, fio's aliases too, and refuses a bad criterion
+/// in one line naming the form.
+#[test]
+fn steady_state_options_on_the_command_line() {
+    let jobs = parsed_jobs(&[
+        "--ss=bw_slope:2%",
+        "--ss_dur=10s",
+        "--ss_ramp=5",
+        "--ss_interval=2",
+    ]);
+    let ss = &jobs[0]["steadystate"];
+    assert_eq!(ss["criterion"]["metric"], "bw", "{ss}");
+    assert_eq!(ss["criterion"]["slope"], true);
+    assert_eq!(ss["dur"]["secs"], 10, "{ss}");
+    assert_eq!(ss["interval"]["secs"], 2, "{ss}");
+    let out = volbench()
+        .args(["run", "--ss=iops_fast:1%", "--ss_dur=3", "--ioengine=null"])
+        .output()
+        .unwrap();
+    let err = fails_saying(&out, 2, "iops_slope:0.1%");
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("error")).count(),
+        1,
+        "{err}"
+    );
+    // The lat criterion, with a time as its limit: attained on the null engine at ss_dur.
+    let (code, v, err) = run_json(&[
+        "--ioengine=null",
+        "--size=64m",
+        "--rw=randread",
+        "--runtime=10s",
+        "--ss=lat:5us",
+        "--ss_dur=2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let ss = &v["jobs"][0]["steadystate"];
+    assert_eq!(ss["criterion"]["limit"], 5000.0, "{ss}");
+    assert_eq!(ss["attained"], true, "{ss}");
+    let t = v["jobs"][0]["runtime_ns"].as_f64().unwrap() / 1e9;
+    assert!((1.9..2.5).contains(&t), "stopped at {t:.2} s");
+}
