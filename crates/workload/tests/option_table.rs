@@ -17,6 +17,7 @@ fn companions(name: &str) -> &'static str {
         "runtime" => "time_based\n",
         "time_based" => "runtime=5s\n",
         "filesize" => "nrfiles=2\n",
+        "steadystate" | "steadystate_ramp_time" | "steadystate_check_interval" => "ss_dur=5\n",
         _ => "",
     }
 }

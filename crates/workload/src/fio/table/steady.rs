@@ -15,11 +15,9 @@ pub(super) const OPTIONS: &[O] = &[
                   deviation, every sample of the window within the limit of its mean; slope, \
                   the least-squares slope per interval below it. Active with `ss_dur`",
         show: Some(|j| {
-            let s = j.steadystate;
-            s.on().then(|| {
-                let c = s.criterion.to_string();
-                c.replace(".000000", "")
-            })
+            j.steadystate
+                .on()
+                .then(|| show_criterion(&j.steadystate.criterion))
         }),
         ..O::new(
             "steadystate",
@@ -133,4 +131,15 @@ fn criterion(v: &Val) -> Result<Criterion, OptError> {
         limit,
         percent,
     })
+}
+
+/// The criterion as the option takes it back: a latency limit in µs (a bare number's unit).
+fn show_criterion(c: &Criterion) -> String {
+    let name = c.to_string();
+    let name = name.split(':').next().unwrap_or("");
+    let v = match (c.metric, c.percent) {
+        (Metric::Lat, false) => c.limit / 1000.0,
+        _ => c.limit,
+    };
+    format!("{name}:{v}{}", if c.percent { "%" } else { "" })
 }
