@@ -40,6 +40,7 @@ fn warnings(
         w.extend(short_run(specs, groups));
         w.extend(cpu_bound(specs, jobs));
         w.extend(burst(groups));
+        w.extend(not_settled(specs, groups));
         w.extend(volatile_cache(specs, groups));
     } else {
         w.extend(compressible(specs));
@@ -205,6 +206,31 @@ fn burst(groups: &[GroupReport]) -> Option<Warning> {
             last_iops: last,
         })
     })
+}
+
+/// A group whose last third still moves, per direction (see `stats::steady::last_third`).
+/// A job that stopped at its own steady state has been judged already.
+fn not_settled(specs: &[JobSpec], groups: &[GroupReport]) -> Vec<Warning> {
+    let mut w = Vec::new();
+    for g in groups {
+        let judged = specs.get(g.spec_index).is_some_and(|s| s.steadystate.on());
+        let series = &g.report.series;
+        for (d, dir) in [(0, "read"), (1, "write")] {
+            let ys: Vec<f64> = series.full().map(|s| s.iops(d)).collect();
+            if judged || ys.iter().all(|&y| y == 0.0) {
+                continue;
+            }
+            let Some(t) = stats::steady::last_third(&ys).filter(|t| t.moving()) else {
+                continue;
+            };
+            w.push(Warning::NotSettled {
+                dir,
+                change_pct: 100.0 * t.change,
+                secs: t.samples as f64 * series.interval_ms as f64 / 1e3,
+            });
+        }
+    }
+    w
 }
 
 /// The checks against the devices' own counters. Only "saw less" is a verdict: other processes

@@ -92,7 +92,7 @@ impl Series {
     }
 
     /// Intervals at least half as long as the nominal one: a 20 ms tail would make a wild rate.
-    fn full(&self) -> impl Iterator<Item = &Sample> {
+    pub fn full(&self) -> impl Iterator<Item = &Sample> {
         let min = self.interval_ms / 2;
         self.samples.iter().filter(move |s| s.dt_ms >= min.max(1))
     }

@@ -114,11 +114,12 @@ pub fn pts(ys: &[f64]) -> PtsVerdict {
 }
 
 /// A trend in the last part of a run: the best-fit line's change across it as a fraction of
-/// its mean, and how sure that the trend is not noise (slope over its standard error).
+/// its mean, and that change in units of its own noise (the standard error the samples'
+/// noise would give it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Trend {
     pub change: f64,
-    pub t: f64,
+    pub sigmas: f64,
     pub samples: usize,
 }
 
@@ -126,44 +127,46 @@ pub struct Trend {
 pub const TREND_MIN_SAMPLES: usize = 5;
 /// The change across the last third that counts as still moving...
 pub const TREND_MIN_CHANGE: f64 = 0.10;
-/// ...when the slope is also this many standard errors from zero: noise on a steady device
-/// (a few % a sample) gives |t| above 4 about once in a thousand runs of 5 samples.
-pub const TREND_MIN_T: f64 = 4.0;
+/// ...when it is also this many of its standard errors: noise alone gets there about once
+/// in a million runs.
+pub const TREND_MIN_SIGMAS: f64 = 5.0;
 
 /// The trend of the last third of `ys` (None with fewer than [`TREND_MIN_SAMPLES`] there).
+/// The noise is read off the whole run, from the median step between neighbouring samples:
+/// a steady device's jitter, which a level shift (a bucket running out) does not inflate,
+/// where the scatter around a line through a step would.
 pub fn last_third(ys: &[f64]) -> Option<Trend> {
     let k = ys.len() / 3;
     if k < TREND_MIN_SAMPLES {
         return None;
     }
     let w = &ys[ys.len() - k..];
-    let (b, a) = fit(w);
+    let (b, _) = fit(w);
     let m = mean(w);
     let n = w.len() as f64;
     let mx = (n - 1.0) / 2.0;
     let sxx: f64 = (0..w.len()).map(|i| (i as f64 - mx).powi(2)).sum();
-    let sse: f64 = w
-        .iter()
-        .enumerate()
-        .map(|(i, y)| (y - (a + b * i as f64)).powi(2))
-        .sum();
-    let se = (sse / (n - 2.0) / sxx).sqrt();
-    let t = if se > 0.0 {
-        b / se
-    } else {
-        f64::INFINITY * b.signum()
-    };
+    let mut steps: Vec<f64> = ys.windows(2).map(|p| (p[1] - p[0]).abs()).collect();
+    steps.sort_by(f64::total_cmp);
+    // The median absolute difference of two samples is 0.954 sigma for normal noise.
+    let sigma = steps[steps.len() / 2] / 0.954;
+    let change = b * (n - 1.0);
+    let se = sigma * (n - 1.0) / sxx.sqrt();
     Some(Trend {
-        change: if m > 0.0 { b * (n - 1.0) / m } else { 0.0 },
-        t,
+        change: if m > 0.0 { change / m } else { 0.0 },
+        sigmas: if se > 0.0 {
+            change.abs() / se
+        } else {
+            f64::INFINITY
+        },
         samples: w.len(),
     })
 }
 
 impl Trend {
-    /// Still moving: a change beyond noise, both in size and in certainty.
+    /// Still moving: a change beyond noise, both in size and against the noise.
     pub fn moving(&self) -> bool {
-        self.change.abs() > TREND_MIN_CHANGE && self.t.abs() > TREND_MIN_T
+        self.change.abs() > TREND_MIN_CHANGE && self.sigmas > TREND_MIN_SIGMAS
     }
 }
 
@@ -205,9 +208,30 @@ mod tests {
     fn a_trend_is_found_and_noise_is_not() {
         let flat: Vec<f64> = (0..30).map(|i| 1000.0 + [3.0, -4.0, 1.0][i % 3]).collect();
         assert!(!last_third(&flat).unwrap().moving());
-        let falling: Vec<f64> = (0..30).map(|i| 2000.0 - 40.0 * i as f64).collect();
+        let falling: Vec<f64> = (0..30)
+            .map(|i| 2000.0 - 40.0 * i as f64 + [5.0, -5.0][i % 2])
+            .collect();
         let t = last_third(&falling).unwrap();
         assert!(t.moving() && t.change < 0.0, "{t:?}");
         assert!(last_third(&falling[..12]).is_none());
+        // A bucket running out one sample into the last third: a step, then flat.
+        let step: Vec<f64> = (0..15)
+            .map(|i| if i < 11 { 3000.0 } else { 1000.0 } + [4.0, -4.0, 0.0][i % 3])
+            .collect();
+        assert!(
+            last_third(&step).unwrap().moving(),
+            "{:?}",
+            last_third(&step)
+        );
+        // Noise of 5 % with one wild sample at the very end is not a trend.
+        let mut noisy: Vec<f64> = (0..15)
+            .map(|i| 1000.0 + [50.0, -50.0, 20.0][i % 3])
+            .collect();
+        noisy[14] = 870.0;
+        assert!(
+            !last_third(&noisy).unwrap().moving(),
+            "{:?}",
+            last_third(&noisy)
+        );
     }
 }

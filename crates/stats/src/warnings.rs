@@ -49,6 +49,13 @@ pub enum Warning {
     RampSwallowed { jobs: String, ramp: String },
     /// The file lives on a memory-backed filesystem, so no device is measured.
     MemoryFilesystem { fs: String },
+    /// The last third of the run was still moving: its best-fit line changed `change_pct`
+    /// across `secs` seconds, beyond noise. The figure is an average over a change.
+    NotSettled {
+        dir: &'static str,
+        change_pct: f64,
+        secs: f64,
+    },
     /// A rate-capped direction could not keep its schedule: the I/Os waited before issue,
     /// which latency from submission leaves out. `asked` is the cap as given.
     FellBehind {
@@ -85,6 +92,7 @@ impl Warning {
             Warning::VolatileCacheSuspected { .. } => "volatile_cache_suspected",
             Warning::MergedIo { .. } => "merged_io",
             Warning::FellBehind { .. } => "fell_behind",
+            Warning::NotSettled { .. } => "not_settled",
         }
     }
 }
@@ -180,6 +188,19 @@ impl fmt::Display for Warning {
                  directory on the device under test"
             ),
             Warning::FellBehind { .. } => fell_behind(f, self),
+            Warning::NotSettled {
+                dir,
+                change_pct,
+                secs,
+            } => write!(
+                f,
+                "{dir} IOPS were still {} at the end ({change_pct:+.0}% over the last {secs:.0} s, \
+                 beyond noise): the average mixes a device still changing (a cache filling, a \
+                 bucket draining, an SSD not yet written over); run longer, stop at steady \
+                 state with --ss=iops_slope:1% --ss_dur=30s and a longer --runtime, or \
+                 precondition an SSD first (volbench suite pts-iops)",
+                if *change_pct < 0.0 { "falling" } else { "rising" }
+            ),
         }
     }
 }

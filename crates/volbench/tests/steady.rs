@@ -117,6 +117,8 @@ fn due_time_latency_holds_the_backlog_that_clat_leaves_out() {
 /// Without a rate cap no I/O is due at any time: no due-time figure, in either report.
 #[test]
 fn no_rate_no_due_time_latency() {
+    // The null engine takes a whole core: not while another test here times a device.
+    let _one_at_a_time = device_lock();
     let (code, v, err) = run_json(&[
         "--ioengine=null",
         "--size=16m",
@@ -263,6 +265,7 @@ fn steady_state_waits_out_a_burst_as_fio_does() {
 /// in one line naming the form.
 #[test]
 fn steady_state_options_on_the_command_line() {
+    let _one_at_a_time = device_lock();
     let jobs = parsed_jobs(&[
         "--ss=bw_slope:2%",
         "--ss_dur=10s",
@@ -299,4 +302,57 @@ fn steady_state_options_on_the_command_line() {
     assert_eq!(ss["attained"], true, "{ss}");
     let t = v["jobs"][0]["runtime_ns"].as_f64().unwrap() / 1e9;
     assert!((1.9..2.5).contains(&t), "stopped at {t:.2} s");
+}
+
+/// Every run judges its last third. Steady devices (zram, and zram at a throttle's cap) are
+/// not flagged; a burst bucket that runs out one second into the last third is, with the
+/// direction. Both directions are judged: the steady reads of a mixed job beside it are not.
+#[test]
+fn a_run_still_moving_at_its_end_is_flagged_and_steady_ones_are_not() {
+    require_root!();
+    let z = Zram::new("64M");
+    fill_random(&z.path, 64 << 20);
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let run = |wrap: &[&str]| -> Value {
+        let mut c = volbench();
+        if !wrap.is_empty() {
+            c.arg("emulate")
+                .args(["--device", z.p()])
+                .args(wrap)
+                .arg("--")
+                .arg(&vb);
+        }
+        c.args(["run", "--output-format=volbench-json", "-q", "--no-store"])
+            .args([&format!("--filename={}", z.p()), "--rw=randread", "--bs=4k"])
+            .args(["--ioengine=psync", "--direct=1", "--runtime=15s"]);
+        serde_json::from_str(&ok_stdout(&mut c)).unwrap()
+    };
+    for (what, v) in [
+        ("zram", run(&[])),
+        ("a 3,000 IOPS cap", run(&["--iops", "3000"])),
+    ] {
+        assert!(
+            !codes(&v).contains(&"not_settled".into()),
+            "{what}: {}",
+            v["warnings"]
+        );
+    }
+    // 3,000 IOPS with a bucket of 22,000 I/Os refilled at 1,000 a second: 11 s of burst.
+    let v = run(&[
+        "--burst-iops",
+        "3000",
+        "--baseline-iops",
+        "1000",
+        "--bucket-ios",
+        "22000",
+    ]);
+    let w = v["warnings"].as_array().unwrap();
+    let moving: Vec<&Value> = w.iter().filter(|w| w["code"] == "not_settled").collect();
+    assert_eq!(moving.len(), 1, "{w:?}");
+    let m = moving[0]["message"].as_str().unwrap();
+    assert!(m.starts_with("read IOPS were still falling"), "{m}");
+    assert!(
+        m.contains("--ss=iops_slope") && m.contains("pts-iops"),
+        "{m}"
+    );
 }
