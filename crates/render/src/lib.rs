@@ -14,6 +14,7 @@ pub mod html;
 mod infer;
 mod json;
 mod markdown;
+mod pts;
 mod scaleout;
 pub mod svg;
 pub mod table;

@@ -206,7 +206,10 @@ impl Exporter for Text {
             Status::Running => out.push_str("  [RUNNING or killed: partial results]"),
         }
         out.push_str("\n\n");
-        suite_table(&mut out, &table::suite_rows(s), &s.findings);
+        match &s.pts {
+            Some(p) => out.push_str(&crate::pts::text(p)),
+            None => suite_table(&mut out, &table::suite_rows(s), &s.findings),
+        }
         // One line per distinct warning, naming the tests it concerns (all of them: "every
         // test") rather than repeating the same advice for each.
         let mut seen: Vec<(&str, Vec<&str>)> = Vec::new();

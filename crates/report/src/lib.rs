@@ -10,6 +10,7 @@ pub mod db;
 pub mod fsync;
 pub mod infer;
 mod percentiles;
+pub mod pts;
 pub mod read;
 pub mod schema;
 pub mod suite;
@@ -19,6 +20,7 @@ pub use db::{DbReport, DbRun, Explanation};
 pub use fsync::{FsyncCase, FsyncReport, Penalty, RwRates, Verdict};
 pub use infer::{BurstFound, BwBurstFound, Closest, InferReport, Limits, Point};
 pub use percentiles::apply_percentile_lists;
+pub use pts::PtsReport;
 pub use schema::*;
 pub use suite::{Finding, SuiteReport, SuiteRun};
 

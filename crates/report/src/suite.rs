@@ -36,6 +36,9 @@ pub struct SuiteReport {
     /// What the analysis found: knees, ceilings, crossovers (sweeps).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<Finding>,
+    /// A SNIA PTS test's rounds, steady-state verdict and table (the `pts-*` suites).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pts: Option<Box<crate::PtsReport>>,
 }
 
 /// One conclusion drawn from a sweep, with the point it is about.

@@ -24,6 +24,7 @@ mod placement;
 mod plan;
 pub mod points;
 pub mod probe;
+pub mod purge;
 mod readback;
 pub mod safety;
 mod skew;

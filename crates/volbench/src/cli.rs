@@ -597,6 +597,18 @@ pub struct SuiteArgs {
     /// other signature, or in use): its data is destroyed. A blank device needs no flag.
     #[arg(long = "allow-destructive")]
     pub allow_destructive: bool,
+    /// pts-*: test only this much of the device (a small size for a test device), or the
+    /// size of a file target.
+    #[arg(long, value_name = "SIZE")]
+    pub capacity: Option<String>,
+    /// pts-*: the PTS profile, enterprise (2 threads x QD16 for IOPS) or client (1 x QD16).
+    #[arg(long, value_name = "PROFILE", default_value = "enterprise",
+          value_parser = ["enterprise", "client"])]
+    pub profile: String,
+    /// pts-*: stop after this many rounds if steady state is not reached [spec: 25].
+    #[arg(long, value_name = "N", default_value_t = 25,
+          value_parser = clap::value_parser!(u32).range(5..=25))]
+    pub rounds: u32,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]

@@ -356,3 +356,127 @@ fn a_run_still_moving_at_its_end_is_flagged_and_steady_ones_are_not() {
         "{m}"
     );
 }
+
+/// `volbench suite pts-* DEVICE` as JSON, at test sizes: 100 ms a point, five rounds.
+fn pts_json(test: &str, dev: &str, extra: &[&str]) -> Value {
+    let mut c = volbench();
+    c.args([
+        "suite",
+        test,
+        dev,
+        "--runtime=100ms",
+        "--rounds=5",
+        "--no-store",
+    ])
+    .args(["--output-format=json", "-q"])
+    .args(extra);
+    serde_json::from_str(&ok_stdout(&mut c)).unwrap()
+}
+
+/// The round structure (every point in the spec's order), the steady-state rule recomputed
+/// here from the tracked figure of each round, and the table as the window's mean.
+fn check_pts(v: &Value, mixes: &[u64], sizes: &[u64], tracked: &str) {
+    let p = &v["pts"];
+    let rounds = p["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 5, "{p}");
+    let order: Vec<(u64, u64)> = mixes
+        .iter()
+        .flat_map(|&m| sizes.iter().map(move |&b| (m, b)))
+        .collect();
+    for r in rounds {
+        let got: Vec<(u64, u64)> = r["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| (x["read_pct"].as_u64().unwrap(), x["bs"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(got, order, "round {}", r["round"]);
+    }
+    let (tm, tb) = (
+        p["plan"]["tracked"][0].as_u64(),
+        p["plan"]["tracked"][1].as_u64(),
+    );
+    let ys: Vec<f64> = rounds
+        .iter()
+        .map(|r| {
+            let pt = r["points"].as_array().unwrap().iter();
+            let hit = pt
+                .clone()
+                .find(|x| x["read_pct"].as_u64() == tm && x["bs"].as_u64() == tb);
+            hit.unwrap()[tracked].as_f64().unwrap()
+        })
+        .collect();
+    let ss = &p["steady_state"];
+    let mean = ys.iter().sum::<f64>() / 5.0;
+    let range =
+        ys.iter().cloned().fold(f64::MIN, f64::max) - ys.iter().cloned().fold(f64::MAX, f64::min);
+    // The best-fit slope over x = 0..4 (x mean 2, sum of squares 10).
+    let slope: f64 = ys
+        .iter()
+        .enumerate()
+        .map(|(i, y)| (i as f64 - 2.0) * (y - mean))
+        .sum::<f64>()
+        / 10.0;
+    let (rp, ep) = (100.0 * range / mean, 100.0 * (4.0 * slope).abs() / mean);
+    let near = |a: f64, b: &Value| (a - b.as_f64().unwrap()).abs() <= 1e-6 * a.abs().max(1.0);
+    assert!(
+        near(rp, &ss["range_pct"]) && near(ep, &ss["excursion_pct"]),
+        "{rp} {ep}: {ss}"
+    );
+    assert_eq!(
+        ss["reached"].as_bool(),
+        Some(rp <= 20.0 && ep <= 10.0),
+        "{ss}"
+    );
+    let table = p["table"].as_array().unwrap();
+    assert_eq!(table.len(), order.len());
+    for (i, cell) in table.iter().enumerate() {
+        let want: f64 = rounds
+            .iter()
+            .map(|r| r["points"][i]["iops"].as_f64().unwrap())
+            .sum::<f64>()
+            / 5.0;
+        assert!(near(want, &cell["iops"]), "cell {i}: {cell} against {want}");
+    }
+}
+
+/// PTS on zram (4 KiB logical blocks: the 512-byte points are left out and said so) and on a
+/// loop device with 512-byte sectors (all of them run); a device holding a file system is
+/// refused without --allow-destructive, before anything is discarded.
+#[test]
+fn pts_suites_keep_the_specs_rounds_rules_and_table() {
+    require_root!();
+    let k = 1024;
+    {
+        let z = Zram::new("64M");
+        let v = pts_json("pts-iops", z.p(), &["--capacity=16m"]);
+        let purge = v["pts"]["purge"].as_str().unwrap();
+        assert!(purge.starts_with("purged: BLKDISCARD"), "{purge}");
+        assert_eq!(v["pts"]["skipped_sizes"], serde_json::json!([512]));
+        assert_eq!(v["pts"]["precondition_bytes"], 32 << 20);
+        let sizes = [1024 * k, 128 * k, 64 * k, 32 * k, 16 * k, 8 * k, 4 * k];
+        check_pts(&v, &[100, 95, 65, 50, 35, 5, 0], &sizes, "iops");
+    }
+    let lo = Loop::new(32 << 20, 512);
+    let v = pts_json("pts-latency", lo.p(), &[]);
+    check_pts(&v, &[100, 65, 0], &[8 * k, 4 * k, 512], "lat_mean_ns");
+    assert_eq!(v["pts"]["capacity"], 32 << 20);
+    let mk = std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", lo.p()])
+        .status();
+    assert!(mk.unwrap().success());
+    let out = volbench()
+        .args(["suite", "pts-iops", lo.p(), "--runtime=100ms", "--no-store"])
+        .output()
+        .unwrap();
+    let err = fails_saying(&out, 1, "--allow-destructive");
+    assert_eq!(err.lines().count(), 1, "said once: {err}");
+    let sig = std::process::Command::new("blkid")
+        .arg(lo.p())
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&sig.stdout).contains("ext4"),
+        "nothing discarded"
+    );
+}

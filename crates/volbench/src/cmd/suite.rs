@@ -167,6 +167,7 @@ pub fn run_suite(
         status: Status::Running,
         runs: Vec::new(),
         findings: Vec::new(),
+        pts: None,
     };
     let mut list = runner::Points::new(stop.clone(), Some(w.jobs.len()));
     let mut state = (suite, out, recorder);
@@ -282,5 +283,15 @@ pub fn main(a: SuiteArgs) -> Result<ExitCode> {
         allow_destructive: a.allow_destructive,
     };
     let target = a.target.clone().unwrap_or_else(|| PathBuf::from("."));
+    if suite.starts_with("pts-") {
+        let p = super::pts::PtsOptions {
+            capacity: a.capacity.as_deref(),
+            client: a.profile == "client",
+            max_rounds: a.rounds,
+            out: &a.out,
+            store: &a.store,
+        };
+        return super::pts::run(suite, &target, &o, &p);
+    }
     run_suite(suite, &target, &o, &a.out, &a.store)
 }

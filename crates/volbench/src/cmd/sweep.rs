@@ -169,6 +169,7 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
         status: Status::Running,
         runs: Vec::new(),
         findings: Vec::new(),
+        pts: None,
     };
     let layout = if base.shared_file {
         scaleout::world::Layout::Shared

@@ -1,0 +1,85 @@
+//! Purging a device before a SNIA PTS test: every block discarded (BLKDISCARD), so the device
+//! starts as fresh as the kernel can make it. Checked by the same safety rules as any write.
+
+use crate::error::RunError;
+use crate::probe::DevId;
+use crate::safety;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::Path;
+
+/// `_IO(0x12, 119)`: discard a byte range of a block device.
+const BLKDISCARD: libc::c_ulong = 0x1277;
+/// `_IOR(0x12, 114, size_t)`: a block device's size in bytes.
+const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+
+/// Bytes of `path`: a block device's size, or a file's length.
+pub fn capacity(path: &Path) -> std::io::Result<u64> {
+    let f = std::fs::File::open(path)?;
+    let m = f.metadata()?;
+    if !m.file_type().is_block_device() {
+        return Ok(m.len());
+    }
+    let mut bytes: u64 = 0;
+    // SAFETY: BLKGETSIZE64 writes one u64 through the pointer, which outlives the call.
+    let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut bytes) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(bytes)
+}
+
+/// The logical block size under `path` (512 where it cannot be read): direct I/O needs
+/// whole blocks, so a PTS point smaller than it cannot run.
+pub fn logical_block(path: &Path) -> u64 {
+    let Ok(m) = std::fs::metadata(path) else {
+        return 512;
+    };
+    let raw = if m.file_type().is_block_device() {
+        m.rdev()
+    } else {
+        m.dev()
+    };
+    crate::probe::device_info(DevId::from_raw(raw))
+        .map_or(512, |d| d.logical_block_size.max(512) as u64)
+}
+
+/// Discards the first `len` bytes of a block device and says what was done; a file, or a
+/// device that cannot discard, is left as it is and the answer says so. A device holding
+/// data is refused without `allow_destructive`, as a write to it would be.
+pub fn purge(path: &Path, len: u64, allow_destructive: bool) -> Result<String, RunError> {
+    let open = |e: std::io::Error| RunError::Open {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let m = std::fs::metadata(path).map_err(open)?;
+    if !m.file_type().is_block_device() {
+        return Ok("not purged: a file cannot be; the preconditioning writes it over".into());
+    }
+    if !allow_destructive {
+        if let Some(why) = safety::in_use(path, DevId::from_raw(m.rdev())) {
+            let path = path.to_path_buf();
+            return Err(RunError::Destructive { path, why });
+        }
+    }
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(open)?;
+    let range: [u64; 2] = [0, len];
+    // SAFETY: BLKDISCARD reads two u64 (start, length) through the pointer.
+    let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKDISCARD, range.as_ptr()) };
+    if rc != 0 {
+        let e = std::io::Error::last_os_error();
+        return Ok(format!(
+            "not purged: {} refused BLKDISCARD ({e}); a secure erase (nvme format, hdparm \
+             --security-erase) is the device's own and volbench does not run it",
+            path.display()
+        ));
+    }
+    Ok(format!(
+        "purged: BLKDISCARD over {} of {}",
+        workload::format_bytes(len as f64),
+        path.display()
+    ))
+}
