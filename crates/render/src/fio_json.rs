@@ -138,7 +138,7 @@ fn dir(
     // volbench's own: latency from when a rate-capped I/O was due, in fio's latency shape
     // (fio has no such figure; its lat_ns starts at submission).
     if let Some(due) = d.and_then(|d| d.lat_due_ns.as_ref()) {
-        v["lat_due_ns"] = lat_listed(due, pct[1], only);
+        v["lat_due_ns"] = lat_listed(due, true, only);
     }
     v
 }
