@@ -9,6 +9,7 @@ pub mod emulate;
 pub mod fsync;
 pub mod history;
 pub mod infer;
+pub mod overrides;
 pub mod pts;
 pub mod quick;
 pub mod record;

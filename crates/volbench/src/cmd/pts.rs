@@ -3,8 +3,8 @@
 //! points (R/W mixes x block sizes, one run each) until the tracked figure holds steady over
 //! five rounds, or 25 rounds. The rules and their arithmetic are `report::pts`'s.
 
+use super::overrides::Overrides;
 use super::record::Recorder;
-use super::suite::Overrides;
 use super::usage;
 use crate::cli::{OutputArgs, StoreArgs};
 use crate::output::Output;

@@ -1,6 +1,7 @@
 //! `volbench quick [DIR]`: the `quick` suite (five standard tests) on a temporary file.
 
-use super::suite::{run_suite, Overrides};
+use super::overrides::Overrides;
+use super::suite::run_suite;
 use crate::cli::QuickArgs;
 use anyhow::Result;
 use std::path::Path;

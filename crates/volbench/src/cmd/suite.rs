@@ -1,5 +1,6 @@
 //! `volbench suite`: named, versioned suites shipped as fio job files; each section is a test.
 
+use super::overrides::Overrides;
 use super::record::Recorder;
 use super::usage;
 use crate::cli::{OutputArgs, StoreArgs, SuiteArgs};
@@ -30,16 +31,6 @@ fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
         .filter_map(|l| l.trim().strip_prefix(key))
         .find_map(|l| l.strip_prefix(':'))
         .map(str::trim)
-}
-
-/// Settings the command line lays over every test of a suite.
-#[derive(Default)]
-pub struct Overrides {
-    pub runtime: Option<String>,
-    pub size: Option<String>,
-    pub ioengine: Option<String>,
-    pub direct: Option<String>,
-    pub allow_destructive: bool,
 }
 
 fn load(name_or_file: &str) -> Result<(String, String, Vec<jobfile::Section>)> {
