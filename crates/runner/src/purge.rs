@@ -52,7 +52,12 @@ pub fn purge(path: &Path, len: u64, allow_destructive: bool) -> Result<String, R
         path: path.to_path_buf(),
         source: e,
     };
-    let m = std::fs::metadata(path).map_err(open)?;
+    let m = match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok("not purged: a new file, which the preconditioning writes".into());
+        }
+        m => m.map_err(open)?,
+    };
     if !m.file_type().is_block_device() {
         return Ok("not purged: a file cannot be; the preconditioning writes it over".into());
     }

@@ -480,3 +480,18 @@ fn pts_suites_keep_the_specs_rounds_rules_and_table() {
         "nothing discarded"
     );
 }
+
+/// A file target (new, so `--capacity` sizes it) cannot be purged, and the report says so;
+/// the throughput test's rounds are its four sequential points.
+#[test]
+fn pts_on_a_new_file_says_it_was_not_purged() {
+    let _one_at_a_time = device_lock();
+    let d = tmpdir();
+    let f = d.path().join("pts.test");
+    let v = pts_json("pts-throughput", f.to_str().unwrap(), &["--capacity=8m"]);
+    let purge = v["pts"]["purge"].as_str().unwrap();
+    assert!(purge.starts_with("not purged: a new file"), "{purge}");
+    let k = 1024;
+    check_pts(&v, &[100, 0], &[1024 * k, 128 * k], "bw_bytes");
+    assert_eq!(std::fs::metadata(&f).unwrap().len(), 8 << 20);
+}
