@@ -10,23 +10,10 @@ use std::path::Path;
 
 /// `_IO(0x12, 119)`: discard a byte range of a block device.
 const BLKDISCARD: libc::c_ulong = 0x1277;
-/// `_IOR(0x12, 114, size_t)`: a block device's size in bytes.
-const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
-
-/// Bytes of `path`: a block device's size, or a file's length.
-pub fn capacity(path: &Path) -> std::io::Result<u64> {
-    let f = std::fs::File::open(path)?;
-    let m = f.metadata()?;
-    if !m.file_type().is_block_device() {
-        return Ok(m.len());
-    }
-    let mut bytes: u64 = 0;
-    // SAFETY: BLKGETSIZE64 writes one u64 through the pointer, which outlives the call.
-    let rc = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64, &mut bytes) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(bytes)
+/// Bytes of `path`: a block device's size (as a run sees it), or a file's length; 0 for a
+/// path that is not there.
+pub fn capacity(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| crate::probe::device_bytes(&m).unwrap_or(m.len()))
 }
 
 /// The logical block size under `path` (512 where it cannot be read): direct I/O needs

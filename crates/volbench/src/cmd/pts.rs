@@ -77,7 +77,7 @@ fn capacity(target: &Path, limit: Option<&str>) -> Result<u64> {
             target.display()
         )));
     }
-    let have = runner::purge::capacity(target).unwrap_or(0);
+    let have = runner::purge::capacity(target);
     match (have, limit) {
         (0, None) => Err(usage(format!(
             "{} is empty or missing: give a block device, or a file with --capacity",
