@@ -21,7 +21,7 @@ pub(crate) struct Judge {
     /// The jobs' clock: the phase's start and their start delay.
     epoch: Instant,
     next: Instant,
-    prev: (Instant, [u64; 4]),
+    prev: (Instant, [u64; 3]),
     window: VecDeque<[u64; 3]>,
     judged: Judged,
     attained_at: Option<Duration>,
@@ -34,7 +34,7 @@ impl Judge {
             ss,
             epoch,
             next: epoch + ss.interval,
-            prev: (epoch, [0; 4]),
+            prev: (epoch, [0; 3]),
             window: VecDeque::with_capacity(ss.samples()),
             judged: Judged::default(),
             attained_at: None,
@@ -58,7 +58,7 @@ impl Judge {
         }
         let secs = now.duration_since(at).as_secs_f64().max(1e-3);
         let d = |k: usize| cur[k].saturating_sub(prev[k]);
-        let lat = d(2).checked_div(d(3)).unwrap_or(0);
+        let lat = d(2).checked_div(d(0)).unwrap_or(0);
         let sample = [
             (d(0) as f64 / secs) as u64,
             (d(1) as f64 / secs) as u64,
@@ -87,17 +87,16 @@ impl Judge {
         }
     }
 
-    /// The members' I/Os, bytes, and completion latency sum and count, both directions.
-    fn totals(&self, lives: &[Arc<Live>]) -> [u64; 4] {
-        let mut t = [0u64; 4];
+    /// The members' I/Os, bytes and completion latency sum, both directions (the sum is over
+    /// the same I/Os, so its mean divides by their count).
+    fn totals(&self, lives: &[Arc<Live>]) -> [u64; 3] {
+        let mut t = [0u64; 3];
         for &m in &self.members {
             let l = &lives[m];
             for d in 0..2 {
-                let ios = l.ios[d].load(Relaxed);
-                t[0] += ios;
+                t[0] += l.ios[d].load(Relaxed);
                 t[1] += l.bytes[d].load(Relaxed);
                 t[2] += l.lat_sums[2 + d].load(Relaxed);
-                t[3] += ios;
             }
         }
         t
