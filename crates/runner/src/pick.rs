@@ -355,7 +355,7 @@ impl Picker {
     /// direction no cap paces). As fio, the schedule is absolute: I/Os not issued on time are
     /// owed, and issued as fast as the device allows until it is caught up.
     fn pace(&mut self, t: u64, dir: usize, len: u32) -> u64 {
-        let mut gap = self.iops_gap[dir].max((self.byte_gap[dir] * len as f64) as u64);
+        let mut gap = gap_for(self.iops_gap[dir], self.byte_gap[dir], len as u64);
         if gap == 0 {
             return NOT_DUE;
         }
@@ -374,6 +374,13 @@ impl Picker {
     }
 }
 
+/// The schedule's gap before an I/O of `len` bytes (ns): the IOPS cap's or the bandwidth
+/// cap's, whichever is longer; 0 with neither.
+#[inline]
+fn gap_for(iops_gap: u64, byte_gap: f64, len: u64) -> u64 {
+    iops_gap.max((byte_gap * len as f64) as u64)
+}
+
 /// Tracks how far one rate-capped direction runs behind its schedule.
 #[derive(Clone, Copy)]
 struct Behind {
@@ -386,9 +393,8 @@ struct Behind {
 
 impl Behind {
     fn new(iops_gap: u64, byte_gap: f64, bs: u64) -> Behind {
-        let gap = iops_gap.max((byte_gap * bs as f64) as u64);
         Behind {
-            threshold: (10 * gap).max(10_000_000),
+            threshold: (10 * gap_for(iops_gap, byte_gap, bs)).max(10_000_000),
             since: None,
             late: Lateness::default(),
         }
