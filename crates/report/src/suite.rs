@@ -3,6 +3,20 @@
 use crate::{RunReport, Status};
 
 impl SuiteReport {
+    /// A suite or sweep starting now, with no run yet.
+    pub fn started(suite: &str, version: &str) -> SuiteReport {
+        SuiteReport {
+            schema_version: crate::SCHEMA_VERSION,
+            suite: suite.to_string(),
+            version: version.to_string(),
+            started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            status: Status::Running,
+            runs: Vec::new(),
+            findings: Vec::new(),
+            pts: None,
+        }
+    }
+
     /// The final status of a sweep or suite whose last point is done: complete unless a point
     /// ended otherwise (checkpoints before this said `running`).
     pub fn finish(&mut self) {

@@ -10,10 +10,10 @@ use crate::cli::{OutputArgs, StoreArgs};
 use crate::output::Output;
 use anyhow::Result;
 use report::pts::{PtsPlan, PtsPoint, PtsRound, MAX_ROUNDS};
-use report::{Document, PtsReport, RunReport, Status, SuiteReport, SCHEMA_VERSION};
+use report::{Document, PtsReport, RunReport, Status, SuiteReport};
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 use workload::{fio, JobSpec, Workload};
 
 /// What a PTS run is given beyond the suite's own options.
@@ -44,7 +44,7 @@ pub fn run(name: &str, target: &Path, o: &Overrides, p: &PtsOptions) -> Result<E
     let purge = runner::purge::purge(target, capacity, o.allow_destructive)?;
     let mut report = fresh(plan, target, capacity, purge, o, p.client);
     report.skipped_sizes = skipped;
-    let mut suite = suite_for(name);
+    let mut suite = SuiteReport::started(name, "1");
     let t0 = Instant::now();
     let pre = precondition(target, capacity, o)?;
     let status = point_run(&out, &opts, pre, "precondition (2x capacity, 128k seq) ")?.status;
@@ -110,19 +110,6 @@ fn fresh(
         steady_state: None,
         table: Vec::new(),
         skipped_sizes: Vec::new(),
-    }
-}
-
-fn suite_for(name: &str) -> SuiteReport {
-    SuiteReport {
-        schema_version: SCHEMA_VERSION,
-        suite: name.to_string(),
-        version: "1".into(),
-        started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
-        status: Status::Running,
-        runs: Vec::new(),
-        findings: Vec::new(),
-        pts: None,
     }
 }
 

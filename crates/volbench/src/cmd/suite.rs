@@ -6,10 +6,9 @@ use super::usage;
 use crate::cli::{OutputArgs, StoreArgs, SuiteArgs};
 use crate::output::Output;
 use anyhow::{Context, Result};
-use report::{Document, Status, SuiteReport, SuiteRun, SCHEMA_VERSION};
+use report::{Document, Status, SuiteReport, SuiteRun};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::SystemTime;
 use workload::fio::table::names;
 use workload::{fio, jobfile, JobSpec, Workload};
 
@@ -150,16 +149,7 @@ pub fn run_suite(
         ..Default::default()
     };
     let recorder = Recorder::new(store_args, out.quiet);
-    let suite = SuiteReport {
-        schema_version: SCHEMA_VERSION,
-        suite: name.clone(),
-        version,
-        started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
-        status: Status::Running,
-        runs: Vec::new(),
-        findings: Vec::new(),
-        pts: None,
-    };
+    let suite = SuiteReport::started(&name, &version);
     let mut list = runner::Points::new(stop.clone(), Some(w.jobs.len()));
     let mut state = (suite, out, recorder);
     list.each(

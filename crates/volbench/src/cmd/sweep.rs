@@ -7,9 +7,8 @@ use super::usage;
 use crate::cli::{RunArgs, SweepArgs};
 use crate::output::Output;
 use anyhow::Result;
-use report::{Document, Status, SuiteReport, SCHEMA_VERSION};
+use report::{Document, Status, SuiteReport};
 use std::process::ExitCode;
-use std::time::SystemTime;
 use workload::fio::{self, cmdline::Given, table::Kind};
 use workload::JobSpec;
 use workload::{parse_size, short_size};
@@ -161,16 +160,7 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
         ..Default::default()
     };
     let recorder = Recorder::new(&base.store, out.quiet);
-    let sweep = SuiteReport {
-        schema_version: SCHEMA_VERSION,
-        suite: "sweep".into(),
-        version: String::new(),
-        started_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
-        status: Status::Running,
-        runs: Vec::new(),
-        findings: Vec::new(),
-        pts: None,
-    };
+    let sweep = SuiteReport::started("sweep", "");
     let layout = if base.shared_file {
         scaleout::world::Layout::Shared
     } else {
