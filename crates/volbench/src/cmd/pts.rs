@@ -42,13 +42,15 @@ pub fn run(name: &str, target: &Path, o: &Overrides, p: &PtsOptions) -> Result<E
         ..Default::default()
     };
     let purge = runner::purge::purge(target, capacity, o.allow_destructive)?;
-    let mut report = fresh(plan, target, capacity, purge, o, p.client);
+    let mut report = fresh(plan, target, capacity, purge, p.client);
     report.skipped_sizes = skipped;
     let mut suite = SuiteReport::started(name, "1");
     let t0 = Instant::now();
     let pre = precondition(target, capacity, o)?;
-    let status = point_run(&out, &opts, pre, "precondition (2x capacity, 128k seq) ")?.status;
-    report.precondition_bytes = 2 * capacity;
+    let done = point_run(&out, &opts, pre, "precondition (2x capacity, 128k seq) ")?;
+    let status = done.status;
+    // What the run wrote, as it counted it (checked against the kernel's counters there).
+    report.precondition_bytes = done.group.write.as_ref().map_or(0, |w| w.io_bytes);
     report.precondition_ns = t0.elapsed().as_nanos() as u64;
     let mut recorder = Recorder::new(p.store, out.quiet);
     suite.status = status;
@@ -93,10 +95,8 @@ fn fresh(
     target: &Path,
     capacity: u64,
     purge: String,
-    o: &Overrides,
     client: bool,
 ) -> PtsReport {
-    let point = o.runtime.as_deref().unwrap_or("60s");
     PtsReport {
         plan,
         profile: if client { "client" } else { "enterprise" }.into(),
@@ -105,7 +105,7 @@ fn fresh(
         precondition_bytes: 0,
         precondition_ns: 0,
         capacity,
-        point_runtime_ns: workload::parse_duration(point).map_or(0, |d| d.as_nanos() as u64),
+        point_runtime_ns: 0,
         rounds: Vec::new(),
         steady_state: None,
         table: Vec::new(),
@@ -130,6 +130,7 @@ fn rounds(
         };
         for (k, &(mix, bs)) in points.iter().enumerate() {
             let spec = point(&report.plan, target, capacity, (mix, bs), o)?;
+            report.point_runtime_ns = spec.runtime.map_or(0, |d| d.as_nanos() as u64);
             let label = format!(
                 "round {r}/{max} point {}/{} {mix}/{} {} ",
                 k + 1,
