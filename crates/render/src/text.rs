@@ -132,7 +132,7 @@ fn steady_lines(out: &mut String, jobs: &[JobReport]) {
             "  {}: steady state ({} over {:.0} s after {:.0} s): {verdict}; last window's \
              {what} {:.3}{unit} against {}{unit}; IOPS per interval [{}]",
             j.name,
-            c.to_string().replace(".000000", ""),
+            c.as_option(),
             secs(ss.duration_ns),
             secs(ss.ramp_ns),
             ss.judged.criterion,

@@ -37,6 +37,20 @@ impl Default for Criterion {
     }
 }
 
+impl Criterion {
+    /// As the option takes it back (`iops_slope:0.1%`); an absolute latency limit in µs,
+    /// with its unit.
+    pub fn as_option(&self) -> String {
+        let name = self.to_string();
+        let name = name.split(':').next().unwrap_or("");
+        match (self.metric, self.percent) {
+            (_, true) => format!("{name}:{}%", self.limit),
+            (Metric::Lat, false) => format!("{name}:{}us", self.limit / 1000.0),
+            _ => format!("{name}:{}", self.limit),
+        }
+    }
+}
+
 impl std::fmt::Display for Criterion {
     /// fio's spelling in its JSON (`iops_slope:0.010000%`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -90,13 +90,7 @@ fn capacity(target: &Path, limit: Option<&str>) -> Result<u64> {
     }
 }
 
-fn fresh(
-    plan: PtsPlan,
-    target: &Path,
-    capacity: u64,
-    purge: String,
-    client: bool,
-) -> PtsReport {
+fn fresh(plan: PtsPlan, target: &Path, capacity: u64, purge: String, client: bool) -> PtsReport {
     PtsReport {
         plan,
         profile: if client { "client" } else { "enterprise" }.into(),

@@ -17,7 +17,7 @@ pub(super) const OPTIONS: &[O] = &[
         show: Some(|j| {
             j.steadystate
                 .on()
-                .then(|| show_criterion(&j.steadystate.criterion))
+                .then(|| j.steadystate.criterion.as_option())
         }),
         ..O::new(
             "steadystate",
@@ -131,15 +131,4 @@ fn criterion(v: &Val) -> Result<Criterion, OptError> {
         limit,
         percent,
     })
-}
-
-/// The criterion as the option takes it back: a latency limit in µs (a bare number's unit).
-fn show_criterion(c: &Criterion) -> String {
-    let name = c.to_string();
-    let name = name.split(':').next().unwrap_or("");
-    let v = match (c.metric, c.percent) {
-        (Metric::Lat, false) => c.limit / 1000.0,
-        _ => c.limit,
-    };
-    format!("{name}:{v}{}", if c.percent { "%" } else { "" })
 }
