@@ -208,7 +208,7 @@ fn window_table(rounds: &[PtsRound]) -> Vec<PtsCell> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let sum = |f: fn(&PtsPoint) -> f64| {
+            let mean = |f: fn(&PtsPoint) -> f64| {
                 rounds
                     .iter()
                     .filter_map(|r| r.points.get(i))
@@ -219,9 +219,9 @@ fn window_table(rounds: &[PtsRound]) -> Vec<PtsCell> {
             PtsCell {
                 read_pct: p.read_pct,
                 bs: p.bs,
-                iops: sum(|p| p.iops),
-                bw_bytes: sum(|p| p.bw_bytes),
-                lat_mean_ns: sum(|p| p.lat_mean_ns),
+                iops: mean(|p| p.iops),
+                bw_bytes: mean(|p| p.bw_bytes),
+                lat_mean_ns: mean(|p| p.lat_mean_ns),
             }
         })
         .collect()
