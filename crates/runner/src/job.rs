@@ -949,7 +949,7 @@ fn fresh_counts(spec: &JobSpec, sync_engine: bool) -> (JobStats, Option<WindowLo
             let dir = &mut stats.dirs[d];
             dir.clat.prepare();
             dir.lat.prepare();
-            if spec.rate[d] > 0 || spec.rate_iops[d] > 0 {
+            if spec.rate_capped(d) {
                 dir.lat_due.prepare();
             }
             if !sync_engine {

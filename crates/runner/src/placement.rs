@@ -40,7 +40,7 @@ pub(crate) fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
     }
     // A rate-capped job sleeps until each I/O is due: with the default 50 µs of timer slack
     // every wake-up comes late by that much, which its latency from the due time would show.
-    if spec.rate != [0, 0] || spec.rate_iops != [0, 0] {
+    if spec.rate_capped(0) || spec.rate_capped(1) {
         // SAFETY: prctl with integer arguments, on this thread only.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
     }

@@ -696,6 +696,12 @@ impl JobSpec {
         }
     }
 
+    /// Whether a rate cap (`rate` or `rate_iops`) paces direction `dir` (0 reads, 1 writes):
+    /// its I/Os then have due times.
+    pub fn rate_capped(&self, dir: usize) -> bool {
+        self.rate[dir] > 0 || self.rate_iops[dir] > 0
+    }
+
     /// The largest block size any I/O of this job uses (buffer slots are this big).
     pub fn max_bs(&self) -> u64 {
         self.bssplit
