@@ -732,10 +732,21 @@ fn stored_target_paths_are_canonical_and_absolute() {
 #[test]
 fn ctrl_c_during_layout_exits_130_and_removes_the_partial_file() {
     let d = tmpdir();
+    // Half the free space, at most 4 GiB: a CI disk with 4 GiB free must still run it.
+    let size_mib = (free_bytes(d.path()) / 2 >> 20).min(4096);
+    if size_mib < 512 {
+        cannot_run!("512 MiB free below {} for the layout", d.path().display());
+    }
     let child = Std::new(assert_cmd::cargo::cargo_bin("volbench"))
         .current_dir(d.path())
         .env("VOLBENCH_STORE", test_store())
-        .args(["run", "--size=4g", "--rw=read", "--no-store", "-q"])
+        .args([
+            "run",
+            &format!("--size={size_mib}m"),
+            "--rw=read",
+            "--no-store",
+            "-q",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -745,13 +756,35 @@ fn ctrl_c_during_layout_exits_130_and_removes_the_partial_file() {
     while std::fs::metadata(&file).map_or(0, |m| m.len()) < (64 << 20)
         && t.elapsed() < Duration::from_secs(30)
     {
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(5));
     }
+    // Stopped while the SIGINT is sent, so the signal lands mid-layout however fast the disk
+    // is: it is delivered on SIGCONT, before the layout can write more than a chunk or two.
+    signal(&child, libc::SIGSTOP);
     common::interrupt(&child);
+    signal(&child, libc::SIGCONT);
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(!file.exists(), "the partial layout is removed");
+}
+
+/// Bytes free to an unprivileged writer below `dir`.
+fn free_bytes(dir: &Path) -> u64 {
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: an all-zero statvfs is a valid value, and c is a NUL-terminated path.
+    let st = unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        assert_eq!(libc::statvfs(c.as_ptr(), &mut st), 0, "statvfs {dir:?}");
+        st
+    };
+    st.f_bavail as u64 * st.f_frsize as u64
+}
+
+/// Sends `sig` to a child this test started and has not reaped.
+fn signal(child: &std::process::Child, sig: i32) {
+    // SAFETY: kill(2) on the pid of our own unreaped child.
+    unsafe { libc::kill(child.id() as i32, sig) };
 }
 
 /// A tmpfs of a given size, unmounted when dropped.
