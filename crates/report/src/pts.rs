@@ -104,7 +104,8 @@ pub struct PtsPoint {
 }
 
 impl PtsPoint {
-    fn figure(&self, f: Figure) -> f64 {
+    /// The figure `f` of this point.
+    pub fn figure(&self, f: Figure) -> f64 {
         match f {
             Figure::Iops => self.iops,
             Figure::BwBytes => self.bw_bytes,
@@ -122,24 +123,19 @@ pub struct PtsRound {
 /// The verdict over the last window of rounds: the rounds it spans and the rule's figures.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PtsSteady {
-    pub reached: bool,
     pub first_round: u32,
     pub last_round: u32,
     /// The tracked figure of each round of the window.
     pub tracked: Vec<f64>,
+    /// The rule's figures and verdict (`reached`), flattened into this object: the verdict
+    /// is the rule's alone, so JSON written here reads back.
     #[serde(flatten)]
     pub rule: PtsVerdict,
 }
 
-/// The measurement window's figure for one mix and block size: the mean over its rounds.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PtsCell {
-    pub read_pct: u32,
-    pub bs: u64,
-    pub iops: f64,
-    pub bw_bytes: f64,
-    pub lat_mean_ns: f64,
-}
+/// The measurement window's figure for one mix and block size: the mean of its points over
+/// the window's rounds, in a point's shape.
+pub type PtsCell = PtsPoint;
 
 /// A PTS test as it ran.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -165,6 +161,16 @@ pub struct PtsReport {
     pub table: Vec<PtsCell>,
 }
 
+impl PtsSteady {
+    /// The verdict as the reports word it.
+    pub fn verdict(&self) -> &'static str {
+        match self.rule.reached {
+            true => "reached",
+            false => "NOT reached",
+        }
+    }
+}
+
 impl PtsReport {
     /// The tracked figure of each round so far.
     pub fn tracked(&self) -> Vec<f64> {
@@ -186,7 +192,6 @@ impl PtsReport {
         let rule = pts(w);
         let last = self.rounds.len() as u32;
         self.steady_state = Some(PtsSteady {
-            reached: rule.reached,
             first_round: last + 1 - WINDOW_ROUNDS as u32,
             last_round: last,
             tracked: w.to_vec(),

@@ -6,6 +6,8 @@
 //! specifications, which the page carries as JSON. Tables are rendered on the server side, so
 //! the numbers read without JavaScript too.
 
+mod pts;
+
 use crate::table::{self, TableRow};
 use crate::Exporter;
 use figures::{fmt_count, fmt_ns};
@@ -15,9 +17,9 @@ use serde::Serialize;
 use stats::LatHist;
 use workload::format_bytes;
 
-const TEMPLATE: &str = include_str!("../templates/page.html");
-const CHART_JS: &str = include_str!("../assets/chart.umd.js");
-const GLUE_JS: &str = include_str!("../assets/volbench.js");
+const TEMPLATE: &str = include_str!("../../templates/page.html");
+const CHART_JS: &str = include_str!("../../assets/chart.umd.js");
+const GLUE_JS: &str = include_str!("../../assets/volbench.js");
 
 pub struct Html;
 
@@ -35,11 +37,11 @@ impl Exporter for Html {
 
     fn export_suite(&self, s: &SuiteReport) -> anyhow::Result<Vec<u8>> {
         let kind = if s.suite == "sweep" { "sweep" } else { "suite" };
-        let subtitle = s
-            .runs
-            .first()
-            .map(|r| run_subtitle(&r.report))
-            .unwrap_or_default();
+        let subtitle = match (&s.pts, s.runs.first()) {
+            (Some(p), _) => format!("{} ({})", p.target, format_bytes(p.capacity as f64)),
+            (None, Some(r)) => run_subtitle(&r.report),
+            (None, None) => String::new(),
+        };
         let title = if kind == "sweep" {
             "volbench sweep".to_string()
         } else {
@@ -899,6 +901,10 @@ fn suite_table(rows: &[TableRow]) -> Table {
 }
 
 fn suite_sections(p: &mut Page, s: &SuiteReport) {
+    if let Some(r) = &s.pts {
+        pts::sections(p, r);
+        return;
+    }
     let mut top = Section::new("summary", "Summary", 2);
     top.tables.push(suite_table(&table::suite_rows(s)));
     top.findings = s.findings.iter().map(|f| f.message.clone()).collect();
