@@ -237,6 +237,15 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
     if let Some(ss) = &j.steadystate {
         v["steadystate"] = steady_block(ss);
     }
+    // fio's fields for its latency-target search: the target in ns, the window in µs.
+    if let Some(t) = &j.lat_target {
+        v["latency_depth"] = json!(t.depth);
+        v["latency_target"] = json!(t.target_ns);
+        v["latency_target_ns"] = json!(t.target_ns);
+        v["latency_percentile"] = json!(t.percentile);
+        v["latency_window"] = json!(t.window_ns / 1000);
+        v["latency_window_us"] = json!(t.window_ns / 1000);
+    }
     v
 }
 

@@ -142,6 +142,31 @@ fn steady_lines(out: &mut String, jobs: &[JobReport]) {
     }
 }
 
+/// Each latency-target search: fio's line (target, window, percentile, depth), and whether it
+/// settled before the run ended.
+fn lat_target_lines(out: &mut String, jobs: &[JobReport]) {
+    for j in jobs {
+        let Some(t) = &j.lat_target else {
+            continue;
+        };
+        let settled = match t.settled {
+            true => "the figures above are at that depth".to_string(),
+            false => "not settled: the run ended during the search, and the figures mix the \
+                      depths tried; give it a longer runtime"
+                .to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  {}: latency target {} for {:.2}% of I/Os over {} windows: depth {}; {settled}",
+            j.name,
+            fmt_ns(t.target_ns as f64),
+            t.percentile,
+            fmt_ns(t.window_ns as f64),
+            t.depth,
+        );
+    }
+}
+
 impl Exporter for Text {
     fn export_compare(&self, c: &report::compare::Comparison) -> anyhow::Result<Vec<u8>> {
         Ok(crate::compare::text(c).into_bytes())
@@ -163,6 +188,7 @@ impl Exporter for Text {
         }
         r.jobs.iter().for_each(|j| verify_lines(&mut out, j));
         steady_lines(&mut out, &r.jobs);
+        lat_target_lines(&mut out, &r.jobs);
         if let Some(so) = &r.scaleout {
             ranks_section(&mut out, so, &r.ranks);
         }

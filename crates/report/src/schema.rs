@@ -343,6 +343,23 @@ pub struct JobReport {
     /// fio's steady-state stop, when the job asked for one (`ss_dur`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<SteadyReport>,
+    /// fio's latency-target search, when the job asked for one (`latency_target`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_target: Option<LatTargetReport>,
+}
+
+/// Where a job's latency-target search ended: the settings and the depth it found. The
+/// job's figures are those of the windows run at that depth (fio's reset of its stats).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatTargetReport {
+    pub target_ns: u64,
+    pub window_ns: u64,
+    pub percentile: f64,
+    /// The depth in use when the job ended.
+    pub depth: u32,
+    /// The search settled on `depth` before the job ended; false when the run ended first,
+    /// and the figures then mix the depths tried.
+    pub settled: bool,
 }
 
 /// How a job's steady-state stop went: the criterion, whether and when it held, and the
@@ -527,6 +544,7 @@ impl JobReport {
             ramp_swallowed: false,
             fio_windows: None,
             steadystate: None,
+            lat_target: None,
         }
     }
 

@@ -37,7 +37,7 @@ fn warnings(
     w.extend(ramp_swallowed(specs, jobs));
     if real {
         w.extend(data_warnings(specs, targets));
-        w.extend(short_run(specs, groups));
+        w.extend(short_run(specs, jobs, groups));
         w.extend(cpu_bound(specs, jobs));
         w.extend(burst(groups));
         w.extend(not_settled(specs, groups));
@@ -146,8 +146,11 @@ fn compressible(specs: &[JobSpec]) -> Option<Warning> {
 }
 
 /// Each reporting group (a stonewalled phase) by its own length: two 1 s phases are two short
-/// runs, not one 2 s run.
-fn short_run(specs: &[JobSpec], groups: &[GroupReport]) -> Option<Warning> {
+/// runs, not one 2 s run. A run an error ended says why it was short already.
+fn short_run(specs: &[JobSpec], jobs: &[JobReport], groups: &[GroupReport]) -> Option<Warning> {
+    if jobs.iter().any(|j| j.error.is_some()) {
+        return None;
+    }
     let shortest = groups
         .iter()
         .map(|g| g.report.runtime_ns as f64 / 1e9)
@@ -373,6 +376,12 @@ fn summed(
 /// How to make a short run longer: a size-based job that did its bytes before its --runtime
 /// ran out is not helped by a longer --runtime.
 fn short_run_fix(specs: &[JobSpec], secs: f64) -> String {
+    // A latency search ends a window or two after it settles: its measurement is those windows.
+    if specs.iter().any(|s| s.lat_target.on() && !s.lat_target.run) {
+        return "the latency search measures its last windows at the depth it found: give a \
+                longer latency_window (or latency_run=1 to go on to the end of --runtime)"
+            .into();
+    }
     let size_based = specs.iter().filter(|s| !s.time_based);
     let ended_early = size_based
         .clone()
@@ -440,7 +449,10 @@ fn rate_check(
     device_name: &str,
 ) -> Option<Warning> {
     let [g] = groups else { return None };
-    if k.interval_ns < 1_000_000_000 || jobs.iter().any(|j| j.error.is_some()) {
+    // A latency search's figures are its last windows, while the counters also hold the
+    // depths it tried before: a deeper final queue is rightly faster than their average.
+    let searched = jobs.iter().any(|j| j.lat_target.is_some());
+    if k.interval_ns < 1_000_000_000 || searched || jobs.iter().any(|j| j.error.is_some()) {
         return None;
     }
     let claimed = match dir {

@@ -41,18 +41,25 @@ pub(crate) fn report(
         }
     }
     let mut groups = group_reports(w, &placed, plan.last_group);
-    // A group's steady state is its first job's (with group_reporting, the group's own).
+    // A group's steady state is its first job's (with group_reporting, the group's own);
+    // its latency search's depth, the last job's, as fio's group stats take it.
     for g in groups.iter_mut() {
         let first = jobs.iter().find(|j| j.groupid == g.report.groupid);
         g.report.steadystate = first.and_then(|j| j.steadystate.clone());
+        let last = jobs.iter().rfind(|j| j.groupid == g.report.groupid);
+        g.report.lat_target = last.and_then(|j| j.lat_target.clone());
     }
     let mut all = all_stats(&placed, plan.last_phase);
     // The group's CPU is the whole process: io_uring runs work the device cannot take without
     // blocking on kernel worker threads (iou-wrk) that belong to the process but not to a job
     // thread, and leaving them out would understate the cost per I/O.
-    all.usr_ns = cpu_after.0.saturating_sub(cpu_before.0);
-    all.sys_ns = cpu_after.1.saturating_sub(cpu_before.1);
-    all.ctx = cpu_after.2.saturating_sub(cpu_before.2);
+    // A latency search measures only its last windows, which the process's CPU since the
+    // start does not isolate: there the job threads' own CPU over those windows is the figure.
+    if !w.jobs.iter().any(|s| s.lat_target.on()) {
+        all.usr_ns = cpu_after.0.saturating_sub(cpu_before.0);
+        all.sys_ns = cpu_after.1.saturating_sub(cpu_before.1);
+        all.ctx = cpu_after.2.saturating_sub(cpu_before.2);
+    }
     let sync_only = w.jobs.iter().all(|s| s.ioengine.is_sync());
     let paths = plan.targets.iter().map(|t| t.path.clone()).collect();
     let group = JobReport::from_stats("all", paths, &all, sync_only);
@@ -131,6 +138,16 @@ fn job_reports(
         jr.ramp_swallowed = o.ramp_swallowed;
         jr.fio_windows = o.windows;
         jr.steadystate = got.steady[i].take();
+        jr.lat_target = o.lat_depth.map(|(depth, settled)| {
+            let t = spec.lat_target;
+            report::LatTargetReport {
+                target_ns: t.target_ns,
+                window_ns: t.window_ns,
+                percentile: t.percentile,
+                depth,
+                settled,
+            }
+        });
         if let Some(e) = o.error {
             first_error.get_or_insert_with(|| format!("job {}: {e}", p.name));
             jr.error = Some(e);

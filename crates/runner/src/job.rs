@@ -11,6 +11,7 @@
 //! batch, never per I/O.
 
 use crate::data;
+use crate::lat_search::{Search, Step};
 use crate::live::{rusage, JobInput, JobOutput, Live};
 use crate::pace::{hold_back, sleep_unless_stopped, think_for, wait_ns};
 use crate::permutation::splitmix;
@@ -105,6 +106,7 @@ fn drive<E: Engine>(eng: E, inp: &JobInput, out: &mut JobOutput) {
         if !job.reap(&turn) {
             break;
         }
+        job.steer();
     }
     job.finish(out);
 }
@@ -395,6 +397,8 @@ struct Job<'a, E: Engine> {
     stamp: bool,
     seq: u64,
     error: Option<String>,
+    /// fio's latency-target search, for a job that asks for one.
+    search: Option<Search>,
 }
 
 impl<'a, E: Engine> Job<'a, E> {
@@ -436,6 +440,10 @@ impl<'a, E: Engine> Job<'a, E> {
             stamp,
             seq: 0,
             error: None,
+            search: spec
+                .lat_target
+                .on()
+                .then(|| Search::new(spec.lat_target, depth as u32)),
             eng,
             inp,
         }
@@ -549,6 +557,9 @@ impl<'a, E: Engine> Job<'a, E> {
         let pass_over = self.pass_due();
         if !turn.stopping && !self.syncs.need && !pass_over && self.think.due.is_none() {
             while let Some(&slot) = self.q.free.last() {
+                if !self.room() {
+                    break;
+                }
                 let Some(n) = self.pick(turn, &mut filled) else {
                     break;
                 };
@@ -728,7 +739,8 @@ impl<'a, E: Engine> Job<'a, E> {
     /// queue to drain), then checks and accounts each; false when the engine failed.
     #[inline]
     fn reap(&mut self, turn: &Turn) -> bool {
-        let drain = self.syncs.need || turn.stopping || self.think.due.is_some();
+        let quiescing = self.search.as_ref().is_some_and(|s| s.quiescing);
+        let drain = self.syncs.need || turn.stopping || self.think.due.is_some() || quiescing;
         let min = if drain { self.q.in_flight } else { 1 };
         let mut comps = std::mem::take(&mut self.q.comps);
         let ok = match self.eng.reap(min, &mut comps) {
@@ -790,6 +802,73 @@ impl<'a, E: Engine> Job<'a, E> {
                 self.sync_engine,
             );
         }
+        if let Some(s) = &mut self.search {
+            s.completed();
+            let lat = tc - m.start;
+            if lat > s.target_ns() {
+                let step = s.missed();
+                self.act(step, lat);
+            }
+        }
+    }
+
+    /// Room in the queue under the latency search's depth (always, without a search).
+    #[inline]
+    fn room(&self) -> bool {
+        let used = self.q.in_flight + self.q.batch.len();
+        self.search
+            .as_ref()
+            .is_none_or(|s| !s.quiescing && used < s.qd as usize)
+    }
+
+    /// fio's lat_target_check, once per turn of a job with a latency search: judge the
+    /// window (past the ramp), or start the next once the queue has drained.
+    fn steer(&mut self) {
+        let Some(s) = &mut self.search else {
+            return;
+        };
+        let now = self.clock.now();
+        if s.quiescing {
+            if self.q.in_flight == 0 && s.new_window(now) && self.clock.cut.is_none() {
+                self.restart_counts(now);
+            }
+            return;
+        }
+        if self.clock.measuring {
+            let step = s.check(now);
+            self.act(step, 0);
+        }
+    }
+
+    /// What the search asked for: the end of the job, or fio's error for a miss at depth 1
+    /// (a drain needs nothing here: `room` and `reap` see the search's `quiescing`).
+    fn act(&mut self, step: Step, lat: u64) {
+        match step {
+            Step::Keep | Step::Quiesce => {}
+            Step::Done => self.inp.live.halt.store(true, Relaxed),
+            Step::Fatal => {
+                let target = self.inp.spec.lat_target.target_ns;
+                self.error.get_or_insert(format!(
+                    "an I/O took {} at depth 1, over latency_target={} (with \
+                     latency_percentile=100 one such I/O ends the job, as in fio): raise the \
+                     target or lower the percentile",
+                    figures::fmt_ns(lat as f64),
+                    figures::fmt_ns(target as f64)
+                ));
+            }
+        }
+    }
+
+    /// fio's reset_all_stats when the depth is found: the last window is the job's
+    /// measurement, and its runtime starts now.
+    #[cold]
+    fn restart_counts(&mut self, now: u64) {
+        let c = &mut self.clock;
+        c.measure_from(now, &self.inp.live);
+        c.deadline = self.inp.spec.runtime.map(|r| now + r.as_nanos() as u64);
+        (self.stats, self.windows) = fresh_counts(&self.inp.spec, self.sync_engine);
+        publish(&self.inp.live, &self.stats);
+        self.inp.live.restarted.store(true, Relaxed);
     }
 
     /// A completion's result: the whole length moved, and for a read of a verifying job, the
@@ -852,6 +931,7 @@ impl<'a, E: Engine> Job<'a, E> {
             }
         }
         drop(self.eng);
+        out.lat_depth = self.search.map(|s| (s.qd, s.end_run));
         out.stats = self.stats;
         out.windows = self.windows;
         out.error = self.error;

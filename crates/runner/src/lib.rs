@@ -14,6 +14,7 @@ mod job;
 #[cfg(test)]
 mod job_tests;
 
+mod lat_search;
 mod live;
 mod offsets;
 mod pace;

@@ -27,6 +27,9 @@ pub struct Live {
     pub done: AtomicBool,
     /// Stop this job alone: its steady state was attained (the sampler judges it).
     pub halt: AtomicBool,
+    /// The job dropped what it had counted and measures again from now (a latency search
+    /// found its depth): the sampler starts the job's series over.
+    pub restarted: AtomicBool,
 }
 
 pub struct JobInput {
@@ -91,6 +94,8 @@ pub struct JobOutput {
     pub windows: Option<stats::WindowLog>,
     /// The job ended inside its ramp: the whole run is its measurement, as in fio.
     pub ramp_swallowed: bool,
+    /// A latency search's depth, and whether it settled before the job ended.
+    pub lat_depth: Option<(u32, bool)>,
 }
 
 /// (user ns, system ns, context switches) from getrusage: `RUSAGE_THREAD` for a job thread,

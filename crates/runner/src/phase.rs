@@ -198,7 +198,7 @@ impl<'a> Phases<'a> {
             self.got.outputs[i] = Some(h.join().expect("a job thread panicked"));
             self.got.series[i] = std::mem::take(&mut s.series[k]);
             self.got.last[i] = s.last[k];
-            self.got.last_t[i] = s.last_t_ms;
+            self.got.last_t[i] = s.last_t_ms - s.rebase_ms[k];
         }
         for j in &s.judges {
             for &k in &j.members {
@@ -260,6 +260,9 @@ struct Sampler {
     series: Vec<Series>,
     last: Vec<Counters>,
     last_t_ms: u64,
+    /// Where each job's series starts on the sampler's clock: 0, or the sample before a
+    /// restart of its counts (a latency search's last window).
+    rebase_ms: Vec<u64>,
     start: Instant,
     /// The longest ramp (and start delay) of the phase's jobs.
     ramp: Duration,
@@ -294,10 +297,16 @@ impl Sampler {
                 .max()
                 .unwrap_or_default()
         });
+        // What each size-based job will issue: its io_size or its files, times its loops (a
+        // PTS preconditioning writes the device twice; one pass would read 100 % halfway).
         let budget = members
             .iter()
-            .filter(|&&i| !w.jobs[plan.jobs[i].spec_idx].time_based)
-            .map(|&i| plan.files[i].iter().map(|t| t.len).sum::<u64>())
+            .map(|&i| (&w.jobs[plan.jobs[i].spec_idx], &plan.files[i]))
+            .filter(|(s, _)| !s.time_based)
+            .map(|(s, f)| {
+                let pass = s.io_size.unwrap_or(f.iter().map(|t| t.len).sum::<u64>());
+                pass.saturating_mul(s.loops.max(1) as u64)
+            })
             .sum();
         let now = Instant::now();
         Sampler {
@@ -310,6 +319,7 @@ impl Sampler {
                 .collect(),
             last: vec![[0; 10]; members.len()],
             last_t_ms: 0,
+            rebase_ms: vec![0; members.len()],
             start: now,
             ramp,
             planned,
@@ -326,9 +336,15 @@ impl Sampler {
     fn sample(&mut self, now: Instant, lives: &[Arc<Live>], sample_ms: u64) {
         let t_ms = (now - self.start - self.ramp).as_millis() as u64;
         for (k, l) in lives.iter().enumerate() {
+            // Checked before the counters are read: a restart seen here has zeroed them.
+            if l.restarted.swap(false, Relaxed) {
+                self.series[k].samples.clear();
+                self.last[k] = [0; 10];
+                self.rebase_ms[k] = self.last_t_ms;
+            }
             let cur = counters(l);
             let dt = t_ms - self.last_t_ms;
-            let s = delta(t_ms, dt, &cur, &self.last[k]);
+            let s = delta(t_ms - self.rebase_ms[k], dt, &cur, &self.last[k]);
             self.series[k].samples.push(s);
             self.last[k] = cur;
         }
@@ -346,6 +362,10 @@ impl Sampler {
             )
         });
         let issued: u64 = lives.iter().map(|l| l.issued.load(Relaxed)).sum();
+        // A job restarted its counts (a latency search's last window): the rate starts over.
+        if ios < self.prev.1 {
+            self.prev = (now, ios, bytes);
+        }
         if now - self.prev.0 >= RATE_WINDOW {
             let dt = (now - self.prev.0).as_secs_f64();
             self.rate = (

@@ -8,6 +8,7 @@ pub mod distribution;
 pub mod fio;
 pub mod input;
 pub mod jobfile;
+pub mod lat_target;
 pub mod spec;
 pub mod steady;
 pub mod units;

@@ -301,6 +301,10 @@ fn steady_off(s: &crate::steady::SteadyState) -> bool {
     !s.on()
 }
 
+fn lat_target_off(l: &crate::lat_target::LatTarget) -> bool {
+    !l.on()
+}
+
 fn kb_1024() -> u32 {
     1024
 }
@@ -463,6 +467,10 @@ pub struct JobSpec {
     /// fio's steady-state stop (`steadystate`, `ss_dur`, `ss_ramp`, `ss_interval`).
     #[serde(default, skip_serializing_if = "steady_off")]
     pub steadystate: crate::steady::SteadyState,
+    /// fio's latency-target search (`latency_target`, `latency_window`,
+    /// `latency_percentile`, `latency_run`).
+    #[serde(default, skip_serializing_if = "lat_target_off")]
+    pub lat_target: crate::lat_target::LatTarget,
     /// fio's log files (`write_bw_log` and friends), written after the run.
     #[serde(default, skip_serializing_if = "Logs::is_none")]
     pub logs: Logs,
@@ -560,6 +568,7 @@ impl Default for JobSpec {
             cpus_split: false,
             rate_poisson: false,
             steadystate: Default::default(),
+            lat_target: Default::default(),
             logs: Logs::default(),
             percentile_list: None,
             percentiles_for: percentiles_default(),

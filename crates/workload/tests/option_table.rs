@@ -18,6 +18,7 @@ fn companions(name: &str) -> &'static str {
         "time_based" => "runtime=5s\n",
         "filesize" => "nrfiles=2\n",
         "steadystate" | "steadystate_ramp_time" | "steadystate_check_interval" => "ss_dur=5\n",
+        "latency_window" | "latency_percentile" | "latency_run" => "latency_target=2ms\n",
         _ => "",
     }
 }

@@ -413,21 +413,22 @@ impl Throttle {
             "echo $$ > {} && exec \"$0\" \"$@\"",
             self.cg.procs().display()
         );
-        let out = Std::new("sh")
-            .arg("-c")
-            .arg(script)
-            .arg(prog)
-            .args(args)
-            .env("VOLBENCH_STORE", test_store())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{prog} {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
+        let mut c = Std::new("sh");
+        c.arg("-c").arg(script).arg(prog).args(args);
+        stdout_of(c, &format!("{prog} {args:?}"))
     }
+}
+
+/// Runs `c` with the tests' results store, requires success (naming `what` and showing its
+/// stderr if not), and returns its stdout.
+pub fn stdout_of(mut c: Std, what: &str) -> Vec<u8> {
+    let out = c.env("VOLBENCH_STORE", test_store()).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
 }
 
 /// The effective jobs of `volbench run ARGS --parse-only --output-format=json`: every default

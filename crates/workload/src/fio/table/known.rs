@@ -140,7 +140,6 @@ const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writ
 const R_TRIM: &str = "volbench issues reads, writes and syncs, no discards (TRIM); measure discard with fio, or with `blkdiscard` timed";
 const R_DEDUPE: &str = "volbench's written blocks never repeat (each carries its offset and a sequence number), so there is no share of duplicates to set; a deduplication test needs fio";
 const R_REPLAY: &str = "replaying a recorded trace is not in volbench yet (issue 25: `volbench replay`); describe the workload with rw, bs, iodepth and rate meanwhile";
-const R_LATTARGET: &str = "fio's latency-target search (it lowers the depth until a percentile holds) is not in volbench; sweep iodepth (`volbench sweep --iodepth=1,2,4,...`) and read the percentile of each point";
 const R_RATEMIN: &str = "volbench does not stop a job that falls under a minimum rate; it reports the per-second minimum (iops_min, bw_min) and warns when the rate falls during the run";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
 const R_VERIFYSTATE: &str = "volbench keeps no verify state between runs: a later job checks the headers on the device itself (rw=read with verify=...)";
@@ -162,7 +161,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("lockmem", R_PROCESS),
     refused("fadvise_hint", "volbench gives no per-pattern fadvise hint; buffered reads use the kernel's default readahead (set it with `blockdev --setra`)"),
     refused("unlink_each_loop", "volbench keeps the job's files across loops; use unlink=1 to remove them after the job"),
-    refused("latency_run", R_LATTARGET),
     refused("cgroup", "volbench does not create cgroups for its jobs; run it inside one (`systemd-run --scope -p IOReadIOPSMax=...` or a v1 blkio throttle); `volbench emulate` caps a device for you"),
     refused("cgroup_nodelete", "volbench does not create cgroups for its jobs (see cgroup)"),
     refused("cgroup_weight", "volbench does not create cgroups for its jobs (see cgroup)"),
@@ -214,9 +212,6 @@ pub(super) const REFUSED: &[O] = &[
         ..refused("rate_cycle", R_RATEMIN)
     },
     refused("rate_ignore_thinktime", "volbench's rate always counts the think time in the job's pace"),
-    refused("latency_target", R_LATTARGET),
-    refused("latency_window", R_LATTARGET),
-    refused("latency_percentile", R_LATTARGET),
     refused("max_latency", "volbench does not end a job on a latency limit; the report gives p99, p99.9 and the maximum"),
     refused("verify_only", "volbench has no read-only pass over a write job; to check data written earlier, run the same job with rw=read (or randread) and the same verify="),
     refused("verify_state_save", R_VERIFYSTATE),

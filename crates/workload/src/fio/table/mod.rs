@@ -11,6 +11,7 @@ mod data;
 mod engine;
 mod files;
 mod known;
+mod latency;
 mod logs;
 pub mod names;
 mod pattern;
@@ -258,6 +259,7 @@ const GROUPS: &[&[FioOption]] = &[
     files::OPTIONS,
     timing::OPTIONS,
     steady::OPTIONS,
+    latency::OPTIONS,
     engine::OPTIONS,
     data::OPTIONS,
     logs::OPTIONS,

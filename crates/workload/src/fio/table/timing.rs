@@ -276,7 +276,7 @@ fn think(j: &mut JobSpec) -> &mut Think {
 }
 
 /// fio's think times: a number alone is microseconds, a unit may be given.
-fn micros(v: &Val) -> Result<u64, OptError> {
+pub(super) fn micros(v: &Val) -> Result<u64, OptError> {
     let s = v.need()?;
     match s.trim().parse::<u64>() {
         Ok(n) => Ok(n),

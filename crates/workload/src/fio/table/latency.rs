@@ -1,0 +1,96 @@
+//! fio's latency-target search: the target, the window each depth is judged over, the share
+//! of I/Os that must meet the target, and whether to go on adjusting after it has settled.
+
+use super::timing::micros;
+use super::{show_flag, Category as C, FioOption as O, Kind};
+
+pub(super) const OPTIONS: &[O] = &[
+    O {
+        details: "the job starts at depth 1, doubles it while each `latency_window` meets the \
+                  target, bisects between the last good and first bad depth once one misses, \
+                  and once a window picks the same depth again, restarts its counts there and \
+                  ends after the next window that meets the target (fio's rules); the \
+                  report's figures are those last windows' and it names the depth. Latency is \
+                  issue to completion (fio's lat). With `latency_percentile=100` an I/O over \
+                  the target at depth 1 ends the job with an error, as in fio",
+        show: Some(|j| {
+            let t = j.lat_target;
+            t.on().then(|| show_us(t.target_ns))
+        }),
+        ..O::new(
+            "latency_target",
+            C::Timing,
+            Kind::Time,
+            "Find the deepest queue (up to iodepth) that keeps latency within this (µs unless a unit is given)",
+            "2ms",
+            |j, v| {
+                j.lat_target.target_ns = micros(v)?.saturating_mul(1000);
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| {
+            let t = j.lat_target;
+            (t.on() && t.window_ns > 0).then(|| show_us(t.window_ns))
+        }),
+        ..O::new(
+            "latency_window",
+            C::Timing,
+            Kind::Time,
+            "Run each depth this long before judging it (µs unless a unit is given)",
+            "1s",
+            |j, v| {
+                j.lat_target.window_ns = micros(v)?.saturating_mul(1000);
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| {
+            let t = j.lat_target;
+            (t.on() && t.percentile != 100.0).then(|| t.percentile.to_string())
+        }),
+        ..O::new(
+            "latency_percentile",
+            C::Timing,
+            Kind::Text,
+            "The share of I/Os (%) that must meet latency_target (100)",
+            "99",
+            |j, v| {
+                let s = v.need()?;
+                let p = s
+                    .trim()
+                    .trim_end_matches('%')
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|p| *p > 0.0 && *p <= 100.0)
+                    .ok_or_else(|| v.bad(s, "give a percentage above 0, up to 100"))?;
+                j.lat_target.percentile = p;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| {
+            let t = j.lat_target;
+            (t.on() && t.run).then(|| show_flag(true)).flatten()
+        }),
+        ..O::new(
+            "latency_run",
+            C::Timing,
+            Kind::Flag,
+            "Keep adjusting the depth to the end of the run instead of ending at the depth found",
+            "1",
+            |j, v| {
+                j.lat_target.run = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+];
+
+/// A time in whole µs, as fio reads it back.
+fn show_us(ns: u64) -> String {
+    format!("{}us", ns / 1000)
+}
