@@ -417,11 +417,17 @@ fn rate_text(p: &runner::Progress) -> String {
     }
 }
 
-/// Where a run is, for a progress line off a terminal: "12 s of 30 s", "3 s, 40% done".
+/// Where a run is, for a progress line off a terminal: "12 s of 30 s", "3 s, 40% done,
+/// about 5 s left" (a size-based run's remaining time at its pace so far, as the bar's eta).
 fn clock_text(p: &runner::Progress) -> String {
     let at = p.elapsed.as_secs_f64();
     match (p.planned, p.fraction) {
         (Some(t), _) => format!("{at:.0} s of {:.0} s", t.as_secs_f64()),
+        (None, Some(f)) if f > 0.0 && f < 1.0 => format!(
+            "{at:.0} s, {:.0}% done, about {} left",
+            f * 100.0,
+            figures::fmt_secs(at * (1.0 - f) / f)
+        ),
         (None, Some(f)) => format!("{at:.0} s, {:.0}% done", f * 100.0),
         _ => format!("{at:.0} s"),
     }

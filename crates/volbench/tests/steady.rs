@@ -511,4 +511,155 @@ fn pts_on_a_new_file_says_it_was_not_purged() {
     let k = 1024;
     check_pts(&v, &[100, 0], &[1024 * k, 128 * k], "bw_bytes");
     assert_eq!(std::fs::metadata(&f).unwrap().len(), 8 << 20);
+    check_pts_html(&v, d.path(), "bw_bytes");
+}
+
+/// The HTML page of a PTS report, from its JSON read back by `volbench report`: the charts'
+/// data, as the page carries it for the browser, are the report's figures. The convergence
+/// chart has the tracked figure of every round, and over the window its mean, 110 % and 90 %
+/// of it and the best-fit line; the window chart has each cell of the table.
+fn check_pts_html(v: &Value, dir: &std::path::Path, tracked: &str) {
+    let json = dir.join("pts.json");
+    std::fs::write(&json, v.to_string()).unwrap();
+    let html = dir.join("pts.html");
+    ok_stdout(volbench().args([
+        "report",
+        json.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let data = page
+        .split_once(r#"<script id="volbench-data" type="application/json">"#)
+        .and_then(|(_, rest)| rest.split_once("</script>"))
+        .map(|(d, _)| d.to_string())
+        .unwrap();
+    let charts: Value = serde_json::from_str(&data).unwrap();
+    let chart = |title: &str| -> Value {
+        let all = charts["charts"].as_array().unwrap();
+        let c = all
+            .iter()
+            .find(|c| c["title"].as_str().unwrap().starts_with(title));
+        c.unwrap_or_else(|| panic!("no chart {title}: {charts}"))
+            .clone()
+    };
+    let series = |c: &Value, label: &str| -> Vec<Option<f64>> {
+        let sets = c["datasets"].as_array().unwrap();
+        let d = sets
+            .iter()
+            .find(|d| d["label"].as_str() == Some(label))
+            .unwrap();
+        d["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64())
+            .collect()
+    };
+    let p = &v["pts"];
+    let ss = &p["steady_state"];
+    let conv = chart("Steady-state convergence");
+    let (m, b) = (
+        p["plan"]["tracked"][0].as_u64().unwrap(),
+        p["plan"]["tracked"][1].as_u64().unwrap(),
+    );
+    let name = conv["datasets"][0]["label"].as_str().unwrap().to_string();
+    let tracked_ys: Vec<Option<f64>> = p["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let pts = r["points"].as_array().unwrap();
+            let pt = pts
+                .iter()
+                .find(|x| x["read_pct"].as_u64() == Some(m) && x["bs"].as_u64() == Some(b));
+            pt.and_then(|x| x[tracked].as_f64())
+        })
+        .collect();
+    assert_eq!(series(&conv, &name), tracked_ys);
+    let mean = ss["mean"].as_f64().unwrap();
+    let (first, last) = (
+        ss["first_round"].as_u64().unwrap(),
+        ss["last_round"].as_u64().unwrap(),
+    );
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(1.0);
+    for (label, factor) in [
+        ("window mean", 1.0),
+        ("110% of the mean", 1.1),
+        ("90% of the mean", 0.9),
+    ] {
+        for (i, y) in series(&conv, label).into_iter().enumerate() {
+            let r = i as u64 + 1;
+            match y {
+                Some(y) => assert!(
+                    (first..=last).contains(&r) && near(y, mean * factor),
+                    "{label} round {r}"
+                ),
+                None => assert!(!(first..=last).contains(&r), "{label} round {r} missing"),
+            }
+        }
+    }
+    let fit = series(&conv, "best-fit line");
+    let start = fit[first as usize - 1].unwrap();
+    assert!(near(start, ss["intercept"].as_f64().unwrap()));
+    let end = fit[last as usize - 1].unwrap();
+    assert!(near(
+        end - start,
+        ss["slope"].as_f64().unwrap() * (last - first) as f64
+    ));
+    let window = chart("Measurement window");
+    for cell in p["table"].as_array().unwrap() {
+        let mix = cell["read_pct"].as_u64().unwrap();
+        let sizes = window["labels"].as_array().unwrap();
+        let at = sizes.iter().position(|l| {
+            let want = if cell["bs"].as_u64() == Some(1 << 20) {
+                "1m"
+            } else {
+                "128k"
+            };
+            l.as_str() == Some(want)
+        });
+        let got = series(&window, &format!("{mix}/{}", 100 - mix))[at.unwrap()];
+        assert_eq!(got, cell[tracked].as_f64(), "cell {cell}");
+    }
+    assert!(
+        page.contains("Measurement window") && page.contains("steady state"),
+        "the page's text"
+    );
+}
+
+/// The PTS preconditioning writes the device twice (`loops=2`): progress off a terminal
+/// gives the share of both passes and the time left. It counted one pass as the whole, and
+/// read 100 % halfway. Here 4 MiB twice at 2 MiB/s: the first line, at about 2 s, is near
+/// half done and says how long is left.
+#[test]
+fn progress_counts_every_loop_of_a_size_based_run() {
+    let dir = tmpdir();
+    let file = dir.path().join("loops.dat");
+    let out = volbench()
+        .args([
+            "run",
+            "--name=loops",
+            "--rw=write",
+            "--bs=64k",
+            "--size=4m",
+            "--loops=2",
+        ])
+        .arg(format!("--filename={}", file.display()))
+        .args(["--rate=2m", "--no-store"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("% done"))
+        .unwrap_or_else(|| panic!("no progress line: {err}"));
+    let pct: f64 = line
+        .split_once("s, ")
+        .and_then(|(_, r)| r.split_once("% done"))
+        .map(|(p, _)| p.trim().parse().unwrap())
+        .unwrap();
+    assert!((25.0..=75.0).contains(&pct), "{line}");
+    assert!(line.contains("left"), "{line}");
 }
