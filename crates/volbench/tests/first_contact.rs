@@ -733,7 +733,7 @@ fn stored_target_paths_are_canonical_and_absolute() {
 fn ctrl_c_during_layout_exits_130_and_removes_the_partial_file() {
     let d = tmpdir();
     // Half the free space, at most 4 GiB: a CI disk with 4 GiB free must still run it.
-    let size_mib = (free_bytes(d.path()) / 2 >> 20).min(4096);
+    let size_mib = (free_bytes(d.path()) >> 21).min(4096);
     if size_mib < 512 {
         cannot_run!("512 MiB free below {} for the layout", d.path().display());
     }
