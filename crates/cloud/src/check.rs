@@ -158,6 +158,27 @@ fn below(m: &Model, t: &Measured, want: f64, metric: &str, bs: u64) -> Vec<Strin
             why.push(format!("CPU-bound tool: each job thread used {j:.0} % of a CPU; add jobs or use a cheaper engine"));
         }
     }
+    if let Some(c) = t
+        .machine
+        .as_ref()
+        .and_then(|x| crate::instance::cap(x, t.cpus))
+    {
+        let (cap, scale, unit) = match metric {
+            "iops" => (c.max_iops, 1.0, "IOPS"),
+            _ => (c.max_bytes, 1e6, "MB/s"),
+        };
+        if cap < want {
+            why.insert(
+                0,
+                format!(
+                    "instance cap: {} sends at most {} {unit} to all its volumes, below this model's {} {unit}",
+                    c.what,
+                    figures::fmt_count(cap / scale),
+                    figures::fmt_count(want / scale)
+                ),
+            );
+        }
+    }
     if !m.instance_caps.is_empty() {
         why.push(format!("instance cap: {}", m.instance_caps[0]));
     }

@@ -10,6 +10,7 @@ pub mod cheapest;
 pub mod check;
 pub mod emulate;
 pub mod infer;
+pub mod instance;
 pub mod measured;
 pub mod model;
 pub mod step;

@@ -12,6 +12,9 @@ pub struct Measured {
     pub test: String,
     pub spec: JobSpec,
     pub report: JobReport,
+    /// The cloud machine it ran on (from DMI) and its vCPUs: the instance's own cap.
+    pub machine: Option<report::machine::Machine>,
+    pub cpus: u32,
 }
 
 /// Every test of a document: a run's reporting groups, a sweep's or suite's runs.
@@ -41,6 +44,8 @@ fn from_run(r: &RunReport, label: Option<&str>) -> Vec<Measured> {
                 test,
                 spec,
                 report: g.report.clone(),
+                machine: r.environment.machine.clone(),
+                cpus: r.environment.cpus,
             })
         })
         .collect()

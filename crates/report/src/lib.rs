@@ -9,6 +9,7 @@ pub mod compare;
 pub mod db;
 pub mod fsync;
 pub mod infer;
+pub mod machine;
 mod percentiles;
 pub mod pts;
 pub mod read;

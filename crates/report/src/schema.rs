@@ -187,6 +187,9 @@ pub struct Environment {
     pub cpu_model: String,
     pub cpus: u32,
     pub memory_bytes: u64,
+    /// The cloud and instance type, from DMI, where the machine has DMI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<crate::machine::Machine>,
     pub targets: Vec<TargetInfo>,
 }
 

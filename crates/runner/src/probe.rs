@@ -34,6 +34,7 @@ pub fn environment() -> Environment {
         cpu_model,
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         memory_bytes,
+        machine: Some(report::machine::this_machine()).filter(|m| !m.dmi.is_empty()),
         targets: Vec::new(),
     }
 }
@@ -59,7 +60,7 @@ impl DevId {
 }
 
 /// The whole-disk sysfs directory for a device or partition directory.
-fn disk_dir(dev_dir: &Path) -> PathBuf {
+pub fn disk_dir(dev_dir: &Path) -> PathBuf {
     if dev_dir.join("partition").exists() {
         dev_dir
             .parent()
@@ -140,7 +141,7 @@ fn device_info_at(dir: &Path, depth: u32) -> Option<DeviceInfo> {
 }
 
 /// The sysfs directories of the devices under a stacked device (`slaves/`), sorted by name.
-fn members(disk: &Path) -> Vec<PathBuf> {
+pub fn members(disk: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = fs::read_dir(disk.join("slaves"))
         .map(|rd| {
             rd.filter_map(|e| e.ok())
