@@ -18,6 +18,7 @@ pkgs=(
   sysbench                               # seed 003's fsync comparison runs sysbench fileio
   libopenmpi-dev openmpi-bin libclang-dev  # the MPI build (rsmpi's bindgen needs libclang.so)
   iproute2 kmod procps python3           # network namespaces for emulated hosts; modprobe; pkill
+  dpkg-dev gzip                          # the package: cargo-deb's dependency scan, man pages
 )
 if [ "$(id -u)" = 0 ]; then
   apt-get update -qq
@@ -48,5 +49,10 @@ fi
 # The fuzz targets (tests/fuzz.rs of workload, durability, cloud, report) run a short run of
 # 256 generated inputs each here; docs/fuzzing.md has the long run.
 export PROPTEST_CASES="${PROPTEST_CASES:-256}"
-# --no-fail-fast: one failing test binary must not hide the results of the others.
-cargo test --workspace --no-fail-fast
+# --no-fail-fast: one failing test binary must not hide the results of the others, nor the
+# package test after them.
+status=0
+cargo test --workspace --no-fail-fast || status=$?
+# The Debian package: built, installed with dpkg, `volbench quick` run from it, removed.
+bash scripts/package-test.sh || status=$?
+exit "$status"

@@ -103,6 +103,52 @@ pub enum Cmd {
         after_help = "Examples:\n  volbench clean                 # what killed runs wrote down\n  volbench clean /mnt/nvme /data  # and volbench's files found there by name"
     )]
     Clean(CleanArgs),
+    /// Check what on this host can change a result: I/O and CPU limits on this process, other
+    /// I/O on the device, block-layer, file-system and CPU settings, and the cloud instance's
+    /// own storage cap. Reads only; every run does the cheap part of it.
+    #[command(after_help = DOCTOR_EXAMPLES)]
+    Doctor(DoctorArgs),
+    /// Print the shell completion script for SHELL (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Examples:\n  volbench completions bash > /etc/bash_completion.d/volbench\n  volbench completions zsh > \"${fpath[1]}/_volbench\"\n  volbench completions fish > ~/.config/fish/completions/volbench.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Write the man pages (volbench.1 and one per subcommand, volbench-run.1, ...) to DIR.
+    #[command(after_help = "Examples:\n  volbench man /usr/local/share/man/man1")]
+    Man(ManArgs),
+}
+
+const DOCTOR_EXAMPLES: &str = "\
+Examples:
+  volbench doctor                   the host, and the device holding the current directory
+  volbench doctor /dev/nvme1n1      a device: its limits, settings, and any other I/O on it
+  volbench doctor /mnt/data --output-format json";
+
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// The device, file or directory to be tested (default: the current directory).
+    #[arg(value_name = "TARGET")]
+    pub target: Option<PathBuf>,
+    /// How long to watch the device's counters for other I/O.
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = humantime::parse_duration)]
+    pub watch: std::time::Duration,
+    /// text or json.
+    #[arg(long = "output-format", value_name = "FORMAT", default_value = "text")]
+    pub output_format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// The directory to write the pages to (created if missing).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 #[derive(Args, Debug)]

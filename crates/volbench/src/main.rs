@@ -80,6 +80,9 @@ fn dispatch() -> ExitCode {
         cli::Cmd::Infer(a) => cmd::infer::main(a),
         cli::Cmd::Emulate(a) => cmd::emulate::main(a),
         cli::Cmd::Clean(a) => cmd::clean::main(a),
+        cli::Cmd::Doctor(a) => cmd::doctor::main(a),
+        cli::Cmd::Completions(a) => cmd::manual::completions(a),
+        cli::Cmd::Man(a) => cmd::manual::man(a),
     })
 }
 

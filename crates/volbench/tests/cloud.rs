@@ -766,3 +766,39 @@ fn infer_and_check_read_a_stored_sweep() {
         "{big}"
     );
 }
+
+/// Issue 27: a gp3 volume provisioned beyond its instance's own EBS cap measures the instance,
+/// and `cloud check` names that first. The machine is the DMI an m5.large's firmware reports
+/// (tests/data/dmi/aws-m5.large), as the run records it in its environment.
+#[test]
+fn cloud_check_names_the_instance_cap_below_the_volume() {
+    let d = tmpdir();
+    let dmi = json!({"sys_vendor": "Amazon EC2", "product_name": "m5.large", "bios_vendor": "Amazon EC2",
+        "bios_version": "1.0", "chassis_asset_tag": "Amazon EC2"});
+    let on = |machine: Value| {
+        move |v: &mut Value| {
+            set_job(v, "rw", json!("read"));
+            set_job(v, "bs", json!(1u64 << 20));
+            measured(v, "read", 566.0, 593.75e6, 50e6, 5.0);
+            v["environment"]["machine"] = machine.clone();
+        }
+    };
+    let m5 = json!({"provider": "aws", "instance_type": "m5.large", "dmi": dmi});
+    let f = report_with(d.path(), "m5", on(m5));
+    // 1,000 MiB/s provisioned, 593.75 MB/s measured: the instance's cap.
+    let model = "aws:gp3:size=500g:iops=16000:throughput=1000";
+    let r = check(&f, model);
+    assert_eq!(r["verdict"], json!("below"), "{r}");
+    let first = r["reasons"][0].as_str().unwrap();
+    assert!(
+        first.starts_with("instance cap: m5.large sends at most 594 MB/s to all its volumes, below this model's 1049 MB/s"),
+        "{r}"
+    );
+    // The same figures from a machine the catalog does not know: no such reason.
+    let f = report_with(d.path(), "bare", on(Value::Null));
+    let r = check(&f, model);
+    assert!(
+        !r["reasons"].to_string().contains("m5.large"),
+        "a reason without a known instance: {r}"
+    );
+}

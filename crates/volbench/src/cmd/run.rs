@@ -107,9 +107,11 @@ fn run_workload(
         stop: super::stop_flag(),
         ..Default::default()
     };
+    let checks = super::hostcheck::before(&w);
     let mut progress = out.progress();
-    let report = scaleout::world::run(&w, &opts, &mut progress, layout(a.shared_file))?;
+    let mut report = scaleout::world::run(&w, &opts, &mut progress, layout(a.shared_file))?;
     drop(progress);
+    checks.into_report(&mut report);
     // fio's log files, where the jobs asked for them, in the current directory as fio writes
     // them (rank 0 only under MPI: the merged series).
     if scaleout::world::is_root() && report.workload.jobs.iter().any(|j| j.logs.any()) {

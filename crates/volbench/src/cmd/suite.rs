@@ -196,18 +196,16 @@ pub fn run_test(
     spec: JobSpec,
     prefix: String,
 ) -> Result<Status> {
+    let w = Workload {
+        jobs: vec![spec],
+        ..Default::default()
+    };
+    let checks = super::hostcheck::before(&w);
     let mut bar = out.progress();
     bar.set_prefix(prefix);
-    let report = scaleout::world::run(
-        &Workload {
-            jobs: vec![spec],
-            ..Default::default()
-        },
-        opts,
-        &mut bar,
-        layout,
-    )?;
+    let mut report = scaleout::world::run(&w, opts, &mut bar, layout)?;
     drop(bar);
+    checks.into_report(&mut report);
     let st = report.status;
     suite.runs.push(SuiteRun {
         label,
