@@ -101,7 +101,10 @@ pub fn cheap(targets: &[&Path], watch: Duration) -> Vec<Finding> {
     // (emulate's bucket on v1 blkio, seen here) let 3,300 I/Os through in a 3,000 IOPS run's
     // first second after a 250 ms watch, and a burst test's steady state came a second late.
     // The limit's own warning already says the run is capped, so the watch is left out there.
-    if !f.iter().any(|x| x.code == "io_limit" && x.level == Level::Warn) {
+    if !f
+        .iter()
+        .any(|x| x.code == "io_limit" && x.level == Level::Warn)
+    {
         f.extend(activity::findings(&devs, watch));
     }
     f.retain(|x| x.level > Level::Ok);
