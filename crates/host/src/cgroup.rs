@@ -87,15 +87,32 @@ fn read_bounded(p: &Path, max: u64) -> String {
 
 /// Every I/O limit on this process for one of `devs`.
 pub fn io_limits(devs: &[Dev]) -> Vec<IoLimit> {
-    let key = |d: &Dev| format!("{}:{}", d.id.major, d.id.minor);
+    let mut out = v2_limits(devs);
+    out.extend(v1_limits(devs));
+    out
+}
+
+/// `device MAJ:MIN`'s limit from one value of `file` ("max", no limit, gives none).
+fn limit(file: &Path, devs: &[Dev], key: &str, what: &'static str, v: &str) -> Option<IoLimit> {
+    let d = devs
+        .iter()
+        .find(|d| format!("{}:{}", d.id.major, d.id.minor) == key)?;
+    Some(IoLimit {
+        file: file.to_path_buf(),
+        device: d.name.clone(),
+        what,
+        value: v.parse().ok()?,
+    })
+}
+
+/// cgroup v2: `io.max` lines, "MAJ:MIN rbps=N wbps=max riops=N wiops=max".
+fn v2_limits(devs: &[Dev]) -> Vec<IoLimit> {
     let mut out = Vec::new();
     for dir in chain(None) {
         let file = dir.join("io.max");
         for line in read_bounded(&file, 1 << 16).lines() {
             let mut w = line.split_whitespace();
-            let Some(d) = w.next().and_then(|k| devs.iter().find(|d| key(d) == k)) else {
-                continue;
-            };
+            let Some(key) = w.next() else { continue };
             for (name, v) in w.filter_map(|kv| kv.split_once('=')) {
                 let what = match name {
                     "riops" => "read IOPS",
@@ -104,18 +121,16 @@ pub fn io_limits(devs: &[Dev]) -> Vec<IoLimit> {
                     "wbps" => "write bandwidth",
                     _ => continue,
                 };
-                // "max" is no limit.
-                if let Ok(value) = v.parse() {
-                    out.push(IoLimit {
-                        file: file.clone(),
-                        device: d.name.clone(),
-                        what,
-                        value,
-                    });
-                }
+                out.extend(limit(&file, devs, key, what, v));
             }
         }
     }
+    out
+}
+
+/// cgroup v1: `blkio.throttle.*_device` files, a "MAJ:MIN N" line per limited device.
+fn v1_limits(devs: &[Dev]) -> Vec<IoLimit> {
+    let mut out = Vec::new();
     for dir in chain(Some("blkio")) {
         for (name, what) in [
             ("blkio.throttle.read_iops_device", "read IOPS"),
@@ -125,20 +140,8 @@ pub fn io_limits(devs: &[Dev]) -> Vec<IoLimit> {
         ] {
             let file = dir.join(name);
             for line in read_bounded(&file, 1 << 16).lines() {
-                let mut w = line.split_whitespace();
-                let (Some(k), Some(v)) = (w.next(), w.next()) else {
-                    continue;
-                };
-                let Some(d) = devs.iter().find(|d| key(d) == k) else {
-                    continue;
-                };
-                if let Ok(value) = v.parse() {
-                    out.push(IoLimit {
-                        file: file.clone(),
-                        device: d.name.clone(),
-                        what,
-                        value,
-                    });
+                if let Some((key, v)) = line.split_once(' ') {
+                    out.extend(limit(&file, devs, key, what, v.trim()));
                 }
             }
         }

@@ -46,18 +46,12 @@ fn doctor_and_run_name_an_emulated_limit_and_its_cgroup() {
     );
     let bin = assert_cmd::cargo::cargo_bin("volbench");
     let under = |args: &[&str]| {
-        let out = volbench()
-            .args(["emulate", "--device", z.p(), "--iops", "3000", "--"])
-            .arg(&bin)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+        ok_json(
+            volbench()
+                .args(["emulate", "--device", z.p(), "--iops", "3000", "--"])
+                .arg(&bin)
+                .args(args),
+        )
     };
     let v = under(&["doctor", z.p(), "--watch=0.1s", "--output-format=json"]);
     let lim = found(&v, "io_limit");
