@@ -64,6 +64,7 @@ pub fn rows() -> Result<Vec<Row>> {
 pub fn cap(m: &Machine, cpus: u32) -> Option<Cap> {
     match m.provider.as_deref()? {
         "oci" => Some(oci_flex(cpus)),
+        "gcp" => Some(gcp_n2(cpus)),
         provider => {
             let t = m.instance_type.as_deref()?;
             let r = rows()
@@ -107,6 +108,38 @@ fn oci_flex(cpus: u32) -> Cap {
     }
 }
 
+/// GCP's per-VM Persistent Disk caps for an N2 machine by its vCPUs (pd-ssd IOPS and the
+/// throughput cap, as gcpdiag's N2 ladder in reference/cloud-volumes.md gives them; the docs'
+/// per-instance caps page). DMI names neither the machine family nor the disk type, so the
+/// wording says "N2" and "pd-ssd", and the figures are marked unconfirmed for this machine.
+fn gcp_n2(cpus: u32) -> Cap {
+    // (vCPUs from, pd-ssd IOPS, MiB/s)
+    const LADDER: [(u32, f64, f64); 5] = [
+        (1, 15_000.0, 240.0),
+        (8, 15_000.0, 800.0),
+        (16, 25_000.0, 1_200.0),
+        (32, 60_000.0, 1_200.0),
+        (64, 100_000.0, 1_200.0),
+    ];
+    let (_, iops, mib) = LADDER
+        .iter()
+        .rev()
+        .find(|(from, _, _)| cpus >= *from)
+        .copied()
+        .unwrap_or(LADDER[0]);
+    let bytes = mib * (1u64 << 20) as f64;
+    Cap {
+        what: format!("an N2 VM with {cpus} vCPUs (pd-ssd, zonal)"),
+        baseline_iops: iops,
+        max_iops: iops,
+        baseline_bytes: bytes,
+        max_bytes: bytes,
+        burst: None,
+        source: "https://cloud.google.com/compute/docs/disks/performance".into(),
+        unconfirmed: true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +174,16 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(cap(&unknown.machine(), 2), None);
+    }
+
+    #[test]
+    fn gcp_n2_follows_its_vcpu_ladder() {
+        assert_eq!(
+            (gcp_n2(2).max_iops, gcp_n2(2).max_bytes),
+            (15_000.0, 240.0 * 1048576.0)
+        );
+        assert_eq!(gcp_n2(16).max_iops, 25_000.0);
+        assert_eq!(gcp_n2(96).max_iops, 100_000.0);
     }
 
     #[test]

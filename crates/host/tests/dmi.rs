@@ -51,6 +51,11 @@ fn the_doctor_names_the_instance_and_its_cap() {
         oci[1].contains("4 OCPUs") && oci[1].contains("80.0k IOPS and 480 MB/s"),
         "{oci:?}"
     );
+    let gcp = lines("gcp", 2);
+    assert!(
+        gcp[1].contains("N2 VM with 2 vCPUs") && gcp[1].contains("unconfirmed"),
+        "{gcp:?}"
+    );
     let kvm = lines("kvm-not-a-cloud", 2);
     assert_eq!(kvm.len(), 1, "{kvm:?}");
     assert!(kvm[0].contains("not a cloud volbench knows"), "{kvm:?}");

@@ -132,6 +132,9 @@ pub struct DoctorArgs {
     /// How long to watch the device's counters for other I/O.
     #[arg(long, value_name = "TIME", default_value = "1s", value_parser = humantime::parse_duration)]
     pub watch: std::time::Duration,
+    /// The jobs the run will start, set against the CPUs this process may use.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub numjobs: u32,
     /// text or json.
     #[arg(long = "output-format", value_name = "FORMAT", default_value = "text")]
     pub output_format: String,

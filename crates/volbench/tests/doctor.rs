@@ -167,6 +167,14 @@ fn doctor_on_this_machine_agrees_with_findmnt_and_nproc() {
         found(&v, "cpus")[0].1,
         format!("{} CPUs available to this process", nproc.trim())
     );
+    // More jobs than CPUs: a warning naming both counts.
+    let many = doctor(&[d.path().to_str().unwrap(), "--watch=0.1s", "--numjobs=4096"]);
+    let cpus = found(&many, "cpus");
+    assert!(
+        cpus.iter()
+            .any(|(l, w)| l == "warn" && *w == format!("4096 jobs on {} CPUs", nproc.trim())),
+        "{cpus:?}"
+    );
     // Reads only: the text form lists the same findings, one line each.
     let text = ok_stdout(volbench().args(["doctor", d.path().to_str().unwrap(), "--watch=0.1s"]));
     assert!(

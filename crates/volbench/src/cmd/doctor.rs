@@ -9,8 +9,7 @@ use std::process::ExitCode;
 
 pub fn main(a: DoctorArgs) -> Result<ExitCode> {
     let target = a.target.clone().unwrap_or_else(|| PathBuf::from("."));
-    let numjobs = 1;
-    let findings = host::doctor(&target, a.watch, numjobs).map_err(super::usage)?;
+    let findings = host::doctor(&target, a.watch, a.numjobs).map_err(super::usage)?;
     let out = match a.output_format.as_str() {
         "json" => {
             let v = serde_json::json!({
