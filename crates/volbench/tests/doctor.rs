@@ -100,7 +100,12 @@ fn other_io_from_a_concurrent_fio_is_reported_by_doctor_and_run() {
         ])
         // --thread: the job runs in fio's own process, so killing it stops the I/O (a forked
         // job would hold the device after its parent died).
-        .args(["--time_based", "--runtime=30s", "--ioengine=psync", "--thread"])
+        .args([
+            "--time_based",
+            "--runtime=30s",
+            "--ioengine=psync",
+            "--thread",
+        ])
         .arg(format!("--filename={}", z.p()))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
