@@ -76,13 +76,9 @@ fn chain(controller: Option<&str>) -> Vec<PathBuf> {
     Vec::new()
 }
 
+/// A cgroup or procfs file's text; empty where it cannot be read (no such controller file).
 fn read_bounded(p: &Path, max: u64) -> String {
-    use std::io::Read;
-    let mut s = String::new();
-    if let Ok(f) = std::fs::File::open(p) {
-        let _ = f.take(max).read_to_string(&mut s);
-    }
-    s
+    crate::read(p, max).unwrap_or_default()
 }
 
 /// Every I/O limit on this process for one of `devs`.

@@ -42,11 +42,7 @@ impl Dev {
 /// created, by its nearest existing parent) is the device of its file system. Empty for a
 /// file system on no block device (tmpfs, overlay, NFS).
 pub fn of_target(target: &Path) -> Result<Vec<Dev>, String> {
-    let meta = target
-        .ancestors()
-        .filter(|a| !a.as_os_str().is_empty())
-        .chain([Path::new(".")])
-        .find_map(|a| std::fs::metadata(a).ok())
+    let (_, meta) = nearest(target)
         .ok_or_else(|| format!("{}: no such file or directory", target.display()))?;
     let raw = if meta.file_type().is_block_device() {
         meta.rdev()
@@ -54,6 +50,16 @@ pub fn of_target(target: &Path) -> Result<Vec<Dev>, String> {
         meta.dev()
     };
     Ok(DevId::from_raw(raw).sysfs().map(stack).unwrap_or_default())
+}
+
+/// `target`, or its nearest existing parent (a file the run has yet to create), or the
+/// current directory, with its metadata.
+pub fn nearest(target: &Path) -> Option<(PathBuf, std::fs::Metadata)> {
+    target
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .chain([Path::new(".")])
+        .find_map(|a| std::fs::metadata(a).ok().map(|m| (a.to_path_buf(), m)))
 }
 
 /// The device at `dir`, its disk when it is a partition, and the members below, four levels

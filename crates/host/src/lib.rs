@@ -16,6 +16,19 @@ use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
 
+/// A procfs, sysfs or cgroupfs file, at most `max` bytes of it (these are small files; the
+/// bound keeps a strange mount from feeding a huge one), trimmed. None when it cannot be read.
+pub(crate) fn read(p: &Path, max: u64) -> Option<String> {
+    use std::io::Read;
+    let mut s = String::new();
+    std::fs::File::open(p)
+        .ok()?
+        .take(max)
+        .read_to_string(&mut s)
+        .ok()?;
+    Some(s.trim().to_string())
+}
+
 /// How much a finding matters to a result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -7,15 +7,9 @@ use crate::{Finding, Level};
 use figures::fmt_count;
 use std::path::{Path, PathBuf};
 
+/// A sysfs attribute (one short line).
 fn read(p: PathBuf) -> Option<String> {
-    use std::io::Read;
-    let mut s = String::new();
-    std::fs::File::open(p)
-        .ok()?
-        .take(4096)
-        .read_to_string(&mut s)
-        .ok()?;
-    Some(s.trim().to_string())
+    crate::read(&p, 4096)
 }
 
 fn note(area: &'static str, code: &'static str, what: String, why: &str, fix: &str) -> Finding {
@@ -97,12 +91,7 @@ fn probe_mq(sysfs: &Path) -> bool {
 /// and how fragmented an existing file is.
 pub fn filesystem(target: &Path) -> Vec<Finding> {
     use std::os::unix::fs::FileTypeExt;
-    let meta = target
-        .ancestors()
-        .filter(|a| !a.as_os_str().is_empty())
-        .chain([Path::new(".")])
-        .find_map(|a| std::fs::metadata(a).ok().map(|m| (a.to_path_buf(), m)));
-    let Some((at, meta)) = meta else {
+    let Some((at, meta)) = crate::dev::nearest(target) else {
         return Vec::new();
     };
     if meta.file_type().is_block_device() {
