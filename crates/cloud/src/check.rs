@@ -132,6 +132,23 @@ fn above(
 }
 
 /// Why a result falls short of the model, most likely first.
+/// The reason when the machine the test ran on caps all its volumes below the model's figure.
+fn instance_cap_below(t: &Measured, want: f64, metric: &str) -> Option<String> {
+    let c = crate::instance::cap(t.machine.as_ref()?, t.cpus)?;
+    let (cap, scale, unit) = match metric {
+        "iops" => (c.max_iops, 1.0, "IOPS"),
+        _ => (c.max_bytes, 1e6, "MB/s"),
+    };
+    (cap < want).then(|| {
+        format!(
+            "instance cap: {} sends at most {} {unit} to all its volumes, below this model's {} {unit}",
+            c.what,
+            figures::fmt_count(cap / scale),
+            figures::fmt_count(want / scale)
+        )
+    })
+}
+
 fn below(m: &Model, t: &Measured, want: f64, metric: &str, bs: u64) -> Vec<String> {
     let r = &t.report;
     let mut why = Vec::new();
@@ -158,29 +175,13 @@ fn below(m: &Model, t: &Measured, want: f64, metric: &str, bs: u64) -> Vec<Strin
             why.push(format!("CPU-bound tool: each job thread used {j:.0} % of a CPU; add jobs or use a cheaper engine"));
         }
     }
-    if let Some(c) = t
-        .machine
-        .as_ref()
-        .and_then(|x| crate::instance::cap(x, t.cpus))
-    {
-        let (cap, scale, unit) = match metric {
-            "iops" => (c.max_iops, 1.0, "IOPS"),
-            _ => (c.max_bytes, 1e6, "MB/s"),
-        };
-        if cap < want {
-            why.insert(
-                0,
-                format!(
-                    "instance cap: {} sends at most {} {unit} to all its volumes, below this model's {} {unit}",
-                    c.what,
-                    figures::fmt_count(cap / scale),
-                    figures::fmt_count(want / scale)
-                ),
-            );
+    // The machine's own cap where the catalog knows it, first; else the product's note.
+    match instance_cap_below(t, want, metric) {
+        Some(reason) => why.insert(0, reason),
+        None if !m.instance_caps.is_empty() => {
+            why.push(format!("instance cap: {}", m.instance_caps[0]))
         }
-    }
-    if !m.instance_caps.is_empty() {
-        why.push(format!("instance cap: {}", m.instance_caps[0]));
+        None => {}
     }
     if lat_ns > 2e6 && outstanding <= 4.0 {
         why.push(format!(

@@ -794,6 +794,14 @@ fn cloud_check_names_the_instance_cap_below_the_volume() {
         first.starts_with("instance cap: m5.large sends at most 594 MB/s to all its volumes, below this model's 1049 MB/s"),
         "{r}"
     );
+    // The machine's own cap replaces the product's general note, not beside it.
+    let caps = r["reasons"].as_array().unwrap().iter();
+    assert_eq!(
+        caps.filter(|x| x.as_str().unwrap().starts_with("instance cap"))
+            .count(),
+        1,
+        "{r}"
+    );
     // The same figures from a machine the catalog does not know: no such reason.
     let f = report_with(d.path(), "bare", on(Value::Null));
     let r = check(&f, model);
