@@ -733,7 +733,7 @@ fn stored_target_paths_are_canonical_and_absolute() {
 fn ctrl_c_during_layout_exits_130_and_removes_the_partial_file() {
     let d = tmpdir();
     // Half the free space, at most 4 GiB: a CI disk with 4 GiB free must still run it.
-    let size_mib = (free_bytes(d.path()) >> 21).min(4096);
+    let size_mib = (runner::free_bytes(d.path()).unwrap_or(0) >> 21).min(4096);
     if size_mib < 512 {
         cannot_run!("512 MiB free below {} for the layout", d.path().display());
     }
@@ -767,18 +767,6 @@ fn ctrl_c_during_layout_exits_130_and_removes_the_partial_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(!file.exists(), "the partial layout is removed");
-}
-
-/// Bytes free to an unprivileged writer below `dir`.
-fn free_bytes(dir: &Path) -> u64 {
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: an all-zero statvfs is a valid value, and c is a NUL-terminated path.
-    let st = unsafe {
-        let mut st: libc::statvfs = std::mem::zeroed();
-        assert_eq!(libc::statvfs(c.as_ptr(), &mut st), 0, "statvfs {dir:?}");
-        st
-    };
-    st.f_bavail as u64 * st.f_frsize as u64
 }
 
 /// Sends `sig` to a child this test started and has not reaped.
