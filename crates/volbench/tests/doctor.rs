@@ -105,20 +105,22 @@ fn other_io_from_a_concurrent_fio_is_reported_by_doctor_and_run() {
             "--runtime=30s",
             "--ioengine=psync",
             "--thread",
+            // A known rate, for the figure doctor prints.
+            "--rate_iops=2000",
         ])
         .arg(format!("--filename={}", z.p()))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Until fio's reads show in the device's counters (thousands per second on zram).
+    // Until fio's reads show in the device's counters.
     let name = z.p().trim_start_matches("/dev/").to_string();
     let reads = || block_stat(&name)[0];
     let (t, start) = (Instant::now(), reads());
     while reads() < start + 1000 && t.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let busy = doctor(&[z.p(), "--watch=0.5s"]);
+    let busy = doctor(&[z.p(), "--watch=1s"]);
     let r = run_json(&[
         &format!("--filename={}", z.p()),
         "--rw=randread",
@@ -131,6 +133,12 @@ fn other_io_from_a_concurrent_fio_is_reported_by_doctor_and_run() {
     let other = found(&busy, "other_io");
     assert_eq!(other[0].0, "warn", "{busy}");
     assert!(other[0].1.starts_with("other I/O on zram"), "{other:?}");
+    // The rate doctor prints is fio's: 2,000 read IOPS (fio paces psync to within a few per
+    // cent; a quarter either way is beyond any watch's edge effects), and no writes.
+    let (_, rates) = other[0].1.split_once("s): ").unwrap();
+    let read: f64 = rates.split(' ').next().unwrap().parse().unwrap();
+    assert!((1500.0..2500.0).contains(&read), "{other:?}");
+    assert!(rates.contains(" and 0 write IOPS"), "{other:?}");
     assert_eq!(r.0, 0, "{}", r.2);
     assert!(
         r.1["warnings"].to_string().contains("other_io"),
