@@ -10,7 +10,7 @@
 
 use crate::protocol::{self, Rec, Reply, Request};
 use rusqlite::{params, Connection, OptionalExtension};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::net::TcpStream;
 use std::path::Path;
@@ -51,6 +51,10 @@ pub fn open(path: &Path) -> anyhow::Result<Connection> {
     // Journals from before `verified` get it; their files count as verified (old behaviour).
     if c.prepare("SELECT verified FROM files LIMIT 0").is_err() {
         c.execute_batch("ALTER TABLE files ADD COLUMN verified INTEGER NOT NULL DEFAULT 1")?;
+    }
+    // Journals from before `status` count acks from here on.
+    if c.prepare("SELECT acks FROM files LIMIT 0").is_err() {
+        c.execute_batch("ALTER TABLE files ADD COLUMN acks INTEGER NOT NULL DEFAULT 0")?;
     }
     Ok(c)
 }
@@ -111,7 +115,8 @@ pub fn token(c: &Connection, given: Option<&str>) -> anyhow::Result<(String, Opt
     Ok((hash, known))
 }
 
-fn new_token() -> String {
+/// A fresh random token: 128 bits in hex.
+pub fn new_token() -> String {
     use rand::RngCore;
     let mut b = [0u8; 16];
     rand::thread_rng().fill_bytes(&mut b);
@@ -134,10 +139,12 @@ pub enum Op {
     Released(String),
 }
 
-/// The journal thread's state: the connection and who writes which file.
+/// The journal thread's state: the connection, who writes which file, and the runs `stop`
+/// ended (kept in memory only: a restarted witness has no writer to refuse).
 pub struct Journal {
     c: Connection,
     writers: HashMap<String, Writer>,
+    stopped: HashSet<String>,
 }
 
 impl Journal {
@@ -145,6 +152,7 @@ impl Journal {
         Journal {
             c,
             writers: HashMap::new(),
+            stopped: HashSet::new(),
         }
     }
 
@@ -155,7 +163,22 @@ impl Journal {
         let mut out = Vec::with_capacity(ops.len());
         for (op, peer) in ops {
             out.push(match op {
-                Op::Req(r) => apply(&t, &mut self.writers, r, peer, now)?,
+                Op::Req(Request::Status { file }) => status(&t, &self.writers, &self.stopped, file)?,
+                Op::Req(Request::Stop { file }) => {
+                    stop(&t, &mut self.writers, &mut self.stopped, file)?
+                }
+                Op::Req(r) => {
+                    if let Request::Create { file, .. } = r {
+                        self.stopped.remove(file);
+                    }
+                    if let Request::Intent { file, .. } = r {
+                        if self.stopped.contains(file) {
+                            out.push(error(format!("the run of {file} was stopped (by `durability cycle`): this client is done")));
+                            continue;
+                        }
+                    }
+                    apply(&t, &mut self.writers, r, peer, now)?
+                }
                 Op::Verified(f, began) => verified(&t, &mut self.writers, f, *began)?,
                 Op::Released(f) => {
                     if self.writers.get(f).is_some_and(|w| w.peer == *peer) {
@@ -224,6 +247,10 @@ fn apply(
                  WHERE file = ?1 AND block = ?2 AND intent_seq = ?3",
                 params![id, *block as i64, *seq as i64, now],
             )?;
+            t.execute(
+                "UPDATE files SET acks = acks + ?2 WHERE id = ?1",
+                params![id, n as i64],
+            )?;
             // Only an accepted ack is the writer's voice: a refused one (found by fuzzing)
             // made its sender the file's writer, and the real writer's next create was
             // refused, or its Release freed the file under the real writer.
@@ -236,7 +263,10 @@ fn apply(
                 ))
             })
         }
-        Request::Hello { .. } | Request::Verify { .. } => Ok(error("unexpected message".into())),
+        Request::Hello { .. }
+        | Request::Verify { .. }
+        | Request::Status { .. }
+        | Request::Stop { .. } => Ok(error("unexpected message".into())),
     }
 }
 
@@ -349,6 +379,78 @@ fn intent(
          ON CONFLICT(file, block) DO UPDATE SET intent_seq = ?3, intent_sum = ?4, intent_ms = ?5",
         params![id, block as i64, seq as i64, sum as i64, now],
     )?;
+    Ok(Reply::Ok)
+}
+
+/// The run `file` names: its exact name, or, for an absolute path, the one run of that path
+/// on any host. Its id and name, or the reply that says why there is none.
+fn resolve(
+    t: &rusqlite::Transaction,
+    file: &str,
+) -> rusqlite::Result<Result<(i64, String), Reply>> {
+    let exact: Option<i64> = t
+        .query_row("SELECT id FROM files WHERE name = ?1", [file], |r| r.get(0))
+        .optional()?;
+    if let Some(id) = exact {
+        return Ok(Ok((id, file.to_string())));
+    }
+    if !file.starts_with('/') {
+        return Ok(Err(unknown(file)));
+    }
+    // Compared as text, not LIKE: a path may hold '%' or '_'.
+    let mut q = t.prepare(
+        "SELECT id, name FROM files WHERE length(name) > length(?1)
+         AND substr(name, length(name) - length(?1)) = ':' || ?1 LIMIT 2",
+    )?;
+    let runs: Vec<(i64, String)> = q
+        .query_map([file], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(match runs.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(unknown(file)),
+        _ => Err(error(format!(
+            "{file} is the path of runs on several hosts: name one as host:{file}"
+        ))),
+    })
+}
+
+fn status(
+    t: &rusqlite::Transaction,
+    writers: &HashMap<String, Writer>,
+    stopped: &HashSet<String>,
+    file: &str,
+) -> rusqlite::Result<Reply> {
+    let (id, name) = match resolve(t, file)? {
+        Ok(x) => x,
+        Err(reply) => return Ok(reply),
+    };
+    let (acks, last_ms): (i64, i64) =
+        t.query_row("SELECT acks, last_ms FROM files WHERE id = ?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    Ok(Reply::Status {
+        writing: live(writers, &name).is_some() && !stopped.contains(&name),
+        stopped: stopped.contains(&name),
+        file: name,
+        acks: acks as u64,
+        last_ms: last_ms as u64,
+    })
+}
+
+/// Ends the writing of `file`'s run: its writer loses its place and its next intent is
+/// refused. Its records stay, unverified.
+fn stop(
+    t: &rusqlite::Transaction,
+    writers: &mut HashMap<String, Writer>,
+    stopped: &mut HashSet<String>,
+    file: &str,
+) -> rusqlite::Result<Reply> {
+    let name = match resolve(t, file)? {
+        Ok((_, name)) => name,
+        Err(reply) => return Ok(reply),
+    };
+    writers.remove(&name);
+    stopped.insert(name);
     Ok(Reply::Ok)
 }
 

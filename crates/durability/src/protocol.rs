@@ -46,6 +46,17 @@ pub enum Request {
     Verify {
         file: String,
     },
+    /// How far a run has got, answered by `status`: `file` is the name `create` used, or an
+    /// absolute path, matched against the one run of that path (`durability cycle` starts
+    /// create on another machine and does not know its host name).
+    Status {
+        file: String,
+    },
+    /// Ends a run's writing: the witness refuses the file's further intents, so its client
+    /// stops at its next record. What was acknowledged stays, for verify.
+    Stop {
+        file: String,
+    },
 }
 
 /// One record as the witness keeps it.
@@ -77,6 +88,18 @@ pub enum Reply {
     },
     End {
         blocks: u64,
+    },
+    Status {
+        /// The run's name, `host:/absolute/path`.
+        file: String,
+        /// Records acknowledged since the run was created.
+        acks: u64,
+        /// When the witness last heard of the run (milliseconds since the epoch).
+        last_ms: u64,
+        /// Whether a writer is at work on it (heard from within the writer's lease).
+        writing: bool,
+        /// Whether `stop` ended its writing.
+        stopped: bool,
     },
 }
 

@@ -440,6 +440,8 @@ fn send(addr: &str, lines: &[u8]) -> String {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let _ = s.write_all(lines);
+    // Said all: the witness answers every line, sees the end and closes.
+    let _ = s.shutdown(std::net::Shutdown::Write);
     let mut out = String::new();
     let _ = s.read_to_string(&mut out);
     out
@@ -1022,4 +1024,78 @@ fn a_real_client_survives_every_hostile_client_at_once() {
     let (code, v) = verify(&w, &file);
     assert_eq!(code, 0, "{v}");
     assert!(u(&v, "/intact") > 50, "{v}");
+}
+
+/// `status` and `stop`, what the power-cut loop watches and ends a run with: status finds a
+/// run by its path alone, counts its acknowledged records as they grow; stop makes its
+/// create end at its next record, and the records stay for verify. An ambiguous path (one
+/// run per host) and an unknown one are refused by name.
+#[test]
+fn status_counts_a_runs_acks_and_stop_ends_its_writer() {
+    let dir = tmpdir();
+    let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
+    let file = dir.path().join("s.dat");
+    let path = std::fs::canonicalize(dir.path()).unwrap().join("s.dat");
+    let path = path.display().to_string();
+    let status = || -> Value {
+        let line = format!("{{\"op\":\"status\",\"file\":\"{path}\"}}");
+        let out = after_hello(&w, &line);
+        serde_json::from_str(out.lines().nth(1).unwrap_or("null")).unwrap()
+    };
+    let mut c = create(&w, &file, &["--runtime", "30s"]);
+    let first = (0..100)
+        .map(|_| {
+            std::thread::sleep(Duration::from_millis(100));
+            status()
+        })
+        .find(|s| s["acks"].as_u64().unwrap_or(0) > 0)
+        .expect("acks counted");
+    assert_eq!(first["r"], "status", "{first}");
+    assert!(first["file"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!(":{path}")));
+    assert_eq!(first["writing"], true);
+    std::thread::sleep(Duration::from_millis(500));
+    let later = status();
+    assert!(later["acks"].as_u64() > first["acks"].as_u64(), "{later}");
+    let stopped = after_hello(&w, &format!("{{\"op\":\"stop\",\"file\":\"{path}\"}}"));
+    assert!(
+        stopped.lines().nth(1) == Some("{\"r\":\"ok\"}"),
+        "{stopped}"
+    );
+    let t = std::time::Instant::now();
+    let code = loop {
+        if let Some(s) = c.try_wait().unwrap() {
+            break s.code();
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "create did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        code,
+        Some(1),
+        "a stopped create ends with the witness's error"
+    );
+    let end = status();
+    assert_eq!(
+        (end["writing"].clone(), end["stopped"].clone()),
+        (false.into(), true.into())
+    );
+    let (code, v) = verify(&w, &file);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(u(&v, "/intact") + u(&v, "/lost"), u(&v, "/intact"));
+    // Another host's run of the same path makes the path ambiguous; a full name still works.
+    let other =
+        format!("{{\"op\":\"create\",\"file\":\"otherhost:{path}\",\"size\":8192,\"block\":4096}}");
+    assert!(after_hello(&w, &other).ends_with("{\"r\":\"ok\"}\n"));
+    let amb = after_hello(&w, &format!("{{\"op\":\"status\",\"file\":\"{path}\"}}"));
+    assert!(amb.contains("several hosts"), "{amb}");
+    let full = after_hello(
+        &w,
+        &format!("{{\"op\":\"status\",\"file\":\"otherhost:{path}\"}}"),
+    );
+    assert!(full.contains("\"acks\":0"), "{full}");
+    let none = after_hello(&w, "{\"op\":\"status\",\"file\":\"/no/such/run\"}");
+    assert!(none.contains("unknown file /no/such/run"), "{none}");
 }
