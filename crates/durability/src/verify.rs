@@ -5,7 +5,7 @@
 use crate::client::{file_name, Conn};
 use crate::protocol::{Rec, Reply, Request};
 use crate::record::{self, OnDisk};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -17,9 +17,13 @@ pub struct VerifyOptions {
 }
 
 /// What verification found. `lost` is the number that must be 0.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct VerifyReport {
     pub file: String,
+    /// The file's file system and device (write cache, FUA, model, firmware) as this machine
+    /// sees them after the cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<report::TargetInfo>,
     /// Blocks the witness knows.
     pub blocks: u64,
     /// Acknowledged records found whole.
@@ -104,6 +108,7 @@ pub fn verify(o: &VerifyOptions) -> anyhow::Result<VerifyReport> {
     };
     let mut rep = VerifyReport {
         file: name,
+        target: target_info(&f, &o.file),
         ..Default::default()
     };
     let mut buf = vec![0u8; block as usize];
@@ -144,6 +149,24 @@ pub fn verify(o: &VerifyOptions) -> anyhow::Result<VerifyReport> {
         );
     }
     Ok(rep)
+}
+
+/// The file's file system and device, as a run's report records a file target.
+fn target_info(f: &File, path: &std::path::Path) -> Option<report::TargetInfo> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = f.metadata().ok()?;
+    let dev = runner::probe::DevId::from_raw(meta.dev());
+    Some(report::TargetInfo {
+        path: path.display().to_string(),
+        host: std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|h| h.trim().to_string()),
+        kind: "file".into(),
+        size_bytes: meta.len(),
+        filesystem: runner::probe::filesystem_of(path, dev),
+        device: runner::probe::device_info(dev),
+        ..Default::default()
+    })
 }
 
 /// The file on disk is the run the witness knows: a header holding another size or block

@@ -10,7 +10,7 @@ fn show(unit: &str, v: Option<f64>) -> String {
     match v {
         None => "-".into(),
         Some(v) => match unit {
-            "iops" => fmt_count(v),
+            "iops" | "count" => fmt_count(v),
             "bytes_per_s" => format!("{}/s", format_bytes(v)),
             _ => fmt_ns(v),
         },

@@ -39,4 +39,10 @@ impl Exporter for Json {
         v.push(b'\n');
         Ok(v)
     }
+
+    fn export_durability(&self, d: &report::DurabilityReport) -> anyhow::Result<Vec<u8>> {
+        let mut v = serde_json::to_vec_pretty(d)?;
+        v.push(b'\n');
+        Ok(v)
+    }
 }

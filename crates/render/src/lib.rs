@@ -7,6 +7,7 @@ pub mod cloud;
 pub mod compare;
 mod csv;
 mod db;
+mod durability;
 pub mod fio_json;
 pub mod fio_logs;
 mod fsync;
@@ -28,7 +29,9 @@ pub use markdown::Markdown;
 pub use text::Text;
 
 use report::compare::Comparison;
-use report::{DbReport, Document, FsyncReport, InferReport, RunReport, SuiteReport};
+use report::{
+    DbReport, Document, DurabilityReport, FsyncReport, InferReport, RunReport, SuiteReport,
+};
 
 /// Turns a document into the bytes of one format, one method per kind of document.
 pub trait Exporter {
@@ -49,6 +52,13 @@ pub trait Exporter {
     /// A volume's inferred limits; formats that have no shape for it say which ones do.
     fn export_infer(&self, _i: &InferReport) -> anyhow::Result<Vec<u8>> {
         anyhow::bail!("this output format has no form for infer reports: use normal or json")
+    }
+    /// The power-cut loop's cycles and verdict; formats that have no shape for it say which
+    /// ones do.
+    fn export_durability(&self, _d: &DurabilityReport) -> anyhow::Result<Vec<u8>> {
+        anyhow::bail!(
+            "this output format has no form for durability cycle reports: use normal, json, md or html"
+        )
     }
     /// Results side by side; formats that have no shape for it say which ones do.
     fn export_compare(&self, _c: &Comparison) -> anyhow::Result<Vec<u8>> {
@@ -103,6 +113,7 @@ pub fn render(doc: &Document, f: Format) -> anyhow::Result<Vec<u8>> {
         Document::Fsync(f) => e.export_fsync(f),
         Document::Db(d) => e.export_db(d),
         Document::Infer(i) => e.export_infer(i),
+        Document::Durability(d) => e.export_durability(d),
         Document::Compare(c) => e.export_compare(c),
     }
 }

@@ -91,4 +91,8 @@ impl Exporter for Markdown {
     fn export_db(&self, d: &report::DbReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::db::markdown(d).into_bytes())
     }
+
+    fn export_durability(&self, d: &report::DurabilityReport) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::durability::markdown(d).into_bytes())
+    }
 }

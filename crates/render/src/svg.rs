@@ -67,7 +67,7 @@ struct Lines {
 pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, String> {
     let lines = match doc {
         Document::Compare(_) => return Err("a comparison is charted in its HTML page".into()),
-        Document::Fsync(_) | Document::Db(_) | Document::Infer(_) => {
+        Document::Fsync(_) | Document::Db(_) | Document::Infer(_) | Document::Durability(_) => {
             return Err(
                 "fsync and db reports are charted in their HTML report (volbench report ID)".into(),
             )

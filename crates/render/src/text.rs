@@ -274,6 +274,10 @@ impl Exporter for Text {
     fn export_infer(&self, i: &report::InferReport) -> anyhow::Result<Vec<u8>> {
         Ok(crate::infer::text(i).into_bytes())
     }
+
+    fn export_durability(&self, d: &report::DurabilityReport) -> anyhow::Result<Vec<u8>> {
+        Ok(crate::durability::text(d).into_bytes())
+    }
 }
 
 /// One row per test: label, IOPS, bandwidth, latency, CPU; findings marked and listed below.

@@ -18,7 +18,7 @@ pub struct Row {
     /// The job, group or sweep point compared.
     pub item: String,
     pub metric: String,
-    /// `iops`, `bytes_per_s` or `ns`.
+    /// `iops`, `bytes_per_s`, `ns` or `count`.
     pub unit: String,
     pub values: Vec<Option<f64>>,
 }
@@ -136,9 +136,34 @@ fn units(d: &Document) -> Vec<(String, Metrics)> {
                 (item, m)
             })
             .collect(),
+        Document::Durability(d) => durability_units(d),
         // A comparison has no figures of its own to compare.
         Document::Compare(_) => Vec::new(),
     }
+}
+
+/// The power cuts as counts, and the flush cost measured beside them.
+fn durability_units(d: &crate::DurabilityReport) -> Vec<(String, Metrics)> {
+    let (n, lossy, checked, lost) = d.totals();
+    let mut out = vec![(
+        "power cuts".to_string(),
+        vec![
+            ("cycles judged".to_string(), "count", n as f64),
+            ("cycles with loss".to_string(), "count", lossy as f64),
+            ("records checked".to_string(), "count", checked as f64),
+            ("records lost".to_string(), "count", lost as f64),
+        ],
+    )];
+    if let Some(f) = &d.fsync {
+        out.push((
+            format!("{} {}", f.method, workload::short_size(f.bs)),
+            vec![
+                ("syncs/s".to_string(), "iops", f.syncs_per_sec),
+                ("lat p99".to_string(), "ns", f.lat_p99_ns as f64),
+            ],
+        ));
+    }
+    out
 }
 
 fn metrics(j: &JobReport) -> Vec<(String, &'static str, f64)> {

@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod compare;
 pub mod db;
+pub mod durability;
 pub mod fsync;
 pub mod infer;
 pub mod machine;
@@ -18,6 +19,7 @@ pub mod suite;
 pub mod trust;
 
 pub use db::{DbReport, DbRun, Explanation};
+pub use durability::{Cycle, CycleSettings, DurabilityReport, FsyncCost};
 pub use fsync::{FsyncCase, FsyncReport, Penalty, RwRates, Verdict};
 pub use infer::{BurstFound, BwBurstFound, Closest, InferReport, Limits, Point};
 pub use percentiles::apply_percentile_lists;
@@ -34,6 +36,8 @@ pub enum Document {
     Fsync(Box<FsyncReport>),
     Db(Box<DbReport>),
     Infer(Box<InferReport>),
+    /// The power-cut loop: N cuts and what survived each.
+    Durability(Box<DurabilityReport>),
     /// Results side by side: made by `compare`, never stored.
     Compare(Box<compare::Comparison>),
 }
@@ -72,6 +76,7 @@ impl Document {
             Document::Fsync(_) => "fsync",
             Document::Db(_) => "db",
             Document::Infer(_) => "infer",
+            Document::Durability(_) => "durability",
             Document::Compare(_) => "compare",
         }
     }
@@ -82,6 +87,7 @@ impl Document {
             Document::Fsync(f) => &f.started_at,
             Document::Db(d) => &d.started_at,
             Document::Infer(i) => &i.started_at,
+            Document::Durability(d) => &d.started_at,
             Document::Compare(_) => "",
         }
     }
@@ -114,6 +120,7 @@ impl Document {
             Document::Fsync(f) => f.status,
             Document::Db(d) => d.status,
             Document::Infer(i) => i.status,
+            Document::Durability(d) => d.status,
             Document::Compare(_) => Status::Complete,
         }
     }
@@ -145,6 +152,11 @@ impl Document {
             Document::Fsync(f) => format!("fsync cost ({} cases)", f.cases.len()),
             Document::Db(d) => format!("db {} scale {} x{} clients", d.engine, d.scale, d.clients),
             Document::Infer(i) => format!("limits of {} ({} points)", i.target, i.points.len()),
+            Document::Durability(d) => {
+                let (n, _, _, lost) = d.totals();
+                let cuts = if n == 1 { "power cut" } else { "power cuts" };
+                format!("{n} {cuts}, {lost} records lost ({})", d.verdict)
+            }
             Document::Compare(c) => format!("comparison of {}", c.inputs.join(", ")),
         }
     }

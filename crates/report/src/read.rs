@@ -42,6 +42,8 @@ fn read_as_its_kind(v: &serde_json::Value) -> std::result::Result<Document, Stri
         read(v, "a db report").map(|r| Document::Db(Box::new(r)))
     } else if has("cases") {
         read(v, "an fsync report").map(|r| Document::Fsync(Box::new(r)))
+    } else if has("cycles") {
+        read(v, "a durability cycle report").map(|r| Document::Durability(Box::new(r)))
     } else if has("limits") {
         read(v, "an infer report").map(|r| Document::Infer(Box::new(r)))
     } else if has("runs") || has("suite") {

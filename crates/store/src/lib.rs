@@ -278,6 +278,14 @@ impl Store {
                 None,
                 d.runs.len() as i64,
             ),
+            // The tested file (on another machine) and host, and one point per cycle.
+            Entry::Durability(d) => (
+                d.file.clone(),
+                d.tested_host.clone(),
+                None,
+                None,
+                d.cycles.len() as i64,
+            ),
             Entry::Infer(i) => (
                 target,
                 hostname,

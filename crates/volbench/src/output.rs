@@ -223,6 +223,10 @@ impl Output {
                 warnings.extend(x.warnings.iter().map(|w| w.message.as_str()));
                 errors.extend(x.error.as_deref());
             }
+            if let Document::Durability(x) = d {
+                warnings.extend(x.warnings.iter().map(|w| w.message.as_str()));
+                errors.extend(x.error.as_deref());
+            }
             let mut said: Vec<&str> = Vec::new();
             for w in warnings {
                 if !said.contains(&w) {

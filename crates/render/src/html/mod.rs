@@ -70,6 +70,20 @@ impl Exporter for Html {
         p.render()
     }
 
+    fn export_durability(&self, d: &report::DurabilityReport) -> anyhow::Result<Vec<u8>> {
+        let mut p = Page::new(
+            format!("volbench durability cycle: {}", d.file),
+            format!(
+                "{} · started {}",
+                crate::durability::header(d),
+                d.started_at
+            ),
+        );
+        p.status = status(d.status);
+        durability_sections(&mut p, d, "durability");
+        p.render()
+    }
+
     fn export_infer(&self, r: &report::InferReport) -> anyhow::Result<Vec<u8>> {
         let mut p = Page::new(
             format!("volbench infer: {}", r.target),
@@ -94,6 +108,66 @@ impl Exporter for Html {
 
 /// An infer report: the limits, the evidence, the closest products and the burst phase's
 /// per-second rate.
+/// The loop's verdict first, then the tested target with its flush cost, the cycles, and the
+/// acknowledged and lost records of each cycle as bars.
+fn durability_sections(p: &mut Page, d: &report::DurabilityReport, id: &str) {
+    let mut top = Section::new(&format!("{id}-verdict"), "Verdict", 2);
+    top.text = Some(format!("{}: {}", d.verdict.to_uppercase(), d.summary));
+    top.warnings = d.warnings.iter().map(|w| w.message.clone()).collect();
+    top.warnings.extend(d.error.clone());
+    p.sections.push(top);
+    // The facts as the page's key-value list: long sentences wrap there, not in a grid.
+    let f = crate::durability::facts_table(d);
+    let mut facts = Section::new(&format!("{id}-target"), &f.caption, 2);
+    facts.env = f
+        .rows
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].clone()))
+        .collect();
+    p.sections.push(facts);
+    let t = crate::durability::cycles_table(d);
+    let mut sec = Section::new(&format!("{id}-cycles"), &t.caption, 2);
+    sec.tables.push(Table {
+        caption: None,
+        head: t.head,
+        rows: t.rows,
+    });
+    if !d.cycles.is_empty() {
+        durability_chart(p, &mut sec, d);
+    }
+    p.sections.push(sec);
+}
+
+fn durability_chart(p: &mut Page, sec: &mut Section, d: &report::DurabilityReport) {
+    let judged = |c: &report::Cycle, v: u64| c.judged().then_some(v as f64);
+    p.add_chart(
+        sec,
+        Chart {
+            id: String::new(),
+            kind: "bar",
+            title: "Records checked and lost per power cut".into(),
+            x_title: "cycle".into(),
+            y_title: "records".into(),
+            y2_title: None,
+            y_log: false,
+            y_from_zero: true,
+            labels: d.cycles.iter().map(|c| c.index.to_string()).collect(),
+            datasets: vec![
+                Dataset::new(
+                    "checked",
+                    d.cycles.iter().map(|c| judged(c, c.checked)).collect(),
+                    "count",
+                ),
+                Dataset::new(
+                    "LOST",
+                    d.cycles.iter().map(|c| judged(c, c.lost)).collect(),
+                    "count",
+                ),
+            ],
+        },
+    );
+}
+
 fn infer_sections(p: &mut Page, r: &report::InferReport, id: &str) {
     let mut sec = Section::new(&format!("{id}-limits"), "Limits", 2);
     let mut t = crate::infer::limits_table(r);
@@ -333,6 +407,9 @@ pub fn report(docs: &[(String, report::Document)]) -> anyhow::Result<Vec<u8>> {
             report::Document::Fsync(f) => fsync_sections(&mut p, f, &format!("input-{}", i + 1)),
             report::Document::Db(d) => db_sections(&mut p, d, &format!("input-{}", i + 1)),
             report::Document::Infer(r) => infer_sections(&mut p, r, &format!("input-{}", i + 1)),
+            report::Document::Durability(d) => {
+                durability_sections(&mut p, d, &format!("input-{}", i + 1))
+            }
             report::Document::Compare(c) => p.sections.extend(comparison_page(c).sections),
         }
     }

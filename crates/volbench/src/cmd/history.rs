@@ -65,14 +65,20 @@ fn table(rows: &[Row]) -> String {
         .max()
         .unwrap_or(0)
         .max(8);
+    let k = rows
+        .iter()
+        .map(|r| r.kind.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
     let mut out = format!(
-        "{:>4}  {:<20}  {:<5}  {:<14}  {:<w$}  {:>9}  {:>12}  {}\n",
+        "{:>4}  {:<20}  {:<k$}  {:<14}  {:<w$}  {:>9}  {:>12}  {}\n",
         "id", "started", "kind", "label", "workload", "IOPS", "bandwidth", "target"
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{:>4}  {:<20}  {:<5}  {:<14}  {:<w$}  {:>9}  {:>12}  {}{}{}",
+            "{:>4}  {:<20}  {:<k$}  {:<14}  {:<w$}  {:>9}  {:>12}  {}{}{}",
             r.id,
             r.started_at,
             r.kind,
@@ -120,13 +126,20 @@ fn date_bound(opt: &str, v: &Option<String>) -> Result<Option<String>> {
 }
 
 pub fn history(a: HistoryArgs) -> Result<ExitCode> {
-    if let Some(k) = a
-        .kind
-        .as_deref()
-        .filter(|k| !["run", "sweep", "suite", "fsync", "db", "infer"].contains(k))
-    {
+    if let Some(k) = a.kind.as_deref().filter(|k| {
+        ![
+            "run",
+            "sweep",
+            "suite",
+            "fsync",
+            "db",
+            "infer",
+            "durability",
+        ]
+        .contains(k)
+    }) {
         return Err(usage(format!(
-            "--kind={}: use run, sweep, suite, fsync, db or infer",
+            "--kind={}: use run, sweep, suite, fsync, db, infer or durability",
             workload::shown(k)
         )));
     }
