@@ -486,6 +486,95 @@ pub enum DurabilityCmd {
     /// After the cut and reboot: check every acknowledged record. Exit 0 only if none was
     /// lost; 3 when some were; 1 on errors (a wrong token, an unreachable witness).
     Verify(VerifyArgs),
+    /// The whole loop, from the machine that keeps power: N times create on the tested
+    /// machine, cut its power with your command, wait until it is back, verify; one verdict
+    /// with the flush's cost beside it. Exit 0 nothing lost, 3 a loss, 1 an error.
+    #[command(after_help = CYCLE_EXAMPLES)]
+    Cycle(Box<CycleArgs>),
+}
+
+const CYCLE_EXAMPLES: &str = "\
+Examples (docs/durability.md has recipes for IPMI, Redfish and cloud CLIs):
+  volbench durability cycle /mnt/db/dc.dat --cycles 5 --wait 30s-90s \\
+      --remote 'ssh root@tested' --listen 10.0.0.5:7810 \\
+      --cut 'ipmitool -I lanplus -H tested-bmc -U admin -f pw chassis power reset' \\
+      --up 'ssh -o ConnectTimeout=5 root@tested mountpoint -q /mnt/db'
+  volbench durability cycle /mnt/db/dc.dat --cycles 5 --wait 30s-90s --remote 'ssh root@tested' \\
+      --listen 10.0.0.5:7810 --cut 'pdu outlet 4 off' --boot 'pdu outlet 4 on' --up '...'
+  volbench durability cycle /mnt/db/dc.dat ... --resume       continue a loop stopped by Ctrl-C";
+
+#[derive(Args, Debug, Clone)]
+pub struct CycleArgs {
+    /// The file to write, as an absolute path on the tested machine (its real path: no
+    /// symlinked directory).
+    pub file: String,
+    /// Power cuts to make.
+    #[arg(long, default_value_t = 5)]
+    pub cycles: u32,
+    /// The cut comes a random time in this range after the first acknowledged record.
+    #[arg(long, default_value = "30s-90s", value_name = "MIN-MAX")]
+    pub wait: String,
+    /// Shell command (run here) that cuts the tested machine's power at once: IPMI, Redfish,
+    /// a smart PDU, a cloud's force-stop.
+    #[arg(long, value_name = "CMD")]
+    pub cut: String,
+    /// Shell command (run here) that powers it on again, where that is a separate step.
+    #[arg(long, value_name = "CMD")]
+    pub boot: Option<String>,
+    /// Shell command (run here) that succeeds once the tested machine can run commands again,
+    /// with the file system mounted; polled every 2 s.
+    #[arg(long, value_name = "CMD")]
+    pub up: String,
+    /// The prefix that runs a command on the tested machine (e.g. `ssh root@tested`)
+    /// [default: none, this machine].
+    #[arg(long, value_name = "PREFIX")]
+    pub remote: Option<String>,
+    /// volbench on the tested machine [default: `volbench` with --remote, else this binary].
+    #[arg(long, value_name = "PATH")]
+    pub volbench: Option<String>,
+    /// Where the loop's own witness listens: an address the tested machine reaches.
+    #[arg(long, default_value = "127.0.0.1:0", value_name = "ADDR")]
+    pub listen: String,
+    /// The loop's witness journal; its progress is kept beside it (PATH.cycle.json), for
+    /// --resume [default: durability-cycle.db in the user's data directory].
+    #[arg(long, value_name = "PATH")]
+    pub journal: Option<PathBuf>,
+    /// A running witness to use instead of starting one (its address as `serve` printed it).
+    #[arg(long, value_name = "HOST:PORT", requires = "token")]
+    pub witness: Option<String>,
+    /// The running witness's token.
+    #[arg(long, requires = "witness")]
+    pub token: Option<String>,
+    /// As for create.
+    #[arg(long, default_value = "1g", value_name = "SIZE")]
+    pub size: String,
+    /// Record (block) size.
+    #[arg(long, default_value = "4k", value_name = "SIZE")]
+    pub block: String,
+    /// fsync, fdatasync, odsync (O_DSYNC) or direct (O_DIRECT + fdatasync).
+    #[arg(long, default_value = "fdatasync")]
+    pub sync: String,
+    #[arg(long, default_value_t = 4)]
+    pub threads: u32,
+    /// Stop at the first cycle that loses acknowledged records.
+    #[arg(long = "stop-on-loss")]
+    pub stop_on_loss: bool,
+    /// Continue the loop an earlier run of this command left (Ctrl-C, an error).
+    #[arg(long)]
+    pub resume: bool,
+    /// Skip the flush-cost measurement (volbench fsync on the target) before the cycles.
+    #[arg(long = "no-fsync")]
+    pub no_fsync: bool,
+    /// How long the tested machine may take to come back after a cut.
+    #[arg(long = "up-timeout", default_value = "15m", value_name = "TIME")]
+    pub up_timeout: String,
+    /// The limit of every other step (the first record, the cut, the boot, a verify).
+    #[arg(long = "step-timeout", default_value = "5m", value_name = "TIME")]
+    pub step_timeout: String,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -675,7 +764,7 @@ pub struct HistoryArgs {
     /// Only results of this suite (quick, cloud-volume, scaling, crystal, or a suite file's name).
     #[arg(long)]
     pub suite: Option<String>,
-    /// Only this kind of result: run, sweep, suite, fsync, db or infer.
+    /// Only this kind of result: run, sweep, suite, fsync, db, infer or durability.
     #[arg(long)]
     pub kind: Option<String>,
     /// Only results started on or after this date (2026-11-01 or RFC 3339).

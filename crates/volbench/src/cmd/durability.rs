@@ -1,4 +1,5 @@
-//! `volbench durability serve|create|verify`: the power-loss checker (crate `durability`).
+//! `volbench durability serve|create|verify`: the power-loss checker (crate `durability`);
+//! `cycle`, the loop of them, is in `cycle.rs`.
 
 use super::usage;
 use crate::cli::{CreateArgs, DurabilityCmd, ServeArgs, VerifyArgs};
@@ -18,6 +19,7 @@ pub fn main(c: DurabilityCmd) -> Result<ExitCode> {
         DurabilityCmd::Serve(a) => serve(a),
         DurabilityCmd::Create(a) => create(a),
         DurabilityCmd::Verify(a) => verify(a),
+        DurabilityCmd::Cycle(a) => super::cycle::main(*a),
     }
 }
 
@@ -63,7 +65,7 @@ fn serve(a: ServeArgs) -> Result<ExitCode> {
 
 /// volbench's own data directory, where the default journal lives: made 0700, as it holds
 /// the witness's journal and the results store.
-fn private_dir(journal: &std::path::Path) -> Result<()> {
+pub(super) fn private_dir(journal: &std::path::Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     if let Some(dir) = journal.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
