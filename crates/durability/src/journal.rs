@@ -163,22 +163,13 @@ impl Journal {
         let mut out = Vec::with_capacity(ops.len());
         for (op, peer) in ops {
             out.push(match op {
-                Op::Req(Request::Status { file }) => status(&t, &self.writers, &self.stopped, file)?,
+                Op::Req(Request::Status { file }) => {
+                    status(&t, &self.writers, &self.stopped, file)?
+                }
                 Op::Req(Request::Stop { file }) => {
                     stop(&t, &mut self.writers, &mut self.stopped, file)?
                 }
-                Op::Req(r) => {
-                    if let Request::Create { file, .. } = r {
-                        self.stopped.remove(file);
-                    }
-                    if let Request::Intent { file, .. } = r {
-                        if self.stopped.contains(file) {
-                            out.push(error(format!("the run of {file} was stopped (by `durability cycle`): this client is done")));
-                            continue;
-                        }
-                    }
-                    apply(&t, &mut self.writers, r, peer, now)?
-                }
+                Op::Req(r) => request(&t, (&mut self.writers, &mut self.stopped), r, peer, now)?,
                 Op::Verified(f, began) => verified(&t, &mut self.writers, f, *began)?,
                 Op::Released(f) => {
                     if self.writers.get(f).is_some_and(|w| w.peer == *peer) {
@@ -191,6 +182,29 @@ impl Journal {
         t.commit()?;
         Ok(out)
     }
+}
+
+/// A client's request; a stopped run refuses intents until a create (an accepted one: found
+/// by fuzzing, a malformed create from anyone un-stopped it) starts a new run.
+fn request(
+    t: &rusqlite::Transaction,
+    (writers, stopped): (&mut HashMap<String, Writer>, &mut HashSet<String>),
+    r: &Request,
+    peer: &str,
+    now: i64,
+) -> rusqlite::Result<Reply> {
+    if let Request::Intent { file, .. } = r {
+        if stopped.contains(file) {
+            return Ok(error(format!(
+                "the run of {file} was stopped (by `durability cycle`): this client is done"
+            )));
+        }
+    }
+    let reply = apply(t, writers, r, peer, now)?;
+    if let (Request::Create { file, .. }, Reply::Ok) = (r, &reply) {
+        stopped.remove(file);
+    }
+    Ok(reply)
 }
 
 fn error(msg: String) -> Reply {

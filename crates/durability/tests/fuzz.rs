@@ -67,6 +67,8 @@ fn request() -> impl Strategy<Value = Request> {
         3 => (file_name(), blocks.clone(), seq.clone(), any::<u32>())
             .prop_map(|(file, block, seq, sum)| Request::Intent { file, block, seq, sum }),
         3 => (file_name(), blocks, seq).prop_map(|(file, block, seq)| Request::Ack { file, block, seq }),
+        1 => file_name().prop_map(|file| Request::Status { file }),
+        1 => file_name().prop_map(|file| Request::Stop { file }),
     ]
 }
 
@@ -94,6 +96,9 @@ struct FileModel {
     pending: HashMap<u64, u64>,
     writer: Option<usize>,
     unread: bool,
+    /// A `stop` ended its writing: no intent until the next create.
+    stopped: bool,
+    acks: u64,
 }
 
 fn is_ok(r: &Reply) -> bool {
@@ -139,6 +144,9 @@ fn accepted(
             let f = files
                 .get_mut(file)
                 .ok_or(format!("intent for unknown {file:?} accepted"))?;
+            if f.stopped {
+                return Err(format!("intent for the stopped run of {file} accepted"));
+            }
             let last = f.last_seq.get(block).copied().unwrap_or(0);
             if *block == 0 || *block >= f.blocks || *seq <= last || *seq > i64::MAX as u64 {
                 return Err(format!(
@@ -161,7 +169,15 @@ fn accepted(
             }
             f.pending.remove(block);
             f.unread = true;
+            f.acks += 1;
             f.writer.get_or_insert(peer);
+        }
+        Request::Stop { file } => {
+            let f = files
+                .get_mut(file)
+                .ok_or(format!("stop of unknown {file:?} accepted"))?;
+            f.stopped = true;
+            f.writer = None;
         }
         _ => return Err("hello or verify reached the journal".into()),
     }
@@ -191,6 +207,14 @@ proptest! {
             let reply = j.commit(&[(&op, peers[peer])]);
             prop_assert!(reply.is_ok(), "{s:?}: {reply:?}");
             let reply = reply.unwrap().remove(0);
+            if let (Step::Req(Request::Status { file }), Reply::Status { acks, writing, .. }) = (&s, &reply) {
+                let m = files.get(file);
+                prop_assert!(m.is_some(), "status of unknown {file:?} answered");
+                let m = m.unwrap();
+                prop_assert_eq!(*acks, m.acks, "acks of {}", file);
+                prop_assert!(!(m.stopped && *writing), "a stopped run of {file} is writing");
+                continue;
+            }
             match s {
                 Step::Req(r) if is_ok(&reply) => {
                     if let Err(e) = accepted(&mut files, &r, peer) {
