@@ -567,3 +567,47 @@ fn ctrl_c_in_every_step_leaves_nothing_running_and_resume_finishes_the_loop() {
     assert!(u(&v, "/cycles/0/checked") > 50, "{v}");
     lab.assert_nothing_left("at the end");
 }
+
+/// `--witness ADDR --token T`: the loop uses a witness already running (here in the loop's
+/// namespace) instead of starting its own, and a wrong token is one clear error.
+#[test]
+fn a_running_witness_named_by_address_and_token_is_used() {
+    if !require_lab() {
+        return;
+    }
+    let lab = Lab::new(Mode::Honest {
+        flush: Duration::from_millis(1),
+    });
+    let mut serve = Std::new("nsenter")
+        .arg(format!("--net=/var/run/netns/{}", lab.ns[0]))
+        .args([&bin(), "durability", "serve", "--listen"])
+        .arg(format!("{}:0", lab.witness_ip))
+        .arg("--journal")
+        .arg(lab.dir.path().join("running.db"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(serve.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let w: Vec<&str> = line.split_whitespace().collect();
+    let (addr, token) = (w[3].to_string(), w[5].to_string());
+    let (code, v, err) =
+        finish(lab.cycle(1, &["--no-fsync", "--witness", &addr, "--token", &token]));
+    let bad = lab
+        .cycle(1, &["--no-fsync", "--witness", &addr, "--token", "wrong"])
+        .output()
+        .unwrap();
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(s(&v, "/cycles/0/verdict"), "pass", "{v}");
+    assert!(u(&v, "/cycles/0/checked") > 50, "{v}");
+    // Refused before anything runs on the tested machine, in one line.
+    let err_bad = fails_saying(&bad, 1, "wrong token");
+    assert_eq!(err_bad.trim().lines().count(), 1, "{err_bad}");
+    assert!(bad.stdout.is_empty());
+    lab.assert_nothing_left("after the loops with a running witness");
+}

@@ -81,6 +81,9 @@ pub fn run(
 ) -> anyhow::Result<DurabilityReport> {
     let mut st = start_state(p)?;
     let (own, w) = witness_for(p, &mut st)?;
+    // A witness that cannot be reached or refuses the token is said before anything runs.
+    w.status(&p.file)
+        .map_err(|e| anyhow::anyhow!("witness {}: {e:#}", w.addr))?;
     st.save(&p.state)?;
     if p.fsync && st.fsync.is_none() && !stop.load(Relaxed) {
         say("measuring what a flush costs on the target (volbench fsync there)");
