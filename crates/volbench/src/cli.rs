@@ -545,17 +545,9 @@ pub struct CycleArgs {
     /// The running witness's token.
     #[arg(long, requires = "witness")]
     pub token: Option<String>,
-    /// As for create.
-    #[arg(long, default_value = "1g", value_name = "SIZE")]
-    pub size: String,
-    /// Record (block) size.
-    #[arg(long, default_value = "4k", value_name = "SIZE")]
-    pub block: String,
-    /// fsync, fdatasync, odsync (O_DSYNC) or direct (O_DIRECT + fdatasync).
-    #[arg(long, default_value = "fdatasync")]
-    pub sync: String,
-    #[arg(long, default_value_t = 4)]
-    pub threads: u32,
+    /// create's options, passed to it each cycle.
+    #[command(flatten)]
+    pub rec: RecordArgs,
     /// Stop at the first cycle that loses acknowledged records.
     #[arg(long = "stop-on-loss")]
     pub stop_on_loss: bool,
@@ -600,12 +592,10 @@ pub struct WitnessArgs {
     pub token: String,
 }
 
+/// How `create` writes its records (`create` and `cycle` take the same).
 #[derive(Args, Debug, Clone)]
-pub struct CreateArgs {
-    #[command(flatten)]
-    pub w: WitnessArgs,
-    /// The file to write (new, or one an earlier `create` made).
-    pub file: PathBuf,
+pub struct RecordArgs {
+    /// Size of the file.
     #[arg(long, default_value = "1g", value_name = "SIZE")]
     pub size: String,
     /// Record (block) size.
@@ -617,6 +607,16 @@ pub struct CreateArgs {
     /// Writer threads, each with its own blocks and connection.
     #[arg(long, default_value_t = 4)]
     pub threads: u32,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CreateArgs {
+    #[command(flatten)]
+    pub w: WitnessArgs,
+    /// The file to write (new, or one an earlier `create` made).
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub rec: RecordArgs,
     /// Stop by itself after this long [default: run until killed].
     #[arg(long, value_name = "TIME")]
     pub runtime: Option<String>,

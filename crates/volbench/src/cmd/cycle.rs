@@ -7,14 +7,13 @@ use super::usage;
 use crate::cli::CycleArgs;
 use crate::output::Output;
 use anyhow::Result;
-use durability::client::SyncMethod;
 use durability::cycle::{self, Plan, Witness, WitnessPlan};
 use report::Document;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use workload::{parse_duration, parse_size};
+use workload::parse_duration;
 
 /// "30s-90s": the shortest and the longest wait before a cut.
 fn wait_range(v: &str) -> Result<(Duration, Duration)> {
@@ -78,13 +77,7 @@ fn plan(a: &CycleArgs) -> Result<Plan> {
     if !(1..=10_000).contains(&a.cycles) {
         return Err(usage("--cycles: from 1 to 10000"));
     }
-    if SyncMethod::parse(&a.sync).is_none() {
-        return Err(usage(format!(
-            "--sync {}: choose fsync, fdatasync, odsync or direct",
-            a.sync
-        )));
-    }
-    let block = parse_size(&a.block).map_err(|e| usage(format!("--block: {e}")))?;
+    let (size, block, _) = super::durability::record_options(&a.rec)?;
     let dur = |opt: &str, v: &str| parse_duration(v).map_err(|e| usage(format!("--{opt}: {e}")));
     let (witness, state) = witness(a)?;
     let volbench = match (&a.volbench, &a.remote) {
@@ -102,10 +95,10 @@ fn plan(a: &CycleArgs) -> Result<Plan> {
         remote: a.remote.clone().unwrap_or_default(),
         volbench,
         witness,
-        size: parse_size(&a.size).map_err(|e| usage(format!("--size: {e}")))?,
-        block: u32::try_from(block).map_err(|_| usage("--block is too large"))?,
-        sync: a.sync.clone(),
-        threads: a.threads,
+        size,
+        block,
+        sync: a.rec.sync.clone(),
+        threads: a.rec.threads,
         stop_on_loss: a.stop_on_loss,
         resume: a.resume,
         fsync: !a.no_fsync,

@@ -2,7 +2,7 @@
 //! `cycle`, the loop of them, is in `cycle.rs`.
 
 use super::usage;
-use crate::cli::{CreateArgs, DurabilityCmd, ServeArgs, VerifyArgs};
+use crate::cli::{CreateArgs, DurabilityCmd, RecordArgs, ServeArgs, VerifyArgs};
 use anyhow::Result;
 use durability::client::{self, Counters, CreateOptions, SyncMethod};
 use durability::verify::{self, VerifyOptions};
@@ -74,15 +74,22 @@ pub(super) fn private_dir(journal: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
-fn create(a: CreateArgs) -> Result<ExitCode> {
-    let sync = SyncMethod::parse(&a.sync).ok_or_else(|| {
+/// The records' size, block and sync method, checked: what `create` and `cycle` share.
+pub(super) fn record_options(r: &RecordArgs) -> Result<(u64, u32, SyncMethod)> {
+    let sync = SyncMethod::parse(&r.sync).ok_or_else(|| {
         usage(format!(
             "--sync {}: choose fsync, fdatasync, odsync or direct",
-            a.sync
+            r.sync
         ))
     })?;
-    let size = parse_size(&a.size).map_err(|e| usage(format!("--size: {e}")))?;
-    let block = parse_size(&a.block).map_err(|e| usage(format!("--block: {e}")))?;
+    let size = parse_size(&r.size).map_err(|e| usage(format!("--size: {e}")))?;
+    let block = parse_size(&r.block).map_err(|e| usage(format!("--block: {e}")))?;
+    let block = u32::try_from(block).map_err(|_| usage("--block is too large"))?;
+    Ok((size, block, sync))
+}
+
+fn create(a: CreateArgs) -> Result<ExitCode> {
+    let (size, block, sync) = record_options(&a.rec)?;
     let runtime = a
         .runtime
         .as_deref()
@@ -94,9 +101,9 @@ fn create(a: CreateArgs) -> Result<ExitCode> {
         token: a.w.token,
         file: a.file,
         size,
-        block: u32::try_from(block).map_err(|_| usage("--block is too large"))?,
+        block,
         sync,
-        threads: a.threads,
+        threads: a.rec.threads,
         runtime,
         discard: a.discard_unverified,
     };
