@@ -74,7 +74,12 @@ fn dispatch() -> ExitCode {
         cli::Cmd::Report(a) => cmd::report::main(a),
         cli::Cmd::Chart(a) => cmd::report::chart(a),
         cli::Cmd::Fsync(a) => cmd::fsync::main(a),
-        cli::Cmd::Durability(c) => cmd::durability::main(c),
+        cli::Cmd::Durability(c) => match c {
+            cli::DurabilityCmd::Serve(a) => cmd::durability::serve(a),
+            cli::DurabilityCmd::Create(a) => cmd::durability::create(a),
+            cli::DurabilityCmd::Verify(a) => cmd::durability::verify(a),
+            cli::DurabilityCmd::Cycle(a) => cmd::cycle::main(*a),
+        },
         cli::Cmd::Db(a) => cmd::db::main(a),
         cli::Cmd::Cloud(c) => cmd::cloud::main(c),
         cli::Cmd::Infer(a) => cmd::infer::main(a),

@@ -37,7 +37,7 @@ fn witness(a: &CycleArgs) -> Result<(WitnessPlan, PathBuf)> {
         Some(j) => j.clone(),
         None => {
             let j = store::Store::default_path().with_file_name("durability-cycle.db");
-            super::durability::private_dir(&j)?;
+            super::records::private_dir(&j)?;
             j
         }
     };
@@ -77,7 +77,7 @@ fn plan(a: &CycleArgs) -> Result<Plan> {
     if !(1..=10_000).contains(&a.cycles) {
         return Err(usage("--cycles: from 1 to 10000"));
     }
-    let (size, block, _) = super::durability::record_options(&a.rec)?;
+    let (size, block, _) = super::records::record_options(&a.rec)?;
     let dur = |opt: &str, v: &str| parse_duration(v).map_err(|e| usage(format!("--{opt}: {e}")));
     let (witness, state) = witness(a)?;
     let volbench = match (&a.volbench, &a.remote) {

@@ -1,10 +1,10 @@
 //! `volbench durability serve|create|verify`: the power-loss checker (crate `durability`);
-//! `cycle`, the loop of them, is in `cycle.rs`.
+//! `cycle`, the loop of them, is in `cycle.rs` (`cmd::durability_cmd` sends each its own).
 
 use super::usage;
-use crate::cli::{CreateArgs, DurabilityCmd, RecordArgs, ServeArgs, VerifyArgs};
+use crate::cli::{CreateArgs, ServeArgs, VerifyArgs};
 use anyhow::Result;
-use durability::client::{self, Counters, CreateOptions, SyncMethod};
+use durability::client::{self, Counters, CreateOptions};
 use durability::verify::{self, VerifyOptions};
 use durability::witness::{self, ServeOptions};
 use std::io::IsTerminal;
@@ -12,18 +12,9 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use workload::{parse_duration, parse_size};
+use workload::parse_duration;
 
-pub fn main(c: DurabilityCmd) -> Result<ExitCode> {
-    match c {
-        DurabilityCmd::Serve(a) => serve(a),
-        DurabilityCmd::Create(a) => create(a),
-        DurabilityCmd::Verify(a) => verify(a),
-        DurabilityCmd::Cycle(a) => super::cycle::main(*a),
-    }
-}
-
-fn serve(a: ServeArgs) -> Result<ExitCode> {
+pub fn serve(a: ServeArgs) -> Result<ExitCode> {
     let listen = a.listen.parse().map_err(|_| {
         usage(format!(
             "--listen {}: give an address and port, e.g. 127.0.0.1:7810",
@@ -35,7 +26,7 @@ fn serve(a: ServeArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| store::Store::default_path().with_file_name("witness.db"));
     if a.journal.is_none() {
-        private_dir(&journal)?;
+        super::records::private_dir(&journal)?;
     }
     let o = ServeOptions {
         listen,
@@ -63,33 +54,8 @@ fn serve(a: ServeArgs) -> Result<ExitCode> {
     })
 }
 
-/// volbench's own data directory, where the default journal lives: made 0700, as it holds
-/// the witness's journal and the results store.
-pub(super) fn private_dir(journal: &std::path::Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    if let Some(dir) = journal.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
-}
-
-/// The records' size, block and sync method, checked: what `create` and `cycle` share.
-pub(super) fn record_options(r: &RecordArgs) -> Result<(u64, u32, SyncMethod)> {
-    let sync = SyncMethod::parse(&r.sync).ok_or_else(|| {
-        usage(format!(
-            "--sync {}: choose fsync, fdatasync, odsync or direct",
-            r.sync
-        ))
-    })?;
-    let size = parse_size(&r.size).map_err(|e| usage(format!("--size: {e}")))?;
-    let block = parse_size(&r.block).map_err(|e| usage(format!("--block: {e}")))?;
-    let block = u32::try_from(block).map_err(|_| usage("--block is too large"))?;
-    Ok((size, block, sync))
-}
-
-fn create(a: CreateArgs) -> Result<ExitCode> {
-    let (size, block, sync) = record_options(&a.rec)?;
+pub fn create(a: CreateArgs) -> Result<ExitCode> {
+    let (size, block, sync) = super::records::record_options(&a.rec)?;
     let runtime = a
         .runtime
         .as_deref()
@@ -162,7 +128,7 @@ fn spawn_progress(
     })
 }
 
-fn verify(a: VerifyArgs) -> Result<ExitCode> {
+pub fn verify(a: VerifyArgs) -> Result<ExitCode> {
     if !matches!(a.output_format.as_str(), "normal" | "json") {
         return Err(usage(format!(
             "--output-format {}: choose normal or json",

@@ -17,6 +17,7 @@ pub mod overrides;
 pub mod pts;
 pub mod quick;
 pub mod record;
+pub mod records;
 pub mod report;
 pub mod run;
 pub mod suite;
