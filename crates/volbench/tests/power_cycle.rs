@@ -462,6 +462,11 @@ fn a_failed_cut_a_cut_that_does_not_cut_and_a_host_that_stays_down_are_errors() 
     assert_eq!(s(c, "/verdict"), "cut_failed", "{c}");
     assert!(s(c, "/error").contains("still acknowledged"), "{c}");
     assert!(s(c, "/error").ends_with("the power was not cut"), "{c}");
+    // The failed loop before it left its state; a loop without --resume says it starts over.
+    assert!(
+        err.contains("stopped after 0 cycles; starting over"),
+        "{err}"
+    );
     lab.assert_nothing_left("after a cut that did not cut");
 
     // The host never answers --up: not back, kept for --resume.

@@ -79,7 +79,7 @@ pub fn run(
     stop: Arc<AtomicBool>,
     say: &mut dyn FnMut(&str),
 ) -> anyhow::Result<DurabilityReport> {
-    let mut st = start_state(p)?;
+    let mut st = start_state(p, say)?;
     let (own, w) = witness_for(p, &mut st)?;
     // A witness that cannot be reached or refuses the token is said before anything runs.
     w.status(&p.file)
@@ -87,7 +87,7 @@ pub fn run(
     st.save(&p.state)?;
     if p.fsync && st.fsync.is_none() && !stop.load(Relaxed) {
         say("measuring what a flush costs on the target (volbench fsync there)");
-        st.fsync = steps::fsync(p, say);
+        st.fsync = steps::fsync(p, &stop, say);
         st.save(&p.state)?;
     }
     let (end, unjudged) = cycles(p, &w, &mut st, &stop, say)?;
@@ -114,8 +114,8 @@ fn key(p: &Plan) -> Key {
 }
 
 /// The state to continue (`--resume`, which must test the same file the same way), or a new
-/// one.
-fn start_state(p: &Plan) -> anyhow::Result<State> {
+/// one (saying so when it replaces a loop that did not finish).
+fn start_state(p: &Plan, say: &mut dyn FnMut(&str)) -> anyhow::Result<State> {
     if p.resume {
         let st = State::load(&p.state)?;
         if st.key != key(p) {
@@ -126,6 +126,13 @@ fn start_state(p: &Plan) -> anyhow::Result<State> {
             );
         }
         return Ok(st);
+    }
+    if let Ok(old) = State::load(&p.state) {
+        say(&format!(
+            "an earlier loop of {} stopped after {} cycles; starting over (--resume continues it)",
+            old.key.file,
+            old.done.len()
+        ));
     }
     let (started_at, started_unix) = report::started(SystemTime::now());
     Ok(State {

@@ -26,26 +26,29 @@ enum Halt {
     Stopped,
 }
 
-/// The flush cost on the target; `None` (and a line saying why) when it cannot be measured:
-/// the cycles still run.
-pub fn fsync(p: &Plan, say: &mut dyn FnMut(&str)) -> Option<FsyncCost> {
-    let text = tested::fsync_command(p);
-    let rep = shell::run(&text, p.step_timeout.max(Duration::from_secs(120)))
-        .map_err(|e| format!("volbench fsync {e}"))
+/// The flush cost on the target; `None` (and a line saying why) when it cannot be measured
+/// or Ctrl-C stopped it: the cycles still run (or the loop stops).
+pub fn fsync(p: &Plan, stop: &AtomicBool, say: &mut dyn FnMut(&str)) -> Option<FsyncCost> {
+    let limit = p.step_timeout.max(Duration::from_secs(120));
+    let out = match shell::spawn(&tested::fsync_command(p)) {
+        Err(e) => Err(format!("cannot start volbench fsync: {e}")),
+        Ok(mut r) => match r.wait(limit, Some(stop)) {
+            Ended::Exited(s) if s.success() => Ok(r.stdout()),
+            Ended::Exited(s) => Err(format!("volbench fsync {}", shell::failed(&mut r, s))),
+            Ended::TimedOut => Err(format!("volbench fsync took over {} s", limit.as_secs())),
+            Ended::Stopped => return None,
+        },
+    };
+    let cost = out
         .and_then(|out| {
             serde_json::from_slice::<report::FsyncReport>(&out)
                 .map_err(|e| format!("volbench fsync printed no report ({e})"))
+        })
+        .and_then(|r| {
+            tested::fsync_cost(p, &r).ok_or_else(|| "volbench fsync measured no case".into())
         });
-    let cost = rep.and_then(|r| {
-        tested::fsync_cost(p, &r).ok_or_else(|| "volbench fsync measured no case".to_string())
-    });
-    match cost {
-        Ok(c) => Some(c),
-        Err(e) => {
-            say(&format!("the flush cost is not measured: {e}"));
-            None
-        }
-    }
+    cost.map_err(|e| say(&format!("the flush cost is not measured: {e}")))
+        .ok()
 }
 
 /// A new cycle from its create to its verify. `None`: stopped by Ctrl-C before the cut (the
@@ -172,7 +175,7 @@ fn settle(p: &Plan, w: &Witness) -> Result<u64, String> {
     loop {
         let acks = w
             .status(&p.file)
-            .map_err(|e| format!("{e:#}"))?
+            .map_err(|e| format!("after the cut: {e:#}"))?
             .map_or(0, |s| s.acks);
         if last != Some(acks) {
             (last, since) = (Some(acks), Instant::now());
@@ -181,7 +184,7 @@ fn settle(p: &Plan, w: &Witness) -> Result<u64, String> {
         }
         if began.elapsed() > p.step_timeout {
             return Err(format!(
-                "records were still acknowledged {} s after the cut command returned",
+                "records were still acknowledged {} s after the cut command returned: the power was not cut",
                 began.elapsed().as_secs()
             ));
         }

@@ -185,6 +185,13 @@ pub fn fsync_cost(p: &Plan, rep: &report::FsyncReport) -> Option<FsyncCost> {
         lat_p50_ns: case.lat_ns.percentile(50.0).unwrap_or(0),
         lat_p99_ns: case.lat_ns.percentile(99.0).unwrap_or(0),
         verdict: v.map_or("unknown".into(), |v| v.verdict.clone()),
-        summary: v.map_or(String::new(), |v| v.summary.clone()),
+        // The verdict's advice to run a power cut is what this loop does: not repeated.
+        summary: v.map_or(String::new(), |v| {
+            v.summary
+                .split(". Run `volbench durability`")
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        }),
     })
 }
