@@ -89,8 +89,9 @@ pub struct Cycle {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub back_after_s: Option<f64>,
     /// `pass`, `loss`, `cut_failed` (the cut command failed, or records were still
-    /// acknowledged after it), `not_back` (the machine did not come back in time), `error`
-    /// (another step failed) or `interrupted` (Ctrl-C; a resume runs the cycle again).
+    /// acknowledged after it), `not_back` (the machine did not come back in time) or `error`
+    /// (another step failed). A cycle stopped by Ctrl-C is not listed: a resume runs it again
+    /// (before its cut) or verifies it (after).
     pub verdict: String,
     /// Why a cycle that is not `pass` or `loss` could not be judged, in one line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
