@@ -450,7 +450,7 @@ fn history_rejects_impossible_dates_and_kinds() {
         (vec!["history", "--until", "yesterday"], "not a date"),
         (
             vec!["history", "--kind", "bogus"],
-            "use run, sweep, suite, fsync, db or infer",
+            "use run, sweep, suite, fsync, db, infer or durability",
         ),
     ] {
         let (code, err) = err_of(&args, d.path());

@@ -426,7 +426,11 @@ fn shown_like_every_result(lab: &Lab, honest: u64, lying: u64) {
         text.contains("FAIL: ") && text.contains("stale/corrupt"),
         "{text}"
     );
-    let cmp = run(&["compare", &honest.to_string(), &lying.to_string()]);
+    // The JSON the loop printed reads back as a result too (compare takes a file).
+    let file = lab.dir.path().join("lying.json");
+    let json = run(&["export", &lying.to_string(), "--output-format", "json"]);
+    std::fs::write(&file, json).unwrap();
+    let cmp = run(&["compare", &honest.to_string(), file.to_str().unwrap()]);
     let lost = cmp
         .lines()
         .find(|l| l.contains("records lost"))
