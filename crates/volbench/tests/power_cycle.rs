@@ -466,6 +466,11 @@ fn a_failed_cut_a_cut_that_does_not_cut_and_a_host_that_stays_down_are_errors() 
     assert_eq!(s(c, "/verdict"), "cut_failed", "{c}");
     assert!(s(c, "/error").contains("still acknowledged"), "{c}");
     assert!(s(c, "/error").ends_with("the power was not cut"), "{c}");
+    assert_eq!(
+        s(c, "/error").matches("not cut").count(),
+        1,
+        "said once: {c}"
+    );
     // The failed loop before it left its state; a loop without --resume says it starts over.
     assert!(
         err.contains("stopped after 0 cycles; starting over"),

@@ -89,7 +89,7 @@ pub fn one(
     let cut_ms = now_ms();
     let settled = cut
         .map_err(|e| format!("the cut command {e}"))
-        .and_then(|_| settle(p, w).map_err(|e| format!("{e}: the power was not cut")));
+        .and_then(|_| settle(p, w));
     match settled {
         Ok(acks) => c.acknowledged = acks,
         Err(e) => {
