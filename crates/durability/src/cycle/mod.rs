@@ -82,7 +82,7 @@ pub fn run(
     let mut st = start_state(p, say)?;
     let (own, w) = witness_for(p, &mut st)?;
     // A witness that cannot be reached or refuses the token is said before anything runs.
-    w.status(&p.file)
+    w.acks(&p.file)
         .map_err(|e| anyhow::anyhow!("witness {}: {e:#}", w.addr))?;
     st.save(&p.state)?;
     if p.fsync && st.fsync.is_none() && !stop.load(Relaxed) {

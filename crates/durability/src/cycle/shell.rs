@@ -7,7 +7,6 @@ use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -36,8 +35,9 @@ pub fn join(args: &[String]) -> String {
 pub struct Running {
     child: Child,
     out: Option<JoinHandle<Vec<u8>>>,
-    err: Arc<Mutex<Vec<u8>>>,
-    err_thread: Option<JoinHandle<()>>,
+    /// The thread keeping stderr's tail, and the tail once it has ended.
+    err: Option<JoinHandle<Vec<u8>>>,
+    err_tail: Vec<u8>,
 }
 
 /// How waiting for a command ended.
@@ -66,25 +66,22 @@ pub fn spawn(text: &str) -> std::io::Result<Running> {
         v
     });
     let mut stderr = child.stderr.take().expect("piped");
-    let err = Arc::new(Mutex::new(Vec::new()));
-    let e = err.clone();
-    let err_thread = std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
+    let err = std::thread::spawn(move || {
+        let (mut tail, mut buf) = (Vec::new(), [0u8; 4096]);
         while let Ok(n) = stderr.read(&mut buf) {
             if n == 0 {
                 break;
             }
-            let mut t = e.lock().unwrap_or_else(|p| p.into_inner());
-            t.extend_from_slice(&buf[..n]);
-            let over = t.len().saturating_sub(STDERR_TAIL);
-            t.drain(..over);
+            tail.extend_from_slice(&buf[..n]);
+            tail.drain(..tail.len().saturating_sub(STDERR_TAIL));
         }
+        tail
     });
     Ok(Running {
         child,
         out: Some(out),
-        err,
-        err_thread: Some(err_thread),
+        err: Some(err),
+        err_tail: Vec::new(),
     })
 }
 
@@ -133,11 +130,10 @@ impl Running {
 
     /// The last line it wrote to stderr that is not empty, or "" (once it has exited).
     pub fn last_error_line(&mut self) -> String {
-        if let Some(h) = self.err_thread.take() {
-            let _ = h.join();
+        if let Some(h) = self.err.take() {
+            self.err_tail = h.join().unwrap_or_default();
         }
-        let t = self.err.lock().unwrap_or_else(|p| p.into_inner());
-        String::from_utf8_lossy(&t)
+        String::from_utf8_lossy(&self.err_tail)
             .lines()
             .rev()
             .map(str::trim)

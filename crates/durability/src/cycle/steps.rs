@@ -126,10 +126,10 @@ fn write_until_cut(
     let deadline = Instant::now() + p.step_timeout;
     loop {
         alive(create, stop, "before its first record")?;
-        let s = w
-            .status(&p.file)
+        let acks = w
+            .acks(&p.file)
             .map_err(|e| Halt::Failed(format!("{e:#}")))?;
-        if s.is_some_and(|s| s.acks > 0) {
+        if acks.is_some_and(|n| n > 0) {
             break;
         }
         if Instant::now() > deadline {
@@ -174,9 +174,9 @@ fn settle(p: &Plan, w: &Witness) -> Result<u64, String> {
     let (mut last, mut since) = (None, Instant::now());
     loop {
         let acks = w
-            .status(&p.file)
+            .acks(&p.file)
             .map_err(|e| format!("after the cut: {e:#}"))?
-            .map_or(0, |s| s.acks);
+            .unwrap_or(0);
         if last != Some(acks) {
             (last, since) = (Some(acks), Instant::now());
         } else if since.elapsed() >= SETTLED {

@@ -17,22 +17,16 @@ pub struct Witness {
     pub token: String,
 }
 
-/// What the witness knows of the run: records acknowledged, and whether one still writes.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RunStatus {
-    pub acks: u64,
-    pub writing: bool,
-}
-
 impl Witness {
-    /// The run of the plan's file; `None` while the witness does not know it yet.
-    pub fn status(&self, file: &str) -> anyhow::Result<Option<RunStatus>> {
+    /// Records the witness acknowledged in the run of `file`; `None` while it does not know
+    /// the run yet.
+    pub fn acks(&self, file: &str) -> anyhow::Result<Option<u64>> {
         let mut c = Conn::open(&self.addr, &self.token)?;
         c.send(&Request::Status {
             file: file.to_string(),
         })?;
         match c.recv()? {
-            Reply::Status { acks, writing, .. } => Ok(Some(RunStatus { acks, writing })),
+            Reply::Status { acks, .. } => Ok(Some(acks)),
             Reply::Error { error } if error.starts_with("unknown file") => Ok(None),
             Reply::Error { error } => anyhow::bail!("witness: {error}"),
             other => anyhow::bail!("the witness answered {other:?} where a status was due"),
