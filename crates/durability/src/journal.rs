@@ -212,17 +212,25 @@ fn error(msg: String) -> Reply {
 }
 
 fn file_id(t: &rusqlite::Transaction, name: &str, now: i64) -> rusqlite::Result<Option<i64>> {
-    let id = t
-        .query_row("SELECT id FROM files WHERE name = ?1", [name], |r| r.get(0))
-        .optional()?;
-    // Any record of a file is news no verify has read yet.
+    let id = lookup(t, name)?;
     if let Some(id) = id {
-        t.execute(
-            "UPDATE files SET last_ms = ?1, verified = 0 WHERE id = ?2",
-            params![now, id],
-        )?;
+        touch(t, id, now, 0)?;
     }
     Ok(id)
+}
+
+fn lookup(t: &rusqlite::Transaction, name: &str) -> rusqlite::Result<Option<i64>> {
+    t.query_row("SELECT id FROM files WHERE name = ?1", [name], |r| r.get(0))
+        .optional()
+}
+
+/// Any record of a file is news no verify has read yet; `acks` more were acknowledged.
+fn touch(t: &rusqlite::Transaction, id: i64, now: i64, acks: i64) -> rusqlite::Result<()> {
+    t.execute(
+        "UPDATE files SET last_ms = ?1, verified = 0, acks = acks + ?3 WHERE id = ?2",
+        params![now, id, acks],
+    )?;
+    Ok(())
 }
 
 fn unknown(file: &str) -> Reply {
@@ -252,7 +260,7 @@ fn apply(
             sum,
         } => intent(t, writers, file, (*block, *seq, *sum), peer, now),
         Request::Ack { file, block, seq } => {
-            let Some(id) = file_id(t, file, now)? else {
+            let Some(id) = lookup(t, file)? else {
                 return Ok(unknown(file));
             };
             let n = t.execute(
@@ -261,10 +269,8 @@ fn apply(
                  WHERE file = ?1 AND block = ?2 AND intent_seq = ?3",
                 params![id, *block as i64, *seq as i64, now],
             )?;
-            t.execute(
-                "UPDATE files SET acks = acks + ?2 WHERE id = ?1",
-                params![id, n as i64],
-            )?;
+            // One update of the file's row per ack: its news and its count.
+            touch(t, id, now, n as i64)?;
             // Only an accepted ack is the writer's voice: a refused one (found by fuzzing)
             // made its sender the file's writer, and the real writer's next create was
             // refused, or its Release freed the file under the real writer.
