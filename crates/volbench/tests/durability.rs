@@ -1098,4 +1098,26 @@ fn status_counts_a_runs_acks_and_stop_ends_its_writer() {
     assert!(full.contains("\"acks\":0"), "{full}");
     let none = after_hello(&w, "{\"op\":\"status\",\"file\":\"/no/such/run\"}");
     assert!(none.contains("unknown file /no/such/run"), "{none}");
+    // The witness's count is the client's: a create run to its end says how many records
+    // the witness acknowledged it, and status says the same number.
+    let done = create_out(&w, &dir.path().join("n.dat"), &["--runtime", "1s"]);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let said = String::from_utf8_lossy(&done.stdout);
+    let n: u64 = said.split_whitespace().next().unwrap().parse().unwrap();
+    let line = format!(
+        "{{\"op\":\"status\",\"file\":\"{}\"}}",
+        path.replace("s.dat", "n.dat")
+    );
+    let counted: Value =
+        serde_json::from_str(after_hello(&w, &line).lines().nth(1).unwrap()).unwrap();
+    assert!(n > 50, "{said}");
+    assert_eq!(
+        counted["acks"].as_u64(),
+        Some(n),
+        "{counted} against {said}"
+    );
 }
