@@ -112,8 +112,15 @@ pub fn file_name(path: &Path) -> anyhow::Result<String> {
     let abs = std::fs::canonicalize(dir)
         .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?
         .join(base);
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    Ok(format!("{}:{}", host.trim(), abs.display()))
+    Ok(format!("{}:{}", host_name(), abs.display()))
+}
+
+/// This machine's host name, as the witness's file names and verify's report carry it.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap_or_default()
+        .trim()
+        .to_string()
 }
 
 pub struct CreateOptions {

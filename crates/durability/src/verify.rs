@@ -158,9 +158,7 @@ fn target_info(f: &File, path: &std::path::Path) -> Option<report::TargetInfo> {
     let dev = runner::probe::DevId::from_raw(meta.dev());
     Some(report::TargetInfo {
         path: path.display().to_string(),
-        host: std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .ok()
-            .map(|h| h.trim().to_string()),
+        host: Some(crate::client::host_name()),
         kind: "file".into(),
         size_bytes: meta.len(),
         filesystem: runner::probe::filesystem_of(path, dev),
