@@ -170,9 +170,6 @@ pub(crate) fn text(d: &DurabilityReport) -> String {
     for w in &d.warnings {
         s.push_str(&format!("  ! {}\n", w.message));
     }
-    if let Some(e) = &d.error {
-        s.push_str(&format!("error: {e}\n"));
-    }
     s.push_str(&format!("{}: {}\n", d.verdict.to_uppercase(), d.summary));
     s
 }
