@@ -312,6 +312,15 @@ fn require_lab() -> bool {
         common::cannot_run("/dev/fuse is missing: the lying disk is a FUSE file system");
         return false;
     }
+    // The lab's hosts, their commands and its checks (util-linux, iproute2, procps).
+    for tool in ["ip", "nsenter", "unshare", "mountpoint", "pgrep"] {
+        if !has_tool(tool) {
+            common::cannot_run(&format!(
+                "{tool} is not installed (scripts/test.sh installs it)"
+            ));
+            return false;
+        }
+    }
     true
 }
 
