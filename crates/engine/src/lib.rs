@@ -103,6 +103,15 @@ pub trait Engine: Send {
     /// needed. `out` is cleared first; its capacity is kept so the hot loop never allocates.
     fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> Result<(), EngineError>;
 
+    /// Appends the completions that arrive within `wait_ns` (at least one unless the time
+    /// runs out first): a replay waits for its next I/O's due time and for completions at
+    /// once, and must not sleep past the one while waiting for the other. The default polls
+    /// once (synchronous engines have nothing in flight).
+    fn reap_within(&mut self, wait_ns: u64, out: &mut Vec<Completion>) -> Result<(), EngineError> {
+        let _ = wait_ns;
+        self.reap(0, out)
+    }
+
     /// The bytes of one slot, to fill before a write or read after a read completes.
     fn slot(&mut self, slot: u32) -> &mut [u8];
 

@@ -86,8 +86,21 @@ impl Libaio {
     }
 
     fn getevents(&mut self, min: usize) -> io::Result<usize> {
+        self.getevents_within(min, None)
+    }
+
+    /// io_getevents, waiting at most `wait_ns` when given (then fewer than `min` may come).
+    fn getevents_within(&mut self, min: usize, wait_ns: Option<u64>) -> io::Result<usize> {
+        let mut ts = wait_ns.map(|ns| libc::timespec {
+            tv_sec: (ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+        });
+        let tsp = ts
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |t| t as *mut libc::timespec);
         loop {
-            // SAFETY: `events` has room for `events.len()` entries; a null timeout means wait.
+            // SAFETY: `events` has room for `events.len()` entries; a null timeout means wait,
+            // else `tsp` points at `ts`, alive for the call.
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_getevents,
@@ -95,7 +108,7 @@ impl Libaio {
                     min as libc::c_long,
                     self.events.len() as libc::c_long,
                     self.events.as_mut_ptr(),
-                    std::ptr::null_mut::<libc::timespec>(),
+                    tsp,
                 )
             };
             if r >= 0 {
@@ -181,6 +194,24 @@ impl Engine for Libaio {
             return Ok(());
         }
         let n = self.getevents(min).map_err(|e| err("getevents", e))?;
+        for ev in &self.events[..n] {
+            out.push(Completion {
+                slot: ev.data as u32,
+                result: ev.res,
+            });
+        }
+        self.in_flight -= n;
+        Ok(())
+    }
+
+    fn reap_within(&mut self, wait_ns: u64, out: &mut Vec<Completion>) -> Result<(), EngineError> {
+        out.clear();
+        if self.in_flight == 0 {
+            return Ok(());
+        }
+        let n = self
+            .getevents_within(1, Some(wait_ns))
+            .map_err(|e| err("getevents", e))?;
         for ev in &self.events[..n] {
             out.push(Completion {
                 slot: ev.data as u32,

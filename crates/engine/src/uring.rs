@@ -190,6 +190,29 @@ impl Engine for IoUring {
         Ok(())
     }
 
+    fn reap_within(&mut self, wait_ns: u64, out: &mut Vec<Completion>) -> Result<(), EngineError> {
+        out.clear();
+        let ts = io_uring::types::Timespec::new()
+            .sec(wait_ns / 1_000_000_000)
+            .nsec((wait_ns % 1_000_000_000) as u32);
+        let args = io_uring::types::SubmitArgs::new().timespec(&ts);
+        if self.ring.completion().is_empty() && self.in_flight > 0 {
+            match self.ring.submitter().submit_with_args(1, &args) {
+                Ok(_) => {}
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME | libc::EINTR)) => {}
+                Err(e) => return Err(err("wait for completions", e)),
+            }
+        }
+        for cqe in self.ring.completion() {
+            out.push(Completion {
+                slot: cqe.user_data() as u32,
+                result: cqe.result() as i64,
+            });
+        }
+        self.in_flight -= out.len();
+        Ok(())
+    }
+
     fn slot(&mut self, slot: u32) -> &mut [u8] {
         self.bufs.slot(slot)
     }
