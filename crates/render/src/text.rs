@@ -189,6 +189,7 @@ impl Exporter for Text {
         r.jobs.iter().for_each(|j| verify_lines(&mut out, j));
         steady_lines(&mut out, &r.jobs);
         lat_target_lines(&mut out, &r.jobs);
+        crate::replay::text(&mut out, &r.jobs);
         if let Some(so) = &r.scaleout {
             ranks_section(&mut out, so, &r.ranks);
         }
@@ -340,7 +341,10 @@ fn header(out: &mut String, r: &RunReport) {
         Status::Running => "  [RUNNING or killed: partial results]".into(),
     };
     for (i, job) in r.workload.jobs.iter().enumerate() {
-        let mix = if job.rw.reads() && job.rw.writes() {
+        // A replay's pattern is its trace's: rw and bs only say what the trace holds.
+        let mix = if let Some(t) = &job.replay.read_iolog {
+            format!(" replay={}", t.display())
+        } else if job.rw.reads() && job.rw.writes() {
             format!(" rwmixread={}", job.rwmixread)
         } else {
             String::new()

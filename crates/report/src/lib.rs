@@ -14,6 +14,7 @@ pub mod machine;
 mod percentiles;
 pub mod pts;
 pub mod read;
+pub mod replay;
 pub mod schema;
 pub mod suite;
 pub mod trust;
@@ -24,6 +25,7 @@ pub use fsync::{FsyncCase, FsyncReport, Penalty, RwRates, Verdict};
 pub use infer::{BurstFound, BwBurstFound, Closest, InferReport, Limits, Point};
 pub use percentiles::apply_percentile_lists;
 pub use pts::PtsReport;
+pub use replay::{ReplayLatency, ReplayReport};
 pub use schema::*;
 pub use suite::{Finding, SuiteReport, SuiteRun};
 

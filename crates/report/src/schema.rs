@@ -349,6 +349,9 @@ pub struct JobReport {
     /// fio's latency-target search, when the job asked for one (`latency_target`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lat_target: Option<LatTargetReport>,
+    /// A replayed trace's fidelity and its latency beside the trace's (`read_iolog`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Box<crate::ReplayReport>>,
 }
 
 /// Where a job's latency-target search ended: the settings and the depth it found. The
@@ -548,6 +551,7 @@ impl JobReport {
             fio_windows: None,
             steadystate: None,
             lat_target: None,
+            replay: None,
         }
     }
 

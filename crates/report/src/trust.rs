@@ -382,6 +382,12 @@ fn short_run_fix(specs: &[JobSpec], secs: f64) -> String {
                 longer latency_window (or latency_run=1 to go on to the end of --runtime)"
             .into();
     }
+    // A replay is as long as its trace.
+    if specs.iter().any(|s| s.replay.on()) {
+        return "a replay lasts as long as its trace: record a longer one, or repeat it with \
+                --loops"
+            .into();
+    }
     let size_based = specs.iter().filter(|s| !s.time_based);
     let ended_early = size_based
         .clone()

@@ -13,15 +13,26 @@ use workload::Workload;
 type Placed = (u32, usize, usize, JobStats);
 
 /// The report of the run. `started` is when it started (RFC 3339, Unix seconds).
+/// What the phases measured, with each spec's trace summary (a replaying job's).
+pub(crate) struct Measured {
+    pub got: Collected,
+    pub window: Window,
+    pub traces: Vec<Option<trace::Summary>>,
+}
+
 pub(crate) fn report(
     w: &Workload,
     mut plan: Plan,
-    mut got: Collected,
-    window: Window,
+    m: Measured,
     opts: &RunOptions,
     sample_ms: u64,
     started: (String, u64),
 ) -> RunReport {
+    let Measured {
+        mut got,
+        window,
+        traces,
+    } = m;
     let Window {
         before,
         before_at,
@@ -32,7 +43,7 @@ pub(crate) fn report(
     let cpu_after = process_cpu();
     let interrupted = opts.stop.load(Relaxed);
     plan.files.clear();
-    let (jobs, placed, first_error) = job_reports(w, &plan, &mut got, sample_ms);
+    let (jobs, placed, first_error) = job_reports(w, &plan, &mut got, &traces, sample_ms);
     for (k, (ti, _)) in plan.devs.iter().enumerate() {
         if let (Some(Some(a)), Some(Some(b))) = (before.get(k), after.get(k)) {
             let mut k = crate::probe::counters_delta(*a, *b);
@@ -46,6 +57,7 @@ pub(crate) fn report(
     for g in groups.iter_mut() {
         let first = jobs.iter().find(|j| j.groupid == g.report.groupid);
         g.report.steadystate = first.and_then(|j| j.steadystate.clone());
+        g.report.replay = first.and_then(|j| j.replay.clone());
         let last = jobs.iter().rfind(|j| j.groupid == g.report.groupid);
         g.report.lat_target = last.and_then(|j| j.lat_target.clone());
     }
@@ -101,6 +113,7 @@ fn job_reports(
     w: &Workload,
     plan: &Plan,
     got: &mut Collected,
+    traces: &[Option<trace::Summary>],
     sample_ms: u64,
 ) -> (Vec<JobReport>, Vec<Placed>, Option<String>) {
     let mut reports = Vec::with_capacity(plan.jobs.len());
@@ -138,6 +151,10 @@ fn job_reports(
         jr.ramp_swallowed = o.ramp_swallowed;
         jr.fio_windows = o.windows;
         jr.steadystate = got.steady[i].take();
+        let trace = traces.get(p.spec_idx).and_then(|t| t.as_ref());
+        if let (Some(c), Some(sum)) = (o.replay, trace) {
+            jr.replay = Some(Box::new(crate::replay::report(spec, sum, c, &st)));
+        }
         jr.lat_target = o.lat_depth.map(|(depth, settled)| {
             let t = spec.lat_target;
             report::LatTargetReport {

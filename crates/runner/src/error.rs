@@ -119,6 +119,8 @@ pub enum RunError {
     InterruptedLayout { path: PathBuf },
     #[error(transparent)]
     Engine(#[from] engine::EngineError),
+    #[error("{0}")]
+    Replay(String),
 }
 
 /// What to do when the descriptors ran out: volbench holds every file of every job open.

@@ -18,6 +18,7 @@ use crate::permutation::splitmix;
 use crate::pick::{Next, Pick, Picker, NOT_DUE};
 use crate::placement::pin;
 use crate::readback::{closing_verify, describe};
+use crate::replay::Feed;
 use crate::target::{drop_cached, settle_written};
 use crate::written::mixed_sizes;
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request};
@@ -103,7 +104,7 @@ fn drive<E: Engine>(eng: E, inp: &JobInput, out: &mut JobOutput) {
             }
             break;
         }
-        if !job.reap(&turn) {
+        if !job.reap(&turn, filled.rate_wait) {
             break;
         }
         job.steer();
@@ -233,7 +234,8 @@ fn holed_pass(spec: &JobSpec, len: u64) -> Option<u64> {
 
 impl Budget {
     fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Budget {
-        let bytes = if spec.time_based {
+        // A replay ends with its trace (or its runtime).
+        let bytes = if spec.time_based || spec.replay.on() {
             u64::MAX
         } else {
             pass_bytes(spec, regions).saturating_mul(spec.loops.max(1) as u64)
@@ -399,6 +401,22 @@ struct Job<'a, E: Engine> {
     error: Option<String>,
     /// fio's latency-target search, for a job that asks for one.
     search: Option<Search>,
+    /// fio's write_iolog: every I/O issued, with its time.
+    iolog: Option<Iolog>,
+}
+
+type Iolog = trace::IologWriter<std::io::BufWriter<std::fs::File>>;
+
+/// Opens the job's `write_iolog` (None without one; the error ends the job).
+fn open_iolog(inp: &JobInput) -> Result<Option<Iolog>, String> {
+    let Some(p) = &inp.spec.write_iolog else {
+        return Ok(None);
+    };
+    let f = std::fs::File::create(p).map_err(|e| format!("write_iolog {}: {e}", p.display()))?;
+    let w = std::io::BufWriter::with_capacity(1 << 20, f);
+    trace::IologWriter::new(w, &inp.paths)
+        .map(Some)
+        .map_err(|e| format!("write_iolog {}: {e}", p.display()))
 }
 
 impl<'a, E: Engine> Job<'a, E> {
@@ -414,6 +432,18 @@ impl<'a, E: Engine> Job<'a, E> {
             data::fill(eng.slot(s), &spec.buffer, &mut rng);
         }
         let (stats, windows) = fresh_counts(spec, sync_engine);
+        let mut error = None;
+        let mut picker = Picker::new(spec, seed, rng, &inp.regions, depth, inp.flow.take());
+        if spec.replay.on() {
+            match Feed::open(spec, &inp.paths, &inp.regions) {
+                Ok(f) => picker.replay = Some(f),
+                Err(e) => error = Some(e),
+            }
+        }
+        let iolog = open_iolog(inp).unwrap_or_else(|e| {
+            error.get_or_insert(e);
+            None
+        });
         // Stamps go at the head of each 4 KiB, inside a compressible buffer's random part.
         let stamp = match spec.buffer {
             BufferMode::Random => true,
@@ -421,7 +451,7 @@ impl<'a, E: Engine> Job<'a, E> {
             _ => false,
         };
         Job {
-            picker: Picker::new(spec, seed, rng, &inp.regions, depth, inp.flow.take()),
+            picker,
             clock: Clock::new(spec),
             budget: Budget::new(spec, &inp.regions),
             q: Queue::new(spec, depth),
@@ -439,7 +469,8 @@ impl<'a, E: Engine> Job<'a, E> {
             sync_engine,
             stamp,
             seq: 0,
-            error: None,
+            error,
+            iolog,
             search: spec
                 .lat_target
                 .on()
@@ -486,7 +517,7 @@ impl<'a, E: Engine> Job<'a, E> {
         }
         // With verify_backlog, the written blocks not yet read back are read once the writes
         // are all issued (fio's closing verify), unless time ran out.
-        let writes_done = self.budget.spent();
+        let writes_done = self.budget.spent() || self.picker.ended;
         let backlog = self.picker.backlog.as_ref();
         let draining = writes_done && backlog.is_some_and(|b| !b.is_empty());
         if writes_done && self.clock.drain_at.is_none() && backlog.is_some() {
@@ -604,6 +635,15 @@ impl<'a, E: Engine> Job<'a, E> {
                 filled.held = true;
                 None
             }
+            Pick::Sync(file) => {
+                let s = &mut self.syncs;
+                (s.need, s.file, s.from, s.late) = (true, file, turn.t, false);
+                None
+            }
+            Pick::Fail(e) => {
+                self.error.get_or_insert(e);
+                None
+            }
             Pick::Done => None,
         }
     }
@@ -647,6 +687,9 @@ impl<'a, E: Engine> Job<'a, E> {
         self.q.batch.push(slot);
         if !n.back {
             self.issued(n.len);
+        }
+        if let Some(w) = &mut self.iolog {
+            log_issue(w, n, prep_at, &mut self.error);
         }
         true
     }
@@ -736,14 +779,20 @@ impl<'a, E: Engine> Job<'a, E> {
     }
 
     /// Reaps at least one I/O (all in flight when a sync, a think or the end waits for the
-    /// queue to drain), then checks and accounts each; false when the engine failed.
+    /// queue to drain), then checks and accounts each; false when the engine failed. A replay
+    /// whose next I/O is due in `wait` ns waits no longer than that for a completion.
     #[inline]
-    fn reap(&mut self, turn: &Turn) -> bool {
+    fn reap(&mut self, turn: &Turn, wait: u64) -> bool {
         let quiescing = self.search.as_ref().is_some_and(|s| s.quiescing);
         let drain = self.syncs.need || turn.stopping || self.think.due.is_some() || quiescing;
         let min = if drain { self.q.in_flight } else { 1 };
         let mut comps = std::mem::take(&mut self.q.comps);
-        let ok = match self.eng.reap(min, &mut comps) {
+        let due_first = !drain && wait > 0 && self.picker.replay.is_some();
+        let r = match due_first {
+            true => self.eng.reap_within(wait, &mut comps),
+            false => self.eng.reap(min, &mut comps),
+        };
+        let ok = match r {
             Err(e) => {
                 self.error = Some(e.to_string());
                 false
@@ -931,6 +980,12 @@ impl<'a, E: Engine> Job<'a, E> {
             }
         }
         drop(self.eng);
+        if let Some(w) = self.iolog.take() {
+            if let Err(e) = w.finish() {
+                self.error.get_or_insert(format!("write_iolog: {e}"));
+            }
+        }
+        out.replay = self.picker.replay.as_ref().map(|f| f.counts);
         out.lat_depth = self.search.map(|s| (s.qd, s.end_run));
         out.stats = self.stats;
         out.windows = self.windows;
@@ -979,8 +1034,33 @@ fn count(
     if m.due != NOT_DUE {
         d.lat_due.record(tc - m.due.min(m.start));
     }
+    if let Some(r) = &mut stats.replay {
+        r.by_class[trace::size_class(m.len as u64)][dir].record(tc - m.start);
+        if m.due != NOT_DUE {
+            r.lag.record(m.start.saturating_sub(m.due));
+        }
+    }
     if let Some(w) = windows {
         w.record(t, dir, tc - m.start, clat, slat);
+    }
+}
+
+/// One line of the job's write_iolog: the I/O and when it was issued (µs into the job).
+fn log_issue(w: &mut Iolog, n: &Next, at: u64, error: &mut Option<String>) {
+    let io = trace::Io {
+        at_ns: at,
+        op: match n.op {
+            Op::Read => trace::Op::Read,
+            Op::Write => trace::Op::Write,
+        },
+        fua: false,
+        file: n.file,
+        offset: n.offset,
+        len: n.len as u64,
+        done_ns: None,
+    };
+    if let Err(e) = w.write(&io) {
+        error.get_or_insert(format!("write_iolog: {e}"));
     }
 }
 
@@ -1037,9 +1117,12 @@ fn fresh_counts(spec: &JobSpec, sync_engine: bool) -> (JobStats, Option<WindowLo
             }
         }
     }
-    if spec.sync_every > 0 {
+    if spec.sync_every > 0 || spec.replay.on() {
         stats.sync.prepare();
         stats.durable.prepare();
+    }
+    if spec.replay.on() {
+        stats.replay = Some(Box::new(stats::ReplayStats::new(trace::SIZE_CLASSES.len())));
     }
     let (max_ms, hist_ms) = spec.logs.window_ms();
     (stats, WindowLog::new(max_ms, hist_ms))

@@ -37,6 +37,7 @@ fn run_one(spec: JobSpec, fd: i32, region: u64) -> JobOutput {
         clone: 0,
         fds: vec![fd],
         regions: vec![(0, region)],
+        paths: vec!["/dev/target".into()],
         lbs: 512,
         live: Arc::new(Live::default()),
         stop: Arc::new(AtomicBool::new(false)),
@@ -203,4 +204,89 @@ fn every_engine_writes_what_it_is_asked_and_reads_it_back() {
         let zero_blocks = data.chunks(4096).filter(|b| b.iter().all(|&x| x == 0));
         assert_eq!(zero_blocks.count(), 0, "{engine:?}");
     }
+}
+
+/// A trace of `n` I/Os `gap_us` apart (reads and writes in turn, 4 KiB at distinct offsets),
+/// with a sync after the first and a trim after the second, as fio's iolog v3.
+fn iolog(dir: &std::path::Path, n: u64, gap_us: u64) -> std::path::PathBuf {
+    let p = dir.join("t.iolog");
+    let mut s = String::from("fio version 3 iolog\n1 /dev/src add\n1 /dev/src open\n");
+    for i in 0..n {
+        let op = if i % 2 == 0 { "read" } else { "write" };
+        s += &format!("{} /dev/src {op} {} 4096\n", 1 + i * gap_us, i * 8192);
+        match i {
+            0 => s += &format!("{} /dev/src sync\n", 1 + i * gap_us),
+            1 => s += &format!("{} /dev/src trim 0 4096\n", 1 + i * gap_us),
+            _ => {}
+        }
+    }
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+fn replaying(trace: &std::path::Path, depth: u32) -> JobSpec {
+    let mut s = spec(EngineKind::Null, Rw::RandRw, depth);
+    s.replay.read_iolog = Some(trace.to_path_buf());
+    s
+}
+
+#[test]
+fn a_replay_issues_every_traced_io_no_sooner_than_due_and_counts_its_lag() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = iolog(dir.path(), 100, 1000);
+    let started = Instant::now();
+    let out = null(replaying(&t, 4), 16 * MIB);
+    assert_eq!(out.error, None);
+    let d = &out.stats.dirs;
+    assert_eq!((d[0].ios, d[1].ios), (50, 50));
+    assert_eq!((d[0].bytes, d[1].bytes), (50 * 4096, 50 * 4096));
+    // The last I/O is due 99 ms in: a replay that keeps the trace's time cannot end sooner.
+    assert!(started.elapsed() >= Duration::from_millis(99));
+    let r = out.stats.replay.as_ref().unwrap();
+    assert_eq!(r.lag.count(), 100, "every I/O's lag is counted");
+    let c = out.replay.unwrap();
+    assert_eq!((c.syncs, c.trims, c.skipped, c.wrapped), (1, 1, 0, 0));
+    assert_eq!(out.stats.sync.count(), 1, "the traced flush is an fsync");
+}
+
+#[test]
+fn a_replay_at_max_speed_keeps_order_without_waiting_and_loops_repeat_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // 200 I/Os a second apart: three minutes if the times were kept.
+    let t = iolog(dir.path(), 200, 1_000_000);
+    let mut s = replaying(&t, 8);
+    s.replay.no_stall = true;
+    s.loops = 3;
+    let out = null(s, 16 * MIB);
+    assert_eq!(out.error, None);
+    assert_eq!(out.stats.total_ios(), 600);
+    assert!(
+        out.stats.runtime_ns < 60_000_000_000,
+        "no_stall waited for the trace's times"
+    );
+    assert_eq!(
+        out.stats.replay.as_ref().unwrap().lag.count(),
+        0,
+        "no due times at max"
+    );
+}
+
+#[test]
+fn a_replay_refuses_an_offset_past_a_small_target_unless_it_wraps() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = iolog(dir.path(), 40, 10);
+    let mut s = replaying(&t, 4);
+    s.replay.no_stall = true;
+    // The trace reaches 40 * 8 KiB = 320 KiB; the region holds 64 KiB.
+    let out = null(s.clone(), 64 * KIB);
+    let e = out.error.unwrap();
+    assert!(
+        e.contains("past its 65536 bytes") && e.contains("--wrap"),
+        "{e}"
+    );
+    s.replay.wrap = true;
+    let out = null(s, 64 * KIB);
+    assert_eq!(out.error, None);
+    assert_eq!(out.stats.total_ios(), 40);
+    assert!(out.replay.unwrap().wrapped > 0);
 }

@@ -27,6 +27,7 @@ pub mod points;
 pub mod probe;
 pub mod purge;
 mod readback;
+pub mod replay;
 pub mod safety;
 mod skew;
 mod steady;
@@ -139,6 +140,9 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     for s in &w.jobs {
         s.validate()?;
     }
+    // A replaying job is sized from its trace (its sizes, depth, reach) before anything else.
+    let (w, traces) = replay::prepare(w)?;
+    let w = &w;
     check_memory(w)?;
     raise_open_files();
     let started = report::started(SystemTime::now());
@@ -147,9 +151,12 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     let mut phases = phase::Phases::new(w, &plan, opts, sample_ms);
     phases.run_all(obs)?;
     let phase::Phases { window, got, .. } = phases;
-    Ok(assemble::report(
-        w, plan, got, window, opts, sample_ms, started,
-    ))
+    let got = assemble::Measured {
+        got,
+        window,
+        traces,
+    };
+    Ok(assemble::report(w, plan, got, opts, sample_ms, started))
 }
 
 /// Lays out `spec`'s file (its first clone's) as a run would, without running: for a file

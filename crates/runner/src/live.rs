@@ -38,6 +38,8 @@ pub struct JobInput {
     /// One descriptor per file, and the region `(offset, len)` of each.
     pub fds: Vec<RawFd>,
     pub regions: Vec<(u64, u64)>,
+    /// Each file's path, as reported (a replay maps the trace's files to these).
+    pub paths: Vec<String>,
     pub lbs: u32,
     pub live: Arc<Live>,
     pub stop: Arc<AtomicBool>,
@@ -96,6 +98,8 @@ pub struct JobOutput {
     pub ramp_swallowed: bool,
     /// A latency search's depth, and whether it settled before the job ended.
     pub lat_depth: Option<(u32, bool)>,
+    /// A replay's counts besides its I/Os.
+    pub replay: Option<crate::replay::Counts>,
 }
 
 /// (user ns, system ns, context switches) from getrusage: `RUSAGE_THREAD` for a job thread,

@@ -233,6 +233,7 @@ impl Crew {
                 clone: p.clone,
                 fds: files.iter().map(|t| t.file.as_raw_fd()).collect(),
                 regions: files.iter().map(|t| (t.offset, t.len)).collect(),
+                paths: files.iter().map(|t| t.info.path.clone()).collect(),
                 lbs: files.iter().map(|t| t.lbs).max().unwrap_or(512),
                 live: lives[k].clone(),
                 stop: halt.clone(),

@@ -6,6 +6,7 @@ use crate::backlog::Backlog;
 use crate::flow::Flow;
 use crate::offsets::Offsets;
 use crate::permutation::splitmix;
+use crate::replay::Item;
 use crate::skew::Skew;
 use crate::written::{mixed_sizes, Starts};
 use engine::Op;
@@ -42,6 +43,10 @@ pub enum Pick {
     Held,
     /// The writes are all issued and nothing is left to read back.
     Done,
+    /// A replayed flush: sync this file once the queue has drained.
+    Sync(u32),
+    /// The replay cannot go on (a bad record, or an offset past the target's end).
+    Fail(String),
 }
 
 pub struct Picker {
@@ -78,6 +83,10 @@ pub struct Picker {
     window: Option<Window>,
     /// Where each written block began, for the closing read-back of mixed sizes.
     pub starts: Option<Starts>,
+    /// The trace a replaying job issues, in place of its pattern.
+    pub replay: Option<crate::replay::Feed>,
+    /// The replay's trace (and its loops) is over.
+    pub ended: bool,
 }
 
 /// fio's `openfiles`: I/O goes round robin to `open` files until each has done its region,
@@ -168,6 +177,8 @@ impl Picker {
         let one_map = matches!(offs.first(), Some([Offsets::Mapped { .. }, _]));
         Picker {
             starts: Starts::new(spec, regions),
+            replay: None,
+            ended: false,
             window: Window::new(spec.openfiles, regions),
             one_map,
             rng,
@@ -210,6 +221,9 @@ impl Picker {
     pub fn next(&mut self, t: u64, writes_done: bool) -> Pick {
         if let Some(n) = self.held.take() {
             return Pick::Io(n);
+        }
+        if self.replay.is_some() {
+            return self.replayed(t);
         }
         if let Some((file, offset, len)) = self.backlog.as_mut().and_then(|b| b.next(writes_done)) {
             // Reads back are not paced nor weighed: the rate and the flow are the workload's.
@@ -309,6 +323,49 @@ impl Picker {
             file + 1
         };
         file
+    }
+
+    /// The trace's next I/O at `t`: a wait until it is due (unless `replay_no_stall`), then
+    /// the I/O or the flush as the trace has it.
+    #[inline]
+    fn replayed(&mut self, t: u64) -> Pick {
+        let Some(feed) = self.replay.as_mut() else {
+            return Pick::Done;
+        };
+        let item = match feed.peek() {
+            Ok(i) => i,
+            Err(e) => return Pick::Fail(e),
+        };
+        let due = match item {
+            Item::Io { due, .. } | Item::Sync { due, .. } => due,
+            Item::End => {
+                self.ended = true;
+                return Pick::Done;
+            }
+        };
+        if due != NOT_DUE && t < due {
+            return Pick::Wait(due - t);
+        }
+        feed.take();
+        match item {
+            Item::Io {
+                op,
+                file,
+                offset,
+                len,
+                due,
+            } => Pick::Io(Next {
+                op,
+                dir: (op == Op::Write) as usize,
+                len,
+                file,
+                offset,
+                back: false,
+                due,
+            }),
+            Item::Sync { file, .. } => Pick::Sync(file),
+            Item::End => Pick::Done,
+        }
     }
 
     /// Takes back an I/O the loop could not issue yet; it comes out of `next` first.

@@ -53,6 +53,38 @@ impl DirStats {
     }
 }
 
+/// A replaying job's own figures.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayStats {
+    /// How late each I/O was issued against its due time in the trace.
+    pub lag: LatHist,
+    /// Latency (issue to completion) per size class and direction.
+    pub by_class: Vec<[LatHist; 2]>,
+}
+
+impl ReplayStats {
+    pub fn new(classes: usize) -> ReplayStats {
+        ReplayStats {
+            lag: LatHist::new(),
+            by_class: (0..classes)
+                .map(|_| [LatHist::new(), LatHist::new()])
+                .collect(),
+        }
+    }
+
+    pub fn merge(&mut self, o: &ReplayStats) {
+        self.lag.merge(&o.lag);
+        if self.by_class.len() < o.by_class.len() {
+            self.by_class
+                .resize_with(o.by_class.len(), Default::default);
+        }
+        for (a, b) in self.by_class.iter_mut().zip(&o.by_class) {
+            a[0].merge(&b[0]);
+            a[1].merge(&b[1]);
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct JobStats {
     /// Index 0 is reads, 1 is writes.
@@ -79,6 +111,8 @@ pub struct JobStats {
     /// window: fio counts these as the job's reads.
     pub verify: DirStats,
     pub verify_ns: u64,
+    /// A replay's lag and latency per size class.
+    pub replay: Option<Box<ReplayStats>>,
 }
 
 impl JobStats {
@@ -101,6 +135,9 @@ impl JobStats {
         }
         self.verify.merge(&o.verify);
         self.verify_ns = self.verify_ns.max(o.verify_ns);
+        if let Some(r) = &o.replay {
+            self.replay.get_or_insert_with(Default::default).merge(r);
+        }
     }
 
     /// Records `n` I/Os submitted while `depth` were in flight.

@@ -14,7 +14,7 @@ pub mod warnings;
 pub mod winlog;
 
 pub use hist::{LatHist, LatencySummary, Percentile, FIO_PERCENTILES};
-pub use job::{DirStats, JobStats, Lateness, DEPTH_BUCKETS};
+pub use job::{DirStats, JobStats, Lateness, ReplayStats, DEPTH_BUCKETS};
 pub use series::{Sample, Series, SeriesSummary};
 pub use warnings::Warning;
 pub use winlog::{HistWindow, WindowLog};

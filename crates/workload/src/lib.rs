@@ -9,6 +9,7 @@ pub mod fio;
 pub mod input;
 pub mod jobfile;
 pub mod lat_target;
+pub mod replay;
 pub mod spec;
 pub mod steady;
 pub mod units;

@@ -305,6 +305,10 @@ fn lat_target_off(l: &crate::lat_target::LatTarget) -> bool {
     !l.on()
 }
 
+fn replay_off(r: &crate::replay::Replay) -> bool {
+    !r.on() && *r == crate::replay::Replay::default()
+}
+
 fn kb_1024() -> u32 {
     1024
 }
@@ -471,6 +475,12 @@ pub struct JobSpec {
     /// `latency_percentile`, `latency_run`).
     #[serde(default, skip_serializing_if = "lat_target_off")]
     pub lat_target: crate::lat_target::LatTarget,
+    /// fio's trace replay (`read_iolog`, `replay_*`).
+    #[serde(default, skip_serializing_if = "replay_off")]
+    pub replay: crate::replay::Replay,
+    /// fio's `write_iolog`: an iolog (v3) of every I/O the job issued, with its time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_iolog: Option<PathBuf>,
     /// fio's log files (`write_bw_log` and friends), written after the run.
     #[serde(default, skip_serializing_if = "Logs::is_none")]
     pub logs: Logs,
@@ -569,6 +579,8 @@ impl Default for JobSpec {
             rate_poisson: false,
             steadystate: Default::default(),
             lat_target: Default::default(),
+            replay: Default::default(),
+            write_iolog: None,
             logs: Logs::default(),
             percentile_list: None,
             percentiles_for: percentiles_default(),

@@ -36,6 +36,10 @@ pub(super) const NOTED: &[O] = &[
     ),
     noted("clocksource", "volbench always times with CLOCK_MONOTONIC"),
     noted(
+        "read_iolog_chunked",
+        "volbench always reads a trace as a stream, in bounded memory",
+    ),
+    noted(
         "gtod_cpu",
         "volbench has no clock thread; each job reads the clock itself",
     ),
@@ -102,8 +106,6 @@ pub(super) const NOTED: &[O] = &[
 /// the I/O being measured. Nothing that changes the I/O (which files, what data, when, on which
 /// CPU, with which syncs) belongs here.
 pub(super) const IGNORED: &[O] = &[
-    // A record of the I/O issued, for a later replay: output only.
-    skipped("write_iolog"),
     skipped("log_offset"),
     skipped("log_compression"),
     skipped("log_compression_cpus"),
@@ -139,7 +141,7 @@ pub(super) const IGNORED: &[O] = &[
 const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writes anywhere in its region, which a zoned device refuses; test a conventional namespace or a file on a zoned file system";
 const R_TRIM: &str = "volbench issues reads, writes and syncs, no discards (TRIM); measure discard with fio, or with `blkdiscard` timed";
 const R_DEDUPE: &str = "volbench's written blocks never repeat (each carries its offset and a sequence number), so there is no share of duplicates to set; a deduplication test needs fio";
-const R_REPLAY: &str = "replaying a recorded trace is not in volbench yet (issue 25: `volbench replay`); describe the workload with rw, bs, iodepth and rate meanwhile";
+const R_REPLAY: &str = "volbench replays one trace per job and does not merge several into one; merge them with `blkparse -i A -i B -d merged.bin` and replay that";
 const R_RATEMIN: &str = "volbench does not stop a job that falls under a minimum rate; it reports the per-second minimum (iops_min, bw_min) and warns when the rate falls during the run";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
 const R_VERIFYSTATE: &str = "volbench keeps no verify state between runs: a later job checks the headers on the device itself (rw=read with verify=...)";
@@ -183,14 +185,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("merge_blktrace_iters", R_REPLAY),
     refused("merge_blktrace_scalars", R_REPLAY),
     refused("profile", "fio's built-in profiles (tiobench, act) are not in volbench; `volbench suite` holds its own named workloads"),
-    refused("read_iolog", R_REPLAY),
-    refused("read_iolog_chunked", R_REPLAY),
-    refused("replay_align", R_REPLAY),
-    refused("replay_redirect", R_REPLAY),
-    refused("replay_scale", R_REPLAY),
-    refused("replay_skip", R_REPLAY),
-    refused("replay_time_scale", R_REPLAY),
-    refused("replay_no_stall", R_REPLAY),
     refused("thinktime_iotime", "volbench thinks after a number of I/Os (thinktime_blocks), not after a time spent doing I/O"),
     refused("trim_backlog", R_TRIM),
     refused("trim_backlog_batch", R_TRIM),

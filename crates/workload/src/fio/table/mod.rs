@@ -15,6 +15,7 @@ mod latency;
 mod logs;
 pub mod names;
 mod pattern;
+mod replay;
 mod steady;
 mod timing;
 
@@ -260,6 +261,7 @@ const GROUPS: &[&[FioOption]] = &[
     timing::OPTIONS,
     steady::OPTIONS,
     latency::OPTIONS,
+    replay::OPTIONS,
     engine::OPTIONS,
     data::OPTIONS,
     logs::OPTIONS,

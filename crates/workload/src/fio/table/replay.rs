@@ -1,0 +1,200 @@
+//! fio's trace replay: the trace to replay (`read_iolog`, volbench's own format, blktrace's
+//! files or fio's iologs), how its time and offsets are taken (`replay_*`), and the iolog a
+//! job writes of what it issued (`write_iolog`).
+
+use super::{show_flag, Category as C, FioOption as O, Kind};
+use crate::replay::Replay;
+use std::path::PathBuf;
+
+fn path(v: &super::Val) -> Result<PathBuf, crate::fio::OptError> {
+    Ok(PathBuf::from(v.need()?))
+}
+
+pub(super) const OPTIONS: &[O] = &[
+    O {
+        details: "the format is detected (volbench's trace, blktrace's per-CPU files given \
+                  by their base name or any of them, fio's iolog v2 or v3) and read as a \
+                  stream in bounded memory; each I/O is issued at its time, with as many in \
+                  flight as the trace had where it holds completions (else `iodepth`); \
+                  flushes are fsyncs, trims are counted and left out; the report's replay \
+                  section gives how late each I/O went (lag percentiles, longest) and the \
+                  trace's latency beside the target's",
+        show: Some(|j| {
+            j.replay
+                .read_iolog
+                .as_ref()
+                .map(|p| p.display().to_string())
+        }),
+        ..O::new(
+            "read_iolog",
+            C::Pattern,
+            Kind::Text,
+            "Replay this trace (volbench's, blktrace's or fio's iolog) instead of a pattern",
+            "app.trace",
+            |j, v| {
+                j.replay.read_iolog = Some(path(v)?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| show_flag(j.replay.no_stall)),
+        ..O::new(
+            "replay_no_stall",
+            C::Pattern,
+            Kind::Flag,
+            "Replay as fast as the queue allows, in the trace's order, ignoring its times",
+            "1",
+            |j, v| {
+                j.replay.no_stall = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| (j.replay.time_scale != 100).then(|| j.replay.time_scale.to_string())),
+        ..O::new(
+            "replay_time_scale",
+            C::Pattern,
+            Kind::Int {
+                min: 1,
+                max: 1_000_000,
+            },
+            "Replay at this % of the trace's rate (200: twice as fast)",
+            "200",
+            |j, v| {
+                j.replay.time_scale = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| j.replay.redirect.as_ref().map(|p| p.display().to_string())),
+        ..O::new(
+            "replay_redirect",
+            C::Pattern,
+            Kind::Text,
+            "Replay every I/O on this one file or device, whatever the trace names",
+            "/dev/sdc",
+            |j, v| {
+                j.replay.redirect = Some(path(v)?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| (j.replay.align > 0).then(|| j.replay.align.to_string())),
+        ..O::new(
+            "replay_align",
+            C::Pattern,
+            Kind::Size,
+            "Round the trace's offsets down to this power of 2",
+            "4k",
+            |j, v| {
+                let a = v.size()?;
+                if !a.is_power_of_two() {
+                    return Err(v.bad(v.need()?, "give a power of 2 (4k, 64k)"));
+                }
+                j.replay.align = a;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| (j.replay.scale > 1).then(|| j.replay.scale.to_string())),
+        ..O::new(
+            "replay_scale",
+            C::Pattern,
+            Kind::Int {
+                min: 1,
+                max: u32::MAX as u64,
+            },
+            "Divide the trace's offsets by this",
+            "4",
+            |j, v| {
+                j.replay.scale = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| (j.replay.skip != 0).then(|| Replay::show_skip(j.replay.skip))),
+        ..O::new(
+            "replay_skip",
+            C::Pattern,
+            Kind::Text,
+            "Leave these I/O kinds out of the replay: a list of read, write, trim, sync",
+            "write",
+            |j, v| {
+                let s = v.need()?;
+                j.replay.skip = Replay::parse_skip(s)
+                    .map_err(|w| v.bad(&w, "give a list of read, write, trim, sync"))?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "volbench's own: without it, a trace that reaches past its target's end is \
+                  refused before any I/O",
+        show: Some(|j| show_flag(j.replay.wrap)),
+        ..O::new(
+            "replay_wrap",
+            C::Pattern,
+            Kind::Flag,
+            "Wrap the trace's offsets into a target smaller than its reach (with a warning)",
+            "1",
+            |j, v| {
+                j.replay.wrap = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "volbench's own: a list of SRC=DST, SRC as the trace names its file or \
+                  device (`253,0` in a blktrace), DST one of the job's files; a trace of one \
+                  device replays on a job's only file without it",
+        show: Some(|j| {
+            let m = &j.replay.map;
+            (!m.is_empty()).then(|| {
+                m.iter()
+                    .map(|(s, d)| format!("{s}={}", d.display()))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+        }),
+        ..O::new(
+            "replay_map",
+            C::Pattern,
+            Kind::Text,
+            "Replay the trace's file or device SRC on the job's file DST (SRC=DST, a list)",
+            "/dev/sda=/dev/vdb",
+            |j, v| {
+                for pair in v.need()?.split(',').filter(|p| !p.is_empty()) {
+                    let (s, d) = pair
+                        .split_once('=')
+                        .filter(|(s, d)| !s.is_empty() && !d.is_empty())
+                        .ok_or_else(|| v.bad(pair, "give SRC=DST"))?;
+                    j.replay.map.push((s.to_string(), PathBuf::from(d)));
+                }
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "fio's iolog v3: a line per I/O with its submission time in µs, so that \
+                  the run can be replayed by volbench or fio, and its issue times compared \
+                  with a trace's",
+        show: Some(|j| j.write_iolog.as_ref().map(|p| p.display().to_string())),
+        ..O::new(
+            "write_iolog",
+            C::Reporting,
+            Kind::Text,
+            "Write an iolog (fio's v3) of every I/O issued, with its time",
+            "issued.iolog",
+            |j, v| {
+                j.write_iolog = Some(path(v)?);
+                Ok(())
+            },
+        )
+    },
+];
