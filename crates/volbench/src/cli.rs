@@ -108,6 +108,14 @@ pub enum Cmd {
     /// own storage cap. Reads only; every run does the cheap part of it.
     #[command(after_help = DOCTOR_EXAMPLES)]
     Doctor(DoctorArgs),
+    /// Record a device's block I/O (the kernel's tracepoints through tracefs), summarize a
+    /// trace, or convert one (volbench's, blktrace's, fio's iolog).
+    #[command(subcommand, after_help = TRACE_EXAMPLES)]
+    Trace(TraceCmd),
+    /// Replay a recorded trace on another file or device, with its timing and depth, and
+    /// report how faithfully it went and the latency beside the recorded one.
+    #[command(after_help = REPLAY_EXAMPLES)]
+    Replay(Box<ReplayArgs>),
     /// Print the shell completion script for SHELL (bash, zsh, fish, elvish, powershell).
     #[command(
         after_help = "Examples:\n  volbench completions bash > /etc/bash_completion.d/volbench\n  volbench completions zsh > \"${fpath[1]}/_volbench\"\n  volbench completions fish > ~/.config/fish/completions/volbench.fish"
@@ -983,6 +991,103 @@ pub struct QuickArgs {
     /// O_DIRECT (turn off only where the filesystem refuses it, e.g. tmpfs).
     #[arg(long, default_value = "1", value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
     pub direct: String,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+const TRACE_EXAMPLES: &str = "Examples:\n  volbench trace record /dev/nvme0n1 --duration 60s --output app.trace\n  volbench trace summary app.trace\n  volbench trace summary sda.blktrace.0          # blktrace's per-CPU files, merged\n  volbench trace convert app.trace --to fio --output app.iolog   # for fio --read_iolog";
+
+const REPLAY_EXAMPLES: &str = "Examples:\n  volbench replay app.trace --filename /mnt/new/replay.dat\n  volbench replay app.trace --filename /dev/nvme1n1 --allow-destructive --speed 2\n  volbench replay app.trace --filename /dev/vdb --speed max --loops 3 --label gp3\n  volbench replay sda.blktrace.0 --map 8,0=/dev/vdb --map 8,16=/dev/vdc";
+
+#[derive(Subcommand, Debug)]
+pub enum TraceCmd {
+    /// Record the block I/O issued to DEVICE until --duration or Ctrl-C, then summarize it.
+    Record(TraceRecordArgs),
+    /// What a trace holds: I/Os, mix, sizes, rate over time, the device's latency, depth.
+    Summary(TraceFileArgs),
+    /// Write a trace in another format (streamed: any size).
+    Convert(TraceConvertArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TraceRecordArgs {
+    /// The block device whose I/O to record (a whole device: `df FILE` names it).
+    #[arg(value_name = "DEVICE")]
+    pub device: PathBuf,
+    /// How long to record (Ctrl-C stops earlier and keeps the trace).
+    #[arg(long, value_name = "TIME", default_value = "60s", value_parser = humantime::parse_duration)]
+    pub duration: std::time::Duration,
+    /// The trace file to write (refused if it exists) [default: DEVICE's name.trace].
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// text or json (the summary).
+    #[arg(long = "output-format", value_name = "FORMAT", default_value = "text")]
+    pub output_format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct TraceFileArgs {
+    /// volbench's trace, blktrace's files (NAME or NAME.blktrace.N), or fio's iolog v2/v3.
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+    /// text or json.
+    #[arg(long = "output-format", value_name = "FORMAT", default_value = "text")]
+    pub output_format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct TraceConvertArgs {
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+    /// volbench, fio (iolog v3) or blktrace (per-CPU files OUTPUT.blktrace.N).
+    #[arg(long, value_name = "FORMAT")]
+    pub to: String,
+    /// The file to write (refused if it exists).
+    #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// The trace: volbench's, blktrace's (NAME or NAME.blktrace.N) or fio's iolog v2/v3.
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+    /// The file or device to replay on (several joined with ':', with --map).
+    #[arg(long, value_name = "TARGET")]
+    pub filename: Option<String>,
+    /// 1 keeps the trace's timing, 2 is twice as fast, 0.5 half; max issues as fast as the
+    /// queue allows, in the trace's order.
+    #[arg(long, value_name = "SPEED", default_value = "1")]
+    pub speed: String,
+    /// Replay the trace's file or device SRC on DST (repeatable).
+    #[arg(long, value_name = "SRC=DST")]
+    pub map: Vec<String>,
+    /// Wrap offsets past a smaller target's end into it (with a warning) instead of refusing.
+    #[arg(long)]
+    pub wrap: bool,
+    /// Replay the trace this many times, each after the last.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub loops: u32,
+    /// The most I/Os in flight [default: the trace's deepest, where it holds completions, else 32].
+    #[arg(long, value_name = "N")]
+    pub iodepth: Option<u32>,
+    /// io_uring, libaio or psync (psync issues one at a time).
+    #[arg(long, value_name = "ENGINE", default_value = "io_uring")]
+    pub ioengine: String,
+    /// 1: O_DIRECT, as the block layer saw the traced I/O; 0: through the page cache.
+    #[arg(long, value_name = "0|1", default_value = "1")]
+    pub direct: String,
+    /// Leave these out: a list of read, write, trim, sync.
+    #[arg(long, value_name = "LIST")]
+    pub skip: Option<String>,
+    /// Write a device that holds data (a file system, a partition table).
+    #[arg(long = "allow-destructive")]
+    pub allow_destructive: bool,
+    /// Also write fio's iolog v3 of what was issued, with the times.
+    #[arg(long = "write-iolog", value_name = "FILE")]
+    pub write_iolog: Option<PathBuf>,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]

@@ -86,6 +86,12 @@ fn dispatch() -> ExitCode {
         cli::Cmd::Emulate(a) => cmd::emulate::main(a),
         cli::Cmd::Clean(a) => cmd::clean::main(a),
         cli::Cmd::Doctor(a) => cmd::doctor::main(a),
+        cli::Cmd::Trace(c) => match c {
+            cli::TraceCmd::Record(a) => cmd::trace::record(a),
+            cli::TraceCmd::Summary(a) => cmd::trace::summary(a),
+            cli::TraceCmd::Convert(a) => cmd::trace::convert(a),
+        },
+        cli::Cmd::Replay(a) => cmd::replay::main(*a),
         cli::Cmd::Completions(a) => cmd::manual::completions(a),
         cli::Cmd::Man(a) => cmd::manual::man(a),
     })

@@ -18,10 +18,12 @@ pub mod pts;
 pub mod quick;
 pub mod record;
 pub mod records;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod suite;
 pub mod sweep;
+pub mod trace;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use std::process::ExitCode;

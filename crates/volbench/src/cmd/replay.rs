@@ -1,0 +1,105 @@
+//! `volbench replay`: a trace replayed on a target, as a run of one job whose pattern is the
+//! trace (fio's `read_iolog`), so its report, history, compare and HTML are a run's.
+
+use super::usage;
+use crate::cli::{FioFlags, ReplayArgs, RunArgs};
+use anyhow::Result;
+use std::process::ExitCode;
+
+pub fn main(a: ReplayArgs) -> Result<ExitCode> {
+    let fio = options(&a)?;
+    super::run::main(RunArgs {
+        fio,
+        jobfile: None,
+        showcmd: false,
+        parse_only: false,
+        ignore_unsupported: false,
+        shared_file: false,
+        out: a.out,
+        store: a.store,
+        fio_help: FioFlags,
+    })
+}
+
+/// The replay's fio options: the trace, the targets (--filename and --map's), the speed, and
+/// the engine, depth and O_DIRECT a replay needs to issue the trace's I/O as traced.
+fn options(a: &ReplayArgs) -> Result<Vec<(String, Option<String>)>> {
+    let mut targets: Vec<String> = a
+        .filename
+        .iter()
+        .flat_map(|f| f.split(':'))
+        .filter(|f| !f.is_empty())
+        .map(String::from)
+        .collect();
+    for m in &a.map {
+        let Some((_, dst)) = m
+            .split_once('=')
+            .filter(|(s, d)| !s.is_empty() && !d.is_empty())
+        else {
+            return Err(usage(format!(
+                "--map {m}: give SRC=DST (SRC as the trace names it)"
+            )));
+        };
+        if !targets.iter().any(|t| t == dst) {
+            targets.push(dst.to_string());
+        }
+    }
+    if targets.is_empty() {
+        return Err(usage(
+            "give the target to replay on: --filename FILE_OR_DEVICE (or --map SRC=DST)",
+        ));
+    }
+    let o = |k: &str, v: Option<String>| (k.to_string(), v);
+    let mut fio = vec![
+        o("name", Some("replay".into())),
+        o("read_iolog", Some(a.trace.display().to_string())),
+        o("filename", Some(targets.join(":"))),
+        o("ioengine", Some(a.ioengine.clone())),
+        o("direct", Some(a.direct.clone())),
+        o("loops", Some(a.loops.to_string())),
+    ];
+    // The trace's own depth where it holds completions; else room for the I/Os its times
+    // overlap.
+    let depth = match a.iodepth {
+        Some(d) => d,
+        None => trace_depth(&a.trace).unwrap_or(32),
+    };
+    fio.push(o("iodepth", Some(depth.to_string())));
+    match a.speed.as_str() {
+        "max" => fio.push(o("replay_no_stall", Some("1".into()))),
+        s => {
+            let x: f64 = s
+                .parse()
+                .ok()
+                .filter(|x: &f64| *x > 0.0 && x.is_finite())
+                .ok_or_else(|| usage(format!("--speed {s}: give a factor (1, 2, 0.5) or max")))?;
+            let pct = (x * 100.0).round().max(1.0) as u64;
+            fio.push(o("replay_time_scale", Some(pct.to_string())));
+        }
+    }
+    if !a.map.is_empty() {
+        fio.push(o("replay_map", Some(a.map.join(","))));
+    }
+    for (flag, key) in [
+        (a.wrap, "replay_wrap"),
+        (a.allow_destructive, "allow_destructive"),
+    ] {
+        if flag {
+            fio.push(o(key, None));
+        }
+    }
+    if let Some(s) = &a.skip {
+        fio.push(o("replay_skip", Some(s.clone())));
+    }
+    if let Some(p) = &a.write_iolog {
+        fio.push(o("write_iolog", Some(p.display().to_string())));
+    }
+    Ok(fio)
+}
+
+/// The deepest queue the trace had, where it holds completions (a bad trace: the run says
+/// why).
+fn trace_depth(p: &std::path::Path) -> Option<u32> {
+    let r = trace::open(p).ok()?;
+    trace::summarize(r).ok()?.max_depth
+}

@@ -1,0 +1,179 @@
+//! `volbench trace`: record a device's block I/O through tracefs, summarize a trace, convert
+//! one between volbench's format, fio's iolog v3 and blktrace's files.
+
+use super::usage;
+use crate::cli::{TraceConvertArgs, TraceFileArgs, TraceRecordArgs};
+use anyhow::Result;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Refuses to replace a file: volbench deletes nothing it did not create.
+fn fresh(p: &Path) -> Result<()> {
+    if p.exists() {
+        return Err(usage(format!(
+            "{} exists: give another --output (volbench does not replace files it did not write)",
+            p.display()
+        )));
+    }
+    Ok(())
+}
+
+pub fn record(a: TraceRecordArgs) -> Result<ExitCode> {
+    let name = a
+        .device
+        .file_name()
+        .map_or("device".into(), |n| n.to_string_lossy().to_string());
+    let output = a
+        .output
+        .unwrap_or_else(|| PathBuf::from(format!("{name}.trace")));
+    fresh(&output)?;
+    let stop = super::stop_flag();
+    let plan = trace::record::Plan {
+        device: a.device.clone(),
+        duration: Some(a.duration),
+        output: output.clone(),
+        stop: &stop,
+    };
+    eprintln!(
+        "recording {} for {} (Ctrl-C stops earlier) into {}",
+        a.device.display(),
+        humantime::format_duration(a.duration),
+        output.display()
+    );
+    let rec = trace::record::record(&plan, &mut |ios, t| {
+        eprintln!(
+            "  {} s: {} I/Os",
+            t.as_secs(),
+            figures::fmt_count(ios as f64)
+        );
+    });
+    let rec = match rec {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_file(&output);
+            return Err(usage(e.to_string()));
+        }
+    };
+    let sum = summarize(&output)?;
+    if a.output_format == "json" {
+        let v = serde_json::json!({ "recorded": rec, "summary": sum });
+        crate::output::stdout(format!("{}\n", serde_json::to_string_pretty(&v)?).as_bytes())?;
+    } else {
+        let mut text = format!(
+            "recorded {} I/Os on {} in {:.1} s with {}{}\n",
+            figures::fmt_count(rec.ios as f64),
+            rec.device,
+            rec.seconds,
+            rec.method,
+            if rec.interrupted {
+                " (stopped by Ctrl-C)"
+            } else {
+                ""
+            }
+        );
+        text.push_str(&render::replay::summary_text(
+            &output.display().to_string(),
+            &sum,
+        ));
+        crate::output::stdout(text.as_bytes())?;
+    }
+    if rec.lost_events > 0 {
+        eprintln!(
+            "warning: the kernel dropped {} trace events (its buffer overran): the trace misses \
+             I/Os; record a shorter time or a quieter device",
+            rec.lost_events
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn summarize(p: &Path) -> Result<trace::Summary> {
+    let r = trace::open(p).map_err(|e| usage(e.to_string()))?;
+    trace::summarize(r).map_err(|e| usage(e.to_string()))
+}
+
+pub fn summary(a: TraceFileArgs) -> Result<ExitCode> {
+    let sum = summarize(&a.trace)?;
+    let bytes = match a.output_format.as_str() {
+        "json" => format!("{}\n", serde_json::to_string_pretty(&sum)?),
+        _ => render::replay::summary_text(&a.trace.display().to_string(), &sum),
+    };
+    crate::output::stdout(bytes.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Streams the trace into the chosen format.
+pub fn convert(a: TraceConvertArgs) -> Result<ExitCode> {
+    let mut r = trace::open(&a.trace).map_err(|e| usage(e.to_string()))?;
+    // The file names are known once they have been seen: one pass for them first.
+    let names = summarize(&a.trace)?.files;
+    let mut n = 0u64;
+    let next = |r: &mut trace::Reader| r.next_io().map_err(|e| usage(e.to_string()));
+    match a.to.as_str() {
+        "volbench" => {
+            fresh(&a.output)?;
+            let h = trace::Header {
+                method: format!("converted from {} ({})", a.trace.display(), r.format.name()),
+                files: names.iter().map(|n| (n.clone(), None)).collect(),
+            };
+            let f = std::fs::File::create(&a.output)?;
+            let mut w = trace::TraceWriter::new(BufWriter::new(f), &h)?;
+            while let Some(io) = next(&mut r)? {
+                w.write(&io)?;
+                n += 1;
+            }
+            w.finish()?;
+        }
+        "fio" => {
+            fresh(&a.output)?;
+            let f = std::fs::File::create(&a.output)?;
+            let mut w = trace::IologWriter::new(BufWriter::new(f), &names)?;
+            while let Some(io) = next(&mut r)? {
+                w.write(&io)?;
+                n += 1;
+            }
+            w.finish()?;
+        }
+        "blktrace" => {
+            fresh(&blk_part(&a.output))?;
+            let devs: Vec<u32> = names.iter().enumerate().map(|(i, s)| dev_t(s, i)).collect();
+            let mut w = trace::BlktraceWriter::create(&a.output, 1, &devs)?;
+            while let Some(io) = next(&mut r)? {
+                w.write(&io)?;
+                n += 1;
+            }
+            w.finish()?;
+        }
+        other => {
+            return Err(usage(format!(
+                "--to {other}: give volbench, fio (iolog v3) or blktrace"
+            )))
+        }
+    }
+    eprintln!(
+        "wrote {} I/Os to {}",
+        figures::fmt_count(n as f64),
+        a.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn blk_part(base: &Path) -> PathBuf {
+    let mut p = base.as_os_str().to_owned();
+    p.push(".blktrace.0");
+    PathBuf::from(p)
+}
+
+/// A trace file's name as a dev_t for blktrace: `MAJ,MIN`, a device node's own number, or
+/// else the file's index as a minor of major 0.
+fn dev_t(name: &str, i: usize) -> u32 {
+    if let Some((a, b)) = name.split_once(',') {
+        if let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) {
+            return (a << 20) | b;
+        }
+    }
+    trace::record::device_id(Path::new(name))
+        .map(|(d, _)| d)
+        .unwrap_or(i as u32)
+}
