@@ -14,7 +14,8 @@ pkgs=(
                                            # example job files, zramctl/losetup, mkfs
   chromium                               # HTML report tests open every page headless
   strace fuse3                           # fsync tests count syscalls; durability mounts a lying disk
-  blktrace                               # blkparse reads the blktrace files replay tests write
+  blktrace time                          # blkparse reads the blktrace files replay tests write;
+                                         # GNU time measures a replay's peak memory
   postgresql postgresql-client           # db tests start throwaway clusters, compare with pgbench
   sysbench                               # seed 003's fsync comparison runs sysbench fileio
   libopenmpi-dev openmpi-bin libclang-dev  # the MPI build (rsmpi's bindgen needs libclang.so)

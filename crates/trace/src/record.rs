@@ -179,12 +179,12 @@ fn tracefs() -> Result<(PathBuf, bool), RecordError> {
     Ok((root, true))
 }
 
-/// Removes the instances of recordings whose process is gone, and unmounts tracefs that one
-/// of them mounted.
-fn sweep(root: &Path) {
+/// Removes the instances of recordings whose process is gone; returns their paths.
+fn sweep(root: &Path) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(root.join("instances")) else {
-        return;
+        return Vec::new();
     };
+    let mut gone = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().to_string();
         let Some(pid) = name
@@ -193,10 +193,27 @@ fn sweep(root: &Path) {
         else {
             continue;
         };
-        if !alive(pid) {
-            let _ = fs::remove_dir(e.path());
+        if !alive(pid) && fs::remove_dir(e.path()).is_ok() {
+            gone.push(e.path());
         }
     }
+    gone
+}
+
+/// What a killed recording left, removed: its tracefs instance, and tracefs itself where it
+/// mounted it. Every volbench command calls this at its start; it says what it removed.
+pub fn sweep_stale() -> Vec<String> {
+    let mut said = Vec::new();
+    for root in ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"] {
+        for p in sweep(Path::new(root)) {
+            said.push(format!(
+                "removed the tracefs instance {} of a killed trace recording",
+                p.display()
+            ));
+        }
+    }
+    sweep_mount();
+    said
 }
 
 fn alive(pid: u32) -> bool {

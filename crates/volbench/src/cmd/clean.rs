@@ -14,8 +14,9 @@ fn registry() -> std::path::PathBuf {
 /// note for each (once, by whichever volbench starts first).
 pub fn at_start() {
     leftovers::init(&registry());
+    let traced = trace::record::sweep_stale();
     if scaleout::world::speaks() {
-        for line in leftovers::reclaim() {
+        for line in leftovers::reclaim().into_iter().chain(traced) {
             eprintln!("note: {line}");
         }
     }
