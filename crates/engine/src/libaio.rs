@@ -89,6 +89,17 @@ impl Libaio {
         self.getevents_within(min, None)
     }
 
+    /// The `n` events just got, as completions.
+    fn take(&mut self, n: usize, out: &mut Vec<Completion>) {
+        for ev in &self.events[..n] {
+            out.push(Completion {
+                slot: ev.data as u32,
+                result: ev.res,
+            });
+        }
+        self.in_flight -= n;
+    }
+
     /// io_getevents, waiting at most `wait_ns` when given (then fewer than `min` may come).
     fn getevents_within(&mut self, min: usize, wait_ns: Option<u64>) -> io::Result<usize> {
         let mut ts = wait_ns.map(|ns| libc::timespec {
@@ -194,13 +205,7 @@ impl Engine for Libaio {
             return Ok(());
         }
         let n = self.getevents(min).map_err(|e| err("getevents", e))?;
-        for ev in &self.events[..n] {
-            out.push(Completion {
-                slot: ev.data as u32,
-                result: ev.res,
-            });
-        }
-        self.in_flight -= n;
+        self.take(n, out);
         Ok(())
     }
 
@@ -212,13 +217,7 @@ impl Engine for Libaio {
         let n = self
             .getevents_within(1, Some(wait_ns))
             .map_err(|e| err("getevents", e))?;
-        for ev in &self.events[..n] {
-            out.push(Completion {
-                slot: ev.data as u32,
-                result: ev.res,
-            });
-        }
-        self.in_flight -= n;
+        self.take(n, out);
         Ok(())
     }
 

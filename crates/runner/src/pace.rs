@@ -5,6 +5,9 @@
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
 
+/// The due time of an I/O nothing paces (no rate cap, a replay at max speed).
+pub const NOT_DUE: u64 = u64::MAX;
+
 /// Sleeps up to `d`, waking early when the run is stopped.
 pub(crate) fn sleep_unless_stopped(d: std::time::Duration, stop: &AtomicBool) {
     let until = Instant::now() + d;

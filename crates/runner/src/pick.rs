@@ -31,8 +31,7 @@ pub struct Next {
     pub due: u64,
 }
 
-/// The due time of an I/O no rate cap paces.
-pub const NOT_DUE: u64 = u64::MAX;
+pub use crate::pace::NOT_DUE;
 
 /// The answer to "what next?".
 pub enum Pick {
