@@ -57,6 +57,17 @@ fn build_ring(entries: u32, poll: bool) -> io::Result<io_uring::IoUring> {
 }
 
 impl IoUring {
+    /// Appends the completions the ring holds now.
+    #[inline]
+    fn drain(&mut self, out: &mut Vec<Completion>) {
+        for cqe in self.ring.completion() {
+            out.push(Completion {
+                slot: cqe.user_data() as u32,
+                result: cqe.result() as i64,
+            });
+        }
+    }
+
     /// Builds the ring. Call it on the thread that will drive it: single-issuer rings belong to
     /// the task that created them.
     pub fn new(cfg: &EngineConfig) -> Result<IoUring, EngineError> {
@@ -171,12 +182,7 @@ impl Engine for IoUring {
         out.clear();
         let min = min.min(self.in_flight);
         loop {
-            for cqe in self.ring.completion() {
-                out.push(Completion {
-                    slot: cqe.user_data() as u32,
-                    result: cqe.result() as i64,
-                });
-            }
+            self.drain(out);
             if out.len() >= min {
                 break;
             }
@@ -203,12 +209,7 @@ impl Engine for IoUring {
                 Err(e) => return Err(err("wait for completions", e)),
             }
         }
-        for cqe in self.ring.completion() {
-            out.push(Completion {
-                slot: cqe.user_data() as u32,
-                result: cqe.result() as i64,
-            });
-        }
+        self.drain(out);
         self.in_flight -= out.len();
         Ok(())
     }
