@@ -221,8 +221,8 @@ impl Picker {
         if let Some(n) = self.held.take() {
             return Pick::Io(n);
         }
-        if self.replay.is_some() {
-            return self.replayed(t);
+        if let Some(feed) = self.replay.as_mut() {
+            return Picker::replayed(feed, &mut self.ended, t);
         }
         if let Some((file, offset, len)) = self.backlog.as_mut().and_then(|b| b.next(writes_done)) {
             // Reads back are not paced nor weighed: the rate and the flow are the workload's.
@@ -327,41 +327,18 @@ impl Picker {
     /// The trace's next I/O at `t`: a wait until it is due (unless `replay_no_stall`), then
     /// the I/O or the flush as the trace has it.
     #[inline]
-    fn replayed(&mut self, t: u64) -> Pick {
-        let Some(feed) = self.replay.as_mut() else {
-            return Pick::Done;
-        };
+    fn replayed(feed: &mut crate::replay::Feed, ended: &mut bool, t: u64) -> Pick {
         let item = match feed.peek() {
             Ok(i) => i,
             Err(e) => return Pick::Fail(e),
         };
-        let due = match item {
-            Item::Io { due, .. } | Item::Sync { due, .. } => due,
-            Item::End => {
-                self.ended = true;
-                return Pick::Done;
-            }
-        };
-        if due != NOT_DUE && t < due {
-            return Pick::Wait(due - t);
+        match item.due() {
+            None => *ended = true,
+            Some(due) if due != NOT_DUE && t < due => return Pick::Wait(due - t),
+            Some(_) => feed.take(),
         }
-        feed.take();
         match item {
-            Item::Io {
-                op,
-                file,
-                offset,
-                len,
-                due,
-            } => Pick::Io(Next {
-                op,
-                dir: (op == Op::Write) as usize,
-                len,
-                file,
-                offset,
-                back: false,
-                due,
-            }),
+            Item::Io(n) => Pick::Io(n),
             Item::Sync { file, .. } => Pick::Sync(file),
             Item::End => Pick::Done,
         }

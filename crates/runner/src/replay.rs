@@ -4,6 +4,7 @@
 
 use crate::error::RunError;
 use crate::pace::NOT_DUE;
+use crate::pick::Next;
 use std::path::Path;
 use trace::{Io, Op, Summary};
 use workload::replay::{Replay, SKIP_READ, SKIP_SYNC, SKIP_TRIM, SKIP_WRITE};
@@ -79,7 +80,10 @@ fn fits(spec: &mut JobSpec, sum: &Summary) -> Result<(), RunError> {
     let devices: Vec<(String, u64)> = spec
         .filename
         .iter()
-        .filter_map(|p| device_size(p).map(|s| (p.display().to_string(), s)))
+        .filter_map(|p| {
+            let m = std::fs::metadata(p).ok()?;
+            crate::probe::device_bytes(&m).map(|s| (p.display().to_string(), s))
+        })
         .collect();
     let room = devices
         .iter()
@@ -101,38 +105,29 @@ fn fits(spec: &mut JobSpec, sum: &Summary) -> Result<(), RunError> {
     Ok(())
 }
 
-/// A block device's size; None for anything else.
-fn device_size(p: &Path) -> Option<u64> {
-    use std::os::unix::fs::FileTypeExt;
-    let m = std::fs::metadata(p).ok()?;
-    if !m.file_type().is_block_device() {
-        return None;
-    }
-    let mut f = std::fs::File::open(p).ok()?;
-    std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0)).ok()
-}
-
 /// How far into a target the trace reaches once its offsets are scaled and aligned.
 fn mapped_reach(r: &Replay, s: &Summary) -> u64 {
     let end = s.extent.iter().copied().max().unwrap_or(0);
     end / r.scale.max(1) + s.max_len
 }
 
-/// What the picker issues next.
+/// What the picker issues next: an I/O as any pattern's, a flush, or the end.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Item {
-    Io {
-        op: engine::Op,
-        file: u32,
-        offset: u64,
-        len: u32,
-        due: u64,
-    },
-    Sync {
-        file: u32,
-        due: u64,
-    },
+    Io(Next),
+    Sync { file: u32, due: u64 },
     End,
+}
+
+impl Item {
+    /// When it is due (NOT_DUE at max speed); None for the end.
+    pub fn due(&self) -> Option<u64> {
+        match self {
+            Item::Io(n) => Some(n.due),
+            Item::Sync { due, .. } => Some(*due),
+            Item::End => None,
+        }
+    }
 }
 
 /// Counts a replay reports besides its I/Os.
@@ -262,18 +257,19 @@ impl Feed {
             }
             Op::Read | Op::Write => {
                 let offset = self.offset(file, io.offset, io.len)?;
-                let op = match io.op {
-                    Op::Read => engine::Op::Read,
-                    _ => engine::Op::Write,
+                let (op, dir) = match io.op {
+                    Op::Read => (engine::Op::Read, 0),
+                    _ => (engine::Op::Write, 1),
                 };
-                let len = io.len as u32;
-                Ok(Some(Item::Io {
+                Ok(Some(Item::Io(Next {
                     op,
+                    dir,
+                    len: io.len as u32,
                     file,
                     offset,
-                    len,
+                    back: false,
                     due,
-                }))
+                })))
             }
         }
     }
