@@ -115,6 +115,40 @@ pub const MAX_FILES: usize = 4096;
 /// The largest single I/O a trace may hold (the kernel's own bio limit is far below).
 pub const MAX_LEN: u64 = 1 << 30;
 
+/// Where a trace's I/Os are written, in any of the formats volbench writes.
+pub trait Sink {
+    fn put(&mut self, io: &Io) -> std::io::Result<()>;
+    /// Flushes what is buffered and closes the trace (fio's `close` lines).
+    fn close(self: Box<Self>) -> std::io::Result<()>;
+}
+
+impl<W: std::io::Write> Sink for TraceWriter<W> {
+    fn put(&mut self, io: &Io) -> std::io::Result<()> {
+        self.write(io)
+    }
+    fn close(self: Box<Self>) -> std::io::Result<()> {
+        self.finish().map(drop)
+    }
+}
+
+impl<W: std::io::Write> Sink for IologWriter<W> {
+    fn put(&mut self, io: &Io) -> std::io::Result<()> {
+        self.write(io)
+    }
+    fn close(self: Box<Self>) -> std::io::Result<()> {
+        self.finish().map(drop)
+    }
+}
+
+impl Sink for BlktraceWriter {
+    fn put(&mut self, io: &Io) -> std::io::Result<()> {
+        self.write(io)
+    }
+    fn close(self: Box<Self>) -> std::io::Result<()> {
+        self.finish()
+    }
+}
+
 /// A stream of a trace's I/Os, in issue order.
 pub trait Source: Send {
     fn next_io(&mut self) -> Result<Option<Io>, TraceError>;

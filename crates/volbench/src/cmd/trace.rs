@@ -108,55 +108,47 @@ pub fn convert(a: TraceConvertArgs) -> Result<ExitCode> {
     let mut r = trace::open(&a.trace).map_err(|e| usage(e.to_string()))?;
     // The file names are known once they have been seen: one pass for them first.
     let names = summarize(&a.trace)?.files;
+    let mut sink = sink(&a, &r, &names)?;
     let mut n = 0u64;
-    let next = |r: &mut trace::Reader| r.next_io().map_err(|e| usage(e.to_string()));
-    match a.to.as_str() {
-        "volbench" => {
-            fresh(&a.output)?;
-            let h = trace::Header {
-                method: format!("converted from {} ({})", a.trace.display(), r.format.name()),
-                files: names.iter().map(|n| (n.clone(), None)).collect(),
-            };
-            let f = std::fs::File::create(&a.output)?;
-            let mut w = trace::TraceWriter::new(BufWriter::new(f), &h)?;
-            while let Some(io) = next(&mut r)? {
-                w.write(&io)?;
-                n += 1;
-            }
-            w.finish()?;
-        }
-        "fio" => {
-            fresh(&a.output)?;
-            let f = std::fs::File::create(&a.output)?;
-            let mut w = trace::IologWriter::new(BufWriter::new(f), &names)?;
-            while let Some(io) = next(&mut r)? {
-                w.write(&io)?;
-                n += 1;
-            }
-            w.finish()?;
-        }
-        "blktrace" => {
-            fresh(&blk_part(&a.output))?;
-            let devs: Vec<u32> = names.iter().enumerate().map(|(i, s)| dev_t(s, i)).collect();
-            let mut w = trace::BlktraceWriter::create(&a.output, 1, &devs)?;
-            while let Some(io) = next(&mut r)? {
-                w.write(&io)?;
-                n += 1;
-            }
-            w.finish()?;
-        }
-        other => {
-            return Err(usage(format!(
-                "--to {other}: give volbench, fio (iolog v3) or blktrace"
-            )))
-        }
+    while let Some(io) = r.next_io().map_err(|e| usage(e.to_string()))? {
+        sink.put(&io)?;
+        n += 1;
     }
+    sink.close()?;
     eprintln!(
         "wrote {} I/Os to {}",
         figures::fmt_count(n as f64),
         a.output.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The writer of `--to`'s format at `--output`, which must not exist yet.
+fn sink(a: &TraceConvertArgs, r: &trace::Reader, names: &[String]) -> Result<Box<dyn trace::Sink>> {
+    let create = |p: &Path| -> Result<BufWriter<std::fs::File>> {
+        fresh(p)?;
+        Ok(BufWriter::new(std::fs::File::create(p)?))
+    };
+    Ok(match a.to.as_str() {
+        "volbench" => {
+            let h = trace::Header {
+                method: format!("converted from {} ({})", a.trace.display(), r.format.name()),
+                files: names.iter().map(|n| (n.clone(), None)).collect(),
+            };
+            Box::new(trace::TraceWriter::new(create(&a.output)?, &h)?)
+        }
+        "fio" => Box::new(trace::IologWriter::new(create(&a.output)?, names)?),
+        "blktrace" => {
+            fresh(&blk_part(&a.output))?;
+            let devs: Vec<u32> = names.iter().enumerate().map(|(i, s)| dev_t(s, i)).collect();
+            Box::new(trace::BlktraceWriter::create(&a.output, 1, &devs)?)
+        }
+        other => {
+            return Err(usage(format!(
+                "--to {other}: give volbench, fio (iolog v3) or blktrace"
+            )))
+        }
+    })
 }
 
 fn blk_part(base: &Path) -> PathBuf {
