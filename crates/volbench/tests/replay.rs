@@ -49,6 +49,15 @@ fn iolog_ios(p: &Path) -> Ios {
     m
 }
 
+/// Percentile `p` of a LatencySummary in JSON.
+fn pct(l: &Value, p: f64) -> u64 {
+    l["percentiles"]
+        .as_array()
+        .and_then(|a| a.iter().find(|x| x["p"].as_f64() == Some(p)))
+        .and_then(|x| x["ns"].as_u64())
+        .unwrap_or_else(|| panic!("no p{p} in {l}"))
+}
+
 fn count(m: &Ios, op: char) -> (u64, u64) {
     m.iter()
         .filter(|(k, _)| k.0 == op)
@@ -101,8 +110,9 @@ fn a_recording_holds_every_io_of_a_known_run_and_the_kernels_count() {
     let rec = start_recording(z.p(), &trace);
     settle();
     let before = block_stat(&z.name());
-    ok_stdout(volbench().args([
+    let run = ok_json(volbench().args([
         "run",
+        "--output-format=volbench-json",
         &format!("--filename={}", z.p()),
         "--rw=randrw",
         "--bs=4k,16k",
@@ -148,6 +158,27 @@ fn a_recording_holds_every_io_of_a_known_run_and_the_kernels_count() {
         [r.0, r.1 / 512, w.0, w.1 / 512],
         [0, 1, 2, 3].map(|i| after[i] - before[i]),
         "the trace against the kernel's counters (ios, sectors)"
+    );
+    // The device's latency as traced (queue to completion) lies inside each I/O's latency as
+    // the run measured it (issue to reap), so every percentile of the one is at most the
+    // other's (traced times are whole µs: 1 µs of slack, and HDR's 0.1 %).
+    let sum = ok_json(
+        volbench()
+            .args(["trace", "summary"])
+            .arg(&trace)
+            .args(["--output-format", "json"]),
+    );
+    let (traced, measured) = (&sum["latency"][1], &run["group"]["write"]["lat_ns"]);
+    for p in [50.0, 90.0, 99.0] {
+        let (t, m) = (pct(traced, p), pct(measured, p));
+        assert!(
+            t <= m + m / 100 + 1000,
+            "write p{p}: traced {t} ns, measured {m} ns"
+        );
+    }
+    assert!(
+        pct(traced, 50.0) > 0,
+        "the trace's write latency is empty: {traced}"
     );
     let text = std::fs::read_to_string(&trace).unwrap();
     assert!(
@@ -265,6 +296,20 @@ fn a_replay_issues_the_trace_as_the_devices_counters_strace_and_fio_see_it() {
     );
     let rp = &v["jobs"][0]["replay"];
     assert_eq!(rp["trace_ios"], 1500);
+    // The synthetic trace's last I/O is issued at 1499 x 400 µs and completes 50 µs later;
+    // each completes 50 µs after its issue where it was "recorded".
+    assert_eq!(u(rp, "/trace_ns"), 1499 * 400_000 + 50_000);
+    assert!(
+        u(rp, "/replay_ns") >= 1499 * 400_000,
+        "ended before its last I/O was due: {rp}"
+    );
+    for row in rp["latency"].as_array().unwrap() {
+        let p50 = pct(&row["recorded"], 50.0);
+        assert!(
+            p50.abs_diff(50_000) <= 100,
+            "recorded p50 {p50} ns, traced 50 µs: {row}"
+        );
+    }
     assert!(rp["lag_ns"].is_object(), "the lag at 1x: {rp}");
     assert!(rp["latency"]
         .as_array()
