@@ -51,9 +51,12 @@ fn prepare_job(spec: &mut JobSpec) -> Result<Option<Summary>, RunError> {
     // Every traced size fits a slot; the trace sets the depth where it says what it was.
     let largest = sum.max_len.max(512).next_multiple_of(4096);
     spec.bs = spec.bs.max(largest);
-    // At fio's default depth of 1 a deeper trace would go one I/O at a time: it gets the
-    // trace's own depth (`volbench replay` always gives one).
-    if let (Some(d), 1) = (sum.max_depth, spec.iodepth) {
+    // The trace's own depth when asked (`volbench replay` without --iodepth); at fio's
+    // default depth of 1 a deeper trace would go one I/O at a time, so it gets it too.
+    if let Some(d) = sum
+        .max_depth
+        .filter(|_| spec.replay.trace_depth || spec.iodepth == 1)
+    {
         spec.iodepth = d;
     }
     // The direction decides how the targets open and whether the safety rules for writes

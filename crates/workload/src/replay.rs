@@ -32,6 +32,9 @@ pub struct Replay {
     pub wrap: bool,
     /// volbench's: the trace's file or device `SRC` replayed on the job's file `DST`.
     pub map: Vec<(String, PathBuf)>,
+    /// volbench's: the queue depth is the trace's deepest, where it holds completions.
+    #[serde(default)]
+    pub trace_depth: bool,
 }
 
 impl Default for Replay {
@@ -46,6 +49,7 @@ impl Default for Replay {
             skip: 0,
             wrap: false,
             map: Vec::new(),
+            trace_depth: false,
         }
     }
 }

@@ -58,13 +58,15 @@ fn options(a: &ReplayArgs) -> Result<Vec<(String, Option<String>)>> {
         o("direct", Some(a.direct.clone())),
         o("loops", Some(a.loops.to_string())),
     ];
-    // The trace's own depth where it holds completions; else room for the I/Os its times
-    // overlap.
-    let depth = match a.iodepth {
-        Some(d) => d,
-        None => trace_depth(&a.trace).unwrap_or(32),
-    };
-    fio.push(o("iodepth", Some(depth.to_string())));
+    // The trace's own depth where it holds completions (the runner reads it in its pass over
+    // the trace); else room for the I/Os its times overlap.
+    match a.iodepth {
+        Some(d) => fio.push(o("iodepth", Some(d.to_string()))),
+        None => {
+            fio.push(o("iodepth", Some("32".into())));
+            fio.push(o("replay_trace_depth", None));
+        }
+    }
     match a.speed.as_str() {
         "max" => fio.push(o("replay_no_stall", Some("1".into()))),
         s => {
@@ -95,11 +97,4 @@ fn options(a: &ReplayArgs) -> Result<Vec<(String, Option<String>)>> {
         fio.push(o("write_iolog", Some(p.display().to_string())));
     }
     Ok(fio)
-}
-
-/// The deepest queue the trace had, where it holds completions (a bad trace: the run says
-/// why).
-fn trace_depth(p: &std::path::Path) -> Option<u32> {
-    let r = trace::open(p).ok()?;
-    trace::summarize(r).ok()?.max_depth
 }

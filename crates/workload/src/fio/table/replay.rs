@@ -134,6 +134,22 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "volbench's own: where the trace holds no completions, the job's iodepth \
+                  stays; without this option, a job at depth 1 takes the trace's depth",
+        show: Some(|j| show_flag(j.replay.trace_depth)),
+        ..O::new(
+            "replay_trace_depth",
+            C::Pattern,
+            Kind::Flag,
+            "Replay at the trace's own deepest queue, where it holds completions",
+            "1",
+            |j, v| {
+                j.replay.trace_depth = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "volbench's own: without it, a trace that reaches past its target's end is \
                   refused before any I/O",
         show: Some(|j| show_flag(j.replay.wrap)),
