@@ -354,7 +354,7 @@ pub fn record(plan: &Plan, tick: &mut dyn FnMut(u64, Duration)) -> Result<Record
     inst.on(false)?;
     let seconds = started.elapsed().as_secs_f64();
     while feed.pump(&mut w)? > 0 {}
-    feed.finish(&mut w)?;
+    feed.drain(&mut w, true)?;
     w.finish().map_err(err)?;
     Ok(Recorded {
         device: name,
@@ -438,10 +438,6 @@ impl Feed {
             self.ios += 1;
         }
         Ok(())
-    }
-
-    fn finish<W: Write>(&mut self, w: &mut TraceWriter<W>) -> Result<(), RecordError> {
-        self.drain(w, true)
     }
 }
 

@@ -61,6 +61,8 @@ pub struct Summary {
     /// I/Os with a completion, and the device's latency (issue to completion) per direction.
     pub completed: u64,
     pub latency: [Option<LatencySummary>; 2],
+    /// The latency histograms per size class and direction (not serialized: `latency`
+    /// holds their sum).
     #[serde(skip)]
     pub hists: Vec<[LatHist; 2]>,
 }
@@ -83,11 +85,11 @@ pub fn summarize(mut r: Reader) -> Result<Summary, TraceError> {
     let mut s = Summary {
         format: r.format.name().into(),
         classes: vec![[0; 2]; SIZE_CLASSES.len()],
-        hists: Vec::new(),
+        hists: (0..SIZE_CLASSES.len())
+            .map(|_| [LatHist::new(), LatHist::new()])
+            .collect(),
         ..Default::default()
     };
-    let mut hist = [LatHist::new(), LatHist::new()];
-    let mut by_class: Vec<[LatHist; 2]> = Vec::new();
     let mut depth = Depth::default();
     let mut first: Option<u64> = None;
     while let Some(io) = r.next_io()? {
@@ -95,15 +97,7 @@ pub fn summarize(mut r: Reader) -> Result<Summary, TraceError> {
         add(&mut s, &io, start);
         if let (Some(d), Some(dir)) = (io.done_ns, dir_of(io.op)) {
             s.completed += 1;
-            let lat = d.saturating_sub(io.at_ns);
-            hist[dir].record(lat);
-            let c = size_class(io.len);
-            if by_class.is_empty() {
-                by_class = (0..SIZE_CLASSES.len())
-                    .map(|_| [LatHist::new(), LatHist::new()])
-                    .collect();
-            }
-            by_class[c][dir].record(lat);
+            s.hists[size_class(io.len)][dir].record(d.saturating_sub(io.at_ns));
             depth.issue(io.at_ns, d);
         }
     }
@@ -111,9 +105,13 @@ pub fn summarize(mut r: Reader) -> Result<Summary, TraceError> {
     s.extent.resize(s.files.len(), 0);
     if s.completed > 0 {
         s.max_depth = Some(depth.max);
-        s.latency = [0, 1].map(|d| (hist[d].count() > 0).then(|| hist[d].summary()));
+        // Each direction's latency is its size classes' together.
+        s.latency = [0, 1].map(|d| {
+            let mut all = LatHist::new();
+            s.hists.iter().for_each(|c| all.merge(&c[d]));
+            (all.count() > 0).then(|| all.summary())
+        });
     }
-    s.hists = by_class;
     Ok(s)
 }
 
