@@ -107,13 +107,19 @@ pub fn left_out(r: &ReplayReport) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// A traced time: tracefs and fio's iologs time in whole µs, so a 0 is under one.
+fn traced_ns(ns: f64) -> String {
+    if ns == 0.0 {
+        "<1 µs".into()
+    } else {
+        fmt_ns(ns)
+    }
+}
+
 /// Direction, size class, I/Os, recorded p50 / p99, here p50 / p99.
 pub fn rows(r: &ReplayReport) -> Vec<[String; 5]> {
     let pair = |l: &stats::LatencySummary| {
-        let p = |q| match l.percentile(q).unwrap_or(0) {
-            0 => "<1 µs".to_string(),
-            v => fmt_ns(v as f64),
-        };
+        let p = |q| traced_ns(l.percentile(q).unwrap_or(0) as f64);
         format!("{} / {}", p(50.0), p(99.0))
     };
     // A direction of one size class has one row: its class's.
@@ -175,9 +181,14 @@ pub fn summary_text(path: &str, s: &trace::Summary) -> String {
     rate_line(&mut out, s);
     for (d, name) in [(0, "read"), (1, "write")] {
         if let Some(l) = &s.latency[d] {
-            // tracefs and fio's iologs time in whole µs: a 0 is under one.
-            let [mean, p50, p99, p999, max] =
-                crate::table::lat_cells(l).map(|c| if c == "0 ns" { "<1 µs".into() } else { c });
+            let p = |q| traced_ns(l.percentile(q).unwrap_or(0) as f64);
+            let [mean, p50, p99, p999, max] = [
+                traced_ns(l.mean_ns),
+                p(50.0),
+                p(99.0),
+                p(99.9),
+                traced_ns(l.max_ns as f64),
+            ];
             let _ = writeln!(
                 out,
                 "  {name} latency as the device served it: mean {mean}, p50 {p50}, p99 {p99}, p99.9 {p999}, max {max}"
