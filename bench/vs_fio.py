@@ -8,7 +8,7 @@ thread, kernel io_uring workers included) from wait4(), so CPU per I/O is compar
 
 Usage (root, for zram):  python3 bench/vs_fio.py [--runtime 5] [--reps 3] [--dir /var/tmp]
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VB = os.path.join(ROOT, "target", "release", "volbench")
@@ -104,7 +104,8 @@ def main():
             compare("zram (RAM block device: the tools' overhead shows)", z, "1g", args)
         finally:
             # udev may still hold the device for a moment: settle, and retry the reset.
-            subprocess.run(["udevadm", "settle"])
+            if shutil.which("udevadm"):
+                subprocess.run(["udevadm", "settle"])
             for _ in range(10):
                 if subprocess.run(["zramctl", "--reset", z]).returncode == 0:
                     break
