@@ -16,6 +16,7 @@ mod job_tests;
 
 mod lat_search;
 mod live;
+mod next;
 mod offsets;
 mod pace;
 mod permutation;

@@ -15,22 +15,7 @@ use rand::RngCore;
 use stats::Lateness;
 use workload::JobSpec;
 
-/// One I/O to issue.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Next {
-    pub op: Op,
-    /// 0 reads, 1 writes: the index of the job's per-direction figures.
-    pub dir: usize,
-    pub len: u32,
-    pub file: u32,
-    pub offset: u64,
-    /// A read back of the verify backlog: not part of the job's byte or I/O budget.
-    pub back: bool,
-    /// When the rate's schedule had this I/O due (ns into the job), or [`NOT_DUE`] where no
-    /// cap paces its direction.
-    pub due: u64,
-}
-
+pub use crate::next::Next;
 pub use crate::pace::NOT_DUE;
 
 /// The answer to "what next?".

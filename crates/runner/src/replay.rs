@@ -3,8 +3,8 @@
 //! each I/O with its due time, its file mapped to one of the job's and its offset into it.
 
 use crate::error::RunError;
+use crate::next::Next;
 use crate::pace::NOT_DUE;
-use crate::pick::Next;
 use std::path::Path;
 use trace::{Io, Op, Summary};
 use workload::replay::{Replay, SKIP_READ, SKIP_SYNC, SKIP_TRIM, SKIP_WRITE};
