@@ -158,6 +158,10 @@ pub struct PriceStep {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Product {
+    /// Read from the user's catalog file, not the shipped one: its figures' units are the
+    /// user's word, not checked against the provider's page.
+    #[serde(skip)]
+    pub user: bool,
     pub id: String,
     pub provider: String,
     pub name: String,
@@ -261,7 +265,8 @@ impl Catalog {
             let text = workload::input::read_bounded(&p, workload::input::MAX_TEXT)
                 .map_err(|e| anyhow::anyhow!("catalog file {} {e}", p.display()))?;
             let extra = parse(&text, &p.display().to_string())?;
-            for prod in extra.products {
+            for mut prod in extra.products {
+                prod.user = true;
                 match cat.products.iter_mut().find(|x| x.id == prod.id) {
                     Some(old) => *old = prod,
                     None => cat.products.push(prod),

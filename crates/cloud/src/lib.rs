@@ -14,6 +14,7 @@ pub mod instance;
 pub mod measured;
 pub mod model;
 pub mod step;
+pub mod writeback;
 
 pub use catalog::{Catalog, Product};
 pub use model::{model, Model, Params};

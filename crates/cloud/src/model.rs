@@ -18,6 +18,9 @@ pub struct Params {
 /// The model of one configured volume. Rates are sustained rates unless named burst.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Model {
+    /// The product came from the user's catalog file (see [`crate::catalog::Product::user`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_user_catalog: bool,
     pub product: String,
     pub name: String,
     pub provider: String,
@@ -97,6 +100,12 @@ struct Bucket {
 }
 
 impl Model {
+    /// Whether the model's bandwidth unit is in doubt: a user's catalog, or a product whose
+    /// provider does not define its unit (listed as unconfirmed in the catalog).
+    pub fn units_uncertain(&self) -> bool {
+        self.from_user_catalog || self.unconfirmed.iter().any(|u| u.starts_with("bw_unit"))
+    }
+
     /// The model's rates at block size `bs` (bytes), counting the provider's I/O units.
     pub fn at(&self, bs: u64) -> AtBs {
         let units = self.units(bs);
@@ -217,6 +226,7 @@ fn finish(p: &Product, size: f64, c: Caps) -> Model {
         source: p.source.clone(),
         read_on: p.read_on.clone(),
         confidence: p.confidence.clone(),
+        from_user_catalog: p.user,
     }
 }
 

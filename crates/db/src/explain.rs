@@ -79,16 +79,103 @@ fn ms(ns: f64) -> String {
     figures::fmt_ns(ns)
 }
 
-pub fn explain(f: &Facts) -> Explanation {
-    let secs = f.elapsed.as_secs_f64().max(1e-9);
-    let ceiling = f.probe.map(|p| 1e9 / p.mean_ns.max(1.0));
-    let flush_busy = f.wal_flushes.and_then(|(n, t)| match (t, f.probe) {
+/// A probe that disagrees with the run's own flushes by more than this factor was measured in
+/// other conditions (other I/O on the device, or none): said, and not used for the ceiling.
+const PROBE_DRIFT: f64 = 2.0;
+/// With a flush per commit, a run this much over the probe's single-stream ceiling shows the
+/// probe does not hold for the run.
+const OVER_CEILING: f64 = 1.25;
+
+/// What one flush took, and where that figure comes from.
+enum FlushCost {
+    /// The run's own: the server's WAL sync time over its syncs, measured during the run.
+    Run {
+        mean_ns: f64,
+    },
+    /// The probe before the run, which the run's own figures do not contradict.
+    Probe(Probe),
+    /// The probe before the run, contradicted by the run: no ceiling rests on it.
+    Contradicted {
+        probe: Probe,
+        at_most_ns: f64,
+    },
+    Unknown,
+}
+
+/// The flush cost the ceiling rests on: the run's own where the server measured it, else the
+/// probe's unless the run did more flushes one after another than the probe allows.
+fn flush_cost(f: &Facts, secs: f64) -> FlushCost {
+    match (f.wal_flushes, f.probe) {
+        (Some((n, Some(t))), _) if n > 0 => FlushCost::Run {
+            mean_ns: t as f64 / n as f64,
+        },
+        (Some((n, None)), Some(p)) if n > 0 && n as f64 >= 0.95 * f.committed as f64 => {
+            // One flush per commit, serial: the run did n of them in `secs`.
+            let at_most_ns = secs * 1e9 / n as f64;
+            if p.mean_ns > OVER_CEILING * at_most_ns {
+                FlushCost::Contradicted {
+                    probe: p,
+                    at_most_ns,
+                }
+            } else {
+                FlushCost::Probe(p)
+            }
+        }
+        (_, Some(p)) => FlushCost::Probe(p),
+        _ => FlushCost::Unknown,
+    }
+}
+
+/// The sentence about the flush cost and the commit ceiling it implies, with the probe's
+/// figure where it differs from the run's.
+fn ceiling_words(cost: &FlushCost, probe: Option<Probe>, flushes: u64) -> Option<String> {
+    let ceiling = |ns: f64| 1e9 / ns.max(1.0);
+    Some(match cost {
+        FlushCost::Run { mean_ns } => {
+            let mut s = format!(
+                "the WAL's {flushes} flushes took {} each during the run, so one stream of commits tops out near {:.0} tps",
+                ms(*mean_ns),
+                ceiling(*mean_ns)
+            );
+            if let Some(p) = probe.filter(|p| {
+                let r = p.mean_ns / mean_ns.max(1.0);
+                !(1.0 / PROBE_DRIFT..=PROBE_DRIFT).contains(&r)
+            }) {
+                s += &format!(
+                    " (a QD1 8 KiB write+fdatasync before the run took {}: the device's flushes changed between the two, so other I/O may have shared it)",
+                    ms(p.mean_ns)
+                );
+            }
+            s
+        }
+        FlushCost::Probe(p) => format!(
+            "a QD1 8 KiB write+fdatasync takes {} (p50 {}), so one stream of commits tops out near {:.0} tps",
+            ms(p.mean_ns),
+            ms(p.p50_ns as f64),
+            ceiling(p.mean_ns)
+        ),
+        FlushCost::Contradicted { probe, at_most_ns } => format!(
+            "a QD1 8 KiB write+fdatasync took {} before the run, but the run did a flush per commit at most {} apart: the device was faster during the run than during the probe (other I/O on it then?), so no commit ceiling is given",
+            ms(probe.mean_ns),
+            ms(*at_most_ns)
+        ),
+        FlushCost::Unknown => return None,
+    })
+}
+
+/// The share of the run the WAL spent flushing: the server's measured time, else the flushes
+/// times the probe's mean where the probe holds.
+fn flush_busy(f: &Facts, cost: &FlushCost, secs: f64) -> Option<f64> {
+    let (n, t) = f.wal_flushes?;
+    match (t, cost) {
         (Some(t), _) => Some(t as f64 / 1e9 / secs),
-        (None, Some(p)) => Some(n as f64 * p.mean_ns / 1e9 / secs),
-        (None, None) => None,
-    });
-    let cpu_busy = f.cpu_ns as f64 / 1e9 / (secs * f.parallelism.max(1) as f64);
-    let bound = match (flush_busy, cpu_busy) {
+        (None, FlushCost::Probe(p)) => Some(n as f64 * p.mean_ns / 1e9 / secs),
+        _ => None,
+    }
+}
+
+fn bound(f: &Facts, flush_busy: Option<f64>, cpu_busy: f64) -> &'static str {
+    match (flush_busy, cpu_busy) {
         (Some(b), _) if b >= FLUSH_BOUND => "flush",
         (_, c) if c >= CPU_BOUND => "cpu",
         // One writer at a time (SQLite): flushing and computing take turns, so a writer busy
@@ -102,33 +189,57 @@ pub fn explain(f: &Facts) -> Explanation {
         }
         (Some(_), _) => "lock",
         _ => "unknown",
-    };
-    let mut parts = Vec::new();
-    if let (Some(p), Some(c)) = (f.probe, ceiling) {
-        parts.push(format!(
-            "a QD1 8 KiB write+fdatasync takes {} (p50 {}), so one stream of commits tops out near {c:.0} tps",
-            ms(p.mean_ns),
-            ms(p.p50_ns as f64)
-        ));
     }
-    if let Some((n, _)) = f.wal_flushes {
-        if f.committed > 0 {
-            let per = n as f64 / f.committed as f64;
-            let group = if per < 0.95 && f.clients > 1 {
-                format!(
-                    " (group commit: {:.1} commits per flush)",
-                    1.0 / per.max(1e-9)
-                )
-            } else {
-                String::new()
-            };
-            parts.push(format!(
-                "{n} WAL flushes for {} commits{group}",
-                f.committed
-            ));
+}
+
+/// "2001 WAL flushes for 2000 commits (group commit: 1.5 commits per flush)".
+fn flush_count_words(f: &Facts) -> Option<String> {
+    let (n, _) = f.wal_flushes?;
+    (f.committed > 0).then(|| {
+        let per = n as f64 / f.committed as f64;
+        let group = if per < 0.95 && f.clients > 1 {
+            format!(
+                " (group commit: {:.1} commits per flush)",
+                1.0 / per.max(1e-9)
+            )
+        } else {
+            String::new()
+        };
+        format!("{n} WAL flushes for {} commits{group}", f.committed)
+    })
+}
+
+fn verdict_words(f: &Facts, bound: &str) -> String {
+    match bound {
+        "flush" => {
+            "flush-bound: a device with faster flushes (or power-loss protection) raises tps".into()
         }
+        "cpu" => "CPU-bound: the device is not the limit here".into(),
+        "lock" if f.parallelism == 1 => {
+            "lock-bound: clients waited for SQLite's single writer, not for the device".into()
+        }
+        "lock" => format!(
+            "lock-bound: transactions waited on each other's row locks ({} clients share {} branch row{}; pgbench advises a scale of at least the clients), not on the device",
+            f.clients,
+            f.scale,
+            if f.scale == 1 { "" } else { "s" }
+        ),
+        _ => "bound unknown: no flush count or probe".into(),
     }
-    if let Some(b) = flush_busy {
+}
+
+/// Why the run's tps is what it is. Every figure in the sentence comes from the run's own
+/// conditions, or is marked as not (a probe before the run that the run contradicts).
+pub fn explain(f: &Facts) -> Explanation {
+    let secs = f.elapsed.as_secs_f64().max(1e-9);
+    let cost = flush_cost(f, secs);
+    let busy = flush_busy(f, &cost, secs);
+    let cpu_busy = f.cpu_ns as f64 / 1e9 / (secs * f.parallelism.max(1) as f64);
+    let bound = bound(f, busy, cpu_busy);
+    let flushes = f.wal_flushes.map_or(0, |w| w.0);
+    let mut parts: Vec<String> = ceiling_words(&cost, f.probe, flushes).into_iter().collect();
+    parts.extend(flush_count_words(f));
+    if let Some(b) = busy {
         parts.push(format!(
             "flushing {:.0}% of the time",
             (b * 100.0).min(100.0)
@@ -138,32 +249,29 @@ pub fn explain(f: &Facts) -> Explanation {
         "CPU {:.0}% of what the workload could use",
         (cpu_busy * 100.0).min(999.0)
     ));
-    let lock_words = format!(
-        "lock-bound: transactions waited on each other's row locks ({} clients share {} branch row{}; pgbench advises a scale of at least the clients), not on the device",
-        f.clients,
-        f.scale,
-        if f.scale == 1 { "" } else { "s" }
-    );
-    let verdict = match bound {
-        "flush" => {
-            "flush-bound: a device with faster flushes (or power-loss protection) raises tps"
-        }
-        "cpu" => "CPU-bound: the device is not the limit here",
-        "lock" if f.parallelism == 1 => {
-            "lock-bound: clients waited for SQLite's single writer, not for the device"
-        }
-        "lock" => &lock_words,
-        _ => "bound unknown: no flush count or probe",
+    let ceiling = match cost {
+        FlushCost::Run { mean_ns } => Some(1e9 / mean_ns.max(1.0)),
+        FlushCost::Probe(p) => Some(1e9 / p.mean_ns.max(1.0)),
+        _ => None,
     };
     Explanation {
         flush_p50_ns: f.probe.map(|p| p.p50_ns),
         flush_mean_ns: f.probe.map(|p| p.mean_ns),
+        flush_run_mean_ns: match cost {
+            FlushCost::Run { mean_ns } => Some(mean_ns),
+            _ => None,
+        },
         commit_ceiling_tps: ceiling,
         wal_flushes: f.wal_flushes.map(|w| w.0),
-        flush_busy,
+        flush_busy: busy,
         cpu_busy: Some(cpu_busy),
         bound: bound.into(),
-        summary: format!("{:.0} tps; {}; {verdict}", f.tps, parts.join("; ")),
+        summary: format!(
+            "{:.0} tps; {}; {}",
+            f.tps,
+            parts.join("; "),
+            verdict_words(f, bound)
+        ),
     }
 }
 
@@ -200,6 +308,49 @@ mod tests {
     fn busy_cpus_with_few_flushes_are_cpu_bound_and_idle_ones_lock_bound() {
         assert_eq!(explain(&facts(Some((100, None)), 18.0)).bound, "cpu");
         assert_eq!(explain(&facts(Some((100, None)), 2.0)).bound, "lock");
+    }
+
+    /// Regression (issue 41): "488 tps ... one stream of commits tops out near 249 tps ...
+    /// 2001 WAL flushes for 2000 commits": a probe taken while the disk was busy. With a flush
+    /// per commit, the run's own pace bounds each flush, and a probe slower than that is not
+    /// the run's ceiling.
+    #[test]
+    fn a_probe_the_run_outpaced_gives_no_ceiling() {
+        let mut f = facts(Some((2001, None)), 1.0);
+        f.committed = 2000;
+        f.tps = 488.0;
+        f.elapsed = Duration::from_secs_f64(2000.0 / 488.0);
+        f.probe = Some(Probe {
+            p50_ns: 4_000_000,
+            mean_ns: 4_016_000.0,
+        });
+        let e = explain(&f);
+        assert_eq!(e.commit_ceiling_tps, None, "{}", e.summary);
+        assert!(!e.summary.contains("tops out"), "{}", e.summary);
+        assert!(e.summary.contains("faster during the run"), "{}", e.summary);
+    }
+
+    /// Regression (issue 41): "241 tps ... tops out near 1934 tps ... flush-bound": the
+    /// server timed its own flushes during the run, and the ceiling rests on those.
+    #[test]
+    fn the_runs_own_flush_time_sets_the_ceiling() {
+        let mut f = facts(Some((2410, Some(9_600_000_000))), 1.0);
+        f.tps = 241.0;
+        f.committed = 2410;
+        f.probe = Some(Probe {
+            p50_ns: 500_000,
+            mean_ns: 517_000.0,
+        });
+        let e = explain(&f);
+        let c = e.commit_ceiling_tps.unwrap();
+        assert!((c - 2410.0 / 9.6).abs() < 1.0, "{c}: {}", e.summary);
+        assert!(
+            c >= f.tps,
+            "a ceiling below the run's own tps: {}",
+            e.summary
+        );
+        assert_eq!(e.bound, "flush");
+        assert!(e.summary.contains("before the run took"), "{}", e.summary);
     }
 
     #[test]

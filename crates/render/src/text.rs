@@ -194,7 +194,11 @@ impl Exporter for Text {
             ranks_section(&mut out, so, &r.ranks);
         }
         let _ = writeln!(out);
-        per_second(&mut out, &r.group);
+        if r.groups.len() > 1 {
+            per_second_groups(&mut out, r);
+        } else {
+            per_second(&mut out, &r.group);
+        }
         cpu_and_depth(&mut out, &r.group);
         kernel_lines(&mut out, r);
         if let Some(e) = &r.error {
@@ -211,11 +215,10 @@ impl Exporter for Text {
 
     fn export_suite(&self, s: &SuiteReport) -> anyhow::Result<Vec<u8>> {
         let mut out = String::new();
-        let first = s.runs.first().map(|r| &r.report);
         let _ = write!(out, "volbench {}", s.suite);
-        let all = first.map_or(&[][..], |r| r.environment.targets.as_slice());
+        let all = s.targets();
         if all.len() > 1 {
-            let _ = write!(out, " on {}", report::targets_phrase(all, true));
+            let _ = write!(out, " on {}", report::targets_phrase(&all, true));
         } else if let Some(t) = all.first() {
             let _ = write!(out, " on {}", t.path);
             if let Some(fs) = &t.filesystem {
@@ -429,24 +432,46 @@ fn per_job(out: &mut String, r: &RunReport) {
 /// How steady each direction's per-second IOPS was.
 fn per_second(out: &mut String, g: &report::JobReport) {
     for (label, d) in [("read", &g.read), ("write", &g.write)] {
-        if let Some(d) = d {
-            let s = &d.iops_per_sec;
-            if s.samples > 1 {
-                let _ = writeln!(
-                    out,
-                    "  {label} per second: min {}  max {}  stdev {:.1}% of mean ({} samples)",
-                    fmt_count(s.min),
-                    fmt_count(s.max),
-                    if s.mean > 0.0 {
-                        100.0 * s.stdev / s.mean
-                    } else {
-                        0.0
-                    },
-                    s.samples
-                );
+        if let Some(line) = d.as_ref().and_then(|d| spread(&d.iops_per_sec)) {
+            let _ = writeln!(out, "  {label} per second: {line}");
+        }
+    }
+}
+
+/// Tests run one after another: each one's per-second spread over its own seconds (the
+/// seconds of a write test say nothing of a read test's steadiness).
+fn per_second_groups(out: &mut String, r: &RunReport) {
+    let w = r
+        .groups
+        .iter()
+        .map(|g| g.report.name.len())
+        .max()
+        .unwrap_or(4);
+    let _ = writeln!(out, "  per second, each test over its own seconds:");
+    for g in &r.groups {
+        for (label, d) in [("read", &g.report.read), ("write", &g.report.write)] {
+            if let Some(line) = d.as_ref().and_then(|d| spread(&d.iops_per_sec)) {
+                let _ = writeln!(out, "    {:<w$}  {label:<5} {line}", g.report.name);
             }
         }
     }
+}
+
+/// "min 990  max 1010  stdev 0.6% of mean (30 samples)", or None below two samples.
+fn spread(s: &stats::SeriesSummary) -> Option<String> {
+    (s.samples > 1).then(|| {
+        format!(
+            "min {}  max {}  stdev {:.1}% of mean ({} samples)",
+            fmt_count(s.min),
+            fmt_count(s.max),
+            if s.mean > 0.0 {
+                100.0 * s.stdev / s.mean
+            } else {
+                0.0
+            },
+            s.samples
+        )
+    })
 }
 
 /// CPU, context switches and the queue depth the run mostly had.

@@ -78,7 +78,12 @@ pub struct Explanation {
     pub flush_p50_ns: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flush_mean_ns: Option<f64>,
-    /// Commits per second one flush stream allows: 1 s / the probe's mean durable write.
+    /// The mean WAL flush during the run itself, where the server measured it: the figure
+    /// the ceiling then rests on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_run_mean_ns: Option<f64>,
+    /// Commits per second one flush stream allows: 1 s / the mean flush (the run's own where
+    /// measured, else the probe's; absent where the run contradicts the probe).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit_ceiling_tps: Option<f64>,
     /// WAL flushes during the run (PostgreSQL's pg_stat_wal; SQLite: one per commit).

@@ -352,6 +352,48 @@ pub struct JobReport {
     /// A replayed trace's fidelity and its latency beside the trace's (`read_iolog`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<Box<crate::ReplayReport>>,
+    /// What ended the job's measured I/O (a job's own report; absent in merged reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<Ended>,
+    /// How long the I/Os in flight when the window closed took to complete afterwards: not
+    /// counted in any figure, but the run waited for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain_ns: Option<u64>,
+}
+
+/// What ended a job's measured I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ended {
+    /// Its `--runtime` ran out.
+    Runtime,
+    /// It issued all of its `--size` (times `loops`), or its `io_size`.
+    Size,
+    /// It issued its `number_ios`.
+    NumberIos,
+    /// A replayed trace ended.
+    Trace,
+    /// Its steady-state criterion held (`ss`).
+    Steady,
+    /// Ctrl-C, a peer's end, or another job's `exitall`.
+    Stopped,
+    /// An error ended it.
+    Error,
+}
+
+impl Ended {
+    /// The words for a report: "its --runtime ran out".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Ended::Runtime => "its --runtime ran out",
+            Ended::Size => "it did all of its --size",
+            Ended::NumberIos => "it issued its number_ios",
+            Ended::Trace => "its trace ended",
+            Ended::Steady => "it reached steady state",
+            Ended::Stopped => "it was stopped",
+            Ended::Error => "an error ended it",
+        }
+    }
 }
 
 /// Where a job's latency-target search ended: the settings and the depth it found. The
@@ -552,6 +594,8 @@ impl JobReport {
             steadystate: None,
             lat_target: None,
             replay: None,
+            ended_by: None,
+            drain_ns: None,
         }
     }
 

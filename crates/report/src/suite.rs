@@ -17,6 +17,18 @@ impl SuiteReport {
         }
     }
 
+    /// Every target its points ran on, once each, in order: a sweep over `filename` runs on
+    /// several (the first point's alone would name one of them).
+    pub fn targets(&self) -> Vec<crate::TargetInfo> {
+        let mut all: Vec<crate::TargetInfo> = Vec::new();
+        for t in self.runs.iter().flat_map(|r| &r.report.environment.targets) {
+            if !all.iter().any(|x| x.path == t.path) {
+                all.push(t.clone());
+            }
+        }
+        all
+    }
+
     /// The final status of a sweep or suite whose last point is done: complete unless a point
     /// ended otherwise (checkpoints before this said `running`).
     pub fn finish(&mut self) {

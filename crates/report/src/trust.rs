@@ -2,12 +2,18 @@
 //! kernel's counters, the device and the workload, each with its fix. A run judges its own
 //! results here; a scale-out run judges what it merged from every rank.
 
-use crate::{GroupReport, JobReport, KernelCounters, TargetInfo, WarningRecord};
+use crate::{Ended, GroupReport, JobReport, KernelCounters, TargetInfo, WarningRecord};
 use stats::Warning;
 use workload::{BufferMode, EngineKind, JobSpec};
 
 /// Below this much measured time a result is noise or a burst window.
 const SHORT_RUN_SECS: f64 = 5.0;
+/// Fewer I/Os than this per interval on average make the per-interval rate a count of a few
+/// I/Os, whose ±1 is no trend (see [`countable`]).
+const MIN_IOS_PER_SAMPLE: u64 = 20;
+/// A drain of the queue this long after the window is worth a line: the run's wall time is
+/// no longer its measured time.
+const LONG_DRAIN_NS: u64 = 1_000_000_000;
 
 /// A claimed rate this much above the kernel's over the same interval is a wrong number, not
 /// noise: the interval's ends are taken within milliseconds of the I/O's.
@@ -38,6 +44,7 @@ fn warnings(
     if real {
         w.extend(data_warnings(specs, targets));
         w.extend(short_run(specs, jobs, groups));
+        w.extend(long_drain(specs, jobs));
         w.extend(cpu_bound(specs, jobs));
         w.extend(burst(groups));
         w.extend(not_settled(specs, groups));
@@ -125,6 +132,19 @@ fn data_warnings(specs: &[JobSpec], targets: &[TargetInfo]) -> Vec<Warning> {
             fs: fs.fs_type.clone(),
         })
         .collect();
+    // A RAM disk (zram, brd's ram0): as `fsync` says of it, it is memory, not storage.
+    let mut ram: Vec<String> = targets
+        .iter()
+        .filter_map(|t| t.device.as_ref())
+        .map(|d| d.name.clone())
+        .filter(|n| n.starts_with("zram") || n.starts_with("ram"))
+        .collect();
+    ram.dedup();
+    if !ram.is_empty() {
+        w.push(Warning::MemoryDevice {
+            devices: ram.join(", "),
+        });
+    }
     w.extend(compressible(specs));
     w
 }
@@ -158,7 +178,7 @@ fn short_run(specs: &[JobSpec], jobs: &[JobReport], groups: &[GroupReport]) -> O
         .fold(f64::INFINITY, f64::min);
     (shortest < SHORT_RUN_SECS).then(|| Warning::ShortRun {
         secs: shortest,
-        fix: short_run_fix(specs, shortest),
+        fix: short_run_fix(specs, jobs, shortest),
     })
 }
 
@@ -203,12 +223,24 @@ fn cpu_bound(specs: &[JobSpec], jobs: &[JobReport]) -> Option<Warning> {
 /// the device's behaviour: the null engine has none to show (the caller checks).
 fn burst(groups: &[GroupReport]) -> Option<Warning> {
     groups.iter().find_map(|g| {
+        if !countable(&g.report.series, [0, 1]) {
+            return None;
+        }
         let (first, last) = g.report.series.thirds()?;
         (first > 0.0 && last < 0.7 * first).then_some(Warning::BurstSuspected {
             first_iops: first,
             last_iops: last,
         })
     })
+}
+
+/// Enough I/Os in each interval for its rate to be a rate: with 16 MiB blocks on a slow
+/// volume a second holds 0 or 1 of them, and such counts "rise 500 %" by chance.
+fn countable(series: &stats::Series, dirs: impl IntoIterator<Item = usize> + Copy) -> bool {
+    let (n, ios) = series.full().fold((0u64, 0u64), |(n, ios), s| {
+        (n + 1, ios + dirs.into_iter().map(|d| s.ios[d]).sum::<u64>())
+    });
+    n > 0 && ios >= MIN_IOS_PER_SAMPLE * n
 }
 
 /// A group whose last third still moves, per direction (see `stats::steady::last_third`).
@@ -220,7 +252,7 @@ fn not_settled(specs: &[JobSpec], groups: &[GroupReport]) -> Vec<Warning> {
         let series = &g.report.series;
         for (d, dir) in [(0, "read"), (1, "write")] {
             let ys: Vec<f64> = series.full().map(|s| s.iops(d)).collect();
-            if judged || ys.iter().all(|&y| y == 0.0) {
+            if judged || !countable(series, [d]) {
                 continue;
             }
             let Some(t) = stats::steady::last_third(&ys).filter(|t| t.moving()) else {
@@ -375,7 +407,7 @@ fn summed(
 
 /// How to make a short run longer: a size-based job that did its bytes before its --runtime
 /// ran out is not helped by a longer --runtime.
-fn short_run_fix(specs: &[JobSpec], secs: f64) -> String {
+fn short_run_fix(specs: &[JobSpec], jobs: &[JobReport], secs: f64) -> String {
     // A latency search ends a window or two after it settles: its measurement is those windows.
     if specs.iter().any(|s| s.lat_target.on() && !s.lat_target.run) {
         return "the latency search measures its last windows at the depth it found: give a \
@@ -387,6 +419,24 @@ fn short_run_fix(specs: &[JobSpec], secs: f64) -> String {
         return "a replay lasts as long as its trace: record a longer one, or repeat it with \
                 --loops"
             .into();
+    }
+    // What ended the jobs, where the report knows (reports before it was recorded do not).
+    let ended = |e: Ended| jobs.iter().any(|j| j.ended_by == Some(e));
+    let known = jobs.iter().any(|j| j.ended_by.is_some());
+    if known && !ended(Ended::Size) && !ended(Ended::NumberIos) {
+        let size_cut = jobs.iter().any(|j| {
+            j.ended_by == Some(Ended::Runtime)
+                && specs.get(j.spec_index).is_some_and(|s| !s.time_based)
+        });
+        return if size_cut {
+            "its --runtime ran out with part of its --size still to do: use --runtime=30s or \
+             more, or a smaller --size"
+                .into()
+        } else if ended(Ended::Runtime) {
+            "use --runtime=30s or more".into()
+        } else {
+            "it was stopped before the end: let it run 30 s or more".into()
+        };
     }
     let size_based = specs.iter().filter(|s| !s.time_based);
     let ended_early = size_based
@@ -403,6 +453,26 @@ fn short_run_fix(specs: &[JobSpec], secs: f64) -> String {
     } else {
         "use --runtime=30s or more".into()
     }
+}
+
+/// The I/Os in flight when the window closed took a long time to complete: the run waited
+/// for a queue that no figure counts (a deep queue of large blocks on a slow volume).
+fn long_drain(specs: &[JobSpec], jobs: &[JobReport]) -> Option<Warning> {
+    let (j, ns) = jobs
+        .iter()
+        .filter_map(|j| Some((j, j.drain_ns?)))
+        .max_by_key(|(_, ns)| *ns)?;
+    let s = specs.get(j.spec_index)?;
+    (ns >= LONG_DRAIN_NS).then(|| Warning::LongDrain {
+        job: j.name.clone(),
+        secs: ns as f64 / 1e9,
+        queue: format!(
+            "QD{} of {}: {}",
+            s.effective_iodepth(),
+            workload::format_bytes(s.max_bs() as f64),
+            workload::format_bytes((s.effective_iodepth() as u64 * s.max_bs()) as f64)
+        ),
+    })
 }
 
 /// A sequential job of large blocks is a throughput test: its requests merging is what the
@@ -585,18 +655,18 @@ mod tests {
             runtime: Some(std::time::Duration::from_secs(2)),
             ..JobSpec::default()
         };
-        assert!(short_run_fix(&[time_based], 2.0).contains("--runtime=30s or more"));
+        assert!(short_run_fix(&[time_based], &[], 2.0).contains("--runtime=30s or more"));
         let early = JobSpec {
             time_based: false,
             runtime: Some(std::time::Duration::from_secs(120)),
             ..JobSpec::default()
         };
-        assert!(short_run_fix(&[early], 0.6).contains("add --time_based"));
+        assert!(short_run_fix(&[early], &[], 0.6).contains("add --time_based"));
         let sized = JobSpec {
             time_based: false,
             runtime: None,
             ..JobSpec::default()
         };
-        assert!(short_run_fix(&[sized], 0.6).contains("larger --size"));
+        assert!(short_run_fix(&[sized], &[], 0.6).contains("larger --size"));
     }
 }

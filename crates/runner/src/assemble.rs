@@ -149,6 +149,8 @@ fn job_reports(
         jr.spec_index = p.spec_idx;
         jr.verified_blocks = (o.verified > 0).then_some(o.verified);
         jr.ramp_swallowed = o.ramp_swallowed;
+        jr.ended_by = o.ended_by;
+        jr.drain_ns = o.drain_ns;
         jr.fio_windows = o.windows;
         jr.steadystate = got.steady[i].take();
         let trace = traces.get(p.spec_idx).and_then(|t| t.as_ref());
@@ -215,18 +217,23 @@ fn group_reports(w: &Workload, placed: &[Placed], last_group: u32) -> Vec<GroupR
     groups
 }
 
-/// All jobs: phases one after another add their runtimes; jobs within a phase overlap.
+/// All jobs: phases one after another add their runtimes and follow each other on the run's
+/// timeline (a second of one phase is never added to a second of another); jobs within a
+/// phase overlap.
 fn all_stats(placed: &[Placed], last_phase: usize) -> JobStats {
     let mut all = JobStats::default();
+    let mut series = stats::Series::default();
     for ph in 0..=last_phase {
         let mut p = JobStats::default();
         placed
             .iter()
             .filter(|x| x.1 == ph)
             .for_each(|x| p.merge(&x.3));
+        series.append(&p.series);
         let runtime = all.runtime_ns + p.runtime_ns;
         all.merge(&p);
         all.runtime_ns = runtime;
     }
+    all.series = series;
     all
 }

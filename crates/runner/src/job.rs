@@ -514,6 +514,7 @@ impl<'a, E: Engine> Job<'a, E> {
         let stop_asked = self.inp.stop.load(Relaxed) || self.inp.live.halt.load(Relaxed);
         if c.cut.is_none() && (timed_out || stop_asked) {
             c.cut = Some(c.deadline.map_or(t, |d| d.min(t)));
+            self.inp.live.closed.store(true, Relaxed);
         }
         // With verify_backlog, the written blocks not yet read back are read once the writes
         // are all issued (fio's closing verify), unless time ran out.
@@ -937,6 +938,13 @@ impl<'a, E: Engine> Job<'a, E> {
     /// The job's end: fio's end_fsync, the measured runtime and CPU, then the closing verify
     /// (outside the measured figures) before the engine's teardown.
     fn finish(mut self, out: &mut JobOutput) {
+        // The queue has just drained: how long that took after the window closed.
+        let drained = self
+            .clock
+            .cut
+            .map(|cut| self.clock.now().saturating_sub(cut));
+        out.drain_ns = drained.filter(|&d| d > 0);
+        out.ended_by = Some(self.ended_by());
         self.end_fsync();
         let t_end = self.clock.now();
         self.inp.live.ended.store(true, Relaxed);
@@ -990,6 +998,23 @@ impl<'a, E: Engine> Job<'a, E> {
         out.stats = self.stats;
         out.windows = self.windows;
         out.error = self.error;
+    }
+
+    /// What ended the measured I/O, read off the clock and the budget.
+    fn ended_by(&self) -> report::Ended {
+        use report::Ended;
+        let c = &self.clock;
+        match c.cut {
+            _ if self.error.is_some() => Ended::Error,
+            Some(cut) if c.deadline.is_some_and(|d| cut >= d) => Ended::Runtime,
+            Some(_) if self.inp.live.halt.load(Relaxed) && self.inp.spec.steadystate.on() => {
+                Ended::Steady
+            }
+            Some(_) => Ended::Stopped,
+            None if self.picker.ended => Ended::Trace,
+            None if self.budget.issued_ios >= self.budget.ios => Ended::NumberIos,
+            None => Ended::Size,
+        }
     }
 
     /// fio's end_fsync: every file flushed once the writes have all completed.

@@ -85,6 +85,9 @@ pub struct Progress {
     pub iops: f64,
     pub bw_bytes: f64,
     pub ramping: bool,
+    /// Every job's measured window has closed and the I/Os still in flight are completing
+    /// (not counted): for this long so far.
+    pub draining: Option<Duration>,
 }
 
 /// Receives progress; the CLI draws a bar with it, tests ignore it.

@@ -24,6 +24,9 @@ pub struct Live {
     /// The job's measured I/O is over (set before its verify pass and engine teardown, which
     /// the kernel's counters for the run must not include).
     pub ended: AtomicBool,
+    /// The measured window closed (the runtime ran out, or a stop): what completes from now
+    /// on is the queue draining, outside the figures, so the sampler stops sampling the job.
+    pub closed: AtomicBool,
     pub done: AtomicBool,
     /// Stop this job alone: its steady state was attained (the sampler judges it).
     pub halt: AtomicBool,
@@ -100,6 +103,9 @@ pub struct JobOutput {
     pub lat_depth: Option<(u32, bool)>,
     /// A replay's counts besides its I/Os.
     pub replay: Option<crate::replay::Counts>,
+    /// What ended the measured I/O, and how long the queue then took to drain.
+    pub ended_by: Option<report::Ended>,
+    pub drain_ns: Option<u64>,
 }
 
 /// (user ns, system ns, context switches) from getrusage: `RUSAGE_THREAD` for a job thread,

@@ -55,6 +55,8 @@ pub(crate) struct Phases<'a> {
     first: bool,
     /// The files this run created went as soon as the stop was seen (see [`Phases::watch`]).
     unlinked: bool,
+    /// The run's timeline starts where the first phase starts measuring.
+    origin: Option<Instant>,
     pub window: Window,
     pub got: Collected,
 }
@@ -69,6 +71,7 @@ impl<'a> Phases<'a> {
             sample_ms,
             first: true,
             unlinked: false,
+            origin: None,
             window: Window {
                 before: Vec::new(),
                 before_at: Instant::now(),
@@ -191,14 +194,19 @@ impl<'a> Phases<'a> {
         obs.tick(&s.progress(now, &crew.lives));
     }
 
-    /// Joins the phase's jobs and keeps what they measured.
+    /// Joins the phase's jobs and keeps what they measured, each series placed on the run's
+    /// timeline.
     fn collect(&mut self, crew: Crew, mut s: Sampler, members: &[usize]) {
+        let measured_from = s.start + s.ramp;
+        let origin = *self.origin.get_or_insert(measured_from);
+        let phase_ms = measured_from.saturating_duration_since(origin).as_millis() as u64;
         for (k, h) in crew.handles.into_iter().enumerate() {
             let i = members[k];
             self.got.outputs[i] = Some(h.join().expect("a job thread panicked"));
             self.got.series[i] = std::mem::take(&mut s.series[k]);
+            self.got.series[i].start_ms = phase_ms + s.rebase_ms[k];
             self.got.last[i] = s.last[k];
-            self.got.last_t[i] = s.last_t_ms - s.rebase_ms[k];
+            self.got.last_t[i] = s.last_t_ms[k] - s.rebase_ms[k];
         }
         for j in &s.judges {
             for &k in &j.members {
@@ -260,7 +268,12 @@ impl Crew {
 struct Sampler {
     series: Vec<Series>,
     last: Vec<Counters>,
-    last_t_ms: u64,
+    /// When each job was last sampled: a job whose measured window has closed is sampled no
+    /// more, and the report closes its series at its own end.
+    last_t_ms: Vec<u64>,
+    /// Where each time-limited job's window closes on the sampler's clock: a job blocked in
+    /// its reap (a 16 MiB write on a slow volume) sees its deadline late, the sampler does not.
+    deadline_ms: Vec<Option<u64>>,
     /// Where each job's series starts on the sampler's clock: 0, or the sample before a
     /// restart of its counts (a latency search's last window).
     rebase_ms: Vec<u64>,
@@ -276,6 +289,9 @@ struct Sampler {
     /// (when, I/Os, bytes) at the start of the current rate window, and the rate.
     prev: (Instant, u64, u64),
     rate: (f64, f64),
+    /// When every job's measured window had closed with I/O still in flight: from then on the
+    /// run is waiting for its queue, and the progress says so.
+    drain_from: Option<Instant>,
     /// The steady-state checks of the jobs that asked for one.
     judges: Vec<Judge>,
 }
@@ -315,11 +331,19 @@ impl Sampler {
                 .iter()
                 .map(|_| Series {
                     interval_ms: sample_ms,
-                    samples: Vec::new(),
+                    ..Series::default()
                 })
                 .collect(),
             last: vec![[0; 10]; members.len()],
-            last_t_ms: 0,
+            last_t_ms: vec![0; members.len()],
+            deadline_ms: specs
+                .iter()
+                .map(|s| {
+                    let end = s.startdelay + s.ramp_time + s.runtime?;
+                    // A latency search moves its deadline when it restarts its counts.
+                    (!s.lat_target.on()).then(|| end.saturating_sub(ramp).as_millis() as u64)
+                })
+                .collect(),
             rebase_ms: vec![0; members.len()],
             start: now,
             ramp,
@@ -329,11 +353,13 @@ impl Sampler {
             measuring: ramp.is_zero(),
             prev: (now, 0, 0),
             rate: (0.0, 0.0),
+            drain_from: None,
             judges: Vec::new(),
         }
     }
 
-    /// One sample of every job: what it did since the last.
+    /// One sample of every job still measuring: what it did since its last. A job whose window
+    /// has closed is draining its queue (or verifying): those seconds are not the run's.
     fn sample(&mut self, now: Instant, lives: &[Arc<Live>], sample_ms: u64) {
         let t_ms = (now - self.start - self.ramp).as_millis() as u64;
         for (k, l) in lives.iter().enumerate() {
@@ -341,16 +367,26 @@ impl Sampler {
             if l.restarted.swap(false, Relaxed) {
                 self.series[k].samples.clear();
                 self.last[k] = [0; 10];
-                self.rebase_ms[k] = self.last_t_ms;
+                self.rebase_ms[k] = self.last_t_ms[k];
+            }
+            if self.closed(k, l) {
+                continue;
             }
             let cur = counters(l);
-            let dt = t_ms - self.last_t_ms;
+            let dt = t_ms - self.last_t_ms[k];
             let s = delta(t_ms - self.rebase_ms[k], dt, &cur, &self.last[k]);
             self.series[k].samples.push(s);
             self.last[k] = cur;
+            self.last_t_ms[k] = t_ms;
         }
-        self.last_t_ms = t_ms;
         self.next_sample += Duration::from_millis(sample_ms);
+    }
+
+    /// The job's measured window is over: its deadline passed at its last sample, its loop saw
+    /// a stop or its deadline, or its I/O ended.
+    fn closed(&self, k: usize, l: &Live) -> bool {
+        let past = self.deadline_ms[k].is_some_and(|d| self.last_t_ms[k] >= d);
+        past || l.closed.load(Relaxed) || l.ended.load(Relaxed)
     }
 
     /// Live progress: totals, and rates over the last [`RATE_WINDOW`] (since the start in the
@@ -378,7 +414,20 @@ impl Sampler {
             let dt = (now - self.start).as_secs_f64().max(1e-3);
             self.rate = (ios as f64 / dt, bytes as f64 / dt);
         }
+        let elapsed_ms = now
+            .saturating_duration_since(self.start + self.ramp)
+            .as_millis() as u64;
+        let closed = |(k, l): (usize, &Arc<Live>)| {
+            self.deadline_ms[k].is_some_and(|d| elapsed_ms >= d) || self.closed(k, l)
+        };
+        let draining =
+            lives.iter().enumerate().all(closed) && !lives.iter().all(|l| l.ended.load(Relaxed));
+        if !draining {
+            self.drain_from = None;
+        }
+        let drain_from = draining.then(|| *self.drain_from.get_or_insert(now));
         Progress {
+            draining: drain_from.map(|t| now - t),
             elapsed: now - self.start,
             planned: self.planned,
             fraction: (self.budget > 0).then(|| (issued as f64 / self.budget as f64).min(1.0)),

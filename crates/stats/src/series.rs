@@ -62,7 +62,16 @@ fn rate(n: u64, dt_ms: u64) -> f64 {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     pub interval_ms: u64,
+    /// Where the series starts on the run's one timeline, in ms after the run's first measured
+    /// instant: jobs that run one after another (`stonewall`) start later, and their samples'
+    /// `t_ms` count from here.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_ms: u64,
     pub samples: Vec<Sample>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Min, max, mean and standard deviation of a per-interval rate.
@@ -89,6 +98,21 @@ impl Series {
             self.samples
                 .extend_from_slice(&other.samples[self.samples.len()..]);
         }
+    }
+
+    /// Adds a series that runs after this one on the same timeline (the next phase of a run):
+    /// its samples keep their own time, so a second measured after this series ends is never
+    /// added to one of this series' seconds.
+    pub fn append(&mut self, later: &Series) {
+        if self.samples.is_empty() {
+            *self = later.clone();
+            return;
+        }
+        let shift = later.start_ms.saturating_sub(self.start_ms);
+        self.samples.extend(later.samples.iter().map(|s| Sample {
+            t_ms: s.t_ms + shift,
+            ..*s
+        }));
     }
 
     /// Intervals at least half as long as the nominal one: a 20 ms tail would make a wild rate.
@@ -146,9 +170,29 @@ mod tests {
     }
 
     #[test]
+    fn a_later_phase_keeps_its_own_seconds() {
+        let mut a = Series {
+            interval_ms: 1000,
+            start_ms: 0,
+            samples: vec![s(1000, 1000, 1000), s(2000, 1000, 1000)],
+        };
+        let b = Series {
+            interval_ms: 1000,
+            start_ms: 2100,
+            samples: vec![s(1000, 1000, 3000), s(2000, 1000, 3000)],
+        };
+        a.append(&b);
+        let t: Vec<u64> = a.samples.iter().map(|x| x.t_ms).collect();
+        assert_eq!(t, [1000, 2000, 3100, 4100]);
+        let sum = a.summarize(|x| x.iops(0));
+        assert_eq!((sum.min, sum.max, sum.samples), (1000.0, 3000.0, 4));
+    }
+
+    #[test]
     fn summary_ignores_short_tail() {
         let series = Series {
             interval_ms: 1000,
+            start_ms: 0,
             samples: vec![s(1000, 1000, 100), s(2000, 1000, 300), s(2010, 10, 50)],
         };
         let sum = series.summarize(|x| x.iops(0));
@@ -162,10 +206,12 @@ mod tests {
     fn merge_adds_aligned_samples() {
         let mut a = Series {
             interval_ms: 1000,
+            start_ms: 0,
             samples: vec![s(1000, 1000, 1), s(2000, 1000, 2)],
         };
         let b = Series {
             interval_ms: 1000,
+            start_ms: 0,
             samples: vec![s(1000, 1000, 10), s(2000, 1000, 20), s(2500, 500, 5)],
         };
         a.merge(&b);
@@ -180,6 +226,7 @@ mod tests {
             .collect();
         let series = Series {
             interval_ms: 1000,
+            start_ms: 0,
             samples,
         };
         assert_eq!(series.thirds(), Some((1000.0, 100.0)));

@@ -32,6 +32,13 @@ pub enum Warning {
     /// (a size-based job that finished early needs --time_based or a larger size, not a
     /// longer --runtime).
     ShortRun { secs: f64, fix: String },
+    /// The I/Os in flight when a job's window closed took `secs` to complete: not counted,
+    /// but the run waited for them. `queue` says what was queued.
+    LongDrain {
+        job: String,
+        secs: f64,
+        queue: String,
+    },
     /// A job's thread was busy nearly all the time: volbench's CPU, not the device, may be the limit.
     /// `advice` depends on the options used (another engine, more jobs).
     CpuBound { percent: f64, advice: String },
@@ -49,6 +56,9 @@ pub enum Warning {
     RampSwallowed { jobs: String, ramp: String },
     /// The file lives on a memory-backed filesystem, so no device is measured.
     MemoryFilesystem { fs: String },
+    /// The target is a block device in RAM (zram, brd): memory is measured, and nothing
+    /// on it survives a power loss.
+    MemoryDevice { devices: String },
     /// The last third of the run was still moving: its best-fit line changed `change_pct`
     /// across `secs` seconds, beyond noise. The figure is an average over a change.
     NotSettled {
@@ -85,10 +95,12 @@ impl Warning {
             Warning::RateDisagrees { .. } => "rate_disagrees",
             Warning::CompressibleData { .. } => "compressible_data",
             Warning::ShortRun { .. } => "short_run",
+            Warning::LongDrain { .. } => "long_drain",
             Warning::RampSwallowed { .. } => "ramp_swallowed",
             Warning::CpuBound { .. } => "cpu_bound",
             Warning::BurstSuspected { .. } => "burst_suspected",
             Warning::MemoryFilesystem { .. } => "memory_filesystem",
+            Warning::MemoryDevice { .. } => "memory_device",
             Warning::VolatileCacheSuspected { .. } => "volatile_cache_suspected",
             Warning::MergedIo { .. } => "merged_io",
             Warning::FellBehind { .. } => "fell_behind",
@@ -100,108 +112,153 @@ impl Warning {
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Warning::BufferedIo { what } => write!(f, "buffered I/O (--direct=0): {what}"),
-            Warning::DeviceSawLess {
-                dir,
-                reported,
-                device,
-                device_name,
-                cause,
-            } => write!(
-                f,
-                "{device_name} saw only {:.0}% of the {dir} bytes volbench counted, so the {dir} \
-                 figures are inflated: {cause}",
-                100.0 * *device as f64 / (*reported).max(1) as f64
-            ),
-            Warning::RateDisagrees {
-                dir,
-                claimed_iops,
-                kernel_iops,
-                device_name,
-            } => write!(
-                f,
-                "volbench counted {} {dir} IOPS but {device_name}'s own counters show {} over the \
-                 same interval: the measured interval does not match the wall clock, so the {dir} \
-                 rate is wrong; please report this with the command line",
-                fmt_count(*claimed_iops),
-                fmt_count(*kernel_iops)
-            ),
-            Warning::CompressibleData { what } => write!(
-                f,
-                "write buffers hold {what}: compressing or deduplicating storage will look faster \
-                 than it is; drop --zero_buffers/--buffer_pattern/--buffer_compress_percentage \
-                 for random data"
-            ),
-            Warning::ShortRun { secs, fix } => write!(
-                f,
-                "the run measured only {secs:.1} s: results are noisy and may be inside a burst \
-                 window; {fix}"
-            ),
-            Warning::RampSwallowed { jobs, ramp } => write!(
-                f,
-                "{jobs} ended inside its ramp_time ({ramp}): as fio does, the whole run is counted, \
-                 warm-up included; give a larger size (or time_based with a runtime) or a \
-                 shorter ramp_time to measure after the warm-up"
-            ),
-            Warning::CpuBound { percent, advice } => write!(
-                f,
-                "a job thread was busy {percent:.0}% of the time: the CPU, not the device, may be \
-                 the limit; {advice}"
-            ),
-            Warning::BurstSuspected {
-                first_iops,
-                last_iops,
-            } => write!(
-                f,
-                "throughput fell from {} to {} IOPS during the run: a burst bucket or device \
-                 cache likely ran out; the average mixes both regimes, so look at the per-second \
-                 series or run longer",
-                fmt_count(*first_iops),
-                fmt_count(*last_iops)
-            ),
-            Warning::MergedIo {
-                dir,
-                percent,
-                device_name,
-                advice,
-            } => write!(
-                f,
-                "the block layer merged {percent:.0}% of the {dir}s into larger requests, so \
-                 {device_name} served fewer, bigger I/Os than --bs: this IOPS figure is not the \
-                 device's {dir} IOPS at this block size; {advice}"
-            ),
-            Warning::VolatileCacheSuspected {
-                bs,
-                write_bw,
-                read_bw,
-            } => write!(
-                f,
-                "{bs} writes ran at {write_bw}/s against {read_bw}/s for reads of the same size \
-                 and pattern with O_DIRECT: a volatile write cache below (a hypervisor's host \
-                 cache, a RAID card) is taking the writes, so the write figure is the cache's; \
-                 run `volbench fsync` on this target to see whether its flushes reach stable \
-                 storage"
-            ),
-            Warning::MemoryFilesystem { fs } => write!(
-                f,
-                "the file is on {fs}, which lives in RAM: no storage device is measured; choose a \
-                 directory on the device under test"
-            ),
-            Warning::FellBehind { .. } => fell_behind(f, self),
-            Warning::NotSettled {
-                dir,
-                change_pct,
-                secs,
-            } => write!(
-                f,
-                "{dir} IOPS were still {} at the end ({change_pct:+.0}% over the last {secs:.0} s, \
-                 beyond noise): the average mixes a device still changing (a cache filling, a \
-                 bucket draining, an SSD not yet written over); run longer, stop at steady \
-                 state with --ss=iops_slope:1% --ss_dur=30s and a longer --runtime, or \
-                 precondition an SSD first (volbench suite pts-iops)",
-                if *change_pct < 0.0 { "falling" } else { "rising" }
-            ),
+            Warning::BufferedIo { .. }
+            | Warning::CompressibleData { .. }
+            | Warning::MemoryFilesystem { .. }
+            | Warning::MemoryDevice { .. } => data(f, self),
+            Warning::DeviceSawLess { .. }
+            | Warning::RateDisagrees { .. }
+            | Warning::MergedIo { .. }
+            | Warning::VolatileCacheSuspected { .. } => device(f, self),
+            _ => timing(f, self),
         }
+    }
+}
+
+/// What was measured: the page cache, memory, or data storage could shrink.
+fn data(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
+    match w {
+        Warning::BufferedIo { what } => write!(f, "buffered I/O (--direct=0): {what}"),
+        Warning::CompressibleData { what } => write!(
+            f,
+            "write buffers hold {what}: compressing or deduplicating storage will look faster \
+             than it is; drop --zero_buffers/--buffer_pattern/--buffer_compress_percentage \
+             for random data"
+        ),
+        Warning::MemoryFilesystem { fs } => write!(
+            f,
+            "the file is on {fs}, which lives in RAM: no storage device is measured; choose a \
+             directory on the device under test"
+        ),
+        Warning::MemoryDevice { devices } => write!(
+            f,
+            "{devices} is a block device in RAM (zram or a RAM disk): the figures are \
+             memory's (and zram's compression's), not a storage device's, and nothing on it \
+             survives a power loss; choose a target on the device under test"
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The device's own counters, or its reads and writes, against what volbench counted.
+fn device(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
+    match w {
+        Warning::DeviceSawLess {
+            dir,
+            reported,
+            device,
+            device_name,
+            cause,
+        } => write!(
+            f,
+            "{device_name} saw only {:.0}% of the {dir} bytes volbench counted, so the {dir} \
+             figures are inflated: {cause}",
+            100.0 * *device as f64 / (*reported).max(1) as f64
+        ),
+        Warning::RateDisagrees {
+            dir,
+            claimed_iops,
+            kernel_iops,
+            device_name,
+        } => write!(
+            f,
+            "volbench counted {} {dir} IOPS but {device_name}'s own counters show {} over the \
+             same interval: the measured interval does not match the wall clock, so the {dir} \
+             rate is wrong; please report this with the command line",
+            fmt_count(*claimed_iops),
+            fmt_count(*kernel_iops)
+        ),
+        Warning::MergedIo {
+            dir,
+            percent,
+            device_name,
+            advice,
+        } => write!(
+            f,
+            "the block layer merged {percent:.0}% of the {dir}s into larger requests, so \
+             {device_name} served fewer, bigger I/Os than --bs: this IOPS figure is not the \
+             device's {dir} IOPS at this block size; {advice}"
+        ),
+        Warning::VolatileCacheSuspected {
+            bs,
+            write_bw,
+            read_bw,
+        } => write!(
+            f,
+            "{bs} writes ran at {write_bw}/s against {read_bw}/s for reads of the same size \
+             and pattern with O_DIRECT: a volatile write cache below (a hypervisor's host \
+             cache, a RAID card) is taking the writes, so the write figure is the cache's; \
+             run `volbench fsync` on this target to see whether its flushes reach stable \
+             storage"
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// How the run went over time: too short, a drain, a ramp, a busy CPU, a burst, a trend, a late schedule.
+fn timing(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
+    match w {
+        Warning::ShortRun { secs, fix } => write!(
+            f,
+            "the run measured only {secs:.1} s: results are noisy and may be inside a burst \
+             window; {fix}"
+        ),
+        Warning::LongDrain { job, secs, queue } => write!(
+            f,
+            "job {job}: the I/Os in flight when its window closed took {} more to \
+             complete ({queue} queued): no figure counts them, but the run waited for \
+             them; lower --iodepth or --bs to end sooner",
+            figures::fmt_secs(*secs)
+        ),
+        Warning::RampSwallowed { jobs, ramp } => write!(
+            f,
+            "{jobs} ended inside its ramp_time ({ramp}): as fio does, the whole run is counted, \
+             warm-up included; give a larger size (or time_based with a runtime) or a \
+             shorter ramp_time to measure after the warm-up"
+        ),
+        Warning::CpuBound { percent, advice } => write!(
+            f,
+            "a job thread was busy {percent:.0}% of the time: the CPU, not the device, may be \
+             the limit; {advice}"
+        ),
+        Warning::BurstSuspected {
+            first_iops,
+            last_iops,
+        } => write!(
+            f,
+            "throughput fell from {} to {} IOPS during the run: a burst bucket or device \
+             cache likely ran out; the average mixes both regimes, so look at the per-second \
+             series or run longer",
+            fmt_count(*first_iops),
+            fmt_count(*last_iops)
+        ),
+        Warning::NotSettled {
+            dir,
+            change_pct,
+            secs,
+        } => {
+            write!(
+            f,
+            "{dir} IOPS were still {} at the end ({change_pct:+.0}% over the last {secs:.0} s, \
+             beyond noise): the average mixes a device still changing (a cache filling, a \
+             bucket draining, an SSD not yet written over); run longer, stop at steady \
+             state with --ss=iops_slope:1% --ss_dur=30s and a longer --runtime, or \
+             precondition an SSD first (volbench suite pts-iops)",
+            if *change_pct < 0.0 { "falling" } else { "rising" }
+        )
+        }
+        Warning::FellBehind { .. } => fell_behind(f, w),
+        _ => Ok(()),
     }
 }
 

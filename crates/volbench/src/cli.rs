@@ -3,6 +3,23 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+/// A directory, device or file to work on, made absolute where the user stands: the
+/// commands hand these to other processes (initdb, a remote verify) and to the kernel's
+/// view of devices, where a relative path means something else or nothing (`local`'s parent
+/// is "", which no stat can find).
+pub fn abs_path(s: &str) -> Result<PathBuf, String> {
+    if s.is_empty() {
+        return Err("an empty path: give a directory, device or file".into());
+    }
+    std::path::absolute(s).map_err(|e| format!("{s}: {e}"))
+}
+
+/// Where the user stands, for a command's default directory ("." made absolute, as
+/// [`abs_path`] makes the ones given).
+pub fn here() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
 const EXAMPLES: &str = "\
 Examples:
   volbench quick                      five standard tests on a temp file here (about a minute)
@@ -135,7 +152,7 @@ Examples:
 #[derive(Args, Debug)]
 pub struct DoctorArgs {
     /// The device, file or directory to be tested (default: the current directory).
-    #[arg(value_name = "TARGET")]
+    #[arg(value_parser = abs_path, value_name = "TARGET")]
     pub target: Option<PathBuf>,
     /// How long to watch the device's counters for other I/O.
     #[arg(long, value_name = "TIME", default_value = "1s", value_parser = humantime::parse_duration)]
@@ -158,7 +175,7 @@ pub struct CompletionsArgs {
 #[derive(Args, Debug)]
 pub struct ManArgs {
     /// The directory to write the pages to (created if missing).
-    #[arg(value_name = "DIR")]
+    #[arg(value_parser = abs_path, value_name = "DIR")]
     pub dir: PathBuf,
 }
 
@@ -166,6 +183,7 @@ pub struct ManArgs {
 pub struct CleanArgs {
     /// Directories to look in for `.volbench-*-PID` files and directories of dead PIDs
     /// (what `db`, `fsync` and `infer` make in the directory under test).
+    #[arg(value_parser = abs_path)]
     pub dirs: Vec<PathBuf>,
 }
 
@@ -337,7 +355,7 @@ pub struct InferArgs {
 #[derive(Args, Debug, Clone)]
 pub struct EmulateArgs {
     /// The device whose I/O is throttled (a path on a file system means its device).
-    #[arg(long)]
+    #[arg(value_parser = abs_path, long)]
     pub device: PathBuf,
     /// A static IOPS cap (reads and writes together).
     #[arg(long)]
@@ -390,7 +408,7 @@ Examples:
 pub struct DbArgs {
     /// Directories to run in, one after another (a side-by-side table for several)
     /// [default: the current directory].
-    #[arg(value_name = "DIR")]
+    #[arg(value_parser = abs_path, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
     /// sqlite (embedded, nothing to install) or postgres (a throwaway cluster in each DIR)
     /// [default: sqlite; postgres with --postgres-url].
@@ -451,7 +469,7 @@ Examples (see docs/durability.md for the whole procedure):
 pub struct FsyncArgs {
     /// Directories (volbench writes its own file in each, removed after) or block devices;
     /// several give a side-by-side penalty table [default: the current directory].
-    #[arg(value_name = "DIR|DEVICE")]
+    #[arg(value_parser = abs_path, value_name = "DIR|DEVICE")]
     pub targets: Vec<PathBuf>,
     /// Methods: none (buffered, no sync), direct (O_DIRECT, no sync), fsync, fdatasync, odsync
     /// (O_DSYNC), direct-fdatasync, rwf-dsync (pwritev2 RWF_DSYNC) [default: all].
@@ -545,7 +563,7 @@ pub struct CycleArgs {
     pub listen: String,
     /// The loop's witness journal; its progress is kept beside it (PATH.cycle.json), for
     /// --resume [default: durability-cycle.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    #[arg(value_parser = abs_path, long, value_name = "PATH")]
     pub journal: Option<PathBuf>,
     /// A running witness to use instead of starting one (its address as `serve` printed it).
     #[arg(long, value_name = "HOST:PORT", requires = "token")]
@@ -586,7 +604,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub token: Option<String>,
     /// The witness's journal (SQLite) [default: witness.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    #[arg(value_parser = abs_path, long, value_name = "PATH")]
     pub journal: Option<PathBuf>,
 }
 
@@ -622,6 +640,7 @@ pub struct CreateArgs {
     #[command(flatten)]
     pub w: WitnessArgs,
     /// The file to write (new, or one an earlier `create` made).
+    #[arg(value_parser = abs_path)]
     pub file: PathBuf,
     #[command(flatten)]
     pub rec: RecordArgs,
@@ -639,6 +658,7 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub w: WitnessArgs,
     /// The file `create` wrote.
+    #[arg(value_parser = abs_path)]
     pub file: PathBuf,
     /// normal or json.
     #[arg(
@@ -719,7 +739,7 @@ pub struct SuiteArgs {
     #[arg(value_name = "SUITE")]
     pub suite: Option<String>,
     /// Directory (a temporary file is made and removed there), file or block device [default: .].
-    #[arg(value_name = "TARGET")]
+    #[arg(value_parser = abs_path, value_name = "TARGET")]
     pub target: Option<PathBuf>,
     /// List the shipped suites.
     #[arg(long)]
@@ -977,7 +997,7 @@ pub fn own_flags(sub: &str) -> Vec<(String, bool)> {
 #[derive(Args, Debug, Clone)]
 pub struct QuickArgs {
     /// Directory to test in (a temporary file is created and removed there).
-    #[arg(default_value = ".")]
+    #[arg(value_parser = abs_path, default_value = ".")]
     pub dir: PathBuf,
     /// Measured time of each of the five tests.
     #[arg(long, default_value = "10s", value_name = "TIME")]
@@ -1014,7 +1034,7 @@ pub enum TraceCmd {
 #[derive(Args, Debug)]
 pub struct TraceRecordArgs {
     /// The block device whose I/O to record (a whole device: `df FILE` names it).
-    #[arg(value_name = "DEVICE")]
+    #[arg(value_parser = abs_path, value_name = "DEVICE")]
     pub device: PathBuf,
     /// How long to record (Ctrl-C stops earlier and keeps the trace).
     #[arg(long, value_name = "TIME", default_value = "60s", value_parser = humantime::parse_duration)]

@@ -414,7 +414,12 @@ impl runner::Observer for Bar {
 
 /// The live rate, as the bar and the progress lines both show it.
 fn rate_text(p: &runner::Progress) -> String {
-    if p.ramping {
+    if let Some(d) = p.draining {
+        format!(
+            "waiting {} for the I/Os still in flight (not counted)",
+            figures::fmt_secs(d.as_secs_f64())
+        )
+    } else if p.ramping {
         "ramping up".to_string()
     } else {
         format!("{} IOPS {}/s", fmt_count(p.iops), format_bytes(p.bw_bytes))
@@ -425,6 +430,10 @@ fn rate_text(p: &runner::Progress) -> String {
 /// about 5 s left" (a size-based run's remaining time at its pace so far, as the bar's eta).
 fn clock_text(p: &runner::Progress) -> String {
     let at = p.elapsed.as_secs_f64();
+    if let Some(d) = p.draining {
+        let measured = p.planned.map_or(at - d.as_secs_f64(), |t| t.as_secs_f64());
+        return format!("{:.0} s measured", measured.max(0.0));
+    }
     match (p.planned, p.fraction) {
         (Some(t), _) => format!("{at:.0} s of {:.0} s", t.as_secs_f64()),
         (None, Some(f)) if f > 0.0 && f < 1.0 => format!(

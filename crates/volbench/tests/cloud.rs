@@ -333,6 +333,16 @@ fn cloud_check_verdicts_and_reasons_on_constructed_reports() {
     let r = check(&f, "digitalocean:size=100");
     assert_eq!(r["verdict"], json!("as advertised"));
     assert!(r["reasons"].to_string().contains("MiB vs MB"), "{r}");
+    // The same factor against a unit the provider defines (OCI's decimal MB/s): volbench
+    // counts bytes, so the ratio is chance, not units (issue 41: a throttle's slice made a
+    // 12 MB/s run 1.024x and it was blamed on KiB vs KB).
+    let f = report_with(d.path(), "chance", |v| {
+        set_job(v, "bs", json!(1u64 << 20));
+        measured(v, "write", 12.288, 12.288e6, 8e7, 1.0)
+    });
+    let r = check(&f, "oci:vpu=0:size=50g");
+    assert_eq!(r["verdict"], json!("as advertised"), "{r}");
+    assert!(!r["reasons"].to_string().contains("units"), "{r}");
     // Within and no unit factor: no reason at all.
     let r = check(
         &report_with(d.path(), "plain", |v| {

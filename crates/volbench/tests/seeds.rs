@@ -209,6 +209,49 @@ fn seed_004_five_tests_as_one_job_file_run_as_written() {
         agree(&name, "IOPS", job_iops(&ours, i), theirs, TOL);
     }
     no_counter_warning("five tests", &ours);
+    per_second_within_the_caps(&ours, 2000.0, (64 << 20) as f64, 5);
+}
+
+/// Regression (issue 41): the five tests as one job file printed "read per second: min 12.6k
+/// max 15.7k" against a 7,500 IOPS cap, the stonewalled tests' seconds added together. The
+/// run's one timeline holds every test's seconds one after another, each second within the
+/// caps, and each test's own spread within them too.
+fn per_second_within_the_caps(v: &Value, iops: f64, bps: f64, tests: usize) {
+    let series = &v["group"]["series"];
+    let step = series["interval_ms"].as_f64().unwrap();
+    let samples = series["samples"].as_array().unwrap();
+    let mut last = 0;
+    for s in samples {
+        let t = s["t_ms"].as_u64().unwrap();
+        assert!(t > last || last == 0, "the timeline goes back: {series}");
+        last = t;
+        let dt = s["dt_ms"].as_f64().unwrap();
+        if dt * 2.0 < step {
+            continue;
+        }
+        for d in 0..2 {
+            let r = s["ios"][d].as_f64().unwrap() * 1000.0 / dt;
+            let b = s["bytes"][d].as_f64().unwrap() * 1000.0 / dt;
+            assert!(r <= iops * (1.0 + TOL), "a second at {r} IOPS: {series}");
+            assert!(b <= bps * (1.0 + TOL), "a second at {b} B/s: {series}");
+        }
+    }
+    // Each test measures 2 s after a 1 s ramp: the timeline spans all of them.
+    assert!(
+        last as f64 >= (tests as f64 * 3.0 - 1.5) * 1000.0,
+        "{series}"
+    );
+    for g in v["groups"].as_array().unwrap() {
+        for d in ["read", "write"] {
+            if let Some(m) = g["report"][d]["iops_per_sec"]["max"].as_f64() {
+                assert!(
+                    m <= iops * (1.0 + TOL),
+                    "{}: {d} max {m}",
+                    g["report"]["name"]
+                );
+            }
+        }
+    }
 }
 
 /// DigitalOcean's five tests as a job file on `filename`, `extra` in the global section.
@@ -655,6 +698,14 @@ fn seed_001_four_volumes_checked_in_one_table() {
     }
     let v = ok_json(c.args(["--output-format", "json"]));
     assert_eq!(v["checks"].as_array().unwrap().len(), 4, "{v}");
+    // Both sides are volbench's, in bytes: the ratio is the throttle's accuracy, and no row
+    // is blamed on units (issue 41: 0.93 "the GiB vs GB factor" on every row).
+    for c in v["checks"].as_array().unwrap() {
+        let row = &c["rows"][0];
+        let ratio = row["ratio"].as_f64().unwrap();
+        assert!((ratio - 1.0).abs() < 0.05, "{row}");
+        assert!(!row["reasons"].to_string().contains("units"), "{row}");
+    }
 }
 
 fn median_of(mut v: Vec<f64>) -> f64 {

@@ -58,7 +58,7 @@ fn options(a: &DbArgs) -> Result<DbOptions> {
         (None, None) => Size::Time(Duration::from_secs(10)),
     };
     let targets = if a.dirs.is_empty() {
-        vec![PathBuf::from(".")]
+        vec![crate::cli::here()]
     } else {
         a.dirs.clone()
     };
@@ -82,6 +82,13 @@ pub fn main(a: DbArgs) -> Result<ExitCode> {
     let show = !out.quiet && std::io::stderr().is_terminal();
     let mut spinner: Option<Live> = None;
     let stop = super::stop_flag();
+    // Other I/O on the directories' devices makes the probe and the run disagree: looked for
+    // before anything of ours runs there, as `run` does.
+    let dirs: Vec<&std::path::Path> = match &o.postgres_url {
+        Some(_) => Vec::new(),
+        None => o.targets.iter().map(PathBuf::as_path).collect(),
+    };
+    let found = host::cheap(&dirs, super::hostcheck::WATCH);
     let rep = db::run(&o, stop.clone(), &mut |target, phase| {
         spinner = None;
         if show {
@@ -95,7 +102,8 @@ pub fn main(a: DbArgs) -> Result<ExitCode> {
         eprintln!("stopped during set-up: nothing was measured");
         return Ok(ExitCode::from(130));
     }
-    let rep = rep?;
+    let mut rep = rep?;
+    rep.warnings.extend(super::hostcheck::records(&found));
     let doc = Document::Db(Box::new(rep));
     recorder.record(&doc);
     let code = out.emit(&doc)?;

@@ -162,6 +162,7 @@ pub fn main(a: EmulateArgs) -> Result<ExitCode> {
         dev.1,
         cg.version()
     );
+    let written = ::cloud::writeback::before(dev);
     let mut child = emulate::spawn(&cg, &caps, &a.command).map_err(|e| usage(format!("{e:#}")))?;
     CHILD.store(child.id() as i32, Ordering::SeqCst);
     let (status, sum) = emulate::control(&cg, &mut child, &caps, &stop)?;
@@ -174,8 +175,11 @@ pub fn main(a: EmulateArgs) -> Result<ExitCode> {
         ),
         _ => String::new(),
     };
+    let unthrottled = ::cloud::writeback::check(written, dev, &name, sum.bytes[1])
+        .map(|w| format!("; warning: {w}"))
+        .unwrap_or_default();
     eprintln!(
-        "volbench emulate: {} reads, {} writes on {name} in {:.1} s{burst}",
+        "volbench emulate: {} reads, {} writes on {name} in {:.1} s{burst}{unthrottled}",
         sum.ios[0], sum.ios[1], sum.elapsed_s
     );
     Ok(exit_code(status))
