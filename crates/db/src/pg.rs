@@ -90,7 +90,8 @@ fn chown(path: &Path, user: &str) -> anyhow::Result<()> {
         .arg("-R")
         .arg(user)
         .arg(path)
-        .status()?;
+        .status()
+        .map_err(|e| anyhow::anyhow!("cannot run chown (for {}): {e}", path.display()))?;
     anyhow::ensure!(st.success(), "chown {user} {} failed", path.display());
     Ok(())
 }
@@ -98,9 +99,14 @@ fn chown(path: &Path, user: &str) -> anyhow::Result<()> {
 /// Checks that `user` can reach `dir` (every parent executable for others), so initdb's error
 /// is never the first sign of it.
 fn reachable_by_others(dir: &Path) -> anyhow::Result<()> {
-    let mut p = Some(dir);
+    // Each parent of the absolute path: a relative one's last parent is "", which no stat finds.
+    let dir = &std::path::absolute(dir)?;
+    let mut p = Some(dir.as_path());
     while let Some(d) = p {
-        let mode = std::fs::metadata(d)?.permissions().mode();
+        let mode = std::fs::metadata(d)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))?
+            .permissions()
+            .mode();
         if mode & 0o001 == 0 {
             anyhow::bail!(
                 "the postgres user cannot reach {}: {} is not traversable by others (chmod o+x {}), or choose a directory under /var/tmp or /mnt",
@@ -156,7 +162,8 @@ impl Cluster {
             _held: held,
         };
         let _ = std::fs::remove_dir_all(&c.sock);
-        std::fs::create_dir(&c.sock)?;
+        std::fs::create_dir(&c.sock)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", c.sock.display()))?;
         if let Some(u) = &c.user {
             reachable_by_others(dir)?;
             chown(&c.root, u)?;
@@ -171,7 +178,8 @@ impl Cluster {
         let out = server_cmd(&bin.join("initdb"), c.user.as_deref())
             .args(["-A", "trust", "-N", "-E", "UTF8", "-D"])
             .arg(&c.data)
-            .output()?;
+            .output()
+            .map_err(|e| anyhow::anyhow!("cannot run initdb (in {}): {e}", c.root.display()))?;
         if !out.status.success() {
             anyhow::bail!(
                 "initdb in {} failed: {}",
@@ -191,7 +199,8 @@ impl Cluster {
             .arg("-l")
             .arg(c.root.join("server.log"))
             .args(["-o", &opts])
-            .output()?;
+            .output()
+            .map_err(|e| anyhow::anyhow!("cannot run pg_ctl (in {}): {e}", c.root.display()))?;
         if !out.status.success() {
             let log = std::fs::read(c.root.join("server.log")).unwrap_or_default();
             anyhow::bail!(

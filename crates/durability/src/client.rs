@@ -88,6 +88,12 @@ impl Conn {
             .map_err(|e| anyhow::anyhow!("the witness sent a malformed reply: {e}"))
     }
 
+    /// Whether the witness holds a run of `name` (this host's path, as create names it).
+    pub fn knows(&mut self, name: &str) -> anyhow::Result<bool> {
+        self.send(&Request::Status { file: name.into() })?;
+        Ok(matches!(self.recv()?, Reply::Status { file, .. } if file == name))
+    }
+
     pub fn expect_ok(&mut self) -> anyhow::Result<()> {
         match self.recv()? {
             Reply::Ok => Ok(()),
@@ -161,9 +167,9 @@ pub fn create(
         .map_err(|e| anyhow::anyhow!("--size/--block: {e}"))?;
     // Whose file it is, then the witness's consent (one writer per file), and only then is
     // the file touched: a refused create changes nothing.
-    refuse_foreign(&o.file, o.block)?;
     let name = file_name(&o.file)?;
     let mut c = Conn::open(&o.witness, &o.token)?;
+    ours_or_refused(&mut c, &o.file, &name, o.block)?;
     c.send(&Request::Create {
         file: name.clone(),
         size: blocks * o.block as u64,
@@ -219,6 +225,25 @@ pub fn create(
             elapsed: began.elapsed(),
         }),
     }
+}
+
+/// The file is volbench's own (new, or with its header), or the witness knows it: a disk
+/// that dropped unflushed data (a lying one, after a cut) can lose the header too, and the
+/// witness's record of this file, made by an earlier create of it here, says it is ours all
+/// the same. Anything else is refused.
+fn ours_or_refused(c: &mut Conn, file: &Path, name: &str, block: u32) -> anyhow::Result<()> {
+    let Err(foreign) = refuse_foreign(file, block) else {
+        return Ok(());
+    };
+    if !c.knows(name)? {
+        return Err(foreign);
+    }
+    eprintln!(
+        "note: {} has lost its header (the disk did not keep it); the witness knows it as this \
+         host's durability file, so create takes it back",
+        file.display()
+    );
+    Ok(())
 }
 
 /// Refuses a path that is not volbench's own durability file (or a new one): anything but a

@@ -268,6 +268,12 @@ fn finish(rep: &mut FsyncReport, stop: &AtomicBool) {
 
 /// Resolves a target: a directory gets a file of `size` random bytes made for the suite, a
 /// block device is used as it is (the runner's safety rules apply), anything else is refused.
+/// A directory without room for the suite's file: refused before any byte is written (bad
+/// input, as `run`'s own check is).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NoSpace(String);
+
 fn prepare(given: &Path, o: &Options) -> anyhow::Result<Target> {
     let meta = std::fs::metadata(given).map_err(|e| {
         anyhow::anyhow!(
@@ -284,6 +290,18 @@ fn prepare(given: &Path, o: &Options) -> anyhow::Result<Target> {
         direct_ok: false,
     };
     if meta.is_dir() {
+        // Checked before any byte is written, as `run` checks: a layout that fills the disk
+        // halfway would fail the run there and leave a full file system meanwhile.
+        if let Some(free) = runner::free_bytes(given).filter(|&f| f < o.size) {
+            return Err(NoSpace(format!(
+                "not enough free space in {}: fsync's file needs {} but only {} is free; lower \
+                 --size or choose another directory",
+                given.display(),
+                workload::format_bytes(o.size as f64),
+                workload::format_bytes(free as f64)
+            ))
+            .into());
+        }
         let path = given.join(format!(".volbench-fsync-{}.dat", std::process::id()));
         t._held = Some(leftovers::hold(leftovers::Kind::Path, &path));
         t.created = Some(path.clone());

@@ -42,6 +42,10 @@ pub struct VerifyReport {
     pub in_flight_torn: u64,
     /// For each lost record: seconds between its ack and the witness's last message.
     pub lost_seconds_before_end: Vec<u64>,
+    /// The file's header block, synced by create before its first record, was not found
+    /// whole: counted in `lost` and `lost_corrupt` as one more lost record.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub header_lost: bool,
 }
 
 /// One block's outcome.
@@ -93,16 +97,13 @@ pub fn verify(o: &VerifyOptions) -> anyhow::Result<VerifyReport> {
     let f = File::open(&o.file).map_err(|e| anyhow::anyhow!("{}: {e}", o.file.display()))?;
     let mut c = Conn::open(&o.witness, &o.token)?;
     c.send(&Request::Verify { file: name.clone() })?;
-    let (block, last_ms) = match c.recv()? {
+    let (block, last_ms, header) = match c.recv()? {
         Reply::Info {
             block,
             last_ms,
             size,
             ..
-        } => {
-            same_run(&f, &o.file, size, block)?;
-            (block, last_ms)
-        }
+        } => (block, last_ms, same_run(&f, &o.file, size, block)?),
         Reply::Error { error } => anyhow::bail!("witness: {error}"),
         other => anyhow::bail!("the witness answered {other:?} where info was due"),
     };
@@ -111,6 +112,13 @@ pub fn verify(o: &VerifyOptions) -> anyhow::Result<VerifyReport> {
         target: target_info(&f, &o.file),
         ..Default::default()
     };
+    // The header was synced before the first record: a disk that lost it lost a write it
+    // had acknowledged, as much as any record's.
+    if !header {
+        rep.header_lost = true;
+        rep.lost += 1;
+        rep.lost_corrupt += 1;
+    }
     let mut buf = vec![0u8; block as usize];
     loop {
         let (b, acked, intent) = match c.recv()? {
@@ -170,8 +178,8 @@ fn target_info(f: &File, path: &std::path::Path) -> Option<report::TargetInfo> {
 /// The file on disk is the run the witness knows: a header holding another size or block
 /// size means the file was re-created since, and old records cannot judge it. A header that
 /// is not intact is no such proof: it was synced before the first record, so its loss is the
-/// disk's, and the records are judged as usual.
-fn same_run(f: &File, path: &std::path::Path, size: u64, block: u32) -> anyhow::Result<()> {
+/// disk's, and the records are judged as usual. True when the header held.
+fn same_run(f: &File, path: &std::path::Path, size: u64, block: u32) -> anyhow::Result<bool> {
     let mut head = vec![0u8; block as usize];
     let n = f.read_at(&mut head, 0).unwrap_or(0);
     match record::parse_file_header(&head[..n]) {
@@ -179,7 +187,7 @@ fn same_run(f: &File, path: &std::path::Path, size: u64, block: u32) -> anyhow::
             "{} holds a run of {s} bytes in {b}-byte blocks, not the witness's {size} in {block}: it was re-created since; its records cannot be judged",
             path.display()
         ),
-        _ => Ok(()),
+        h => Ok(h.is_some()),
     }
 }
 

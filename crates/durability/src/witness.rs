@@ -52,6 +52,9 @@ pub fn serve(
     stop: Arc<AtomicBool>,
     ready: impl FnOnce(SocketAddr, Option<&str>),
 ) -> anyhow::Result<()> {
+    // Written down first: a witness killed with records in its write-ahead log has them
+    // folded into the journal by the next volbench to start.
+    let _held = leftovers::hold(leftovers::Kind::Journal, &o.journal);
     let conn = journal::open(&o.journal)?;
     let (token_hash, token) = journal::token(&conn, o.token.as_deref())?;
     let listener = TcpListener::bind(o.listen).map_err(|e| {
@@ -62,9 +65,11 @@ pub fn serve(
     })?;
     listener.set_nonblocking(true)?;
     let (tx, rx) = mpsc::sync_channel::<Job>(4 * GROUP);
-    // Not joined on stop: connection threads may wait on idle clients for minutes, and every
-    // answered request is already committed, so leaving with the process loses nothing.
-    std::thread::spawn(move || journal_loop(Journal::new(conn), rx));
+    // Connection threads are not joined on stop (they may wait on idle clients for minutes,
+    // and every answered request is already committed); the journal's thread is, so its
+    // connection closes and SQLite folds the write-ahead log back into the journal.
+    let closing = stop.clone();
+    let journal = std::thread::spawn(move || journal_loop(Journal::new(conn), rx, &closing));
     ready(listener.local_addr()?, token.as_deref());
     let ctx = Arc::new(Ctx {
         token_hash,
@@ -73,6 +78,7 @@ pub fn serve(
         gate: Gate::default(),
     });
     accept_loop(&listener, &stop, &ctx);
+    let _ = journal.join();
     Ok(())
 }
 
@@ -249,8 +255,13 @@ fn verify(w: &mut TcpStream, ctx: &Ctx, file: &str, peer: &SocketAddr) -> std::i
 
 /// Commits requests in groups: waits for one, takes whatever else is queued, one transaction,
 /// then the replies.
-fn journal_loop(mut j: Journal, rx: mpsc::Receiver<Job>) {
-    while let Ok(first) = rx.recv() {
+fn journal_loop(mut j: Journal, rx: mpsc::Receiver<Job>, stop: &AtomicBool) {
+    loop {
+        let first = match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(job) => job,
+            Err(mpsc::RecvTimeoutError::Timeout) if !stop.load(SeqCst) => continue,
+            Err(_) => return,
+        };
         let mut jobs = vec![first];
         while jobs.len() < GROUP {
             match rx.try_recv() {

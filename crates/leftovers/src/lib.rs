@@ -37,6 +37,9 @@ pub enum Kind {
     /// A cgroup directory (`volbench-…-PID`): what is inside moves to the parent, then it
     /// is removed.
     Cgroup,
+    /// An SQLite database volbench keeps (the witness's journal): never removed; a killed
+    /// owner's write-ahead log is folded into it, so no `-wal`/`-shm` stays beside it.
+    Journal,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

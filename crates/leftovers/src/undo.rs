@@ -79,6 +79,7 @@ fn item(i: &Item, pid: u32) -> Option<String> {
     match i.kind {
         Kind::Path if ours(&i.path, pid) => path(&i.path),
         Kind::Postgres if i.path.parent().is_some_and(|p| ours(p, pid)) => postgres(&i.path),
+        Kind::Journal => fold(&i.path),
         Kind::Cgroup
             if i.path.starts_with("/sys/fs/cgroup")
                 && i.path
@@ -90,6 +91,27 @@ fn item(i: &Item, pid: u32) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Folds a killed owner's SQLite write-ahead log into its database (what SQLite does when the
+/// last connection closes): the records stay, the side files go. None when there were none.
+pub fn fold(db: &Path) -> Option<String> {
+    let side = |ext: &str| {
+        let mut s = db.as_os_str().to_owned();
+        s.push(ext);
+        std::path::PathBuf::from(s)
+    };
+    if !db.is_file() || !(side("-wal").exists() || side("-shm").exists()) {
+        return None;
+    }
+    let c = rusqlite::Connection::open(db).ok()?;
+    c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .ok()?;
+    drop(c);
+    Some(format!(
+        "folded the write-ahead log of {} into it",
+        db.display()
+    ))
 }
 
 /// Removes a file or directory and a file's SQLite side files; None when none existed.

@@ -86,7 +86,10 @@ pub(crate) fn cycles_table(d: &DurabilityReport) -> StrTable {
             format!("{:.1} s", c.wrote_s),
             fmt_count(c.acknowledged as f64),
             n(c.checked),
-            n(c.lost),
+            match (judged, c.header_lost) {
+                (true, true) => format!("{} (header too)", fmt_count(c.lost as f64)),
+                _ => n(c.lost),
+            },
             if judged {
                 format!("{}/{}", c.lost_stale, c.lost_corrupt)
             } else {

@@ -214,11 +214,15 @@ pub(crate) fn text(f: &FsyncReport) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let targets: Vec<&str> = f.verdicts.iter().map(|v| v.target.as_str()).collect();
+    let what = match f.cases.len() {
+        0 => "the penalty only".to_string(),
+        1 => "1 case".to_string(),
+        n => format!("{n} cases"),
+    };
     let _ = writeln!(
         out,
-        "volbench fsync: {} ({} cases, {} each){}",
+        "volbench fsync: {} ({what}, {} each){}",
         targets.join(", "),
-        f.cases.len(),
         figures::fmt_ns(f.runtime_ns as f64),
         match f.status {
             Status::Complete => String::new(),

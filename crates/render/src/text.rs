@@ -63,7 +63,9 @@ fn group_rows(out: &mut String, g: &JobReport) {
             } else {
                 0.0
             }),
-            format!("{} ops", s.total_ios),
+            // A sync moves no bytes: the bandwidth column has nothing to say of it (the count
+            // stood there once, and read as a bandwidth).
+            "-",
             fmt_ns(l.mean_ns),
             p(50.0),
             p(99.0),

@@ -91,18 +91,31 @@ fn knee(param: &str, key: &str, pts: &[(f64, &SuiteRun)]) -> Option<Finding> {
     let curve: Vec<(f64, f64)> = pts.iter().map(|(_, r)| (iops(r), mean_lat(r))).collect();
     let (i, gain, lat_rise) = knee_index(&curve)?;
     let ((x0, a), (x1, _)) = (pts[i], pts[i + 1]);
+    let beyond = beyond_words(gain);
     Some(Finding {
         kind: "knee".into(),
         message: format!(
-            "knee at {param}={x0}{}: {} IOPS; beyond it throughput grows at most {:+.1}% while {param}={x1} costs {:+.0}% mean latency",
+            "knee at {param}={x0}{}: {} IOPS; beyond it {beyond} while {param}={x1} costs {:+.0}% mean latency",
             ctx(key),
             figures::fmt_count(iops(a)),
-            gain * 100.0,
             lat_rise * 100.0
         ),
         point: Some(a.label.clone()),
         value: Some(x0),
     })
+}
+
+/// What happens past a knee, from the best later point's gain over it. A later point that
+/// is no better is said so: "grows at most -13.6%" said it in a riddle.
+fn beyond_words(gain: f64) -> String {
+    if gain > 0.0 {
+        format!("throughput grows at most {:.1}%", gain * 100.0)
+    } else {
+        format!(
+            "throughput does not grow (every later point is at least {:.1}% lower)",
+            -gain * 100.0
+        )
+    }
 }
 
 /// The knee of a curve of (IOPS, mean latency) points in sweep order: the first point after
@@ -185,7 +198,7 @@ fn crossover(key: &str, pts: &[(f64, &SuiteRun)]) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use super::{knee_index, plateau};
+    use super::{beyond_words, knee_index, plateau};
 
     /// Regression (issue 20): "knee at numjobs=1 ... numjobs=2 adds +3.3 %" while numjobs=4
     /// reached 190k against 121k. The knee is where gains stop for good.
@@ -198,6 +211,18 @@ mod tests {
         assert!(gain < 0.05);
         // Still rising at the last point: no knee at all.
         assert_eq!(knee_index(&[(1e3, 1.0), (2e3, 2.0), (4e3, 3.0)]), None);
+    }
+
+    /// Regression (issue 42): "beyond it throughput grows at most -13.6%".
+    #[test]
+    fn a_knee_past_which_throughput_falls_says_so() {
+        assert_eq!(beyond_words(0.034), "throughput grows at most 3.4%");
+        let w = beyond_words(-0.136);
+        assert!(
+            w.contains("does not grow") && w.contains("13.6% lower"),
+            "{w}"
+        );
+        assert!(!w.contains('-'), "{w}");
     }
 
     #[test]

@@ -241,28 +241,142 @@ fn facts(r: &RunReport) -> Vec<(&'static str, String)> {
     ]
 }
 
-pub fn compare(inputs: &[(String, Document)]) -> Comparison {
-    let mut rows: Vec<Row> = Vec::new();
-    let n = inputs.len();
-    for (i, (_, doc)) in inputs.iter().enumerate() {
-        for (item, ms) in units(doc) {
-            for (metric, unit, v) in ms {
-                match rows
-                    .iter_mut()
-                    .find(|r| r.item == item && r.metric == metric)
-                {
-                    Some(r) => r.values[i] = Some(v),
-                    None => {
-                        let mut values = vec![None; n];
-                        values[i] = Some(v);
-                        rows.push(Row {
-                            item: item.clone(),
-                            metric,
-                            unit: unit.to_string(),
-                            values,
-                        });
+/// A comparable unit of one input and where it pairs: `key` names it among every input
+/// (a point by the axes all the compared sweeps vary); `detail` holds the axes only its own
+/// sweep varies (a sweep over striped targets against one over a single device).
+struct Keyed {
+    key: String,
+    detail: String,
+    metrics: Metrics,
+}
+
+/// "k=v k=v", the swept values a point is named by.
+fn label(params: &[&(String, String)]) -> String {
+    let v: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    v.join(" ")
+}
+
+/// A sweep's axes: the parameters that take more than one value over its points (one that
+/// takes one, as a sweep's single target, names what differs between the inputs instead).
+fn axes(s: &crate::SuiteReport) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (k, _) in s.runs.iter().flat_map(|r| &r.params) {
+        let values: Vec<&str> = s.runs.iter().filter_map(|r| r.param(k)).collect();
+        if !names.contains(k) && values.iter().any(|v| *v != values[0]) {
+            names.push(k.clone());
+        }
+    }
+    names
+}
+
+/// With two or more sweeps: the axes every one of them varies, which their points pair on.
+fn shared_axes(inputs: &[(String, Document)]) -> Option<Vec<String>> {
+    let sweeps: Vec<Vec<String>> = inputs
+        .iter()
+        .filter_map(|(_, d)| match d {
+            Document::Suite(s)
+                if !s.runs.is_empty() && s.runs.iter().all(|r| !r.params.is_empty()) =>
+            {
+                Some(axes(s))
+            }
+            _ => None,
+        })
+        .collect();
+    let (first, rest) = sweeps.split_first().filter(|_| sweeps.len() >= 2)?;
+    Some(
+        first
+            .iter()
+            .filter(|k| rest.iter().all(|o| o.contains(k)))
+            .cloned()
+            .collect(),
+    )
+}
+
+fn keyed(d: &Document, shared: Option<&[String]>) -> Vec<Keyed> {
+    match (d, shared) {
+        (Document::Suite(s), Some(sh)) if s.runs.iter().all(|r| !r.params.is_empty()) => {
+            let own = axes(s);
+            s.runs
+                .iter()
+                .map(|x| {
+                    let pick = |f: &dyn Fn(&String) -> bool| {
+                        label(&x.params.iter().filter(|(k, _)| f(k)).collect::<Vec<_>>())
+                    };
+                    Keyed {
+                        key: pick(&|k| sh.contains(k)),
+                        detail: pick(&|k| own.contains(k) && !sh.contains(k)),
+                        metrics: metrics(&x.report.group),
                     }
-                }
+                })
+                .collect()
+        }
+        _ => units(d)
+            .into_iter()
+            .map(|(key, metrics)| Keyed {
+                key,
+                detail: String::new(),
+                metrics,
+            })
+            .collect(),
+    }
+}
+
+/// Sets input `i`'s value of `metric` on the row of (item, metric), made when missing.
+fn put(rows: &mut Vec<Row>, n: usize, i: usize, item: &str, m: &(String, &'static str, f64)) {
+    let (metric, unit, v) = m;
+    match rows
+        .iter_mut()
+        .find(|r| r.item == item && r.metric == *metric)
+    {
+        Some(r) => r.values[i] = Some(*v),
+        None => {
+            let mut values = vec![None; n];
+            values[i] = Some(*v);
+            rows.push(Row {
+                item: item.to_string(),
+                metric: metric.clone(),
+                unit: unit.to_string(),
+                values,
+            });
+        }
+    }
+}
+
+pub fn compare(inputs: &[(String, Document)]) -> Comparison {
+    let n = inputs.len();
+    let shared = shared_axes(inputs);
+    let all_units: Vec<Vec<Keyed>> = inputs
+        .iter()
+        .map(|(_, d)| keyed(d, shared.as_deref()))
+        .collect();
+    // A point of a sweep with fewer axes pairs with every point of the others that shares
+    // its key: one device's numjobs=4 beside each striped target's numjobs=4.
+    let details = |key: &str| -> Vec<&str> {
+        let mut v: Vec<&str> = Vec::new();
+        for u in all_units.iter().flatten().filter(|u| u.key == key) {
+            if !u.detail.is_empty() && !v.contains(&u.detail.as_str()) {
+                v.push(&u.detail);
+            }
+        }
+        v
+    };
+    let mut rows: Vec<Row> = Vec::new();
+    for (i, units) in all_units.iter().enumerate() {
+        for u in units {
+            let targets = match (u.detail.is_empty(), details(&u.key)) {
+                (true, d) if !d.is_empty() => d,
+                _ => vec![u.detail.as_str()],
+            };
+            for t in targets {
+                let item = [u.key.as_str(), t]
+                    .iter()
+                    .filter(|s| !s.is_empty())
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                u.metrics
+                    .iter()
+                    .for_each(|m| put(&mut rows, n, i, &item, m));
             }
         }
     }

@@ -78,6 +78,10 @@ pub struct Cycle {
     pub lost: u64,
     pub lost_stale: u64,
     pub lost_corrupt: u64,
+    /// The file's header (synced by create before its first record) was lost too: counted as
+    /// one of `lost` and `lost_corrupt`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub header_lost: bool,
     /// Records in flight at the cut (any content is legal), and of them the torn ones.
     pub in_flight: u64,
     pub torn: u64,

@@ -65,7 +65,11 @@ pub enum RunError {
     },
     #[error("size as a percentage needs an existing file or a device, and {path} has nothing to take a share of: give size in bytes")]
     SizePercent { path: PathBuf },
-    #[error("{path} gets {len} bytes, less than one block of {bs}: raise size or lower nrfiles")]
+    #[error(
+        "{path} gets {}, less than one block of {}: raise size or lower nrfiles",
+        workload::format_bytes(*.len as f64),
+        workload::short_size(*.bs)
+    )]
     TooSmall { path: PathBuf, len: u64, bs: u64 },
     #[error(
         "hipri: {path} is on {dev}, which has no polled queues (its queue/io_poll is 0; NVMe \
@@ -131,5 +135,21 @@ fn emfile_hint(e: &io::Error) -> &'static str {
              or LimitNOFILE= for a service) or give fewer files (nrfiles)"
         }
         _ => "",
+    }
+}
+
+impl RunError {
+    /// A refusal of what was asked, found before any measured I/O (a missing directory, a
+    /// device holding data, a size that does not fit): bad input, exit code 2, where a run
+    /// that failed on the way (an engine, a layout write, a peer) is exit code 1.
+    pub fn is_input(&self) -> bool {
+        !matches!(
+            self,
+            RunError::PeerFailed
+                | RunError::DiskFull { .. }
+                | RunError::Layout { .. }
+                | RunError::InterruptedLayout { .. }
+                | RunError::Engine(_)
+        )
     }
 }

@@ -108,10 +108,13 @@ fn fits(spec: &mut JobSpec, sum: &Summary) -> Result<(), RunError> {
     Ok(())
 }
 
-/// How far into a target the trace reaches once its offsets are scaled and aligned.
+/// How far into a target the trace reaches once its offsets are scaled and aligned. `end`
+/// already holds each I/O's length (it is the furthest offset + length), so unscaled it is
+/// the reach itself; scaled down, an I/O of `len` ending there starts at most at
+/// (end - len) / scale and ends `len` later, which grows with `len`: the largest bounds it.
 fn mapped_reach(r: &Replay, s: &Summary) -> u64 {
     let end = s.extent.iter().copied().max().unwrap_or(0);
-    end / r.scale.max(1) + s.max_len
+    end.saturating_sub(s.max_len) / r.scale.max(1) + s.max_len.min(end)
 }
 
 /// What the picker issues next: an I/O as any pattern's, a flush, or the end.
@@ -401,4 +404,28 @@ fn latency_rows(sum: &Summary, st: &stats::JobStats) -> Vec<report::ReplayLatenc
         }
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (issue 42): a trace that filled a 256 MiB device was refused on another of
+    /// the same size ("reaches 256.0 MiB into its target, which has 256.0 MiB"): the largest
+    /// I/O was added to an end that already held it.
+    #[test]
+    fn a_trace_reaches_its_furthest_end_and_no_further() {
+        let s = Summary {
+            extent: vec![256 << 20],
+            max_len: 1 << 20,
+            ..Summary::default()
+        };
+        assert_eq!(mapped_reach(&Replay::default(), &s), 256 << 20);
+        // Scaled by 4: the last 1 MiB I/O starts at (256 - 1) / 4 MiB and ends 1 MiB later.
+        let four = Replay {
+            scale: 4,
+            ..Replay::default()
+        };
+        assert_eq!(mapped_reach(&four, &s), (255 << 20) / 4 + (1 << 20));
+    }
 }

@@ -105,11 +105,10 @@ fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
             if scaleout::world::speaks() {
                 eprintln!("error: {}", cmd::one_line(&e));
             }
-            let interrupted = matches!(
-                e.downcast_ref::<runner::RunError>(),
-                Some(runner::RunError::InterruptedLayout { .. })
-            );
-            ExitCode::from(if e.is::<cmd::UsageError>() {
+            let run_error = e.downcast_ref::<runner::RunError>();
+            let interrupted = matches!(run_error, Some(runner::RunError::InterruptedLayout { .. }));
+            let input = run_error.is_some_and(runner::RunError::is_input);
+            ExitCode::from(if e.is::<cmd::UsageError>() || input {
                 2
             } else if interrupted {
                 130

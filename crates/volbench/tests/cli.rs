@@ -74,7 +74,7 @@ fn missing_directory_is_named_with_the_fix() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert_eq!(stderr.trim(), "error: directory /nonexistent/dir does not exist: create it or choose another with --directory");
 }
 
@@ -87,7 +87,7 @@ fn impossible_size_is_refused_before_writing() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("not enough free space"), "{stderr}");
     assert!(stderr.contains("lower --size"), "{stderr}");
     assert_eq!(
@@ -122,7 +122,7 @@ fn direct_io_refused_by_the_filesystem_names_the_fix() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("O_DIRECT is not supported"), "{stderr}");
     assert!(stderr.contains("(ramfs)"), "{stderr}");
     assert!(stderr.contains("--direct=0"), "{stderr}");

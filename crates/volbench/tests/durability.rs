@@ -113,7 +113,8 @@ fn fsync_refuses_a_missing_target_and_a_bad_method_in_one_line() {
         .args(["fsync", "/nonexistent/dir", "--no-store"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // Bad input, as the bad method below: exit code 2 for both (issue 42: 1 and 2 by chance).
+    assert_eq!(out.status.code(), Some(2));
     let e = String::from_utf8_lossy(&out.stderr);
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(
@@ -317,6 +318,52 @@ impl Drop for Witness {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Regression (issue 42): a killed witness left `-wal` and `-shm` beside its journal. Its
+/// journal sits in VOLBENCH_STORE's directory, and the next volbench to start folds the
+/// killed one's write-ahead log into it: the records (here the token's hash) stay, the side
+/// files go.
+#[test]
+fn a_killed_witness_leaves_no_side_files_once_volbench_starts_again() {
+    let d = tmpdir();
+    let store = d.path().join("results.db");
+    let serve = || {
+        let mut c = Std::new(bin())
+            .args(["durability", "serve", "--listen", "127.0.0.1:0"])
+            .env("VOLBENCH_STORE", &store)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(c.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        (c, line)
+    };
+    let (mut c, first) = serve();
+    let journal = d.path().join("witness.db");
+    let side = |ext: &str| d.path().join(format!("witness.db-{ext}"));
+    assert!(
+        journal.is_file(),
+        "not in VOLBENCH_STORE's directory: {first}"
+    );
+    c.kill().unwrap();
+    c.wait().unwrap();
+    let out = Std::new(bin())
+        .arg("history")
+        .env("VOLBENCH_STORE", &store)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("folded the write-ahead log"), "{err}");
+    assert!(!side("wal").exists() && !side("shm").exists(), "{err}");
+    // The token's hash survived the kill: a restart prints no new token.
+    let (mut c, again) = serve();
+    assert!(again.contains("(the one printed"), "{again}");
+    c.kill().unwrap();
+    c.wait().unwrap();
 }
 
 fn create(w: &Witness, file: &Path, extra: &[&str]) -> Child {
@@ -571,6 +618,41 @@ fn an_fsync_result_is_stored_listed_shown_and_reported_like_every_run() {
     assert!(html.contains("Durable writes per second") && html.contains("Flush honesty"));
 }
 
+/// Regression (issue 42): `fsync` on a directory too small for its file filled the disk
+/// halfway through the layout; it is refused first, in one line, as `run` refuses, and
+/// nothing is left behind.
+#[test]
+fn fsync_refuses_a_directory_too_small_before_writing() {
+    require_root!();
+    let d = tmpdir();
+    let st = Std::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=4m", "tmpfs"])
+        .arg(d.path())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = volbench()
+        .args([
+            "fsync",
+            d.path().to_str().unwrap(),
+            "--size",
+            "16m",
+            "--no-store",
+        ])
+        .output()
+        .unwrap();
+    let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+    let _ = Std::new("umount").arg(d.path()).status();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not enough free space") && err.contains("16.0 MiB"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(left.is_empty(), "{left:?}");
+}
+
 /// tps follows the device's flush time: SQLite (one writer, a WAL sync per commit) on the
 /// honest test disk with a 2 ms and an 8 ms flush. The explanation must name flush as the bound.
 #[test]
@@ -647,6 +729,9 @@ fn penalty_only_gives_one_line_per_target_in_one_command() {
             && text.contains("write (fsync)")
             && text.contains("penalty")
     );
+    // Regression (issue 42): "(0 cases, ...)" over a penalty-only report.
+    let head = text.lines().next().unwrap_or("");
+    assert!(head.contains("(the penalty only,"), "{head}");
     let v = fsync_json(
         pa,
         &[

@@ -336,7 +336,7 @@ fn allow_file_create_0_refuses_a_missing_file() {
         .arg(&job)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("allow_file_create=0") && err.contains("nothere"),
@@ -1221,7 +1221,7 @@ fn hipri_polls_as_fio_does_or_says_why_it_cannot() {
         assert!(fio.status.success() && out.status.success(), "{err}");
     } else {
         assert!(String::from_utf8_lossy(&fio.stderr).contains("Operation not supported"));
-        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(
             err.lines().count() == 1 && err.contains("hipri") && err.contains("io_poll"),
             "{err}"

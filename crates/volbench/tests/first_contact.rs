@@ -810,3 +810,137 @@ fn quick_fits_a_small_filesystem_and_says_so() {
     let left: Vec<_> = std::fs::read_dir(fs.0.path()).unwrap().flatten().collect();
     assert!(left.is_empty(), "quick removes its directory: {left:?}");
 }
+
+/// Issue 42's first mistakes, each one line naming the cause and the fix, with exit code 2
+/// for every kind of bad input.
+#[test]
+fn first_mistakes_get_one_line_with_the_cause_and_the_fix() {
+    let d = tmpdir();
+    // A value after a space, as clap users type it: the option and the form that works.
+    let (code, err) = err_of(&["run", "--direct", "1", "--runtime=1s"], d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--direct=1") && err.contains("`--direct 1`"),
+        "{err}"
+    );
+    // A missing job file: its name, no line 0, no "(os error 2)".
+    let (code, err) = err_of(&["run", "nope.fio"], d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nope.fio: no such file"), "{err}");
+    assert!(!err.contains(":0:") && !err.contains("os error"), "{err}");
+    // An unreadable one (root reads anything: only as another user).
+    // A device path that does not exist: not a description of /dev.
+    let (code, err) = err_of(&["doctor", "/dev/nonexist"], d.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("/dev/nonexist: no such device"), "{err}");
+    // Sizes in errors read as they are typed.
+    let (code, err) = err_of(
+        &["run", "--size=256m", "--bs=1g", "--ioengine=null"],
+        d.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--size=256m is smaller than --bs=1g"), "{err}");
+    // A run's refusals of its input are input errors too, as a bad option is.
+    let (code, err) = err_of(
+        &["run", "--directory=/nonexistent/x", "--runtime=1s"],
+        d.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    for (args, one) in [
+        (&["run", "--direct", "1"][..], "--direct=1"),
+        (&["run", "--rw=randread", "--iodeph=4"], "iodepth"),
+    ] {
+        let (code, err) = err_of(args, d.path());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(one), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+/// Issue 42: `--ioengine=posixaio` without `--name` ran io_uring silently (the docs promise a
+/// note), and seed 003's pasted line lost its `--iodepth=16` to psync's depth 1 unsaid and
+/// showed its sync count in the bandwidth column.
+#[test]
+fn an_engine_run_as_another_and_a_capped_depth_are_said() {
+    let d = tmpdir();
+    let f = d.path().join("t.dat").display().to_string();
+    let (code, _, err) = run_json(&[
+        "--ioengine=posixaio",
+        "--size=8m",
+        "--runtime=1s",
+        &format!("--filename={f}"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("posixaio runs as io_uring"), "{err}");
+    let out = volbench()
+        .current_dir(d.path())
+        .args([
+            "run",
+            "--name=test1",
+            "--blocksize=16k",
+            "--rw=randrw",
+            "--iodepth=16",
+        ])
+        .args(["--runtime=1", "--rwmixread=60", "--fsync=1", "--size=8m"])
+        .arg(format!("--filename={f}"))
+        .output()
+        .unwrap();
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("iodepth=16") && err.contains("queue depth is 1"),
+        "{err}"
+    );
+    let sync = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("sync"))
+        .unwrap();
+    assert!(
+        !sync.contains("ops"),
+        "a count in the bandwidth column: {sync}"
+    );
+}
+
+/// Issue 42: one multi-job workload string stretched `history` to 115 columns.
+#[test]
+fn history_stays_within_a_terminals_width() {
+    let d = tmpdir();
+    let store = d.path().join("h.db");
+    let job = |name: &str, rw: &str| {
+        [
+            format!("--name={name}"),
+            format!("--rw={rw}"),
+            "--ioengine=null".into(),
+            "--size=1m".into(),
+        ]
+    };
+    let mut args = vec!["run".to_string()];
+    for (n, rw) in [
+        ("first-long-name", "randread"),
+        ("second", "write"),
+        ("third", "randrw"),
+    ] {
+        args.extend(job(n, rw));
+    }
+    ok_stdout(
+        volbench()
+            .env("VOLBENCH_STORE", &store)
+            .args(&args)
+            .arg("-q"),
+    );
+    let text = ok_stdout(volbench().env("VOLBENCH_STORE", &store).arg("history"));
+    // The columns before the target's path (which is as long as the path is).
+    let head = text.lines().next().unwrap();
+    assert!(
+        head.chars().count() <= 120,
+        "{} columns: {head}",
+        head.chars().count()
+    );
+    assert!(
+        text.contains('…'),
+        "the workload is cut, its end marked: {text}"
+    );
+}

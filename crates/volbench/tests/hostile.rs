@@ -185,7 +185,7 @@ fn a_data_bearing_device_is_refused_once_in_words_help_agrees_with() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.matches("refusing to write").count(), 1, "{err}");
     assert!(err.contains("swap"), "{err}");
     assert!(!err.contains(" a other"), "{err}");

@@ -392,6 +392,35 @@ fn five_cuts_of_an_honest_disk_pass_and_a_lying_disk_fails_every_cut() {
     assert!(v.get("fsync").is_none());
 }
 
+/// Regression (issue 42): a disk that loses everything not truly flushed, the file's first
+/// block (its header) included, ended the loop after its first cut: cycle 2's create refused
+/// the file the loop itself had made ("exists and is not a volbench durability file"). Every
+/// cut is now tested, each losing every acknowledged record, the header counted among them.
+#[test]
+fn a_disk_that_loses_the_files_header_too_is_cut_every_cycle() {
+    if !require_lab() {
+        return;
+    }
+    // The cache never drains by itself: nothing written survives a cut.
+    let lab = Lab::new(Mode::Lying {
+        lag: Duration::from_secs(3600),
+    });
+    let (code, v, err) = finish(lab.cycle(3, &["--no-fsync"]));
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(cycles(&v).len(), 3, "{v}");
+    for c in cycles(&v) {
+        assert_eq!(s(c, "/verdict"), "loss", "{c}");
+        assert_eq!(c["header_lost"], true, "{c}");
+        // Every acknowledged record checked is lost, and the header with them.
+        assert_eq!(u(c, "/intact"), 0, "{c}");
+        assert!(
+            u(c, "/lost") >= 2 && u(c, "/lost") == u(c, "/checked"),
+            "{c}"
+        );
+    }
+    lab.assert_nothing_left("after the loop on the disk that keeps nothing");
+}
+
 /// "saved as #N" from the loop's stderr.
 fn saved_id(err: &str) -> u64 {
     let at = err.find("saved as #").expect("the loop is stored") + 10;

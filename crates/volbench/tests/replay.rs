@@ -189,6 +189,68 @@ fn a_recording_holds_every_io_of_a_known_run_and_the_kernels_count() {
     );
 }
 
+/// Regression (issue 42): a trace recorded on a 256 MiB device, reaching its last block, was
+/// refused on another 256 MiB device ("the trace reaches 256.0 MiB into its target, which has
+/// 256.0 MiB"). Record on one, replay on one of the same size: the same counts on both.
+#[test]
+fn a_trace_of_a_whole_device_replays_on_another_of_its_size() {
+    require_root!();
+    let dir = tmpdir();
+    let zs = Zram::several(2, "64M");
+    settle();
+    let trace = dir.path().join("whole.trace");
+    let rec = start_recording(zs[0].p(), &trace);
+    settle();
+    ok_json(volbench().args([
+        "run",
+        "--output-format=volbench-json",
+        &format!("--filename={}", zs[0].p()),
+        "--rw=randrw",
+        "--bs=4k",
+        "--direct=1",
+        "--number_ios=2000",
+        "--no-store",
+        "-q",
+    ]));
+    // The device's last 1 MiB, as udev's probe and a whole-device fio reach it.
+    ok_json(volbench().args([
+        "run",
+        "--output-format=volbench-json",
+        &format!("--filename={}", zs[0].p()),
+        "--rw=write",
+        "--bs=1m",
+        "--offset=63m",
+        "--size=1m",
+        "--direct=1",
+        "--no-store",
+        "-q",
+    ]));
+    settle();
+    interrupt(&rec);
+    assert!(rec.wait_with_output().unwrap().status.success());
+    let got = trace_ios(&trace);
+    let (r, w) = (count(&got, 'R'), count(&got, 'W'));
+    assert!(
+        got.keys().any(|k| k.1 + k.2 == 64 << 20),
+        "the trace does not reach the device's end"
+    );
+    let v = ok_json(volbench().args([
+        "replay",
+        trace.to_str().unwrap(),
+        &format!("--filename={}", zs[1].p()),
+        "--speed=max",
+        "--allow-destructive",
+        "--output-format=volbench-json",
+        "-q",
+        "--no-store",
+    ]));
+    assert_eq!(
+        reported_kernel(&v),
+        [r.0, r.1 / 512, w.0, w.1 / 512],
+        "the replay on the same-size device against the trace"
+    );
+}
+
 /// A trace of `n` I/Os on `name` (reads and writes of 4 KiB to 64 KiB at distinct offsets
 /// in 64 MiB, `gap_us` apart, each completing 50 µs later), written in volbench's format.
 fn synthetic(dir: &Path, name: &str, n: u64, gap_us: u64) -> PathBuf {

@@ -13,7 +13,7 @@ fn refused(dev: &str, needle: &str) {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
         stderr.contains(&format!("refusing to write to {dev}")),
@@ -151,7 +151,7 @@ fn bs_below_the_logical_block_size_is_refused() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr.contains("--bs=512 is not a multiple of the logical block size 4096"),
         "{stderr}"
@@ -169,7 +169,7 @@ fn size_beyond_the_device_is_refused() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr.contains("does not fit on"), "{stderr}");
 }
 

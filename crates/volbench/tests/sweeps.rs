@@ -264,3 +264,61 @@ fn cloud_volume_suite_runs_long_enough_for_bursts_unless_shortened() {
         "{cmd}"
     );
 }
+
+/// Regression (issue 42): a numjobs sweep on one device and the same sweep over several
+/// targets (seed 002's comparison) paired nothing: one named its points `rw=randread
+/// numjobs=1`, the other `filename=... rw=randread numjobs=1`. Points pair by the axes both
+/// sweeps vary; each point of the one-device sweep stands beside each target's, and the
+/// multi-target sweep's header names all its targets.
+#[test]
+fn compare_pairs_sweeps_by_the_axes_they_share() {
+    let d = tmpdir();
+    let store = d.path().join("s.db");
+    let sweep = |label: &str, extra: &[&str]| {
+        ok_stdout(
+            volbench()
+                .current_dir(d.path())
+                .env("VOLBENCH_STORE", &store)
+                .args(["sweep", "--ioengine=null", "--rw=randread", "--numjobs=1,2"])
+                .args(["--size=4m", "--runtime=300ms", "--label", label, "-q"])
+                .args(extra),
+        )
+    };
+    sweep("one", &["--filename=one.dat"]);
+    sweep("stripes", &["--filename=a.dat,a.dat:b.dat"]);
+    let text = ok_stdout(
+        volbench()
+            .env("VOLBENCH_STORE", &store)
+            .args(["show", "stripes"]),
+    );
+    let head = text
+        .lines()
+        .find(|l| l.starts_with("volbench sweep"))
+        .unwrap();
+    assert!(
+        head.contains("a.dat + ") && head.contains("b.dat"),
+        "the header names one target of several: {text}"
+    );
+    let v = ok_json(volbench().env("VOLBENCH_STORE", &store).args([
+        "compare",
+        "one",
+        "stripes",
+        "--output-format",
+        "json",
+    ]));
+    let rows = v["rows"].as_array().unwrap();
+    let iops: Vec<&Value> = rows.iter().filter(|r| r["metric"] == "IOPS").collect();
+    // Two numjobs x two targets, each row with both inputs' values.
+    assert_eq!(iops.len(), 4, "{v}");
+    for r in &iops {
+        let item = r["item"].as_str().unwrap();
+        assert!(
+            item.contains("numjobs=") && item.contains("filename="),
+            "{item}"
+        );
+        assert!(
+            r["values"].as_array().unwrap().iter().all(|x| x.is_f64()),
+            "an unpaired point: {r}"
+        );
+    }
+}

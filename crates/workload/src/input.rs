@@ -13,7 +13,7 @@ pub const MAX_JSON: u64 = 512 << 20;
 /// The whole of `path` as text, when it is a regular file of at most `max` bytes. The error
 /// is one phrase naming the cause (prefix it with what the file was for).
 pub fn read_bounded(path: &Path, max: u64) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    let meta = std::fs::metadata(path).map_err(io_words)?;
     if !meta.is_file() {
         return Err("is not a regular file (a FIFO, device or directory)".into());
     }
@@ -26,11 +26,22 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<String, String> {
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     std::fs::File::open(path)
         .and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
-        .map_err(|e| e.to_string())?;
+        .map_err(io_words)?;
     if bytes.len() as u64 > max {
         return Err(format!("grew past {max} bytes while being read"));
     }
     String::from_utf8(bytes).map_err(|_| "is not text (UTF-8)".into())
+}
+
+/// An I/O error in a person's words, without the OS's "(os error 2)".
+pub fn io_words(e: std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => {
+            "permission denied (run as a user who may read it)".into()
+        }
+        _ => e.to_string(),
+    }
 }
 
 #[cfg(test)]

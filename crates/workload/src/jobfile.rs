@@ -27,13 +27,24 @@ pub struct Section {
     pub line: usize,
 }
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{file}:{line}: {msg}")]
+/// An error in a job file, at a line (0: the file as a whole, which has no line to name).
+#[derive(Debug, PartialEq, Eq)]
 pub struct ParseError {
     pub file: String,
     pub line: usize,
     pub msg: String,
 }
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            0 => write!(f, "{}: {}", self.file, self.msg),
+            n => write!(f, "{}:{n}: {}", self.file, self.msg),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
 
 fn perr(file: &Path, line: usize, msg: impl Into<String>) -> ParseError {
     ParseError {
@@ -251,7 +262,7 @@ pub fn parse_file(path: &Path) -> Result<Vec<Section>, ParseError> {
     };
     // Reading a FIFO or a device would block or never end: only regular files are job files.
     let text = crate::input::read_bounded(path, crate::input::MAX_TEXT)
-        .map_err(|e| fail(format!("{e}: give a job file")))?;
+        .map_err(|e| fail(format!("{e}: give the path of a fio job file")))?;
     parse_str(&text, path, &|k| std::env::var(k).ok(), 0)
 }
 
@@ -276,7 +287,7 @@ mod tests {
         assert_eq!(o[1].value.as_deref(), Some("15000"));
         assert_eq!(
             (o[2].key.as_str(), o[2].value.as_deref()),
-            ("time_based", None)
+            (crate::fio::table::names::TIME_BASED, None)
         );
         assert_eq!(
             o[3].value.as_deref(),

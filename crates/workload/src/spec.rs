@@ -630,7 +630,7 @@ pub enum SpecError {
     IoDepth(u32),
     #[error("--numjobs={0} is out of range: use 1 to {MAX_NUMJOBS}")]
     NumJobs(u32),
-    #[error("--bs={0} is out of range: use 512 bytes to 1g")]
+    #[error("--bs={} is out of range: use 512 bytes to 1g", crate::short_size(*.0))]
     BlockSize(u64),
     #[error(
         "--bs={0} is not a multiple of 512 bytes, which O_DIRECT needs: use e.g. 4k, or --direct=0"
@@ -639,10 +639,15 @@ pub enum SpecError {
     #[error("--rwmixread={0} is out of range: use 0 to 100")]
     RwMix(u8),
     #[error(
-        "--size={size} is smaller than --bs={bs}: the job could not issue one I/O; raise --size"
+        "--size={} is smaller than --bs={}: the job could not issue one I/O; raise --size",
+        crate::short_size(*.size),
+        crate::short_size(*.bs)
     )]
     SizeBelowBs { size: u64, bs: u64 },
-    #[error("--offset={0} is not a multiple of 512 bytes, which O_DIRECT needs: align it, or --direct=0")]
+    #[error(
+        "--offset={} is not a multiple of 512 bytes, which O_DIRECT needs: align it, or --direct=0",
+        crate::short_size(*.0)
+    )]
     Offset(u64),
     #[error("--runtime=0 with --time_based would run forever: give a --runtime")]
     NoRuntime,

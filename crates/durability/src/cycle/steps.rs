@@ -275,6 +275,7 @@ fn judged(mut c: Cycle, v: &crate::verify::VerifyReport, back: f64, st: &mut Sta
     c.lost = v.lost;
     c.lost_stale = v.lost_stale;
     c.lost_corrupt = v.lost_corrupt;
+    c.header_lost = v.header_lost;
     c.in_flight = v.in_flight_new + v.in_flight_old + v.in_flight_torn;
     c.torn = v.in_flight_torn;
     c.lost_seconds_before_cut = v.lost_seconds_before_end.clone();

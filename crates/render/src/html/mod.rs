@@ -39,6 +39,12 @@ impl Exporter for Html {
         let kind = if s.suite == "sweep" { "sweep" } else { "suite" };
         let subtitle = match (&s.pts, s.runs.first()) {
             (Some(p), _) => format!("{} ({})", p.target, format_bytes(p.capacity as f64)),
+            (None, Some(r)) if s.targets().len() > 1 => format!(
+                "{} · {} · {}",
+                report::targets_phrase(&s.targets(), true),
+                r.report.environment.hostname,
+                r.report.started_at
+            ),
             (None, Some(r)) => run_subtitle(&r.report),
             (None, None) => String::new(),
         };

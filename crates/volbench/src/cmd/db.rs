@@ -57,11 +57,7 @@ fn options(a: &DbArgs) -> Result<DbOptions> {
         }
         (None, None) => Size::Time(Duration::from_secs(10)),
     };
-    let targets = if a.dirs.is_empty() {
-        vec![crate::cli::here()]
-    } else {
-        a.dirs.clone()
-    };
+    let targets = directories(a)?;
     Ok(DbOptions {
         targets,
         engine,
@@ -73,6 +69,22 @@ fn options(a: &DbArgs) -> Result<DbOptions> {
         probe: !a.no_probe,
         command_line: std::env::args().collect(),
     })
+}
+
+/// The directories to run in (the current one by default), each an existing directory.
+fn directories(a: &DbArgs) -> Result<Vec<PathBuf>> {
+    let targets = if a.dirs.is_empty() {
+        vec![crate::cli::here()]
+    } else {
+        a.dirs.clone()
+    };
+    match targets.iter().find(|d| !d.is_dir()) {
+        Some(d) => Err(usage(format!(
+            "{}: not a directory: give existing directories (volbench makes its database inside)",
+            d.display()
+        ))),
+        None => Ok(targets),
+    }
 }
 
 pub fn main(a: DbArgs) -> Result<ExitCode> {

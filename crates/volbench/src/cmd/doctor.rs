@@ -4,11 +4,11 @@
 use crate::cli::DoctorArgs;
 use anyhow::Result;
 use host::{Finding, Level};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub fn main(a: DoctorArgs) -> Result<ExitCode> {
-    let target = a.target.clone().unwrap_or_else(|| PathBuf::from("."));
+    let target = a.target.clone().unwrap_or_else(crate::cli::here);
+    missing(&target).map_or(Ok(()), |why| Err(super::usage(why)))?;
     let findings = host::doctor(&target, a.watch, a.numjobs).map_err(super::usage)?;
     let out = match a.output_format.as_str() {
         "json" => {
@@ -27,6 +27,29 @@ pub fn main(a: DoctorArgs) -> Result<ExitCode> {
     };
     crate::output::stdout(out.as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A target doctor cannot speak for: a device path that does not exist (a typo: describing
+/// /dev instead would say nothing of it), or a file whose directory does not exist. A file
+/// the run is yet to create, in an existing directory, is that directory's file system.
+fn missing(target: &std::path::Path) -> Option<String> {
+    if target.exists() {
+        return None;
+    }
+    let parent = target.parent().filter(|p| !p.as_os_str().is_empty());
+    if parent.is_some_and(|p| p.starts_with("/dev")) {
+        return Some(format!(
+            "{}: no such device: give one that exists (lsblk lists them)",
+            target.display()
+        ));
+    }
+    match parent {
+        Some(p) if !p.is_dir() => Some(format!(
+            "{}: no such directory: give an existing directory, device or file",
+            p.display()
+        )),
+        _ => None,
+    }
 }
 
 /// The screen: a heading per area, a line per finding, marked by level.

@@ -8,7 +8,6 @@ use crate::output::Output;
 use anyhow::Result;
 use durability::fsync::{Method, Options};
 use report::Document;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use workload::{parse_duration, parse_size};
 
@@ -46,10 +45,17 @@ fn options(a: &FsyncArgs) -> Result<Options> {
         return Err(usage("--size must hold at least four of the largest --bs"));
     }
     let targets = if a.targets.is_empty() {
-        vec![PathBuf::from(".")]
+        vec![crate::cli::here()]
     } else {
         a.targets.clone()
     };
+    if let Some(t) = targets.iter().find(|t| !t.exists()) {
+        return Err(usage(format!(
+            "{}: no such directory or device: give an existing directory (volbench makes its \
+             own file in it) or a block device",
+            t.display()
+        )));
+    }
     Ok(Options {
         targets,
         methods,
@@ -70,12 +76,17 @@ pub fn main(a: FsyncArgs) -> Result<ExitCode> {
     let mut recorder = Recorder::new(&a.store, out.quiet);
     let mut observer = |i: usize, n: usize, label: &str| -> Box<dyn runner::Observer> {
         let mut bar = out.progress();
-        bar.set_prefix(format!("case {i}/{n} {label} "));
+        // A step of the plan: a case, or the penalty's four runs.
+        bar.set_prefix(format!("{i}/{n} {label} "));
         Box::new(bar)
     };
     // Saved after every case (status `running`), so a killed suite keeps what it measured.
     let rep = durability::fsync::run(&o, super::stop_flag(), &mut observer, &mut |r| {
         recorder.record(&Document::Fsync(Box::new(r.clone())));
+    })
+    .map_err(|e| match e.downcast::<durability::fsync::NoSpace>() {
+        Ok(no_space) => usage(no_space.to_string()),
+        Err(e) => e,
     })?;
     let doc = Document::Fsync(Box::new(rep));
     recorder.record(&doc);

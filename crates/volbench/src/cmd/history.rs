@@ -58,10 +58,34 @@ pub fn load(store: &Store, what: &str) -> Result<(i64, Document)> {
     Ok((id, doc))
 }
 
+/// The widest a workload cell grows: a job file's several jobs would stretch every line of
+/// the table past a terminal (`show ID` has the whole of it).
+const WHAT_WIDTH: usize = 36;
+
+/// A row's workload as the table shows it: a run's or sweep's several jobs cut to
+/// [`WHAT_WIDTH`], their end marked; the other kinds' one-line verdicts ("3 power cuts, 2171
+/// records lost (fail)") whole, since their end is what they say.
+fn shown_what(r: &Row) -> String {
+    match r.kind.as_str() {
+        "run" | "sweep" | "suite" => clip(&r.what, WHAT_WIDTH),
+        _ => r.what.clone(),
+    }
+}
+
+/// `s` cut to `w` characters, its end marked.
+fn clip(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(w - 1).collect();
+    t.push('…');
+    t
+}
+
 fn table(rows: &[Row]) -> String {
     let w = rows
         .iter()
-        .map(|r| r.what.chars().count())
+        .map(|r| shown_what(r).chars().count())
         .max()
         .unwrap_or(0)
         .max(8);
@@ -83,7 +107,7 @@ fn table(rows: &[Row]) -> String {
             r.started_at,
             r.kind,
             r.label.as_deref().unwrap_or("-"),
-            r.what,
+            shown_what(r),
             r.iops.map_or("-".into(), |v| if r.kind == "db" {
                 format!("{} tps", fmt_count(v))
             } else {

@@ -14,6 +14,10 @@ use report::{Document, PtsReport, RunReport, Status, SuiteReport};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
+use workload::fio::table::names::{
+    BS, DIRECT, GROUP_REPORTING, IODEPTH, IOENGINE, LOOPS, NUMJOBS, RUNTIME, RW, RWMIXREAD, SIZE,
+    TIME_BASED,
+};
 use workload::{fio, JobSpec, Workload};
 
 /// What a PTS run is given beyond the suite's own options.
@@ -173,11 +177,11 @@ fn job(target: &Path, capacity: u64, o: &Overrides, opts: &[(&str, String)]) -> 
         ..Default::default()
     };
     let common = [
-        ("size", capacity.to_string()),
-        ("direct", o.direct.clone().unwrap_or("1".into())),
-        ("group_reporting", "1".into()),
+        (SIZE, capacity.to_string()),
+        (DIRECT, o.direct.clone().unwrap_or("1".into())),
+        (GROUP_REPORTING, "1".into()),
     ];
-    let engine = o.ioengine.iter().map(|e| ("ioengine", e.clone()));
+    let engine = o.ioengine.iter().map(|e| (IOENGINE, e.clone()));
     for (k, v) in common.into_iter().chain(engine).chain(opts.iter().cloned()) {
         fio::apply(&mut j, k, Some(&v)).map_err(|e| usage(format!("--{e}")))?;
     }
@@ -187,12 +191,12 @@ fn job(target: &Path, capacity: u64, o: &Overrides, opts: &[(&str, String)]) -> 
 /// The workload-independent preconditioning: the capacity written twice, 128 KiB sequential.
 fn precondition(target: &Path, capacity: u64, o: &Overrides) -> Result<JobSpec> {
     let opts = [
-        ("rw", "write".into()),
-        ("bs", "128k".into()),
-        ("iodepth", "32".into()),
-        ("time_based", "0".into()),
-        ("runtime", "0".into()),
-        ("loops", "2".into()),
+        (RW, "write".into()),
+        (BS, "128k".into()),
+        (IODEPTH, "32".into()),
+        (TIME_BASED, "0".into()),
+        (RUNTIME, "0".into()),
+        (LOOPS, "2".into()),
     ];
     job(target, capacity, o, &opts)
 }
@@ -214,13 +218,13 @@ fn point(
         (true, _) => "rw",
     };
     let opts = [
-        ("rw", rw.to_string()),
-        ("rwmixread", mix.to_string()),
-        ("bs", bs.to_string()),
-        ("iodepth", plan.iodepth.to_string()),
-        ("numjobs", plan.numjobs.to_string()),
-        ("time_based", "1".into()),
-        ("runtime", o.runtime.clone().unwrap_or("60s".into())),
+        (RW, rw.to_string()),
+        (RWMIXREAD, mix.to_string()),
+        (BS, bs.to_string()),
+        (IODEPTH, plan.iodepth.to_string()),
+        (NUMJOBS, plan.numjobs.to_string()),
+        (TIME_BASED, "1".into()),
+        (RUNTIME, o.runtime.clone().unwrap_or("60s".into())),
     ];
     job(target, capacity, o, &opts)
 }

@@ -18,11 +18,19 @@ pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
 
 pub fn main(a: RunArgs) -> Result<ExitCode> {
     let Some(jobfile) = &a.jobfile else {
+        let job = spec_from_args(&a)?;
+        // volbench's own default depth (32) is not the user's: the note is for one given.
+        let depth_given = a
+            .fio
+            .iter()
+            .any(|(k, _)| fio::canonical(k) == fio::table::names::IODEPTH);
+        let depth = fio::depth_note(&job).filter(|_| depth_given);
+        let notes = cmdline::notes(&a.fio).into_iter().chain(depth);
         let w = Workload {
-            jobs: vec![spec_from_args(&a)?],
+            jobs: vec![job],
             ..Default::default()
         };
-        return run_workload(w, Vec::new(), &a, false, "options");
+        return run_workload(w, notes.collect(), &a, false, "options");
     };
     if a.fio
         .iter()
@@ -33,6 +41,9 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
             fio::table::names::NAME,
             jobfile.display()
         )));
+    }
+    if let Some(why) = value_taken_as_jobfile(jobfile) {
+        return Err(usage(why));
     }
     let sections = workload::jobfile::parse_file(jobfile).map_err(|e| usage(e.to_string()))?;
     if sections.iter().all(|s| s.name == "global") {
@@ -50,6 +61,26 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
     let (w, warnings) =
         fio::workload(&sections, a.ignore_unsupported).map_err(|e| usage(e.to_string()))?;
     run_workload(w, warnings, &a, true, &jobfile.display().to_string())
+}
+
+/// `--direct 1`, as clap users type a value: fio's options take their value after '=' where
+/// it is optional (fio refuses the form too), so the `1` became a job file that does not
+/// exist. Says so, with the form that works, rather than "1: no such file".
+fn value_taken_as_jobfile(jobfile: &std::path::Path) -> Option<String> {
+    if jobfile.exists() {
+        return None;
+    }
+    let given = jobfile.to_str()?;
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == given)?;
+    let prev = args.get(at.checked_sub(1)?)?;
+    let key = prev.trim_start_matches('-');
+    (prev.starts_with('-') && !key.contains('=') && fio::is_option(key)).then(|| {
+        format!(
+            "`{prev} {given}`: give the value after '=' ({prev}={given}), as fio takes it; as \
+             given, '{given}' was read as a job file, and there is none"
+        )
+    })
 }
 
 /// How ranks share the storage under mpirun (ignored alone).

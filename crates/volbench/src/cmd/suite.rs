@@ -261,7 +261,7 @@ pub fn main(a: SuiteArgs) -> Result<ExitCode> {
         direct: a.direct.clone(),
         allow_destructive: a.allow_destructive,
     };
-    let target = a.target.clone().unwrap_or_else(|| PathBuf::from("."));
+    let target = a.target.clone().unwrap_or_else(crate::cli::here);
     if suite.starts_with("pts-") {
         let p = super::pts::PtsOptions {
             capacity: a.capacity.as_deref(),

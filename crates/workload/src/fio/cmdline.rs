@@ -140,6 +140,15 @@ pub fn cli_text(e: OptError) -> String {
 /// (time-based 30 s, QD32, io_uring, O_DIRECT), then every option given, in order. fio's rule is
 /// "time-based only if asked"; here a run is time-based unless only a size is given, since a
 /// bare `--size` means "do this much I/O once", as a fio user expects. The error is one line.
+/// The notes the options given on volbench's own command line earn (an engine run as
+/// another, an option accepted with a caveat), as a job file's options earn them.
+pub fn notes(given: &[Given]) -> Vec<String> {
+    given
+        .iter()
+        .filter_map(|(k, v)| table::note(k, v.as_deref()))
+        .collect()
+}
+
 pub fn single_job(given: &[Given]) -> Result<JobSpec, String> {
     let mut j = JobSpec::default();
     let mut sync: Option<SyncMode> = None;

@@ -81,7 +81,9 @@ pub fn workload(
             global.extend(s.options.iter().cloned());
             continue;
         }
-        jobs.push(finish_job(j, s, &opts)?);
+        let j = finish_job(j, s, &opts)?;
+        warnings.extend(depth_note(&j));
+        jobs.push(j);
     }
     if jobs.is_empty() {
         return Err(LocatedError {
@@ -105,6 +107,20 @@ pub fn workload(
         },
         warnings,
     ))
+}
+
+/// fio's own note: a synchronous engine does one I/O at a time, so an iodepth above 1 is
+/// capped at 1 (fio: "queue depth will be capped at 1"). Said, not dropped silently.
+pub fn depth_note(j: &JobSpec) -> Option<String> {
+    (j.ioengine.is_sync() && j.iodepth > 1).then(|| {
+        format!(
+            "{}: iodepth={} with the synchronous engine {}: one I/O at a time, so the queue depth \
+             is 1, as fio caps it; use ioengine=io_uring or libaio for a deeper queue",
+            j.name,
+            j.iodepth,
+            j.ioengine.as_str()
+        )
+    })
 }
 
 /// A section's options in the order they apply: the `[global]` ones seen before it, then its

@@ -112,7 +112,7 @@ pub(super) const JOB: &[O] = &[
         details: "a group is one entry in fio-json, as in fio",
         show: Some(|j| j.group_reporting.then(String::new)),
         ..O::new(
-            "group_reporting",
+            names::GROUP_REPORTING,
             C::Job,
             Kind::Flag,
             "Report the jobs of a group (numjobs clones included) as one",

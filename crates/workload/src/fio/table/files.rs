@@ -218,7 +218,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         show: Some(|j| Some(j.loops.to_string())),
         ..O::new(
-            "loops",
+            names::LOOPS,
             C::Files,
             COUNT,
             "Run the job this many times over",
