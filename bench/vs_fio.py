@@ -6,7 +6,13 @@ shows) and a file on the real disk (where the device limit shows). Each case run
 volbench, `--reps` times, and compares the medians. CPU is the whole child process (every
 thread, kernel io_uring workers included) from wait4(), so CPU per I/O is comparable.
 
+Write data: volbench writes fresh data for every write by default; fio's default
+(`scramble_buffers`) fills each buffer once and changes a few bytes per 512. `--fio-data
+refill` gives fio `--refill_buffers` (fresh data for every write, as volbench's): the honest
+comparison of what each tool costs to write data nothing can flatter.
+
 Usage (root, for zram):  python3 bench/vs_fio.py [--runtime 5] [--reps 3] [--dir /var/tmp]
+                                                 [--fio-data default|refill]
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -25,10 +31,13 @@ def run(cmd):
     return out, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 
 
+FIO_DATA = []  # extra fio options for its write data (--fio-data)
+
+
 def fio(target, rw, bs, qd, engine, runtime, size):
     cmd = ["fio", "--name=bench", f"--filename={target}", f"--rw={rw}", f"--bs={bs}",
            f"--iodepth={qd}", f"--ioengine={engine}", "--direct=1", f"--runtime={runtime}",
-           "--time_based", f"--size={size}", "--output-format=json"]
+           "--time_based", f"--size={size}", "--output-format=json"] + FIO_DATA
     out, cpu, rss = run(cmd)
     j = json.loads(out)["jobs"][0]
     d = j["write"] if "write" in rw else j["read"]
@@ -91,10 +100,15 @@ def main():
     ap.add_argument("--dir", default="/var/tmp", help="directory on the real disk")
     ap.add_argument("--skip-zram", action="store_true")
     ap.add_argument("--skip-disk", action="store_true")
+    ap.add_argument("--fio-data", choices=["default", "refill"], default="default",
+                    help="fio's write data: its default, or --refill_buffers")
     args = ap.parse_args()
+    if args.fio_data == "refill":
+        FIO_DATA.append("--refill_buffers")
     subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
     print(f"# volbench vs {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}"
-          f", {args.runtime} s per run, median of {args.reps}, kernel {os.uname().release}, {os.cpu_count()} CPUs")
+          f", {args.runtime} s per run, median of {args.reps}, kernel {os.uname().release}, {os.cpu_count()} CPUs"
+          f", fio's data: {args.fio_data}")
     ceiling(args)
     if not args.skip_zram:
         z = subprocess.run(["zramctl", "--find", "--size", "1G"], capture_output=True, text=True, check=True).stdout.strip()

@@ -21,6 +21,9 @@ pkgs=(
   libopenmpi-dev openmpi-bin libclang-dev  # the MPI build (rsmpi's bindgen needs libclang.so)
   iproute2 kmod procps python3           # network namespaces for emulated hosts; modprobe; pkill
   dpkg-dev gzip                          # the package: cargo-deb's dependency scan, man pages
+  btrfs-progs btrfs-compsize xfsprogs    # what a compressing file system does to written
+                                         # data (compsize the reference), and no false alarm
+                                         # on xfs or plain btrfs
 )
 if [ "$(id -u)" = 0 ]; then
   apt-get update -qq

@@ -132,6 +132,17 @@ pub fn filesystem(target: &Path) -> Vec<Finding> {
             fix: "remount with barriers before measuring fsync or durability".into(),
         });
     }
+    if let Some(what) = fs.compresses() {
+        out.push(note(
+            "filesystem",
+            "compressing_fs",
+            format!("{what}: it stores data that compresses smaller than it was written"),
+            "data that compresses (zeros, a pattern, buffer_compress_percentage, dedupe) writes \
+             faster here than incompressible data would; volbench's default data does not \
+             compress, and a run says so (data_shrunk) when the device took less than written",
+            "keep the default data, or measure on a file system that stores what it is given",
+        ));
+    }
     if opts.contains(&"discard") {
         out.push(note(
             "filesystem",

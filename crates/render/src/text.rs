@@ -405,6 +405,9 @@ fn targets(out: &mut String, r: &RunReport) {
         }
         let _ = writeln!(out, "{line}");
     }
+    if r.workload.jobs.iter().any(|j| j.rw.writes()) {
+        let _ = writeln!(out, "  data {}", report::run_data_words(r));
+    }
 }
 
 /// One line per job, when there are several.

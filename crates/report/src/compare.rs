@@ -46,7 +46,7 @@ pub struct Difference {
 }
 
 /// The facts that are the workload's settings, not the environment's.
-const SETTINGS: [&str; 2] = ["ioengine", "direct"];
+const SETTINGS: [&str; 3] = ["ioengine", "direct", "data"];
 
 /// The comparable units of a document, each with its metrics: a run's reporting groups (or
 /// the run as a whole), a suite's or sweep's points, an fsync report's cases, a db report's
@@ -238,6 +238,7 @@ fn facts(r: &RunReport) -> Vec<(&'static str, String)> {
             "direct",
             j.map_or(String::new(), |j| u8::from(j.direct).to_string()),
         ),
+        ("data", crate::run_data_words(r)),
     ]
 }
 

@@ -173,6 +173,62 @@ pub fn fio_options(spec: &workload::JobSpec) -> serde_json::Map<String, serde_js
 }
 
 /// A job in the words the text report uses: "randread 4k QD32", with "x4" for numjobs.
+/// What a job's writes carry, in words: "random, fresh every write", "60% compressible in
+/// 512-byte chunks", "zeros", with a share of duplicates where fio's dedupe asks for one.
+pub fn data_words(j: &workload::JobSpec) -> String {
+    use workload::BufferMode;
+    let mut s = match &j.buffer {
+        BufferMode::Random if j.refill_buffers || j.scramble_buffers => {
+            "random, fresh every write".to_string()
+        }
+        BufferMode::Random => "random, each buffer filled once and written again".into(),
+        BufferMode::Zero => "zeros".into(),
+        BufferMode::Pattern(p) => format!("the pattern of {} bytes", p.len()),
+        BufferMode::Compressible {
+            percent,
+            chunk,
+            filler,
+        } => format!(
+            "{percent}% compressible in {} chunks ({} fill)",
+            workload::format_bytes(*chunk as f64),
+            if filler.is_empty() { "zero" } else { "pattern" }
+        ),
+    };
+    let d = &j.dedupe;
+    if d.on() {
+        s += &format!(", {}% duplicate buffers", d.percent);
+        if d.working_set {
+            s += &format!(
+                " (of a working set of {}% of the size",
+                d.working_set_percent
+            );
+            s += if d.global {
+                ", shared by the jobs)"
+            } else {
+                ")"
+            };
+        }
+    }
+    s
+}
+
+/// What a run's writes carried, each distinct description once ("no writes" for a run
+/// without any).
+pub fn run_data_words(r: &RunReport) -> String {
+    let mut v: Vec<String> = Vec::new();
+    for j in r.workload.jobs.iter().filter(|j| j.rw.writes()) {
+        let w = data_words(j);
+        if !v.contains(&w) {
+            v.push(w);
+        }
+    }
+    if v.is_empty() {
+        "no writes".into()
+    } else {
+        v.join("; ")
+    }
+}
+
 pub fn job_words(j: &workload::JobSpec) -> String {
     let mut s = format!(
         "{} {} QD{}",

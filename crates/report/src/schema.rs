@@ -225,6 +225,26 @@ pub struct FilesystemInfo {
     pub source: String,
 }
 
+impl FilesystemInfo {
+    /// What in this file system stores written data smaller than it was written, as its
+    /// mount shows it: btrfs's `compress`/`compress-force`, or ZFS (whose datasets compress
+    /// with lz4 by default). None for a file system that stores what it is given.
+    pub fn compresses(&self) -> Option<String> {
+        let opt = self
+            .mount_options
+            .split(',')
+            .find(|o| o.starts_with("compress"));
+        match (self.fs_type.as_str(), opt) {
+            ("btrfs", Some(o)) => Some(format!("btrfs mounted with {o} at {}", self.mount_point)),
+            ("zfs", _) => Some(format!(
+                "a ZFS dataset ({}: `zfs get compression,dedup {}` says how it stores data)",
+                self.mount_point, self.source
+            )),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct DeviceInfo {
     /// Kernel name of the whole disk, e.g. `nvme0n1`, `vda`, `zram0`.

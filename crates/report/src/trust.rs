@@ -4,7 +4,7 @@
 
 use crate::{Ended, GroupReport, JobReport, KernelCounters, TargetInfo, WarningRecord};
 use stats::Warning;
-use workload::{BufferMode, EngineKind, JobSpec};
+use workload::{BufferMode, EngineKind, JobSpec, SyncIo};
 
 /// Below this much measured time a result is noise or a burst window.
 const SHORT_RUN_SECS: f64 = 5.0;
@@ -151,17 +151,13 @@ fn data_warnings(specs: &[JobSpec], targets: &[TargetInfo]) -> Vec<Warning> {
 
 /// Written data that compresses or dedupes flatters smart storage.
 fn compressible(specs: &[JobSpec]) -> Option<Warning> {
-    let s = specs
-        .iter()
-        .find(|s| s.rw.writes() && !matches!(s.buffer, BufferMode::Random))?;
+    let flattering = |s: &&JobSpec| {
+        let fresh = s.refill_buffers || s.scramble_buffers;
+        !matches!(s.buffer, BufferMode::Random) || s.dedupe.on() || !fresh
+    };
+    let s = specs.iter().filter(|s| s.rw.writes()).find(flattering)?;
     Some(Warning::CompressibleData {
-        what: match &s.buffer {
-            BufferMode::Zero => "zeros".into(),
-            BufferMode::Compressible { percent, .. } => {
-                format!("data made {percent}% compressible (buffer_compress_percentage)")
-            }
-            _ => "a repeated pattern".into(),
-        },
+        what: crate::data_words(s),
     })
 }
 
@@ -314,8 +310,12 @@ fn device_checks(
     let direct = specs
         .iter()
         .all(|s| s.ioengine != EngineKind::Null && s.direct);
+    let flushed = writes_flushed(specs);
     for (i, dir, seen) in [(0, "read", sum.read_bytes), (1, "write", sum.write_bytes)] {
-        if reported[i] >= 1 << 20 && (seen as f64) < 0.5 * reported[i] as f64 {
+        if i == 1 && flushed && reported[1] >= 1 << 20 {
+            // Flushed writes all reach the devices: fewer bytes there were stored smaller.
+            w.extend(shrunk(reported[1], seen, &name, targets));
+        } else if reported[i] >= 1 << 20 && (seen as f64) < 0.5 * reported[i] as f64 {
             w.push(Warning::DeviceSawLess {
                 dir,
                 reported: reported[i],
@@ -328,6 +328,44 @@ fn device_checks(
         }
     }
     w
+}
+
+/// Every write reached the devices by the run's end: O_DIRECT, or buffered with a sync after
+/// each write or at the end, where no block is written twice (the page cache merges the
+/// rewrites of a block, which is no shrinking by the storage).
+fn writes_flushed(specs: &[JobSpec]) -> bool {
+    let mut writers = specs.iter().filter(|s| s.rw.writes()).peekable();
+    writers.peek().is_some()
+        && writers.all(|s| {
+            let synced = s.end_fsync || s.sync_every == 1 || !matches!(s.sync_io, SyncIo::None);
+            let once = !s.time_based && s.loops <= 1 && (!s.rw.is_random() || !s.norandommap);
+            s.ioengine != EngineKind::Null && (s.direct || (synced && once))
+        })
+}
+
+/// Flushed writes the devices took clearly fewer bytes of: the storage compressed or
+/// deduplicated them. A real file system only adds bytes (metadata, a journal), so a 10 %
+/// margin is never crossed by one that stores what it is given (ext4, xfs and plain btrfs
+/// are checked for it).
+fn shrunk(written: u64, took: u64, devices: &str, targets: &[TargetInfo]) -> Option<Warning> {
+    if took as f64 >= SHRUNK * written as f64 {
+        return None;
+    }
+    let found: Vec<String> = targets
+        .iter()
+        .filter_map(|t| t.filesystem.as_ref()?.compresses())
+        .collect();
+    let cause = found.first().cloned().unwrap_or_else(|| {
+        "a layer below that compresses or deduplicates (VDO, a thin pool, a compressing or \
+         deduplicating array)"
+            .into()
+    });
+    Some(Warning::DataShrunk {
+        written,
+        stored: took,
+        devices: devices.into(),
+        cause,
+    })
 }
 
 /// The block layer merged over 10 % of one device's requests in a direction.
@@ -353,6 +391,8 @@ fn merged(specs: &[JobSpec], reported: [u64; 2], k: &KernelCounters, device: &st
 /// Writes this much faster than reads of the same block size and pattern are not the medium:
 /// a flash or disk medium writes at best about as fast as it reads.
 const WRITE_OVER_READ: f64 = 1.5;
+/// Flushed writes the devices took less than this share of were stored smaller.
+const SHRUNK: f64 = 0.9;
 
 /// A write-only group and a read-only group of the same block size and pattern, both O_DIRECT,
 /// where the writes ran `WRITE_OVER_READ` times faster: a volatile write cache below.

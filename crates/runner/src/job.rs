@@ -27,7 +27,7 @@ use rand::SeedableRng;
 use stats::{JobStats, WindowLog};
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
-use workload::{BufferMode, EngineKind, JobSpec, SyncMode, Think};
+use workload::{EngineKind, JobSpec, SyncMode, Think};
 
 /// Runs one job on this thread: builds the engine here (io_uring rings belong to the thread that
 /// made them), meets the others at the start barrier, then drives I/O to the end.
@@ -395,8 +395,8 @@ struct Job<'a, E: Engine> {
     /// files' cached pages once the queue is empty (fio's do_verify).
     settle: bool,
     sync_engine: bool,
-    /// Stamp each write's 4 KiB blocks (random data only: a stamp in a pattern changes it).
-    stamp: bool,
+    /// What each write carries (see [`data`]).
+    data: data::Data,
     seq: u64,
     error: Option<String>,
     /// fio's latency-target search, for a job that asks for one.
@@ -427,9 +427,12 @@ impl<'a, E: Engine> Job<'a, E> {
         let depth = spec.effective_iodepth() as usize;
         let sync_engine = eng.is_sync();
         let seed = splitmix(spec.randseed ^ splitmix(inp.clone as u64));
-        let mut rng = SmallRng::seed_from_u64(seed);
+        let rng = SmallRng::seed_from_u64(seed);
+        let size = inp.regions.iter().map(|r| r.1).sum();
+        let (job_seed, run_seed) = inp.data_seed;
+        let mut data = data::Data::new(spec, job_seed, run_seed, size);
         for s in 0..depth as u32 {
-            data::fill(eng.slot(s), &spec.buffer, &mut rng);
+            data.fill_slot(eng.slot(s), s);
         }
         let (stats, windows) = fresh_counts(spec, sync_engine);
         let mut error = None;
@@ -444,12 +447,6 @@ impl<'a, E: Engine> Job<'a, E> {
             error.get_or_insert(e);
             None
         });
-        // Stamps go at the head of each 4 KiB, inside a compressible buffer's random part.
-        let stamp = match spec.buffer {
-            BufferMode::Random => true,
-            BufferMode::Compressible { percent, .. } => percent < 100,
-            _ => false,
-        };
         Job {
             picker,
             clock: Clock::new(spec),
@@ -467,7 +464,7 @@ impl<'a, E: Engine> Job<'a, E> {
             passes: Passes::new(spec, &inp.regions),
             settle: false,
             sync_engine,
-            stamp,
+            data,
             seq: 0,
             error,
             iolog,
@@ -655,8 +652,14 @@ impl<'a, E: Engine> Job<'a, E> {
     fn push(&mut self, slot: u32, n: &Next, prep_at: u64) -> bool {
         if n.op == Op::Write {
             self.syncs.file = n.file;
+            // A read filled this slot last (its meta is still that read's).
+            let m = &self.q.meta[slot as usize];
+            let after_read = m.op == Op::Read && m.len > 0;
             let buf = &mut self.eng.slot(slot)[..n.len as usize];
-            mark(buf, n.offset, self.seq, self.stamp, self.inp.spec.verify);
+            self.data.prepare(buf, after_read);
+            if let Some(algo) = self.inp.spec.verify {
+                data::write_header(buf, n.offset, self.seq, algo);
+            }
             self.seq += 1;
         }
         // fio's split: slat runs from this I/O's preparation to the return of the submission
@@ -1099,18 +1102,6 @@ fn publish(live: &Live, stats: &JobStats) {
         live.lat_sums[d].store(s.lat.sum(), Relaxed);
         live.lat_sums[2 + d].store(s.clat.sum(), Relaxed);
         live.lat_sums[4 + d].store(s.slat.sum(), Relaxed);
-    }
-}
-
-/// Marks a write's buffer: offset and sequence in each 4 KiB (no two writes carry the same
-/// data), and the verify header when the job verifies.
-#[inline]
-fn mark(buf: &mut [u8], offset: u64, seq: u64, stamp: bool, verify: Option<workload::Verify>) {
-    if stamp {
-        data::stamp(buf, offset, seq);
-    }
-    if let Some(algo) = verify {
-        data::write_header(buf, offset, seq, algo);
     }
 }
 

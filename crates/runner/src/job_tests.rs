@@ -43,6 +43,7 @@ fn run_one(spec: JobSpec, fd: i32, region: u64) -> JobOutput {
         stop: Arc::new(AtomicBool::new(false)),
         start: line.clone(),
         flow: Cell::new(None),
+        data_seed: (1, 2),
     };
     let job = std::thread::spawn(move || run(inp));
     while line.ready.load(Relaxed) < 1 {

@@ -50,6 +50,8 @@ pub struct JobInput {
     /// This job's place among the jobs of its `flow_id`, if it has a weight (taken by the
     /// loop, and dropped when it ends, which gives the others its share).
     pub flow: std::cell::Cell<Option<crate::flow::Flow>>,
+    /// The job's data seed, and the run's (see [`crate::data`]).
+    pub data_seed: (u64, u64),
 }
 
 /// Where a phase's jobs meet before measuring. Each job counts itself ready once its setup is

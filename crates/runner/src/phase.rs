@@ -247,6 +247,7 @@ impl Crew {
                 stop: halt.clone(),
                 start: line.clone(),
                 flow: std::cell::Cell::new(flow::Flow::new(&w.jobs[p.spec_idx], &flows)),
+                data_seed: plan.data_seed(w, i),
             };
             handles.push(
                 std::thread::Builder::new()

@@ -33,9 +33,32 @@ pub(crate) struct Plan {
     /// Each distinct device node, with the index of a target on it: the kernel's counters are
     /// read per device.
     pub devs: Vec<(usize, probe::DevId)>,
+    /// The run's own data seed: each run writes data of its own (no sector of one run
+    /// repeats in the next), unless a job's randseed makes its data repeatable.
+    pub data_seed: u64,
+}
+
+/// A seed no other run shares: the clock's nanoseconds and this process.
+fn run_nonce() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    crate::data::mix(t ^ crate::data::mix(std::process::id() as u64))
 }
 
 impl Plan {
+    /// Job `i`'s data seed: from its randseed where given (repeatable), else the run's; the
+    /// job's place in the plan keeps two jobs' data apart either way.
+    pub fn data_seed(&self, w: &Workload, i: usize) -> (u64, u64) {
+        let spec = &w.jobs[self.jobs[i].spec_idx];
+        let run = if spec.randseed_set {
+            crate::data::mix(spec.randseed)
+        } else {
+            self.data_seed
+        };
+        (crate::data::mix(run ^ crate::data::mix(i as u64 + 1)), run)
+    }
+
     /// Lays out every clone's files; on an error, what was created so far is removed.
     pub fn build(
         w: &Workload,
@@ -50,6 +73,7 @@ impl Plan {
             last_phase: 0,
             last_group: 0,
             devs: Vec::new(),
+            data_seed: run_nonce(),
         };
         let mut seen: HashMap<PathBuf, usize> = HashMap::new();
         for (si, spec) in w.jobs.iter().enumerate() {

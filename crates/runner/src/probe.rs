@@ -242,6 +242,19 @@ fn unescape(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// A mount's options: its own (`rw,relatime`), then its file system's (`compress-force=zstd:1`,
+/// `nobarrier`, `errors=remount-ro`), each once: what a file system does with the data is in
+/// the latter.
+fn options(mount: &str, sb: &str) -> String {
+    let mut all: Vec<&str> = mount.split(',').collect();
+    for o in sb.split(',').filter(|o| !o.is_empty()) {
+        if !all.contains(&o) {
+            all.push(o);
+        }
+    }
+    all.join(",")
+}
+
 pub fn mounts() -> Vec<Mount> {
     let Ok(text) = fs::read_to_string("/proc/self/mountinfo") else {
         return Vec::new();
@@ -258,7 +271,7 @@ pub fn mounts() -> Vec<Mount> {
                     minor: min.parse().ok()?,
                 },
                 mount_point: unescape(pre.get(4)?),
-                options: pre.get(5)?.to_string(),
+                options: options(pre.get(5)?, post.get(2).unwrap_or(&"")),
                 fs_type: post.first()?.to_string(),
                 source: unescape(post.get(1).unwrap_or(&"")),
             })
@@ -266,13 +279,36 @@ pub fn mounts() -> Vec<Mount> {
         .collect()
 }
 
+/// The block device holding a file whose file system reports another device number: btrfs
+/// (and overlay-like mounts) give files an anonymous `0:N` device, so the disk is found
+/// through the mount's source. `dev` itself where it is a block device already.
+pub fn backing(path: &Path, dev: DevId) -> DevId {
+    if dev.sysfs().is_some() {
+        return dev;
+    }
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    filesystem_of(path, dev)
+        .and_then(|f| fs::metadata(f.source).ok())
+        .filter(|m| m.file_type().is_block_device())
+        .map_or(dev, |m| DevId::from_raw(m.rdev()))
+}
+
 /// The filesystem a path lives on: the mount with its device whose mount point is the longest
 /// prefix of the path.
+///
+/// btrfs gives each subvolume's files an anonymous device of its own, which its mount line
+/// does not show: where no mount of that device holds the path, the mount that does (the
+/// longest prefix) is the file system.
 pub fn filesystem_of(path: &Path, dev: DevId) -> Option<FilesystemInfo> {
     let canon = fs::canonicalize(path).ok()?;
-    mounts()
+    let holding: Vec<Mount> = mounts()
         .into_iter()
-        .filter(|m| m.dev == dev && canon.starts_with(&m.mount_point))
+        .filter(|m| canon.starts_with(&m.mount_point))
+        .collect();
+    let same_dev = holding.iter().any(|m| m.dev == dev);
+    holding
+        .into_iter()
+        .filter(|m| !same_dev || m.dev == dev)
         .max_by_key(|m| m.mount_point.len())
         .map(|m| FilesystemInfo {
             fs_type: m.fs_type,

@@ -329,7 +329,9 @@ fn open_target(
         // Drop cached pages so buffered reads start cold, as fio's invalidate=1 does.
         drop_cached(file.as_raw_fd(), offset, len);
     }
-    let device = dev.and_then(probe::device_info);
+    // A file's disk, where its file system names another device (btrfs's anonymous one).
+    let disk = dev.map(|d| if is_block { d } else { probe::backing(path, d) });
+    let device = disk.and_then(probe::device_info);
     let lbs = device
         .as_ref()
         .map_or(512, |d| d.logical_block_size.max(512));
@@ -355,7 +357,7 @@ fn open_target(
         file,
         offset,
         len,
-        dev: info.device.as_ref().and(dev),
+        dev: info.device.as_ref().and(disk),
         lbs,
         info,
     })

@@ -256,6 +256,9 @@ pub fn for_rank(w: &Workload, rank: u32, ranks: u32, layout: Layout) -> Result<W
     }
     let mut out = w.clone();
     for s in &mut out.jobs {
+        // A given randseed makes each rank's data repeat from run to run, not across ranks:
+        // every rank's written sectors stay its own.
+        s.randseed ^= (rank as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         match layout {
             Layout::AsGiven => {}
             Layout::FilePerProcess => {

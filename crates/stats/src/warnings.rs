@@ -9,6 +9,14 @@ pub enum Warning {
     /// Buffered I/O: the page cache answers reads and absorbs writes. `what` says which, with
     /// the fix that fits (a final flush for writes, O_DIRECT for both).
     BufferedIo { what: String },
+    /// Flushed writes the devices took clearly fewer bytes of than were written: the storage
+    /// compressed or deduplicated them. `cause` names what volbench can see of it.
+    DataShrunk {
+        written: u64,
+        stored: u64,
+        devices: String,
+        cause: String,
+    },
     /// The device's own counters saw far fewer bytes than volbench moved.
     /// `cause` names what volbench could establish (page cache, ...), with its fix.
     DeviceSawLess {
@@ -101,6 +109,7 @@ impl Warning {
             Warning::BurstSuspected { .. } => "burst_suspected",
             Warning::MemoryFilesystem { .. } => "memory_filesystem",
             Warning::MemoryDevice { .. } => "memory_device",
+            Warning::DataShrunk { .. } => "data_shrunk",
             Warning::VolatileCacheSuspected { .. } => "volatile_cache_suspected",
             Warning::MergedIo { .. } => "merged_io",
             Warning::FellBehind { .. } => "fell_behind",
@@ -115,7 +124,8 @@ impl fmt::Display for Warning {
             Warning::BufferedIo { .. }
             | Warning::CompressibleData { .. }
             | Warning::MemoryFilesystem { .. }
-            | Warning::MemoryDevice { .. } => data(f, self),
+            | Warning::MemoryDevice { .. }
+            | Warning::DataShrunk { .. } => data(f, self),
             Warning::DeviceSawLess { .. }
             | Warning::RateDisagrees { .. }
             | Warning::MergedIo { .. }
@@ -132,13 +142,28 @@ fn data(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
         Warning::CompressibleData { what } => write!(
             f,
             "write buffers hold {what}: compressing or deduplicating storage will look faster \
-             than it is; drop --zero_buffers/--buffer_pattern/--buffer_compress_percentage \
-             for random data"
+             than it is; drop --zero_buffers/--buffer_pattern/--buffer_compress_percentage/\
+             --dedupe_percentage (or scramble_buffers=0) for data that is fresh every write"
         ),
         Warning::MemoryFilesystem { fs } => write!(
             f,
             "the file is on {fs}, which lives in RAM: no storage device is measured; choose a \
              directory on the device under test"
+        ),
+        Warning::DataShrunk {
+            written,
+            stored,
+            devices,
+            cause,
+        } => write!(
+            f,
+            "the run wrote and flushed {} but {devices} took only {} ({:.0}%): the storage \
+             compressed or deduplicated the data ({cause}), so the write figures are not what \
+             incompressible data gets; volbench's default data does not shrink: drop the data \
+             options that made it compressible, or measure where nothing compresses",
+            figures::fmt_bytes(*written as f64),
+            figures::fmt_bytes(*stored as f64),
+            100.0 * *stored as f64 / (*written).max(1) as f64
         ),
         Warning::MemoryDevice { devices } => write!(
             f,

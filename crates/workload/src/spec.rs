@@ -113,16 +113,67 @@ impl EngineKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind", content = "bytes")]
 pub enum BufferMode {
-    /// Incompressible random bytes, stamped per write so blocks never dedupe.
+    /// Pseudo-random bytes, fresh for every write (unless `refill_buffers` and
+    /// `scramble_buffers` are both off, fio's filled-once buffers): nothing compresses and no
+    /// 512-byte sector repeats.
     Random,
     /// All zeros: compresses and dedupes to nothing on smart storage.
     Zero,
     /// A repeated byte pattern (fio's `buffer_pattern`).
     Pattern(Vec<u8>),
     /// fio's `buffer_compress_percentage`/`buffer_compress_chunk`: in every `chunk` bytes, the
-    /// first (100 - `percent`) % random and the rest zeros, so the data compresses by about
-    /// `percent` %.
-    Compressible { percent: u8, chunk: u32 },
+    /// first (100 - `percent`) % random (fresh for every write) and the rest `filler` (fio's
+    /// `buffer_pattern`, zeros when empty), so the data compresses by about `percent` %.
+    Compressible {
+        percent: u8,
+        chunk: u32,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        filler: Vec<u8>,
+    },
+}
+
+/// fio's `dedupe_percentage` and its companions: that share of the written buffers repeats
+/// one written before (`working_set`) or the one written next (`repeat`), whole. Each option
+/// sets its own field, so they read in any order, as fio's do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dedupe {
+    /// Percent of writes whose buffer is a duplicate (0: off).
+    pub percent: u8,
+    /// `dedupe_mode=working_set`: duplicates repeat pages of a working set (the first
+    /// unique buffers written); else `repeat`.
+    #[serde(default)]
+    pub working_set: bool,
+    /// `dedupe_working_set_percentage`: the working set's share of the job's size.
+    #[serde(default = "five")]
+    pub working_set_percent: u8,
+    /// `dedupe_global`: the working set's pages are the same in every job of the run.
+    #[serde(default)]
+    pub global: bool,
+}
+
+fn five() -> u8 {
+    5
+}
+
+impl Default for Dedupe {
+    fn default() -> Self {
+        Dedupe {
+            percent: 0,
+            working_set: false,
+            working_set_percent: 5,
+            global: false,
+        }
+    }
+}
+
+impl Dedupe {
+    pub fn on(&self) -> bool {
+        self.percent > 0
+    }
+}
+
+fn dedupe_off(d: &Dedupe) -> bool {
+    *d == Dedupe::default()
 }
 
 /// Which sync call `fsync=N`-style options issue.
@@ -239,6 +290,10 @@ pub const FIO_FILENAME_FORMAT: &str = "$jobname.$jobnum.$filenum";
 
 fn yes() -> bool {
     true
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
 }
 
 /// fio's `fallocate`: how space is reserved for a file that is not written before the run.
@@ -522,7 +577,19 @@ pub struct JobSpec {
     #[serde(default)]
     pub flow_sleep: u64,
     pub randseed: u64,
+    /// `randseed` was given: the written data repeats from run to run too (else each run
+    /// writes data of its own, so no sector of one run repeats in the next).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub randseed_set: bool,
     pub buffer: BufferMode,
+    /// fio's `refill_buffers` and `scramble_buffers`: with both off, each buffer is filled
+    /// once and written as it is, as fio does; otherwise every write's data is fresh.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refill_buffers: bool,
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub scramble_buffers: bool,
+    #[serde(default, skip_serializing_if = "dedupe_off")]
+    pub dedupe: Dedupe,
     pub verify: Option<Verify>,
     pub allow_destructive: bool,
 }
@@ -606,6 +673,10 @@ impl Default for JobSpec {
             flow_id: 0,
             flow_sleep: 0,
             randseed: 0x5eed_f00d,
+            randseed_set: false,
+            refill_buffers: false,
+            scramble_buffers: true,
+            dedupe: Dedupe::default(),
             buffer: BufferMode::Random,
             verify: None,
             allow_destructive: false,

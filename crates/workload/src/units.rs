@@ -141,19 +141,7 @@ pub fn short_size(v: u64) -> String {
 
 /// Formats a byte count with binary units, as a person reads it: `4.0 KiB`, `1.5 GiB`.
 pub fn format_bytes(v: f64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut x = v;
-    let mut i = 0;
-    // 1023.96 MiB would print as "1024.0 MiB": move up a unit wherever rounding reaches 1024.
-    while x >= 1023.95 && i + 1 < UNITS.len() {
-        x /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{x:.0} {}", UNITS[i])
-    } else {
-        format!("{x:.1} {}", UNITS[i])
-    }
+    figures::fmt_bytes(v)
 }
 
 #[cfg(test)]

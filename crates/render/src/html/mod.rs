@@ -938,6 +938,7 @@ fn environment(r: &RunReport) -> Vec<(String, String)> {
         }
         v.push(("target".into(), s));
     }
+    v.push(("data written".into(), report::run_data_words(r)));
     v
 }
 

@@ -222,9 +222,15 @@ impl Ext4 {
     /// With mount options (`data=writeback`: no file data written by the journal's thread,
     /// outside any cgroup's cap).
     pub fn mounted(size: &str, options: &str) -> Ext4 {
+        Ext4::of("ext4", size, options)
+    }
+
+    /// Another file system type on the fresh zram device: `ext4`, `xfs` or `btrfs`.
+    pub fn of(fs: &str, size: &str, options: &str) -> Ext4 {
         let zram = Zram::new(size);
         let ok = |c: &mut Std| assert!(c.status().unwrap().success(), "{c:?}");
-        ok(Std::new("mkfs.ext4").args(["-q", "-F", zram.p()]));
+        let force = if fs == "ext4" { "-F" } else { "-f" };
+        ok(Std::new(format!("mkfs.{fs}")).args(["-q", force, zram.p()]));
         let dir = tmpdir();
         ok(Std::new("mount")
             .args(["-o", options, zram.p()])

@@ -6,12 +6,12 @@ use crate::spec::{BufferMode, JobSpec, Verify};
 
 pub(super) const OPTIONS: &[O] = &[
     O {
-        details: "flagged as compressible data in the report",
+        details: "the pattern fills each buffer (flagged as compressible data in the report); \
+                  with `buffer_compress_percentage`, it fills each chunk's compressible part \
+                  instead of zeros, as fio's",
         show: Some(|j| match &j.buffer {
-            BufferMode::Pattern(p) => Some(format!(
-                "0x{}",
-                p.iter().map(|b| format!("{b:02x}")).collect::<String>()
-            )),
+            BufferMode::Pattern(p) => Some(hex(p)),
+            BufferMode::Compressible { filler, .. } if !filler.is_empty() => Some(hex(filler)),
             _ => None,
         }),
         common: true,
@@ -22,7 +22,15 @@ pub(super) const OPTIONS: &[O] = &[
             "Fill write buffers with this pattern (hex 0x..., a number, or a quoted string)",
             "0xdeadbeef",
             |j, v| {
-                j.buffer = BufferMode::Pattern(pattern(v)?);
+                let p = pattern(v)?;
+                j.buffer = match &j.buffer {
+                    BufferMode::Compressible { percent, chunk, .. } => BufferMode::Compressible {
+                        percent: *percent,
+                        chunk: *chunk,
+                        filler: p,
+                    },
+                    _ => BufferMode::Pattern(p),
+                };
                 Ok(())
             },
         )
@@ -46,9 +54,11 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
-        details: "in every chunk (default 512 bytes), the first (100 - N) % random and the rest \
-                  zeros; zram compresses volbench's data exactly as much as fio's (0.412 of the \
-                  original at 60 %, checked by a test); flagged in the report",
+        details: "in every chunk (`buffer_compress_chunk`, 512 bytes by default), the first \
+                  (100 - N) % random, fresh for every write, and the rest zeros (or \
+                  `buffer_pattern`), as fio shapes it; 100 writes zeros (or the pattern); \
+                  written files compress as fio's do, within a few points (a test writes the \
+                  same job with both tools); flagged in the report",
         show: Some(|j| match j.buffer {
             BufferMode::Compressible { percent, .. } => Some(percent.to_string()),
             _ => None,
@@ -60,10 +70,11 @@ pub(super) const OPTIONS: &[O] = &[
             "Make written data compress by about this percentage",
             "60",
             |j, v| {
-                let (_, chunk) = compressible(j);
+                let (_, chunk, filler) = compressible(j);
                 j.buffer = BufferMode::Compressible {
                     percent: v.int()?,
                     chunk,
+                    filler,
                 };
                 Ok(())
             },
@@ -81,9 +92,115 @@ pub(super) const OPTIONS: &[O] = &[
             "The unit of compressibility (512 bytes by default)",
             "4096",
             |j, v| {
-                let (percent, _) = compressible(j);
+                let (percent, _, filler) = compressible(j);
                 let chunk = v.size()?.clamp(1, 1 << 20) as u32;
-                j.buffer = BufferMode::Compressible { percent, chunk };
+                j.buffer = BufferMode::Compressible {
+                    percent,
+                    chunk,
+                    filler,
+                };
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "volbench's data is fresh for every write whether or not this is set; it \
+                  matters with `scramble_buffers=0`, where leaving both off writes each buffer \
+                  as it was filled once, as fio does",
+        show: Some(|j| j.refill_buffers.then(String::new)),
+        ..O::new(
+            "refill_buffers",
+            C::Data,
+            Kind::Flag,
+            "Fill write buffers with new random data for every write",
+            "",
+            |j, v| {
+                j.refill_buffers = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "on (fio's default): every write's data is fresh (volbench changes every \
+                  byte, where fio changes a few bytes of each 512; see differences); off with \
+                  `refill_buffers` off: each buffer is written as it was filled once, so \
+                  blocks repeat as fio's do",
+        show: Some(|j| Some(if j.scramble_buffers { "1" } else { "0" }.into())),
+        ..O::new(
+            "scramble_buffers",
+            C::Data,
+            Kind::Flag,
+            "Change write buffers for every write (on by default)",
+            "0",
+            |j, v| {
+                j.scramble_buffers = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "that share of the written buffers repeats another, whole, as fio's: in \
+                  `repeat` mode the next unique buffer, in `working_set` mode one of the first \
+                  unique buffers (`dedupe_working_set_percentage` of the size); the written \
+                  file holds as many duplicate 4 KiB blocks as fio's, within a few points (a \
+                  test writes the same job with both tools)",
+        show: Some(|j| j.dedupe.on().then(|| j.dedupe.percent.to_string())),
+        ..O::new(
+            "dedupe_percentage",
+            C::Data,
+            Kind::Int { min: 0, max: 100 },
+            "Make this percentage of the written buffers duplicates",
+            "30",
+            |j, v| {
+                j.dedupe.percent = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| j.dedupe.working_set.then(|| "working_set".into())),
+        ..O::new(
+            "dedupe_mode",
+            C::Data,
+            Kind::Choice(&["repeat", "working_set"]),
+            "What a duplicate repeats: the next unique buffer, or a page of a working set",
+            "working_set",
+            |j, v| {
+                j.dedupe.working_set = match v.need()? {
+                    "repeat" => false,
+                    "working_set" => true,
+                    s => return Err(v.bad(s, "choose repeat or working_set")),
+                };
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| {
+            (j.dedupe.working_set_percent != 5).then(|| j.dedupe.working_set_percent.to_string())
+        }),
+        ..O::new(
+            "dedupe_working_set_percentage",
+            C::Data,
+            Kind::Int { min: 0, max: 100 },
+            "The working set's share of the size, for dedupe_mode=working_set (5 by default)",
+            "10",
+            |j, v| {
+                j.dedupe.working_set_percent = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        show: Some(|j| j.dedupe.global.then(String::new)),
+        ..O::new(
+            "dedupe_global",
+            C::Data,
+            Kind::Flag,
+            "Share the working set's pages among the run's jobs",
+            "",
+            |j, v| {
+                j.dedupe.global = v.flag()?;
                 Ok(())
             },
         )
@@ -175,12 +292,25 @@ pub(super) const OPTIONS: &[O] = &[
     },
 ];
 
-/// The job's compressibility so far (none yet: 0 % in fio's 512-byte chunks).
-fn compressible(j: &JobSpec) -> (u8, u32) {
-    match j.buffer {
-        BufferMode::Compressible { percent, chunk } => (percent, chunk),
-        _ => (0, 512),
+/// The job's compressibility so far (none yet: 0 % in fio's 512-byte chunks), with the
+/// pattern that fills the compressible part (a `buffer_pattern` given before).
+fn compressible(j: &JobSpec) -> (u8, u32, Vec<u8>) {
+    match &j.buffer {
+        BufferMode::Compressible {
+            percent,
+            chunk,
+            filler,
+        } => (*percent, *chunk, filler.clone()),
+        BufferMode::Pattern(p) => (0, 512, p.clone()),
+        _ => (0, 512, Vec::new()),
     }
+}
+
+fn hex(p: &[u8]) -> String {
+    format!(
+        "0x{}",
+        p.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
 }
 
 fn pattern(v: &Val) -> Result<Vec<u8>, OptError> {

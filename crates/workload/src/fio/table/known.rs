@@ -21,8 +21,6 @@ const fn refused(name: &'static str, why: &'static str) -> O {
 }
 
 const REAPS: &str = "volbench reaps every completion that is ready, at least one, each turn";
-const STAMPS: &str = "volbench stamps every written block with its offset and a sequence \
-                      number, so no two writes carry the same data, which is what refilling buys";
 const REGISTERS: &str = "volbench's io_uring registers its buffers and files whenever the \
                          kernel allows, whatever this says: the device sees the same I/O, only \
                          the CPU per I/O differs";
@@ -58,8 +56,6 @@ pub(super) const NOTED: &[O] = &[
         "volbench verifies from the header every written block carries (offset, sequence, \
          checksum), not by replaying the random sequence; the blocks checked are the same",
     ),
-    noted("refill_buffers", STAMPS),
-    noted("scramble_buffers", STAMPS),
     noted("fixedbufs", REGISTERS),
     noted("registerfiles", REGISTERS),
     noted(
@@ -140,7 +136,6 @@ pub(super) const IGNORED: &[O] = &[
 
 const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writes anywhere in its region, which a zoned device refuses; test a conventional namespace or a file on a zoned file system";
 const R_TRIM: &str = "volbench issues reads, writes and syncs, no discards (TRIM); measure discard with fio, or with `blkdiscard` timed";
-const R_DEDUPE: &str = "volbench's written blocks never repeat (each carries its offset and a sequence number), so there is no share of duplicates to set; a deduplication test needs fio";
 const R_REPLAY: &str = "volbench replays one trace per job and does not merge several into one; merge them with `blkparse -i A -i B -d merged.bin` and replay that";
 const R_RATEMIN: &str = "volbench does not stop a job that falls under a minimum rate; it reports the per-second minimum (iops_min, bw_min) and warns when the rate falls during the run";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
@@ -166,10 +161,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("cgroup", "volbench does not create cgroups for its jobs; run it inside one (`systemd-run --scope -p IOReadIOPSMax=...` or a v1 blkio throttle); `volbench emulate` caps a device for you"),
     refused("cgroup_nodelete", "volbench does not create cgroups for its jobs (see cgroup)"),
     refused("cgroup_weight", "volbench does not create cgroups for its jobs (see cgroup)"),
-    refused("dedupe_global", R_DEDUPE),
-    refused("dedupe_working_set_percentage", R_DEDUPE),
-    refused("dedupe_percentage", R_DEDUPE),
-    refused("dedupe_mode", R_DEDUPE),
     refused("ignore_zone_limits", R_ZONES),
     refused("job_max_open_zones", R_ZONES),
     refused("max_open_zones", R_ZONES),

@@ -142,7 +142,8 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
-        details: "runs are always repeatable from `randseed`",
+        details: "offsets always repeat from `randseed`; given, the written data repeats \
+                  from run to run too (else each run writes data of its own)",
         show: Some(|j| Some(j.randseed.to_string())),
         common: true,
         ..O::new(
@@ -156,6 +157,7 @@ pub(super) const OPTIONS: &[O] = &[
             "1234",
             |j, v| {
                 j.randseed = v.int()?;
+                j.randseed_set = true;
                 Ok(())
             },
         )
