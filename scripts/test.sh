@@ -20,6 +20,8 @@ pkgs=(
   sysbench                               # seed 003's fsync comparison runs sysbench fileio
   libopenmpi-dev openmpi-bin libclang-dev  # the MPI build (rsmpi's bindgen needs libclang.so)
   iproute2 kmod procps python3           # network namespaces for emulated hosts; modprobe; pkill
+  python3-venv gnuplot-nox               # fio-plot, fio's charting client, in a venv;
+                                         # fio_generate_plots draws with gnuplot
   dpkg-dev gzip                          # the package: cargo-deb's dependency scan, man pages
   btrfs-progs btrfs-compsize xfsprogs    # what a compressing file system does to written
                                          # data (compsize the reference), and no false alarm
@@ -50,6 +52,15 @@ if command -v mpicc >/dev/null; then
   export VOLBENCH_MPI_BIN="$PWD/target/volbench-mpi"
 else
   echo "Open MPI is missing: tests/mpi.rs will skip (apt-get install -y libopenmpi-dev openmpi-bin libclang-dev)" >&2
+fi
+# fio-plot (PyPI), the client that draws fio's JSON: tests/fio_plot.rs draws volbench's with
+# it. A pinned version in a venv under target/, so the system's Python stays untouched.
+if [ ! -x target/fio-plot-venv/bin/fio-plot ]; then
+  python3 -m venv target/fio-plot-venv && target/fio-plot-venv/bin/pip install -q fio-plot==1.1.21 \
+    || echo "fio-plot could not be installed (no PyPI?): tests/fio_plot.rs will skip" >&2
+fi
+if [ -x target/fio-plot-venv/bin/fio-plot ]; then
+  export VOLBENCH_FIO_PLOT="$PWD/target/fio-plot-venv/bin/fio-plot"
 fi
 # The fuzz targets (tests/fuzz.rs of workload, durability, cloud, report) run a short run of
 # 256 generated inputs each here; docs/fuzzing.md has the long run.

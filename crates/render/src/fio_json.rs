@@ -10,17 +10,36 @@ use report::{DirReport, JobReport, RunReport, SuiteReport};
 use serde_json::{json, Map, Value};
 use stats::{LatHist, LatencySummary};
 
-pub struct FioJson;
+/// `plus`: fio's `json+`, which adds each latency's histogram bins.
+pub struct FioJson {
+    pub plus: bool,
+}
+
+/// How a job's latencies are printed: which of clat, lat and slat carry percentiles (fio's
+/// `clat_percentiles`, `lat_percentiles`, `slat_percentiles`), which percentiles (a job's
+/// `percentile_list`), and whether with json+'s bins.
+#[derive(Clone, Copy)]
+struct Shape<'a> {
+    pct: [bool; 3],
+    only: Option<&'a [f64]>,
+    plus: bool,
+}
 
 /// The fio version this output imitates; consumers branch on the major version only.
 pub const FIO_VERSION: &str = "fio-3.33";
 
-fn lat(s: &LatencySummary, with_percentiles: bool) -> Value {
-    lat_listed(s, with_percentiles, None)
+fn lat(s: &LatencySummary) -> Value {
+    let none = Shape {
+        pct: [false; 3],
+        only: None,
+        plus: false,
+    };
+    lat_listed(s, false, none)
 }
 
-/// With `only`, just those percentiles (a job's `percentile_list`), as fio prints them.
-fn lat_listed(s: &LatencySummary, with_percentiles: bool, only: Option<&[f64]>) -> Value {
+/// With `sh.only`, just those percentiles, as fio prints them; with json+, where fio prints
+/// percentiles it prints the bins too.
+fn lat_listed(s: &LatencySummary, with_percentiles: bool, sh: Shape) -> Value {
     let mut m = Map::new();
     m.insert("min".into(), json!(s.min_ns));
     m.insert("max".into(), json!(s.max_ns));
@@ -31,10 +50,23 @@ fn lat_listed(s: &LatencySummary, with_percentiles: bool, only: Option<&[f64]>) 
         let p: Map<String, Value> = s
             .percentiles
             .iter()
-            .filter(|x| only.is_none_or(|o| o.contains(&x.p)))
+            .filter(|x| sh.only.is_none_or(|o| o.contains(&x.p)))
             .map(|x| (format!("{:.6}", x.p), json!(x.ns)))
             .collect();
         m.insert("percentile".into(), Value::Object(p));
+        if let Some(h) = s
+            .hdr
+            .as_deref()
+            .and_then(LatHist::decode)
+            .filter(|_| sh.plus)
+        {
+            let bins: Map<String, Value> = h
+                .fio_bins()
+                .into_iter()
+                .map(|(ns, n)| (ns.to_string(), json!(n)))
+                .collect();
+            m.insert("bins".into(), Value::Object(bins));
+        }
     }
     Value::Object(m)
 }
@@ -52,19 +84,18 @@ fn fio_dir(
     verify: Option<&DirReport>,
     job_ns: u64,
     group_bw: f64,
-    pct: [bool; 3],
-    only: Option<&[f64]>,
+    sh: Shape,
 ) -> Value {
     let own = |d: &DirReport| d.runtime_ns.unwrap_or(job_ns);
     let (mut d, ns) = match (d, verify) {
-        (None, None) => return dir(None, 0, group_bw, pct, only),
+        (None, None) => return dir(None, 0, group_bw, sh),
         (Some(d), None) => (d.clone(), own(d)),
         (None, Some(v)) => (v.clone(), own(v)),
         (Some(d), Some(v)) => (with_reads(d, v), own(d) + own(v)),
     };
     let secs = ns.max(1) as f64 / 1e9;
     (d.iops, d.bw_bytes) = (d.total_ios as f64 / secs, d.io_bytes as f64 / secs);
-    dir(Some(&d), ns, group_bw, pct, only)
+    dir(Some(&d), ns, group_bw, sh)
 }
 
 /// `d` with the reads of `v` added: counts summed, latencies merged from their histograms.
@@ -87,15 +118,8 @@ fn with_reads(d: &DirReport, v: &DirReport) -> DirReport {
     out
 }
 
-/// One direction; `pct` says which of clat, lat and slat carry percentiles (fio's
-/// `clat_percentiles`, `lat_percentiles`, `slat_percentiles`).
-fn dir(
-    d: Option<&DirReport>,
-    runtime_ns: u64,
-    group_bw: f64,
-    pct: [bool; 3],
-    only: Option<&[f64]>,
-) -> Value {
+/// One direction, its latencies printed as `sh` says.
+fn dir(d: Option<&DirReport>, runtime_ns: u64, group_bw: f64, sh: Shape) -> Value {
     let runtime_ms = if d.is_some() {
         runtime_ns / 1_000_000
     } else {
@@ -120,9 +144,9 @@ fn dir(
         "total_ios": ios,
         "short_ios": 0,
         "drop_ios": 0,
-        "slat_ns": lat_listed(slat, pct[2], only),
-        "clat_ns": lat_listed(clat, pct[0], only),
-        "lat_ns": lat_listed(total, pct[1], only),
+        "slat_ns": lat_listed(slat, sh.pct[2], sh),
+        "clat_ns": lat_listed(clat, sh.pct[0], sh),
+        "lat_ns": lat_listed(total, sh.pct[1], sh),
         "bw_min": (bws.min / 1024.0).round() as u64,
         "bw_max": (bws.max / 1024.0).round() as u64,
         "bw_agg": if group_bw > 0.0 { 100.0 * bw / group_bw } else { 0.0 },
@@ -138,7 +162,7 @@ fn dir(
     // volbench's own: latency from when a rate-capped I/O was due, in fio's latency shape
     // (fio has no such figure; its lat_ns starts at submission).
     if let Some(due) = d.and_then(|d| d.lat_due_ns.as_ref()) {
-        v["lat_due_ns"] = lat_listed(due, true, only);
+        v["lat_due_ns"] = lat_listed(due, true, sh);
     }
     v
 }
@@ -180,10 +204,13 @@ fn latency_buckets(j: &JobReport) -> (Value, Value, Value) {
     (ns, us, ms)
 }
 
-fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
+fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64, plus: bool) -> Value {
     let spec = r.workload.jobs.get(spec_idx);
-    let pct = spec.map_or([true, false, false], |s| s.percentiles_for);
-    let only = spec.and_then(|s| s.percentile_list.as_deref());
+    let sh = Shape {
+        pct: spec.map_or([true, false, false], |s| s.percentiles_for),
+        only: spec.and_then(|s| s.percentile_list.as_deref()),
+        plus,
+    };
     let mut levels = Map::new();
     for l in &j.iodepth.levels {
         let key = if l.depth == 64 {
@@ -199,8 +226,8 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
     let (ns, us, ms) = latency_buckets(j);
     let sync = match &j.sync {
         // fio prints a sync's percentiles from the job's percentile_list too.
-        Some(s) => json!({"total_ios": s.total_ios, "lat_ns": lat_listed(&s.lat_ns, true, only)}),
-        None => json!({"total_ios": 0, "lat_ns": lat(&empty_lat(), false)}),
+        Some(s) => json!({"total_ios": s.total_ios, "lat_ns": lat_listed(&s.lat_ns, true, sh)}),
+        None => json!({"total_ios": 0, "lat_ns": lat(&empty_lat())}),
     };
     let error = j.error.as_deref().map_or(0, errno_of);
     let mut v = json!({
@@ -210,9 +237,9 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64) -> Value {
         "eta": 0,
         "elapsed": (j.runtime_ns as f64 / 1e9).ceil() as u64,
         "job options": spec.map(report::fio_options).unwrap_or_default(),
-        "read": fio_dir(j.read.as_ref(), j.verify.as_ref(), j.runtime_ns, group_bw, pct, only),
-        "write": fio_dir(j.write.as_ref(), None, j.runtime_ns, group_bw, pct, only),
-        "trim": dir(None, 0, 0.0, pct, only),
+        "read": fio_dir(j.read.as_ref(), j.verify.as_ref(), j.runtime_ns, group_bw, sh),
+        "write": fio_dir(j.write.as_ref(), None, j.runtime_ns, group_bw, sh),
+        "trim": dir(None, 0, 0.0, sh),
         "sync": sync,
         "job_runtime": j.runtime_ns / 1_000_000,
         "usr_cpu": j.cpu.usr_percent,
@@ -308,8 +335,8 @@ fn disk_util(r: &RunReport) -> Value {
     )
 }
 
-/// The whole fio document for one run.
-pub fn document(r: &RunReport) -> Value {
+/// The whole fio document for one run; `plus`: fio's json+.
+pub fn document(r: &RunReport, plus: bool) -> Value {
     let secs = r.started_unix;
     // fio walks the jobs in order: a job with group_reporting joins the entry of its group,
     // any other job gets its own entry.
@@ -346,14 +373,16 @@ pub fn document(r: &RunReport) -> Value {
                     } else {
                         j.clone()
                     };
-                    jobs.push(job(r, &report, j.spec_index, gbw));
+                    jobs.push(job(r, &report, j.spec_index, gbw, plus));
                 }
             }
-            _ => jobs.push(job(r, j, j.spec_index, gbw)),
+            _ => jobs.push(job(r, j, j.spec_index, gbw, plus)),
         }
     }
     json!({
         "fio version": FIO_VERSION,
+        // Who wrote it, where fio's readers do not look (they branch on "fio version").
+        "volbench": { "version": env!("CARGO_PKG_VERSION") },
         "timestamp": secs,
         "timestamp_ms": secs * 1000,
         "time": r.started_at,
@@ -369,7 +398,7 @@ pub fn document(r: &RunReport) -> Value {
 
 impl Exporter for FioJson {
     fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
-        let mut v = serde_json::to_vec_pretty(&document(r))?;
+        let mut v = serde_json::to_vec_pretty(&document(r, self.plus))?;
         v.push(b'\n');
         Ok(v)
     }
@@ -380,7 +409,7 @@ impl Exporter for FioJson {
         let mut jobs = Vec::new();
         let mut first = None;
         for (gid, run) in s.runs.iter().enumerate() {
-            let mut d = document(&run.report);
+            let mut d = document(&run.report, self.plus);
             for mut j in d["jobs"]
                 .as_array_mut()
                 .map(std::mem::take)

@@ -74,18 +74,22 @@ pub enum Format {
     Normal,
     Json,
     FioJson,
+    /// fio's `json+`: fio-json with each latency's histogram bins.
+    FioJsonPlus,
     Markdown,
     Csv,
     Html,
 }
 
 impl Format {
-    pub const NAMES: [&'static str; 6] = ["normal", "json", "fio-json", "md", "csv", "html"];
+    pub const NAMES: [&'static str; 7] =
+        ["normal", "json", "fio-json", "json+", "md", "csv", "html"];
     pub fn parse(s: &str) -> Option<Format> {
         match s {
             "normal" | "text" => Some(Format::Normal),
             "json" => Some(Format::Json),
             "fio-json" | "fio_json" => Some(Format::FioJson),
+            "json+" | "fio-json+" => Some(Format::FioJsonPlus),
             "md" | "markdown" => Some(Format::Markdown),
             "csv" => Some(Format::Csv),
             "html" => Some(Format::Html),
@@ -98,7 +102,8 @@ pub fn exporter(f: Format) -> Box<dyn Exporter> {
     match f {
         Format::Normal => Box::new(Text),
         Format::Json => Box::new(Json),
-        Format::FioJson => Box::new(FioJson),
+        Format::FioJson => Box::new(FioJson { plus: false }),
+        Format::FioJsonPlus => Box::new(FioJson { plus: true }),
         Format::Markdown => Box::new(Markdown),
         Format::Csv => Box::new(Csv),
         Format::Html => Box::new(Html),

@@ -166,13 +166,24 @@ impl Document {
 
 /// A job as fio options, for fio-json's "job options".
 pub fn fio_options(spec: &workload::JobSpec) -> serde_json::Map<String, serde_json::Value> {
-    workload::fio::options(spec)
+    let mut m: serde_json::Map<String, serde_json::Value> = workload::fio::options(spec)
         .into_iter()
         .map(|(k, v)| (k, serde_json::Value::String(v)))
-        .collect()
+        .collect();
+    // fio echoes what a job was given, and its readers (fio-plot's file matching) look for
+    // these four in every file: they are given even where they equal fio's defaults.
+    use workload::fio::table::names::{BS, IODEPTH, NUMJOBS, RW};
+    for (k, v) in [
+        (RW, spec.rw.as_str().to_string()),
+        (BS, workload::short_size(spec.bs)),
+        (IODEPTH, spec.iodepth.to_string()),
+        (NUMJOBS, spec.numjobs.to_string()),
+    ] {
+        m.entry(k).or_insert(serde_json::Value::String(v));
+    }
+    m
 }
 
-/// A job in the words the text report uses: "randread 4k QD32", with "x4" for numjobs.
 /// What a job's writes carry, in words: "random, fresh every write", "60% compressible in
 /// 512-byte chunks", "zeros", with a share of duplicates where fio's dedupe asks for one.
 pub fn data_words(j: &workload::JobSpec) -> String {
@@ -229,6 +240,7 @@ pub fn run_data_words(r: &RunReport) -> String {
     }
 }
 
+/// A job in the words the text report uses: "randread 4k QD32", with "x4" for numjobs.
 pub fn job_words(j: &workload::JobSpec) -> String {
     let mut s = format!(
         "{} {} QD{}",

@@ -53,10 +53,16 @@ fn rekey(buf: &mut [u8], key: u64) {
     let wk = mix(key);
     for (s, sector) in buf.chunks_mut(512).enumerate() {
         let k = wk.wrapping_add((s as u64).wrapping_mul(GOLDEN));
-        for c in sector.chunks_exact_mut(8) {
+        let mut words = sector.chunks_exact_mut(8);
+        for c in &mut words {
             let v = u64::from_ne_bytes(c.try_into().expect("8 bytes")) ^ k;
             c.copy_from_slice(&v.to_ne_bytes());
         }
+        // A block that is no whole number of words (fio's bs=1 or 2300) changes to its end.
+        let tail = words.into_remainder();
+        tail.iter_mut()
+            .zip(k.to_ne_bytes())
+            .for_each(|(b, x)| *b ^= x);
     }
 }
 

@@ -38,6 +38,16 @@ pub fn plat_value(idx: usize) -> u64 {
     (PLAT_VAL + idx % PLAT_VAL) << drop
 }
 
+/// The latency fio names bin `idx` by in json+ `bins`: the middle of the bin, as fio's
+/// `plat_idx_to_val` gives it (the exact value below 128 ns).
+pub fn plat_mid(idx: usize) -> u64 {
+    if (idx as u64) < 2 * PLAT_VAL {
+        return idx as u64;
+    }
+    let half = (1u64 << (idx as u64 / PLAT_VAL - 1)) / 2;
+    plat_value(idx) + half
+}
+
 /// One closed histogram window: its end and, per direction, the non-empty bins.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct HistWindow {
@@ -135,6 +145,10 @@ mod tests {
         assert_eq!(plat_index(128), 128);
         assert_eq!(plat_index(129), 128);
         assert_eq!(plat_index(130), 129);
+        // fio's plat_idx_to_val names a bin by its middle: 128..=129 is "129", 256..=259 "258".
+        assert_eq!(plat_mid(plat_index(129)), 129);
+        assert_eq!(plat_mid(plat_index(257)), 258);
+        assert_eq!(plat_mid(plat_index(1_000_000)), 1_003_520);
         assert_eq!(plat_index(255), 191);
         assert_eq!(plat_index(256), 192);
         // 25,344 ns: the top 7 bits are 99 (64 + 35), 8 bits dropped: group 9, bin 35.

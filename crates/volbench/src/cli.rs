@@ -897,6 +897,17 @@ pub struct RunArgs {
     /// in its own --size region, instead of one file per rank in --directory.
     #[arg(long = "shared-file")]
     pub shared_file: bool,
+    /// fio's --eta: `never` shows no progress (the summary still prints); `always` and `auto`
+    /// show it as usual.
+    #[arg(long, value_name = "WHEN", value_parser = ["never", "always", "auto"])]
+    pub eta: Option<String>,
+    /// fio's --readonly: refuse to run a job that writes.
+    #[arg(long)]
+    pub readonly: bool,
+    /// fio's --section: run only the job file's sections of this name (and [global]); may be
+    /// given several times.
+    #[arg(long, value_name = "NAME")]
+    pub section: Vec<String>,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]

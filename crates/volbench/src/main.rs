@@ -21,7 +21,10 @@ fn main() -> ExitCode {
 }
 
 fn dispatch() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
+    let args = match fio_argv(std::env::args().collect()) {
+        Ok(a) => a,
+        Err(e) => return finish(Err(e)),
+    };
     // fio's command line repeats --name, one per job: clap's one-value options cannot hold that,
     // so that form goes through the fio option layer directly.
     if cmd::run::is_fio_cli(&args) {
@@ -95,6 +98,19 @@ fn dispatch() -> ExitCode {
         cli::Cmd::Completions(a) => cmd::manual::completions(a),
         cli::Cmd::Man(a) => cmd::manual::man(a),
     })
+}
+
+/// `volbench run` with a pasted fio command line: fio's single-dash form and its
+/// command-line-only options, as fio reads them (see `workload::fio::cmdline::fio_argv`).
+fn fio_argv(args: Vec<String>) -> anyhow::Result<Vec<String>> {
+    if args.get(1).map(String::as_str) != Some("run") {
+        return Ok(args);
+    }
+    let (rest, note) = workload::fio::cmdline::fio_argv(args[2..].to_vec()).map_err(cmd::usage)?;
+    if let Some(n) = note.filter(|_| scaleout::world::speaks()) {
+        eprintln!("note: {n}");
+    }
+    Ok(args[..2].iter().cloned().chain(rest).collect())
 }
 
 fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {

@@ -19,6 +19,8 @@ pub struct Output {
     pub quiet: bool,
     /// A rank other than 0 under MPI: rank 0 writes the merged report, this one nothing.
     silent: bool,
+    /// No progress, the summary still shown (fio's --eta=never).
+    pub no_progress: bool,
 }
 
 /// Where `--output` goes: a regular file is replaced atomically (a temporary file in the same
@@ -131,7 +133,7 @@ impl Output {
         };
         let format = Format::parse(name).ok_or_else(|| {
             usage(format!(
-                "--output-format={} is not a format: use normal, json, volbench-json, fio-json, csv, md or html",
+                "--output-format={} is not a format: use normal, json, volbench-json, fio-json, json+, csv, md or html",
                 a.output_format
             ))
         })?;
@@ -145,11 +147,12 @@ impl Output {
             file,
             quiet: a.quiet || silent,
             silent,
+            no_progress: false,
         })
     }
 
     pub fn progress(&self) -> Bar {
-        Bar::new(if self.quiet {
+        Bar::new(if self.quiet || self.no_progress {
             Show::Hidden
         } else if std::io::stderr().is_terminal() {
             Show::Bar(drawn_bar())

@@ -85,15 +85,12 @@ fn expand_env(
     Ok(out)
 }
 
-/// A line without a trailing comment: `#` or `;` after white space starts one.
-fn strip_inline_comment(t: &str) -> &str {
-    let b = t.as_bytes();
-    for i in 1..b.len() {
-        if (b[i] == b'#' || b[i] == b';') && b[i - 1].is_ascii_whitespace() {
-            return t[..i].trim_end();
-        }
-    }
-    t
+/// A line as fio reads it (`strip_blank_end` in its parse.c): everything from the first `;`
+/// or `#` on is a comment, with or without a blank before it (`bs=4k; no. of bytes` is
+/// `bs=4k`, and `filename=/a#b` is `/a`), and the blanks around it go.
+fn fio_line(raw: &str) -> &str {
+    let end = raw.find([';', '#']).unwrap_or(raw.len());
+    raw[..end].trim()
 }
 
 /// Parses job-file text. `file` names it in errors and anchors relative includes.
@@ -106,8 +103,8 @@ pub fn parse_str(
     let mut sections: Vec<Section> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
-        let t = raw.trim();
-        if t.is_empty() || t.starts_with(';') || t.starts_with('#') {
+        let t = fio_line(raw);
+        if t.is_empty() {
             continue;
         }
         if let Some(rest) = t.strip_prefix("include ") {
@@ -223,8 +220,6 @@ fn option(
     line: usize,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<RawOption, ParseError> {
-    // fio allows a comment after a value: `numjobs=16 # four per core`, `rate=1m ; cap`.
-    let t = strip_inline_comment(t);
     let (key, value) = match t.split_once('=') {
         Some((k, v)) => (k.trim(), Some(v.trim())),
         None => (t, None),
@@ -281,7 +276,7 @@ mod tests {
 
     #[test]
     fn comments_after_values_are_dropped_as_fio_drops_them() {
-        let s = parse("[j]\nnumjobs=16 # four per core\nrate_iops=15000 ; the cap\ntime_based\t# flag\nfilename=/a#b\n").unwrap();
+        let s = parse("[j] ; the job\nnumjobs=16 # four per core\nrate_iops=15000; the cap\ntime_based\t# flag\nfilename=/a#b\n").unwrap();
         let o = &s[0].options;
         assert_eq!(o[0].value.as_deref(), Some("16"));
         assert_eq!(o[1].value.as_deref(), Some("15000"));
@@ -289,11 +284,9 @@ mod tests {
             (o[2].key.as_str(), o[2].value.as_deref()),
             (crate::fio::table::names::TIME_BASED, None)
         );
-        assert_eq!(
-            o[3].value.as_deref(),
-            Some("/a#b"),
-            "a # inside a value stays"
-        );
+        // fio cuts a value at the first # or ; whatever precedes it (strip_blank_end).
+        assert_eq!(o[3].value.as_deref(), Some("/a"));
+        assert_eq!(s[0].name, "j");
     }
 
     #[test]

@@ -701,7 +701,11 @@ pub enum SpecError {
     IoDepth(u32),
     #[error("--numjobs={0} is out of range: use 1 to {MAX_NUMJOBS}")]
     NumJobs(u32),
-    #[error("--bs={} is out of range: use 512 bytes to 1g", crate::short_size(*.0))]
+    #[error(
+        "--bs={} is out of range: use 1 byte to 1g (512 bytes or more with O_DIRECT, or \
+         --direct=0)",
+        crate::short_size(*.0)
+    )]
     BlockSize(u64),
     #[error(
         "--bs={0} is not a multiple of 512 bytes, which O_DIRECT needs: use e.g. 4k, or --direct=0"
@@ -850,7 +854,10 @@ impl JobSpec {
         if self.numjobs == 0 || self.numjobs > MAX_NUMJOBS {
             return Err(SpecError::NumJobs(self.numjobs));
         }
-        if self.bs < 512 || self.bs > MAX_BS {
+        // Buffered I/O takes blocks of any size, down to a byte (fio's bs=1 reads a file
+        // byte by byte through the page cache: a FUSE object store's time to first byte);
+        // O_DIRECT needs whole sectors, which BlockAlign says below.
+        if self.bs == 0 || self.bs > MAX_BS || (self.direct && self.bs < 512) {
             return Err(SpecError::BlockSize(self.bs));
         }
         // Only O_DIRECT needs whole sectors; buffered I/O takes any size (etcd's well-known
@@ -886,7 +893,8 @@ impl JobSpec {
                 return Err(SpecError::BsSplit(total));
             }
             for b in &self.bssplit {
-                if b.bs < 512 || b.bs > MAX_BS || (self.direct && !b.bs.is_multiple_of(512)) {
+                let sectors = b.bs >= 512 && b.bs.is_multiple_of(512);
+                if b.bs == 0 || b.bs > MAX_BS || (self.direct && !sectors) {
                     return Err(SpecError::BlockSize(b.bs));
                 }
             }

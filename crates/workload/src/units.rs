@@ -1,7 +1,9 @@
 //! fio's size and time units.
 //!
-//! fio's default `kb_base=1024` makes `k`, `KB` and `KiB` all mean 1024, so a fio user's `4k`
-//! is 4096 bytes here too. Bare numbers are bytes for sizes and seconds for times, as in fio.
+//! fio's options read sizes as fio 3.33 does ([`parse_size_base`]): under its default
+//! `kb_base=1024`, `4k`, `4KB` and `4Ki` are 4096 bytes, and `4KiB` is 4000 (fio's
+//! "compatibility mode"). volbench's own options ([`parse_size`]) read every prefix as a power
+//! of 1024. Bare numbers are bytes for sizes and seconds for times, as in fio.
 
 use std::time::Duration;
 
@@ -25,15 +27,53 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((n, s[end..].trim()))
 }
 
-/// Parses a byte count such as `4k`, `1m`, `20g`, `1GiB` or `4096`.
+/// Parses a byte count such as `4k`, `1m`, `20g`, `1GiB` or `4096`: volbench's own options,
+/// where every prefix, with or without `i` and `B`, is a power of 1024.
 pub fn parse_size(s: &str) -> Result<u64, UnitError> {
-    parse_size_base(s, 1024)
+    sized(s, |unit| {
+        let u = unit
+            .strip_suffix("ib")
+            .or(unit.strip_suffix('b'))
+            .unwrap_or(unit);
+        Some(1024u64.pow(power(u)?))
+    })
 }
 
-/// [`parse_size`] under fio's `kb_base`: with 1000, SI prefixes (`k`, `m`, `kB`, ...) are powers
-/// of 1000 and only IEC prefixes (`KiB`, `MiB`, ...) powers of 1024; with 1024 (fio's default)
-/// both are powers of 1024.
+/// fio's sizes under its `kb_base`, as fio 3.33's parser reads them (`__get_mult_bytes`): the
+/// suffix's first letter (k, m, g, t, p) is a power of `kb_base` (`4k`, `4KB`, `1Gi`), except
+/// a suffix starting with `kib`, `mib`, `gib`, `tib` or `pib`, which takes the other base:
+/// 1024 under `kb_base=1000`, and 1000 under fio's default 1024 (its "compatibility mode",
+/// where `1MiB` is 1,000,000 bytes, checked against fio). `b` alone is bytes.
 pub fn parse_size_base(s: &str, kb_base: u32) -> Result<u64, UnitError> {
+    let other = if kb_base == 1000 { 1024 } else { 1000 };
+    sized(s, |unit| {
+        let iec = ["kib", "mib", "gib", "tib", "pib"]
+            .iter()
+            .any(|p| unit.starts_with(p));
+        let first = unit.get(..1).unwrap_or("");
+        let base = if iec { other } else { kb_base as u64 };
+        match first {
+            "" | "b" if unit.len() <= 1 => Some(1),
+            _ => Some(base.pow(power(first)?)),
+        }
+    })
+}
+
+/// A unit letter's power: k 1, m 2, g 3, t 4, p 5; "" is bytes.
+fn power(unit: &str) -> Option<u32> {
+    Some(match unit {
+        "" => 0,
+        "k" => 1,
+        "m" => 2,
+        "g" => 3,
+        "t" => 4,
+        "p" => 5,
+        _ => return None,
+    })
+}
+
+/// A number with a unit suffix whose multiplier `mult` gives (lowercased), or hex.
+fn sized(s: &str, mult: impl Fn(&str) -> Option<u64>) -> Result<u64, UnitError> {
     let err = || UnitError {
         value: s.to_string(),
         what: "size",
@@ -44,23 +84,7 @@ pub fn parse_size_base(s: &str, kb_base: u32) -> Result<u64, UnitError> {
         return u64::from_str_radix(hex, 16).map_err(|_| err());
     }
     let (n, unit) = split_number(t).ok_or_else(err)?;
-    let unit = unit.to_ascii_lowercase();
-    let iec = unit.ends_with("ib");
-    let unit = unit
-        .strip_suffix("ib")
-        .or_else(|| unit.strip_suffix('b'))
-        .unwrap_or(&unit);
-    let power: u32 = match unit {
-        "" => 0,
-        "k" => 1,
-        "m" => 2,
-        "g" => 3,
-        "t" => 4,
-        "p" => 5,
-        _ => return Err(err()),
-    };
-    let base: u64 = if kb_base == 1000 && !iec { 1000 } else { 1024 };
-    let mult = base.pow(power);
+    let mult = mult(&unit.to_ascii_lowercase()).ok_or_else(err)?;
     // Whole numbers are computed exactly (a float would round 2^64-1 up and saturate 2^64
     // silently); fractions such as 1.5g go through a float and must land on a whole byte.
     let digits = &t[..t.len()
@@ -159,6 +183,27 @@ mod tests {
         assert_eq!(parse_size("512").unwrap(), 512);
         assert_eq!(parse_size("1.5k").unwrap(), 1536);
         assert_eq!(parse_size("0x1000").unwrap(), 4096);
+    }
+
+    /// fio 3.33's own readings (fio run with each size and `bs=512`, its io_bytes read back):
+    /// under kb_base=1024 `1mi` is 1048576 and `1MiB` 1000000 (999936 after the block
+    /// rounding); under kb_base=1000 `1mi` is 1000000 and `1MiB` 1048576.
+    #[test]
+    fn fio_sizes_read_as_fio_reads_them() {
+        for (s, k1024, k1000) in [
+            ("1mi", 1 << 20, 1_000_000),
+            ("1MiB", 1_000_000, 1 << 20),
+            ("1m", 1 << 20, 1_000_000),
+            ("1MB", 1 << 20, 1_000_000),
+            ("1Gi", 1 << 30, 1_000_000_000),
+            ("4KiB", 4000, 4096),
+            ("20GB", 20 << 30, 20_000_000_000),
+            ("4096b", 4096, 4096),
+        ] {
+            assert_eq!(parse_size_base(s, 1024).unwrap(), k1024, "{s} under 1024");
+            assert_eq!(parse_size_base(s, 1000).unwrap(), k1000, "{s} under 1000");
+        }
+        assert!(parse_size_base("4x", 1024).is_err());
     }
 
     #[test]

@@ -41,7 +41,10 @@ pub fn main(a: CompareArgs) -> Result<ExitCode> {
         quiet: false,
     };
     let mut out = crate::output::Output::open(&args, false)?;
-    if out.format == render::Format::FioJson {
+    if matches!(
+        out.format,
+        render::Format::FioJson | render::Format::FioJsonPlus
+    ) {
         return Err(usage(
             "--output-format=fio-json has no form for a comparison: use normal, json, md, csv or html",
         ));

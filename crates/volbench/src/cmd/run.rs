@@ -45,7 +45,11 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
     if let Some(why) = value_taken_as_jobfile(jobfile) {
         return Err(usage(why));
     }
-    let sections = workload::jobfile::parse_file(jobfile).map_err(|e| usage(e.to_string()))?;
+    let mut sections = workload::jobfile::parse_file(jobfile).map_err(|e| usage(e.to_string()))?;
+    // fio's --section: those jobs only (the [global] sections stay, as fio keeps them).
+    if !a.section.is_empty() {
+        sections.retain(|s| s.name == "global" || a.section.contains(&s.name));
+    }
     if sections.iter().all(|s| s.name == "global") {
         return Err(usage(format!(
             "{}: {}",
@@ -104,6 +108,13 @@ fn run_workload(
     for warn in warnings.iter().filter(|_| scaleout::world::speaks()) {
         eprintln!("warning: {warn}");
     }
+    if let Some(j) = w.jobs.iter().find(|j| a.readonly && j.rw.writes()) {
+        return Err(usage(format!(
+            "--readonly: job {} writes ({}); drop --readonly or the writes",
+            j.name,
+            j.rw.as_str()
+        )));
+    }
     if a.showcmd {
         crate::output::stdout(format!("{}\n", workload::fio::showcmd(&w)).as_bytes())?;
         return Ok(ExitCode::SUCCESS);
@@ -134,6 +145,7 @@ fn run_workload(
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = Output::open(&a.out, fio_input)?;
+    out.no_progress |= a.eta.as_deref() == Some("never");
     let opts = runner::RunOptions {
         stop: super::stop_flag(),
         ..Default::default()

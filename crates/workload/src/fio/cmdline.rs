@@ -43,6 +43,104 @@ pub fn split(args: Vec<String>, own: &dyn Fn(&str) -> bool) -> (Vec<String>, Vec
     (keep, fio)
 }
 
+/// What volbench does with one of fio's command-line-only options (not a job option).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CliOnly {
+    /// volbench has the same flag (`--output`, `--output-format`, `--parse-only`, ...).
+    Same,
+    /// Changes nothing here (progress and terse-output settings): named in one note.
+    Ignored,
+    /// fio's client/server, triggers and self-tests: volbench has none.
+    Refused,
+}
+
+/// fio 3.33's command-line-only options (its `l_opts`), whether each takes a value, and
+/// what volbench does with it.
+fn cli_only(name: &str) -> Option<(CliOnly, bool)> {
+    use CliOnly::*;
+    Some(match name {
+        "output" | "output-format" => (Same, true),
+        "parse-only" | "showcmd" | "readonly" | "version" | "help" => (Same, false),
+        "eta" | "section" => (Same, true),
+        "eta-interval" | "eta-newline" | "status-interval" | "latency-log" | "bandwidth-log" => {
+            (Ignored, true)
+        }
+        "debug" | "alloc-size" | "max-jobs" | "aux-path" | "inflate-log" => (Ignored, true),
+        "minimal" | "append-terse" | "warnings-fatal" | "terse-version" => (Ignored, false),
+        "idle-prof"
+        | "profile"
+        | "server"
+        | "client"
+        | "remote-config"
+        | "trigger"
+        | "trigger-file"
+        | "trigger-timeout"
+        | "trigger-remote"
+        | "merge-blktrace-only"
+        | "cmdhelp"
+        | "enghelp" => (Refused, true),
+        "server-internal" | "daemonize" | "cpuclock-test" | "crctest" | "memcpytest" => {
+            (Refused, false)
+        }
+        _ => return None,
+    })
+}
+
+/// A pasted fio command line, as volbench reads it: fio parses its arguments with
+/// `getopt_long_only`, so `-filename=/dev/sdb -iodepth 1 -thread` is fio's own form; each
+/// single-dash word naming a fio option (or one of fio's command-line options) becomes its
+/// `--` form. fio's command-line-only options volbench has (`--output`, `--eta=never`,
+/// `--readonly`, `--section`) stay; those that change nothing here are dropped and named in
+/// the returned note; fio's client/server and self-tests are refused in one line.
+pub fn fio_argv(args: Vec<String>) -> Result<(Vec<String>, Option<String>), String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut ignored: Vec<String> = Vec::new();
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        let long = match a.strip_prefix('-') {
+            Some(b) if !b.starts_with('-') && b.len() > 1 && known(b) => format!("-{a}"),
+            _ => a,
+        };
+        let Some(body) = long.strip_prefix("--") else {
+            out.push(long);
+            continue;
+        };
+        let key = body.split_once('=').map_or(body, |(k, _)| k).to_string();
+        let Some((what, takes)) = cli_only(&key) else {
+            out.push(long);
+            continue;
+        };
+        let value = match (body.contains('='), takes) {
+            (false, true) => it.next(),
+            _ => None,
+        };
+        match what {
+            CliOnly::Same => out.extend(std::iter::once(long).chain(value)),
+            CliOnly::Ignored => ignored.push(format!("--{key}")),
+            CliOnly::Refused => {
+                return Err(format!(
+                    "--{key} is fio's own (its client/server, triggers or self-tests): volbench \
+                     runs the jobs itself; drop it"
+                ))
+            }
+        }
+    }
+    let note = (!ignored.is_empty()).then(|| {
+        format!(
+            "fio's {} change nothing in volbench (it shows its own progress and reports), so \
+             they are ignored",
+            ignored.join(", ")
+        )
+    });
+    Ok((out, note))
+}
+
+/// A word after a single dash that fio would read as a long option.
+fn known(word: &str) -> bool {
+    let key = word.split_once('=').map_or(word, |(k, _)| k);
+    find(key).is_some() || cli_only(key).is_some()
+}
+
 /// Whether the arguments are fio's multi-job form: some `--name` starts a job.
 pub fn starts_jobs(args: &[String]) -> bool {
     let flag = format!("--{}", table::names::NAME);
@@ -87,13 +185,18 @@ pub fn sections(
         } else if find(key).is_some_and(|o| o.name == table::names::NAME) {
             let name = value(true)?.unwrap_or_default();
             sections.push(section(&name, pos + 1));
-        } else if let Some(last) = sections.last_mut() {
-            last.options.push(RawOption {
-                key: key.to_ascii_lowercase(),
-                value: inline,
-                file: "command line argument".into(),
-                line: pos + 1,
-            });
+        } else {
+            // fio's getopt_long_only takes an option's value after a space too (`-iodepth 1`).
+            let takes = find(key).is_some_and(|o| o.takes_value());
+            let value = value(takes)?;
+            if let Some(last) = sections.last_mut() {
+                last.options.push(RawOption {
+                    key: key.to_ascii_lowercase(),
+                    value,
+                    file: "command line argument".into(),
+                    line: pos + 1,
+                });
+            }
         }
     }
     Ok((sections, mine))

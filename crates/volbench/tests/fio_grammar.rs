@@ -1,0 +1,215 @@
+//! fio's grammar on job files and command lines nobody tuned volbench to (issue 44), each
+//! checked against fio 3.33 itself: comments that end a value without a blank, fio's unit
+//! spellings under `kb_base`, blocks below 512 bytes on buffered I/O, the single-dash command
+//! line fio parses with `getopt_long_only`, and fio's command-line-only options.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// volbench's effective jobs for a job file (`--parse-only --output-format=json`).
+fn jobs_of(job: &Path) -> Value {
+    ok_json(
+        volbench()
+            .args(["run"])
+            .arg(job)
+            .args(["--parse-only", "--output-format=json"]),
+    )
+}
+
+/// What fio does with `size=SIZE` under `kb_base`: the bytes its null engine moves in
+/// 512-byte blocks (fio rounds the size down to the block).
+fn fio_bytes(size: &str, kb_base: u32) -> u64 {
+    let v = fio_json(std::process::Command::new("fio").args([
+        "--name=t",
+        "--filename=/tmp/volbench-grammar-null",
+        &format!("--kb_base={kb_base}"),
+        &format!("--size={size}"),
+        "--rw=write",
+        "--bs=512",
+        "--ioengine=null",
+    ]));
+    u(&v, "/jobs/0/write/io_bytes")
+}
+
+#[test]
+fn comments_end_values_and_units_read_as_fios() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let job = d.path().join("g.fio");
+    // fio's strip_blank_end: the first ; or # ends the line, blank or not.
+    std::fs::write(
+        &job,
+        "[global]\nbs=4k; no. of bytes\nruntime=2; seconds\nfilename=/tmp/g#not-a-comment\n\
+         [j] ; the job\nrw=read\nsize=8m# cut here\n",
+    )
+    .unwrap();
+    let v = jobs_of(&job);
+    assert_eq!(v[0]["bs"], 4096, "{v}");
+    assert_eq!(v[0]["runtime"]["secs"], 2, "{v}");
+    assert_eq!(v[0]["filename"][0], "/tmp/g", "{v}");
+    assert_eq!(v[0]["size"], 8 << 20, "{v}");
+    // Sizes as fio reads them, fio's own bytes the reference (its compatibility mode makes
+    // 1MiB a million bytes under kb_base=1024).
+    for (size, kb) in [
+        ("1Gi", 1024),
+        ("4MB", 1024),
+        ("1MiB", 1024),
+        ("3KiB", 1024),
+        ("20MB", 1000),
+        ("1MiB", 1000),
+        ("7mi", 1000),
+    ] {
+        std::fs::write(
+            &job,
+            format!("[j]\nkb_base={kb}\nsize={size}\nbs=512\nrw=read\n"),
+        )
+        .unwrap();
+        let ours = u(&jobs_of(&job), "/0/size");
+        assert_eq!(
+            ours / 512 * 512,
+            fio_bytes(size, kb),
+            "size={size} kb_base={kb}"
+        );
+    }
+}
+
+/// `bs=1` reads a file byte by byte through the page cache (a FUSE object store's time to
+/// first byte, in fio's terms): as many reads as bytes, in both tools; O_DIRECT still needs
+/// whole sectors.
+#[test]
+fn blocks_below_512_bytes_run_buffered() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let f = d.path().join("small.dat");
+    std::fs::write(&f, vec![7u8; 4096]).unwrap();
+    for bs in ["1", "32"] {
+        let args = [
+            "--name=tiny".to_string(),
+            format!("--filename={}", f.display()),
+            "--rw=read".into(),
+            format!("--bs={bs}"),
+            "--size=4k".into(),
+            "--ioengine=psync".into(),
+        ];
+        let fio = fio_json(std::process::Command::new("fio").args(&args));
+        let (code, ours, err) = run_json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 0, "{err}");
+        let want = 4096 / bs.parse::<u64>().unwrap();
+        assert_eq!(u(&fio, "/jobs/0/read/total_ios"), want);
+        assert_eq!(u(&ours, "/jobs/0/read/total_ios"), want, "bs={bs}");
+    }
+    let out = volbench()
+        .args([
+            "run",
+            "--bs=32",
+            "--direct=1",
+            "--ioengine=null",
+            "--size=1m",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--bs=32") && err.contains("--direct=0"),
+        "{err}"
+    );
+}
+
+/// The most copied fio line of all, as blogs print it: single dashes, and `-iodepth 4` with
+/// its value after a space. fio runs it; volbench reads it as the `--` form.
+#[test]
+fn a_pasted_single_dash_fio_line_runs() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let f = d.path().join("sdb.dat");
+    let line = |file: &Path| {
+        [
+            format!("-filename={}", file.display()),
+            "-direct=1".into(),
+            "-iodepth".into(),
+            "4".into(),
+            "-thread".into(),
+            "-rw=randread".into(),
+            "-ioengine=libaio".into(),
+            "-bs=16k".into(),
+            "-size=16m".into(),
+            "-numjobs=2".into(),
+            "-runtime=1".into(),
+            "-group_reporting".into(),
+            "-name=mytest".into(),
+        ]
+    };
+    let fio = fio_json(std::process::Command::new("fio").args(line(&f)));
+    // fio took the value after the space (options before -name are its global ones).
+    assert_eq!(fio["global options"]["iodepth"], "4", "{fio}");
+    let (code, v, err) = run_json(&line(&f).iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{err}");
+    let j = &v["workload"]["jobs"][0];
+    assert_eq!(
+        (j["iodepth"].as_u64(), j["bs"].as_u64()),
+        (Some(4), Some(16384)),
+        "{j}"
+    );
+    assert_eq!(j["numjobs"], 2);
+    assert!(u(&v, "/group/read/total_ios") > 0);
+}
+
+/// fio's command-line-only options: those volbench has are honoured (`--eta=never` shows no
+/// progress, `--readonly` refuses a writing job, `--section` runs that section), those that
+/// change nothing are named in one note, fio's client and triggers are refused.
+#[test]
+fn fios_command_line_options_are_honoured_noted_or_refused() {
+    let d = tmpdir();
+    let job = d.path().join("two.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=null\nsize=1m\n[a]\nrw=read\n[b]\nrw=write\n",
+    )
+    .unwrap();
+    let j = job.to_str().unwrap();
+    let out = volbench()
+        .args([
+            "run",
+            j,
+            "--section=a",
+            "--eta=never",
+            "--status-interval=1",
+        ])
+        .args(["-eta-newline", "1", "--output-format=volbench-json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a"], "--section=a");
+    let notes: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("note: fio's"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(notes[0].contains("--status-interval") && notes[0].contains("--eta-newline"));
+    assert!(
+        !err.contains(" s of ") && !err.contains("% done"),
+        "progress shown: {err}"
+    );
+    let out = volbench().args(["run", j, "--readonly"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--readonly: job b writes"), "{err}");
+    let out = volbench()
+        .args(["run", j, "--client=host1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--client is fio's own"), "{err}");
+}
