@@ -68,6 +68,9 @@ pub struct EngineConfig {
     /// The offsets are random: mmap tells the kernel so (MADV_RANDOM), as fio does, so a
     /// fault does not read ahead.
     pub random: bool,
+    /// io_uring: a kernel thread polls the submission queue (fio's `sqthread_poll`), on this
+    /// CPU when given (`sqthread_poll_cpu`); the job thread then submits without a syscall.
+    pub sqpoll: Option<Option<u32>>,
 }
 
 /// Everything an engine can fail with, with the errno kept for the report.

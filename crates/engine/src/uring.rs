@@ -34,12 +34,29 @@ fn err(what: &'static str, source: io::Error) -> EngineError {
     }
 }
 
-fn build_ring(entries: u32, poll: bool) -> io::Result<io_uring::IoUring> {
+/// How long the kernel's submission thread spins without work before it sleeps (its wake-up
+/// then costs a syscall): fio leaves the kernel's default, one second.
+const SQPOLL_IDLE_MS: u32 = 1000;
+
+fn build_ring(
+    entries: u32,
+    poll: bool,
+    sqpoll: Option<Option<u32>>,
+) -> io::Result<io_uring::IoUring> {
     let mut last = None;
-    for level in 0..3 {
+    // A polled submission queue cannot defer task work to its submitter (DEFER_TASKRUN
+    // needs one issuing task, SQPOLL is another): start from the plainer levels.
+    let first = if sqpoll.is_some() { 1 } else { 0 };
+    for level in first..3 {
         let mut b = io_uring::IoUring::builder();
         if poll {
             b.setup_iopoll();
+        }
+        if let Some(cpu) = sqpoll {
+            b.setup_sqpoll(SQPOLL_IDLE_MS);
+            if let Some(c) = cpu {
+                b.setup_sqpoll_cpu(c);
+            }
         }
         if level == 0 {
             b.setup_single_issuer()
@@ -72,9 +89,11 @@ impl IoUring {
     /// the task that created them.
     pub fn new(cfg: &EngineConfig) -> Result<IoUring, EngineError> {
         let entries = cfg.depth.max(1).next_power_of_two();
-        let ring = build_ring(entries, cfg.hipri).map_err(|source| EngineError::Unavailable {
-            engine: "io_uring",
-            source,
+        let ring = build_ring(entries, cfg.hipri, cfg.sqpoll).map_err(|source| {
+            EngineError::Unavailable {
+                engine: "io_uring",
+                source,
+            }
         })?;
         let bufs = SlotBuffers::new(cfg.depth as usize, cfg.slot_size, cfg.align);
         let fixed_files = ring.submitter().register_files(&cfg.fds).is_ok();
@@ -154,6 +173,13 @@ impl Engine for IoUring {
     }
 
     fn submit(&mut self) -> Result<(), EngineError> {
+        if self.ring.params().is_setup_sqpoll() {
+            // The kernel's thread takes every entry in the ring (they cannot overflow it: no
+            // more than the depth are out); a syscall only wakes the thread when it slept.
+            self.ring.submit().map_err(|e| err("submit", e))?;
+            self.in_flight += std::mem::take(&mut self.queued);
+            return Ok(());
+        }
         while self.queued > 0 {
             // GETEVENTS with min_complete 0 (as fio's commit does): the same call also posts
             // completions that finished meanwhile, so the next reap usually needs no syscall.

@@ -40,12 +40,18 @@ pub enum Kind {
     /// An SQLite database volbench keeps (the witness's journal): never removed; a killed
     /// owner's write-ahead log is folded into it, so no `-wal`/`-shm` stays beside it.
     Journal,
+    /// A kernel setting volbench changed (a disk's `queue/scheduler`): its old value is
+    /// written back.
+    Setting,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Item {
     kind: Kind,
     path: PathBuf,
+    /// A setting's value before volbench changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -84,6 +90,15 @@ pub struct Hold(Option<u64>);
 
 /// Writes down `path` of `kind` as this process's, before it is created.
 pub fn hold(kind: Kind, path: &Path) -> Hold {
+    held(kind, path, None)
+}
+
+/// Writes down the kernel setting at `path` and its value now, before volbench changes it.
+pub fn hold_setting(path: &Path, old: &str) -> Hold {
+    held(Kind::Setting, path, Some(old.to_string()))
+}
+
+fn held(kind: Kind, path: &Path, value: Option<String>) -> Hold {
     let mut s = state();
     if s.dir.is_none() {
         return Hold(None);
@@ -91,7 +106,7 @@ pub fn hold(kind: Kind, path: &Path) -> Hold {
     let id = s.next;
     s.next += 1;
     let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    s.items.push((id, Item { kind, path }));
+    s.items.push((id, Item { kind, path, value }));
     write(&s);
     Hold(Some(id))
 }

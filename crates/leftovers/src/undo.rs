@@ -80,6 +80,7 @@ fn item(i: &Item, pid: u32) -> Option<String> {
         Kind::Path if ours(&i.path, pid) => path(&i.path),
         Kind::Postgres if i.path.parent().is_some_and(|p| ours(p, pid)) => postgres(&i.path),
         Kind::Journal => fold(&i.path),
+        Kind::Setting => setting(&i.path, i.value.as_deref()?),
         Kind::Cgroup
             if i.path.starts_with("/sys/fs/cgroup")
                 && i.path
@@ -91,6 +92,18 @@ fn item(i: &Item, pid: u32) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Writes a setting's old value back: only a disk's I/O scheduler, the one setting volbench
+/// changes this way (a hand-edited record cannot make it write anywhere else).
+pub fn setting(path: &Path, old: &str) -> Option<String> {
+    let s = path.to_str()?;
+    let ok = s.starts_with("/sys/") && s.ends_with("/queue/scheduler") && !s.contains("..");
+    if !ok || old.is_empty() || !old.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        return None;
+    }
+    std::fs::write(path, old).ok()?;
+    Some(format!("set {} back to {old}", path.display()))
 }
 
 /// Folds a killed owner's SQLite write-ahead log into its database (what SQLite does when the

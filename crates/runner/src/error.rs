@@ -16,6 +16,14 @@ pub enum RunError {
     Spec(#[from] workload::spec::SpecError),
     #[error("directory {0} does not exist: create it or choose another with --directory")]
     MissingDirectory(PathBuf),
+    #[error("ioscheduler={want}: cannot switch {disk} to it: {why}; drop ioscheduler or name one it offers")]
+    Scheduler {
+        disk: String,
+        want: String,
+        why: String,
+    },
+    #[error("cannot create directory {0}: {1}: create it yourself or choose another directory=")]
+    MakeDirectory(PathBuf, #[source] io::Error),
     #[error(
         "not enough free space in {dir}: the test file needs {need} more but only {free} is free; \
          lower --size or choose another --directory"

@@ -46,6 +46,7 @@ pub fn run(inp: JobInput) -> JobOutput {
         write_dsync: inp.spec.rwf_dsync,
         hipri: inp.spec.hipri,
         random: inp.spec.rw.is_random(),
+        sqpoll: inp.spec.sqthread_poll.then_some(inp.spec.sqthread_poll_cpu),
     };
     match inp.spec.ioengine {
         EngineKind::IoUring => match engine::IoUring::new(&cfg) {
@@ -401,6 +402,8 @@ struct Job<'a, E: Engine> {
     error: Option<String>,
     /// fio's latency-target search, for a job that asks for one.
     search: Option<Search>,
+    /// fio's rate_min/rate_iops_min floors, when the job has them.
+    minrate: Option<crate::minrate::MinRate>,
     /// fio's write_iolog: every I/O issued, with its time.
     iolog: Option<Iolog>,
 }
@@ -472,6 +475,7 @@ impl<'a, E: Engine> Job<'a, E> {
                 .lat_target
                 .on()
                 .then(|| Search::new(spec.lat_target, depth as u32)),
+            minrate: crate::minrate::MinRate::new(spec),
             eng,
             inp,
         }
@@ -877,6 +881,11 @@ impl<'a, E: Engine> Job<'a, E> {
     /// fio's lat_target_check, once per turn of a job with a latency search: judge the
     /// window (past the ramp), or start the next once the queue has drained.
     fn steer(&mut self) {
+        if let Some(m) = self.minrate.as_mut().filter(|_| self.clock.measuring) {
+            if let Some(e) = m.check(self.clock.now(), &self.stats) {
+                self.error.get_or_insert(e);
+            }
+        }
         let Some(s) = &mut self.search else {
             return;
         };

@@ -16,6 +16,7 @@ mod job_tests;
 
 mod lat_search;
 mod live;
+mod minrate;
 mod next;
 mod offsets;
 mod pace;
@@ -30,6 +31,7 @@ pub mod purge;
 mod readback;
 pub mod replay;
 pub mod safety;
+mod sched;
 mod skew;
 mod steady;
 mod target;

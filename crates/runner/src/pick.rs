@@ -61,6 +61,9 @@ pub struct Picker {
     run: u32,
     identical: bool,
     runs: Vec<[Run; 2]>,
+    /// fio's `percentage_random` per direction for a random job (100: all random): the rest
+    /// of its I/Os follow the last one, as fio's sequential share does.
+    rand_pct: [u32; 2],
     /// The random map of mixed sizes is per file, as fio's: both directions use `offs[f][0]`.
     one_map: bool,
     /// fio's `openfiles` below the file count: the files worked on at once.
@@ -186,11 +189,19 @@ impl Picker {
                 0
             },
             identical: spec.rand_identical,
+            rand_pct: if spec.rw.is_random() {
+                spec.percentage_random.map(u32::from)
+            } else {
+                [100, 100]
+            },
             runs: regions
                 .iter()
                 .map(|&(start, len)| {
+                    // A sequential share starts where fio's does: at the region's start.
                     let r = Run {
                         region_end: start + len,
+                        last: start,
+                        end: start,
                         ..Run::default()
                     };
                     [r, r]
@@ -267,10 +278,13 @@ impl Picker {
     /// then a new random start.
     #[inline]
     fn offset(&mut self, file: usize, dir: usize, len: u64) -> (u64, u64) {
-        if self.run <= 1 {
+        if self.run <= 1 && self.rand_pct[dir] >= 100 {
             // fio keeps one random map per file: reads and writes share it.
             let dir = if self.one_map { 0 } else { dir };
             return self.offs[file][dir].next_io(len);
+        }
+        if self.run <= 1 {
+            return self.mixed(file, dir, len);
         }
         let r = &mut self.runs[file][dir];
         let o = match (r.left, self.identical) {
@@ -287,6 +301,25 @@ impl Picker {
                 r.left = self.run - 1;
                 self.offs[file][dir].next(len)
             }
+        };
+        let r = &mut self.runs[file][dir];
+        (r.last, r.end) = (o, o + len);
+        (o, len)
+    }
+
+    /// fio's `percentage_random`: each I/O is random with that chance (fio's
+    /// `should_do_random`, a draw from 1 to 100), else it follows the last I/O of its file and
+    /// direction; one that would run past the region's end is drawn at random, as fio falls
+    /// back when its sequential offset runs out.
+    #[cold]
+    fn mixed(&mut self, file: usize, dir: usize, len: u64) -> (u64, u64) {
+        let draw = (self.rng.next_u32() % 100) + 1;
+        let r = self.runs[file][dir];
+        let (o, len) = if draw > self.rand_pct[dir] && r.end + len <= r.region_end {
+            (r.end, len)
+        } else {
+            let map = if self.one_map { 0 } else { dir };
+            self.offs[file][map].next_io(len)
         };
         let r = &mut self.runs[file][dir];
         (r.last, r.end) = (o, o + len);

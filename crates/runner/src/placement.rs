@@ -44,6 +44,13 @@ pub(crate) fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
         // SAFETY: prctl with integer arguments, on this thread only.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
     }
+    if let Some(m) = &spec.numa_mem {
+        set_mempolicy(m)?;
+    }
+    if let Some(nodes) = &spec.numa_cpu_nodes {
+        let cpus = node_cpus(nodes)?;
+        return set_affinity(&cpus, "the NUMA nodes' CPUs were refused");
+    }
     let Some(cpus) = &spec.cpus else {
         return Ok(());
     };
@@ -52,10 +59,15 @@ pub(crate) fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
     } else {
         cpus.clone()
     };
+    set_affinity(&chosen, "no CPU of the list is online here (see nproc)")
+}
+
+/// Runs this thread on `cpus` only.
+fn set_affinity(cpus: &[u32], what: &'static str) -> Result<(), EngineError> {
     // SAFETY: a zeroed cpu_set_t is empty; CPU_SET writes inside it for CPUs below 1024.
     let rc = unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for &c in &chosen {
+        for &c in cpus.iter().filter(|c| **c < 1024) {
             libc::CPU_SET(c as usize, &mut set);
         }
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
@@ -63,7 +75,66 @@ pub(crate) fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
     if rc != 0 {
         return Err(EngineError::Io {
             engine: workload::fio::table::names::CPUS_ALLOWED,
-            what: "no CPU of the list is online here (see nproc)",
+            what,
+            source: std::io::Error::last_os_error(),
+        });
+    }
+    Ok(())
+}
+
+/// The CPUs of NUMA nodes `nodes` (all online nodes when empty), from sysfs.
+fn node_cpus(nodes: &[u32]) -> Result<Vec<u32>, EngineError> {
+    let root = std::path::Path::new("/sys/devices/system/node");
+    let online = std::fs::read_to_string(root.join("online")).unwrap_or_else(|_| "0".into());
+    let wanted = if nodes.is_empty() {
+        ranges(&online)
+    } else {
+        nodes.to_vec()
+    };
+    let mut cpus = Vec::new();
+    for n in wanted {
+        let list = std::fs::read_to_string(root.join(format!("node{n}/cpulist")));
+        let Ok(list) = list else {
+            return Err(EngineError::Io {
+                engine: "numa_cpu_nodes",
+                what: "no such NUMA node here (see /sys/devices/system/node/online)",
+                source: std::io::Error::from_raw_os_error(libc::ENOENT),
+            });
+        };
+        cpus.extend(ranges(&list));
+    }
+    Ok(cpus)
+}
+
+/// A kernel list (`0-3,8`) as numbers.
+fn ranges(list: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for part in list.trim().split(',').filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        if let (Ok(a), Ok(b)) = (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
+            out.extend(a..=b);
+        }
+    }
+    out
+}
+
+/// set_mempolicy(2) for this thread: the mode and a node mask of 1024 bits.
+fn set_mempolicy(m: &workload::spec::NumaMem) -> Result<(), EngineError> {
+    let mut mask = [0u64; 16];
+    for &n in m.nodes.iter().filter(|n| **n < 1024) {
+        mask[n as usize / 64] |= 1 << (n % 64);
+    }
+    let (ptr, maxnode) = if m.nodes.is_empty() {
+        (std::ptr::null(), 0)
+    } else {
+        (mask.as_ptr(), 1024 + 1)
+    };
+    // SAFETY: the mask outlives the call and holds maxnode - 1 bits.
+    let rc = unsafe { libc::syscall(libc::SYS_set_mempolicy, m.mode as i64, ptr, maxnode as u64) };
+    if rc != 0 {
+        return Err(EngineError::Io {
+            engine: "numa_mem_policy",
+            what: "the memory policy was refused (a node that is not online?)",
             source: std::io::Error::last_os_error(),
         });
     }

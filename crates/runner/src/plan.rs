@@ -36,6 +36,9 @@ pub(crate) struct Plan {
     /// The run's own data seed: each run writes data of its own (no sector of one run
     /// repeats in the next), unless a job's randseed makes its data repeatable.
     pub data_seed: u64,
+    /// Disks whose I/O scheduler a job switched (`ioscheduler`): switched back when the plan
+    /// drops, after the run or its failure.
+    pub schedulers: Vec<crate::sched::Switched>,
 }
 
 /// A seed no other run shares: the clock's nanoseconds and this process.
@@ -74,6 +77,7 @@ impl Plan {
             last_group: 0,
             devs: Vec::new(),
             data_seed: run_nonce(),
+            schedulers: Vec::new(),
         };
         let mut seen: HashMap<PathBuf, usize> = HashMap::new();
         for (si, spec) in w.jobs.iter().enumerate() {
@@ -117,6 +121,9 @@ impl Plan {
                 &mut self.created,
                 &mut |p, d, t| obs.layout(p, d, t),
             )?;
+            if let (Some(want), Some(dev)) = (&spec.ioscheduler, t.dev) {
+                crate::sched::switch(dev, want, &mut self.schedulers)?;
+            }
             idxs.push(*seen.entry(path.clone()).or_insert_with(|| {
                 self.targets.push(t.info.clone());
                 self.targets.len() - 1

@@ -270,6 +270,19 @@ fn check_file<'a>(r: &Region<'a>, created: &[PathBuf]) -> Result<(&'a Path, bool
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    // fio makes the missing directories of a file's path (mode 0700) before it lays files
+    // out, but refuses a `directory=` that does not exist: so does volbench.
+    let base_ok = r.spec.directory.as_ref().is_none_or(|d| d.is_dir());
+    if !dir.is_dir() && r.spec.fio_job && base_ok {
+        use std::os::unix::fs::DirBuilderExt;
+        let made = fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir);
+        if let Err(e) = made {
+            return Err(RunError::MakeDirectory(dir.to_path_buf(), e));
+        }
+    }
     if !dir.is_dir() {
         return Err(RunError::MissingDirectory(dir.to_path_buf()));
     }
@@ -325,6 +338,7 @@ fn open_target(
 ) -> Result<Target, RunError> {
     let (spec, path, offset, len) = (r.spec, r.path, r.offset, r.len);
     let file = open_for_io(spec, path, dev)?;
+    advise(spec, &file, path, offset, len)?;
     if spec.invalidate {
         // Drop cached pages so buffered reads start cold, as fio's invalidate=1 does.
         drop_cached(file.as_raw_fd(), offset, len);
@@ -335,7 +349,9 @@ fn open_target(
     let lbs = device
         .as_ref()
         .map_or(512, |d| d.logical_block_size.max(512));
-    if spec.direct {
+    // O_DIRECT's alignment is the block device's rule; a file system without one (FUSE, a
+    // network file system) sets its own, which the I/O's result then says.
+    if spec.direct && device.is_some() {
         check_alignment(spec, path, offset, lbs)?;
     }
     let filesystem = if is_block {
@@ -361,6 +377,37 @@ fn open_target(
         lbs,
         info,
     })
+}
+
+/// fio's per-file hints at open: posix_fadvise on the region (`fadvise_hint`; fio ignores a
+/// refusal after one warning, so does this) and the write-lifetime hint (`write_hint`; a
+/// kernel that refuses it fails the job, as in fio).
+fn advise(spec: &JobSpec, file: &File, path: &Path, offset: u64, len: u64) -> Result<(), RunError> {
+    use workload::spec::Fadvise;
+    let advice = match spec.fadvise {
+        Fadvise::None => None,
+        Fadvise::Pattern if spec.rw.is_random() => Some(libc::POSIX_FADV_RANDOM),
+        Fadvise::Pattern | Fadvise::Sequential => Some(libc::POSIX_FADV_SEQUENTIAL),
+        Fadvise::Random => Some(libc::POSIX_FADV_RANDOM),
+        Fadvise::Noreuse => Some(libc::POSIX_FADV_NOREUSE),
+    };
+    if let Some(a) = advice {
+        // SAFETY: a valid fd of an open file; the call only records advice.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), offset as i64, len as i64, a) };
+    }
+    if let Some(hint) = spec.write_hint {
+        // F_SET_RW_HINT (1024 + 12) takes a pointer to a u64 RWH_WRITE_LIFE_* value.
+        const F_SET_RW_HINT: libc::c_int = 1036;
+        // SAFETY: the pointer is to a live u64 for the duration of the call.
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), F_SET_RW_HINT, &hint as *const u64) };
+        if rc < 0 {
+            return Err(RunError::Open {
+                path: path.to_path_buf(),
+                source: io::Error::last_os_error(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// O_DIRECT needs every block size and the region's start on the device's logical block.

@@ -504,12 +504,29 @@ fn a_pasted_fio_command_line_means_what_it_means_to_fio() {
 fn a_job_error_names_the_option_and_its_line() {
     let d = tmpdir();
     let job = d.path().join("e.fio");
-    std::fs::write(&job, "[global]\ndirect=1\n[mytest]\nrw=write\nbs=2300\n").unwrap();
-    let err = refusal(&job);
-    assert!(
-        err.contains("e.fio:5:") && err.contains("2300") && err.contains("[mytest]"),
-        "{err}"
-    );
+    std::fs::write(
+        &job,
+        "[global]\ndirect=1\n[mytest]\nrw=write\nbs=2300\nsize=23000\n",
+    )
+    .unwrap();
+    // fio parses O_DIRECT with 2300-byte blocks (a FUSE mount may take them) and fails at
+    // the first I/O on a block device; volbench refuses before any I/O, naming the block.
+    ok_stdout(volbench().arg("run").arg(&job).arg("--parse-only"));
+    let out = volbench()
+        .current_dir(d.path())
+        .arg("run")
+        .arg(&job)
+        .args(["-q", "--no-store"])
+        .output()
+        .unwrap();
+    let err = fails_saying(&out, 2, "2300");
+    assert!(err.contains("512"), "{err}");
+    assert!(!d.path().join("mytest.0.0").exists(), "a file was laid out");
+    let err = refusal(&{
+        std::fs::write(&job, "[global]\nrw=bogus\n[mytest]\nbs=4k\n").unwrap();
+        job.clone()
+    });
+    assert!(err.contains("e.fio:2:") && err.contains("bogus"), "{err}");
     // The same job buffered is fine, as in fio (the 512-byte rule is O_DIRECT's).
     std::fs::write(&job, "[mytest]\nrw=write\nbs=2300\nsize=23000\n").unwrap();
     ok_stdout(volbench().arg("run").arg(&job).arg("--parse-only"));

@@ -288,6 +288,22 @@ pub struct Think {
 /// fio's default `filename_format`.
 pub const FIO_FILENAME_FORMAT: &str = "$jobname.$jobnum.$filenum";
 
+fn all_random() -> [u8; 2] {
+    [100, 100]
+}
+
+fn is_all_random(v: &[u8; 2]) -> bool {
+    *v == [100, 100]
+}
+
+fn is_zero_pair(v: &[u64; 2]) -> bool {
+    *v == [0, 0]
+}
+
+fn one_second_ms() -> u64 {
+    1000
+}
+
 fn yes() -> bool {
     true
 }
@@ -295,6 +311,65 @@ fn yes() -> bool {
 fn is_true(v: &bool) -> bool {
     *v
 }
+
+/// fio's `fadvise_hint`: the posix_fadvise(2) advice given on each file's region when it is
+/// opened. fio's default advises by the job's pattern: random jobs get `POSIX_FADV_RANDOM`,
+/// which turns readahead off for buffered reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fadvise {
+    /// No advice (fio's `0`).
+    None,
+    /// Random or sequential, by the job's pattern (fio's `1`, its default).
+    #[default]
+    Pattern,
+    Random,
+    Sequential,
+    Noreuse,
+}
+
+impl Fadvise {
+    /// fio's values, in the order of its option's choices.
+    pub const WORDS: [&'static str; 5] = ["0", "1", "random", "sequential", "noreuse"];
+    pub fn as_str(self) -> &'static str {
+        Self::WORDS[self as usize]
+    }
+    pub fn from_index(i: usize) -> Fadvise {
+        [
+            Fadvise::None,
+            Fadvise::Pattern,
+            Fadvise::Random,
+            Fadvise::Sequential,
+            Fadvise::Noreuse,
+        ][i.min(4)]
+    }
+}
+
+/// fio's `numa_mem_policy`: a set_mempolicy(2) mode (`MPOL_*`: 0 default, 1 prefer, 2 bind,
+/// 3 interleave, 4 local) and its nodes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumaMem {
+    pub mode: u8,
+    pub nodes: Vec<u32>,
+}
+
+impl NumaMem {
+    /// fio's words for the modes, in `MPOL_*` order.
+    pub const MODES: [&'static str; 5] = ["default", "prefer", "bind", "interleave", "local"];
+    /// fio's form: `bind:0-1`, `local`.
+    pub fn fio_form(&self) -> String {
+        let word = Self::MODES[self.mode as usize % 5];
+        if self.nodes.is_empty() {
+            return word.into();
+        }
+        let n: Vec<String> = self.nodes.iter().map(u32::to_string).collect();
+        format!("{word}:{}", n.join(","))
+    }
+}
+
+/// fio's `write_hint`: the write-lifetime hint set on each file (fcntl F_SET_RW_HINT), as
+/// the kernel's `RWH_WRITE_LIFE_*` numbers.
+pub const WRITE_HINTS: [&str; 5] = ["none", "short", "medium", "long", "extreme"];
 
 /// fio's `fallocate`: how space is reserved for a file that is not written before the run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -413,6 +488,16 @@ pub struct JobSpec {
     pub rate: [u64; 2],
     /// Cap in I/Os per second for [reads, writes]; 0: none (fio's `rate_iops`).
     pub rate_iops: [u64; 2],
+    /// Floors for [reads, writes] in bytes/s (fio's `rate_min`) and I/Os per second
+    /// (`rate_iops_min`): a direction under its floor over a `rate_cycle` ends the job with
+    /// fio's error (EIO), after fio's 2 s settling.
+    #[serde(default, skip_serializing_if = "is_zero_pair")]
+    pub rate_min: [u64; 2],
+    #[serde(default, skip_serializing_if = "is_zero_pair")]
+    pub rate_iops_min: [u64; 2],
+    /// The span over which the floors are judged (fio's `rate_cycle`, 1 s by default).
+    #[serde(default = "one_second_ms")]
+    pub rate_cycle_ms: u64,
     /// Wait this long before starting (fio's `startdelay`).
     pub startdelay: Duration,
     /// Start only after every earlier job has finished; also starts a new reporting group.
@@ -482,6 +567,31 @@ pub struct JobSpec {
     /// a file where a device was meant.
     #[serde(default = "yes")]
     pub allow_file_create: bool,
+    /// The job is fio's (a job file or fio's command line), so fio's rules apply where they
+    /// differ from volbench's own command line: the missing directories of a file's path are
+    /// created (`filename=run1/logs/f`; a `directory=` that does not exist is refused, in fio
+    /// too), and O_DIRECT's block alignment is judged on the target's device when it is
+    /// opened (a FUSE mount takes `bs=1` with `direct=1`), not refused on parsing. volbench's
+    /// own command line refuses both early, so a typo neither makes a directory nor starts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fio_job: bool,
+    /// posix_fadvise advice on each file's region at open (fio's `fadvise_hint`).
+    #[serde(default)]
+    pub fadvise: Fadvise,
+    /// Write-lifetime hint (`RWH_WRITE_LIFE_*`: 1 none .. 5 extreme) set on each file (fio's
+    /// `write_hint`); `None`: left as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_hint: Option<u64>,
+    /// The I/O scheduler the job's disk runs during the run (fio's `ioscheduler`), switched
+    /// back afterwards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ioscheduler: Option<String>,
+    /// io_uring with a kernel thread polling the submission queue (fio's `sqthread_poll`),
+    /// pinned to `sqthread_poll_cpu` when given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sqthread_poll: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqthread_poll_cpu: Option<u32>,
     /// Sequential jobs: bytes skipped after each I/O (fio's `rw=read:8k`); negative steps
     /// back (`read:-8k` with bs=4k reads backwards).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -493,6 +603,10 @@ pub struct JobSpec {
     pub rand_run: u32,
     #[serde(default)]
     pub rand_identical: bool,
+    /// A random job's share of random I/Os per direction (fio's `percentage_random`; the rest
+    /// follow the last I/O, sequentially). 100: all random.
+    #[serde(default = "all_random", skip_serializing_if = "is_all_random")]
+    pub percentage_random: [u8; 2],
     /// Block sizes drawn uniformly from the multiples of the low end (fio's `bsrange`, or
     /// `bs=4k-64k`); `bs` is then the low end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -519,6 +633,12 @@ pub struct JobSpec {
     pub cpus: Option<Vec<u32>>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cpus_split: bool,
+    /// Run on the CPUs of these NUMA nodes (fio's `numa_cpu_nodes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numa_cpu_nodes: Option<Vec<u32>>,
+    /// The job thread's memory policy (fio's `numa_mem_policy`), its buffers included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numa_mem: Option<NumaMem>,
     /// fio's `rate_process=poisson`: rate-limited I/Os arrive as a Poisson process (random
     /// exponential gaps with the rate's mean) instead of evenly spaced.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -615,6 +735,9 @@ impl Default for JobSpec {
             norandommap: false,
             rate: [0, 0],
             rate_iops: [0, 0],
+            rate_min: [0, 0],
+            rate_iops_min: [0, 0],
+            rate_cycle_ms: 1000,
             startdelay: Duration::ZERO,
             stonewall: false,
             new_group: false,
@@ -643,6 +766,8 @@ impl Default for JobSpec {
             seq_skip: 0,
             cpus: None,
             cpus_split: false,
+            numa_cpu_nodes: None,
+            numa_mem: None,
             rate_poisson: false,
             steadystate: Default::default(),
             lat_target: Default::default(),
@@ -657,6 +782,12 @@ impl Default for JobSpec {
             overwrite: true,
             fallocate: Fallocate::Native,
             allow_file_create: true,
+            fio_job: false,
+            fadvise: Fadvise::Pattern,
+            write_hint: None,
+            ioscheduler: None,
+            sqthread_poll: false,
+            sqthread_poll_cpu: None,
             kb_base: 1024,
             sync_every: 0,
             sync_mode: SyncMode::Fsync,
@@ -667,6 +798,7 @@ impl Default for JobSpec {
             ioprio: None,
             rand_run: 0,
             rand_identical: false,
+            percentage_random: [100, 100],
             random_distribution: crate::Distribution::Random,
             serialize_overlap: false,
             flow: 0,
@@ -743,6 +875,11 @@ pub enum SpecError {
          thinktime_blocks=1 (which match fio)"
     )]
     ThinkBlocks(u64, u32),
+    #[error(
+        "the minimum rate exceeds the rate cap for {0}s (as fio refuses it): lower rate_min or \
+         rate_iops_min under rate or rate_iops"
+    )]
+    MinOverRate(&'static str),
     #[error("hipri is an option of io_uring and pvsync2 (psync here), not of {0}: drop hipri or change ioengine")]
     HipriEngine(&'static str),
     #[error(
@@ -774,6 +911,7 @@ impl SpecError {
             SpecError::HipriEngine(_) => &[HIPRI, IOENGINE],
             SpecError::HipriBuffered => &[HIPRI, DIRECT, BUFFERED],
             SpecError::ThinkBlocks(..) => &[THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE, IODEPTH],
+            SpecError::MinOverRate(_) => &[RATE_MIN, RATE_IOPS_MIN],
         }
     }
 }
@@ -793,6 +931,7 @@ impl JobSpec {
             overwrite: false,
             // fio names a job's files `NAME.JOB.FILE` even when it has one.
             filename_format: Some(FIO_FILENAME_FORMAT.into()),
+            fio_job: true,
             ..JobSpec::default()
         }
     }
@@ -843,7 +982,8 @@ impl JobSpec {
         if let Some(w) = self.write_sizes {
             let (lo, hi) = w.range.unwrap_or((w.bs, w.bs));
             for b in [lo, hi] {
-                if b == 0 || b > MAX_BS || (self.direct && !b.is_multiple_of(512)) {
+                let aligned = !self.direct || self.fio_job || b.is_multiple_of(512);
+                if b == 0 || b > MAX_BS || !aligned {
                     return Err(SpecError::BlockSize(b));
                 }
             }
@@ -856,13 +996,15 @@ impl JobSpec {
         }
         // Buffered I/O takes blocks of any size, down to a byte (fio's bs=1 reads a file
         // byte by byte through the page cache: a FUSE object store's time to first byte);
-        // O_DIRECT needs whole sectors, which BlockAlign says below.
-        if self.bs == 0 || self.bs > MAX_BS || (self.direct && self.bs < 512) {
+        // O_DIRECT needs whole sectors on a block device, which BlockAlign says below (for
+        // fio's jobs, the target's check says it, where the target has a block device).
+        let sectors = !self.direct || self.fio_job;
+        if self.bs == 0 || self.bs > MAX_BS || (!sectors && self.bs < 512) {
             return Err(SpecError::BlockSize(self.bs));
         }
         // Only O_DIRECT needs whole sectors; buffered I/O takes any size (etcd's well-known
         // fdatasync check writes 2300-byte blocks).
-        if self.direct && !self.bs.is_multiple_of(512) {
+        if !sectors && !self.bs.is_multiple_of(512) {
             return Err(SpecError::BlockAlign(self.bs));
         }
         if self.rwmixread > 100 {
@@ -894,7 +1036,7 @@ impl JobSpec {
             }
             for b in &self.bssplit {
                 let sectors = b.bs >= 512 && b.bs.is_multiple_of(512);
-                if b.bs == 0 || b.bs > MAX_BS || (self.direct && !sectors) {
+                if b.bs == 0 || b.bs > MAX_BS || (self.direct && !self.fio_job && !sectors) {
                     return Err(SpecError::BlockSize(b.bs));
                 }
             }
@@ -904,6 +1046,14 @@ impl JobSpec {
         }
         if self.nrfiles == 0 {
             return Err(SpecError::NrFiles);
+        }
+        for (d, dir) in ["read", "write"].into_iter().enumerate() {
+            let over = |cap: u64, floor: u64| cap > 0 && floor > cap;
+            if over(self.rate[d], self.rate_min[d])
+                || over(self.rate_iops[d], self.rate_iops_min[d])
+            {
+                return Err(SpecError::MinOverRate(dir));
+            }
         }
         if let Some(t) = self
             .think

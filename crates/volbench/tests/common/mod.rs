@@ -413,6 +413,18 @@ impl Throttle {
         }
     }
 
+    /// A command that runs inside the cgroup (its exit status is the caller's to judge).
+    pub fn command(&self, prog: &str, args: &[String]) -> Std {
+        let script = format!(
+            "echo $$ > {} && exec \"$0\" \"$@\"",
+            self.cg.procs().display()
+        );
+        let mut c = Std::new("sh");
+        c.env("VOLBENCH_STORE", test_store());
+        c.arg("-c").arg(script).arg(prog).args(args);
+        c
+    }
+
     /// Runs a command inside the cgroup and returns its stdout.
     pub fn run(&self, prog: &str, args: &[String]) -> Vec<u8> {
         let script = format!(

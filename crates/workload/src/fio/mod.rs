@@ -59,6 +59,12 @@ pub fn canonical(key: &str) -> &str {
     find(key).map_or(key, |o| o.name)
 }
 
+/// Whether a section is global to fio: its name starts with `global`, case and all (fio's
+/// `strncmp(name, "global", 6)`), so `[global-2]` is global and `[Global]` is a job.
+fn is_global(name: &str) -> bool {
+    name.starts_with("global")
+}
+
 /// Job sections (and `[global]`s) as a workload: each job starts from fio's defaults plus the
 /// global options seen before it. Options that cannot change the measured I/O (logs and reports
 /// volbench does not produce) are skipped and returned as warnings, never silently; the flag is
@@ -71,7 +77,7 @@ pub fn workload(
     let mut jobs = Vec::new();
     let mut warnings = Vec::new();
     for s in sections {
-        let is_global = s.name == "global";
+        let is_global = is_global(&s.name);
         let mut j = JobSpec::fio_default(&s.name);
         let opts = section_options(s, &global, is_global);
         for o in &opts {
@@ -96,7 +102,7 @@ pub fn workload(
     }
     let global_options = sections
         .iter()
-        .filter(|s| s.name == "global")
+        .filter(|s| is_global(&s.name))
         .flat_map(|s| s.options.iter())
         .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
         .collect();

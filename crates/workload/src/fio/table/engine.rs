@@ -546,7 +546,163 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "posix_fadvise(2) on each file's region when it is opened, as fio: `1` (fio's \
+                  default) advises random for random jobs and sequential otherwise, so buffered \
+                  random reads run without readahead; `0` gives no advice",
+        show: Some(|j| Some(j.fadvise.as_str().into())),
+        ..O::new(
+            "fadvise_hint",
+            C::Engine,
+            Kind::Choice(&crate::spec::Fadvise::WORDS),
+            "posix_fadvise advice on each file: 0, 1 (by the pattern), random, sequential, noreuse",
+            "sequential",
+            |j, v| {
+                j.fadvise = crate::spec::Fadvise::from_index(v.choice()?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "the write-lifetime hint set on each file with fcntl(F_SET_RW_HINT) before the \
+                  job, as fio; the kernel keeps it on the inode (a test reads it back)",
+        show: Some(|j| {
+            j.write_hint
+                .map(|h| crate::spec::WRITE_HINTS[(h as usize).clamp(1, 5) - 1].into())
+        }),
+        ..O::new(
+            "write_hint",
+            C::Engine,
+            Kind::Choice(&crate::spec::WRITE_HINTS),
+            "Write-lifetime hint on each file: none, short, medium, long, extreme",
+            "short",
+            |j, v| {
+                j.write_hint = Some(v.choice()? as u64 + 1);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "the job's disk is switched to this scheduler before the run (the kernel must \
+                  take it, as fio checks) and switched back after it, after an error or Ctrl-C, \
+                  and by the next volbench to start after a SIGKILL; fio leaves it switched",
+        show: Some(|j| j.ioscheduler.clone()),
+        ..O::new(
+            "ioscheduler",
+            C::Engine,
+            Kind::Text,
+            "I/O scheduler of the job's disk during the run (none, mq-deadline, bfq, kyber)",
+            "mq-deadline",
+            |j, v| {
+                let s = v.need()?;
+                if s.is_empty() || !s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+                    return Err(v.bad(s, "name a scheduler: none, mq-deadline, bfq or kyber"));
+                }
+                j.ioscheduler = Some(s.to_string());
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "io_uring's IORING_SETUP_SQPOLL: a kernel thread (`iou-sqp-PID`) takes the \
+                  submissions, so the job thread submits without a syscall while it is awake \
+                  (1 s idle, the kernel's default, as fio); other engines ignore it, as fio's do",
+        show: Some(|j| j.sqthread_poll.then(|| "1".into())),
+        ..O::new(
+            "sqthread_poll",
+            C::Engine,
+            Kind::Flag,
+            "io_uring: a kernel thread polls the submission queue",
+            "1",
+            |j, v| {
+                j.sqthread_poll = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "the CPU the submission thread runs on (IORING_SETUP_SQ_AFF)",
+        show: Some(|j| j.sqthread_poll_cpu.map(|c| c.to_string())),
+        ..O::new(
+            "sqthread_poll_cpu",
+            C::Engine,
+            Kind::Int { min: 0, max: 1023 },
+            "io_uring: the CPU of the submission-polling thread",
+            "0",
+            |j, v| {
+                j.sqthread_poll_cpu = Some(v.int::<u32>()?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "the job thread runs on the CPUs of these nodes (from \
+                  /sys/devices/system/node/nodeN/cpulist; `all`: every online node), as fio's \
+                  numa_run_on_node_mask; strace shows the same sched_setaffinity in both tools",
+        show: Some(|j| j.numa_cpu_nodes.as_ref().map(|n| list_form(n))),
+        ..O::new(
+            "numa_cpu_nodes",
+            C::Engine,
+            Kind::Text,
+            "Run on the CPUs of these NUMA nodes: 0, 0-1,3 or all",
+            "0",
+            |j, v| {
+                let s = v.need()?;
+                j.numa_cpu_nodes = Some(if s.trim() == "all" {
+                    Vec::new()
+                } else {
+                    cpu_list(v.opt.name, s)?
+                });
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "set_mempolicy(2) on the job thread before its buffers are allocated, as fio \
+                  does through libnuma: `default`, `prefer:N`, `bind:NODES`, `interleave:NODES`, \
+                  `local`; strace shows the same mode and node mask in both tools",
+        show: Some(|j| j.numa_mem.as_ref().map(crate::spec::NumaMem::fio_form)),
+        ..O::new(
+            "numa_mem_policy",
+            C::Engine,
+            Kind::Text,
+            "Memory policy of the job: default, local, prefer:N, bind:NODES, interleave:NODES",
+            "bind:0",
+            |j, v| {
+                let s = v.need()?;
+                let (word, nodes) = s.split_once(':').unwrap_or((s, ""));
+                let modes = crate::spec::NumaMem::MODES;
+                let fix = "use default, local, prefer:N, bind:NODES or interleave:NODES";
+                let mode = modes
+                    .iter()
+                    .position(|m| *m == word.trim())
+                    .ok_or_else(|| v.bad(s, fix))?;
+                let nodes = if nodes.trim().is_empty() {
+                    Vec::new()
+                } else {
+                    cpu_list(v.opt.name, nodes)?
+                };
+                let needs = matches!(mode, 1..=3);
+                if needs == nodes.is_empty() || (mode == 1 && nodes.len() != 1) {
+                    return Err(v.bad(s, fix));
+                }
+                j.numa_mem = Some(crate::spec::NumaMem {
+                    mode: mode as u8,
+                    nodes,
+                });
+                Ok(())
+            },
+        )
+    },
 ];
+
+/// A list of numbers as fio writes it back: `0,1,3`.
+fn list_form(n: &[u32]) -> String {
+    if n.is_empty() {
+        return "all".into();
+    }
+    n.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
 
 /// fio's CPU list: `0-3,5,8-9`.
 fn cpu_list(key: &str, v: &str) -> Result<Vec<u32>, OptError> {

@@ -34,6 +34,12 @@ pub(super) const NOTED: &[O] = &[
     ),
     noted("clocksource", "volbench always times with CLOCK_MONOTONIC"),
     noted(
+        "allow_mounted_write",
+        "the job file's consent is fio's; volbench's safety rule still holds: a device that \
+         is mounted or holds a file system or partition table is written only with \
+         --allow-destructive on the command line (files and empty devices need nothing)",
+    ),
+    noted(
         "read_iolog_chunked",
         "volbench always reads a trace as a stream, in bounded memory",
     ),
@@ -137,7 +143,6 @@ pub(super) const IGNORED: &[O] = &[
 const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writes anywhere in its region, which a zoned device refuses; test a conventional namespace or a file on a zoned file system";
 const R_TRIM: &str = "volbench issues reads, writes and syncs, no discards (TRIM); measure discard with fio, or with `blkdiscard` timed";
 const R_REPLAY: &str = "volbench replays one trace per job and does not merge several into one; merge them with `blkparse -i A -i B -d merged.bin` and replay that";
-const R_RATEMIN: &str = "volbench does not stop a job that falls under a minimum rate; it reports the per-second minimum (iops_min, bw_min) and warns when the rate falls during the run";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
 const R_VERIFYSTATE: &str = "volbench keeps no verify state between runs: a later job checks the headers on the device itself (rw=read with verify=...)";
 const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type does not change the I/O the device sees";
@@ -149,14 +154,10 @@ const R_ERRORS: &str = "volbench stops a job at its first I/O error and reports 
 
 /// fio options volbench knows but does not implement, each with why and what to do instead.
 pub(super) const REFUSED: &[O] = &[
-    refused("allow_mounted_write", "volbench writes to a mounted device (or one holding a file system or partition table) only with --allow-destructive, its one switch for that; give it instead, or write to a file on the file system"),
     refused("pre_read", "volbench does not read the files into the page cache first; to measure the cache, run the job twice with invalidate=0 and keep the second"),
     refused("uid", R_PROCESS),
     refused("gid", R_PROCESS),
-    refused("numa_cpu_nodes", R_PROCESS),
-    refused("numa_mem_policy", R_PROCESS),
     refused("lockmem", R_PROCESS),
-    refused("fadvise_hint", "volbench gives no per-pattern fadvise hint; buffered reads use the kernel's default readahead (set it with `blockdev --setra`)"),
     refused("unlink_each_loop", "volbench keeps the job's files across loops; use unlink=1 to remove them after the job"),
     refused("cgroup", "volbench does not create cgroups for its jobs; run it inside one (`systemd-run --scope -p IOReadIOPSMax=...` or a v1 blkio throttle); `volbench emulate` caps a device for you"),
     refused("cgroup_nodelete", "volbench does not create cgroups for its jobs (see cgroup)"),
@@ -184,18 +185,7 @@ pub(super) const REFUSED: &[O] = &[
     refused("trim", R_TRIM),
     refused("randtrim", R_TRIM),
     refused("trimwrite", R_TRIM),
-    refused("write_hint", "volbench sends no write-lifetime hints (fcntl F_SET_RW_HINT); the device sees plain writes"),
-    refused("percentage_random", "volbench's jobs are all random or all sequential; run a random job and a sequential one side by side in the same group for a mix"),
     refused("file_service_type", "volbench goes round robin over a job's files (fio's default); other orders are not in volbench"),
-    O {
-        aliases: &["ratemin"],
-        ..refused("rate_min", R_RATEMIN)
-    },
-    refused("rate_iops_min", R_RATEMIN),
-    O {
-        aliases: &["ratecycle"],
-        ..refused("rate_cycle", R_RATEMIN)
-    },
     refused("rate_ignore_thinktime", "volbench's rate always counts the think time in the job's pace"),
     refused("max_latency", "volbench does not end a job on a latency limit; the report gives p99, p99.9 and the maximum"),
     refused("verify_only", "volbench has no read-only pass over a write job; to check data written earlier, run the same job with rw=read (or randread) and the same verify="),
@@ -230,12 +220,9 @@ pub(super) const REFUSED: &[O] = &[
     refused("fill_fs", "give the size to fill instead: the file system's free space as size="),
     refused("lockfile", "volbench does not lock its files; jobs that share a file take turns only with stonewall"),
     refused("opendir", "name the files with filename= or directory= and nrfiles; volbench does not walk a directory tree"),
-    refused("ioscheduler", "volbench does not change the device's scheduler; set it before the run (`echo none > /sys/block/DEV/queue/scheduler`), the report shows the one in use"),
     refused("sync_file_range", "volbench syncs with fsync or fdatasync (fsync=, fdatasync=), not sync_file_range"),
     refused("write_barrier", "volbench syncs with fsync or fdatasync (fsync=N), not write barriers"),
     refused("end_syncfs", "volbench flushes each file with end_fsync=1, not the whole file system"),
-    refused("sqthread_poll", "volbench's io_uring submits from the job's thread; a kernel polling thread is not in volbench"),
-    refused("sqthread_poll_cpu", "volbench's io_uring submits from the job's thread; a kernel polling thread is not in volbench"),
     refused("cmdprio_percentage", "volbench gives all of a job's I/O one priority (prioclass, prio); a per-I/O share is not in volbench"),
     refused("nowait", "volbench's I/O may block as ordinary I/O does (no RWF_NOWAIT)"),
     refused("atomic", "volbench does not request atomic writes (RWF_ATOMIC); the kernel here offers none"),

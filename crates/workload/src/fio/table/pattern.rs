@@ -211,6 +211,40 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "`r,w` forms; in a random job, each I/O is random with this chance and \
+                  otherwise follows the last one of its file and direction (fio's draw from 1 to \
+                  100 per I/O); sequential jobs ignore it, as fio's do",
+        show: Some(|j| {
+            let [r, w] = j.percentage_random;
+            (j.percentage_random != [100, 100]).then(|| format!("{r},{w}"))
+        }),
+        ..O::new(
+            "percentage_random",
+            C::Pattern,
+            Kind::Text,
+            "A random job's share of random I/O, the rest sequential: 50, or read,write",
+            "80",
+            |j, v| {
+                j.percentage_random = shares(v)?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "the complement of `percentage_random` (fio sets one from the other)",
+        ..O::new(
+            "percentage_sequential",
+            C::Pattern,
+            Kind::Text,
+            "A random job's share of sequential I/O: 50, or read,write",
+            "20",
+            |j, v| {
+                j.percentage_random = shares(v)?.map(|p| 100 - p);
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "`random` (default), `zipf:THETA`, `pareto:H`, `normal:DEV` and \
                   `zoned:IO/SIZE:...`, drawn as fio draws them: zipf by Gray et al.'s method with \
                   the normalising sum over at most 10M ranks, pareto as `(n-1)·u^(ln h/ln(1-h))`, \
@@ -376,4 +410,24 @@ fn set_bssplit(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     j.bssplit = out;
     j.write_sizes = None;
     Ok(())
+}
+
+/// Percentages per direction, fio's `r,w[,t]` form (one value for both; the trim share is
+/// checked and dropped).
+fn shares(v: &Val) -> Result<[u8; 2], OptError> {
+    let s = v.need()?;
+    let mut out = [0u8; 3];
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() > 3 {
+        return Err(v.bad(s, "give at most read,write,trim"));
+    }
+    for (i, slot) in out.iter_mut().enumerate() {
+        let p = parts.get(i).or(parts.last()).copied().unwrap_or("100");
+        let n: u8 = num(v.opt.name, p)?;
+        if n > 100 {
+            return Err(v.bad(s, "percentages run from 0 to 100"));
+        }
+        *slot = n;
+    }
+    Ok([out[0], out[1]])
 }

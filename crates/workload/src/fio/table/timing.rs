@@ -117,6 +117,64 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "`r,w` forms; from 2 s after the job starts (fio's settling), once per \
+                  `rate_cycle`, a direction that moved less than this over the cycle ends the \
+                  job with fio's error (EIO, `rate_min=... not met, got ...`); checked against \
+                  fio on a throttled device",
+        aliases: &["ratemin"],
+        show: Some(|j| {
+            (j.rate_min != [0, 0]).then(|| format!("{},{}", j.rate_min[0], j.rate_min[1]))
+        }),
+        ..O::new(
+            names::RATE_MIN,
+            C::Timing,
+            Kind::Size,
+            "End the job when its bandwidth falls under this, bytes/s: 1m, or read,write",
+            "1m,",
+            |j, v| {
+                j.rate_min = pair(v, |s| v.size_of(s))?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "as `rate_min`, in I/Os per second (fio judges bytes when both are given)",
+        show: Some(|j| {
+            (j.rate_iops_min != [0, 0])
+                .then(|| format!("{},{}", j.rate_iops_min[0], j.rate_iops_min[1]))
+        }),
+        ..O::new(
+            names::RATE_IOPS_MIN,
+            C::Timing,
+            Kind::Text,
+            "End the job when its IOPS fall under this: 100, or read,write",
+            "100",
+            |j, v| {
+                j.rate_iops_min = pair(v, |s| num(v.opt.name, s))?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "a number alone is milliseconds, as in fio",
+        aliases: &["ratecycle"],
+        show: Some(|j| (j.rate_cycle_ms != 1000).then(|| j.rate_cycle_ms.to_string())),
+        ..O::new(
+            "rate_cycle",
+            C::Timing,
+            Kind::Int {
+                min: 1,
+                max: 3_600_000,
+            },
+            "The span, in ms, over which rate_min and rate_iops_min are judged (1000)",
+            "500",
+            |j, v| {
+                j.rate_cycle_ms = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "`poisson`: rate-limited I/Os arrive with exponential gaps of the rate's mean \
                   (a Poisson process), `linear` (default) evenly; the gaps' p90/median is checked \
                   under strace for both tools (about 3.3 for Poisson, 1 for linear)",

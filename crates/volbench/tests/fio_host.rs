@@ -1,0 +1,546 @@
+//! Host settings and job behaviours fio applies for a job (issue 44), each against fio on the
+//! same job or, where fio leaves no trace to compare, against the kernel: fadvise_hint (the
+//! device's read count), write_hint (the inode's hint read back), a directory that does not
+//! exist yet, ioscheduler (switched during the run, back after it and after a SIGKILL),
+//! fio's section names, percentage_random (the offsets under strace), rate_iops_min on a
+//! throttled device, sqthread_poll (the syscalls it saves) and allow_mounted_write.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command as Std;
+use std::time::{Duration, Instant};
+
+/// Reads the device completed since boot (field 1 of /sys/block/NAME/stat).
+fn reads_done(name: &str) -> u64 {
+    let s = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+    s.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+fn drop_caches() {
+    std::fs::write("/proc/sys/vm/drop_caches", "3").unwrap();
+}
+
+/// The device reads of one buffered sequential 4 KiB read of 8 MiB under `hint`, by `tool`.
+fn reads_under(tool: &str, dev: &Zram, hint: &str) -> u64 {
+    drop_caches();
+    let before = reads_done(&dev.name());
+    let args = [
+        "--name=t".to_string(),
+        format!("--filename={}", dev.p()),
+        "--rw=read".into(),
+        "--bs=4k".into(),
+        "--size=8m".into(),
+        format!("--fadvise_hint={hint}"),
+    ];
+    let out = if tool == "fio" {
+        Std::new("fio").args(&args).output().unwrap()
+    } else {
+        volbench()
+            .arg("run")
+            .args(&args)
+            .args(["-q", "--no-store"])
+            .output()
+            .unwrap()
+    };
+    assert!(
+        out.status.success(),
+        "{tool}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    reads_done(&dev.name()) - before
+}
+
+/// fadvise_hint=random turns readahead off: one device read per 4 KiB read (2,048), where
+/// `sequential` lets the kernel read ahead in large requests. volbench's counts equal fio's.
+#[test]
+fn fadvise_hint_advises_the_kernel_as_fio_does() {
+    require_root!();
+    require_tool!("fio");
+    let z = Zram::new("64M");
+    fill_random(&z.path, 64 << 20);
+    for hint in ["random", "sequential"] {
+        let (f, v) = (reads_under("fio", &z, hint), reads_under("vb", &z, hint));
+        if hint == "random" {
+            assert!(v >= 2000, "random: {v} device reads, fio {f}");
+        } else {
+            assert!(v <= 2048 / 8, "sequential: {v} device reads, fio {f}");
+        }
+        let diff = f.abs_diff(v) as f64 / f.max(1) as f64;
+        assert!(diff <= 0.1, "{hint}: volbench {v} device reads, fio {f}");
+    }
+}
+
+/// F_GET_RW_HINT on a file: the write-lifetime hint the kernel keeps on its inode.
+fn rw_hint(path: &Path) -> u64 {
+    let f = std::fs::File::open(path).unwrap();
+    let mut hint: u64 = 0;
+    // SAFETY: F_GET_RW_HINT (1024 + 11) writes one u64 through the pointer.
+    let rc = unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&f), 1035, &mut hint) };
+    assert_eq!(rc, 0, "F_GET_RW_HINT: {}", std::io::Error::last_os_error());
+    hint
+}
+
+/// write_hint=long leaves RWH_WRITE_LIFE_LONG (4) on the file's inode, as fio leaves it.
+#[test]
+fn write_hint_is_set_on_the_file_as_fio_sets_it() {
+    require_tool!("fio");
+    let d = tmpdir();
+    for (tool, name) in [("fio", "f.dat"), ("vb", "v.dat")] {
+        let file = d.path().join(name);
+        let args = [
+            "--name=t".to_string(),
+            format!("--filename={}", file.display()),
+            "--rw=write".into(),
+            "--size=1m".into(),
+            "--write_hint=long".into(),
+        ];
+        let out = if tool == "fio" {
+            Std::new("fio").args(&args).output().unwrap()
+        } else {
+            volbench()
+                .arg("run")
+                .args(&args)
+                .args(["-q", "--no-store"])
+                .output()
+                .unwrap()
+        };
+        assert!(
+            out.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(rw_hint(&file), 4, "{tool}'s file");
+    }
+}
+
+/// A job file whose file names a path that does not exist yet: fio creates the missing
+/// directories (mode 0700), so volbench does. A `directory=` that does not exist is refused by
+/// both (fio when it runs the job; its --parse-only does not look), and volbench's own
+/// command line refuses a missing directory (tests/cli.rs).
+#[test]
+fn a_job_files_missing_directories_are_created_as_fio_creates_them() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let run = |tool: &str, job: &Path| {
+        if tool == "fio" {
+            Std::new("fio").arg(job).output().unwrap()
+        } else {
+            volbench()
+                .arg("run")
+                .arg(job)
+                .args(["-q", "--no-store"])
+                .output()
+                .unwrap()
+        }
+    };
+    for tool in ["fio", "vb"] {
+        let job = d.path().join(format!("{tool}.fio"));
+        let body = format!(
+            "[t]\ndirectory={}\nfilename={tool}/new/f\nsize=1m\nrw=write\n",
+            d.path().display()
+        );
+        std::fs::write(&job, body).unwrap();
+        let out = run(tool, &job);
+        assert!(
+            out.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dir = d.path().join(tool).join("new");
+        assert_eq!(
+            std::fs::metadata(dir.join("f")).unwrap().len(),
+            1 << 20,
+            "{tool}"
+        );
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{tool}'s directory mode");
+        let missing = d.path().join(format!("{tool}-missing"));
+        std::fs::write(
+            &job,
+            format!("[t]\ndirectory={}\nsize=1m\nrw=write\n", missing.display()),
+        )
+        .unwrap();
+        let out = run(tool, &job);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() || err.contains("not a directory"),
+            "{tool} ran in a missing directory"
+        );
+        assert!(!missing.exists(), "{tool} created the directory= itself");
+    }
+}
+
+/// The scheduler in use on a disk (`none [mq-deadline] bfq` gives mq-deadline) and another it
+/// offers.
+fn schedulers(name: &str) -> (String, String) {
+    let text = std::fs::read_to_string(format!("/sys/block/{name}/queue/scheduler")).unwrap();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let now = words.iter().find(|w| w.starts_with('[')).unwrap();
+    let now = now.trim_matches(|c| c == '[' || c == ']').to_string();
+    let other = words
+        .iter()
+        .map(|w| w.trim_matches(|c| c == '[' || c == ']'))
+        .find(|w| *w != now)
+        .expect("a second scheduler")
+        .to_string();
+    (now, other)
+}
+
+/// Starts a 4 s run that asks for `want` on `dev`; returns once the disk shows it.
+fn run_switched(dev: &Loop, want: &str) -> std::process::Child {
+    let child = Std::new(assert_cmd::cargo::cargo_bin("volbench"))
+        .env("VOLBENCH_STORE", test_store())
+        .args([
+            "run",
+            "--name=s",
+            "--rw=randread",
+            "--direct=1",
+            "--runtime=4s",
+            "--time_based",
+        ])
+        .arg(format!("--filename={}", dev.p()))
+        .arg(format!("--ioscheduler={want}"))
+        .args(["-q", "--no-store"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while schedulers(&dev.name()).0 != want {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "never switched to {want}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+/// ioscheduler switches the job's disk for the run and back after it; after a SIGKILL, the
+/// next volbench to start (here `volbench clean`) switches it back.
+#[test]
+fn ioscheduler_is_switched_for_the_run_and_back_even_after_a_kill() {
+    require_root!();
+    let dev = Loop::new(64 << 20, 512);
+    let (before, want) = schedulers(&dev.name());
+    let child = run_switched(&dev, &want);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        schedulers(&dev.name()).0,
+        before,
+        "switched back after the run"
+    );
+    let mut child = run_switched(&dev, &want);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        schedulers(&dev.name()).0,
+        want,
+        "a SIGKILL leaves it switched"
+    );
+    let said = ok_stdout(volbench().arg("clean"));
+    assert_eq!(
+        schedulers(&dev.name()).0,
+        before,
+        "clean switched it back: {said}"
+    );
+    assert!(said.contains(&format!("back to {before}")), "{said}");
+}
+
+/// fio reads a section as global when its name starts with `global`, case and all:
+/// `[global-x]` is global, `[Global]` is a job. Both tools run the same jobs.
+#[test]
+fn section_names_mean_what_they_mean_to_fio() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let file = d.path().join("s.dat");
+    let job = d.path().join("s.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global-x]\nsize=1m\nfilename={}\n\n[Global]\nrw=write\n\n[b]\nrw=read\n",
+            file.display()
+        ),
+    )
+    .unwrap();
+    let theirs = fio_json(Std::new("fio").arg(&job));
+    let out = volbench()
+        .arg("run")
+        .arg(&job)
+        .args(["--output-format=json", "-q", "--no-store"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names = |v: &Value| -> Vec<String> {
+        let jobs = v["jobs"].as_array().unwrap();
+        jobs.iter()
+            .map(|j| j["jobname"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&theirs), ["Global", "b"]);
+    assert_eq!(names(&ours), names(&theirs));
+    for v in [&theirs, &ours] {
+        assert_eq!(
+            v["jobs"][0]["write"]["io_bytes"],
+            1 << 20,
+            "[global-x]'s size"
+        );
+    }
+}
+
+/// The share of 4 KiB preads that follow the previous one, under strace.
+fn sequential_share(log: &str) -> f64 {
+    let offs: Vec<u64> = log
+        .lines()
+        .filter(|l| l.contains("pread64(") && l.trim_end().ends_with("= 4096"))
+        .filter_map(|l| l.split(", ").nth(3)?.split(')').next()?.parse().ok())
+        .collect();
+    let seq = offs.windows(2).filter(|w| w[1] == w[0] + 4096).count();
+    seq as f64 / (offs.len().max(2) - 1) as f64
+}
+
+/// percentage_random=30: 70 % of a random job's I/Os follow the last one, in both tools.
+/// Over 4,000 I/Os the share's standard deviation is 0.7 points; the bound is 5.
+#[test]
+fn percentage_random_mixes_as_fio_mixes() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let file = d.path().join("p.dat");
+    std::fs::write(&file, vec![7u8; 64 << 20]).unwrap();
+    let args = [
+        "--name=t".to_string(),
+        format!("--filename={}", file.display()),
+        "--rw=randread".into(),
+        "--bs=4k".into(),
+        "--size=64m".into(),
+        "--percentage_random=30".into(),
+        "--number_ios=4000".into(),
+        "--ioengine=psync".into(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let trace = ["-e", "trace=pread64"];
+    let (log, _) = strace(d.path(), &trace, &[&["fio"], &args[..]].concat());
+    let fio = sequential_share(&log);
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let cmd = [
+        &[vb.to_str().unwrap(), "run"],
+        &args[..],
+        &["-q", "--no-store"],
+    ]
+    .concat();
+    let (log, _) = strace(d.path(), &trace, &cmd);
+    let ours = sequential_share(&log);
+    assert!((fio - 0.7).abs() < 0.05, "fio's sequential share {fio}");
+    assert!((ours - fio).abs() < 0.05, "volbench {ours} vs fio {fio}");
+}
+
+/// One job under a 500-IOPS throttle with `rate_iops_min`, by `tool`: (its fio-JSON error,
+/// seconds it ran).
+fn under_floor(cap: &Throttle, tool: &str, dev: &str, floor: u32) -> (i64, f64) {
+    let mut args = vec![
+        "--name=m".to_string(),
+        format!("--filename={dev}"),
+        "--rw=randread".into(),
+        "--direct=1".into(),
+        "--ioengine=libaio".into(),
+        "--iodepth=4".into(),
+        "--runtime=6".into(),
+        "--time_based".into(),
+        format!("--rate_iops_min={floor}"),
+        "--output-format=json".into(),
+    ];
+    let prog = if tool == "fio" {
+        "fio".to_string()
+    } else {
+        args.insert(0, "run".into());
+        args.extend(["-q".into(), "--no-store".into()]);
+        assert_cmd::cargo::cargo_bin("volbench")
+            .display()
+            .to_string()
+    };
+    let t0 = Instant::now();
+    let out = cap.command(&prog, &args).output().unwrap();
+    let secs = t0.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let json = text.find('{').map_or("", |i| &text[i..]);
+    let v: Value = serde_json::from_str(json).unwrap_or_else(|e| {
+        panic!(
+            "{tool}: {e}: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (v["jobs"][0]["error"].as_i64().unwrap(), secs)
+}
+
+/// rate_iops_min over what a 500-IOPS volume gives ends the job after fio's 2 s settling and
+/// one cycle, with EIO, in both tools; a floor under it lets both run their 6 s.
+#[test]
+fn rate_iops_min_ends_a_job_under_its_floor_as_fio_does() {
+    require_root!();
+    require_tool!("fio");
+    let z = Zram::new("64M");
+    fill_random(&z.path, 64 << 20);
+    let Some(cap) = Throttle::new(z.p(), 500, 64 << 20) else {
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
+    };
+    for tool in ["fio", "vb"] {
+        let (err, secs) = under_floor(&cap, tool, z.p(), 1000);
+        assert_eq!(err, 5, "{tool}: a floor over the cap ends the job with EIO");
+        assert!(secs < 5.5, "{tool}: it ran {secs:.1} s of its 6");
+        let (err, secs) = under_floor(&cap, tool, z.p(), 200);
+        assert_eq!(err, 0, "{tool}: a floor under the cap");
+        assert!(secs >= 6.0, "{tool}: it ran {secs:.1} s");
+    }
+}
+
+/// io_uring_enter calls of a 20,000-read io_uring job, with or without sqthread_poll.
+fn enters(d: &Path, file: &Path, poll: bool) -> u64 {
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let f = format!("--filename={}", file.display());
+    let p = format!("--sqthread_poll={}", u8::from(poll));
+    let cmd = [
+        vb.to_str().unwrap(),
+        "run",
+        "--name=q",
+        &f,
+        "--size=16m",
+        "--rw=randread",
+        "--bs=4k",
+        "--ioengine=io_uring",
+        "--iodepth=8",
+        "--direct=1",
+        "--number_ios=20000",
+        &p,
+        "-q",
+        "--no-store",
+    ];
+    let (log, _) = strace(d, &["-c", "-e", "trace=io_uring_enter"], &cmd);
+    log.lines()
+        .find(|l| l.trim_end().ends_with("io_uring_enter"))
+        .and_then(|l| l.split_whitespace().nth(3)?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// sqthread_poll: the kernel's thread takes the submissions, so the job makes far fewer
+/// io_uring_enter calls (here about a sixth; the bound is half).
+#[test]
+fn sqthread_poll_submits_without_a_syscall_per_batch() {
+    require_tool!("strace");
+    let d = tmpdir();
+    let file = d.path().join("q.dat");
+    std::fs::write(&file, vec![1u8; 16 << 20]).unwrap();
+    let (plain, polled) = (
+        enters(d.path(), &file, false),
+        enters(d.path(), &file, true),
+    );
+    assert!(plain > 0, "no io_uring_enter counted");
+    assert!(
+        polled * 2 < plain,
+        "sqthread_poll: {polled} enters, without: {plain}"
+    );
+}
+
+/// allow_mounted_write=1 is fio's consent in the job file; volbench reads the file (with a
+/// note) and keeps its own rule: a mounted device is written only with --allow-destructive.
+#[test]
+fn allow_mounted_write_is_read_and_the_safety_rule_holds() {
+    require_root!();
+    let fs = Ext4::new("64M");
+    let d = tmpdir();
+    let job = d.path().join("m.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[m]\nfilename={}\nrw=write\nsize=1m\nallow_mounted_write=1\n",
+            fs.zram.p()
+        ),
+    )
+    .unwrap();
+    let out = volbench()
+        .arg("run")
+        .arg(&job)
+        .arg("--parse-only")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = volbench()
+        .arg("run")
+        .arg(&job)
+        .args(["-q", "--no-store"])
+        .output()
+        .unwrap();
+    let said = fails_saying(&out, 2, "--allow-destructive");
+    assert!(said.contains("allow_mounted_write"), "{said}");
+}
+
+/// The job thread's set_mempolicy and sched_setaffinity calls under strace, by `tool`.
+fn placement_calls(d: &Path, tool: &str) -> (bool, bool) {
+    let file = d.join("n.dat");
+    let f = format!("--filename={}", file.display());
+    let opts = [
+        "--name=t",
+        &f,
+        "--size=1m",
+        "--rw=read",
+        "--numa_mem_policy=bind:0",
+        "--numa_cpu_nodes=0",
+    ];
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let cmd: Vec<&str> = if tool == "fio" {
+        [&["fio"], &opts[..]].concat()
+    } else {
+        [
+            &[vb.to_str().unwrap(), "run"],
+            &opts[..],
+            &["-q", "--no-store"],
+        ]
+        .concat()
+    };
+    let (log, _) = strace(d, &["-e", "trace=set_mempolicy,sched_setaffinity"], &cmd);
+    let node0 = std::fs::read_to_string("/sys/devices/system/node/node0/cpulist").unwrap();
+    let mut cpus = Vec::new();
+    for part in node0.trim().split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        cpus.extend(a.parse::<u32>().unwrap()..=b.parse::<u32>().unwrap());
+    }
+    let cpus: Vec<String> = cpus.iter().map(u32::to_string).collect();
+    let affinity = format!("[{}])", cpus.join(" "));
+    let bound = log
+        .lines()
+        .any(|l| l.contains("set_mempolicy(MPOL_BIND, [0x00000000000001,"));
+    let placed = log
+        .lines()
+        .any(|l| l.contains("sched_setaffinity(0,") && l.contains(&affinity) && l.ends_with("= 0"));
+    (bound, placed)
+}
+
+/// numa_mem_policy=bind:0 and numa_cpu_nodes=0: the job thread binds its memory to node 0
+/// and runs on node 0's CPUs, with the same calls as fio's (libnuma's) under strace.
+#[test]
+fn numa_options_place_the_job_as_fio_places_it() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    for tool in ["fio", "vb"] {
+        let (bound, placed) = placement_calls(d.path(), tool);
+        assert!(bound, "{tool}: no set_mempolicy(MPOL_BIND, node 0)");
+        assert!(placed, "{tool}: no sched_setaffinity to node 0's CPUs");
+    }
+}
