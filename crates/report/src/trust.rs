@@ -38,7 +38,7 @@ fn warnings(
     targets: &[TargetInfo],
 ) -> Vec<Warning> {
     let mut w = Vec::new();
-    let real = specs.iter().any(|s| s.ioengine != EngineKind::Null);
+    let real = specs.iter().any(|s| s.ioengine.moves_data());
     w.extend(buffered_io(specs));
     w.extend(ramp_swallowed(specs, jobs));
     if real {
@@ -95,7 +95,7 @@ fn fell_behind(specs: &[JobSpec], groups: &[GroupReport]) -> Vec<Warning> {
 fn buffered_io(specs: &[JobSpec]) -> Option<Warning> {
     let buffered: Vec<&JobSpec> = specs
         .iter()
-        .filter(|s| !s.direct && s.ioengine != EngineKind::Null)
+        .filter(|s| !s.direct && s.ioengine.moves_data())
         .collect();
     if buffered.is_empty() {
         return None;
@@ -278,7 +278,7 @@ fn device_checks(
     for j in jobs.iter().filter(|j| {
         specs
             .get(j.spec_index)
-            .is_some_and(|s| s.ioengine != EngineKind::Null)
+            .is_some_and(|s| s.ioengine.moves_data())
     }) {
         reported[0] += j.read.as_ref().map_or(0, |d| d.io_bytes);
         reported[1] += j.write.as_ref().map_or(0, |d| d.io_bytes);
@@ -307,9 +307,7 @@ fn device_checks(
     let name = names.join(" + ");
     // Only O_DIRECT I/O maps one to one onto device requests: buffered reads reach the device
     // as readahead (fewer, larger requests) or not at all.
-    let direct = specs
-        .iter()
-        .all(|s| s.ioengine != EngineKind::Null && s.direct);
+    let direct = specs.iter().all(|s| s.ioengine.moves_data() && s.direct);
     let flushed = writes_flushed(specs);
     for (i, dir, seen) in [(0, "read", sum.read_bytes), (1, "write", sum.write_bytes)] {
         if i == 1 && flushed && reported[1] >= 1 << 20 {
@@ -339,7 +337,7 @@ fn writes_flushed(specs: &[JobSpec]) -> bool {
         && writers.all(|s| {
             let synced = s.end_fsync || s.sync_every == 1 || !matches!(s.sync_io, SyncIo::None);
             let once = !s.time_based && s.loops <= 1 && (!s.rw.is_random() || !s.norandommap);
-            s.ioengine != EngineKind::Null && (s.direct || (synced && once))
+            s.ioengine.moves_data() && (s.direct || (synced && once))
         })
 }
 

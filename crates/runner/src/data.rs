@@ -215,6 +215,7 @@ fn algo_id(a: Verify) -> u8 {
         Verify::Sha1 => 2,
         Verify::Sha256 => 3,
         Verify::Sha512 => 4,
+        Verify::Pattern => 5,
     }
 }
 
@@ -232,6 +233,52 @@ fn digest_of(buf: &[u8], algo: Verify) -> Vec<u8> {
         Verify::Sha256 => h::<Sha256>(buf, 32),
         Verify::Sha512 => h::<Sha512>(buf, 64),
         _ => h::<Md5>(buf, 16),
+    }
+}
+
+/// fio's pattern check: every byte of `buf` (a block read from `offset`) holds `pattern`,
+/// repeated from the block's start.
+pub fn check_pattern(buf: &[u8], offset: u64, pattern: &[u8]) -> Result<(), String> {
+    if pattern.is_empty() {
+        return Ok(());
+    }
+    let bad = buf
+        .iter()
+        .enumerate()
+        .position(|(i, b)| *b != pattern[i % pattern.len()]);
+    match bad {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "block at offset {offset} differs from verify_pattern at byte {i} (offset {}): \
+             {:#04x} where the pattern has {:#04x}",
+            offset + i as u64,
+            buf[i],
+            pattern[i % pattern.len()]
+        )),
+    }
+}
+
+/// What the job's verify checks in a block read from `offset`: the pattern, or the headers.
+pub fn verify_block(
+    buf: &[u8],
+    offset: u64,
+    algo: Verify,
+    pattern: Option<&[u8]>,
+) -> Result<(), String> {
+    match algo {
+        Verify::Pattern => check_pattern(buf, offset, pattern.unwrap_or_default()),
+        _ => check(buf, offset, algo),
+    }
+}
+
+/// Writes what the job's verify needs into a write's buffer: the pattern (`verify_pattern`),
+/// then the header of a checksum method over it.
+pub fn stamp(buf: &mut [u8], offset: u64, seq: u64, algo: Option<Verify>, pattern: Option<&[u8]>) {
+    if let Some(p) = pattern.filter(|p| !p.is_empty()) {
+        fill_pattern(buf, p);
+    }
+    if let Some(a) = algo.filter(|a| *a != Verify::Pattern) {
+        write_header(buf, offset, seq, a);
     }
 }
 

@@ -60,6 +60,12 @@ pub enum RunError {
     )]
     Destructive { path: PathBuf, why: String },
     #[error(
+        "refusing to {verb} {path}: it was there before this run, and volbench removes only \
+         what it created; pass --allow-destructive if you mean it, or name files the job \
+         creates"
+    )]
+    NotOurs { verb: &'static str, path: PathBuf },
+    #[error(
         "--size={} at --offset={} does not fit on {path} ({}): lower --size",
         workload::short_size(*.size),
         workload::short_size(*.offset),

@@ -60,6 +60,7 @@ pub fn run(inp: JobInput) -> JobOutput {
         EngineKind::Psync => drive(engine::Psync::new(&cfg), &inp, &mut out),
         EngineKind::Mmap => drive(engine::Psync::mmap(&cfg), &inp, &mut out),
         EngineKind::Null => drive(engine::Null::new(&cfg), &inp, &mut out),
+        EngineKind::FileOp(op) => crate::fileops::drive(op, &inp, &mut out),
     }
     // fio's exitall: this job's end (or with exitall_on_error, its error) ends the others.
     let spec = &inp.spec;
@@ -661,9 +662,14 @@ impl<'a, E: Engine> Job<'a, E> {
             let after_read = m.op == Op::Read && m.len > 0;
             let buf = &mut self.eng.slot(slot)[..n.len as usize];
             self.data.prepare(buf, after_read);
-            if let Some(algo) = self.inp.spec.verify {
-                data::write_header(buf, n.offset, self.seq, algo);
-            }
+            let spec = &self.inp.spec;
+            data::stamp(
+                buf,
+                n.offset,
+                self.seq,
+                spec.verify,
+                spec.verify_pattern.as_deref(),
+            );
             self.seq += 1;
         }
         // fio's split: slat runs from this I/O's preparation to the return of the submission
@@ -942,7 +948,9 @@ impl<'a, E: Engine> Job<'a, E> {
         }
         if let (Some(algo), true) = (self.inp.spec.verify, m.verify) {
             let buf = &self.eng.slot(c.slot)[..m.len as usize];
-            data::check(buf, m.offset, algo).map_err(|e| format!("verify failed: {e}"))?;
+            let pattern = self.inp.spec.verify_pattern.as_deref();
+            data::verify_block(buf, m.offset, algo, pattern)
+                .map_err(|e| format!("verify failed: {e}"))?;
         }
         Ok(())
     }

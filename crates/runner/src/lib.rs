@@ -9,6 +9,7 @@ mod backlog;
 mod bits;
 mod data;
 mod error;
+mod fileops;
 mod flow;
 mod job;
 #[cfg(test)]
@@ -147,7 +148,11 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
         s.validate()?;
     }
     // A replaying job is sized from its trace (its sizes, depth, reach) before anything else.
-    let (w, traces) = replay::prepare(w)?;
+    let (mut w, traces) = replay::prepare(w)?;
+    // fio's verify_only: the job's own pattern, reading, every block checked.
+    for j in w.jobs.iter_mut().filter(|j| j.verify_only) {
+        j.rw = j.rw.reading();
+    }
     let w = &w;
     check_memory(w)?;
     raise_open_files();

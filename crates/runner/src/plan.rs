@@ -109,6 +109,7 @@ impl Plan {
         seen: &mut HashMap<PathBuf, usize>,
     ) -> Result<(), RunError> {
         let paths = target::resolve_paths(spec, clone);
+        self.file_ops(spec, &paths)?;
         let mut files = Vec::new();
         let mut idxs = Vec::new();
         for path in &paths {
@@ -143,6 +144,36 @@ impl Plan {
             group: self.last_group,
         });
         self.files.push(files);
+        Ok(())
+    }
+
+    /// fio's file and directory engines: `dirstat` and `dirdelete` find their directories
+    /// made (as fio's setup makes them), and a job that removes files or directories removes
+    /// only those this run made, unless `--allow-destructive`.
+    fn file_ops(&mut self, spec: &JobSpec, paths: &[PathBuf]) -> Result<(), RunError> {
+        let workload::EngineKind::FileOp(op) = spec.ioengine else {
+            return Ok(());
+        };
+        let removes = matches!(op, workload::FileOp::Delete | workload::FileOp::DirDelete);
+        let before: Vec<bool> = paths.iter().map(|p| p.exists()).collect();
+        let made = crate::fileops::make_dirs(spec, paths).map_err(|source| RunError::Open {
+            path: paths.first().cloned().unwrap_or_default(),
+            source,
+        })?;
+        self.created.extend(made);
+        if let Some((p, _)) = paths.iter().zip(before).find(|(_, b)| *b) {
+            if removes && !spec.allow_destructive {
+                let verb = if op == workload::FileOp::Delete {
+                    "delete"
+                } else {
+                    "remove"
+                };
+                return Err(RunError::NotOurs {
+                    verb,
+                    path: p.clone(),
+                });
+            }
+        }
         Ok(())
     }
 
@@ -200,6 +231,9 @@ impl Plan {
 
 pub(crate) fn remove_created(created: &[PathBuf]) {
     for p in created {
-        let _ = std::fs::remove_file(p);
+        // A file, or an (empty) directory a file engine's job made.
+        if std::fs::remove_file(p).is_err() {
+            let _ = std::fs::remove_dir(p);
+        }
     }
 }

@@ -59,6 +59,7 @@ pub(crate) fn closing_verify<E: Engine>(
         starts,
         depth,
         algo,
+        pattern: spec.verify_pattern.as_deref(),
     };
     let n = pass.run(eng, &inp.stop, &mut out.verify);
     out.verify_ns = t0.elapsed().as_nanos() as u64;
@@ -103,6 +104,8 @@ struct Pass<'a> {
     starts: Option<&'a Starts>,
     depth: usize,
     algo: workload::Verify,
+    /// What `verify=pattern` checks (and what lies under a header with `verify_pattern`).
+    pattern: Option<&'a [u8]>,
 }
 
 impl Pass<'_> {
@@ -173,7 +176,8 @@ impl Pass<'_> {
                 if c.result != len as i64 {
                     return Err(describe(c.result, Op::Read, off, len));
                 }
-                data::check(&eng.slot(c.slot)[..len as usize], off, self.algo)?;
+                let buf = &eng.slot(c.slot)[..len as usize];
+                data::verify_block(buf, off, self.algo, self.pattern)?;
                 checked += 1;
             }
         }

@@ -90,8 +90,14 @@ pub fn prepare(
             })
         }
     };
-    // The null engine does no I/O: it needs no file, and creates none.
-    if spec.ioengine == EngineKind::Null && meta.is_none() {
+    // The null engine does no I/O: it needs no file, and creates none. Nor do fio's file and
+    // directory engines that create what they work on (or make their directories first).
+    let no_layout = match spec.ioengine {
+        EngineKind::Null => meta.is_none(),
+        EngineKind::FileOp(op) => !op.needs_files(),
+        _ => false,
+    };
+    if no_layout {
         let offset = spec.offset + clone as u64 * spec.offset_increment;
         return null_target(spec, path, nfiles, offset);
     }

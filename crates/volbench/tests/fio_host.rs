@@ -544,3 +544,197 @@ fn numa_options_place_the_job_as_fio_places_it() {
         assert!(placed, "{tool}: no sched_setaffinity to node 0's CPUs");
     }
 }
+
+/// One file-engine job (`[t]` with 50 files of 4 KiB in `dir`) by `tool`: (total_ios, clat
+/// samples) of its reads.
+fn file_engine(tool: &str, dir: &Path, engine: &str) -> (u64, u64) {
+    let job = dir.join(format!("{engine}.fio"));
+    std::fs::write(
+        &job,
+        format!("[t]\ndirectory={}\nioengine={engine}\nnrfiles=50\nfilesize=4k\nfallocate=none\nopenfiles=1\n", dir.display()),
+    )
+    .unwrap();
+    let out = if tool == "fio" {
+        Std::new("fio")
+            .arg(&job)
+            .arg("--output-format=json")
+            .output()
+            .unwrap()
+    } else {
+        // The files an earlier run made are not this run's: removing them takes consent.
+        let consent = engine.ends_with("delete").then_some("--allow-destructive");
+        volbench()
+            .arg("run")
+            .arg(&job)
+            .args(["--output-format=json", "-q", "--no-store"])
+            .args(consent)
+            .output()
+            .unwrap()
+    };
+    assert!(
+        out.status.success(),
+        "{tool} {engine}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    let r = &v["jobs"][0]["read"];
+    assert_eq!(v["jobs"][0]["error"], 0, "{tool} {engine}");
+    (
+        r["total_ios"].as_u64().unwrap(),
+        r["clat_ns"]["N"].as_u64().unwrap(),
+    )
+}
+
+/// The entries of `dir` that are not job files.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".fio"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// fio's file and directory engines: create, stat and delete 50 files, then make, stat and
+/// remove 50 directories. Each operation is one completion (as many I/Os and clat samples as
+/// fio counts), and the directory holds what fio's leaves at each step. fio 3.33 has the file
+/// engines (its directory engines came in 3.34): the directories are checked on disk.
+#[test]
+fn file_and_directory_engines_count_and_leave_what_fios_do() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let steps = [
+        ("filecreate", 50),
+        ("filestat", 50),
+        ("filedelete", 0),
+        ("dircreate", 50),
+        ("dirstat", 50),
+        ("dirdelete", 0),
+    ];
+    let mut made: Vec<Vec<String>> = Vec::new();
+    for tool in ["fio", "vb"] {
+        let dir = d.path().join(tool);
+        std::fs::create_dir(&dir).unwrap();
+        for (engine, after) in steps {
+            if tool == "fio" && engine.starts_with("dir") {
+                continue;
+            }
+            let (ios, clat) = file_engine(tool, &dir, engine);
+            assert_eq!(
+                (ios, clat),
+                (50, 50),
+                "{tool} {engine}: I/Os and clat samples"
+            );
+            let now = entries(&dir);
+            assert_eq!(now.len(), after, "{tool} {engine}: {now:?}");
+            if engine == "filecreate" {
+                made.push(now.clone());
+            }
+            if engine == "dircreate" {
+                assert!(now.iter().all(|n| dir.join(n).is_dir()), "{now:?}");
+                assert_eq!(now, made[0], "the directories are named as the files were");
+            }
+        }
+    }
+    assert_eq!(made[0], made[1], "the files fio and volbench create");
+}
+
+/// filedelete removes files; volbench removes only what it made, so files that were there
+/// before are refused without --allow-destructive, and kept.
+#[test]
+fn filedelete_removes_only_what_the_run_made_unless_allowed() {
+    let d = tmpdir();
+    let keep = d.path().join("t.0.0");
+    std::fs::write(&keep, b"data").unwrap();
+    let job = d.path().join("del.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[t]\ndirectory={}\nioengine=filedelete\nfilesize=4\nbs=4\n",
+            d.path().display()
+        ),
+    )
+    .unwrap();
+    let out = volbench()
+        .arg("run")
+        .arg(&job)
+        .args(["-q", "--no-store"])
+        .output()
+        .unwrap();
+    fails_saying(&out, 2, "--allow-destructive");
+    assert!(keep.exists(), "a file volbench did not make was deleted");
+    let out = volbench()
+        .arg("run")
+        .arg(&job)
+        .args(["-q", "--no-store", "--allow-destructive"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!keep.exists());
+}
+
+/// One verify=pattern job on `file` by `tool` (`verify_only` to check only): its exit status
+/// and stderr.
+fn pattern_job(tool: &str, file: &Path, only: bool) -> (bool, String) {
+    let args = [
+        "--name=t".to_string(),
+        format!("--filename={}", file.display()),
+        "--size=4m".into(),
+        "--bs=8k".into(),
+        "--rw=randwrite".into(),
+        "--direct=1".into(),
+        "--ioengine=psync".into(),
+        "--verify=pattern".into(),
+        "--verify_pattern=0xAA".into(),
+        format!("--verify_only={}", u8::from(only)),
+    ];
+    let out = if tool == "fio" {
+        Std::new("fio").args(&args).output().unwrap()
+    } else {
+        volbench()
+            .arg("run")
+            .args(&args)
+            .args(["-q", "--no-store"])
+            .output()
+            .unwrap()
+    };
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// verify=pattern writes nothing but the pattern, so each tool's verify_only checks the
+/// other's file; a byte changed on disk fails both, and volbench names where.
+#[test]
+fn verify_pattern_files_check_across_tools_and_a_flipped_byte_fails_both() {
+    require_tool!("fio");
+    let d = tmpdir();
+    for writer in ["fio", "vb"] {
+        for checker in ["fio", "vb"] {
+            let file = d.path().join(format!("{writer}-{checker}.dat"));
+            let (ok, err) = pattern_job(writer, &file, false);
+            assert!(ok, "{writer} writing: {err}");
+            let (ok, err) = pattern_job(checker, &file, true);
+            assert!(ok, "{checker} checking {writer}'s file: {err}");
+        }
+    }
+    let file = d.path().join("vb-vb.dat");
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[(1 << 20) + 100] = 0x55;
+    std::fs::write(&file, bytes).unwrap();
+    for checker in ["fio", "vb"] {
+        let (ok, err) = pattern_job(checker, &file, true);
+        assert!(!ok, "{checker} missed a changed byte");
+        if checker == "vb" {
+            assert!(err.contains("offset 1048676"), "{err}");
+        }
+    }
+}

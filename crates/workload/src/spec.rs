@@ -42,6 +42,14 @@ impl Rw {
     pub fn is_random(self) -> bool {
         matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw)
     }
+    /// The same pattern reading only (fio's verify_only pass over a writing job).
+    pub fn reading(self) -> Rw {
+        if self.is_random() {
+            Rw::RandRead
+        } else {
+            Rw::Read
+        }
+    }
     pub fn reads(self) -> bool {
         !matches!(self, Rw::Write | Rw::RandWrite)
     }
@@ -68,6 +76,66 @@ pub enum EngineKind {
     /// fio's mmap: the file mapped, the data copied to and from it.
     Mmap,
     Null,
+    /// fio's file and directory engines: each "I/O" is an operation on a file or
+    /// directory (create, stat, delete), timed as one completion.
+    FileOp(FileOp),
+}
+
+/// What fio's file and directory engines do to each of a job's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileOp {
+    /// open(O_CREAT|O_RDWR, 0600) (`filecreate`).
+    Create,
+    /// stat(2), lstat(2) or statx(2) (`filestat`, fio's `stat_type`).
+    Stat,
+    /// unlink(2) (`filedelete`).
+    Delete,
+    /// mkdir(2) (`dircreate`).
+    DirCreate,
+    /// stat(2) of a directory (`dirstat`).
+    DirStat,
+    /// rmdir(2) (`dirdelete`).
+    DirDelete,
+}
+
+impl FileOp {
+    /// fio's engine names, in the order of the variants.
+    pub const NAMES: [&'static str; 6] = [
+        "filecreate",
+        "filestat",
+        "filedelete",
+        "dircreate",
+        "dirstat",
+        "dirdelete",
+    ];
+    const ALL: [FileOp; 6] = [
+        FileOp::Create,
+        FileOp::Stat,
+        FileOp::Delete,
+        FileOp::DirCreate,
+        FileOp::DirStat,
+        FileOp::DirDelete,
+    ];
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+    fn parse(s: &str) -> Option<FileOp> {
+        let i = Self::NAMES.iter().position(|n| *n == s)?;
+        Some(Self::ALL[i])
+    }
+    /// The files exist before the operation (fio lays them out first), as for I/O.
+    pub fn needs_files(self) -> bool {
+        matches!(self, FileOp::Stat | FileOp::Delete)
+    }
+    /// It works on directories, which it makes first where they are missing (all but
+    /// `dircreate`, which makes them itself).
+    pub fn on_dirs(self) -> bool {
+        matches!(
+            self,
+            FileOp::DirCreate | FileOp::DirStat | FileOp::DirDelete
+        )
+    }
 }
 
 impl EngineKind {
@@ -91,7 +159,7 @@ impl EngineKind {
             // device sees what io_uring at the same depth gives it.
             "posixaio" => EngineKind::IoUring,
             "null" => EngineKind::Null,
-            _ => return None,
+            other => EngineKind::FileOp(FileOp::parse(other)?),
         })
     }
     pub fn as_str(self) -> &'static str {
@@ -101,11 +169,20 @@ impl EngineKind {
             EngineKind::Psync => "psync",
             EngineKind::Mmap => "mmap",
             EngineKind::Null => "null",
+            EngineKind::FileOp(op) => op.name(),
         }
+    }
+    /// Whether the engine moves data to and from the target (not `null`, not fio's file and
+    /// directory engines): the checks about data, caches and devices apply to it.
+    pub fn moves_data(self) -> bool {
+        !matches!(self, EngineKind::Null | EngineKind::FileOp(_))
     }
     /// Synchronous engines complete each I/O inside the submit call, so their depth is 1.
     pub fn is_sync(self) -> bool {
-        matches!(self, EngineKind::Psync | EngineKind::Mmap)
+        matches!(
+            self,
+            EngineKind::Psync | EngineKind::Mmap | EngineKind::FileOp(_)
+        )
     }
 }
 
@@ -193,6 +270,9 @@ pub enum Verify {
     Sha1,
     Sha256,
     Sha512,
+    /// fio's `verify=pattern`: no header; every byte of a block must hold `verify_pattern`,
+    /// repeated from the block's start.
+    Pattern,
 }
 
 /// Synchronous-write open flags (fio's `sync=`).
@@ -287,6 +367,10 @@ pub struct Think {
 
 /// fio's default `filename_format`.
 pub const FIO_FILENAME_FORMAT: &str = "$jobname.$jobnum.$filenum";
+
+fn is_zero_u8(v: &u8) -> bool {
+    *v == 0
+}
 
 fn all_random() -> [u8; 2] {
     [100, 100]
@@ -586,6 +670,9 @@ pub struct JobSpec {
     /// back afterwards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ioscheduler: Option<String>,
+    /// `filestat`/`dirstat`: 0 stat(2), 1 lstat(2), 2 statx(2) (fio's `stat_type`).
+    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    pub stat_type: u8,
     /// io_uring with a kernel thread polling the submission queue (fio's `sqthread_poll`),
     /// pinned to `sqthread_poll_cpu` when given.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -711,6 +798,14 @@ pub struct JobSpec {
     #[serde(default, skip_serializing_if = "dedupe_off")]
     pub dedupe: Dedupe,
     pub verify: Option<Verify>,
+    /// fio's `verify_pattern`: written into every block (under the header, with a checksum
+    /// method), and what `verify=pattern` checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_pattern: Option<Vec<u8>>,
+    /// fio's `verify_only`: the job writes nothing; it reads its region and checks what an
+    /// earlier run of it wrote.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify_only: bool,
     pub allow_destructive: bool,
 }
 
@@ -786,6 +881,7 @@ impl Default for JobSpec {
             fadvise: Fadvise::Pattern,
             write_hint: None,
             ioscheduler: None,
+            stat_type: 0,
             sqthread_poll: false,
             sqthread_poll_cpu: None,
             kb_base: 1024,
@@ -811,6 +907,8 @@ impl Default for JobSpec {
             dedupe: Dedupe::default(),
             buffer: BufferMode::Random,
             verify: None,
+            verify_pattern: None,
+            verify_only: false,
             allow_destructive: false,
         }
     }
@@ -862,6 +960,10 @@ pub enum SpecError {
     VerifyBs,
     #[error("--buffer_pattern is empty: give bytes, e.g. 0xdeadbeef")]
     EmptyPattern,
+    #[error("verify=pattern checks verify_pattern, which is not set: give verify_pattern=0xAA (or another pattern)")]
+    NoVerifyPattern,
+    #[error("verify_only checks what the job wrote before, so it needs verify=: add verify=crc32c (or the method of the run that wrote)")]
+    VerifyOnlyNoVerify,
     #[error("bssplit percentages add up to {0}, not 100: fix the split")]
     BsSplit(u32),
     #[error("size={0}% is out of range: use 1% to 100%")]
@@ -904,6 +1006,8 @@ impl SpecError {
             SpecError::Offset(_) => &[OFFSET, DIRECT, BUFFERED],
             SpecError::NoRuntime => &[RUNTIME, TIME_BASED],
             SpecError::VerifyBs => &[VERIFY, BS],
+            SpecError::NoVerifyPattern => &[VERIFY],
+            SpecError::VerifyOnlyNoVerify => &[VERIFY],
             SpecError::EmptyPattern => &[BUFFER_PATTERN],
             SpecError::BsSplit(_) => &[BSSPLIT],
             SpecError::SizePercent(_) => &[SIZE],
@@ -1023,8 +1127,15 @@ impl JobSpec {
         if self.time_based && self.runtime.is_none_or(|r| r.is_zero()) {
             return Err(SpecError::NoRuntime);
         }
-        if self.verify.is_some() && self.bs < 512 {
+        let header = self.verify.is_some_and(|v| v != Verify::Pattern);
+        if header && self.bs < 512 {
             return Err(SpecError::VerifyBs);
+        }
+        if self.verify == Some(Verify::Pattern) && self.verify_pattern.is_none() {
+            return Err(SpecError::NoVerifyPattern);
+        }
+        if self.verify_only && self.verify.is_none() {
+            return Err(SpecError::VerifyOnlyNoVerify);
         }
         if matches!(&self.buffer, BufferMode::Pattern(p) if p.is_empty()) {
             return Err(SpecError::EmptyPattern);

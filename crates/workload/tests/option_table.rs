@@ -11,7 +11,11 @@ use workload::Workload;
 fn companions(name: &str) -> &'static str {
     match name {
         "rwmixread" | "rwmixwrite" => "rw=randrw\n",
-        "verify_backlog" | "verify_backlog_batch" | "do_verify" => "rw=write\nverify=crc32c\n",
+        "verify_backlog" | "verify_backlog_batch" | "do_verify" | "verify_only" => {
+            "rw=write\nverify=crc32c\n"
+        }
+        "rate_min" => "rate=2m\n",
+        "rate_iops_min" => "rate_iops=200\n",
         "thinktime_spin" | "thinktime_blocks" | "thinktime_blocks_type" => "thinktime=1000\n",
         "buffer_compress_chunk" => "buffer_compress_percentage=50\n",
         "runtime" => "time_based\n",

@@ -7,7 +7,7 @@ use host::Finding;
 use report::{RunReport, WarningRecord};
 use std::path::PathBuf;
 use std::time::Duration;
-use workload::{format_bytes, EngineKind, JobSpec, Workload};
+use workload::{format_bytes, JobSpec, Workload};
 
 /// How long a run watches its devices before it starts: long enough to see a second
 /// benchmark or a backup (hundreds of I/Os), short enough not to be felt.
@@ -22,7 +22,7 @@ pub struct Before(Vec<Finding>);
 
 /// The checks before the run. Nothing for the null engine, which touches no device.
 pub fn before(w: &Workload) -> Before {
-    let real = || w.jobs.iter().filter(|j| j.ioengine != EngineKind::Null);
+    let real = || w.jobs.iter().filter(|j| j.ioengine.moves_data());
     let paths: Vec<PathBuf> = real().flat_map(|j| runner::resolve_paths(j, 0)).collect();
     for j in real() {
         if let Some(note) = drain_note(j) {

@@ -218,6 +218,7 @@ pub(super) const OPTIONS: &[O] = &[
                     Verify::Sha1 => "sha1",
                     Verify::Sha256 => "sha256",
                     Verify::Sha512 => "sha512",
+                    Verify::Pattern => "pattern",
                 }
                 .into()
             })
@@ -229,9 +230,44 @@ pub(super) const OPTIONS: &[O] = &[
             C::Data,
             Kind::Text,
             "Write a checksummed header into every block and check it on read: crc32c, md5, \
-             sha1, sha256, sha512",
+             sha1, sha256, sha512; or pattern (verify_pattern in every byte)",
             "md5",
             set_verify,
+        )
+    },
+    O {
+        details: "fio's forms: hex bytes (`0xAA`, `0xdeadbeef`), a decimal number (32 bits), a \
+                  quoted string; every written block holds it, repeated from the block's start \
+                  (under the header with a checksum method), and `verify=pattern` checks every \
+                  byte of each block read against it, as fio's pattern check",
+        show: Some(|j| j.verify_pattern.as_deref().map(hex)),
+        ..O::new(
+            "verify_pattern",
+            C::Data,
+            Kind::Text,
+            "The pattern every written block holds and verify=pattern checks: 0xAA, 'text'",
+            "0xdeadbeef",
+            |j, v| {
+                j.verify_pattern = Some(pattern(v)?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "the job writes nothing: it reads its region with its own pattern (random \
+                  jobs at random, sequential ones in order) and checks every block, what an \
+                  earlier run of the same job wrote, as fio's verify_only",
+        show: Some(|j| j.verify_only.then(|| "1".into())),
+        ..O::new(
+            "verify_only",
+            C::Data,
+            Kind::Flag,
+            "Write nothing; read back and check what an earlier run of the job wrote",
+            "1",
+            |j, v| {
+                j.verify_only = v.flag()?;
+                Ok(())
+            },
         )
     },
     O {
@@ -344,14 +380,15 @@ fn set_verify(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
         "sha1" => Some(Verify::Sha1),
         "sha256" => Some(Verify::Sha256),
         "sha512" => Some(Verify::Sha512),
+        "pattern" => Some(Verify::Pattern),
         // Checked with crc32c, which catches the same torn, stale and corrupt blocks; only the
         // checksum's CPU cost differs (a warning says so).
         "crc32" | "crc64" | "crc16" | "crc7" | "xxhash" | "meta" | "1" => Some(Verify::Crc32c),
         _ => {
             return Err(OptError::Unsupported {
                 key: format!("{}={s}", v.opt.name),
-                hint: ": use crc32c, md5, sha1, sha256 or sha512 (crc32, crc64, crc16, crc7, \
-                       xxhash and meta are checked with crc32c)"
+                hint: ": use crc32c, md5, sha1, sha256, sha512 or pattern (crc32, crc64, crc16, \
+                       crc7, xxhash and meta are checked with crc32c)"
                     .into(),
             })
         }

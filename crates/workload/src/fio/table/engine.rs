@@ -239,6 +239,28 @@ fn engine_note(v: &str) -> Option<String> {
     }
 }
 
+/// fio's engines for systems volbench does not drive: what each needs, and the nearest thing
+/// volbench measures instead.
+fn external_engine(name: &str) -> Option<(&'static str, &'static str)> {
+    const MAPPED: &str = "map the volume as a block device (rbd map, nvme connect, iscsiadm) and \
+                          run the job on it with libaio or io_uring";
+    const FILES: &str = "mount it and run the job on a file there (with psync or io_uring)";
+    Some(match name {
+        "rbd" | "rados" => ("a Ceph cluster and librbd/librados", MAPPED),
+        "http" | "s3" => ("an HTTP or S3 server", "mount the bucket (mountpoint-s3, s3fs) and run the job on its files"),
+        "nfs" => ("libnfs and an NFS server", FILES),
+        "libiscsi" => ("libiscsi and an iSCSI target", MAPPED),
+        "nbd" => ("libnbd and an NBD server", MAPPED),
+        "spdk" | "spdk_bdev" | "spdk_nvme" => ("SPDK and a device bound to it", "run the job on the NVMe device through the kernel with io_uring (hipri=1 polls)"),
+        "xnvme" | "io_uring_cmd" | "sg" | "nvme" => ("NVMe or SCSI passthrough (char devices such as /dev/ng0n1)", "run the job on the block device with io_uring"),
+        "windowsaio" | "solarisaio" => ("Windows or Solaris", "on Linux, use io_uring or libaio"),
+        "rdma" | "net" | "netsplice" | "gfapi" | "gfapi_async" | "libhdfs" | "pmemblk" | "dev-dax" | "libpmem" | "libzbc" | "mtd" | "dfs" | "libcufile" => {
+            ("a system or library this machine has not (a network peer, GlusterFS, HDFS, pmem, MTD, DAOS, GPUDirect)", "volbench measures block and file I/O: use io_uring, libaio or psync on a device or a file")
+        }
+        _ => return None,
+    })
+}
+
 pub(super) const OPTIONS: &[O] = &[
     O {
         details: "`io_uring`, `libaio`, `psync`, `mmap` (the file mapped shared, data copied \
@@ -259,9 +281,15 @@ pub(super) const OPTIONS: &[O] = &[
                 let s = v.need()?;
                 j.ioengine = EngineKind::parse(s).ok_or_else(|| OptError::Unsupported {
                     key: format!("{}={s}", v.opt.name),
-                    hint: ": use io_uring (or posixaio), libaio, psync (or sync, vsync, pvsync, \
-                           pvsync2, splice), mmap or null"
-                        .into(),
+                    hint: external_engine(s).map_or_else(
+                        || {
+                            ": use io_uring (or posixaio), libaio, psync (or sync, vsync, \
+                             pvsync, pvsync2, splice), mmap, null, or the file engines \
+                             (filecreate, filestat, filedelete, dircreate, dirstat, dirdelete)"
+                                .into()
+                        },
+                        |(needs, instead)| format!(": it needs {needs}; {instead}"),
+                    ),
                 })?;
                 Ok(())
             },
@@ -690,6 +718,23 @@ pub(super) const OPTIONS: &[O] = &[
                     mode: mode as u8,
                     nodes,
                 });
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "the system call of `filestat` and `dirstat`, as fio's engine option",
+        show: Some(|j| {
+            (j.stat_type != 0).then(|| ["stat", "lstat", "statx"][j.stat_type as usize % 3].into())
+        }),
+        ..O::new(
+            "stat_type",
+            C::Engine,
+            Kind::Choice(&["stat", "lstat", "statx"]),
+            "filestat/dirstat: stat, lstat or statx",
+            "statx",
+            |j, v| {
+                j.stat_type = v.choice()? as u8;
                 Ok(())
             },
         )

@@ -34,6 +34,11 @@ pub(super) const NOTED: &[O] = &[
     ),
     noted("clocksource", "volbench always times with CLOCK_MONOTONIC"),
     noted(
+        "verify_state_save",
+        "volbench writes no verify state file: each block it writes carries its own offset, \
+         sequence and checksum, so a later verify_only run checks what reached the device",
+    ),
+    noted(
         "allow_mounted_write",
         "the job file's consent is fio's; volbench's safety rule still holds: a device that \
          is mounted or holds a file system or partition table is written only with \
@@ -144,7 +149,6 @@ const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writ
 const R_TRIM: &str = "volbench issues reads, writes and syncs, no discards (TRIM); measure discard with fio, or with `blkdiscard` timed";
 const R_REPLAY: &str = "volbench replays one trace per job and does not merge several into one; merge them with `blkparse -i A -i B -d merged.bin` and replay that";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
-const R_VERIFYSTATE: &str = "volbench keeps no verify state between runs: a later job checks the headers on the device itself (rw=read with verify=...)";
 const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type does not change the I/O the device sees";
 const R_PROCESS: &str = "volbench runs every job as a thread of one process, so per-process settings (user, group, memory locking, NUMA placement by node) do not apply; use cpus_allowed for placement";
 const R_EXEC: &str =
@@ -188,10 +192,12 @@ pub(super) const REFUSED: &[O] = &[
     refused("file_service_type", "volbench goes round robin over a job's files (fio's default); other orders are not in volbench"),
     refused("rate_ignore_thinktime", "volbench's rate always counts the think time in the job's pace"),
     refused("max_latency", "volbench does not end a job on a latency limit; the report gives p99, p99.9 and the maximum"),
-    refused("verify_only", "volbench has no read-only pass over a write job; to check data written earlier, run the same job with rw=read (or randread) and the same verify="),
-    refused("verify_state_save", R_VERIFYSTATE),
-    refused("verify_state_load", R_VERIFYSTATE),
-    refused("verify_pattern", R_VERIFYFMT),
+    refused(
+        "verify_state_load",
+        "volbench keeps no verify state, so it cannot limit a check to the writes that had \
+         completed before a crash; `volbench durability` does exactly that (every write it \
+         counts as acknowledged is checked after the power cut, against a witness)",
+    ),
     refused("verify_interval", R_VERIFYFMT),
     refused("verify_offset", R_VERIFYFMT),
     refused("verify_header_seed", R_VERIFYFMT),
