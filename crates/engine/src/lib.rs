@@ -71,6 +71,32 @@ pub struct EngineConfig {
     /// io_uring: a kernel thread polls the submission queue (fio's `sqthread_poll`), on this
     /// CPU when given (`sqthread_poll_cpu`); the job thread then submits without a syscall.
     pub sqpoll: Option<Option<u32>>,
+    /// Per-I/O flags fio's newer options set (psync, libaio, io_uring): `uncached`
+    /// (RWF_DONTCACHE, reads and writes) and `atomic` (RWF_ATOMIC, writes).
+    pub uncached: bool,
+    pub atomic: bool,
+}
+
+/// RWF_DONTCACHE (Linux 6.14): buffered I/O whose pages leave the page cache once done.
+pub const RWF_DONTCACHE: i32 = 0x80;
+/// RWF_ATOMIC (Linux 6.11): a write stored whole or not at all (torn-write protection).
+pub const RWF_ATOMIC: i32 = 0x40;
+
+impl EngineConfig {
+    /// The RWF_* flags of every read.
+    pub fn read_flags(&self) -> i32 {
+        if self.uncached {
+            RWF_DONTCACHE
+        } else {
+            0
+        }
+    }
+    /// The RWF_* flags of every write: per-write durability, uncached, atomic.
+    pub fn write_flags(&self) -> i32 {
+        let dsync = if self.write_dsync { libc::RWF_DSYNC } else { 0 };
+        let atomic = if self.atomic { RWF_ATOMIC } else { 0 };
+        dsync | atomic | self.read_flags()
+    }
 }
 
 /// Everything an engine can fail with, with the errno kept for the report.

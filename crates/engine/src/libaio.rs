@@ -48,6 +48,8 @@ pub struct Libaio {
     bufs: SlotBuffers,
     /// RWF_* flags for writes (RWF_DSYNC for per-write durability, kernel 4.13+).
     write_flags: i32,
+    /// RWF_* flags for reads (RWF_DONTCACHE with `uncached`).
+    read_flags: i32,
 }
 
 // SAFETY: the raw pointers in `pending` point into `iocbs`, owned by the same value.
@@ -81,7 +83,8 @@ impl Libaio {
             fds: cfg.fds.clone(),
             in_flight: 0,
             bufs: SlotBuffers::new(depth, cfg.slot_size, cfg.align),
-            write_flags: if cfg.write_dsync { libc::RWF_DSYNC } else { 0 },
+            write_flags: cfg.write_flags(),
+            read_flags: cfg.read_flags(),
         })
     }
 
@@ -154,7 +157,7 @@ impl Engine for Libaio {
             aio_rw_flags: if req.op == Op::Write {
                 self.write_flags
             } else {
-                0
+                self.read_flags
             },
             ..Iocb::default()
         };

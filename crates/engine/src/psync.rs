@@ -24,8 +24,8 @@ impl Psync {
             fds: cfg.fds.clone(),
             bufs: SlotBuffers::new(cfg.depth as usize, cfg.slot_size, cfg.align),
             done: Vec::with_capacity(cfg.depth as usize),
-            write_flags: hipri | if cfg.write_dsync { libc::RWF_DSYNC } else { 0 },
-            read_flags: hipri,
+            write_flags: hipri | cfg.write_flags(),
+            read_flags: hipri | cfg.read_flags(),
             maps: None,
         }
     }

@@ -22,6 +22,8 @@ pub struct IoUring {
     fixed_bufs: bool,
     /// RWF_* flags for writes (RWF_DSYNC for per-write durability).
     write_flags: i32,
+    /// RWF_* flags for reads (RWF_DONTCACHE with `uncached`).
+    read_flags: i32,
     in_flight: usize,
     queued: usize,
 }
@@ -113,7 +115,8 @@ impl IoUring {
             fds: cfg.fds.clone(),
             fixed_files,
             fixed_bufs,
-            write_flags: if cfg.write_dsync { libc::RWF_DSYNC } else { 0 },
+            write_flags: cfg.write_flags(),
+            read_flags: cfg.read_flags(),
             in_flight: 0,
             queued: 0,
         })
@@ -127,6 +130,7 @@ impl IoUring {
                 match (req.op, self.fixed_bufs) {
                     (Op::Read, true) => opcode::ReadFixed::new($fd, ptr, req.len, idx)
                         .offset(req.offset)
+                        .rw_flags(self.read_flags)
                         .build(),
                     (Op::Write, true) => opcode::WriteFixed::new($fd, ptr, req.len, idx)
                         .offset(req.offset)
@@ -134,6 +138,7 @@ impl IoUring {
                         .build(),
                     (Op::Read, false) => opcode::Read::new($fd, ptr, req.len)
                         .offset(req.offset)
+                        .rw_flags(self.read_flags)
                         .build(),
                     (Op::Write, false) => opcode::Write::new($fd, ptr, req.len)
                         .offset(req.offset)

@@ -236,6 +236,8 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64, plus: bool)
         "error": error,
         "eta": 0,
         "elapsed": (j.runtime_ns as f64 / 1e9).ceil() as u64,
+        // fio 3.35's: when the job started, in ms since the epoch.
+        "job_start": r.started_unix * 1000 + j.series.start_ms,
         "job options": spec.map(report::fio_options).unwrap_or_default(),
         "read": fio_dir(j.read.as_ref(), j.verify.as_ref(), j.runtime_ns, group_bw, sh),
         "write": fio_dir(j.write.as_ref(), None, j.runtime_ns, group_bw, sh),

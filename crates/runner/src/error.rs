@@ -16,6 +16,12 @@ pub enum RunError {
     Spec(#[from] workload::spec::SpecError),
     #[error("directory {0} does not exist: create it or choose another with --directory")]
     MissingDirectory(PathBuf),
+    #[error(
+        "atomic=1: {path} is on {disk}, which has no atomic write unit (queue/\
+         atomic_write_unit_max_bytes is 0), so the kernel would refuse every RWF_ATOMIC write; \
+         drop atomic, or run on a device that offers atomic writes"
+    )]
+    NoAtomic { path: PathBuf, disk: String },
     #[error("ioscheduler={want}: cannot switch {disk} to it: {why}; drop ioscheduler or name one it offers")]
     Scheduler {
         disk: String,

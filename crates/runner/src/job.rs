@@ -47,6 +47,8 @@ pub fn run(inp: JobInput) -> JobOutput {
         hipri: inp.spec.hipri,
         random: inp.spec.rw.is_random(),
         sqpoll: inp.spec.sqthread_poll.then_some(inp.spec.sqthread_poll_cpu),
+        uncached: inp.spec.uncached,
+        atomic: inp.spec.atomic,
     };
     match inp.spec.ioengine {
         EngineKind::IoUring => match engine::IoUring::new(&cfg) {
@@ -169,11 +171,19 @@ struct Clock {
 
 impl Clock {
     fn new(spec: &JobSpec) -> Clock {
-        let ramp_ns = spec.ramp_time.as_nanos() as u64;
+        // fio's ramp_size ends the ramp after that much I/O, whenever it is: the clock's ramp
+        // then ends where the bytes say, and the runtime counts from there.
+        let ramp_ns = if spec.ramp_size > 0 {
+            u64::MAX
+        } else {
+            spec.ramp_time.as_nanos() as u64
+        };
         Clock {
             base: Instant::now(),
             ramp_ns,
-            deadline: spec.runtime.map(|r| ramp_ns + r.as_nanos() as u64),
+            deadline: spec
+                .runtime
+                .map(|r| ramp_ns.saturating_add(r.as_nanos() as u64)),
             cut: None,
             measuring: false,
             measure_start: 0,
@@ -504,10 +514,22 @@ impl<'a, E: Engine> Job<'a, E> {
         (self.stats, self.windows) = fresh_counts(&self.inp.spec, self.sync_engine);
     }
 
+    /// fio's ramp_size: the job has done that much I/O (reads and writes), so its ramp ends.
+    #[inline]
+    fn ramp_bytes_done(&self) -> bool {
+        let size = self.inp.spec.ramp_size;
+        size > 0 && self.stats.dirs.iter().map(|d| d.bytes).sum::<u64>() >= size
+    }
+
     /// Reads the clock once for the turn: the ramp's end, the cut, and whether to stop.
     #[inline]
     fn turn(&mut self) -> Turn {
         let t = self.clock.now();
+        if !self.clock.measuring && self.ramp_bytes_done() {
+            let c = &mut self.clock;
+            c.ramp_ns = t;
+            c.deadline = self.inp.spec.runtime.map(|r| t + r.as_nanos() as u64);
+        }
         if !self.clock.measuring && t >= self.clock.ramp_ns {
             self.end_ramp();
         }

@@ -355,6 +355,9 @@ fn open_target(
     let lbs = device
         .as_ref()
         .map_or(512, |d| d.logical_block_size.max(512));
+    if spec.atomic && spec.rw.writes() {
+        check_atomic(path, disk)?;
+    }
     // O_DIRECT's alignment is the block device's rule; a file system without one (FUSE, a
     // network file system) sets its own, which the I/O's result then says.
     if spec.direct && device.is_some() {
@@ -412,6 +415,27 @@ fn advise(spec: &JobSpec, file: &File, path: &Path, offset: u64, len: u64) -> Re
                 source: io::Error::last_os_error(),
             });
         }
+    }
+    Ok(())
+}
+
+/// fio's `atomic`: the kernel refuses every RWF_ATOMIC write to a device without an atomic
+/// write unit, so say so before the run (with the device and the fix).
+fn check_atomic(path: &Path, disk: Option<DevId>) -> Result<(), RunError> {
+    let dir = disk.and_then(|d| d.sysfs()).map(|d| probe::disk_dir(&d));
+    let name = dir
+        .as_ref()
+        .and_then(|d| d.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    let unit = dir
+        .and_then(|d| fs::read_to_string(d.join("queue/atomic_write_unit_max_bytes")).ok())
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    if unit == 0 {
+        return Err(RunError::NoAtomic {
+            path: path.to_path_buf(),
+            disk: name.unwrap_or_else(|| "its file system".into()),
+        });
     }
     Ok(())
 }

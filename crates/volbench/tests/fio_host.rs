@@ -738,3 +738,130 @@ fn verify_pattern_files_check_across_tools_and_a_flipped_byte_fails_both() {
         }
     }
 }
+
+/// The bytes of `file` resident in the page cache (util-linux's fincore).
+fn resident(file: &Path) -> u64 {
+    let out = Std::new("fincore")
+        .args(["--bytes", "--noheadings", "--output", "RES"])
+        .arg(file)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// uncached=1 (fio 3.40, RWF_DONTCACHE): a buffered read of a 16 MiB file leaves none of it
+/// in the page cache, where the same read without it leaves all of it; writes carry the flag
+/// to the kernel (strace), which on this kernel's ext4 still keeps written pages, as it does
+/// for any writer that sets it.
+#[test]
+fn uncached_reads_leave_nothing_in_the_page_cache() {
+    require_root!();
+    require_tool!("fincore");
+    require_tool!("strace");
+    let d = tmpdir();
+    let file = d.path().join("u.dat");
+    std::fs::write(&file, vec![3u8; 16 << 20]).unwrap();
+    let f = format!("--filename={}", file.display());
+    for (flag, want_all) in [("--uncached=0", true), ("--uncached=1", false)] {
+        drop_caches();
+        ok_stdout(volbench().args([
+            "run",
+            "--name=u",
+            &f,
+            "--size=16m",
+            "--rw=read",
+            "--bs=128k",
+            flag,
+            "-q",
+            "--no-store",
+        ]));
+        let res = resident(&file);
+        assert_eq!(res == 16 << 20, want_all, "{flag}: {res} bytes resident");
+        assert!(want_all || res == 0, "{flag}: {res} bytes resident");
+    }
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let cmd = [
+        vb.to_str().unwrap(),
+        "run",
+        "--name=u",
+        &f,
+        "--size=1m",
+        "--rw=write",
+        "--bs=128k",
+        "--uncached=1",
+        "--ioengine=psync",
+        "-q",
+        "--no-store",
+    ];
+    let (log, _) = strace(d.path(), &["-e", "trace=pwritev2"], &cmd);
+    let flagged = log
+        .lines()
+        .filter(|l| l.contains("pwritev2(") && l.contains(", 0x80"))
+        .count();
+    assert_eq!(flagged, 8, "{log}");
+}
+
+/// atomic=1 on a device without an atomic write unit (zram has none): refused before any
+/// I/O, naming the device, where the kernel would refuse every write.
+#[test]
+fn atomic_writes_are_refused_where_the_device_has_no_atomic_unit() {
+    require_root!();
+    let z = Zram::new("16M");
+    let unit =
+        std::fs::read_to_string(z.sysfs().join("queue/atomic_write_unit_max_bytes")).unwrap();
+    assert_eq!(
+        unit.trim(),
+        "0",
+        "zram offers atomic writes now: pick another device"
+    );
+    let f = format!("--filename={}", z.p());
+    let out = volbench()
+        .args([
+            "run",
+            "--name=a",
+            &f,
+            "--size=1m",
+            "--rw=write",
+            "--direct=1",
+            "--atomic=1",
+            "-q",
+            "--no-store",
+        ])
+        .output()
+        .unwrap();
+    let err = fails_saying(&out, 2, "atomic_write_unit_max_bytes is 0");
+    assert!(
+        err.contains(&z.name()) && err.contains("drop atomic"),
+        "{err}"
+    );
+}
+
+/// ramp_size=8m (fio 3.36) at a paced 1,000 IOPS of 4 KiB: the ramp takes the first 2,048
+/// I/Os (about 2 s), then the 2 s runtime counts from its end: 2,000 measured I/Os (the pace
+/// fixes them, within 2 %) in a run of at least 4 s.
+#[test]
+fn ramp_size_warms_up_by_bytes_then_runs_its_runtime() {
+    let d = tmpdir();
+    let f = format!("--filename={}", d.path().join("r.dat").display());
+    let t0 = Instant::now();
+    let v: Value = serde_json::from_str(&ok_stdout(volbench().args([
+        "run",
+        "--name=r",
+        &f,
+        "--size=64m",
+        "--rw=randread",
+        "--bs=4k",
+        "--ramp_size=8m",
+        "--runtime=2",
+        "--time_based",
+        "--rate_iops=1000",
+        "--output-format=json",
+        "-q",
+        "--no-store",
+    ])))
+    .unwrap();
+    let secs = t0.elapsed().as_secs_f64();
+    let ios = v["jobs"][0]["read"]["total_ios"].as_f64().unwrap();
+    assert!((ios - 2000.0).abs() <= 40.0, "{ios} I/Os measured");
+    assert!(secs >= 4.0, "the run took {secs:.1} s");
+}

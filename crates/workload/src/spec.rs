@@ -368,6 +368,10 @@ pub struct Think {
 /// fio's default `filename_format`.
 pub const FIO_FILENAME_FORMAT: &str = "$jobname.$jobnum.$filenum";
 
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
+}
+
 fn is_zero_u8(v: &u8) -> bool {
     *v == 0
 }
@@ -631,6 +635,9 @@ pub struct JobSpec {
     pub runtime: Option<Duration>,
     pub time_based: bool,
     pub ramp_time: Duration,
+    /// fio's `ramp_size`: the warm-up is this many bytes of I/O instead of a time.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub ramp_size: u64,
     pub direct: bool,
     pub ioengine: EngineKind,
     /// Files or devices; several make the job spread its I/O round-robin over them.
@@ -677,6 +684,12 @@ pub struct JobSpec {
     /// pinned to `sqthread_poll_cpu` when given.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sqthread_poll: bool,
+    /// fio's `uncached`: buffered I/O with RWF_DONTCACHE, its pages dropped once done.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub uncached: bool,
+    /// fio's `atomic`: writes with RWF_ATOMIC (torn-write protection).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub atomic: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqthread_poll_cpu: Option<u32>,
     /// Sequential jobs: bytes skipped after each I/O (fio's `rw=read:8k`); negative steps
@@ -853,6 +866,7 @@ impl Default for JobSpec {
             runtime: Some(Duration::from_secs(30)),
             time_based: true,
             ramp_time: Duration::ZERO,
+            ramp_size: 0,
             direct: true,
             ioengine: EngineKind::IoUring,
             filename: Vec::new(),
@@ -883,6 +897,8 @@ impl Default for JobSpec {
             ioscheduler: None,
             stat_type: 0,
             sqthread_poll: false,
+            uncached: false,
+            atomic: false,
             sqthread_poll_cpu: None,
             kb_base: 1024,
             sync_every: 0,

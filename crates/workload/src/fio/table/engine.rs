@@ -739,6 +739,41 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "fio 3.40's option: buffered reads and writes with RWF_DONTCACHE (Linux \
+                  6.14), so their pages leave the page cache once done (a test counts the \
+                  file's resident pages after the run with fincore); psync, libaio and io_uring",
+        show: Some(|j| j.uncached.then(|| "1".into())),
+        ..O::new(
+            "uncached",
+            C::Engine,
+            Kind::Int { min: 0, max: 1 },
+            "Buffered I/O that leaves no pages in the page cache (RWF_DONTCACHE)",
+            "1",
+            |j, v| {
+                j.uncached = v.int::<u8>()? == 1;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "fio 3.38's option: writes with RWF_ATOMIC (Linux 6.11), stored whole or not \
+                  at all; refused before any I/O where the target's device has no atomic write \
+                  unit (its queue/atomic_write_unit_max_bytes is 0), as the kernel would refuse \
+                  every write",
+        show: Some(|j| j.atomic.then(|| "1".into())),
+        ..O::new(
+            "atomic",
+            C::Engine,
+            Kind::Flag,
+            "Writes with torn-write protection (RWF_ATOMIC)",
+            "1",
+            |j, v| {
+                j.atomic = v.flag()?;
+                Ok(())
+            },
+        )
+    },
 ];
 
 /// A list of numbers as fio writes it back: `0,1,3`.

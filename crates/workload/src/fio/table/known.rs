@@ -231,7 +231,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("end_syncfs", "volbench flushes each file with end_fsync=1, not the whole file system"),
     refused("cmdprio_percentage", "volbench gives all of a job's I/O one priority (prioclass, prio); a per-I/O share is not in volbench"),
     refused("nowait", "volbench's I/O may block as ordinary I/O does (no RWF_NOWAIT)"),
-    refused("atomic", "volbench does not request atomic writes (RWF_ATOMIC); the kernel here offers none"),
     refused("create_only", "lay the files out with a short write job instead (rw=write, the same size), then run the real job on them"),
     refused("wait_for", "volbench orders jobs with stonewall and groups, not by name; put the job after the one it waits for, with stonewall"),
     refused("continue_on_error", R_ERRORS),

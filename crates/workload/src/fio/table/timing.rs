@@ -1,6 +1,8 @@
 //! When the job runs and how fast: runtime, ramp, start delay, rate caps, think time and flows.
 
-use super::{names, num, show_flag, show_time, Category as C, FioOption as O, Kind, Val};
+use super::{
+    names, num, show_flag, show_size, show_time, Category as C, FioOption as O, Kind, Val,
+};
 use crate::fio::OptError;
 use crate::spec::{JobSpec, Think};
 
@@ -55,6 +57,23 @@ pub(super) const OPTIONS: &[O] = &[
             "2s",
             |j, v| {
                 j.ramp_time = v.time()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "fio 3.36's option: the ramp ends once the job has done this much I/O \
+                  (reads and writes), and its runtime counts from there; per job (fio counts a \
+                  group's together with group_reporting)",
+        show: Some(|j| (j.ramp_size > 0).then(|| show_size(j, j.ramp_size))),
+        ..O::new(
+            "ramp_size",
+            C::Timing,
+            Kind::Size,
+            "Warm-up as an amount of I/O: measuring starts after it",
+            "64m",
+            |j, v| {
+                j.ramp_size = v.size()?;
                 Ok(())
             },
         )
