@@ -12,6 +12,21 @@ use std::path::Path;
 use std::process::Command as Std;
 use std::time::{Duration, Instant};
 
+/// `fio ARGS` or `volbench run ARGS -q --no-store EXTRA`, by `tool`: its output.
+fn by<S: AsRef<std::ffi::OsStr>>(tool: &str, args: &[S], extra: &[&str]) -> std::process::Output {
+    if tool == "fio" {
+        Std::new("fio").args(args).output().unwrap()
+    } else {
+        volbench()
+            .arg("run")
+            .args(args)
+            .args(["-q", "--no-store"])
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+}
+
 /// Reads the device completed since boot (field 1 of /sys/block/NAME/stat).
 fn reads_done(name: &str) -> u64 {
     let s = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
@@ -34,16 +49,7 @@ fn reads_under(tool: &str, dev: &Zram, hint: &str) -> u64 {
         "--size=8m".into(),
         format!("--fadvise_hint={hint}"),
     ];
-    let out = if tool == "fio" {
-        Std::new("fio").args(&args).output().unwrap()
-    } else {
-        volbench()
-            .arg("run")
-            .args(&args)
-            .args(["-q", "--no-store"])
-            .output()
-            .unwrap()
-    };
+    let out = by(tool, &args, &[]);
     assert!(
         out.status.success(),
         "{tool}: {}",
@@ -96,16 +102,7 @@ fn write_hint_is_set_on_the_file_as_fio_sets_it() {
             "--size=1m".into(),
             "--write_hint=long".into(),
         ];
-        let out = if tool == "fio" {
-            Std::new("fio").args(&args).output().unwrap()
-        } else {
-            volbench()
-                .arg("run")
-                .args(&args)
-                .args(["-q", "--no-store"])
-                .output()
-                .unwrap()
-        };
+        let out = by(tool, &args, &[]);
         assert!(
             out.status.success(),
             "{tool}: {}",
@@ -123,18 +120,7 @@ fn write_hint_is_set_on_the_file_as_fio_sets_it() {
 fn a_job_files_missing_directories_are_created_as_fio_creates_them() {
     require_tool!("fio");
     let d = tmpdir();
-    let run = |tool: &str, job: &Path| {
-        if tool == "fio" {
-            Std::new("fio").arg(job).output().unwrap()
-        } else {
-            volbench()
-                .arg("run")
-                .arg(job)
-                .args(["-q", "--no-store"])
-                .output()
-                .unwrap()
-        }
-    };
+    let run = |tool: &str, job: &Path| by(tool, &[job], &[]);
     for tool in ["fio", "vb"] {
         let job = d.path().join(format!("{tool}.fio"));
         let body = format!(
@@ -554,23 +540,14 @@ fn file_engine(tool: &str, dir: &Path, engine: &str) -> (u64, u64) {
         format!("[t]\ndirectory={}\nioengine={engine}\nnrfiles=50\nfilesize=4k\nfallocate=none\nopenfiles=1\n", dir.display()),
     )
     .unwrap();
-    let out = if tool == "fio" {
-        Std::new("fio")
-            .arg(&job)
-            .arg("--output-format=json")
-            .output()
-            .unwrap()
+    // The files an earlier run made are not this run's: removing them takes consent.
+    let consent = if tool != "fio" && engine.ends_with("delete") {
+        &["--allow-destructive"][..]
     } else {
-        // The files an earlier run made are not this run's: removing them takes consent.
-        let consent = engine.ends_with("delete").then_some("--allow-destructive");
-        volbench()
-            .arg("run")
-            .arg(&job)
-            .args(["--output-format=json", "-q", "--no-store"])
-            .args(consent)
-            .output()
-            .unwrap()
+        &[]
     };
+    let args = [job.as_os_str(), "--output-format=json".as_ref()];
+    let out = by(tool, &args, consent);
     assert!(
         out.status.success(),
         "{tool} {engine}: {}",
@@ -694,17 +671,10 @@ fn pattern_job(tool: &str, file: &Path, only: bool) -> (bool, String) {
         "--verify=pattern".into(),
         "--verify_pattern=0xAA".into(),
         format!("--verify_only={}", u8::from(only)),
+        // fio would leave its verify state file in the working directory.
+        "--verify_state_save=0".into(),
     ];
-    let out = if tool == "fio" {
-        Std::new("fio").args(&args).output().unwrap()
-    } else {
-        volbench()
-            .arg("run")
-            .args(&args)
-            .args(["-q", "--no-store"])
-            .output()
-            .unwrap()
-    };
+    let out = by(tool, &args, &[]);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -51,7 +51,7 @@ fn sparse_and_fallocated_files_are_refused_for_reads() {
             ],
             d.path(),
         );
-        assert_eq!(code, 1, "{err}");
+        assert_eq!(code, 2, "bad input exits 2: {err}");
         assert!(
             err.contains("holes or unwritten (fallocated) extents") && err.contains("--rw=write"),
             "{err}"
@@ -108,7 +108,7 @@ fn read_run_never_grows_a_users_file() {
         ],
         d.path(),
     );
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "bad input exits 2: {err}");
     assert!(err.contains("does not grow a file it did not create") && err.contains("--size=1m"));
     assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 1 << 20], "unchanged");
 }
@@ -120,7 +120,7 @@ fn kernel_interfaces_are_no_targets() {
         &["run", "--filename=/proc/version", "--rw=read", "--no-store"],
         d.path(),
     );
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "bad input exits 2: {err}");
     assert!(err.contains("on proc, a kernel interface"), "{err}");
 }
 
@@ -153,7 +153,7 @@ fn block_size_of_1g_runs_and_buffers_are_bounded_by_memory() {
         ],
         d.path(),
     );
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "bad input exits 2: {err}");
     assert!(
         err.contains("(bs x iodepth x numjobs)") && err.contains("lower --bs"),
         "{err}"

@@ -486,7 +486,7 @@ fn pts_suites_keep_the_specs_rounds_rules_and_table() {
         .args(["suite", "pts-iops", lo.p(), "--runtime=100ms", "--no-store"])
         .output()
         .unwrap();
-    let err = fails_saying(&out, 1, "--allow-destructive");
+    let err = fails_saying(&out, 2, "--allow-destructive");
     assert_eq!(err.lines().count(), 1, "said once: {err}");
     let sig = std::process::Command::new("blkid")
         .arg(lo.p())
