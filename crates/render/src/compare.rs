@@ -17,7 +17,8 @@ fn show(unit: &str, v: Option<f64>) -> String {
     }
 }
 
-/// Each input's value as the text output prints it, with its ratio to the first.
+/// Each input's value as the text output prints it, with its ratio to the first and the
+/// verdict's mark (`*` significant, `~` within noise, `?` unknown: see the legend).
 pub fn cells(row: &Row) -> Vec<String> {
     row.values
         .iter()
@@ -25,14 +26,55 @@ pub fn cells(row: &Row) -> Vec<String> {
         .enumerate()
         .map(|(i, (v, q))| match (i, q) {
             (0, _) | (_, None) => show(&row.unit, *v),
-            (_, Some(q)) => format!("{} ({q:.2}x)", show(&row.unit, *v)),
+            (_, Some(q)) => {
+                let mark = row
+                    .significance
+                    .get(i)
+                    .and_then(|s| s.as_ref())
+                    .map_or("", |s| s.verdict.mark());
+                format!("{} ({q:.2}x{mark})", show(&row.unit, *v))
+            }
         })
         .collect()
+}
+
+/// What the marks say, and on how many runs, under a table that has any.
+pub fn legend(c: &Comparison) -> Option<String> {
+    let all: Vec<&report::compare::Significance> = c
+        .rows
+        .iter()
+        .flat_map(|r| r.significance.iter().flatten())
+        .collect();
+    let first = all.first()?;
+    let runs: Vec<String> = std::iter::once(first.runs[0])
+        .chain(
+            (1..c.inputs.len())
+                .filter_map(|i| c.rows.iter().find_map(|r| r.significance.get(i)?.as_ref()))
+                .map(|s| s.runs[1]),
+        )
+        .map(|n| n.to_string())
+        .collect();
+    // The remedy once, under the table; each row's own hint (within or beyond the per-second
+    // spread) is in the JSON.
+    let again = if all.iter().any(|s| s.verdict == stats::Verdict::Unknown) {
+        "; --repeat 5 on both gives the answer"
+    } else {
+        ""
+    };
+    let out = format!(
+        "\n* significant: the 95 % interval of the difference excludes zero (Welch's t-test on the \
+         runs); ~ within the runs' noise; ? unknown: fewer than 3 runs on a side (runs: {}){again}\n",
+        runs.join(" | ")
+    );
+    Some(out)
 }
 
 /// The aligned text table, then what differs between the inputs.
 pub fn text(c: &Comparison) -> String {
     let mut out = table_text(c);
+    if let Some(l) = legend(c) {
+        out.push_str(&l);
+    }
     // The machine and the workload's settings apart: a different O_DIRECT is no environment.
     for (title, settings) in [("environment", false), ("settings", true)] {
         let ds: Vec<&Difference> = c
@@ -104,6 +146,9 @@ pub fn markdown(c: &Comparison) -> String {
             cells(r).join(" | ")
         );
     }
+    if let Some(l) = legend(c) {
+        out.push_str(&l);
+    }
     if !c.differences.is_empty() {
         let _ = writeln!(out, "\n| differs | {} |", c.inputs.join(" | "));
         let _ = writeln!(out, "|---|{}", "---|".repeat(c.inputs.len()));
@@ -123,6 +168,9 @@ pub fn csv(c: &Comparison) -> String {
     for n in c.inputs.iter().skip(1) {
         let _ = write!(out, ",{}", csv_field(&format!("{n}/{}", c.inputs[0])));
     }
+    for n in c.inputs.iter().skip(1) {
+        let _ = write!(out, ",{}", csv_field(&format!("{n} significance")));
+    }
     out.push('\n');
     for r in &c.rows {
         let _ = write!(
@@ -137,6 +185,10 @@ pub fn csv(c: &Comparison) -> String {
         }
         for q in r.ratios().iter().skip(1) {
             let _ = write!(out, ",{}", q.map_or(String::new(), |q| format!("{q:.4}")));
+        }
+        for i in 1..c.inputs.len() {
+            let s = r.significance.get(i).and_then(|s| s.as_ref());
+            let _ = write!(out, ",{}", s.map_or("", |s| s.verdict.word()));
         }
         out.push('\n');
     }

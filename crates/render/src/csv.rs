@@ -56,8 +56,19 @@ impl Exporter for Csv {
         Ok(crate::compare::csv(c).into_bytes())
     }
 
+    /// A repeated run: the mean's row(s), then each run's, labelled `run N`.
     fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
-        Ok(rows(&run_rows(r)))
+        let Some(rep) = &r.repeats else {
+            return Ok(rows(&run_rows(r)));
+        };
+        let mut all = run_rows(r);
+        for (i, run) in rep.runs.iter().enumerate() {
+            all.extend(run_rows(run).into_iter().map(|mut t| {
+                t.label = format!("{} run {}", t.label, i + 1);
+                t
+            }));
+        }
+        Ok(rows(&all))
     }
     fn export_suite(&self, s: &SuiteReport) -> anyhow::Result<Vec<u8>> {
         Ok(rows(&suite_rows(s)))

@@ -337,6 +337,20 @@ fn disk_util(r: &RunReport) -> Value {
     )
 }
 
+/// What fio's readers do not look at: who wrote the file and, for a repeated run (whose
+/// figures above are the runs' means), the spread of every figure.
+fn volbench_key(r: &RunReport) -> Value {
+    let mut v = json!({ "version": env!("CARGO_PKG_VERSION") });
+    if let Some(rep) = &r.repeats {
+        v["repeats"] = json!({
+            "n": rep.n,
+            "stats": rep.stats,
+            "until_stable": rep.until_stable,
+        });
+    }
+    v
+}
+
 /// The whole fio document for one run; `plus`: fio's json+.
 pub fn document(r: &RunReport, plus: bool) -> Value {
     let secs = r.started_unix;
@@ -384,7 +398,7 @@ pub fn document(r: &RunReport, plus: bool) -> Value {
     json!({
         "fio version": FIO_VERSION,
         // Who wrote it, where fio's readers do not look (they branch on "fio version").
-        "volbench": { "version": env!("CARGO_PKG_VERSION") },
+        "volbench": volbench_key(r),
         "timestamp": secs,
         "timestamp_ms": secs * 1000,
         "time": r.started_at,

@@ -16,6 +16,7 @@ mod infer;
 mod json;
 mod markdown;
 mod pts;
+pub mod repeats;
 pub mod replay;
 mod scaleout;
 pub mod svg;

@@ -60,6 +60,9 @@ impl Exporter for Markdown {
     fn export(&self, r: &RunReport) -> anyhow::Result<Vec<u8>> {
         let mut out = format!("## volbench run, {}\n\n{}\n\n", r.started_at, env_line(r));
         table(&mut out, &run_rows(r));
+        if let Some(rep) = &r.repeats {
+            out.push_str(&crate::repeats::markdown(rep));
+        }
         if !r.warnings.is_empty() {
             out.push_str("\n**Warnings**\n\n");
             for w in &r.warnings {

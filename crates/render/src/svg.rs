@@ -85,21 +85,37 @@ pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, 
                 .filter(|s| s.dt_ms * 2 >= r.group.series.interval_ms.max(1))
                 .collect();
             let rate = |v: u64, dt: u64| v as f64 * 1000.0 / dt as f64;
-            let vals = match metric {
-                Metric::Iops => full
-                    .iter()
-                    .map(|s| Some(rate(s.ios[0] + s.ios[1], s.dt_ms)))
-                    .collect(),
-                Metric::Bw => full
-                    .iter()
-                    .map(|s| Some(rate(s.bytes[0] + s.bytes[1], s.dt_ms)))
-                    .collect(),
-                _ => {
-                    return Err(
-                        "per second, a run has IOPS and bandwidth: --metric iops or bw".into(),
-                    )
-                }
-            };
+            let lines =
+                match metric {
+                    Metric::Iops => vec![(
+                        "all".into(),
+                        full.iter()
+                            .map(|s| Some(rate(s.ios[0] + s.ios[1], s.dt_ms)))
+                            .collect(),
+                    )],
+                    Metric::Bw => vec![(
+                        "all".into(),
+                        full.iter()
+                            .map(|s| Some(rate(s.bytes[0] + s.bytes[1], s.dt_ms)))
+                            .collect(),
+                    )],
+                    // Each interval's own p99, per direction it has.
+                    Metric::P99 => [(0, "read"), (1, "write")]
+                        .into_iter()
+                        .filter(|(d, _)| full.iter().any(|s| s.lat_pct.dir(*d).is_some()))
+                        .map(|(d, name)| {
+                            let v = full
+                                .iter()
+                                .map(|s| s.lat_pct.dir(d).map(|q| q.p99_ns as f64))
+                                .collect();
+                            (format!("{name} p99"), v)
+                        })
+                        .collect(),
+                    Metric::LatMean => return Err(
+                        "per second, a run has IOPS, bandwidth and p99: --metric iops, bw or p99"
+                            .into(),
+                    ),
+                };
             Lines {
                 title: format!("{} per second", metric.name()),
                 x_name: "time (s)".into(),
@@ -107,7 +123,7 @@ pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, 
                     .iter()
                     .map(|s| format!("{:.0}", s.t_ms as f64 / 1000.0))
                     .collect(),
-                lines: vec![("all".into(), vals)],
+                lines,
             }
         }
     };

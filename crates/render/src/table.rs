@@ -8,6 +8,8 @@ pub struct TableRow<'a> {
     pub params: Vec<(String, String)>,
     pub job: &'a JobReport,
     pub status: &'static str,
+    /// A repeated test's IOPS over its runs.
+    pub iops_spread: Option<&'a stats::Spread>,
 }
 
 fn status_word(r: &RunReport) -> &'static str {
@@ -33,6 +35,7 @@ pub fn run_rows(r: &RunReport) -> Vec<TableRow<'_>> {
                 params: Vec::new(),
                 job: &g.report,
                 status: status_word(r),
+                iops_spread: None,
             })
             .collect()
     } else {
@@ -45,6 +48,7 @@ pub fn run_rows(r: &RunReport) -> Vec<TableRow<'_>> {
             params: Vec::new(),
             job: &r.group,
             status: status_word(r),
+            iops_spread: r.repeats.as_ref().map(|x| &x.stats.iops),
         }]
     }
 }
@@ -57,6 +61,7 @@ pub fn suite_rows(s: &SuiteReport) -> Vec<TableRow<'_>> {
             params: x.params.clone(),
             job: &x.report.group,
             status: status_word(&x.report),
+            iops_spread: x.report.repeats.as_ref().map(|x| &x.stats.iops),
         })
         .collect()
 }

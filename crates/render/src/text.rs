@@ -1,7 +1,7 @@
 //! The human summary: fio's facts without fio's clutter, readable at a glance.
 
 use super::{table, Exporter};
-use figures::{fmt_count, fmt_ns};
+use figures::{fmt_bytes, fmt_count, fmt_ns};
 use report::{DirReport, JobReport, RunReport, Status, SuiteReport};
 use std::fmt::Write;
 use workload::format_bytes;
@@ -71,6 +71,59 @@ fn group_rows(out: &mut String, g: &JobReport) {
             p(99.0),
             p(99.9),
             fmt_ns(l.max_ns as f64),
+        );
+    }
+}
+
+/// A repeated run: each figure above is the runs' mean; here with its 95 % interval, its
+/// coefficient of variation and its extremes, and whether --until-stable got there.
+fn repeat_lines(out: &mut String, rep: &report::repeats::Repeats) {
+    use report::repeats::words;
+    let _ = writeln!(
+        out,
+        "\n  {} runs: each figure above is their mean (95 % confidence interval of the mean, \
+         Student's t):",
+        rep.n
+    );
+    let bytes = |v: f64| format!("{}/s", fmt_bytes(v));
+    let row = |out: &mut String, what: &str, sp: &stats::Spread, f: &dyn Fn(f64) -> String| {
+        let _ = writeln!(
+            out,
+            "    {what:<16} {}   cv {:.1} %   min {}   max {}",
+            words(sp, f),
+            sp.cv * 100.0,
+            f(sp.min),
+            f(sp.max)
+        );
+    };
+    let st = &rep.stats;
+    // Mean and half-width in the mean's scale: 12.3k ± 0.4k, not 12.3k ± 412.
+    let (div, unit) = match st.iops.mean.abs() {
+        m if m >= 1e6 => (1e6, "M"),
+        m if m >= 1e3 => (1e3, "k"),
+        _ => (1.0, ""),
+    };
+    let iops = move |v: f64| format!("{:.1}{unit}", v / div);
+    row(out, "IOPS", &st.iops, &iops);
+    row(out, "bandwidth", &st.bw_bytes, &bytes);
+    for (dir, d) in [("read", &st.read), ("write", &st.write)] {
+        if let Some(d) = d {
+            let ns = |v: f64| fmt_ns(v);
+            row(out, &format!("{dir} lat mean"), &d.lat_mean_ns, &ns);
+            row(out, &format!("{dir} lat p99"), &d.lat_p99_ns, &ns);
+            row(out, &format!("{dir} lat p99.9"), &d.lat_p999_ns, &ns);
+        }
+    }
+    if let Some(u) = &rep.until_stable {
+        let how = if u.reached {
+            format!("reached after {} runs", rep.n)
+        } else {
+            format!("not reached in {} runs (at most {})", rep.n, u.max_runs)
+        };
+        let _ = writeln!(
+            out,
+            "    until stable within {} %: {how}; the interval's half-width is {:.1} % of the mean",
+            u.target_pct, u.half_width_pct
         );
     }
 }
@@ -187,6 +240,9 @@ impl Exporter for Text {
         }
         if r.jobs.len() > 1 {
             per_job(&mut out, r);
+        }
+        if let Some(rep) = &r.repeats {
+            repeat_lines(&mut out, rep);
         }
         r.jobs.iter().for_each(|j| verify_lines(&mut out, j));
         steady_lines(&mut out, &r.jobs);
@@ -306,9 +362,13 @@ fn suite_table(out: &mut String, rows: &[table::TableRow], findings: &[report::F
             .filter(|f| f.point.as_deref() == Some(r.label.as_str()))
             .map(|f| f.kind.as_str())
             .collect();
+        let spread = r.iops_spread.map_or(String::new(), |s| {
+            let half = (s.ci95[1] - s.ci95[0]) / 2.0;
+            format!("  IOPS ± {} (95 % CI, {} runs)", fmt_count(half), s.n)
+        });
         let _ = writeln!(
             out,
-            "  {:<w$} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>5.0}%{}{}",
+            "  {:<w$} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>5.0}%{spread}{}{}",
             r.label,
             fmt_count(r.job.total_iops()),
             format!("{}/s", format_bytes(r.job.total_bw_bytes())),

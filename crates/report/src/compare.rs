@@ -21,6 +21,71 @@ pub struct Row {
     /// `iops`, `bytes_per_s`, `ns` or `count`.
     pub unit: String,
     pub values: Vec<Option<f64>>,
+    /// Each input against the first: whether the difference is beyond the runs' noise
+    /// (`significant`, `not_significant`, or `unknown` with fewer than 3 runs on a side).
+    /// None for the first input, and where a value is missing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub significance: Vec<Option<Significance>>,
+    /// Each input's value in every repeated run (`--repeat`), and its per-second spread
+    /// (IOPS and bandwidth): what the verdicts are judged on.
+    #[serde(skip)]
+    pub evidence: Vec<Evidence>,
+}
+
+/// What one input holds of a figure beside its value.
+#[derive(Clone, Debug, Default)]
+pub struct Evidence {
+    pub runs: Vec<f64>,
+    /// The standard deviation of its per-second samples, where it has them.
+    pub per_second_sd: Option<f64>,
+}
+
+/// A difference judged: Welch's t-test on the runs (stats::spread), or for a side with fewer
+/// than 3 runs, a weak hint from the per-second spread.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Significance {
+    pub verdict: stats::Verdict,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_value: Option<f64>,
+    /// The runs on each side (the first input's, this one's).
+    pub runs: [usize; 2],
+    /// With `unknown`: whether the difference is within or beyond the results' own
+    /// per-second spread, and that --repeat gives the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// Judges input `i`'s value against the first input's.
+fn judge(base: (&Option<f64>, &Evidence), this: (&Option<f64>, &Evidence)) -> Option<Significance> {
+    let (Some(a), Some(b)) = (base.0, this.0) else {
+        return None;
+    };
+    let (ea, eb) = (base.1, this.1);
+    let w = stats::welch(&ea.runs, &eb.runs);
+    let runs = [ea.runs.len().max(1), eb.runs.len().max(1)];
+    let hint = (w.verdict == stats::Verdict::Unknown).then(|| {
+        let spread = match (ea.per_second_sd, eb.per_second_sd) {
+            (Some(x), Some(y)) => Some((x * x + y * y).sqrt()),
+            _ => None,
+        };
+        let again = "--repeat 5 on both gives the answer";
+        match spread {
+            Some(sd) if (b - a).abs() > 2.0 * sd => format!(
+                "beyond the per-second spread of both runs (a weak hint: seconds of one run are not independent runs); {again}"
+            ),
+            Some(_) => format!("within the per-second spread of both runs; {again}"),
+            None => format!("fewer than {} runs on a side; {again}", stats::spread::MIN_RUNS),
+        }
+    });
+    Some(Significance {
+        verdict: w.verdict,
+        ratio_ci95: w.ratio_ci95,
+        p_value: w.p_value,
+        runs,
+        hint,
+    })
 }
 
 impl Row {
@@ -51,28 +116,58 @@ const SETTINGS: [&str; 3] = ["ioengine", "direct", "data"];
 /// The comparable units of a document, each with its metrics: a run's reporting groups (or
 /// the run as a whole), a suite's or sweep's points, an fsync report's cases, a db report's
 /// targets ("tpcb" when it has one, so db results of different directories line up).
-type Metrics = Vec<(String, &'static str, f64)>;
+type Metrics = Vec<(String, &'static str, f64, Evidence)>;
+
+/// A metric with nothing beside its value (one run, no per-second samples).
+fn bare(m: Vec<(String, &'static str, f64)>) -> Metrics {
+    m.into_iter()
+        .map(|(a, b, c)| (a, b, c, Evidence::default()))
+        .collect()
+}
+
+/// A repeated run's (or point's) own runs, one job report each: `pick` takes the unit's
+/// report out of each run.
+fn reps<'a>(
+    r: &'a RunReport,
+    pick: &dyn Fn(&'a RunReport) -> Option<&'a JobReport>,
+) -> Vec<&'a JobReport> {
+    r.repeats
+        .iter()
+        .flat_map(|rep| rep.runs.iter())
+        .filter_map(pick)
+        .collect()
+}
 
 fn units(d: &Document) -> Vec<(String, Metrics)> {
     match d {
         Document::Run(r) if r.groups.len() > 1 => r
             .groups
             .iter()
-            .map(|g| {
+            .enumerate()
+            .map(|(i, g)| {
                 (
                     r.workload
                         .jobs
                         .get(g.spec_index)
                         .map_or(g.report.name.clone(), |s| s.name.clone()),
-                    metrics(&g.report),
+                    metrics(
+                        &g.report,
+                        &reps(r, &|run| run.groups.get(i).map(|g| &g.report)),
+                    ),
                 )
             })
             .collect(),
-        Document::Run(r) => vec![("all".to_string(), metrics(&r.group))],
+        Document::Run(r) => vec![(
+            "all".to_string(),
+            metrics(&r.group, &reps(r, &|run| Some(&run.group))),
+        )],
         Document::Suite(s) => s
             .runs
             .iter()
-            .map(|x| (x.label.clone(), metrics(&x.report.group)))
+            .map(|x| {
+                let runs = reps(&x.report, &|run| Some(&run.group));
+                (x.label.clone(), metrics(&x.report.group, &runs))
+            })
             .collect(),
         Document::Fsync(f) => f
             .cases
@@ -97,7 +192,7 @@ fn units(d: &Document) -> Vec<(String, Metrics)> {
                 }
                 (
                     format!("{} {} x{}", c.method, workload::short_size(c.bs), c.threads),
-                    m,
+                    bare(m),
                 )
             })
             .collect(),
@@ -113,7 +208,7 @@ fn units(d: &Document) -> Vec<(String, Metrics)> {
             if let Some(v) = l.latency_floor_ns {
                 m.push(("lat floor".to_string(), "ns", v));
             }
-            vec![("limits".to_string(), m)]
+            vec![("limits".to_string(), bare(m))]
         }
         Document::Db(d) => d
             .runs
@@ -124,7 +219,7 @@ fn units(d: &Document) -> Vec<(String, Metrics)> {
                 } else {
                     r.target.clone()
                 };
-                let m = vec![
+                let m = bare(vec![
                     ("tps".to_string(), "iops", r.tps),
                     ("lat mean".to_string(), "ns", r.latency_ns.mean_ns),
                     (
@@ -132,7 +227,7 @@ fn units(d: &Document) -> Vec<(String, Metrics)> {
                         "ns",
                         r.latency_ns.percentile(99.0).unwrap_or(0) as f64,
                     ),
-                ];
+                ]);
                 (item, m)
             })
             .collect(),
@@ -147,48 +242,120 @@ fn durability_units(d: &crate::DurabilityReport) -> Vec<(String, Metrics)> {
     let (n, lossy, checked, lost) = d.totals();
     let mut out = vec![(
         "power cuts".to_string(),
-        vec![
+        bare(vec![
             ("cycles judged".to_string(), "count", n as f64),
             ("cycles with loss".to_string(), "count", lossy as f64),
             ("records checked".to_string(), "count", checked as f64),
             ("records lost".to_string(), "count", lost as f64),
-        ],
+        ]),
     )];
     if let Some(f) = &d.fsync {
         out.push((
             format!("{} {}", f.method, workload::short_size(f.bs)),
-            vec![
+            bare(vec![
                 ("syncs/s".to_string(), "iops", f.syncs_per_sec),
                 ("lat p99".to_string(), "ns", f.lat_p99_ns as f64),
-            ],
+            ]),
         ));
     }
     out
 }
 
-fn metrics(j: &JobReport) -> Vec<(String, &'static str, f64)> {
-    let mut m = vec![
-        ("IOPS".to_string(), "iops", j.total_iops()),
-        ("bandwidth".to_string(), "bytes_per_s", j.total_bw_bytes()),
+/// A unit's figures; with `runs` (a repeated result's own runs), each figure's value in every
+/// run beside it, and the per-second spread of its rates.
+fn metrics(j: &JobReport, runs: &[&JobReport]) -> Metrics {
+    let lat = |d: &crate::DirReport, mean: bool| {
+        if mean {
+            d.lat_ns.mean_ns
+        } else {
+            d.lat_ns.percentile(99.0).unwrap_or(0) as f64
+        }
+    };
+    type Get = Box<dyn Fn(&JobReport) -> Option<f64>>;
+    let mut defs: Vec<(String, &'static str, Get)> = vec![
+        (
+            "IOPS".into(),
+            "iops",
+            Box::new(|j: &JobReport| Some(j.total_iops())),
+        ),
+        (
+            "bandwidth".into(),
+            "bytes_per_s",
+            Box::new(|j: &JobReport| Some(j.total_bw_bytes())),
+        ),
     ];
-    for (dir, d) in [("read", &j.read), ("write", &j.write)] {
-        if let Some(d) = d {
-            m.push((format!("{dir} lat mean"), "ns", d.lat_ns.mean_ns));
-            m.push((
+    for (dir, pick) in [
+        (
+            "read",
+            (|j: &JobReport| j.read.as_ref()) as fn(&JobReport) -> Option<&crate::DirReport>,
+        ),
+        ("write", |j: &JobReport| j.write.as_ref()),
+    ] {
+        if pick(j).is_some() {
+            defs.push((
+                format!("{dir} lat mean"),
+                "ns",
+                Box::new(move |j: &JobReport| pick(j).map(|d| lat(d, true))),
+            ));
+            defs.push((
                 format!("{dir} lat p99"),
                 "ns",
-                d.lat_ns.percentile(99.0).unwrap_or(0) as f64,
+                Box::new(move |j: &JobReport| pick(j).map(|d| lat(d, false))),
             ));
         }
     }
-    if let Some(s) = &j.sync {
-        m.push((
-            "sync lat p99".to_string(),
+    if j.sync.is_some() {
+        defs.push((
+            "sync lat p99".into(),
             "ns",
-            s.lat_ns.percentile(99.0).unwrap_or(0) as f64,
+            Box::new(|j: &JobReport| {
+                j.sync
+                    .as_ref()
+                    .map(|s| s.lat_ns.percentile(99.0).unwrap_or(0) as f64)
+            }),
         ));
     }
-    m
+    defs.into_iter()
+        .filter_map(|(name, unit, get)| {
+            let v = get(j)?;
+            let per_second_sd = per_second_sd(j, unit);
+            let runs = runs.iter().filter_map(|r| get(r)).collect();
+            Some((
+                name,
+                unit,
+                v,
+                Evidence {
+                    runs,
+                    per_second_sd,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// The standard deviation of a rate's per-second samples (the directions' added as
+/// independent), for IOPS and bandwidth.
+fn per_second_sd(j: &JobReport, unit: &str) -> Option<f64> {
+    let dirs = [&j.read, &j.write];
+    let var: f64 = match unit {
+        "iops" => dirs
+            .iter()
+            .flat_map(|d| d.as_ref())
+            .map(|d| d.iops_per_sec.stdev.powi(2))
+            .sum(),
+        "bytes_per_s" => dirs
+            .iter()
+            .flat_map(|d| d.as_ref())
+            .map(|d| d.bw_bytes_per_sec.stdev.powi(2))
+            .sum(),
+        _ => return None,
+    };
+    let samples = dirs
+        .iter()
+        .flat_map(|d| d.as_ref())
+        .map(|d| d.iops_per_sec.samples)
+        .max()?;
+    (samples >= 2).then(|| var.sqrt())
 }
 
 /// Facts worth knowing when two results disagree.
@@ -306,7 +473,10 @@ fn keyed(d: &Document, shared: Option<&[String]>) -> Vec<Keyed> {
                     Keyed {
                         key: pick(&|k| sh.contains(k)),
                         detail: pick(&|k| own.contains(k) && !sh.contains(k)),
-                        metrics: metrics(&x.report.group),
+                        metrics: metrics(
+                            &x.report.group,
+                            &reps(&x.report, &|run| Some(&run.group)),
+                        ),
                     }
                 })
                 .collect()
@@ -322,24 +492,44 @@ fn keyed(d: &Document, shared: Option<&[String]>) -> Vec<Keyed> {
     }
 }
 
-/// Sets input `i`'s value of `metric` on the row of (item, metric), made when missing.
-fn put(rows: &mut Vec<Row>, n: usize, i: usize, item: &str, m: &(String, &'static str, f64)) {
-    let (metric, unit, v) = m;
-    match rows
-        .iter_mut()
-        .find(|r| r.item == item && r.metric == *metric)
+/// Sets input `i`'s value of `metric` (and what backs it) on the row of (item, metric), made
+/// when missing.
+fn put(
+    rows: &mut Vec<Row>,
+    n: usize,
+    i: usize,
+    item: &str,
+    m: &(String, &'static str, f64, Evidence),
+) {
+    let (metric, unit, v, ev) = m;
+    let at = match rows
+        .iter()
+        .position(|r| r.item == item && r.metric == *metric)
     {
-        Some(r) => r.values[i] = Some(*v),
+        Some(at) => at,
         None => {
-            let mut values = vec![None; n];
-            values[i] = Some(*v);
             rows.push(Row {
                 item: item.to_string(),
                 metric: metric.clone(),
                 unit: unit.to_string(),
-                values,
+                values: vec![None; n],
+                significance: Vec::new(),
+                evidence: vec![Evidence::default(); n],
             });
+            rows.len() - 1
         }
+    };
+    rows[at].values[i] = Some(*v);
+    rows[at].evidence[i] = ev.clone();
+}
+
+/// Each row's verdicts: every input against the first.
+fn judge_rows(rows: &mut [Row]) {
+    for r in rows.iter_mut() {
+        let base = (&r.values[0], &r.evidence[0]);
+        r.significance = std::iter::once(None)
+            .chain((1..r.values.len()).map(|i| judge(base, (&r.values[i], &r.evidence[i]))))
+            .collect();
     }
 }
 
@@ -381,6 +571,7 @@ pub fn compare(inputs: &[(String, Document)]) -> Comparison {
             }
         }
     }
+    judge_rows(&mut rows);
     let all: Vec<Vec<(&str, String)>> = inputs
         .iter()
         .map(|(_, d)| d.first_run().map(facts).unwrap_or_default())

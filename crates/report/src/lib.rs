@@ -14,6 +14,7 @@ pub mod machine;
 mod percentiles;
 pub mod pts;
 pub mod read;
+pub mod repeats;
 pub mod replay;
 pub mod schema;
 pub mod suite;

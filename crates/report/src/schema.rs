@@ -77,6 +77,9 @@ pub struct RunReport {
     /// Under MPI: how the ranks were laid out and how closely they ran together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scaleout: Option<ScaleOut>,
+    /// `--repeat`: the runs this result is the mean of, and the spread of its figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<Box<crate::repeats::Repeats>>,
 }
 
 /// One MPI rank's own figures: what it moved over its own measured interval.
@@ -605,7 +608,11 @@ impl JobReport {
                     })
                     .collect(),
             },
-            series: s.series.clone(),
+            series: {
+                let mut series = s.series.clone();
+                series.attach_percentiles(&s.dirs[0].lat, &s.dirs[1].lat);
+                series
+            },
             error: None,
             verified_blocks: None,
             verify: verify_reads(s),

@@ -47,6 +47,7 @@ fn warnings(
         w.extend(long_drain(specs, jobs));
         w.extend(cpu_bound(specs, jobs));
         w.extend(burst(groups));
+        w.extend(latency_cliff(groups));
         w.extend(not_settled(specs, groups));
         w.extend(volatile_cache(specs, groups));
     } else {
@@ -227,6 +228,48 @@ fn burst(groups: &[GroupReport]) -> Option<Warning> {
             first_iops: first,
             last_iops: last,
         })
+    })
+}
+
+/// How far a direction's per-interval p99 must rise, against its median before, in every
+/// interval to the end, to be a cliff: steady devices' p99 wanders by well under this from
+/// second to second (zram and throttled volumes checked in tests/repeats.rs).
+const CLIFF_FACTOR: f64 = 3.0;
+
+/// A p99 that rose by CLIFF_FACTOR and stayed up to the end: the earliest interval k with at
+/// least 3 intervals before it, where every interval from k on (at least 2, and a fifth of
+/// the run) is at CLIFF_FACTOR times the median before k or more.
+fn latency_cliff(groups: &[GroupReport]) -> Option<Warning> {
+    groups.iter().find_map(|g| {
+        let series = &g.report.series;
+        [(0, "read"), (1, "write")]
+            .into_iter()
+            .find_map(|(d, dir)| {
+                let p99: Vec<(u64, f64)> = series
+                    .full()
+                    .filter(|s| s.ios[d] >= MIN_IOS_PER_SAMPLE)
+                    .filter_map(|s| Some((s.t_ms - s.dt_ms, s.lat_pct.dir(d)?.p99_ns as f64)))
+                    .collect();
+                let n = p99.len();
+                let tail = 2.max(n.div_ceil(5));
+                (3..n.saturating_sub(tail - 1)).find_map(|k| {
+                    let mut before: Vec<f64> = p99[..k].iter().map(|x| x.1).collect();
+                    before.sort_by(f64::total_cmp);
+                    let base = before[before.len() / 2];
+                    let after: Vec<f64> = p99[k..].iter().map(|x| x.1).collect();
+                    let low = after.iter().copied().fold(f64::INFINITY, f64::min);
+                    (base > 0.0 && low >= CLIFF_FACTOR * base).then(|| {
+                        let mut a = after.clone();
+                        a.sort_by(f64::total_cmp);
+                        Warning::LatencyCliff {
+                            dir,
+                            at_secs: (series.start_ms + p99[k].0) as f64 / 1e3,
+                            before_ns: base,
+                            after_ns: a[a.len() / 2],
+                        }
+                    })
+                })
+            })
     })
 }
 

@@ -102,6 +102,7 @@ pub(crate) fn report(
         warnings,
         ranks: Vec::new(),
         scaleout: None,
+        repeats: None,
     };
     report::apply_percentile_lists(&mut report);
     report
@@ -231,6 +232,12 @@ fn all_stats(placed: &[Placed], last_phase: usize) -> JobStats {
             .for_each(|x| p.merge(&x.3));
         series.append(&p.series);
         let runtime = all.runtime_ns + p.runtime_ns;
+        if last_phase > 0 {
+            // Each phase counts its intervals from 0: on one timeline they would collide.
+            for d in p.dirs.iter_mut() {
+                d.lat.drop_intervals();
+            }
+        }
         all.merge(&p);
         all.runtime_ns = runtime;
     }

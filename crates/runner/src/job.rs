@@ -878,12 +878,13 @@ impl<'a, E: Engine> Job<'a, E> {
         }
         let from = self.clock.measure_start;
         if tc >= from && tc <= window_end {
+            let t = tc - from;
+            let idx = t / self.inp.interval_ns.max(1);
             count(
                 &mut self.stats,
                 &mut self.windows,
                 &m,
-                tc,
-                tc - from,
+                (tc, t, idx),
                 self.sync_engine,
             );
         }
@@ -1035,6 +1036,9 @@ impl<'a, E: Engine> Job<'a, E> {
                 self.error.get_or_insert(format!("write_iolog: {e}"));
             }
         }
+        for d in self.stats.dirs.iter_mut() {
+            d.lat.close_intervals();
+        }
         out.replay = self.picker.replay.as_ref().map(|f| f.counts);
         out.lat_depth = self.search.map(|s| (s.qd, s.end_run));
         out.stats = self.stats;
@@ -1078,12 +1082,13 @@ impl<'a, E: Engine> Job<'a, E> {
 /// split, slat from its preparation to the return of its submission and clat from there to
 /// its completion (a synchronous engine has no submission of its own: all of it is clat).
 #[inline]
+/// Counts a completion at `tc` (ns on the job's clock), `t` ns into the measured window, in
+/// the series' interval `idx`.
 fn count(
     stats: &mut JobStats,
     windows: &mut Option<stats::WindowLog>,
     m: &Meta,
-    tc: u64,
-    t: u64,
+    (tc, t, idx): (u64, u64, u64),
     sync_engine: bool,
 ) {
     let dir = (m.op == Op::Write) as usize;
@@ -1097,7 +1102,7 @@ fn count(
         (m.sub - m.start, tc - m.sub)
     };
     d.clat.record(clat);
-    d.lat.record(tc - m.start);
+    d.lat.record_at(tc - m.start, idx);
     if m.due != NOT_DUE {
         d.lat_due.record(tc - m.due.min(m.start));
     }
@@ -1164,6 +1169,7 @@ fn fresh_counts(spec: &JobSpec, sync_engine: bool) -> (JobStats, Option<WindowLo
             let dir = &mut stats.dirs[d];
             dir.clat.prepare();
             dir.lat.prepare();
+            dir.lat.with_intervals();
             if spec.rate_capped(d) {
                 dir.lat_due.prepare();
             }

@@ -52,6 +52,8 @@ pub struct JobInput {
     pub flow: std::cell::Cell<Option<crate::flow::Flow>>,
     /// The job's data seed, and the run's (see [`crate::data`]).
     pub data_seed: (u64, u64),
+    /// The series' interval, whose latency percentiles the job keeps (`stats::interval`).
+    pub interval_ns: u64,
 }
 
 /// Where a phase's jobs meet before measuring. Each job counts itself ready once its setup is

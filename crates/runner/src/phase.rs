@@ -107,7 +107,7 @@ impl<'a> Phases<'a> {
         members: &[usize],
         obs: &mut dyn Observer,
     ) -> Result<(), RunError> {
-        let crew = Crew::spawn(self.w, self.plan, members, self.opts);
+        let crew = Crew::spawn(self.w, self.plan, members, self.opts, self.sample_ms);
         let mut s = Sampler::new(self.w, self.plan, members, self.sample_ms);
         // Every job is set up (engine, buffers, histograms) before the clock starts: the
         // common start is fixed only once all have arrived at the line.
@@ -227,7 +227,13 @@ struct Crew {
 }
 
 impl Crew {
-    fn spawn(w: &Workload, plan: &Plan, members: &[usize], opts: &RunOptions) -> Crew {
+    fn spawn(
+        w: &Workload,
+        plan: &Plan,
+        members: &[usize],
+        opts: &RunOptions,
+        sample_ms: u64,
+    ) -> Crew {
         let line = Arc::new(StartLine::new(members.len()));
         let halt = Arc::new(AtomicBool::new(opts.stop.load(Relaxed)));
         let lives: Vec<Arc<Live>> = members.iter().map(|_| Arc::new(Live::default())).collect();
@@ -248,6 +254,7 @@ impl Crew {
                 start: line.clone(),
                 flow: std::cell::Cell::new(flow::Flow::new(&w.jobs[p.spec_idx], &flows)),
                 data_seed: plan.data_seed(w, i),
+                interval_ns: sample_ms * 1_000_000,
             };
             handles.push(
                 std::thread::Builder::new()
@@ -464,6 +471,7 @@ pub(crate) fn delta(t_ms: u64, dt_ms: u64, cur: &Counters, last: &Counters) -> S
         lat_sum_ns: [d(4), d(5)],
         clat_sum_ns: [d(6), d(7)],
         slat_sum_ns: [d(8), d(9)],
+        lat_pct: Default::default(),
     }
 }
 

@@ -25,6 +25,10 @@ pub struct LatHist {
     sum_sq: u128,
     min: u64,
     max: u64,
+    /// Per-interval percentiles (`crate::interval`): values go to the interval's histogram
+    /// first, which is merged into `hist` when the interval closes: each value is recorded
+    /// once.
+    ival: Option<Box<crate::interval::Intervals>>,
 }
 
 impl Default for LatHist {
@@ -43,7 +47,51 @@ impl LatHist {
             sum_sq: 0,
             min: u64::MAX,
             max: 0,
+            ival: None,
         }
+    }
+
+    /// Keeps each interval's own distribution from now on (`record_at`).
+    pub fn with_intervals(&mut self) {
+        self.ival
+            .get_or_insert_with(|| Box::new(crate::interval::Intervals::new(Self::fresh())));
+    }
+
+    /// Records `ns` in interval `idx` (intervals count up; a new one closes the last). Without
+    /// intervals, as [`LatHist::record`].
+    #[inline]
+    pub fn record_at(&mut self, ns: u64, idx: u64) {
+        let Some(iv) = self.ival.as_mut() else {
+            return self.record(ns);
+        };
+        if idx != iv.idx {
+            let hist = self.hist.get_or_insert_with(Self::fresh);
+            iv.close(hist, idx);
+        }
+        iv.record(ns);
+        self.n += 1;
+        self.sum += ns as u128;
+        self.sum_sq += (ns as u128) * (ns as u128);
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+    }
+
+    /// Closes the open interval into the whole histogram; call before reading it.
+    pub fn close_intervals(&mut self) {
+        if let Some(iv) = self.ival.as_mut() {
+            let hist = self.hist.get_or_insert_with(Self::fresh);
+            let next = iv.idx + 1;
+            iv.close(hist, next);
+        }
+    }
+
+    /// The closed intervals, in order: none without intervals.
+    pub fn intervals(&self) -> &[crate::interval::Closed] {
+        self.ival.as_ref().map_or(&[], |iv| iv.closed())
+    }
+
+    pub(crate) fn fresh_hist() -> Histogram<u64> {
+        Self::fresh()
     }
 
     fn fresh() -> Histogram<u64> {
@@ -88,6 +136,18 @@ impl LatHist {
         self.sum_sq += other.sum_sq;
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
+        if let Some(o) = other.ival.as_ref().filter(|o| !o.closed().is_empty()) {
+            let mine = self
+                .ival
+                .get_or_insert_with(|| Box::new(crate::interval::Intervals::new(Self::fresh())));
+            mine.merge(o.closed());
+        }
+    }
+
+    /// Forgets the per-interval data (intervals of phases that ran one after another would
+    /// meet at the same index).
+    pub fn drop_intervals(&mut self) {
+        self.ival = None;
     }
 
     pub fn count(&self) -> u64 {
@@ -192,6 +252,11 @@ impl LatHist {
         let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
         let mut hist: Histogram<u64> = Deserializer::new().deserialize(&mut &bytes[..]).ok()?;
         hist.auto(true);
+        Some(LatHist::from_hist(hist))
+    }
+
+    /// A histogram of raw HDR buckets (an interval's), with its exact extremes.
+    pub(crate) fn from_hist(hist: Histogram<u64>) -> LatHist {
         let mut out = LatHist::new();
         for v in hist.iter_recorded() {
             let value = v.value_iterated_to();
@@ -203,7 +268,7 @@ impl LatHist {
             out.max = out.max.max(value);
         }
         out.hist = Some(hist);
-        Some(out)
+        out
     }
 }
 

@@ -7,14 +7,17 @@
 //! go through `figures` as every report's do.
 
 pub mod hist;
+pub mod interval;
 pub mod job;
 pub mod series;
+pub mod spread;
 pub mod steady;
 pub mod warnings;
 pub mod winlog;
 
 pub use hist::{LatHist, LatencySummary, Percentile, FIO_PERCENTILES};
 pub use job::{DirStats, JobStats, Lateness, ReplayStats, DEPTH_BUCKETS};
-pub use series::{Sample, Series, SeriesSummary};
+pub use series::{LatPct, Sample, Series, SeriesSummary};
+pub use spread::{welch, Spread, Verdict, Welch};
 pub use warnings::Warning;
 pub use winlog::{HistWindow, WindowLog};

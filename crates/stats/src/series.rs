@@ -22,6 +22,31 @@ pub struct Sample {
     pub clat_sum_ns: [u64; 2],
     #[serde(default, skip_serializing_if = "zeros")]
     pub slat_sum_ns: [u64; 2],
+    /// The interval's own total-latency percentiles per direction (`crate::interval`).
+    #[serde(default, skip_serializing_if = "LatPct::is_empty")]
+    pub lat_pct: LatPct,
+}
+
+/// An interval's latency percentiles, reads and writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatPct {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<crate::interval::Pct>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<crate::interval::Pct>,
+}
+
+impl LatPct {
+    pub fn is_empty(&self) -> bool {
+        self.read.is_none() && self.write.is_none()
+    }
+    pub fn dir(&self, d: usize) -> Option<&crate::interval::Pct> {
+        if d == 0 {
+            self.read.as_ref()
+        } else {
+            self.write.as_ref()
+        }
+    }
 }
 
 fn zeros(v: &[u64; 2]) -> bool {
@@ -85,6 +110,23 @@ pub struct SeriesSummary {
 }
 
 impl Series {
+    /// Sets each sample's latency percentiles from its interval's (interval k is the k-th
+    /// sample), for reads and writes.
+    pub fn attach_percentiles(&mut self, read: &crate::LatHist, write: &crate::LatHist) {
+        for (k, s) in self.samples.iter_mut().enumerate() {
+            let at = |h: &crate::LatHist| {
+                h.intervals()
+                    .iter()
+                    .find(|c| c.idx == k as u64)
+                    .map(|c| c.pct)
+            };
+            s.lat_pct = LatPct {
+                read: at(read),
+                write: at(write),
+            };
+        }
+    }
+
     /// Adds another job's series sampled at the same ticks.
     pub fn merge(&mut self, other: &Series) {
         if self.samples.is_empty() {

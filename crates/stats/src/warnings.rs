@@ -52,6 +52,14 @@ pub enum Warning {
     CpuBound { percent: f64, advice: String },
     /// Throughput fell sharply during the run: a burst bucket or cache ran out.
     BurstSuspected { first_iops: f64, last_iops: f64 },
+    /// A direction's p99 latency rose past what noise reaches and stayed up to the end: a
+    /// cliff (an SLC cache running out, garbage collection, a throttle), from `at_secs`.
+    LatencyCliff {
+        dir: &'static str,
+        at_secs: f64,
+        before_ns: f64,
+        after_ns: f64,
+    },
     /// O_DIRECT writes ran far faster than reads of the same size and pattern: a volatile
     /// write cache below the device node (a hypervisor's host cache, a RAID card) took them.
     VolatileCacheSuspected {
@@ -107,6 +115,7 @@ impl Warning {
             Warning::RampSwallowed { .. } => "ramp_swallowed",
             Warning::CpuBound { .. } => "cpu_bound",
             Warning::BurstSuspected { .. } => "burst_suspected",
+            Warning::LatencyCliff { .. } => "latency_cliff",
             Warning::MemoryFilesystem { .. } => "memory_filesystem",
             Warning::MemoryDevice { .. } => "memory_device",
             Warning::DataShrunk { .. } => "data_shrunk",
@@ -266,6 +275,22 @@ fn timing(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
              series or run longer",
             fmt_count(*first_iops),
             fmt_count(*last_iops)
+        ),
+        Warning::LatencyCliff {
+            dir,
+            at_secs,
+            before_ns,
+            after_ns,
+        } => write!(
+            f,
+            "{dir} p99 latency rose from {} to {} ({:.1}x) at {:.0} s and stayed up to the end: a \
+             cliff (an SLC cache running out, garbage collection, a throttle); the figures above \
+             mix both regimes: see the latency over time, or run longer to see whether it \
+             recovers",
+            figures::fmt_ns(*before_ns),
+            figures::fmt_ns(*after_ns),
+            after_ns / before_ns.max(1.0),
+            at_secs
         ),
         Warning::NotSettled {
             dir,

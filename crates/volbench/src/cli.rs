@@ -776,6 +776,8 @@ pub struct SuiteArgs {
           value_parser = clap::value_parser!(u32).range(5..=25))]
     pub rounds: u32,
     #[command(flatten)]
+    pub repeat: RepeatArgs,
+    #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]
     pub store: StoreArgs,
@@ -854,6 +856,24 @@ pub struct CompareArgs {
     pub store: Option<PathBuf>,
 }
 
+/// Repeating a measurement to know how sure its figures are.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RepeatArgs {
+    /// Run the whole workload N times (files laid out once) and report the mean of every
+    /// figure with its spread: `IOPS 12.3k ± 0.4k (95 % CI, 5 runs)`. With --until-stable,
+    /// the most runs to make (default 10).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: Option<u32>,
+    /// A pause between repeated runs (a volume's burst credit refills, a cache drains).
+    #[arg(long = "repeat-delay", value_name = "TIME", value_parser = humantime::parse_duration)]
+    pub repeat_delay: Option<std::time::Duration>,
+    /// Repeat until the 95 % confidence interval of the IOPS is within PCT % of the mean
+    /// (default 5): at least 3 runs, at most --repeat (10), as the Phoronix Test Suite's
+    /// dynamic run count; the report says whether it got there.
+    #[arg(long = "until-stable", value_name = "PCT", num_args = 0..=1, default_missing_value = "5")]
+    pub until_stable: Option<f64>,
+}
+
 #[derive(Args, Debug, Clone, Default)]
 pub struct OutputArgs {
     /// Output format: normal (human summary), json, volbench-json (native schema,
@@ -908,6 +928,8 @@ pub struct RunArgs {
     /// given several times.
     #[arg(long, value_name = "NAME")]
     pub section: Vec<String>,
+    #[command(flatten)]
+    pub repeat: RepeatArgs,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]
@@ -1022,6 +1044,8 @@ pub struct QuickArgs {
     /// O_DIRECT (turn off only where the filesystem refuses it, e.g. tmpfs).
     #[arg(long, default_value = "1", value_name = "BOOL", num_args = 0..=1, default_missing_value = "1")]
     pub direct: String,
+    #[command(flatten)]
+    pub repeat: RepeatArgs,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]

@@ -204,11 +204,12 @@ fn compare_shows_values_ratios_and_differences() {
     let ib = b["group"]["read"]["iops"].as_f64().unwrap();
     assert_eq!(row["values"][0].as_f64().unwrap(), ia);
     assert_eq!(row["values"][1].as_f64().unwrap(), ib);
-    let printed = format!("({:.2}x)", ib / ia);
+    // One run a side: the ratio is marked unknown ("?"), never significant.
+    let printed = format!("({:.2}x?)", ib / ia);
     assert!(text.contains(&printed), "ratio {printed} in:\n{text}");
     let csv = stdout(vb(d.path()).args(["compare", "first", "second", "--output-format=csv"]));
     assert!(
-        csv.starts_with("item,metric,unit,first,second,second/first\n"),
+        csv.starts_with("item,metric,unit,first,second,second/first,second significance\n"),
         "{csv}"
     );
     let md = stdout(vb(d.path()).args(["compare", "first", "second", "--output-format=md"]));

@@ -449,6 +449,7 @@ fn comparison_page(c: &Comparison) -> Page {
         head,
         rows,
     });
+    sec.text = crate::compare::legend(c).map(|l| l.trim().to_string());
     let mut metrics: Vec<(&str, &str)> = Vec::new();
     for r in &c.rows {
         if !metrics.iter().any(|(m, _)| *m == r.metric) {
@@ -757,9 +758,81 @@ fn run_sections(p: &mut Page, r: &RunReport, id: &str, level: u8) {
         p.add_chart(&mut sec, c);
         histogram_chart(p, &mut sec, &d);
     }
+    if let Some(rep) = &r.repeats {
+        repeat_parts(p, &mut sec, rep);
+    }
     sec.warnings = r.warnings.iter().map(|w| w.message.clone()).collect();
     sec.env = environment(r);
     p.sections.push(sec);
+}
+
+/// A repeated run: the spread of every figure as a table, and each figure's runs as dots
+/// beside their mean and the 95 % interval's bounds (the interval as error bars).
+fn repeat_parts(p: &mut Page, sec: &mut Section, rep: &report::repeats::Repeats) {
+    let figs = crate::repeats::figures(&rep.stats);
+    let v = crate::repeats::value;
+    sec.tables.push(Table {
+        caption: Some(format!(
+            "{} runs: each figure above is their mean (95 % confidence interval of the mean, Student's t)",
+            rep.n
+        )),
+        head: ["figure", "mean", "95 % CI", "cv", "min", "max"].map(String::from).to_vec(),
+        rows: figs
+            .iter()
+            .map(|(name, unit, s)| {
+                vec![
+                    name.clone(),
+                    v(unit, s.mean),
+                    format!("{} – {}", v(unit, s.ci95[0]), v(unit, s.ci95[1])),
+                    format!("{:.1} %", s.cv * 100.0),
+                    v(unit, s.min),
+                    v(unit, s.max),
+                ]
+            })
+            .collect(),
+    });
+    let labels: Vec<String> = (1..=rep.n).map(|i| format!("run {i}")).collect();
+    for (name, unit, get) in [
+        (
+            "IOPS",
+            "count",
+            (|g: &JobReport| g.total_iops()) as fn(&JobReport) -> f64,
+        ),
+        ("bandwidth", "bytes_s", |g: &JobReport| g.total_bw_bytes()),
+    ] {
+        let s = if name == "IOPS" {
+            &rep.stats.iops
+        } else {
+            &rep.stats.bw_bytes
+        };
+        let runs: Vec<Option<f64>> = rep.runs.iter().map(|r| Some(get(&r.group))).collect();
+        let flat = |x: f64| vec![Some(x); rep.n];
+        let mut dots = Dataset::new("each run", runs, unit);
+        dots.mark = true;
+        let c = Chart {
+            id: String::new(),
+            kind: "line",
+            title: format!("{name} of each run, their mean and its 95 % interval"),
+            x_title: "run".into(),
+            y_title: unit_title(if unit == "count" {
+                "iops"
+            } else {
+                "bytes_per_s"
+            })
+            .into(),
+            y2_title: None,
+            y_log: false,
+            y_from_zero: false,
+            labels: labels.clone(),
+            datasets: vec![
+                dots,
+                Dataset::new("mean", flat(s.mean), unit),
+                Dataset::new("95 % CI low", flat(s.ci95[0]), unit),
+                Dataset::new("95 % CI high", flat(s.ci95[1]), unit),
+            ],
+        };
+        p.add_chart(sec, c);
+    }
 }
 
 /// IOPS per direction (left axis) and bandwidth (right axis) per second; when the run was
@@ -776,7 +849,7 @@ fn series_chart(p: &mut Page, sec: &mut Section, r: &RunReport) {
     if full.len() < 2 {
         return;
     }
-    let labels = full
+    let labels: Vec<String> = full
         .iter()
         .map(|x| {
             let t = x.t_ms as f64 / 1000.0;
@@ -834,6 +907,48 @@ fn series_chart(p: &mut Page, sec: &mut Section, r: &RunReport) {
         y2_title: Some("bandwidth".into()),
         y_log: false,
         y_from_zero: true,
+        labels: labels.clone(),
+        datasets,
+    };
+    p.add_chart(sec, c);
+    latency_chart(p, sec, &full, labels);
+}
+
+/// Latency over time: each interval's own p50, p99 and p99.9 per direction (log scale),
+/// where a cliff shows first.
+fn latency_chart(p: &mut Page, sec: &mut Section, full: &[&stats::Sample], labels: Vec<String>) {
+    let mut datasets = Vec::new();
+    for (d, name) in [(0usize, "read"), (1, "write")] {
+        if full.iter().all(|x| x.lat_pct.dir(d).is_none()) {
+            continue;
+        }
+        for (what, get) in [
+            (
+                "p50",
+                (|q: &stats::interval::Pct| q.p50_ns) as fn(&stats::interval::Pct) -> u64,
+            ),
+            ("p99", |q| q.p99_ns),
+            ("p99.9", |q| q.p999_ns),
+        ] {
+            let v = full
+                .iter()
+                .map(|x| x.lat_pct.dir(d).map(|q| get(q).max(1) as f64))
+                .collect();
+            datasets.push(Dataset::new(&format!("{name} {what}"), v, "ns"));
+        }
+    }
+    if datasets.is_empty() {
+        return;
+    }
+    let c = Chart {
+        id: String::new(),
+        kind: "line",
+        title: "Latency over time: each interval's percentiles (total latency)".into(),
+        x_title: "time (s)".into(),
+        y_title: "latency (log scale)".into(),
+        y2_title: None,
+        y_log: true,
+        y_from_zero: false,
         labels,
         datasets,
     };

@@ -18,6 +18,7 @@ pub mod pts;
 pub mod quick;
 pub mod record;
 pub mod records;
+pub mod repeat;
 pub mod replay;
 pub mod report;
 pub mod run;

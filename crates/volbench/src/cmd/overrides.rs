@@ -9,4 +9,6 @@ pub struct Overrides {
     pub ioengine: Option<String>,
     pub direct: Option<String>,
     pub allow_destructive: bool,
+    /// `--repeat`/`--until-stable` for every test.
+    pub repeat: crate::cli::RepeatArgs,
 }

@@ -58,6 +58,7 @@ pub fn main(a: QuickArgs) -> Result<ExitCode> {
         ioengine: Some(a.ioengine.clone()),
         direct: Some(a.direct.clone()),
         allow_destructive: false,
+        repeat: a.repeat.clone(),
     };
     run_suite("quick", &a.dir, &o, &a.out, &a.store)
 }

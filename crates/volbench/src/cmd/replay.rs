@@ -18,6 +18,7 @@ pub fn main(a: ReplayArgs) -> Result<ExitCode> {
         eta: None,
         readonly: false,
         section: Vec::new(),
+        repeat: Default::default(),
         out: a.out,
         store: a.store,
         fio_help: FioFlags,

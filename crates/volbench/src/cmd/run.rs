@@ -150,11 +150,13 @@ fn run_workload(
         stop: super::stop_flag(),
         ..Default::default()
     };
-    let checks = super::hostcheck::before(&w);
-    let mut progress = out.progress();
-    let mut report = scaleout::world::run(&w, &opts, &mut progress, layout(a.shared_file))?;
-    drop(progress);
-    checks.into_report(&mut report);
+    let report = if a.repeat.repeat.is_some() || a.repeat.until_stable.is_some() {
+        super::repeat::runs(&a.repeat, &opts.stop, &mut || {
+            measure(&w, &opts, &out, a.shared_file)
+        })?
+    } else {
+        measure(&w, &opts, &out, a.shared_file)?
+    };
     // fio's log files, where the jobs asked for them, in the current directory as fio writes
     // them (rank 0 only under MPI: the merged series).
     if scaleout::world::is_root() && report.workload.jobs.iter().any(|j| j.logs.any()) {
@@ -168,6 +170,21 @@ fn run_workload(
     let code = out.emit(&doc)?;
     recorder.announce();
     Ok(code)
+}
+
+/// One measured run of `w`, with the host's checks before and after.
+fn measure(
+    w: &Workload,
+    opts: &runner::RunOptions,
+    out: &Output,
+    shared_file: bool,
+) -> Result<report::RunReport> {
+    let checks = super::hostcheck::before(w);
+    let mut progress = out.progress();
+    let mut report = scaleout::world::run(w, opts, &mut progress, layout(shared_file))?;
+    drop(progress);
+    checks.into_report(&mut report);
+    Ok(report)
 }
 
 /// Splits `volbench run`/`sweep` arguments into volbench's own (for clap) and fio's options,

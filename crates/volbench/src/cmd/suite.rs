@@ -3,7 +3,7 @@
 use super::overrides::Overrides;
 use super::record::Recorder;
 use super::usage;
-use crate::cli::{OutputArgs, StoreArgs, SuiteArgs};
+use crate::cli::{OutputArgs, RepeatArgs, StoreArgs, SuiteArgs};
 use crate::output::Output;
 use anyhow::{Context, Result};
 use report::{Document, Status, SuiteReport, SuiteRun};
@@ -156,10 +156,15 @@ pub fn run_suite(
         &mut state,
         w.jobs.iter(),
         |(suite, out, _), step, job| {
-            let j = suite_job(job, &filename, o)?;
+            let mut j = suite_job(job, &filename, o)?;
+            // volbench's own temporary file is written whole before its first test (fio's
+            // overwrite): a time-based write that does not cover it (a slow volume, a short
+            // --runtime) would leave the reading tests after it unwritten extents to refuse.
+            j.overwrite |= tmp.is_some();
             let label = j.description.clone().unwrap_or_else(|| j.name.clone());
             let prefix = format!("{} {label} ", step.position());
-            let st = run_test(suite, out, (&opts, layout), label, params(&j), j, prefix)?;
+            let how = (&opts, layout, &o.repeat);
+            let st = run_test(suite, out, how, label, params(&j), j, prefix)?;
             Ok(st == Status::Complete)
         },
         checkpoint,
@@ -190,7 +195,7 @@ pub fn checkpoint((suite, out, recorder): &mut Running) -> Result<()> {
 pub fn run_test(
     suite: &mut SuiteReport,
     out: &Output,
-    (opts, layout): (&runner::RunOptions, scaleout::world::Layout),
+    (opts, layout, repeat): (&runner::RunOptions, scaleout::world::Layout, &RepeatArgs),
     label: String,
     params: Vec<(String, String)>,
     spec: JobSpec,
@@ -200,12 +205,20 @@ pub fn run_test(
         jobs: vec![spec],
         ..Default::default()
     };
-    let checks = super::hostcheck::before(&w);
-    let mut bar = out.progress();
-    bar.set_prefix(prefix);
-    let mut report = scaleout::world::run(&w, opts, &mut bar, layout)?;
-    drop(bar);
-    checks.into_report(&mut report);
+    let mut once = || -> Result<report::RunReport> {
+        let checks = super::hostcheck::before(&w);
+        let mut bar = out.progress();
+        bar.set_prefix(prefix.clone());
+        let mut report = scaleout::world::run(&w, opts, &mut bar, layout)?;
+        drop(bar);
+        checks.into_report(&mut report);
+        Ok(report)
+    };
+    let report = if repeat.repeat.is_some() || repeat.until_stable.is_some() {
+        super::repeat::runs(repeat, &opts.stop, &mut once)?
+    } else {
+        once()?
+    };
     let st = report.status;
     suite.runs.push(SuiteRun {
         label,
@@ -260,6 +273,7 @@ pub fn main(a: SuiteArgs) -> Result<ExitCode> {
         ioengine: a.ioengine.clone(),
         direct: a.direct.clone(),
         allow_destructive: a.allow_destructive,
+        repeat: a.repeat.clone(),
     };
     let target = a.target.clone().unwrap_or_else(crate::cli::here);
     if suite.starts_with("pts-") {

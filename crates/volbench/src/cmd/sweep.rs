@@ -181,7 +181,7 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
             let st = super::suite::run_test(
                 sweep,
                 out,
-                (&opts, layout),
+                (&opts, layout, &base.repeat),
                 label,
                 p.clone(),
                 spec,

@@ -413,6 +413,13 @@ impl Throttle {
         }
     }
 
+    /// Changes the cap while the cgroup runs (a volume whose throttle tightens mid-run).
+    pub fn retune(&self, iops: u64, bps: u64) {
+        self.cg
+            .set(Some(iops), Some(iops), Some(bps), Some(bps))
+            .unwrap();
+    }
+
     /// A command that runs inside the cgroup (its exit status is the caller's to judge).
     pub fn command(&self, prog: &str, args: &[String]) -> Std {
         let script = format!(

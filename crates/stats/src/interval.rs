@@ -1,0 +1,153 @@
+//! Latency percentiles per interval (per second, or `log_avg_msec`): a cliff (an SLC cache
+//! running out, garbage collection, a throttle) shows in latency first. Each I/O's latency
+//! goes into the open interval's histogram, which is merged into the run's when the interval
+//! closes, so nothing is recorded twice; a closed interval keeps its percentiles and its
+//! histogram (encoded) so the intervals of several jobs merge exactly.
+
+use crate::LatHist;
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// One interval's latency percentiles, ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pct {
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
+    pub max_ns: u64,
+}
+
+impl Pct {
+    pub fn of(h: &LatHist) -> Pct {
+        Pct {
+            p50_ns: h.percentile(50.0),
+            p90_ns: h.percentile(90.0),
+            p99_ns: h.percentile(99.0),
+            p999_ns: h.percentile(99.9),
+            max_ns: h.percentile(100.0),
+        }
+    }
+}
+
+/// A closed interval: its index (interval k covers [k, k+1) intervals after measuring began),
+/// its percentiles and its histogram (HDR V2 deflate, base64).
+#[derive(Clone, Debug)]
+pub struct Closed {
+    pub idx: u64,
+    pub pct: Pct,
+    pub hdr: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Intervals {
+    cur: Histogram<u64>,
+    cur_n: u64,
+    pub(crate) idx: u64,
+    closed: Vec<Closed>,
+}
+
+impl Intervals {
+    pub(crate) fn new(cur: Histogram<u64>) -> Intervals {
+        Intervals {
+            cur,
+            cur_n: 0,
+            idx: 0,
+            closed: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn record(&mut self, ns: u64) {
+        if self.cur.record(ns).is_err() {
+            self.cur.saturating_record(ns);
+        }
+        self.cur_n += 1;
+    }
+
+    /// Closes the open interval into `whole` and opens interval `next`.
+    #[cold]
+    pub(crate) fn close(&mut self, whole: &mut Histogram<u64>, next: u64) {
+        if self.cur_n > 0 {
+            whole
+                .add(&self.cur)
+                .expect("auto-resizing histograms always accept another");
+            let taken = std::mem::replace(&mut self.cur, LatHist::fresh_hist());
+            let h = LatHist::from_hist(taken);
+            self.closed.push(Closed {
+                idx: self.idx,
+                pct: Pct::of(&h),
+                hdr: h.encode(),
+            });
+            self.cur_n = 0;
+        }
+        self.idx = next;
+    }
+
+    pub(crate) fn closed(&self) -> &[Closed] {
+        &self.closed
+    }
+
+    /// Another job's closed intervals merged into these, interval by interval (exactly: the
+    /// histograms are added).
+    pub(crate) fn merge(&mut self, other: &[Closed]) {
+        for c in other {
+            match self.closed.iter_mut().find(|m| m.idx == c.idx) {
+                Some(m) => {
+                    let (Some(mut a), Some(b)) = (LatHist::decode(&m.hdr), LatHist::decode(&c.hdr))
+                    else {
+                        continue;
+                    };
+                    a.merge(&b);
+                    m.pct = Pct::of(&a);
+                    m.hdr = a.encode();
+                }
+                None => self.closed.push(c.clone()),
+            }
+        }
+        self.closed.sort_by_key(|c| c.idx);
+    }
+}
+
+/// The percentiles of interval `idx` over several jobs' intervals (their histograms merged).
+pub fn merged(jobs: &[&[Closed]], idx: u64) -> Option<Pct> {
+    let mut h = LatHist::new();
+    let mut any = false;
+    for c in jobs.iter().filter_map(|j| j.iter().find(|c| c.idx == idx)) {
+        if let Some(x) = LatHist::decode(&c.hdr) {
+            h.merge(&x);
+            any = true;
+        }
+    }
+    any.then(|| Pct::of(&h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Interval by interval: each holds its own values' percentiles, and the whole histogram
+    /// is what recording every value once would give.
+    #[test]
+    fn intervals_hold_their_own_values_and_add_up_to_the_whole() {
+        let mut a = LatHist::new();
+        a.with_intervals();
+        let mut whole = LatHist::new();
+        for i in 0..3000u64 {
+            let idx = i / 1000;
+            let ns = 1000 * (idx + 1) + i % 7;
+            a.record_at(ns, idx);
+            whole.record(ns);
+        }
+        a.close_intervals();
+        let c = a.intervals();
+        assert_eq!(c.len(), 3);
+        assert_eq!(c[1].idx, 1);
+        assert!((2000..=2006).contains(&c[1].pct.p50_ns), "{:?}", c[1].pct);
+        assert_eq!(a.count(), 3000);
+        assert_eq!(a.percentile(99.0), whole.percentile(99.0));
+        assert_eq!(a.summary().percentiles, whole.summary().percentiles);
+        let m = merged(&[c, c], 2).unwrap();
+        assert_eq!(m.p99_ns, c[2].pct.p99_ns);
+    }
+}
