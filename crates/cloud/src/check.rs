@@ -221,3 +221,54 @@ fn cpu_per_job(r: &JobReport, jobs: u32) -> Option<f64> {
     let c = r.cpu.usr_percent + r.cpu.sys_percent;
     (c > 0.0).then(|| c / jobs.max(1) as f64)
 }
+
+/// A stored curve against the model's IOPS cap at its block size: where its maximum, its
+/// knee and each SLO answer sit as shares of what the provider advertises.
+#[derive(Clone, Debug, Serialize)]
+pub struct CurveCheck {
+    pub model_iops: f64,
+    pub max_ratio: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knee_ratio: Option<f64>,
+    pub lines: Vec<String>,
+}
+
+pub fn curve(m: &Model, c: &report::curve::CurveReport) -> Option<CurveCheck> {
+    let bs = (c.max.bw_bytes / c.max.iops.max(1e-9)).round().max(1.0) as u64;
+    let cap = m.at(bs).iops;
+    if cap <= 0.0 {
+        return None;
+    }
+    let pct = |v: f64| format!("{:.0} %", 100.0 * v / cap);
+    let n = figures::fmt_count;
+    let mut lines = vec![format!(
+        "curve maximum {} IOPS: {} of the model's {} IOPS at {}",
+        n(c.max.iops),
+        pct(c.max.iops),
+        n(cap),
+        workload::short_size(bs)
+    )];
+    if let Some(k) = c.knee {
+        lines.push(format!(
+            "knee {} IOPS ({} of the cap): the latency climbs past it",
+            n(k.achieved_iops),
+            pct(k.achieved_iops)
+        ));
+    }
+    for a in &c.slo {
+        let at = a.slo_iops.map_or("never".into(), |v| {
+            format!("{} IOPS, {} of the cap", n(v), pct(v))
+        });
+        lines.push(format!(
+            "SLO p{} within {}: {at}",
+            a.percentile,
+            figures::fmt_ns(a.limit_ns as f64)
+        ));
+    }
+    Some(CurveCheck {
+        model_iops: cap,
+        max_ratio: c.max.iops / cap,
+        knee_ratio: c.knee.map(|k| k.achieved_iops / cap),
+        lines,
+    })
+}

@@ -21,10 +21,13 @@ pub struct Measured {
 pub fn measured(doc: &Document) -> Vec<Measured> {
     match doc {
         Document::Run(r) => from_run(r, None),
+        // A curve's maximum is its one test at full load; its points run below it on purpose.
         Document::Suite(s) => s
             .runs
             .iter()
-            .flat_map(|x| from_run(&x.report, Some(&x.label)))
+            .enumerate()
+            .filter(|(i, _)| s.curve.as_ref().is_none_or(|c| c.max.run == *i))
+            .flat_map(|(_, x)| from_run(&x.report, Some(&x.label)))
             .collect(),
         _ => Vec::new(),
     }

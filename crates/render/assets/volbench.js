@@ -39,7 +39,9 @@
     var mark = d.mark === true;
     return {
       label: d.label,
-      data: d.data,
+      // A dataset with its own x values (a curve against achieved IOPS) is drawn as points
+      // on a linear x axis; the others share the chart's labels.
+      data: d.xs ? d.xs.map(function (x, k) { return { x: x, y: d.data[k] }; }) : d.data,
       yAxisID: d.axis || "y",
       borderColor: colour,
       backgroundColor: colour + (mark ? "ff" : "99"),
@@ -123,8 +125,12 @@
     var sets = c.datasets.map(dataset);
     var first = c.datasets.find(function (d) { return (d.axis || "y") === "y"; }) || {};
     var second = c.datasets.find(function (d) { return d.axis === "y2"; });
+    var numericX = c.datasets.some(function (d) { return d.xs; });
     var scales = {
-      x: { title: { display: true, text: c.x_title } },
+      x: numericX
+        ? { type: "linear", title: { display: true, text: c.x_title },
+            ticks: { callback: function (v) { return FORMATS.count(Number(v)); } } }
+        : { title: { display: true, text: c.x_title } },
       y: scale(c.y_title, first.fmt || "plain", c.y_log, "left")
     };
     if (c.y_from_zero && !c.y_log) scales.y.beginAtZero = true;

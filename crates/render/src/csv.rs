@@ -71,6 +71,9 @@ impl Exporter for Csv {
         Ok(rows(&all))
     }
     fn export_suite(&self, s: &SuiteReport) -> anyhow::Result<Vec<u8>> {
+        if let Some(c) = &s.curve {
+            return Ok(crate::curve::csv(c).into_bytes());
+        }
         Ok(rows(&suite_rows(s)))
     }
 

@@ -6,6 +6,7 @@
 pub mod cloud;
 pub mod compare;
 mod csv;
+mod curve;
 mod db;
 mod durability;
 pub mod fio_json;

@@ -78,6 +78,10 @@ impl Exporter for Markdown {
             let _ = writeln!(out, "{}\n", env_line(&r.report));
         }
         table(&mut out, &suite_rows(s));
+        if let Some(c) = &s.curve {
+            out.push_str("\n**Latency under load**\n\n");
+            out.push_str(&crate::curve::markdown(c));
+        }
         if !s.findings.is_empty() {
             out.push_str("\n**Findings**\n\n");
             for f in &s.findings {

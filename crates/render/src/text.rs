@@ -294,9 +294,19 @@ impl Exporter for Text {
             Status::Running => out.push_str("  [RUNNING or killed: partial results]"),
         }
         out.push_str("\n\n");
-        match &s.pts {
-            Some(p) => out.push_str(&crate::pts::text(p)),
-            None => suite_table(&mut out, &table::suite_rows(s), &s.findings),
+        match (&s.pts, &s.curve) {
+            (Some(p), _) => out.push_str(&crate::pts::text(p)),
+            // The search for the maximum as runs; the points as the curve's own table.
+            (None, Some(c)) => {
+                let rows = table::suite_rows(s);
+                let n = c
+                    .points
+                    .first()
+                    .map_or(rows.len(), |p| p.run.min(rows.len()));
+                suite_table(&mut out, &rows[..n], &s.findings);
+                out.push_str(&crate::curve::text(c));
+            }
+            (None, None) => suite_table(&mut out, &table::suite_rows(s), &s.findings),
         }
         // One line per distinct warning, naming the tests it concerns (all of them: "every
         // test") rather than repeating the same advice for each.

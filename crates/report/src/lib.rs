@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod compare;
+pub mod curve;
 pub mod db;
 pub mod durability;
 pub mod fsync;

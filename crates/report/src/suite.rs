@@ -14,6 +14,7 @@ impl SuiteReport {
             runs: Vec::new(),
             findings: Vec::new(),
             pts: None,
+            curve: None,
         }
     }
 
@@ -65,6 +66,9 @@ pub struct SuiteReport {
     /// A SNIA PTS test's rounds, steady-state verdict and table (the `pts-*` suites).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pts: Option<Box<crate::PtsReport>>,
+    /// A latency-under-load curve's maximum, points and SLO answers (`volbench curve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<Box<crate::curve::CurveReport>>,
 }
 
 /// One conclusion drawn from a sweep, with the point it is about.

@@ -57,6 +57,10 @@ pub enum Cmd {
     /// Run one workload over lists of values: numjobs, iodepth, bs, rw, filename.
     #[command(after_help = SWEEP_EXAMPLES)]
     Sweep(Box<SweepArgs>),
+    /// Latency under load: the maximum, then Poisson arrivals at shares of it (10 %, 20 %, ...,
+    /// 110 %) with latency from each I/O's due time, and the load that meets a latency target.
+    #[command(after_help = CURVE_EXAMPLES)]
+    Curve(Box<CurveArgs>),
     /// Run a named suite of tests (quick, cloud-volume, scaling, crystal) or a suite file.
     #[command(
         after_help = "Examples:\n  volbench suite --list\n  volbench suite crystal /mnt/volume\n  volbench suite cloud-volume /dev/nvme1n1 --allow-destructive --label gp3-1000g\n  volbench suite --show scaling > my-scaling.fio   # copy, edit, then: volbench suite my-scaling.fio"
@@ -287,6 +291,17 @@ pub struct CloudCheapestArgs {
     /// Only these providers (repeatable or comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub provider: Vec<String>,
+    /// A latency target the --iops must meet, judged on the curve of --from-curve:
+    /// pPERCENTILE=LIMIT, e.g. p99=5ms (repeatable).
+    #[arg(long = "slo", value_name = "pP=LIMIT", requires = "from_curve")]
+    pub slo: Vec<String>,
+    /// A stored `volbench curve` result (id, label, `last`) or its JSON file: the share of its
+    /// maximum at which each --slo held sets the cap each volume needs.
+    #[arg(long = "from-curve", value_name = "RESULT", requires = "slo")]
+    pub from_curve: Option<String>,
+    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
     #[command(flatten)]
     pub cat: CatalogArgs,
 }
@@ -731,6 +746,45 @@ pub struct SweepArgs {
     /// runs --runtime (default 10s here) after --ramp_time.
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+const CURVE_EXAMPLES: &str = "\
+Each point runs --runtime (default 10s); the search for the maximum raises --iodepth 1, 2, 4, ...
+until IOPS stops growing. Any fio option shapes the workload (default --rw=randread --bs=4k).
+Examples:
+  volbench curve /mnt/volume --slo p99=5ms
+  volbench curve /dev/nvme1n1 --rw=randrw --rwmixread=70 --points 5 --runtime=20s --slo p99=2ms --slo p99.9=10ms
+  volbench report last --output curve.html      # latency against IOPS, the SLO marked
+  volbench compare gp3 io2                      # two volumes' curves, point by point";
+
+#[derive(Args, Debug, Clone)]
+pub struct CurveArgs {
+    /// Directory (a temporary file is made and removed there), file or block device
+    /// [default: --filename or --directory if given, else .].
+    #[arg(value_parser = abs_path, value_name = "TARGET")]
+    pub target: Option<PathBuf>,
+    /// Open-loop points up to the maximum: N of them at 100/N % steps.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub points: u32,
+    /// Leave out the point at 110 % of the maximum (which shows the cliff).
+    #[arg(long = "no-overload")]
+    pub no_overload: bool,
+    /// A latency target to answer, on latency from the due time: pPERCENTILE=LIMIT, e.g.
+    /// p99=5ms (repeatable).
+    #[arg(long = "slo", value_name = "pP=LIMIT")]
+    pub slo: Vec<String>,
+    /// The deepest queue (per job) the search for the maximum tries.
+    #[arg(long = "max-depth", default_value_t = 256, value_name = "DEPTH")]
+    pub max_depth: u32,
+    /// Every other fio option given as `--key=value`: the workload.
+    #[arg(skip)]
+    pub fio: Vec<(String, Option<String>)>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub fio_help: FioFlags,
 }
 
 #[derive(Args, Debug, Clone)]

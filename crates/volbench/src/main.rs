@@ -62,12 +62,14 @@ fn dispatch() -> ExitCode {
     match &mut cli.cmd {
         cli::Cmd::Run(a) => a.fio = fio,
         cli::Cmd::Sweep(a) => a.run.fio = fio,
+        cli::Cmd::Curve(a) => a.fio = fio,
         _ => {}
     }
     finish(match cli.cmd {
         cli::Cmd::Run(a) => cmd::run::main(*a),
         cli::Cmd::Quick(a) => cmd::quick::main(a),
         cli::Cmd::Sweep(a) => cmd::sweep::main(*a),
+        cli::Cmd::Curve(a) => cmd::curve::main(*a),
         cli::Cmd::Suite(a) => cmd::suite::main(a),
         cli::Cmd::History(a) => cmd::history::history(a),
         cli::Cmd::Show(a) => cmd::history::show(a),

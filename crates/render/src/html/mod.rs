@@ -6,6 +6,7 @@
 //! specifications, which the page carries as JSON. Tables are rendered on the server side, so
 //! the numbers read without JavaScript too.
 
+mod curve;
 mod pts;
 
 use crate::table::{self, TableRow};
@@ -393,6 +394,16 @@ pub fn report(docs: &[(String, report::Document)]) -> anyhow::Result<Vec<u8>> {
     }
     let c = report::compare::compare(docs);
     let mut p = comparison_page(&c);
+    let curves: Vec<(&str, &report::curve::CurveReport)> = docs
+        .iter()
+        .filter_map(|(n, d)| match d {
+            report::Document::Suite(s) => s.curve.as_deref().map(|c| (n.as_str(), c)),
+            _ => None,
+        })
+        .collect();
+    if curves.len() >= 2 {
+        curve::compare_section(&mut p, &curves);
+    }
     for (i, (name, d)) in docs.iter().enumerate() {
         let mut head = Section::new(
             &format!("input-{}", i + 1),
@@ -407,8 +418,13 @@ pub fn report(docs: &[(String, report::Document)]) -> anyhow::Result<Vec<u8>> {
                 let mut sec = Section::new(&format!("input-{}-summary", i + 1), "Summary", 3);
                 sec.tables.push(suite_table(&table::suite_rows(s)));
                 sec.findings = s.findings.iter().map(|f| f.message.clone()).collect();
-                sweep_charts(&mut p, &mut sec, s);
+                if s.curve.is_none() {
+                    sweep_charts(&mut p, &mut sec, s);
+                }
                 p.sections.push(sec);
+                if let Some(c) = &s.curve {
+                    curve::section(&mut p, c);
+                }
             }
             report::Document::Fsync(f) => fsync_sections(&mut p, f, &format!("input-{}", i + 1)),
             report::Document::Db(d) => db_sections(&mut p, d, &format!("input-{}", i + 1)),
@@ -549,6 +565,9 @@ struct Dataset {
     axis: &'static str,
     /// A marker (knee, ceiling, crossover), drawn as a star without a line.
     mark: bool,
+    /// Its own x values, on a linear x axis (curves of different volumes on one chart).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    xs: Option<Vec<f64>>,
 }
 
 impl Dataset {
@@ -559,6 +578,7 @@ impl Dataset {
             fmt,
             axis: "y",
             mark: false,
+            xs: None,
         }
     }
 }
@@ -1107,7 +1127,9 @@ fn suite_sections(p: &mut Page, s: &SuiteReport) {
     let mut top = Section::new("summary", "Summary", 2);
     top.tables.push(suite_table(&table::suite_rows(s)));
     top.findings = s.findings.iter().map(|f| f.message.clone()).collect();
-    sweep_charts(p, &mut top, s);
+    if s.curve.is_none() {
+        sweep_charts(p, &mut top, s);
+    }
     let mut seen: Vec<String> = Vec::new();
     for w in s.runs.iter().flat_map(|r| &r.report.warnings) {
         if !seen.contains(&w.message) {
@@ -1119,6 +1141,9 @@ fn suite_sections(p: &mut Page, s: &SuiteReport) {
         top.env = environment(&r.report);
     }
     p.sections.push(top);
+    if let Some(c) = &s.curve {
+        curve::section(p, c);
+    }
     for (i, run) in s.runs.iter().enumerate() {
         let mut head = Section::new(&format!("test-{}", i + 1), &run.label, 2);
         head.text = Some(run_title(&run.report));

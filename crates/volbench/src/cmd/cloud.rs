@@ -117,8 +117,9 @@ fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
         return Err(usage("--iops and --mbps must be positive numbers"));
     }
     let gib = model::parse_volume_size(&a.size).map_err(|e| usage(format!("--size: {e:#}")))?;
+    let (need, rests_on) = curve_need(&a)?;
     let t = ::cloud::cheapest::Target {
-        iops: a.iops,
+        iops: need,
         bw_bytes: a.mbps * 1e6,
         capacity_bytes: gib * (1u64 << 30) as f64,
     };
@@ -135,7 +136,9 @@ fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
     }
     let (found, unpriced) = ::cloud::cheapest::cheapest(&cat, &t, &a.provider);
     if a.cat.output_format == "json" {
-        return print_json(&serde_json::json!({ "candidates": found, "unpriced": unpriced }));
+        return print_json(
+            &serde_json::json!({ "candidates": found, "unpriced": unpriced, "needed_iops": need, "rests_on": rests_on }),
+        );
     }
     let mut s = format!(
         "Cheapest volumes sustaining {} IOPS and {} MB/s with {} GiB (not counting bursts):\n\n",
@@ -143,6 +146,17 @@ fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
         a.mbps,
         gib
     );
+    if let Some(r) = &rests_on {
+        s.push_str(&format!("  {r}\n\n"));
+    }
+    s.push_str(&candidates_table(&found, &unpriced));
+    print!("{s}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The candidates as a table, cheapest first, with the notes under it.
+fn candidates_table(found: &[::cloud::cheapest::Candidate], unpriced: &[String]) -> String {
+    let mut s = String::new();
     let w = found
         .iter()
         .map(|c| c.model.config.len())
@@ -153,7 +167,7 @@ fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
         "  {:<w$}  {:>10}  {:>9}  {:>11}  {:>8}  {:>8}\n",
         "configuration", "$/month", "IOPS", "MiB/s", "IOPS x", "bw x"
     ));
-    for c in &found {
+    for c in found {
         let m = &c.model;
         s.push_str(&format!(
             "{} {:<w$}  {:>10.2}  {:>9}  {:>11.1}  {:>8}  {:>8}\n",
@@ -176,8 +190,54 @@ fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
             unpriced.join(", ")
         ));
     }
-    print!("{s}");
-    Ok(ExitCode::SUCCESS)
+    s
+}
+
+/// With --from-curve: the IOPS cap a volume needs so that --iops meets every --slo, from the
+/// share of its maximum up to which the measured curve held each; and what that rests on.
+fn curve_need(a: &CloudCheapestArgs) -> Result<(f64, Option<String>)> {
+    let Some(id) = &a.from_curve else {
+        return Ok((a.iops, None));
+    };
+    let mut store = None;
+    let doc = super::compare::input(&mut store, &a.store, id)?;
+    let (c, runs) = match &doc {
+        report::Document::Suite(s) if s.curve.is_some() => (s.curve.as_deref().unwrap(), &s.runs),
+        _ => {
+            return Err(usage(format!(
+                "--from-curve {id}: not a curve result; measure one with volbench curve TARGET --slo p99=5ms"
+            )))
+        }
+    };
+    let mut share = 1.0f64;
+    let mut held = Vec::new();
+    for text in &a.slo {
+        let slo = report::curve::Slo::parse(text).map_err(usage)?;
+        let (f, answer) = c.slo_share(&slo, runs);
+        let Some(f) = f.filter(|f| *f > 0.0) else {
+            return Err(usage(format!(
+                "--from-curve {id}: {}: no volume shaped like that one meets it at any load",
+                answer.message
+            )));
+        };
+        share = share.min(f);
+        held.push(format!(
+            "{} held up to {:.0} % of its maximum",
+            slo.name(),
+            100.0 * f
+        ));
+    }
+    let need = a.iops / share;
+    Ok((
+        need,
+        Some(format!(
+            "from curve {id} ({} IOPS maximum): {}; so each volume needs a cap of {} IOPS for {} IOPS within it (conservative: at the same share of a higher cap a queue waits less)",
+            fmt_count(c.max.iops),
+            held.join(", "),
+            fmt_count(need),
+            fmt_count(a.iops)
+        )),
+    ))
 }
 
 fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
@@ -196,8 +256,14 @@ fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
     let pairs = check_pairs(a.results.len(), models.len())?;
     let mut store = None;
     let mut checks = Vec::new();
+    let mut curves = Vec::new();
     for (r, m) in pairs {
         let doc = super::compare::input(&mut store, &a.store, &a.results[r])?;
+        if let report::Document::Suite(s) = &doc {
+            if let Some(c) = s.curve.as_ref().and_then(|c| check::curve(&models[m], c)) {
+                curves.push((a.results[r].as_str(), models[m].config.as_str(), c));
+            }
+        }
         let tests = ::cloud::measured::measured(&doc);
         if tests.is_empty() {
             return Err(usage(format!(
@@ -212,9 +278,23 @@ fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
         checks.push((a.results[r].as_str(), &models[m], rows));
     }
     if a.cat.output_format == "json" {
-        return print_json(&check_json(&checks));
+        let mut v = check_json(&checks);
+        if !curves.is_empty() {
+            v["curves"] = curves
+                .iter()
+                .map(|(r, m, c)| serde_json::json!({ "result": r, "model": m, "curve": c }))
+                .collect();
+        }
+        return print_json(&v);
     }
-    print!("{}", render::cloud::check(&checks));
+    let mut text = render::cloud::check(&checks);
+    for (r, m, c) in &curves {
+        text.push_str(&format!("\n{r}'s curve against {m}:\n"));
+        for l in &c.lines {
+            text.push_str(&format!("  {l}\n"));
+        }
+    }
+    print!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -3,6 +3,7 @@
 pub mod clean;
 pub mod cloud;
 pub mod compare;
+pub mod curve;
 pub mod cycle;
 pub mod db;
 pub mod doctor;

@@ -193,7 +193,7 @@ fn measure(
 /// mean".
 pub fn split_fio_options(args: Vec<String>) -> (Vec<String>, Vec<Given>) {
     let sub = match args.get(1).map(String::as_str) {
-        Some(s @ ("run" | "sweep")) => s.to_string(),
+        Some(s @ ("run" | "sweep" | "curve")) => s.to_string(),
         _ => return (args, Vec::new()),
     };
     let own = crate::cli::own_flags(&sub);

@@ -1,0 +1,174 @@
+//! A latency-under-load curve as text, Markdown and CSV: the maximum, one row per point
+//! (offered and achieved load, latency from the due time beside clat) and the SLO answers.
+
+use figures::{fmt_count, fmt_ns};
+use report::curve::{CurvePoint, CurveReport};
+use std::fmt::Write;
+use workload::format_bytes;
+
+/// The column heads of the point table.
+pub(crate) const HEAD: [&str; 11] = [
+    "load",
+    "offered IOPS",
+    "achieved IOPS",
+    "bandwidth",
+    "due p50",
+    "due p90",
+    "due p99",
+    "due p99.9",
+    "due max",
+    "clat p99",
+    "",
+];
+
+pub(crate) fn cells(p: &CurvePoint) -> Vec<String> {
+    let ns = |v: u64| fmt_ns(v as f64);
+    let mut note = Vec::new();
+    if p.fell_behind {
+        note.push("fell behind");
+    }
+    if p.depth_reached {
+        note.push("queue full");
+    }
+    vec![
+        format!("{} %", p.share_percent),
+        fmt_count(p.offered_iops),
+        fmt_count(p.achieved_iops),
+        format!("{}/s", format_bytes(p.achieved_bw_bytes)),
+        ns(p.lat_due.p50_ns),
+        ns(p.lat_due.p90_ns),
+        ns(p.lat_due.p99_ns),
+        ns(p.lat_due.p99_9_ns),
+        ns(p.lat_due.max_ns),
+        ns(p.clat.p99_ns),
+        note.join(", "),
+    ]
+}
+
+/// What the curve stands on, in one line.
+pub fn max_line(c: &CurveReport) -> String {
+    format!(
+        "maximum {} IOPS ({}/s) closed-loop at QD{}; points: Poisson arrivals at each share of it, QD{}, latency from each I/O's due time",
+        fmt_count(c.max.iops),
+        format_bytes(c.max.bw_bytes),
+        c.max.iodepth,
+        c.point_iodepth
+    )
+}
+
+pub fn text(c: &CurveReport) -> String {
+    let rows: Vec<Vec<String>> = c.points.iter().map(cells).collect();
+    let widths: Vec<usize> = (0..HEAD.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([HEAD[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cols: &[String]| {
+        let s: Vec<String> = cols
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, w))| match i {
+                0 | 10 => format!("{c:<w$}"),
+                _ => format!("{c:>w$}"),
+            })
+            .collect();
+        format!("  {}", s.join("  ").trim_end())
+    };
+    let mut out = format!("\n  {}\n\n", max_line(c));
+    let head: Vec<String> = HEAD.iter().map(|s| s.to_string()).collect();
+    let _ = writeln!(out, "{}", line(&head));
+    for r in &rows {
+        let _ = writeln!(out, "{}", line(r));
+    }
+    out.push('\n');
+    if let Some(k) = knee_line(c) {
+        let _ = writeln!(out, "  {k}");
+    }
+    for a in &c.slo {
+        let _ = writeln!(out, "  SLO {}", a.message);
+    }
+    out
+}
+
+/// Where the latency starts to climb, in words.
+pub fn knee_line(c: &CurveReport) -> Option<String> {
+    let k = c.knee?;
+    Some(format!(
+        "knee: {} IOPS ({} % of the maximum, due p99 {}); past it the due p99 is more than twice its lightest-load value",
+        fmt_count(k.achieved_iops),
+        k.share_percent,
+        fmt_ns(k.lat_due_p99_ns as f64)
+    ))
+}
+
+pub fn markdown(c: &CurveReport) -> String {
+    let mut out = format!("{}\n\n", max_line(c));
+    let _ = writeln!(out, "| {} |", HEAD[..10].join(" | "));
+    let _ = writeln!(out, "|---|{}", "---:|".repeat(9));
+    for p in &c.points {
+        let mut cs = cells(p);
+        let note = cs.pop().unwrap_or_default();
+        if !note.is_empty() {
+            cs[0] = format!("{} ({note})", cs[0]);
+        }
+        let _ = writeln!(out, "| {} |", cs.join(" | "));
+    }
+    out.push('\n');
+    if let Some(k) = knee_line(c) {
+        let _ = writeln!(out, "- {k}");
+    }
+    for a in &c.slo {
+        let _ = writeln!(out, "- **SLO** {}", a.message);
+    }
+    out
+}
+
+/// One row per point, raw numbers (ns, bytes/s); then one row per SLO answer.
+pub fn csv(c: &CurveReport) -> String {
+    let mut out = String::from(
+        "load_percent,offered_iops,achieved_iops,achieved_bw_bytes,lat_due_p50_ns,lat_due_p90_ns,\
+         lat_due_p99_ns,lat_due_p99_9_ns,lat_due_max_ns,clat_p50_ns,clat_p99_ns,clat_max_ns,\
+         fell_behind,queue_full\n",
+    );
+    for p in &c.points {
+        let (d, k) = (&p.lat_due, &p.clat);
+        let _ = writeln!(
+            out,
+            "{},{:.1},{:.1},{:.1},{},{},{},{},{},{},{},{},{},{}",
+            p.share_percent,
+            p.offered_iops,
+            p.achieved_iops,
+            p.achieved_bw_bytes,
+            d.p50_ns,
+            d.p90_ns,
+            d.p99_ns,
+            d.p99_9_ns,
+            d.max_ns,
+            k.p50_ns,
+            k.p99_ns,
+            k.max_ns,
+            p.fell_behind,
+            p.depth_reached
+        );
+    }
+    if !c.slo.is_empty() {
+        out.push_str("\nslo_percentile,slo_limit_ns,slo_iops,interpolated,broke_at_percent\n");
+        for a in &c.slo {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{}",
+                a.percentile,
+                a.limit_ns,
+                a.slo_iops.map_or(String::new(), |v| format!("{v:.1}")),
+                a.interpolated,
+                a.broke_at_percent.map_or(String::new(), |v| v.to_string())
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,422 @@
+//! A latency-under-load curve (`volbench curve`): the closed-loop maximum, then open-loop
+//! points at shares of it, each with its latency from the due time beside its clat, and the
+//! answers to latency targets (SLOs): the highest achieved IOPS whose percentile stays within
+//! the limit. The runs themselves stay in the suite's `runs`; this holds what was read off
+//! them.
+
+use crate::{JobReport, RunReport};
+use serde::{Deserialize, Serialize};
+use stats::{LatHist, LatencySummary};
+
+/// The curve of one workload on one target.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CurveReport {
+    /// The closed-loop maximum: the curve's 100 %.
+    pub max: CurveMax,
+    /// The queue depth of the open-loop points (large, so the wait stays in the latency).
+    pub point_iodepth: u32,
+    pub points: Vec<CurvePoint>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slo: Vec<SloAnswer>,
+    /// The last point before the due-time p99 rose above twice the curve's lowest and
+    /// stayed there: where queueing starts to show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knee: Option<Knee>,
+}
+
+/// The hockey stick's bend.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Knee {
+    pub share_percent: u32,
+    pub achieved_iops: f64,
+    pub lat_due_p99_ns: u64,
+}
+
+/// The closed-loop run that saturated: depth raised until IOPS stopped growing.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CurveMax {
+    pub iops: f64,
+    pub bw_bytes: f64,
+    pub iodepth: u32,
+    /// Index of its run in the suite's `runs`.
+    pub run: usize,
+}
+
+/// One open-loop point: Poisson arrivals at `share_percent` of the maximum.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CurvePoint {
+    pub share_percent: u32,
+    pub offered_iops: f64,
+    pub achieved_iops: f64,
+    pub achieved_bw_bytes: f64,
+    /// Latency from when each I/O was due on the arrival schedule (the wait included).
+    pub lat_due: Pcts,
+    /// Completion latency from issue, as fio reports it (the wait left out).
+    pub clat: Pcts,
+    /// Achieved fell short of offered (by more than 5 % and more than the arrivals' own
+    /// randomness explains) or the run spent a tenth of its time behind the schedule.
+    pub fell_behind: bool,
+    /// The point's queue depth was reached: I/Os waited for a slot (the wait is in `lat_due`).
+    pub depth_reached: bool,
+    /// Index of its run in the suite's `runs`.
+    pub run: usize,
+}
+
+/// The percentiles a curve reports, in ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pcts {
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub p99_9_ns: u64,
+    pub max_ns: u64,
+}
+
+/// A latency target: `p99=5ms`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Slo {
+    pub percentile: f64,
+    pub limit_ns: u64,
+}
+
+/// The answer to one SLO.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SloAnswer {
+    pub percentile: f64,
+    pub limit_ns: u64,
+    /// The highest achieved IOPS within the limit; none when even the lightest point broke it.
+    pub slo_iops: Option<f64>,
+    /// `slo_iops` lies between two measured points (linear in latency), not on one.
+    pub interpolated: bool,
+    /// The first point (its share) whose percentile broke the limit; none if none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broke_at_percent: Option<u32>,
+    /// The answer in words, as the text output prints it.
+    pub message: String,
+}
+
+impl Slo {
+    /// Reads `p99=5ms` (`p50`, `p99.9`, ..., any duration fio's units take).
+    pub fn parse(s: &str) -> Result<Slo, String> {
+        let fix = "give it as pPERCENTILE=LIMIT, e.g. --slo p99=5ms";
+        let (p, l) = s
+            .split_once('=')
+            .ok_or_else(|| format!("--slo {s}: {fix}"))?;
+        let percentile: f64 = p
+            .trim()
+            .strip_prefix('p')
+            .and_then(|v| v.parse().ok())
+            .filter(|v| *v > 0.0 && *v < 100.0)
+            .ok_or_else(|| {
+                format!("--slo {s}: '{p}' is not a percentile between p0 and p100; {fix}")
+            })?;
+        let limit =
+            workload::parse_duration(l.trim()).map_err(|e| format!("--slo {s}: {e}; {fix}"))?;
+        let limit_ns = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
+        if limit_ns == 0 {
+            return Err(format!("--slo {s}: the limit must be above zero"));
+        }
+        Ok(Slo {
+            percentile,
+            limit_ns,
+        })
+    }
+
+    /// `p99 ≤ 5 ms`.
+    pub fn name(&self) -> String {
+        format!(
+            "p{} ≤ {}",
+            self.percentile,
+            figures::fmt_ns(self.limit_ns as f64)
+        )
+    }
+}
+
+/// Both directions' histogram as one (a mixed workload's SLO is on all its I/Os).
+fn merged(j: &JobReport, due: bool) -> Option<LatHist> {
+    let pick = |d: &crate::DirReport| -> Option<LatencySummary> {
+        if due {
+            d.lat_due_ns.clone()
+        } else {
+            Some(d.clat_ns.clone())
+        }
+    };
+    let mut all: Option<LatHist> = None;
+    for d in [&j.read, &j.write].into_iter().flatten() {
+        let Some(h) = pick(d).as_ref().and_then(LatHist::from_summary) else {
+            continue;
+        };
+        match all.as_mut() {
+            Some(a) => a.merge(&h),
+            None => all = Some(h),
+        }
+    }
+    all
+}
+
+fn pcts(h: Option<&LatHist>) -> Pcts {
+    let Some(h) = h.filter(|h| h.count() > 0) else {
+        return Pcts::default();
+    };
+    Pcts {
+        p50_ns: h.percentile(50.0),
+        p90_ns: h.percentile(90.0),
+        p99_ns: h.percentile(99.0),
+        p99_9_ns: h.percentile(99.9),
+        max_ns: h.percentile(100.0),
+    }
+}
+
+/// Total IOPS and bandwidth of a run, both directions.
+pub fn totals(r: &RunReport) -> (f64, f64) {
+    [&r.group.read, &r.group.write]
+        .into_iter()
+        .flatten()
+        .fold((0.0, 0.0), |(i, b), d| (i + d.iops, b + d.bw_bytes))
+}
+
+/// Achieved fell short of offered by more than Poisson arrivals explain: 5 %, or four
+/// standard deviations of the arrival count where that is more (a light point over a short
+/// run counts few arrivals).
+fn short(offered: f64, achieved: f64, runtime_ns: u64) -> bool {
+    let n = offered * runtime_ns as f64 / 1e9;
+    let allowed = if n > 0.0 {
+        (4.0 / n.sqrt()).max(0.05)
+    } else {
+        0.05
+    };
+    achieved < offered * (1.0 - allowed)
+}
+
+impl CurvePoint {
+    /// The point read off its run.
+    pub fn of(share_percent: u32, offered_iops: f64, run: usize, r: &RunReport) -> CurvePoint {
+        let (achieved_iops, achieved_bw_bytes) = totals(r);
+        let g = &r.group;
+        let behind = r.warnings.iter().any(|w| w.code == "fell_behind");
+        let depth = r.jobs.first().map_or(0, |j| j.iodepth.max);
+        let asked = r
+            .workload
+            .jobs
+            .first()
+            .map_or(u32::MAX, |j| j.iodepth.max(1));
+        CurvePoint {
+            share_percent,
+            offered_iops,
+            achieved_iops,
+            achieved_bw_bytes,
+            lat_due: pcts(merged(g, true).as_ref()),
+            clat: pcts(merged(g, false).as_ref()),
+            fell_behind: behind || short(offered_iops, achieved_iops, g.runtime_ns),
+            depth_reached: depth >= asked,
+            run,
+        }
+    }
+}
+
+impl CurveReport {
+    /// Answers each SLO from the points' runs (`runs` is the suite's list) and finds the knee.
+    pub fn answer(&mut self, slos: &[Slo], runs: &[crate::SuiteRun]) {
+        self.slo = slos.iter().map(|s| self.answer_one(s, runs)).collect();
+        self.knee = self.knee();
+    }
+
+    /// The last point before the due p99 went above twice the curve's lowest p99 and stayed
+    /// there to the end (one noisy light point moves no knee; no knee while it stays flat).
+    fn knee(&self) -> Option<Knee> {
+        let p99: Vec<u64> = self.points.iter().map(|p| p.lat_due.p99_ns).collect();
+        let floor = p99.iter().copied().min()?.max(1);
+        let stays = p99.iter().rposition(|&v| v <= 2 * floor)?;
+        let p = self.points.get(stays).filter(|_| stays + 1 < p99.len())?;
+        Some(Knee {
+            share_percent: p.share_percent,
+            achieved_iops: p.achieved_iops,
+            lat_due_p99_ns: p.lat_due.p99_ns,
+        })
+    }
+
+    /// The share of the maximum up to which `slo` held (its answer over the maximum), the
+    /// answer computed from the runs if the curve was not asked this SLO when it ran.
+    pub fn slo_share(&self, slo: &Slo, runs: &[crate::SuiteRun]) -> (Option<f64>, SloAnswer) {
+        let a = self
+            .slo
+            .iter()
+            .find(|a| a.percentile == slo.percentile && a.limit_ns == slo.limit_ns)
+            .cloned()
+            .unwrap_or_else(|| self.answer_one(slo, runs));
+        let share = a.slo_iops.map(|v| (v / self.max.iops).min(1.0));
+        (share, a)
+    }
+
+    fn answer_one(&self, slo: &Slo, runs: &[crate::SuiteRun]) -> SloAnswer {
+        // Each point's percentile from its full due-time histogram: any percentile, exactly.
+        let lat: Vec<(f64, Option<u64>)> = self
+            .points
+            .iter()
+            .map(|p| {
+                let h = runs.get(p.run).and_then(|r| merged(&r.report.group, true));
+                let v = h
+                    .filter(|h| h.count() > 0)
+                    .map(|h| h.percentile(slo.percentile));
+                (p.achieved_iops, v)
+            })
+            .collect();
+        let first_bad = lat
+            .iter()
+            .position(|(_, v)| v.is_none_or(|v| v > slo.limit_ns));
+        let (slo_iops, interpolated) = match first_bad {
+            None => (lat.iter().map(|(i, _)| *i).reduce(f64::max), false),
+            Some(0) => (None, false),
+            Some(k) => interpolate(lat[k - 1], lat[k], slo.limit_ns),
+        };
+        let broke_at_percent = first_bad.map(|k| self.points[k].share_percent);
+        let mut a = SloAnswer {
+            percentile: slo.percentile,
+            limit_ns: slo.limit_ns,
+            slo_iops,
+            interpolated,
+            broke_at_percent,
+            message: String::new(),
+        };
+        a.message = words(slo, &a, first_bad.map(|k| &self.points[k]), &lat, first_bad);
+        a
+    }
+}
+
+/// Between the last point within the limit and the first beyond it, the IOPS where the
+/// percentile crosses the limit, linear in latency; the last good point's IOPS when the
+/// two do not bracket it (achieved IOPS fell while latency rose).
+fn interpolate(
+    good: (f64, Option<u64>),
+    bad: (f64, Option<u64>),
+    limit: u64,
+) -> (Option<f64>, bool) {
+    let (g_iops, Some(g_lat)) = good else {
+        return (Some(good.0), false);
+    };
+    match bad {
+        (b_iops, Some(b_lat)) if b_iops > g_iops && b_lat > g_lat => {
+            let f = (limit - g_lat) as f64 / (b_lat - g_lat) as f64;
+            (Some(g_iops + f * (b_iops - g_iops)), true)
+        }
+        _ => (Some(g_iops), false),
+    }
+}
+
+fn words(
+    slo: &Slo,
+    a: &SloAnswer,
+    bad: Option<&CurvePoint>,
+    lat: &[(f64, Option<u64>)],
+    k: Option<usize>,
+) -> String {
+    let at = |v: Option<u64>| v.map_or("no I/O".into(), |v| figures::fmt_ns(v as f64));
+    match (a.slo_iops, bad, k) {
+        (Some(iops), None, _) => format!(
+            "{}: met at every point, up to {} IOPS (the highest load measured)",
+            slo.name(),
+            figures::fmt_count(iops)
+        ),
+        (None, Some(p), Some(k)) => format!(
+            "{}: not met even at the lightest load ({} %, {} IOPS: p{} {})",
+            slo.name(),
+            p.share_percent,
+            figures::fmt_count(p.achieved_iops),
+            slo.percentile,
+            at(lat[k].1)
+        ),
+        (Some(iops), Some(p), Some(k)) => format!(
+            "{}: up to {} IOPS{} (broke at {} %, {} IOPS: p{} {})",
+            slo.name(),
+            figures::fmt_count(iops),
+            if a.interpolated {
+                ", interpolated between the two points around the limit"
+            } else {
+                ", the last point within it"
+            },
+            p.share_percent,
+            figures::fmt_count(p.achieved_iops),
+            slo.percentile,
+            at(lat[k].1)
+        ),
+        _ => format!("{}: no point measured", slo.name()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slos_parse_and_refuse_with_the_fix() {
+        let s = Slo::parse("p99=5ms").unwrap();
+        assert_eq!((s.percentile, s.limit_ns), (99.0, 5_000_000));
+        let s = Slo::parse("p99.9=200us").unwrap();
+        assert_eq!((s.percentile, s.limit_ns), (99.9, 200_000));
+        for bad in ["99=5ms", "p100=1ms", "p99", "p99=", "p99=0", "pX=1ms"] {
+            let e = Slo::parse(bad).unwrap_err();
+            assert!(e.starts_with(&format!("--slo {bad}")), "{e}");
+        }
+    }
+
+    fn curve_of(p99_us: &[u64]) -> CurveReport {
+        let points = p99_us
+            .iter()
+            .enumerate()
+            .map(|(i, &us)| CurvePoint {
+                share_percent: 10 * (i as u32 + 1),
+                offered_iops: 100.0 * (i + 1) as f64,
+                achieved_iops: 100.0 * (i + 1) as f64,
+                achieved_bw_bytes: 0.0,
+                lat_due: Pcts {
+                    p99_ns: us * 1000,
+                    ..Default::default()
+                },
+                clat: Pcts::default(),
+                fell_behind: false,
+                depth_reached: false,
+                run: i,
+            })
+            .collect();
+        CurveReport {
+            max: CurveMax {
+                iops: 1000.0,
+                bw_bytes: 0.0,
+                iodepth: 1,
+                run: 0,
+            },
+            point_iodepth: 64,
+            points,
+            slo: Vec::new(),
+            knee: None,
+        }
+    }
+
+    #[test]
+    fn the_knee_is_where_the_p99_leaves_twice_its_floor_for_good() {
+        // A noisy light point (40 us at 20 %) does not make the knee; 70 % does.
+        let c = curve_of(&[10, 40, 12, 11, 15, 14, 18, 30, 90, 900]);
+        assert_eq!(c.knee().map(|k| k.share_percent), Some(70));
+        // Flat to the end: no knee.
+        assert!(curve_of(&[10, 12, 11, 15]).knee().is_none());
+    }
+
+    #[test]
+    fn the_crossing_is_interpolated_linearly_in_latency() {
+        // 1000 IOPS at 2 ms, 2000 IOPS at 6 ms: 5 ms is three quarters of the way.
+        let (v, i) = interpolate(
+            (1000.0, Some(2_000_000)),
+            (2000.0, Some(6_000_000)),
+            5_000_000,
+        );
+        assert!(i);
+        assert!((v.unwrap() - 1750.0).abs() < 1e-6);
+        // Achieved IOPS fell past the knee: the last good point stands, not interpolated.
+        let (v, i) = interpolate(
+            (1000.0, Some(2_000_000)),
+            (900.0, Some(9_000_000)),
+            5_000_000,
+        );
+        assert_eq!((v, i), (Some(1000.0), false));
+    }
+}

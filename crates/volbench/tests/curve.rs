@@ -1,0 +1,378 @@
+//! Latency under load (issue 46): `volbench curve` on a cgroup-throttled zram device, a queue
+//! whose rate is known. The maximum is the throttle's rate, light load sees the device's own
+//! service time, the SLO answer falls where a queue at that rate puts it, the point past the
+//! maximum falls behind, and fio at the same Poisson rate achieves the same IOPS while its
+//! clat stays flat where the due-time latency grows.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+const CAP: u64 = 2000;
+
+/// `volbench curve` on `dev` inside `cap`: the volbench-json document.
+fn curve(cap: &Throttle, dev: &str, extra: &[&str]) -> Value {
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let mut args: Vec<String> = [
+        "curve",
+        dev,
+        "--bs=4k",
+        "--ioengine=libaio",
+        "--direct=1",
+        "--runtime=3s",
+        "--points=5",
+        "--max-depth=8",
+        "--output-format=json",
+        "-q",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    serde_json::from_slice(&cap.run(vb.to_str().unwrap(), &args)).unwrap()
+}
+
+/// fio at `rate` Poisson arrivals on `dev` inside `cap`, as the curve's points run: its
+/// read IOPS and clat p99 (ns).
+fn fio_point(cap: &Throttle, dev: &str, rate: u64, depth: u64) -> (f64, f64) {
+    let args: Vec<String> = [
+        "--name=point",
+        &format!("--filename={dev}"),
+        "--rw=randread",
+        "--bs=4k",
+        "--ioengine=libaio",
+        "--direct=1",
+        "--runtime=3s",
+        "--time_based",
+        &format!("--iodepth={depth}"),
+        &format!("--rate_iops={rate}"),
+        "--rate_process=poisson",
+        "--output-format=json",
+    ]
+    .map(String::from)
+    .to_vec();
+    let v: Value = serde_json::from_slice(&cap.run("fio", &args)).unwrap();
+    let r = &v["jobs"][0]["read"];
+    (f(r, "/iops"), f(r, "/clat_ns/percentile/99.000000"))
+}
+
+/// The p99 of the time in system of an M/D/1 queue (Poisson arrivals at `lam`, a server of
+/// fixed service time 1/`mu`), by Lindley's recursion over 200,000 seeded arrivals.
+fn md1_p99(lam: f64, mu: f64) -> f64 {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    let (s, mut w) = (1.0 / mu, 0.0f64);
+    let mut t: Vec<f64> = (0..200_000)
+        .map(|_| {
+            let a = -(1.0 - rng.gen::<f64>()).ln() / lam;
+            w = (w + s - a).max(0.0);
+            w + s
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[t.len() * 99 / 100]
+}
+
+/// The highest arrival rate at which an M/D/1 queue of rate `mu` keeps its p99 within
+/// `limit` seconds (bisection: p99 grows with the load).
+fn md1_slo(mu: f64, limit: f64) -> f64 {
+    let (mut lo, mut hi) = (0.01 * mu, 0.9999 * mu);
+    for _ in 0..30 {
+        let mid = (lo + hi) / 2.0;
+        if md1_p99(mid, mu) <= limit {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+fn point(v: &Value, share: u64) -> &Value {
+    v["curve"]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["share_percent"] == share)
+        .unwrap_or_else(|| panic!("no {share} % point in {}", v["curve"]))
+}
+
+/// A 2,000-IOPS throttle: the maximum is its rate; light load passes at the device's own
+/// speed; the p99 SLO answer falls where an M/D/1 queue at that rate puts it; 110 % falls
+/// behind; each point's I/O is the kernel's count; fio at the same Poisson rates achieves
+/// the same IOPS while its clat stays microseconds where the due-time latency is not.
+#[test]
+fn a_throttled_device_curves_where_its_queue_says() {
+    require_root!();
+    require_tool!("fio");
+    let z = Zram::new("64M");
+    fill_random(&z.path, 64 << 20);
+    let Some(cap) = Throttle::new(z.p(), CAP, 1 << 30) else {
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
+    };
+    let v = curve(&cap, z.p(), &["--slo=p99=20ms", "--slo=p50=500us"]);
+    let c = &v["curve"];
+    let max = f(c, "/max/iops");
+    assert!(
+        (max - CAP as f64).abs() < 0.1 * CAP as f64,
+        "the maximum: {max}"
+    );
+    let shares: Vec<u64> = c["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| u(p, "/share_percent"))
+        .collect();
+    assert_eq!(shares, [20, 40, 60, 80, 100, 110]);
+    // Light load: nothing queues, half the I/Os pass in well under one service time (1/rate).
+    let light = point(&v, 20);
+    assert!(
+        u(light, "/lat_due/p50_ns") < 1_000_000_000 / CAP / 2,
+        "{light}"
+    );
+    assert_eq!(light["fell_behind"], false, "{light}");
+    let over = point(&v, 110);
+    assert_eq!(over["fell_behind"], true, "{over}");
+    // Past the rate the queue grows for the whole run: its median wait is tens of ms, twenty
+    // times the light point's bound above.
+    assert!(u(over, "/lat_due/p50_ns") > 10_000_000, "{over}");
+    // The SLO p99 <= 20 ms against the queue's own answer at the measured rate.
+    let model = md1_slo(max, 0.020);
+    let slo = &c["slo"][0];
+    let got = f(slo, "/slo_iops");
+    assert!(
+        (got - model).abs() < 0.1 * max,
+        "SLO answer {got} IOPS, M/D/1 at {max}: {model}\n{slo}"
+    );
+    cloud_answers(&v, max, got);
+    // Each run's I/O is the kernel's count: its own, and those still in flight when the
+    // window closed (at most its depth).
+    for r in v["runs"].as_array().unwrap() {
+        let r = &r["report"];
+        let ios = u(r, "/group/read/total_ios");
+        let depth = u(r, "/workload/jobs/0/iodepth");
+        let kernel = u(r, "/environment/targets/0/kernel_counters/read_ios");
+        assert!(
+            kernel >= ios && kernel <= ios + depth,
+            "{kernel} vs {ios} at QD{depth}"
+        );
+    }
+    // fio, same Poisson rate and depth, below the cap: the same IOPS, and a clat that leaves
+    // out the wait the due-time latency holds.
+    let depth = u(c, "/point_iodepth");
+    for share in [40, 80] {
+        let p = point(&v, share);
+        let (iops, clat99) = fio_point(&cap, z.p(), f(p, "/offered_iops").round() as u64, depth);
+        let ours = f(p, "/achieved_iops");
+        assert!(
+            (iops - ours).abs() < 0.05 * ours,
+            "{share} %: fio {iops}, volbench {ours}"
+        );
+        assert!(
+            clat99 * 10.0 < f(p, "/lat_due/p99_ns"),
+            "{share} %: fio clat p99 {clat99} ns, volbench due p99 {}",
+            p["lat_due"]["p99_ns"]
+        );
+    }
+}
+
+/// The curve against a model of the same cap, and the purchase it answers: `cloud check`
+/// sets only the maximum against the cap (the points are below it on purpose) and places the
+/// SLO answer as a share of it; `cloud cheapest` asks each volume for the cap at which the
+/// needed IOPS sit at that share.
+fn cloud_answers(v: &Value, max: f64, slo_iops: f64) {
+    let d = tmpdir();
+    let file = d.path().join("curve.json");
+    std::fs::write(&file, v.to_string()).unwrap();
+    let file = file.to_str().unwrap();
+    let check = ok_json(volbench().args([
+        "cloud",
+        "check",
+        file,
+        "--model",
+        &format!("aws:io1:size=100:iops={CAP}"),
+        "--output-format=json",
+    ]));
+    assert_eq!(check["rows"].as_array().unwrap().len(), 1, "{check}");
+    assert!(
+        check["rows"][0]["test"]
+            .as_str()
+            .unwrap()
+            .starts_with("max QD"),
+        "{check}"
+    );
+    assert_eq!(check["rows"][0]["verdict"], "as advertised", "{check}");
+    let c = &check["curves"][0]["curve"];
+    assert!((f(c, "/max_ratio") - max / CAP as f64).abs() < 1e-9, "{c}");
+    let cheap = ok_json(volbench().args([
+        "cloud",
+        "cheapest",
+        "--iops=1000",
+        "--slo=p99=20ms",
+        "--from-curve",
+        file,
+        "--provider=aws",
+        "--output-format=json",
+    ]));
+    let need = f(&cheap, "/needed_iops");
+    let share = (slo_iops / max).min(1.0);
+    assert!(
+        (need - 1000.0 / share).abs() < 1e-6 * need,
+        "{need} for share {share}"
+    );
+    for cand in cheap["candidates"].as_array().unwrap() {
+        assert!(f(cand, "/model/iops") + 1e-6 >= need, "{cand}");
+    }
+    assert!(
+        cheap["rests_on"]
+            .as_str()
+            .unwrap()
+            .contains("p99 ≤ 20.00 ms held up to"),
+        "{cheap}"
+    );
+}
+
+/// The text names the maximum, each point and the answer; bad SLOs and a rate of the user's
+/// own are refused in one line before any I/O.
+#[test]
+fn curve_text_and_refusals() {
+    let d = tmpdir();
+    let out = volbench()
+        .current_dir(d.path())
+        .args([
+            "curve",
+            ".",
+            "--ioengine=null",
+            "--size=16m",
+            "--runtime=300ms",
+            "--points=2",
+            "--max-depth=2",
+            "--slo=p99=1s",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("maximum ") && text.contains("closed-loop at QD"),
+        "{text}"
+    );
+    for load in ["50 %", "100 %", "110 %"] {
+        assert!(text.contains(&format!("\n  {load}")), "{load} in {text}");
+    }
+    assert!(
+        text.contains("SLO p99 ≤ 1.00 s: met at every point"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_dir(d.path()).unwrap().count(),
+        0,
+        "the temp file is gone"
+    );
+    for (args, says) in [
+        (&["--slo=99=5ms"][..], "--slo 99=5ms"),
+        (&["--slo=p99=fast"][..], "--slo p99=fast"),
+        (&["--rate_iops=100"][..], "leave out --rate and --rate_iops"),
+        (&["--points=0"][..], "--points must be 1 to 100"),
+    ] {
+        let out = volbench()
+            .current_dir(d.path())
+            .args(["curve", ".", "--ioengine=null"])
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+/// Two curves (the null engine: no device, the machinery only) stored as JSON: the report
+/// page puts both on one latency-against-IOPS chart first, compare and CSV take them.
+#[test]
+fn two_curves_on_one_chart() {
+    let d = tmpdir();
+    let mut files = Vec::new();
+    for (name, rate) in [("a", "1"), ("b", "2")] {
+        let out = volbench()
+            .current_dir(d.path())
+            .args([
+                "curve",
+                ".",
+                "--ioengine=null",
+                "--size=16m",
+                "--runtime=300ms",
+                "--points=2",
+                "--max-depth=2",
+                "--slo=p99=1s",
+                "--output-format=json",
+                "-q",
+                &format!("--bs={rate}k"),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let f = d.path().join(format!("{name}.json"));
+        std::fs::write(&f, &out.stdout).unwrap();
+        files.push(f.to_str().unwrap().to_string());
+    }
+    let page = d.path().join("cmp.html");
+    let out = volbench()
+        .args([
+            "report",
+            &files[0],
+            &files[1],
+            "--output",
+            page.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let first = html.find("<section id=").unwrap();
+    assert!(
+        html[first..].starts_with("<section id=\"curve-compare\""),
+        "the curves come first"
+    );
+    // Lines with their own x (achieved IOPS): the side-by-side chart's two p99s, two p50s, the
+    // SLO's rule and mark; then each input's own chart of five lines, rule and mark.
+    assert_eq!(html.matches("\"xs\":[").count(), 6 + 2 * 7);
+    let csv = volbench()
+        .current_dir(d.path())
+        .args([
+            "curve",
+            ".",
+            "--ioengine=null",
+            "--size=16m",
+            "--runtime=300ms",
+            "--points=2",
+            "--max-depth=2",
+            "--output-format=csv",
+            "-q",
+            "--no-store",
+        ])
+        .output()
+        .unwrap();
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    assert!(
+        csv.starts_with("load_percent,offered_iops,achieved_iops"),
+        "{csv}"
+    );
+    assert_eq!(
+        csv.lines().filter(|l| l.starts_with("110,")).count(),
+        1,
+        "{csv}"
+    );
+}
