@@ -994,6 +994,32 @@ pub struct RunArgs {
     pub fio_help: FioFlags,
 }
 
+impl RunArgs {
+    /// A run of these fio options and nothing else of volbench's own (a command that builds
+    /// its job and runs it as `run` would: replay, curve).
+    pub fn of_fio(
+        fio: Vec<(String, Option<String>)>,
+        out: OutputArgs,
+        store: StoreArgs,
+    ) -> RunArgs {
+        RunArgs {
+            fio,
+            jobfile: None,
+            showcmd: false,
+            parse_only: false,
+            ignore_unsupported: false,
+            shared_file: false,
+            eta: None,
+            readonly: false,
+            section: Vec::new(),
+            repeat: Default::default(),
+            out,
+            store,
+            fio_help: FioFlags,
+        }
+    }
+}
+
 /// fio's options as clap arguments, generated from the option table (as ripgrep generates its
 /// flags from one table): they document `volbench run` and `sweep`, while the values go through
 /// the table itself. Options whose name clap already has (volbench's own flags) are left out.

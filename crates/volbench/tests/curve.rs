@@ -231,13 +231,11 @@ fn cloud_answers(v: &Value, max: f64, slo_iops: f64) {
     );
 }
 
-/// The text names the maximum, each point and the answer; bad SLOs and a rate of the user's
-/// own are refused in one line before any I/O.
-#[test]
-fn curve_text_and_refusals() {
-    let d = tmpdir();
+/// A quick curve on the null engine (no device: the machinery only) in `dir`, with `extra`
+/// options; requires success and returns stdout.
+fn null_curve(dir: &std::path::Path, extra: &[&str]) -> String {
     let out = volbench()
-        .current_dir(d.path())
+        .current_dir(dir)
         .args([
             "curve",
             ".",
@@ -246,16 +244,24 @@ fn curve_text_and_refusals() {
             "--runtime=300ms",
             "--points=2",
             "--max-depth=2",
-            "--slo=p99=1s",
         ])
+        .args(extra)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The text names the maximum, each point and the answer; bad SLOs and a rate of the user's
+/// own are refused in one line before any I/O.
+#[test]
+fn curve_text_and_refusals() {
+    let d = tmpdir();
+    let text = null_curve(d.path(), &["--slo=p99=1s"]);
     assert!(
         text.contains("maximum ") && text.contains("closed-loop at QD"),
         "{text}"
@@ -298,30 +304,13 @@ fn two_curves_on_one_chart() {
     let d = tmpdir();
     let mut files = Vec::new();
     for (name, rate) in [("a", "1"), ("b", "2")] {
-        let out = volbench()
-            .current_dir(d.path())
-            .args([
-                "curve",
-                ".",
-                "--ioengine=null",
-                "--size=16m",
-                "--runtime=300ms",
-                "--points=2",
-                "--max-depth=2",
-                "--slo=p99=1s",
-                "--output-format=json",
-                "-q",
-                &format!("--bs={rate}k"),
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let bs = format!("--bs={rate}k");
+        let json = null_curve(
+            d.path(),
+            &["--slo=p99=1s", "--output-format=json", "-q", &bs],
         );
         let f = d.path().join(format!("{name}.json"));
-        std::fs::write(&f, &out.stdout).unwrap();
+        std::fs::write(&f, json).unwrap();
         files.push(f.to_str().unwrap().to_string());
     }
     let page = d.path().join("cmp.html");
@@ -349,23 +338,7 @@ fn two_curves_on_one_chart() {
     // Lines with their own x (achieved IOPS): the side-by-side chart's two p99s, two p50s, the
     // SLO's rule and mark; then each input's own chart of five lines, rule and mark.
     assert_eq!(html.matches("\"xs\":[").count(), 6 + 2 * 7);
-    let csv = volbench()
-        .current_dir(d.path())
-        .args([
-            "curve",
-            ".",
-            "--ioengine=null",
-            "--size=16m",
-            "--runtime=300ms",
-            "--points=2",
-            "--max-depth=2",
-            "--output-format=csv",
-            "-q",
-            "--no-store",
-        ])
-        .output()
-        .unwrap();
-    let csv = String::from_utf8_lossy(&csv.stdout);
+    let csv = null_curve(d.path(), &["--output-format=csv", "-q", "--no-store"]);
     assert!(
         csv.starts_with("load_percent,offered_iops,achieved_iops"),
         "{csv}"

@@ -8,7 +8,7 @@ use super::record::Recorder;
 use super::run::spec_from_args;
 use super::suite::{checkpoint, run_test};
 use super::usage;
-use crate::cli::{CurveArgs, FioFlags, RunArgs};
+use crate::cli::{CurveArgs, RunArgs};
 use crate::output::Output;
 use anyhow::Result;
 use report::curve::{totals, CurveMax, CurvePoint, CurveReport, Slo};
@@ -66,21 +66,11 @@ fn base_options(a: &CurveArgs) -> Result<(Vec<Given>, Option<PathBuf>)> {
 fn spec(base: &[Given], extra: &[(&str, String)]) -> Result<JobSpec> {
     let mut fio: Vec<Given> = base.to_vec();
     fio.extend(extra.iter().map(|(k, v)| (k.to_string(), Some(v.clone()))));
-    spec_from_args(&RunArgs {
+    spec_from_args(&RunArgs::of_fio(
         fio,
-        jobfile: None,
-        showcmd: false,
-        parse_only: false,
-        ignore_unsupported: false,
-        shared_file: false,
-        eta: None,
-        readonly: false,
-        section: Vec::new(),
-        repeat: Default::default(),
-        out: Default::default(),
-        store: Default::default(),
-        fio_help: FioFlags,
-    })
+        Default::default(),
+        Default::default(),
+    ))
 }
 
 /// Everything the points share.

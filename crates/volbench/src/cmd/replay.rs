@@ -2,27 +2,13 @@
 //! trace (fio's `read_iolog`), so its report, history, compare and HTML are a run's.
 
 use super::usage;
-use crate::cli::{FioFlags, ReplayArgs, RunArgs};
+use crate::cli::{ReplayArgs, RunArgs};
 use anyhow::Result;
 use std::process::ExitCode;
 
 pub fn main(a: ReplayArgs) -> Result<ExitCode> {
     let fio = options(&a)?;
-    super::run::main(RunArgs {
-        fio,
-        jobfile: None,
-        showcmd: false,
-        parse_only: false,
-        ignore_unsupported: false,
-        shared_file: false,
-        eta: None,
-        readonly: false,
-        section: Vec::new(),
-        repeat: Default::default(),
-        out: a.out,
-        store: a.store,
-        fio_help: FioFlags,
-    })
+    super::run::main(RunArgs::of_fio(fio, a.out, a.store))
 }
 
 /// The replay's fio options: the trace, the targets (--filename and --map's), the speed, and
