@@ -263,6 +263,18 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64, plus: bool)
     if let Some(d) = spec.and_then(|s| s.description.as_deref()) {
         v["desc"] = json!(d);
     }
+    // fio adds these with continue_on_error, zero when nothing failed.
+    if spec.is_some_and(|s| s.continue_on_error != 0) {
+        let e = j.errors.clone().unwrap_or_default();
+        v["total_err"] = json!(e.total);
+        v["first_error"] = json!(e.first);
+        // fio's total_ios counts the failed I/Os too (its bytes and latencies do not).
+        for (k, n) in ["read", "write"].into_iter().zip(e.per_dir) {
+            if let Some(t) = v[k]["total_ios"].as_u64() {
+                v[k]["total_ios"] = json!(t + n);
+            }
+        }
+    }
     if let Some(ss) = &j.steadystate {
         v["steadystate"] = steady_block(ss);
     }

@@ -382,6 +382,10 @@ pub struct JobReport {
     /// counted in any figure, but the run waited for them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drain_ns: Option<u64>,
+    /// I/Os that failed and were carried past (`continue_on_error`): per errno, left out of
+    /// every figure above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<stats::Errors>,
 }
 
 /// What ended a job's measured I/O.
@@ -402,6 +406,8 @@ pub enum Ended {
     Stopped,
     /// An error ended it.
     Error,
+    /// The file system filled up (`fill_fs`: ENOSPC or EDQUOT is its end, as in fio).
+    Full,
 }
 
 impl Ended {
@@ -414,6 +420,7 @@ impl Ended {
             Ended::Trace => "its trace ended",
             Ended::Steady => "it reached steady state",
             Ended::Stopped => "it was stopped",
+            Ended::Full => "the file system filled up (fill_fs)",
             Ended::Error => "an error ended it",
         }
     }
@@ -623,6 +630,7 @@ impl JobReport {
             replay: None,
             ended_by: None,
             drain_ns: None,
+            errors: (s.errors.total > 0).then(|| s.errors.clone()),
         }
     }
 

@@ -45,6 +45,7 @@ fn warnings(
         w.extend(data_warnings(specs, targets));
         w.extend(short_run(specs, jobs, groups));
         w.extend(long_drain(specs, jobs));
+        w.extend(io_errors(jobs));
         w.extend(cpu_bound(specs, jobs));
         w.extend(burst(groups));
         w.extend(latency_cliff(groups));
@@ -515,6 +516,9 @@ fn short_run_fix(specs: &[JobSpec], jobs: &[JobReport], secs: f64) -> String {
                 .into()
         } else if ended(Ended::Runtime) {
             "use --runtime=30s or more".into()
+        } else if ended(Ended::Full) {
+            "the file system filled up in that time (fill_fs): a larger one takes longer to fill"
+                .into()
         } else {
             "it was stopped before the end: let it run 30 s or more".into()
         };
@@ -534,6 +538,26 @@ fn short_run_fix(specs: &[JobSpec], jobs: &[JobReport], secs: f64) -> String {
     } else {
         "use --runtime=30s or more".into()
     }
+}
+
+/// Jobs that carried on past failed I/Os: said once each, with the errnos.
+fn io_errors(jobs: &[JobReport]) -> Vec<Warning> {
+    jobs.iter()
+        .filter_map(|j| {
+            let e = j.errors.as_ref()?;
+            let which = e
+                .by_errno
+                .iter()
+                .map(|(no, n)| format!("{n} x {}", std::io::Error::from_raw_os_error(*no)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            Some(Warning::IoErrors {
+                job: j.name.clone(),
+                total: e.total,
+                which,
+            })
+        })
+        .collect()
 }
 
 /// The I/Os in flight when the window closed took a long time to complete: the run waited

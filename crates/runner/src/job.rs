@@ -411,6 +411,8 @@ struct Job<'a, E: Engine> {
     data: data::Data,
     seq: u64,
     error: Option<String>,
+    /// `fill_fs` met ENOSPC or EDQUOT: the job's end, not its failure.
+    full: bool,
     /// fio's latency-target search, for a job that asks for one.
     search: Option<Search>,
     /// fio's rate_min/rate_iops_min floors, when the job has them.
@@ -481,6 +483,7 @@ impl<'a, E: Engine> Job<'a, E> {
             data,
             seq: 0,
             error,
+            full: false,
             iolog,
             search: spec
                 .lat_target
@@ -862,8 +865,7 @@ impl<'a, E: Engine> Job<'a, E> {
         self.q.free.push(c.slot);
         self.think.completed += 1;
         if let Err(e) = self.check(&m, c) {
-            self.error.get_or_insert(e);
-            return;
+            return self.failed(&m, c, e);
         }
         if let (Some(b), Op::Write) = (&mut self.picker.backlog, m.op) {
             b.written((m.file, m.offset, m.len));
@@ -962,6 +964,38 @@ impl<'a, E: Engine> Job<'a, E> {
         self.inp.live.restarted.store(true, Relaxed);
     }
 
+    /// A failed completion: counted and carried past (`continue_on_error`), the end of a
+    /// `fill_fs` job (ENOSPC, EDQUOT), or the job's error.
+    #[cold]
+    fn failed(&mut self, m: &Meta, c: Completion, e: String) {
+        let full = [libc::ENOSPC, libc::EDQUOT].map(|n| -(n as i64));
+        if let Some(errno) = self.carry_on(m, c) {
+            self.stats
+                .errors
+                .note(errno, usize::from(m.op == Op::Write));
+        } else if self.inp.spec.fill_fs && full.contains(&c.result) {
+            self.full = true;
+            self.inp.live.halt.store(true, Relaxed);
+        } else {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    /// fio's td_non_fatal_error: the errno of a failure that `continue_on_error` carries on
+    /// past (EIO on a read or write, a verify mismatch as EILSEQ), none for any other.
+    #[cold]
+    fn carry_on(&self, m: &Meta, c: Completion) -> Option<i32> {
+        let bits = self.inp.spec.continue_on_error;
+        let (bit, errno) = if c.result == m.len as i64 {
+            (4, libc::EILSEQ)
+        } else if c.result == -(libc::EIO as i64) {
+            (if m.op == Op::Read { 1 } else { 2 }, libc::EIO)
+        } else {
+            return None;
+        };
+        (bits & bit != 0).then_some(errno)
+    }
+
     /// A completion's result: the whole length moved, and for a read of a verifying job, the
     /// header it carries. Formats only on the error path.
     #[inline]
@@ -1052,6 +1086,7 @@ impl<'a, E: Engine> Job<'a, E> {
         let c = &self.clock;
         match c.cut {
             _ if self.error.is_some() => Ended::Error,
+            _ if self.full => Ended::Full,
             Some(cut) if c.deadline.is_some_and(|d| cut >= d) => Ended::Runtime,
             Some(_) if self.inp.live.halt.load(Relaxed) && self.inp.spec.steadystate.on() => {
                 Ended::Steady

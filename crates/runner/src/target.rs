@@ -119,7 +119,11 @@ pub fn prepare(
     // fio's offset=N% is a share of what is there (a new file: nothing, so 0), down to bs.
     // The job file sets either it or `offset`; a rank's region under MPI adds to both.
     let share = spec.offset_percent.map_or(0, |p| existing * p as u64 / 100);
-    let offset = spec.offset + share / spec.bs * spec.bs + clone as u64 * spec.offset_increment;
+    let mut offset = spec.offset + share / spec.bs * spec.bs + clone as u64 * spec.offset_increment;
+    // fio's file_append: a regular file's I/O starts at its end (devices ignore it).
+    if spec.file_append && !is_block {
+        offset = existing;
+    }
     let r = Region {
         spec,
         path,
@@ -158,6 +162,9 @@ fn region_len(
     offset: u64,
 ) -> Result<u64, RunError> {
     let per_file = |total: u64| (total / nfiles as u64) / spec.bs * spec.bs;
+    if spec.fill_fs {
+        return Ok(fill_len(spec, path, nfiles, existing, offset));
+    }
     if let Some((lo, hi)) = spec.filesize {
         let h = path
             .as_os_str()
@@ -182,6 +189,20 @@ fn region_len(
         (None, None) if existing > offset => (existing - offset) / spec.bs * spec.bs,
         (None, None) => per_file(DEFAULT_FILE_SIZE),
     })
+}
+
+/// fio's fill_fs: a device's region is all of it past the offset; a file's, what it has
+/// past the offset and its share of the file system's free space (ENOSPC ends the job).
+fn fill_len(spec: &JobSpec, path: &Path, nfiles: u32, existing: u64, offset: u64) -> u64 {
+    use std::os::unix::fs::FileTypeExt;
+    let whole = |n: u64| n / spec.bs * spec.bs;
+    let have = existing.saturating_sub(offset);
+    if fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device()) {
+        return whole(have);
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let free = free_for_me(dir.unwrap_or(Path::new("."))).unwrap_or(0);
+    whole(have + free / nfiles.max(1) as u64).max(spec.bs)
 }
 
 /// A block device's region fits it, and a device holding data is written only when allowed.
@@ -219,7 +240,8 @@ fn ready_file(
     let mut state = "existing";
     // fio's rule: data is written first only where reads need it (or `overwrite` asks); a
     // write-only job's file just gets its space, as `fallocate` says.
-    let fill = r.spec.rw.reads() || r.spec.overwrite;
+    // fill_fs writes until the file system is full: nothing to lay out first.
+    let fill = (r.spec.rw.reads() || r.spec.overwrite) && !r.spec.fill_fs;
     // Only the job's region is written or reserved: what lies before `offset` is never touched
     // by the job, and stays a hole. (Filling from 0, as fio does, wrote 20 GB for
     // `--offset=20g --size=4m`, up to a full disk.)
@@ -231,7 +253,11 @@ fn ready_file(
         )?;
         state = "filled";
     } else if r.existing < want {
-        let mode = r.spec.fallocate;
+        // fill_fs writes until ENOSPC: reserving the space first would take it all.
+        let mode = match r.spec.fill_fs {
+            true => Fallocate::None,
+            false => r.spec.fallocate,
+        };
         allocate(r.path, dir, from, want, r.new, mode, created)?;
         state = match mode {
             Fallocate::None | Fallocate::Truncate => "sparse",
@@ -629,6 +655,17 @@ fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, 
 
 /// Free bytes for an unprivileged writer, or `None` where the filesystem does not say.
 pub fn free_bytes(dir: &Path) -> Option<u64> {
+    fs_free(dir, false)
+}
+
+/// Free bytes for this writer: root may write the blocks the file system reserves for it
+/// (ext4's 5 %), as fio's fill_fs does until ENOSPC.
+fn free_for_me(dir: &Path) -> Option<u64> {
+    // SAFETY: geteuid has no preconditions.
+    fs_free(dir, unsafe { libc::geteuid() } == 0)
+}
+
+fn fs_free(dir: &Path, privileged: bool) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
     // SAFETY: an all-zero statvfs is a valid value; c is a NUL-terminated path, and statvfs
@@ -644,9 +681,10 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
     if st.f_blocks == 0 {
         return None;
     }
+    let blocks = if privileged { st.f_bfree } else { st.f_bavail };
     // fsblkcnt_t and unsigned long are 32 bits on some architectures: cast for all.
     #[allow(clippy::unnecessary_cast)]
-    let free = st.f_bavail as u64 * st.f_frsize as u64;
+    let free = blocks as u64 * st.f_frsize as u64;
     Some(free)
 }
 

@@ -85,6 +85,49 @@ impl ReplayStats {
     }
 }
 
+/// I/Os that failed with an error the job was told to carry on past (fio's
+/// `continue_on_error`): counted per errno and left out of every other figure.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Errors {
+    pub total: u64,
+    /// The first one's errno (fio's `first_error`).
+    pub first: i32,
+    /// (errno, count), ascending errno.
+    pub by_errno: Vec<(i32, u64)>,
+    /// Failed reads and writes (fio counts them in its total_ios, not in bytes or latency).
+    pub per_dir: [u64; 2],
+}
+
+impl Errors {
+    /// One failed I/O of direction `dir` (0 reads, 1 writes).
+    #[cold]
+    pub fn note(&mut self, errno: i32, dir: usize) {
+        self.add(errno, 1);
+        self.per_dir[dir & 1] += 1;
+    }
+
+    fn add(&mut self, errno: i32, n: u64) {
+        if self.total == 0 {
+            self.first = errno;
+        }
+        self.total += n;
+        match self.by_errno.binary_search_by_key(&errno, |e| e.0) {
+            Ok(i) => self.by_errno[i].1 += n,
+            Err(i) => self.by_errno.insert(i, (errno, n)),
+        }
+    }
+
+    pub fn merge(&mut self, o: &Errors) {
+        let first = if self.total == 0 { o.first } else { self.first };
+        for &(e, n) in &o.by_errno {
+            self.add(e, n);
+        }
+        self.first = first;
+        self.per_dir[0] += o.per_dir[0];
+        self.per_dir[1] += o.per_dir[1];
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct JobStats {
     /// Index 0 is reads, 1 is writes.
@@ -113,6 +156,8 @@ pub struct JobStats {
     pub verify_ns: u64,
     /// A replay's lag and latency per size class.
     pub replay: Option<Box<ReplayStats>>,
+    /// Failed I/Os the job carried on past (`continue_on_error`).
+    pub errors: Errors,
 }
 
 impl JobStats {
@@ -138,6 +183,7 @@ impl JobStats {
         if let Some(r) = &o.replay {
             self.replay.get_or_insert_with(Default::default).merge(r);
         }
+        self.errors.merge(&o.errors);
     }
 
     /// Records `n` I/Os submitted while `depth` were in flight.

@@ -16,7 +16,7 @@ pub mod warnings;
 pub mod winlog;
 
 pub use hist::{LatHist, LatencySummary, Percentile, FIO_PERCENTILES};
-pub use job::{DirStats, JobStats, Lateness, ReplayStats, DEPTH_BUCKETS};
+pub use job::{DirStats, Errors, JobStats, Lateness, ReplayStats, DEPTH_BUCKETS};
 pub use series::{LatPct, Sample, Series, SeriesSummary};
 pub use spread::{welch, Spread, Verdict, Welch};
 pub use warnings::Warning;

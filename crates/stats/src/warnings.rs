@@ -47,6 +47,13 @@ pub enum Warning {
         secs: f64,
         queue: String,
     },
+    /// A job carried on past `total` failed I/Os (`continue_on_error`); `which` names the
+    /// errnos and their counts.
+    IoErrors {
+        job: String,
+        total: u64,
+        which: String,
+    },
     /// A job's thread was busy nearly all the time: volbench's CPU, not the device, may be the limit.
     /// `advice` depends on the options used (another engine, more jobs).
     CpuBound { percent: f64, advice: String },
@@ -112,6 +119,7 @@ impl Warning {
             Warning::CompressibleData { .. } => "compressible_data",
             Warning::ShortRun { .. } => "short_run",
             Warning::LongDrain { .. } => "long_drain",
+            Warning::IoErrors { .. } => "io_errors",
             Warning::RampSwallowed { .. } => "ramp_swallowed",
             Warning::CpuBound { .. } => "cpu_bound",
             Warning::BurstSuspected { .. } => "burst_suspected",
@@ -253,6 +261,12 @@ fn timing(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
              complete ({queue} queued): no figure counts them, but the run waited for \
              them; lower --iodepth or --bs to end sooner",
             figures::fmt_secs(*secs)
+        ),
+        Warning::IoErrors { job, total, which } => write!(
+            f,
+            "job {job}: {total} I/Os failed ({which}) and were carried past \
+             (continue_on_error): they are in no figure; the device is failing I/O, so check \
+             it (dmesg, smartctl) before trusting any result from it"
         ),
         Warning::RampSwallowed { jobs, ramp } => write!(
             f,

@@ -835,3 +835,187 @@ fn ramp_size_warms_up_by_bytes_then_runs_its_runtime() {
     assert!((ios - 2000.0).abs() <= 40.0, "{ios} I/Os measured");
     assert!(secs >= 4.0, "the run took {secs:.1} s");
 }
+
+/// A zram device's failed writes since it was made (io_stat's second field).
+fn failed_writes(z: &Zram) -> u64 {
+    let s = std::fs::read_to_string(z.sysfs().join("io_stat")).unwrap();
+    s.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// One pass of 4k random writes over a 32 MiB zram device that stores at most 8 MiB: the
+/// writes past the limit fail with EIO. With continue_on_error=write each tool carries on,
+/// counts the failures as the kernel counts them (zram's failed_writes), and leaves them out
+/// of its figures; the two tools fail about as many writes; without it volbench stops at the
+/// first failure and names it.
+#[test]
+fn continue_on_error_counts_failed_writes_as_the_kernel_and_fio_do() {
+    require_root!();
+    require_tool!("fio");
+    let job = |dev: &str| -> Vec<String> {
+        [
+            "--name=full",
+            &format!("--filename={dev}"),
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=32m",
+            "--direct=1",
+            "--ioengine=libaio",
+            "--iodepth=8",
+            "--continue_on_error=write",
+            "--output-format=json",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let mut errs = Vec::new();
+    for tool in ["fio", "vb"] {
+        let z = Zram::with_mem_limit("32M", "8M");
+        let before = failed_writes(&z);
+        let out = by(tool, &job(z.p()), &["--allow-destructive"]);
+        assert!(
+            out.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let j = &v["jobs"][0];
+        let (total, first) = (u(j, "/total_err"), u(j, "/first_error"));
+        let kernel = failed_writes(&z) - before;
+        assert_eq!(first, libc::EIO as u64, "{tool}");
+        assert_eq!(total, kernel, "{tool}: the kernel failed {kernel} writes");
+        assert!(
+            total > 2048,
+            "{tool}: {total} failures, most of 6k blocks past the limit"
+        );
+        // Each block once: fio's total_ios counts the failed ones too, its bytes do not.
+        assert_eq!(u(j, "/write/total_ios"), 8192, "{tool}");
+        assert_eq!(u(j, "/write/io_bytes") / 4096 + total, 8192, "{tool}");
+        errs.push(total as f64);
+    }
+    assert!(
+        (errs[0] - errs[1]).abs() < 0.05 * errs[0],
+        "fio {} vs volbench {}",
+        errs[0],
+        errs[1]
+    );
+    let z = Zram::with_mem_limit("32M", "8M");
+    let mut plain = job(z.p());
+    plain.retain(|a| !a.starts_with("--continue_on_error"));
+    let out = by("vb", &plain, &["--allow-destructive"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("Input/output error"), "{err}");
+}
+
+/// fill_fs on a fresh 64 MiB ext4: each tool writes until ENOSPC (root's reserved blocks
+/// included) and ends without an error; both write the same bytes, the file system is full
+/// afterwards, and volbench says what ended the job.
+#[test]
+fn fill_fs_writes_until_the_file_system_is_full_as_fio() {
+    require_root!();
+    require_tool!("fio");
+    let mut written = Vec::new();
+    for tool in ["fio", "vb"] {
+        let fs = Ext4::new("64M");
+        let dir = fs.dir.path().to_str().unwrap().to_string();
+        let args = [
+            "--name=fill".to_string(),
+            format!("--directory={dir}"),
+            "--rw=write".into(),
+            "--bs=1m".into(),
+            "--fill_fs=1".into(),
+            "--direct=1".into(),
+            "--ioengine=libaio".into(),
+            "--iodepth=4".into(),
+            "--output-format=json".into(),
+        ];
+        let out = by(tool, &args, &[]);
+        assert!(
+            out.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["jobs"][0]["error"], 0, "{tool}");
+        written.push(u(&v, "/jobs/0/write/io_bytes"));
+        let df = Std::new("df")
+            .args(["-B1", "--output=avail", &dir])
+            .output()
+            .unwrap();
+        let avail: u64 = String::from_utf8_lossy(&df.stdout)
+            .lines()
+            .nth(1)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(avail < 1 << 20, "{tool} left {avail} bytes free");
+    }
+    assert_eq!(
+        written[0], written[1],
+        "fio wrote {}, volbench {}",
+        written[0], written[1]
+    );
+    let fs = Ext4::new("64M");
+    let out = volbench()
+        .args([
+            "run",
+            "--rw=write",
+            "--bs=1m",
+            "--fill_fs=1",
+            "--output-format=volbench-json",
+            "-q",
+            "--no-store",
+        ])
+        .arg(format!("--directory={}", fs.dir.path().display()))
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["ended_by"], "full", "{}", v["jobs"][0]);
+}
+
+/// file_append: a write job appends its size after the end of an existing file and leaves
+/// what was there byte for byte, in both tools.
+#[test]
+fn file_append_writes_after_the_end_of_the_file_as_fio() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let old: Vec<u8> = (0..4u32 << 20)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    for tool in ["fio", "vb"] {
+        let f = d.path().join(format!("{tool}.dat"));
+        std::fs::write(&f, &old).unwrap();
+        let args = [
+            "--name=app".to_string(),
+            format!("--filename={}", f.display()),
+            "--rw=write".into(),
+            "--bs=64k".into(),
+            "--size=2m".into(),
+            "--file_append=1".into(),
+            "--output-format=json".into(),
+        ];
+        let out = by(tool, &args, &[]);
+        assert!(
+            out.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(u(&v, "/jobs/0/write/io_bytes"), 2 << 20, "{tool}");
+        let now = std::fs::read(&f).unwrap();
+        assert_eq!(
+            now.len(),
+            6 << 20,
+            "{tool}: the file grew by the job's size"
+        );
+        assert!(
+            now[..4 << 20] == old[..],
+            "{tool}: what was there is untouched"
+        );
+        assert!(
+            now[4 << 20..].iter().any(|&b| b != 0),
+            "{tool}: the appended part was written"
+        );
+    }
+}

@@ -993,8 +993,12 @@ fn rate_process_poisson_spaces_ios_at_random_as_fio() {
     let job = d.path().join("p.fio");
     let fio = std::path::PathBuf::from("fio");
     let vb = assert_cmd::cargo::cargo_bin("volbench");
-    // 1,000 gaps: the p90/median of exponential gaps falls in 2-5 far beyond chance.
-    for (process, lo, hi) in [("poisson", 2.0, 5.0), ("linear", 0.8, 1.4)] {
+    // 1,000 gaps: the p90/median of exponential gaps is 3.3, of even ones 1. A busy machine
+    // (the CI's own builds) delays some wake-ups and widens both, fio's as much as ours
+    // (fio's poisson read 8.3 once): the bands allow that, and each tool's poisson spread
+    // must stay well above its own linear one.
+    let mut spread = Vec::new();
+    for (process, lo, hi) in [("poisson", 2.0, 15.0), ("linear", 0.7, 2.0)] {
         std::fs::write(
             &job,
             format!("[p]\nrw=randread\nbs=4k\nsize=4m\nrate_iops=1000\nrate_process={process}\nnumber_ios=1000\n"),
@@ -1009,7 +1013,13 @@ fn rate_process_poisson_spaces_ios_at_random_as_fio() {
             s_v > lo && s_v < hi,
             "volbench {process}: p90/median {s_v} (fio {s_f})"
         );
+        spread.push((s_f, s_v));
     }
+    let (p, l) = (spread[0], spread[1]);
+    assert!(
+        p.0 > 1.5 * l.0 && p.1 > 1.5 * l.1,
+        "poisson {p:?} against linear {l:?}"
+    );
 }
 
 #[test]

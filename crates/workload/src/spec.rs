@@ -690,6 +690,18 @@ pub struct JobSpec {
     /// fio's `atomic`: writes with RWF_ATOMIC (torn-write protection).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub atomic: bool,
+    /// fio's `continue_on_error`: the errors a job carries on past, as fio's bits (1 reads,
+    /// 2 writes, 4 verify); only EIO and EILSEQ (a verify mismatch), as in fio.
+    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    pub continue_on_error: u8,
+    /// fio's `fill_fs`/`fill_device`: a file's size is the file system's free space, and
+    /// ENOSPC or EDQUOT ends the job instead of failing it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fill_fs: bool,
+    /// fio's `file_append`: a regular file's region starts at its end (as `offset` set to
+    /// the file's size).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub file_append: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqthread_poll_cpu: Option<u32>,
     /// Sequential jobs: bytes skipped after each I/O (fio's `rw=read:8k`); negative steps
@@ -898,6 +910,9 @@ impl Default for JobSpec {
             stat_type: 0,
             sqthread_poll: false,
             uncached: false,
+            continue_on_error: 0,
+            fill_fs: false,
+            file_append: false,
             atomic: false,
             sqthread_poll_cpu: None,
             kb_base: 1024,

@@ -774,6 +774,72 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "fio's errors to carry on past: none, read, write, io (read and write), \
+                  verify, all (0 and 1 are none and all). As in fio only EIO and a verify \
+                  mismatch (EILSEQ) are carried past; the failed I/Os are counted per errno \
+                  (fio-JSON's total_err and first_error) and left out of every other figure, \
+                  and the report warns that they happened",
+        show: Some(|j| {
+            (j.continue_on_error != 0).then(|| {
+                match j.continue_on_error {
+                    1 => "read",
+                    2 => "write",
+                    3 => "io",
+                    4 => "verify",
+                    _ => "all",
+                }
+                .into()
+            })
+        }),
+        ..O::new(
+            "continue_on_error",
+            C::Engine,
+            Kind::Choice(&["none", "read", "write", "io", "verify", "all", "0", "1"]),
+            "Carry on past I/O errors (EIO) or verify mismatches, counting them",
+            "none",
+            |j, v| {
+                j.continue_on_error = [0, 1, 2, 3, 4, 7, 0, 7][v.choice()?];
+                Ok(())
+            },
+        )
+    },
+    O {
+        aliases: &["fill_device"],
+        details: "fio's `fill_fs` (alias `fill_device`): a file's size is its file system's \
+                  free space when the job starts (a device's, all of it), and ENOSPC or EDQUOT \
+                  ends the job (`ended_by: full`) instead of failing it; the file stays, as \
+                  fio's does",
+        show: Some(|j| j.fill_fs.then(|| "1".into())),
+        ..O::new(
+            "fill_fs",
+            C::Engine,
+            Kind::Flag,
+            "Write until the file system is full (its free space as the size)",
+            "1",
+            |j, v| {
+                j.fill_fs = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "fio's `file_append`: the job's I/O starts at the end of each regular file \
+                  that exists (as `offset` set to its size), so a write job appends `size` \
+                  bytes and leaves what was there untouched; ignored on devices, as in fio",
+        show: Some(|j| j.file_append.then(|| "1".into())),
+        ..O::new(
+            "file_append",
+            C::Engine,
+            Kind::Flag,
+            "Do the I/O after the end of each file (append)",
+            "1",
+            |j, v| {
+                j.file_append = v.flag()?;
+                Ok(())
+            },
+        )
+    },
 ];
 
 /// A list of numbers as fio writes it back: `0,1,3`.

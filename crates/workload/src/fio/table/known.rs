@@ -154,7 +154,7 @@ const R_PROCESS: &str = "volbench runs every job as a thread of one process, so 
 const R_EXEC: &str =
     "volbench does not run shell commands from a job file; run them before and after volbench";
 const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
-const R_ERRORS: &str = "volbench stops a job at its first I/O error and reports it with the errno; carrying on past errors would mix failed I/O into the figures";
+const R_ERRORS: &str = "volbench carries on past EIO and verify mismatches only (continue_on_error=read|write|io|verify|all), as fio does without ignore_error";
 
 /// fio options volbench knows but does not implement, each with why and what to do instead.
 pub(super) const REFUSED: &[O] = &[
@@ -221,9 +221,6 @@ pub(super) const REFUSED: &[O] = &[
         ..refused("blocksize_unaligned", "volbench aligns every I/O to the smallest block size; unaligned sizes are not in volbench")
     },
     refused("bs_is_seq_rand", "volbench's block sizes are per direction (bs=R,W), not per sequential or random I/O"),
-    refused("file_append", "volbench writes inside the job's region; appending past the end of a file is not in volbench"),
-    refused("fill_device", "give the size to fill instead: size=100% of a device, or the file system's free space as size="),
-    refused("fill_fs", "give the size to fill instead: the file system's free space as size="),
     refused("lockfile", "volbench does not lock its files; jobs that share a file take turns only with stonewall"),
     refused("opendir", "name the files with filename= or directory= and nrfiles; volbench does not walk a directory tree"),
     refused("sync_file_range", "volbench syncs with fsync or fdatasync (fsync=, fdatasync=), not sync_file_range"),
@@ -233,7 +230,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("nowait", "volbench's I/O may block as ordinary I/O does (no RWF_NOWAIT)"),
     refused("create_only", "lay the files out with a short write job instead (rw=write, the same size), then run the real job on them"),
     refused("wait_for", "volbench orders jobs with stonewall and groups, not by name; put the job after the one it waits for, with stonewall"),
-    refused("continue_on_error", R_ERRORS),
     refused("ignore_error", R_ERRORS),
     refused("flow_watermark", "volbench's flow shares I/O by the weights alone (flow=), with no watermark"),
     refused("exec_prerun", R_EXEC),
