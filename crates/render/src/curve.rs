@@ -99,7 +99,7 @@ pub fn text(c: &CurveReport) -> String {
 pub fn knee_line(c: &CurveReport) -> Option<String> {
     let k = c.knee?;
     Some(format!(
-        "knee: {} IOPS ({} % of the maximum, due p99 {}); past it the due p99 is more than twice its lightest-load value",
+        "knee: {} IOPS ({} % of the maximum, due p99 {}); past it the due p99 stays above twice the curve's lowest",
         fmt_count(k.achieved_iops),
         k.share_percent,
         fmt_ns(k.lat_due_p99_ns as f64)
