@@ -427,4 +427,42 @@ mod tests {
             .to_string();
         assert!(e.contains("t.fio:2"), "{e}");
     }
+
+    #[test]
+    fn newer_fios_options_mean_fios_meaning_or_are_refused_with_a_reason() {
+        // fio 3.38's log_window_value spells fio 3.33's log_max_value as avg and max.
+        for (v, max) in [("max", true), ("avg", false), ("1", true), ("0", false)] {
+            let w = load(&format!("[a]\nwrite_lat_log=l\nlog_window_value={v}\n")).unwrap();
+            assert_eq!(w.jobs[0].logs.max_value, max, "{v}");
+        }
+        let e = load("[a]\nlog_window_value=both\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("avg or max"), "{e}");
+        for (opt, says) in [
+            ("sprandom=1", "pts-"),
+            ("spr_op=0.15", "sprandom"),
+            ("verify_policy=fsynced", "volbench durability"),
+        ] {
+            let e = load(&format!("[a]\n{opt}\n")).unwrap_err().to_string();
+            assert!(e.contains(says), "{opt}: {e}");
+        }
+        // The issue-time column only changes a log: skipped in a job file, with a warning.
+        let s = parse_str(
+            "[a]\nsize=1m\nlog_issue_time=1\n",
+            Path::new("t.fio"),
+            &|_| None,
+            0,
+        )
+        .unwrap();
+        let (_, warns) = workload(&s, false).unwrap();
+        assert!(warns[0].contains("log_issue_time"), "{warns:?}");
+        // continue_on_error, fill_fs (fill_device) and file_append are fio's, not refused.
+        let w = load("[a]\ncontinue_on_error=io\nfill_device=1\nfile_append=1\n").unwrap();
+        let j = &w.jobs[0];
+        assert_eq!(
+            (j.continue_on_error, j.fill_fs, j.file_append),
+            (3, true, true)
+        );
+    }
 }

@@ -113,6 +113,8 @@ pub(super) const NOTED: &[O] = &[
 /// the I/O being measured. Nothing that changes the I/O (which files, what data, when, on which
 /// CPU, with which syncs) belongs here.
 pub(super) const IGNORED: &[O] = &[
+    // Newer fio's issue-time column of per-I/O logs: volbench's logs are per window.
+    skipped("log_issue_time"),
     skipped("log_offset"),
     skipped("log_compression"),
     skipped("log_compression_cpus"),
@@ -236,4 +238,10 @@ pub(super) const REFUSED: &[O] = &[
     refused("exec_postrun", R_EXEC),
     refused("offset_align", "volbench aligns offset= to the block size when it computes a percentage; another alignment is not in volbench"),
     refused("size_increment", "volbench's clones share size=; give each its own region with offset_increment= and size="),
+    // Newer fio's (3.36 to master), refused with their reason rather than called unknown.
+    refused("sprandom", "volbench does not precondition with SPRandom's regions and validity fractions; precondition with the pts-* suites (volbench suite pts-iops), which write the device twice and run rounds to steady state"),
+    refused("spr_num_regions", "an option of sprandom, which volbench does not run (see sprandom)"),
+    refused("spr_op", "an option of sprandom, which volbench does not run (see sprandom)"),
+    refused("spr_cache_size", "an option of sprandom, which volbench does not run (see sprandom)"),
+    refused("verify_policy", "volbench keeps no record of which writes an fsync covered; `volbench durability` checks exactly the writes acknowledged as durable, against a witness, after a power cut"),
 ];

@@ -133,11 +133,14 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
-    // fio 3.33 knows 0 (the window's mean) and 1 (its largest value).
+    // fio 3.33 knows 0 (the window's mean) and 1 (its largest value); newer fio's name,
+    // log_window_value, spells them avg and max and adds both (two value columns).
     O {
         aliases: &["log_window_value"],
-        details: "with `1` the latency logs give each window's largest value (kept per \
-                  completion by the job thread); the largest line equals the report's maximum",
+        details: "with `1` or `max` the latency logs give each window's largest value (kept per \
+                  completion by the job thread); the largest line equals the report's maximum. \
+                  Newer fio's `both` (mean and maximum in two columns) is refused: give two \
+                  jobs' logs, or read the maximum from the report",
         show: Some(|j| j.logs.max_value.then(|| "1".into())),
         ..O::new(
             "log_max_value",
@@ -146,7 +149,15 @@ pub(super) const OPTIONS: &[O] = &[
             "Latency logs give each window's largest value, not its mean",
             "1",
             |j, v| {
-                j.logs.max_value = v.flag()?;
+                j.logs.max_value = match v.raw.map(str::trim) {
+                    Some("max") => true,
+                    Some("avg") => false,
+                    Some(s @ "both") => {
+                        return Err(v.bad(s, "volbench writes one value per window: avg or max"))
+                    }
+                    // fio 3.33's boolean: bare, 1/0, on/off ...
+                    _ => v.flag()?,
+                };
                 Ok(())
             },
         )
