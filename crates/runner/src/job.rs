@@ -250,7 +250,7 @@ impl Budget {
         let bytes = if spec.time_based || spec.replay.on() {
             u64::MAX
         } else {
-            pass_bytes(spec, regions).saturating_mul(spec.loops.max(1) as u64)
+            pass_bytes(spec, regions).saturating_mul(spec.io_loops() as u64)
         };
         Budget {
             bytes,
@@ -282,7 +282,7 @@ struct Passes {
 impl Passes {
     fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Option<Passes> {
         let bytes = pass_bytes(spec, regions);
-        let again = spec.time_based || spec.loops > 1;
+        let again = spec.time_based || spec.io_loops() > 1;
         let cached = !spec.direct && spec.ioengine != EngineKind::Null;
         (spec.invalidate && cached && again && bytes > 0).then_some(Passes {
             bytes,

@@ -330,7 +330,7 @@ impl Sampler {
             .filter(|(s, _)| !s.time_based)
             .map(|(s, f)| {
                 let pass = s.io_size.unwrap_or(f.iter().map(|t| t.len).sum::<u64>());
-                pass.saturating_mul(s.loops.max(1) as u64)
+                pass.saturating_mul(s.io_loops() as u64)
             })
             .sum();
         let now = Instant::now();

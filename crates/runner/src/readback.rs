@@ -61,9 +61,16 @@ pub(crate) fn closing_verify<E: Engine>(
         algo,
         pattern: spec.verify_pattern.as_deref(),
     };
-    let n = pass.run(eng, &inp.stop, &mut out.verify);
+    // fio verifies after every loop of the writes: the same blocks, read back each time.
+    let mut n = 0;
+    for _ in 0..spec.verify_passes() {
+        n += pass.run(eng, &inp.stop, &mut out.verify)?;
+        if inp.stop.load(Relaxed) {
+            break;
+        }
+    }
     out.verify_ns = t0.elapsed().as_nanos() as u64;
-    n
+    Ok(n)
 }
 
 /// The written blocks of a region in order: every `bs`, or from each start bit to the next.

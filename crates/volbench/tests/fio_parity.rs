@@ -629,3 +629,39 @@ fn exitall_ends_the_jobs_beside_it_and_nice_is_set_on_the_job_thread() {
         "{log}"
     );
 }
+
+/// fio verifies after every loop of a write job (each loop's blocks read back), and with
+/// experimental_verify counts its one closing verify as one of the loops (loops=3 writes two
+/// passes): the bytes each tool writes and reads back are fio's in every case (fio's t0026).
+#[test]
+fn loops_with_verify_write_and_read_back_as_fio_counts_them() {
+    let d = tmpdir();
+    let file = d.path().join("f");
+    let job = d.path().join("v.fio");
+    for (exp, loops) in [(0, 1), (0, 3), (1, 1), (1, 2), (1, 3)] {
+        std::fs::write(
+            &job,
+            format!(
+                "[j]\nfilename={}\nsize=1m\nrw=randwrite\nloops={loops}\ndo_verify=1\nverify=md5\nexperimental_verify={exp}\n",
+                file.display()
+            ),
+        )
+        .unwrap();
+        let _ = std::fs::remove_file(&file);
+        let theirs = fio_on(d.path(), &job, &[]);
+        let _ = std::fs::remove_file(&file);
+        let ours = ok_json(volbench().current_dir(d.path()).arg("run").arg(&job).args([
+            "--output-format=fio-json",
+            "-q",
+            "--no-store",
+        ]));
+        for dir in ["write", "read"] {
+            let ptr = format!("/jobs/0/{dir}/io_bytes");
+            assert_eq!(
+                u(&ours, &ptr),
+                u(&theirs, &ptr),
+                "experimental_verify={exp} loops={loops}: {dir}"
+            );
+        }
+    }
+}

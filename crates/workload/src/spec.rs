@@ -702,6 +702,10 @@ pub struct JobSpec {
     /// the file's size).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub file_append: bool,
+    /// fio's `experimental_verify`: fio 3.33 counts its verify pass as one of the `loops`
+    /// and verifies once, at the end (see [`JobSpec::io_loops`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub experimental_verify: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqthread_poll_cpu: Option<u32>,
     /// Sequential jobs: bytes skipped after each I/O (fio's `rw=read:8k`); negative steps
@@ -913,6 +917,7 @@ impl Default for JobSpec {
             continue_on_error: 0,
             fill_fs: false,
             file_append: false,
+            experimental_verify: false,
             atomic: false,
             sqthread_poll_cpu: None,
             kb_base: 1024,
@@ -1106,6 +1111,26 @@ impl JobSpec {
 
     /// The smallest block either direction uses: the unit offsets are aligned to and the
     /// random map counts in.
+    /// How many times the job's I/O goes over its size (`loops`): fio 3.33 with
+    /// `experimental_verify` counts the closing verify as one of them, so a verified write
+    /// job writes one pass fewer (never none).
+    pub fn io_loops(&self) -> u32 {
+        let verifies = self.verify.is_some() && self.do_verify && self.rw.writes();
+        match self.experimental_verify && verifies {
+            true => self.loops.saturating_sub(1).max(1),
+            false => self.loops.max(1),
+        }
+    }
+
+    /// How many times the closing verify reads the written blocks back: fio verifies after
+    /// every loop of the writes, or once with `experimental_verify`.
+    pub fn verify_passes(&self) -> u32 {
+        match self.experimental_verify {
+            true => 1,
+            false => self.loops.max(1),
+        }
+    }
+
     pub fn unit(&self) -> u64 {
         let w = self
             .write_sizes

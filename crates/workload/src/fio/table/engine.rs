@@ -840,6 +840,25 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "volbench verifies from the header every written block carries (offset, \
+                  sequence, checksum), not by replaying the random sequence: the blocks checked \
+                  are the same. As fio 3.33 counts: the closing verify is one of the `loops` \
+                  (a write job of loops=8 writes 7 passes) and reads the blocks back once, \
+                  where plain verify reads them back after every loop",
+        show: Some(|j| j.experimental_verify.then(|| "1".into())),
+        ..O::new(
+            "experimental_verify",
+            C::Engine,
+            Kind::Flag,
+            "fio's experimental verify: one closing check, counted as a loop",
+            "1",
+            |j, v| {
+                j.experimental_verify = v.flag()?;
+                Ok(())
+            },
+        )
+    },
 ];
 
 /// A list of numbers as fio writes it back: `0,1,3`.

@@ -62,11 +62,6 @@ pub(super) const NOTED: &[O] = &[
     noted("iodepth_batch_complete_min", REAPS),
     noted("iodepth_batch_complete_max", REAPS),
     noted("iodepth_batch_complete", REAPS),
-    noted(
-        "experimental_verify",
-        "volbench verifies from the header every written block carries (offset, sequence, \
-         checksum), not by replaying the random sequence; the blocks checked are the same",
-    ),
     noted("fixedbufs", REGISTERS),
     noted("registerfiles", REGISTERS),
     noted(
