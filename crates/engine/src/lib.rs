@@ -115,6 +115,9 @@ pub enum EngineError {
         #[source]
         source: io::Error,
     },
+    /// The job's own setup failed before any engine was built (fio's exec_prerun).
+    #[error("{0}")]
+    Setup(String),
 }
 
 /// The back-end contract. Calls come from one thread; an engine is moved into that thread.

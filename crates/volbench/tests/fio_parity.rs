@@ -665,3 +665,52 @@ fn loops_with_verify_write_and_read_back_as_fio_counts_them() {
         }
     }
 }
+
+/// exec_prerun and exec_postrun run as fio runs them: `sh -c` in the job's thread, their
+/// output in JOBNAME.prerun.txt and JOBNAME.postrun.txt in the working directory, with the
+/// same contents in both tools. A prerun that fails ends fio's job silently with no I/O;
+/// volbench ends it with one line naming the command, before any I/O.
+#[test]
+fn exec_prerun_and_postrun_run_as_fio_runs_them() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let job = d.path().join("j.fio");
+    std::fs::write(
+        &job,
+        "[j]\nfilename=f\nsize=64k\nrw=write\nexec_prerun=echo prerun-$((1+1))\nexec_postrun=ls -l f | cut -d' ' -f5\n",
+    )
+    .unwrap();
+    let mut outputs = Vec::new();
+    for tool in ["fio", "vb"] {
+        let here = d.path().join(tool);
+        std::fs::create_dir(&here).unwrap();
+        match tool {
+            "fio" => drop(fio_on(&here, &job, &[])),
+            _ => drop(vb_json(&here, &job, &[])),
+        }
+        let read = |m: &str| std::fs::read_to_string(here.join(format!("j.{m}.txt"))).unwrap();
+        outputs.push((read("prerun"), read("postrun")));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    assert_eq!(
+        outputs[1].0, "prerun-2\n",
+        "the prerun ran before the file was written"
+    );
+    assert_eq!(outputs[1].1, "65536\n", "the postrun ran after the writes");
+    std::fs::write(
+        &job,
+        "[j]\nfilename=f\nsize=64k\nrw=write\nexec_prerun=exit 3\n",
+    )
+    .unwrap();
+    let out = volbench()
+        .current_dir(d.path())
+        .args(["run", "j.fio", "-q", "--no-store"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("exec_prerun 'exit 3'") && err.contains("exit status: 3"),
+        "{err}"
+    );
+}

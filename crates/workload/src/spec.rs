@@ -706,6 +706,12 @@ pub struct JobSpec {
     /// and verifies once, at the end (see [`JobSpec::io_loops`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub experimental_verify: bool,
+    /// fio's `exec_prerun` and `exec_postrun`: shell commands run by the job's thread before
+    /// its I/O and after it, their output in `NAME.prerun.txt` / `NAME.postrun.txt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec_prerun: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec_postrun: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqthread_poll_cpu: Option<u32>,
     /// Sequential jobs: bytes skipped after each I/O (fio's `rw=read:8k`); negative steps
@@ -918,6 +924,8 @@ impl Default for JobSpec {
             fill_fs: false,
             file_append: false,
             experimental_verify: false,
+            exec_prerun: None,
+            exec_postrun: None,
             atomic: false,
             sqthread_poll_cpu: None,
             kb_base: 1024,

@@ -859,6 +859,40 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "as fio: the job's thread runs the command with `sh -c` before its I/O \
+                  (after the files are laid out, before the common start), its output in \
+                  `JOBNAME.prerun.txt` in the working directory; a command that fails fails \
+                  the job before any I/O (`echo 3 > /proc/sys/vm/drop_caches` is the usual one)",
+        show: Some(|j| j.exec_prerun.clone()),
+        ..O::new(
+            "exec_prerun",
+            C::Engine,
+            Kind::Text,
+            "Shell command the job runs before its I/O",
+            "sync",
+            |j, v| {
+                j.exec_prerun = Some(v.need()?.to_string());
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "as fio: run with `sh -c` by the job's thread after its I/O, its output in \
+                  `JOBNAME.postrun.txt`; its exit status does not change the job's, as in fio",
+        show: Some(|j| j.exec_postrun.clone()),
+        ..O::new(
+            "exec_postrun",
+            C::Engine,
+            Kind::Text,
+            "Shell command the job runs after its I/O",
+            "sync",
+            |j, v| {
+                j.exec_postrun = Some(v.need()?.to_string());
+                Ok(())
+            },
+        )
+    },
 ];
 
 /// A list of numbers as fio writes it back: `0,1,3`.
