@@ -1016,15 +1016,20 @@ impl<'a, E: Engine> Job<'a, E> {
     /// past (EIO on a read or write, a verify mismatch as EILSEQ), none for any other.
     #[cold]
     fn carry_on(&self, m: &Meta, c: Completion) -> Option<i32> {
-        let bits = self.inp.spec.continue_on_error;
-        let (bit, errno) = if c.result == m.len as i64 {
-            (4, libc::EILSEQ)
-        } else if c.result == -(libc::EIO as i64) {
-            (if m.op == Op::Read { 1 } else { 2 }, libc::EIO)
-        } else {
-            return None;
+        let spec = &self.inp.spec;
+        let (kind, errno) = match c.result {
+            r if r == m.len as i64 => (2, libc::EILSEQ),
+            r if r < 0 => (usize::from(m.op == Op::Write), (-r) as i32),
+            _ => return None,
         };
-        (bits & bit != 0).then_some(errno)
+        // EILSEQ from the device is a verify error too, as in fio's td_error_type.
+        let kind = if errno == libc::EILSEQ { 2 } else { kind };
+        let listed = &spec.ignore_error[kind];
+        let carried = match listed.is_empty() {
+            true => errno == libc::EIO || errno == libc::EILSEQ,
+            false => listed.contains(&errno),
+        };
+        (spec.continue_on_error & (1 << kind) != 0 && carried).then_some(errno)
     }
 
     /// A completion's result: the whole length moved, and for a read of a verifying job, the

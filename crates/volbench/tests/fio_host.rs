@@ -1019,3 +1019,56 @@ fn file_append_writes_after_the_end_of_the_file_as_fio() {
         );
     }
 }
+
+/// ignore_error=,ENOSPC: 32 MiB of writes into a 16 MiB ext4 carry on past "no space", the
+/// failures counted as fio counts them; without it volbench stops at the first and says so.
+#[test]
+fn ignore_error_carries_past_the_errnos_listed_as_fio() {
+    require_root!();
+    require_tool!("fio");
+    let args = |dir: &str, ignore: bool| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "--name=over",
+            &format!("--filename={dir}/f"),
+            "--rw=write",
+            "--bs=1m",
+            "--size=32m",
+            "--direct=1",
+            // No space reserved first: the writes themselves meet the full file system.
+            "--fallocate=none",
+            "--output-format=json",
+        ]
+        .map(String::from)
+        .to_vec();
+        if ignore {
+            a.push("--ignore_error=,ENOSPC".into());
+        }
+        a
+    };
+    let mut errs = Vec::new();
+    for tool in ["fio", "vb"] {
+        let fs = Ext4::new("16M");
+        let out = by(tool, &args(fs.dir.path().to_str().unwrap(), true), &[]);
+        assert!(
+            out.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let j = &v["jobs"][0];
+        assert_eq!(u(j, "/first_error"), libc::ENOSPC as u64, "{tool}");
+        errs.push(u(j, "/total_err"));
+    }
+    assert!(errs[0] > 10, "most of 32 writes fail in 16 MiB: {errs:?}");
+    assert!(
+        errs[0].abs_diff(errs[1]) <= 1,
+        "fio {} vs volbench {}",
+        errs[0],
+        errs[1]
+    );
+    let fs = Ext4::new("16M");
+    let out = by("vb", &args(fs.dir.path().to_str().unwrap(), false), &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+}

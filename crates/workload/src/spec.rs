@@ -372,6 +372,10 @@ fn is_zero_u64(v: &u64) -> bool {
     *v == 0
 }
 
+fn no_lists(l: &[Vec<i32>; 3]) -> bool {
+    l.iter().all(Vec::is_empty)
+}
+
 fn is_zero_u8(v: &u8) -> bool {
     *v == 0
 }
@@ -694,6 +698,10 @@ pub struct JobSpec {
     /// 2 writes, 4 verify); only EIO and EILSEQ (a verify mismatch), as in fio.
     #[serde(default, skip_serializing_if = "is_zero_u8")]
     pub continue_on_error: u8,
+    /// fio's `ignore_error`: the errnos carried past for reads, writes and verifies, in place
+    /// of EIO and EILSEQ where a list is given.
+    #[serde(default, skip_serializing_if = "no_lists")]
+    pub ignore_error: [Vec<i32>; 3],
     /// fio's `fill_fs`/`fill_device`: a file's size is the file system's free space, and
     /// ENOSPC or EDQUOT ends the job instead of failing it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -921,6 +929,7 @@ impl Default for JobSpec {
             sqthread_poll: false,
             uncached: false,
             continue_on_error: 0,
+            ignore_error: Default::default(),
             fill_fs: false,
             file_append: false,
             experimental_verify: false,

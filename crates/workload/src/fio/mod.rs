@@ -457,6 +457,19 @@ mod tests {
         .unwrap();
         let (_, warns) = workload(&s, false).unwrap();
         assert!(warns[0].contains("log_issue_time"), "{warns:?}");
+        // ignore_error: fio's three lists, names or numbers, each turning its kind on.
+        let j = &load("[a]\nignore_error=EAGAIN,ENOSPC:122,0x54\n")
+            .unwrap()
+            .jobs[0];
+        assert_eq!(j.ignore_error, [vec![11], vec![28, 122], vec![84]]);
+        assert_eq!(j.continue_on_error, 7);
+        let j = &load("[a]\nignore_error=,ENOSPC\n").unwrap().jobs[0];
+        assert_eq!(
+            (j.continue_on_error, j.ignore_error[1].clone()),
+            (2, vec![28])
+        );
+        let e = load("[a]\nignore_error=EWHAT\n").unwrap_err().to_string();
+        assert!(e.contains("unknown error EWHAT: use its number"), "{e}");
         // continue_on_error, fill_fs (fill_device) and file_append are fio's, not refused.
         let w = load("[a]\ncontinue_on_error=io\nfill_device=1\nfile_append=1\n").unwrap();
         let j = &w.jobs[0];

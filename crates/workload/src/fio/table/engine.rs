@@ -893,7 +893,89 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "as fio: `READ,WRITE,VERIFY` lists of errnos separated by `:` (names such as \
+                  ENOSPC, or numbers), each carried past for its kind of I/O in place of EIO \
+                  and EILSEQ, and that kind added to `continue_on_error`",
+        show: Some(|j| {
+            j.ignore_error.iter().any(|l| !l.is_empty()).then(|| {
+                let list =
+                    |l: &Vec<i32>| l.iter().map(i32::to_string).collect::<Vec<_>>().join(":");
+                j.ignore_error
+                    .iter()
+                    .map(list)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+        }),
+        ..O::new(
+            "ignore_error",
+            C::Engine,
+            Kind::Text,
+            "Errnos to carry past: READ_LIST,WRITE_LIST,VERIFY_LIST (ENOSPC:122)",
+            "EAGAIN,ENOSPC:122",
+            |j, v| {
+                let s = v.need()?;
+                for (k, list) in s.split(',').enumerate() {
+                    if k > 2 {
+                        return Err(v.bad(s, "at most three lists: read, write, verify"));
+                    }
+                    let mut errs = Vec::new();
+                    for e in list.split(':').map(str::trim).filter(|e| !e.is_empty()) {
+                        errs.push(errno_of(e).ok_or_else(|| {
+                            v.bad(s, format!("unknown error {e}: use its number"))
+                        })?);
+                    }
+                    if !errs.is_empty() {
+                        j.continue_on_error |= 1 << k;
+                        j.ignore_error[k] = errs;
+                    }
+                }
+                Ok(())
+            },
+        )
+    },
 ];
+
+/// An errno by fio's rule: a name starting with E (the common ones), or a number (0x for
+/// hex, a minus sign ignored).
+fn errno_of(e: &str) -> Option<i32> {
+    const NAMES: [(&str, i32); 24] = [
+        ("EPERM", libc::EPERM),
+        ("ENOENT", libc::ENOENT),
+        ("EINTR", libc::EINTR),
+        ("EIO", libc::EIO),
+        ("ENXIO", libc::ENXIO),
+        ("EBADF", libc::EBADF),
+        ("EAGAIN", libc::EAGAIN),
+        ("ENOMEM", libc::ENOMEM),
+        ("EACCES", libc::EACCES),
+        ("EFAULT", libc::EFAULT),
+        ("EBUSY", libc::EBUSY),
+        ("EEXIST", libc::EEXIST),
+        ("ENODEV", libc::ENODEV),
+        ("EINVAL", libc::EINVAL),
+        ("EFBIG", libc::EFBIG),
+        ("ENOSPC", libc::ENOSPC),
+        ("EROFS", libc::EROFS),
+        ("EILSEQ", libc::EILSEQ),
+        ("EOPNOTSUPP", libc::EOPNOTSUPP),
+        ("ETIMEDOUT", libc::ETIMEDOUT),
+        ("EDQUOT", libc::EDQUOT),
+        ("ENOTSUP", libc::ENOTSUP),
+        ("EMEDIUMTYPE", libc::EMEDIUMTYPE),
+        ("EBADMSG", libc::EBADMSG),
+    ];
+    if e.starts_with('E') {
+        return NAMES.iter().find(|(n, _)| *n == e).map(|&(_, v)| v);
+    }
+    let (digits, radix) = match e.strip_prefix("0x").or_else(|| e.strip_prefix("0X")) {
+        Some(h) => (h, 16),
+        None => (e, 10),
+    };
+    let n = i64::from_str_radix(digits.trim_start_matches('-'), radix).ok()?;
+    i32::try_from(n).ok().filter(|n| *n != 0)
+}
 
 /// A list of numbers as fio writes it back: `0,1,3`.
 fn list_form(n: &[u32]) -> String {

@@ -149,7 +149,6 @@ const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, seq
 const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type does not change the I/O the device sees";
 const R_PROCESS: &str = "volbench runs every job as a thread of one process, so per-process settings (user, group, memory locking, NUMA placement by node) do not apply; use cpus_allowed for placement";
 const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
-const R_ERRORS: &str = "volbench carries on past EIO and verify mismatches only (continue_on_error=read|write|io|verify|all), as fio does without ignore_error";
 
 /// fio options volbench knows but does not implement, each with why and what to do instead.
 pub(super) const REFUSED: &[O] = &[
@@ -225,7 +224,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("nowait", "volbench's I/O may block as ordinary I/O does (no RWF_NOWAIT)"),
     refused("create_only", "lay the files out with a short write job instead (rw=write, the same size), then run the real job on them"),
     refused("wait_for", "volbench orders jobs with stonewall and groups, not by name; put the job after the one it waits for, with stonewall"),
-    refused("ignore_error", R_ERRORS),
     refused("flow_watermark", "volbench's flow shares I/O by the weights alone (flow=), with no watermark"),
     refused("offset_align", "volbench aligns offset= to the block size when it computes a percentage; another alignment is not in volbench"),
     refused("size_increment", "volbench's clones share size=; give each its own region with offset_increment= and size="),
