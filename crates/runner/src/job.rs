@@ -545,6 +545,7 @@ impl<'a, E: Engine> Job<'a, E> {
     fn end_ramp(&mut self) {
         let c = &mut self.clock;
         c.measure_from(c.ramp_ns, &self.inp.live);
+        self.picker.restart_schedule(c.ramp_ns);
         (self.stats, self.windows) = fresh_counts(&self.inp.spec, self.sync_engine);
     }
 

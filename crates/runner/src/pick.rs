@@ -419,6 +419,12 @@ impl Picker {
         due
     }
 
+    /// fio's reset_io_counters at the end of the ramp: the rate's schedule starts again at
+    /// `t`, so I/Os the ramp owed are not issued in a burst at the start of the measurement.
+    pub fn restart_schedule(&mut self, t: u64) {
+        self.next_ok = [t; 2];
+    }
+
     /// How far each direction fell behind its schedule, up to `t` (the job's end).
     pub fn lateness(&mut self, t: u64) -> [Lateness; 2] {
         [0, 1].map(|d| self.late[d].close(t))
