@@ -1619,8 +1619,10 @@ fn thinktime_pauses_after_every_n_ios_as_fio() {
     let job = d.path().join("t.fio");
     let iops = |v: &Value| v["jobs"][0]["read"]["iops"].as_f64().unwrap();
     // 4 I/Os, then 1 ms of thought: never more than 4,000 IOPS (a think is at least its
-    // time), and far more than half of that (an I/O on the null engine or a page-cache read
-    // takes microseconds). Counted at completion at depth 1, and at issue at depth 16.
+    // time), and well above a third of that (an I/O on the null engine or a page-cache read
+    // takes microseconds; a loaded CI machine wakes a 1 ms sleep late, which read 1,684 once
+    // where an idle one reads 2,900). Counted at completion at depth 1, and at issue at
+    // depth 16.
     for extra in [
         "ioengine=null",
         "ioengine=psync",
@@ -1648,7 +1650,7 @@ fn thinktime_pauses_after_every_n_ios_as_fio() {
             .unwrap();
         let ours = iops(&serde_json::from_slice(&out.stdout).unwrap());
         for (who, v) in [("fio", theirs), ("volbench", ours)] {
-            assert!((2000.0..=4040.0).contains(&v), "{extra}: {who} {v:.0} IOPS");
+            assert!((1400.0..=4040.0).contains(&v), "{extra}: {who} {v:.0} IOPS");
         }
     }
     // The spin part is CPU time: 1 ms of 1 ms spun is a busy thread.
