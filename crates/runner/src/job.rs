@@ -1138,7 +1138,14 @@ impl<'a, E: Engine> Job<'a, E> {
     /// fio's end_fsync: every file flushed once the writes have all completed.
     fn end_fsync(&mut self) {
         let spec = &self.inp.spec;
-        if !(spec.end_fsync && spec.rw.writes() && self.error.is_none() && self.q.in_flight == 0) {
+        let wanted = spec.end_fsync || spec.end_syncfs;
+        if !(wanted && spec.rw.writes() && self.error.is_none() && self.q.in_flight == 0) {
+            return;
+        }
+        if spec.end_syncfs {
+            if let Err(e) = syncfs_each(&self.inp.fds) {
+                self.error = Some(format!("final syncfs failed: {e}"));
+            }
             return;
         }
         for f in 0..self.inp.fds.len() as u32 {
@@ -1148,6 +1155,24 @@ impl<'a, E: Engine> Job<'a, E> {
             }
         }
     }
+}
+
+/// fio's fio_syncfs: syncfs(2) once per file system among `fds` (by device number).
+fn syncfs_each(fds: &[i32]) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let mut done = Vec::new();
+    for &fd in fds {
+        let dev = std::fs::metadata(format!("/proc/self/fd/{fd}"))?.dev();
+        if done.contains(&dev) {
+            continue;
+        }
+        done.push(dev);
+        // SAFETY: syncfs on a descriptor this job holds open.
+        if unsafe { libc::syncfs(fd) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// Accounts one I/O that completed at `tc` inside the measured window (`t` into it): fio's

@@ -714,3 +714,46 @@ fn exec_prerun_and_postrun_run_as_fio_runs_them() {
         "{err}"
     );
 }
+
+/// end_syncfs (newer fio's; fio 3.33 does not know it, so the kernel is the reference): a
+/// write job over two files of one file system ends with one syncfs(2), as fio's fio_syncfs
+/// does once per mount, and no fsync of its own.
+#[test]
+fn end_syncfs_syncs_the_file_system_once_as_fio() {
+    require_tool!("strace");
+    let d = tmpdir();
+    let job = d.path().join("s.fio");
+    std::fs::write(
+        &job,
+        "[j]\nrw=write\nbs=64k\nsize=4m\nnrfiles=2\nend_syncfs=1\n",
+    )
+    .unwrap();
+    let count = |prog: &str, args: &[&str]| -> (u64, u64) {
+        let out = std::process::Command::new("strace")
+            .current_dir(d.path())
+            .args(["-f", "-c", "-e", "trace=syncfs,fsync,fdatasync"])
+            .arg(prog)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let calls = |name: &str| -> u64 {
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .filter(|l| l.ends_with(&format!(" {name}")))
+                .map(|l| l.split_whitespace().nth(3).unwrap().parse::<u64>().unwrap())
+                .sum()
+        };
+        (calls("syncfs"), calls("fsync") + calls("fdatasync"))
+    };
+    let bin = assert_cmd::cargo::cargo_bin("volbench");
+    let j = job.to_str().unwrap();
+    let (ours, our_fsyncs) = count(bin.to_str().unwrap(), &["run", j, "-q", "--no-store"]);
+    assert_eq!(ours, 1, "one syncfs for the one file system");
+    // A write-only fio job lays nothing out: the only syncs would be the job's own.
+    assert_eq!(our_fsyncs, 0, "no fsync in place of the syncfs");
+}

@@ -720,6 +720,10 @@ pub struct JobSpec {
     pub exec_prerun: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exec_postrun: Option<String>,
+    /// fio's `end_syncfs`: at the end of a writing job, syncfs(2) on each file system its
+    /// files are on, in place of end_fsync's fsync per file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub end_syncfs: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqthread_poll_cpu: Option<u32>,
     /// Sequential jobs: bytes skipped after each I/O (fio's `rw=read:8k`); negative steps
@@ -935,6 +939,7 @@ impl Default for JobSpec {
             experimental_verify: false,
             exec_prerun: None,
             exec_postrun: None,
+            end_syncfs: false,
             atomic: false,
             sqthread_poll_cpu: None,
             kb_base: 1024,

@@ -935,6 +935,24 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "newer fio's (not in 3.33): when a writing job's I/O is done, syncfs(2) once on \
+                  each file system \
+                  its files are on (in place of end_fsync's fsync of each file), timed in the \
+                  job's runtime as fio's is",
+        show: Some(|j| j.end_syncfs.then(|| "1".into())),
+        ..O::new(
+            "end_syncfs",
+            C::Engine,
+            Kind::Flag,
+            "Sync each file system the job wrote to (syncfs) when it ends",
+            "1",
+            |j, v| {
+                j.end_syncfs = v.flag()?;
+                Ok(())
+            },
+        )
+    },
 ];
 
 /// An errno by fio's rule: a name starting with E (the common ones), or a number (0x for

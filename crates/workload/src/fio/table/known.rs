@@ -219,7 +219,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("opendir", "name the files with filename= or directory= and nrfiles; volbench does not walk a directory tree"),
     refused("sync_file_range", "volbench syncs with fsync or fdatasync (fsync=, fdatasync=), not sync_file_range"),
     refused("write_barrier", "volbench syncs with fsync or fdatasync (fsync=N), not write barriers"),
-    refused("end_syncfs", "volbench flushes each file with end_fsync=1, not the whole file system"),
     refused("cmdprio_percentage", "volbench gives all of a job's I/O one priority (prioclass, prio); a per-I/O share is not in volbench"),
     refused("nowait", "volbench's I/O may block as ordinary I/O does (no RWF_NOWAIT)"),
     refused("create_only", "lay the files out with a short write job instead (rw=write, the same size), then run the real job on them"),
