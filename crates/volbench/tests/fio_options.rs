@@ -385,22 +385,8 @@ fn fsync_on_close_syncs_once_like_fio() {
     let job = d.path().join("c.fio");
     std::fs::write(&job, "[j]\nrw=write\nbs=64k\nsize=4m\nfsync_on_close=1\n").unwrap();
     let count = |prog: &str, args: &[&str]| -> u64 {
-        let out = std::process::Command::new("strace")
-            .current_dir(d.path())
-            .args(["-f", "-c", "-e", "trace=fsync,fdatasync"])
-            .arg(prog)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stderr)
-            .lines()
-            .filter(|l| l.ends_with(" fsync") || l.ends_with(" fdatasync"))
-            .map(|l| l.split_whitespace().nth(3).unwrap().parse::<u64>().unwrap())
+        syscall_counts(d.path(), &["fsync", "fdatasync"], prog, args)
+            .iter()
             .sum()
     };
     let bin = assert_cmd::cargo::cargo_bin("volbench");

@@ -729,26 +729,8 @@ fn end_syncfs_syncs_the_file_system_once_as_fio() {
     )
     .unwrap();
     let count = |prog: &str, args: &[&str]| -> (u64, u64) {
-        let out = std::process::Command::new("strace")
-            .current_dir(d.path())
-            .args(["-f", "-c", "-e", "trace=syncfs,fsync,fdatasync"])
-            .arg(prog)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let calls = |name: &str| -> u64 {
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .filter(|l| l.ends_with(&format!(" {name}")))
-                .map(|l| l.split_whitespace().nth(3).unwrap().parse::<u64>().unwrap())
-                .sum()
-        };
-        (calls("syncfs"), calls("fsync") + calls("fdatasync"))
+        let n = syscall_counts(d.path(), &["syncfs", "fsync", "fdatasync"], prog, args);
+        (n[0], n[1] + n[2])
     };
     let bin = assert_cmd::cargo::cargo_bin("volbench");
     let j = job.to_str().unwrap();

@@ -148,19 +148,15 @@ fn search_max(plan: &Plan, state: &mut Running) -> Result<Option<CurveMax>> {
         |(suite, out, _), step, depth| {
             let spec = spec(&plan.base, &[("iodepth", depth.to_string())])?;
             let prefix = format!("maximum {} QD{depth} ", step.position());
-            let label = format!("max QD{depth}");
-            let params = vec![("iodepth".to_string(), depth.to_string())];
-            let st = run_test(
+            let param = ("iodepth", depth.to_string());
+            let (st, run) = one(
+                plan,
                 suite,
                 out,
-                (&plan.opts, layout(), &Default::default()),
-                label,
-                params,
+                (format!("max QD{depth}"), param),
                 spec,
                 prefix,
             )?;
-            suite.findings.clear();
-            let run = suite.runs.len() - 1;
             let (iops, bw) = totals(&suite.runs[run].report);
             let grew = best.as_ref().is_none_or(|b| iops > b.iops * GROWTH);
             if best.as_ref().is_none_or(|b| iops > b.iops) {
@@ -178,8 +174,22 @@ fn search_max(plan: &Plan, state: &mut Running) -> Result<Option<CurveMax>> {
     Ok(best.filter(|b| b.iops > 0.0))
 }
 
-fn layout() -> scaleout::world::Layout {
-    scaleout::world::Layout::FilePerProcess
+/// One run of the curve, labelled and with its one parameter: how it ended and its index in
+/// the suite's runs. A curve draws no sweep findings (its points are not a swept axis).
+fn one(
+    plan: &Plan,
+    suite: &mut SuiteReport,
+    out: &Output,
+    (label, (key, value)): (String, (&str, String)),
+    spec: JobSpec,
+    prefix: String,
+) -> Result<(Status, usize)> {
+    let layout = scaleout::world::Layout::FilePerProcess;
+    let params = vec![(key.to_string(), value)];
+    let how = (&plan.opts, layout, &Default::default());
+    let st = run_test(suite, out, how, label, params, spec, prefix)?;
+    suite.findings.clear();
+    Ok((st, suite.runs.len() - 1))
 }
 
 /// Each job's `rate_iops` for a total of `iops`: split by the maximum's read share, so a
@@ -234,19 +244,15 @@ fn run_points(plan: &Plan, state: &mut Running, max: CurveMax) -> Result<()> {
             )?;
             let (suite, out, _) = &mut **state;
             let prefix = format!("load {share} % {} ", step.position());
-            let params = vec![("load_percent".to_string(), share.to_string())];
-            let label = format!("{share} %");
-            let st = run_test(
+            let param = ("load_percent", share.to_string());
+            let (st, run) = one(
+                plan,
                 suite,
                 out,
-                (&plan.opts, layout(), &Default::default()),
-                label,
-                params,
+                (format!("{share} %"), param),
                 spec,
                 prefix,
             )?;
-            suite.findings.clear();
-            let run = suite.runs.len() - 1;
             curve
                 .points
                 .push(CurvePoint::of(share, offered, run, &suite.runs[run].report));

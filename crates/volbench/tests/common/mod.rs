@@ -559,6 +559,35 @@ pub fn vb_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
     )
 }
 
+/// How many times `prog args`, run in `dir` under `strace -f -c`, called each of `calls`
+/// (its exit must be a success).
+pub fn syscall_counts(dir: &Path, calls: &[&str], prog: &str, args: &[&str]) -> Vec<u64> {
+    let out = std::process::Command::new("strace")
+        .current_dir(dir)
+        .env("VOLBENCH_STORE", test_store())
+        .args(["-f", "-c", "-e", &format!("trace={}", calls.join(","))])
+        .arg(prog)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stderr);
+    calls
+        .iter()
+        .map(|name| {
+            table
+                .lines()
+                .filter(|l| l.ends_with(&format!(" {name}")))
+                .map(|l| l.split_whitespace().nth(3).unwrap().parse::<u64>().unwrap())
+                .sum()
+        })
+        .collect()
+}
+
 /// Runs a command (program, then arguments) in `dir` under `strace -f` with `opts` (`-e
 /// trace=...`, `-ttt`, `-c`): strace's log and the command's stdout. Fails the test if it
 /// fails. A volbench run under it keeps to the tests' own results store.
