@@ -20,6 +20,10 @@ pub fn fmt_ns(ns: f64) -> String {
 /// A count as reports print it: 7733, 21.7k, 2.01M; below one with its first digits (0.40,
 /// 0.012), never a bare 0 for a rate that is not zero.
 pub fn fmt_count(v: f64) -> String {
+    // A difference can be negative: the same scale, with its sign.
+    if v < 0.0 {
+        return format!("-{}", fmt_count(-v));
+    }
     if v > 0.0 && v < 0.1 {
         format!("{v:.3}")
     } else if v > 0.0 && v < 1.0 {
@@ -78,5 +82,7 @@ mod tests {
             .map(fmt_count)
             .into();
         assert_eq!(got, ["0.012", "0.40", "0", "7733", "21.7k", "2.01M"]);
+        // A negative one (a difference) keeps its scale: not "-152197".
+        assert_eq!(fmt_count(-152_197.0), "-152.2k");
     }
 }

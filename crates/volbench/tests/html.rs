@@ -449,6 +449,34 @@ fn pages_open_in_chromium_and_draw_every_chart() {
         ],
     );
     let (infer, _) = json_report(d.path(), "infer.json", &["infer", sweep.to_str().unwrap()]);
+    // A repeated run (its spread table, each run as dots, the latency over time) and curves
+    // (latency against achieved IOPS on a linear axis, two of them side by side).
+    let (repeat, _) = json_report(
+        d.path(),
+        "repeat.json",
+        &[
+            "run",
+            "--ioengine=null",
+            "--runtime=1s",
+            "--rw=randread",
+            "--repeat=3",
+        ],
+    );
+    let curve_args = |bs: &'static str| {
+        [
+            "curve",
+            ".",
+            "--ioengine=null",
+            "--size=16m",
+            "--runtime=300ms",
+            "--points=2",
+            "--max-depth=2",
+            "--slo=p99=1s",
+            bs,
+        ]
+    };
+    let (curve, _) = json_report(d.path(), "curve.json", &curve_args("--bs=4k"));
+    let (curve2, _) = json_report(d.path(), "curve2.json", &curve_args("--bs=8k"));
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     for (name, inputs) in [
@@ -457,6 +485,9 @@ fn pages_open_in_chromium_and_draw_every_chart() {
         ("compare", vec![run.as_path(), sweep.as_path()]),
         ("fsync", vec![fsync.as_path()]),
         ("infer", vec![infer.as_path()]),
+        ("repeat", vec![repeat.as_path()]),
+        ("curve", vec![curve.as_path()]),
+        ("curves", vec![curve.as_path(), curve2.as_path()]),
     ] {
         let html = report_page(d.path(), &inputs);
         let page = d.path().join(format!("{name}.html"));
