@@ -115,6 +115,8 @@ pub fn param_text(k: &str, v: &str) -> String {
 pub struct Along<'a> {
     pub xs: Vec<String>,
     pub lines: Vec<(String, Vec<Option<&'a JobReport>>)>,
+    /// Each line's points as whole runs (a repeated point's spread is there), as `lines`.
+    pub runs: Vec<Vec<Option<&'a report::RunReport>>>,
 }
 
 pub fn along<'a>(s: &'a SuiteReport, axis: &str) -> Along<'a> {
@@ -136,18 +138,21 @@ pub fn along<'a>(s: &'a SuiteReport, axis: &str) -> Along<'a> {
             keys.push(key(r));
         }
     }
+    let run_at = |k: &String, x: &String| {
+        s.runs
+            .iter()
+            .find(|r| key(r) == *k && r.param(axis) == Some(x.as_str()))
+            .map(|r| &r.report)
+    };
+    let runs: Vec<Vec<Option<&report::RunReport>>> = keys
+        .iter()
+        .map(|k| xs.iter().map(|x| run_at(k, x)).collect())
+        .collect();
     let lines = keys
         .iter()
-        .map(|k| {
-            let pts = xs
-                .iter()
-                .map(|x| {
-                    s.runs
-                        .iter()
-                        .find(|r| key(r) == *k && r.param(axis) == Some(x.as_str()))
-                        .map(|r| &r.report.group)
-                })
-                .collect();
+        .zip(&runs)
+        .map(|(k, pts)| {
+            let pts = pts.iter().map(|r| r.map(|r| &r.group)).collect();
             (
                 if k.is_empty() {
                     "all".to_string()
@@ -158,7 +163,7 @@ pub fn along<'a>(s: &'a SuiteReport, axis: &str) -> Along<'a> {
             )
         })
         .collect();
-    Along { xs, lines }
+    Along { xs, lines, runs }
 }
 
 /// The swept parameters of a sweep, outermost first.

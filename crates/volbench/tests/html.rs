@@ -628,3 +628,41 @@ fn suites_are_charted_against_a_parameter_only_where_they_form_a_series() {
         "quick's tests are no series"
     );
 }
+
+/// A sweep whose points ran --repeat times carries each line's 95 % interval on its IOPS and
+/// bandwidth charts (the chart's error bars), from the points' own spread.
+#[test]
+fn a_repeated_sweep_charts_each_points_interval() {
+    let d = tmpdir();
+    let (sweep, v) = json_report(
+        d.path(),
+        "rsweep.json",
+        &[
+            "sweep",
+            "--ioengine=null",
+            "--rw=randread",
+            "--numjobs=1,2",
+            "--runtime=300ms",
+            "--repeat=3",
+        ],
+    );
+    let html = report_page(d.path(), &[sweep.as_path()]);
+    let all = charts(&html);
+    let iops = chart(&all, "IOPS against");
+    let sets = iops["datasets"].as_array().unwrap();
+    let bound = |end: &str| {
+        sets.iter()
+            .find(|s| {
+                s["label"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!("95 % CI {end}"))
+            })
+            .unwrap_or_else(|| panic!("no {end} bound in {sets:?}"))
+    };
+    for (i, run) in v["runs"].as_array().unwrap().iter().enumerate() {
+        let ci = &run["report"]["repeats"]["stats"]["iops"]["ci95"];
+        assert_eq!(bound("low")["data"][i], ci[0], "point {i}");
+        assert_eq!(bound("high")["data"][i], ci[1], "point {i}");
+    }
+}

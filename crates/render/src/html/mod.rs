@@ -1157,6 +1157,27 @@ fn suite_sections(p: &mut Page, s: &SuiteReport) {
     }
 }
 
+/// For points measured with --repeat, each line's 95 % interval as two thin lines (low and
+/// high) beside it: the chart's error bars. None where no point was repeated.
+fn interval_bounds(a: &table::Along, iops: bool, fmt: &'static str) -> Vec<Dataset> {
+    let mut out = Vec::new();
+    for ((name, _), runs) in a.lines.iter().zip(&a.runs) {
+        let ci = |r: &&report::RunReport| {
+            let st = &r.repeats.as_ref()?.stats;
+            Some(if iops { st.iops.ci95 } else { st.bw_bytes.ci95 })
+        };
+        let cis: Vec<Option<[f64; 2]>> = runs.iter().map(|r| r.as_ref().and_then(ci)).collect();
+        if cis.iter().all(Option::is_none) {
+            continue;
+        }
+        for (k, end) in [(0, "low"), (1, "high")] {
+            let vals = cis.iter().map(|c| c.map(|c| c[k])).collect();
+            out.push(Dataset::new(&format!("{name} 95 % CI {end}"), vals, fmt));
+        }
+    }
+    out
+}
+
 /// The axis to chart against: the innermost parameter along which some line has enough
 /// points to be a curve (two in a sweep; three in a suite, whose tests carry their parameters
 /// too, so that `quick`'s five unrelated tests draw no "curve" while `scaling`'s numjobs
@@ -1200,6 +1221,9 @@ fn sweep_charts(p: &mut Page, sec: &mut Section, s: &SuiteReport) {
             .collect();
         if title == "IOPS" {
             datasets.extend(marks(s, &axis, &a.xs));
+        }
+        if title != "p99 latency" {
+            datasets.extend(interval_bounds(&a, title == "IOPS", fmt));
         }
         let c = Chart {
             id: String::new(),
