@@ -116,10 +116,21 @@ pub fn prepare(
         Some(m) => m.len(),
         None => 0,
     };
-    // fio's offset=N% is a share of what is there (a new file: nothing, so 0), down to bs.
-    // The job file sets either it or `offset`; a rank's region under MPI adds to both.
-    let share = spec.offset_percent.map_or(0, |p| existing * p as u64 / 100);
-    let mut offset = spec.offset + share / spec.bs * spec.bs + clone as u64 * spec.offset_increment;
+    // fio's offset=N% is a share of what is there (a new file: nothing, so 0), with the
+    // clone's increment rounded UP to offset_align or the smallest block (fio's
+    // get_start_offset). The job file sets either it or `offset`; a rank's region under MPI
+    // adds to both.
+    let inc = clone as u64 * spec.offset_increment;
+    let mut offset = match spec.offset_percent {
+        Some(p) => {
+            let align = match spec.offset_align {
+                0 => spec.unit(),
+                a => a,
+            };
+            (existing * p as u64 / 100 + inc).div_ceil(align) * align
+        }
+        None => spec.offset + inc,
+    };
     // fio's file_append: a regular file's I/O starts at its end (devices ignore it).
     if spec.file_append && !is_block {
         offset = existing;

@@ -739,3 +739,35 @@ fn end_syncfs_syncs_the_file_system_once_as_fio() {
     // A write-only fio job lays nothing out: the only syncs would be the job's own.
     assert_eq!(our_fsyncs, 0, "no fsync in place of the syncfs");
 }
+
+/// fio rounds a percentage offset UP to the smallest block (or offset_align): on a file of
+/// 10,000,000 bytes, offset=33% starts at 3,301,376 (806 blocks of 4k in), and with
+/// offset_align=64k at 3,342,336; each tool then writes the whole blocks left to the end.
+#[test]
+fn a_percentage_offset_is_rounded_up_as_fio_rounds_it() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let f = d.path().join("odd");
+    for (align, start) in [("", 3_301_376u64), ("offset_align=64k\n", 3_342_336)] {
+        let text = format!("[o]\nfilename=odd\nrw=write\nbs=4k\noffset=33%\n{align}");
+        let mut got = Vec::new();
+        for tool in ["fio", "vb"] {
+            std::fs::write(&f, vec![7u8; 10_000_000]).unwrap();
+            let job = d.path().join("o.fio");
+            std::fs::write(&job, &text).unwrap();
+            let v = match tool {
+                "fio" => fio_on(d.path(), &job, &[]),
+                _ => ok_json(volbench().current_dir(d.path()).args([
+                    "run",
+                    "o.fio",
+                    "--output-format=fio-json",
+                    "-q",
+                    "--no-store",
+                ])),
+            };
+            got.push(u(&v, "/jobs/0/write/io_bytes"));
+        }
+        assert_eq!(got[0], (10_000_000 - start) / 4096 * 4096, "fio, {align}");
+        assert_eq!(got[1], got[0], "volbench, {align}");
+    }
+}

@@ -568,6 +568,10 @@ pub struct JobSpec {
     pub loops: u32,
     /// Added to `offset` for each clone of `numjobs` (fio's `offset_increment`).
     pub offset_increment: u64,
+    /// fio's `offset_align`: a percentage offset is rounded up to a multiple of this (0: of
+    /// the smallest block size).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub offset_align: u64,
     /// Mixed block sizes (fio's `bssplit`); empty: every I/O is `bs`.
     pub bssplit: Vec<BsSplit>,
     /// Random offsets with replacement instead of every block once per pass.
@@ -873,6 +877,7 @@ impl Default for JobSpec {
             number_ios: None,
             loops: 1,
             offset_increment: 0,
+            offset_align: 0,
             bssplit: Vec::new(),
             norandommap: false,
             rate: [0, 0],

@@ -953,6 +953,22 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "as fio: an `offset=N%` (with the clone's `offset_increment`) is rounded up to \
+                  a multiple of this; without it, up to a multiple of the smallest block size",
+        show: Some(|j| (j.offset_align != 0).then(|| j.offset_align.to_string())),
+        ..O::new(
+            "offset_align",
+            C::Engine,
+            Kind::Size,
+            "Round a percentage offset up to a multiple of this",
+            "64k",
+            |j, v| {
+                j.offset_align = v.size()?;
+                Ok(())
+            },
+        )
+    },
 ];
 
 /// An errno by fio's rule: a name starting with E (the common ones), or a number (0x for

@@ -224,7 +224,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("create_only", "lay the files out with a short write job instead (rw=write, the same size), then run the real job on them"),
     refused("wait_for", "volbench orders jobs with stonewall and groups, not by name; put the job after the one it waits for, with stonewall"),
     refused("flow_watermark", "volbench's flow shares I/O by the weights alone (flow=), with no watermark"),
-    refused("offset_align", "volbench aligns offset= to the block size when it computes a percentage; another alignment is not in volbench"),
     refused("size_increment", "volbench's clones share size=; give each its own region with offset_increment= and size="),
     // Newer fio's (3.36 to master), refused with their reason rather than called unknown.
     refused("sprandom", "volbench does not precondition with SPRandom's regions and validity fractions; precondition with the pts-* suites (volbench suite pts-iops), which write the device twice and run rounds to steady state"),
