@@ -570,7 +570,8 @@ fn cpu_and_depth(out: &mut String, g: &report::JobReport) {
         "  {cpu}  ctx {}   depth max {}{}",
         g.cpu.ctx_switches,
         g.iodepth.max,
-        top.map(|l| {
+        // No submissions (create_only, a job that did nothing): no depth to name.
+        top.filter(|l| l.percent > 0.0).map(|l| {
             let range = match l.depth {
                 1 => "1".to_string(),
                 64 => "64+".to_string(),

@@ -38,6 +38,11 @@ fn warnings(
     targets: &[TargetInfo],
 ) -> Vec<Warning> {
     let mut w = Vec::new();
+    // create_only jobs measure nothing: no figure to warn about, only the host's checks.
+    if !specs.is_empty() && specs.iter().all(|s| s.create_only) {
+        w.extend(device_checks(specs, jobs, groups, targets));
+        return w;
+    }
     let real = specs.iter().any(|s| s.ioengine.moves_data());
     w.extend(buffered_io(specs));
     w.extend(ramp_swallowed(specs, jobs));

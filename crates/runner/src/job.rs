@@ -278,7 +278,10 @@ fn holed_pass(spec: &JobSpec, len: u64) -> Option<u64> {
 impl Budget {
     fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Budget {
         // A replay ends with its trace (or its runtime).
-        let bytes = if spec.time_based || spec.replay.on() {
+        let bytes = if spec.create_only {
+            // fio's create_only: the files are laid out, and that is the job.
+            0
+        } else if spec.time_based || spec.replay.on() {
             u64::MAX
         } else {
             pass_bytes(spec, regions).saturating_mul(spec.io_loops() as u64)

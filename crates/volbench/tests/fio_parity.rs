@@ -771,3 +771,43 @@ fn a_percentage_offset_is_rounded_up_as_fio_rounds_it() {
         assert_eq!(got[1], got[0], "volbench, {align}");
     }
 }
+
+/// create_only: each tool lays the file out as the job would (written for a read job, given
+/// its length for a write job) and does no I/O, even time-based.
+#[test]
+fn create_only_lays_the_files_out_and_does_no_io_as_fio() {
+    require_tool!("fio");
+    let d = tmpdir();
+    for rw in ["read", "write"] {
+        let text = format!(
+            "[j]\nfilename=f\nsize=4m\nrw={rw}\nbs=4k\ncreate_only=1\ntime_based\nruntime=2\n"
+        );
+        let mut lens = Vec::new();
+        for tool in ["fio", "vb"] {
+            let here = d.path().join(format!("{rw}-{tool}"));
+            std::fs::create_dir(&here).unwrap();
+            let job = here.join("j.fio");
+            std::fs::write(&job, &text).unwrap();
+            let v = match tool {
+                "fio" => fio_on(&here, &job, &[]),
+                _ => ok_json(volbench().current_dir(&here).args([
+                    "run",
+                    "j.fio",
+                    "--output-format=fio-json",
+                    "-q",
+                    "--no-store",
+                ])),
+            };
+            assert_eq!(u(&v, &format!("/jobs/0/{rw}/io_bytes")), 0, "{tool} {rw}");
+            let data = std::fs::read(here.join("f")).unwrap();
+            if rw == "read" {
+                assert!(
+                    data.iter().any(|&b| b != 0),
+                    "{tool}: a read job's file is written"
+                );
+            }
+            lens.push(data.len());
+        }
+        assert_eq!(lens, [4 << 20, 4 << 20], "{rw}");
+    }
+}

@@ -724,6 +724,9 @@ pub struct JobSpec {
     pub exec_prerun: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exec_postrun: Option<String>,
+    /// fio's `create_only`: lay the files out as the job would, then do no I/O.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub create_only: bool,
     /// fio's `end_syncfs`: at the end of a writing job, syncfs(2) on each file system its
     /// files are on, in place of end_fsync's fsync per file.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -944,6 +947,7 @@ impl Default for JobSpec {
             experimental_verify: false,
             exec_prerun: None,
             exec_postrun: None,
+            create_only: false,
             end_syncfs: false,
             atomic: false,
             sqthread_poll_cpu: None,

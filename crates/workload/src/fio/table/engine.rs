@@ -969,6 +969,23 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "as fio: the job's files are laid out (written where the job reads, given \
+                  their space where it only writes) and the job ends there, with no I/O \
+                  measured (`ended_by: size`, 0 I/Os)",
+        show: Some(|j| j.create_only.then(|| "1".into())),
+        ..O::new(
+            "create_only",
+            C::Engine,
+            Kind::Flag,
+            "Only lay the files out; do no I/O",
+            "1",
+            |j, v| {
+                j.create_only = v.flag()?;
+                Ok(())
+            },
+        )
+    },
 ];
 
 /// An errno by fio's rule: a name starting with E (the common ones), or a number (0x for

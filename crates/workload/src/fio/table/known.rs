@@ -221,7 +221,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("write_barrier", "volbench syncs with fsync or fdatasync (fsync=N), not write barriers"),
     refused("cmdprio_percentage", "volbench gives all of a job's I/O one priority (prioclass, prio); a per-I/O share is not in volbench"),
     refused("nowait", "volbench's I/O may block as ordinary I/O does (no RWF_NOWAIT)"),
-    refused("create_only", "lay the files out with a short write job instead (rw=write, the same size), then run the real job on them"),
     refused("wait_for", "volbench orders jobs with stonewall and groups, not by name; put the job after the one it waits for, with stonewall"),
     refused("flow_watermark", "volbench's flow shares I/O by the weights alone (flow=), with no watermark"),
     refused("size_increment", "volbench's clones share size=; give each its own region with offset_increment= and size="),
