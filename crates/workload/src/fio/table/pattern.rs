@@ -302,6 +302,13 @@ fn show_rw(j: &JobSpec) -> Option<String> {
 fn set_rw(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     let full = v.need()?;
     let (s, modifier) = full.split_once(':').unwrap_or((full, ""));
+    if ["trim", "randtrim", "trimwrite"].contains(&s.trim()) {
+        return Err(v.bad(
+            s,
+            "discard (TRIM) workloads are not supported by volbench, which issues reads, \
+             writes and syncs; measure discards with fio, or time `blkdiscard`",
+        ));
+    }
     j.rw = Rw::parse(s).ok_or_else(|| {
         v.bad(
             s,
