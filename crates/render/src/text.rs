@@ -571,18 +571,19 @@ fn cpu_and_depth(out: &mut String, g: &report::JobReport) {
         g.cpu.ctx_switches,
         g.iodepth.max,
         // No submissions (create_only, a job that did nothing): no depth to name.
-        top.filter(|l| l.percent > 0.0).map(|l| {
-            let range = match l.depth {
-                1 => "1".to_string(),
-                64 => "64+".to_string(),
-                d => format!("{d}-{}", 2 * d - 1),
-            };
-            format!(
-                " (mostly {range} in flight: {:.0}% of submissions)",
-                l.percent
-            )
-        })
-        .unwrap_or_default()
+        top.filter(|l| l.percent > 0.0)
+            .map(|l| {
+                let range = match l.depth {
+                    1 => "1".to_string(),
+                    64 => "64+".to_string(),
+                    d => format!("{d}-{}", 2 * d - 1),
+                };
+                format!(
+                    " (mostly {range} in flight: {:.0}% of submissions)",
+                    l.percent
+                )
+            })
+            .unwrap_or_default()
     );
 }
 
