@@ -1178,12 +1178,11 @@ fn syncfs_each(fds: &[i32]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Accounts one I/O that completed at `tc` inside the measured window (`t` into it): fio's
-/// split, slat from its preparation to the return of its submission and clat from there to
-/// its completion (a synchronous engine has no submission of its own: all of it is clat).
+/// Accounts one I/O that completed at `tc` (ns on the job's clock) inside the measured window
+/// (`t` into it, in the series' interval `idx`): fio's split, slat from its preparation to the
+/// return of its submission and clat from there to its completion (a synchronous engine has
+/// no submission of its own: all of it is clat).
 #[inline]
-/// Counts a completion at `tc` (ns on the job's clock), `t` ns into the measured window, in
-/// the series' interval `idx`.
 fn count(
     stats: &mut JobStats,
     windows: &mut Option<stats::WindowLog>,

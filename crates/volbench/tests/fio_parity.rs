@@ -635,6 +635,7 @@ fn exitall_ends_the_jobs_beside_it_and_nice_is_set_on_the_job_thread() {
 /// passes): the bytes each tool writes and reads back are fio's in every case (fio's t0026).
 #[test]
 fn loops_with_verify_write_and_read_back_as_fio_counts_them() {
+    require_tool!("fio");
     let d = tmpdir();
     let file = d.path().join("f");
     let job = d.path().join("v.fio");
