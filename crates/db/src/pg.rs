@@ -120,6 +120,17 @@ fn reachable_by_others(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How a throwaway cluster serves beyond its private socket: TCP addresses
+/// (`listen_addresses`), a port, pg_hba.conf lines put before initdb's, a TLS certificate and
+/// key (PEM files, copied into the data directory).
+#[derive(Clone, Debug, Default)]
+pub struct Serving {
+    pub listen: Option<String>,
+    pub port: Option<u16>,
+    pub hba: Vec<String>,
+    pub tls: Option<(PathBuf, PathBuf)>,
+}
+
 /// A running throwaway cluster; stopped and removed when dropped.
 pub struct Cluster {
     root: PathBuf,
@@ -128,6 +139,8 @@ pub struct Cluster {
     pg_ctl: PathBuf,
     user: Option<String>,
     port: u16,
+    /// The server's command-line options (pg_ctl -o), for a restart.
+    opts: String,
     /// Written down before each is made, so a SIGKILL's leftovers are reclaimed by the next
     /// volbench (the server first); dropped after `drop` has undone them.
     _held: Vec<leftovers::Hold>,
@@ -136,6 +149,12 @@ pub struct Cluster {
 impl Cluster {
     /// initdb in `dir`/.volbench-pg-PID, then start with fsync and synchronous_commit on.
     pub fn start(dir: &Path) -> anyhow::Result<Cluster> {
+        Self::start_with(dir, &Serving::default())
+    }
+
+    /// As [`Cluster::start`], and serving as `s` says: on TCP addresses, with client
+    /// authentication lines and TLS (the team store's tests reach it from other hosts).
+    pub fn start_with(dir: &Path, s: &Serving) -> anyhow::Result<Cluster> {
         let bin = bindir()?;
         let user = is_root().then(|| "postgres".to_string());
         let root = dir.join(format!(".volbench-pg-{}", std::process::id()));
@@ -158,7 +177,8 @@ impl Cluster {
             sock,
             pg_ctl: bin.join("pg_ctl"),
             user,
-            port: 5432,
+            port: s.port.unwrap_or(5432),
+            opts: String::new(),
             _held: held,
         };
         let _ = std::fs::remove_dir_all(&c.sock);
@@ -175,41 +195,81 @@ impl Cluster {
             c.data.clone(),
             c.user.clone(),
         ));
-        let out = server_cmd(&bin.join("initdb"), c.user.as_deref())
+        c.initdb(&bin)?;
+        c.serving(s)?;
+        c.start_server()?;
+        Ok(c)
+    }
+
+    fn initdb(&self, bin: &Path) -> anyhow::Result<()> {
+        let out = server_cmd(&bin.join("initdb"), self.user.as_deref())
             .args(["-A", "trust", "-N", "-E", "UTF8", "-D"])
-            .arg(&c.data)
+            .arg(&self.data)
             .output()
-            .map_err(|e| anyhow::anyhow!("cannot run initdb (in {}): {e}", c.root.display()))?;
+            .map_err(|e| anyhow::anyhow!("cannot run initdb (in {}): {e}", self.root.display()))?;
         if !out.status.success() {
             anyhow::bail!(
                 "initdb in {} failed: {}",
-                c.root.display(),
+                self.root.display(),
                 last_line(&out.stderr)
             );
         }
-        c.port = 5432;
-        let opts = format!(
-            "-p {} -k {} -c listen_addresses='' -c fsync=on -c synchronous_commit=on -c full_page_writes=on -c track_wal_io_timing=on",
-            c.port,
-            c.sock.display()
+        Ok(())
+    }
+
+    /// The server's options, and what `s` adds to pg_hba.conf and the TLS files.
+    fn serving(&mut self, s: &Serving) -> anyhow::Result<()> {
+        let listen = s.listen.as_deref().unwrap_or("");
+        self.opts = format!(
+            "-p {} -k {} -c listen_addresses='{listen}' -c fsync=on -c synchronous_commit=on -c full_page_writes=on -c track_wal_io_timing=on",
+            self.port,
+            self.sock.display()
         );
-        let out = server_cmd(&c.pg_ctl, c.user.as_deref())
+        if !s.hba.is_empty() {
+            // First match wins: the lines given come before initdb's trust lines.
+            let hba = self.data.join("pg_hba.conf");
+            let old = std::fs::read_to_string(&hba)?;
+            std::fs::write(&hba, format!("{}\n{old}", s.hba.join("\n")))?;
+        }
+        if let Some((cert, key)) = &s.tls {
+            for (from, name) in [(cert, "server.crt"), (key, "server.key")] {
+                let to = self.data.join(name);
+                std::fs::copy(from, &to)?;
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o600))?;
+                if let Some(u) = &self.user {
+                    chown(&to, u)?;
+                }
+            }
+            self.opts += " -c ssl=on";
+        }
+        Ok(())
+    }
+
+    /// Starts the server (again, after [`Cluster::stop_server`]).
+    pub fn start_server(&self) -> anyhow::Result<()> {
+        let out = server_cmd(&self.pg_ctl, self.user.as_deref())
             .args(["start", "-w", "-t", "60", "-D"])
-            .arg(&c.data)
+            .arg(&self.data)
             .arg("-l")
-            .arg(c.root.join("server.log"))
-            .args(["-o", &opts])
+            .arg(self.root.join("server.log"))
+            .args(["-o", &self.opts])
             .output()
-            .map_err(|e| anyhow::anyhow!("cannot run pg_ctl (in {}): {e}", c.root.display()))?;
+            .map_err(|e| anyhow::anyhow!("cannot run pg_ctl (in {}): {e}", self.root.display()))?;
         if !out.status.success() {
-            let log = std::fs::read(c.root.join("server.log")).unwrap_or_default();
+            let log = std::fs::read(self.root.join("server.log")).unwrap_or_default();
             anyhow::bail!(
                 "PostgreSQL did not start in {}: {}",
-                c.root.display(),
+                self.root.display(),
                 last_line(&log)
             );
         }
-        Ok(c)
+        Ok(())
+    }
+
+    /// Stops the server, keeping its data (a test's server outage).
+    pub fn stop_server(&self) {
+        stop(&self.pg_ctl, &self.data, self.user.as_deref());
     }
 
     /// The socket directory, port and user to connect with (for pgbench and psql).

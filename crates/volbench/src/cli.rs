@@ -74,6 +74,14 @@ pub enum Cmd {
     Export(ExportArgs),
     /// Delete one stored result.
     Delete(ShowArgs),
+    /// Move results between stores: copy a history (SQLite to PostgreSQL and back), or push
+    /// the results a PostgreSQL store could not take when they were measured.
+    #[command(subcommand, after_help = STORE_EXAMPLES)]
+    Store(StoreCmd),
+    /// Serve the results store as web pages: the history with its filters, each result's
+    /// report, and a comparison of the results picked (read-only).
+    #[command(after_help = SERVE_EXAMPLES)]
+    Serve(WebArgs),
     /// Compare results side by side (store ids, labels or JSON files), with ratios to the first.
     #[command(
         after_help = "Examples:\n  volbench compare local-nvme ebs-gp3           # labels\n  volbench compare 3 7 12 --output-format=md     # ids, as a Markdown table\n  volbench compare before.json after.json"
@@ -299,8 +307,9 @@ pub struct CloudCheapestArgs {
     /// maximum at which each --slo held sets the cap each volume needs.
     #[arg(long = "from-curve", value_name = "RESULT", requires = "slo")]
     pub from_curve: Option<String>,
-    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
     #[command(flatten)]
     pub cat: CatalogArgs,
@@ -317,8 +326,9 @@ pub struct CloudCheckArgs {
     /// order (each result was measured on its own volume); one result checks every volume.
     #[arg(long, required = true)]
     pub model: Vec<String>,
-    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
     #[command(flatten)]
     pub cat: CatalogArgs,
@@ -699,8 +709,9 @@ pub struct ChartArgs {
     /// The SVG file to write ("-" is stdout) [default: chart.svg].
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
 }
 
@@ -712,8 +723,9 @@ pub struct ReportArgs {
     /// The HTML file to write ("-" is stdout) [default: report.html].
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
 }
 
@@ -726,8 +738,9 @@ Examples:
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct StoreArgs {
-    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
     /// Do not record this result.
     #[arg(long = "no-store")]
@@ -857,11 +870,19 @@ pub struct HistoryArgs {
     /// Only results started before this date.
     #[arg(long)]
     pub until: Option<String>,
+    /// Only results measured on this host (its hostname).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Only results measured on this kind of machine: a part of its instance type or model
+    /// (m5.large, "Compute Engine").
+    #[arg(long)]
+    pub machine: Option<String>,
     /// Output format: normal, json, md or csv.
     #[arg(long = "output-format", default_value = "normal")]
     pub output_format: String,
-    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
 }
 
@@ -869,8 +890,9 @@ pub struct HistoryArgs {
 pub struct ShowArgs {
     /// Result id (from history) or label.
     pub id: String,
-    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
 }
 
@@ -889,8 +911,9 @@ pub struct ExportArgs {
     /// Write to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
 }
 
@@ -905,8 +928,9 @@ pub struct CompareArgs {
     /// Write the comparison to FILE instead of stdout (replaced atomically).
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Results database [default: $VOLBENCH_STORE, else results.db in the user's data directory].
-    #[arg(long, value_name = "PATH")]
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
 }
 
@@ -1135,6 +1159,62 @@ pub struct QuickArgs {
 const TRACE_EXAMPLES: &str = "Examples:\n  volbench trace record /dev/nvme0n1 --duration 60s --output app.trace\n  volbench trace summary app.trace\n  volbench trace summary sda.blktrace.0          # blktrace's per-CPU files, merged\n  volbench trace convert app.trace --to fio --output app.iolog   # for fio --read_iolog";
 
 const REPLAY_EXAMPLES: &str = "Examples:\n  volbench replay app.trace --filename /mnt/new/replay.dat\n  volbench replay app.trace --filename /dev/nvme1n1 --allow-destructive --speed 2\n  volbench replay app.trace --filename /dev/vdb --speed max --loops 3 --label gp3\n  volbench replay sda.blktrace.0 --map 8,0=/dev/vdb --map 8,16=/dev/vdc";
+
+const STORE_EXAMPLES: &str = "Examples:\n  volbench store copy --from ~/.local/share/volbench/results.db --to postgresql://team@db.example/volbench\n  volbench store copy --from postgresql://team@db.example/volbench --to team-backup.db\n  volbench store push                 # send what waited locally for the team store\n  volbench store push --to postgresql://team@db2.example/volbench";
+
+#[derive(Subcommand, Debug)]
+pub enum StoreCmd {
+    /// Copy every result of one store into another; results already there are left alone,
+    /// so a second copy adds nothing.
+    Copy(StoreCopyArgs),
+    /// Send the local store's pending results (kept when their PostgreSQL store could not be
+    /// reached) to that store, or to --to.
+    Push(StorePushArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct StoreCopyArgs {
+    /// The store to read: a SQLite file or a PostgreSQL URL.
+    #[arg(long, value_name = "PATH|URL")]
+    pub from: PathBuf,
+    /// The store to write (created if it does not exist).
+    #[arg(long, value_name = "PATH|URL")]
+    pub to: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct StorePushArgs {
+    /// Send to this store instead of the one each result waits for.
+    #[arg(long, value_name = "URL")]
+    pub to: Option<PathBuf>,
+    /// The local store holding the pending results [default: $VOLBENCH_LOCAL_STORE, else
+    /// results.db in the user's data directory].
+    #[arg(long, value_name = "PATH")]
+    pub local: Option<PathBuf>,
+}
+
+const SERVE_EXAMPLES: &str = "Examples:\n  volbench serve                                   # http://127.0.0.1:8080/ on this host's store\n  volbench serve --store postgresql://team@db.example/volbench --listen 127.0.0.1:9000\n  volbench serve --store postgresql://team@db.example/volbench --listen 0.0.0.0:8080 --token-file /etc/volbench/token";
+
+#[derive(Args, Debug)]
+pub struct WebArgs {
+    /// Results store: a SQLite file or a PostgreSQL URL [default: $VOLBENCH_STORE, else
+    /// results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
+    pub store: Option<PathBuf>,
+    /// Address to listen on. Loopback by default; any other address needs --token or
+    /// --token-file, and every request then carries it (?token=... once, then a cookie).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// The access token (prefer --token-file: a command line is visible to other users).
+    #[arg(long, value_name = "TOKEN", conflicts_with = "token_file")]
+    pub token: Option<String>,
+    /// A file whose first line is the access token.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Worker threads answering requests.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+}
 
 #[derive(Subcommand, Debug)]
 pub enum TraceCmd {

@@ -75,6 +75,11 @@ fn dispatch() -> ExitCode {
         cli::Cmd::Show(a) => cmd::history::show(a),
         cli::Cmd::Export(a) => cmd::history::export(a),
         cli::Cmd::Delete(a) => cmd::history::delete(a),
+        cli::Cmd::Store(c) => match c {
+            cli::StoreCmd::Copy(a) => cmd::storecmd::copy(a),
+            cli::StoreCmd::Push(a) => cmd::storecmd::push(a),
+        },
+        cli::Cmd::Serve(a) => cmd::serve::main(a),
         cli::Cmd::Compare(a) => cmd::compare::main(a),
         cli::Cmd::Report(a) => cmd::report::main(a),
         cli::Cmd::Chart(a) => cmd::report::chart(a),
@@ -116,7 +121,10 @@ fn fio_argv(args: Vec<String>) -> anyhow::Result<Vec<String>> {
 }
 
 fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
+    let misconfigured = cmd::record::STORE_MISCONFIGURED.load(std::sync::atomic::Ordering::SeqCst);
     match result {
+        // The result was shown and kept locally, but the store named was set up wrongly.
+        Ok(code) if misconfigured && code == ExitCode::SUCCESS => ExitCode::from(2),
         Ok(code) => code,
         Err(e) => {
             // Under MPI every rank holds the same (merged) error: rank 0 says it once.
@@ -126,7 +134,10 @@ fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
             let run_error = e.downcast_ref::<runner::RunError>();
             let interrupted = matches!(run_error, Some(runner::RunError::InterruptedLayout { .. }));
             let input = run_error.is_some_and(runner::RunError::is_input);
-            ExitCode::from(if e.is::<cmd::UsageError>() || input {
+            let store_setup = e
+                .downcast_ref::<store::StoreError>()
+                .is_some_and(store::StoreError::is_setup);
+            ExitCode::from(if e.is::<cmd::UsageError>() || input || store_setup {
                 2
             } else if interrupted {
                 130

@@ -23,7 +23,7 @@ pub fn input(
     if store.is_none() {
         *store = Some(super::history::open(path)?);
     }
-    Ok(super::history::load(store.as_ref().unwrap(), what)?.1)
+    Ok(super::history::load(store.as_mut().unwrap(), what)?.1)
 }
 
 pub fn main(a: CompareArgs) -> Result<ExitCode> {

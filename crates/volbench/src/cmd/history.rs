@@ -19,7 +19,7 @@ pub fn open(path: &Option<PathBuf>) -> Result<Store> {
 }
 
 /// An id, or the newest result with that label.
-pub fn resolve(store: &Store, what: &str) -> Result<i64> {
+pub fn resolve(store: &mut Store, what: &str) -> Result<i64> {
     if let Ok(id) = what.parse::<i64>() {
         return Ok(id);
     }
@@ -50,7 +50,7 @@ pub fn resolve(store: &Store, what: &str) -> Result<i64> {
     Ok(newest)
 }
 
-pub fn load(store: &Store, what: &str) -> Result<(i64, Document)> {
+pub fn load(store: &mut Store, what: &str) -> Result<(i64, Document)> {
     let id = resolve(store, what)?;
     let doc = store
         .get(id)?
@@ -171,7 +171,7 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
         date_bound("since", &a.since)?,
         date_bound("until", &a.until)?,
     );
-    let store = open(&a.store)?;
+    let mut store = open(&a.store)?;
     let rows = store.list(&Filter {
         label: a.label,
         target: a.target,
@@ -179,6 +179,8 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
         kind: a.kind,
         since,
         until,
+        host: a.host,
+        machine: a.machine,
     })?;
     let text = match a.output_format.as_str() {
         "normal" => table(&rows),
@@ -237,16 +239,16 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
 }
 
 pub fn show(a: ShowArgs) -> Result<ExitCode> {
-    let store = open(&a.store)?;
-    let (id, doc) = load(&store, &a.id)?;
+    let mut store = open(&a.store)?;
+    let (id, doc) = load(&mut store, &a.id)?;
     crate::output::stdout(format!("#{id} ({})\n", doc.kind()).as_bytes())?;
     crate::output::stdout(&render::render(&doc, Format::Normal)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn export(a: ExportArgs) -> Result<ExitCode> {
-    let store = open(&a.store)?;
-    let (_, doc) = load(&store, &a.id)?;
+    let mut store = open(&a.store)?;
+    let (_, doc) = load(&mut store, &a.id)?;
     let name = match a.format.as_str() {
         "volbench-json" => "json",
         f => f,
@@ -274,7 +276,7 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
 
 pub fn delete(a: ShowArgs) -> Result<ExitCode> {
     let mut store = open(&a.store)?;
-    let id = resolve(&store, &a.id)?;
+    let id = resolve(&mut store, &a.id)?;
     if !store.delete(id)? {
         return Err(usage(format!(
             "no stored result #{id}: see volbench history"

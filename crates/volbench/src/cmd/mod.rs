@@ -23,6 +23,8 @@ pub mod repeat;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod serve;
+pub mod storecmd;
 pub mod suite;
 pub mod sweep;
 pub mod trace;

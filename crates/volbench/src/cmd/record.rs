@@ -1,19 +1,42 @@
 //! Saving results to the history store, once or point by point.
+//!
+//! A result is never lost to its store: a SQLite store that cannot be written is a warning
+//! (the result is on screen or in the output file); a PostgreSQL store that cannot be reached
+//! or refuses is retried, then the result is kept in the local SQLite store marked pending,
+//! in one line that says why and that `volbench store push` sends it later.
 
 use crate::cli::StoreArgs;
 use report::Document;
-use std::path::PathBuf;
-use store::Store;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use store::{Location, Store, StoreError};
 
-/// Records one document (and, for sweeps, its updates) unless `--no-store`. A store that
-/// cannot be written never fails the run: the results are already on screen or in the output
-/// file, so the problem is reported as a warning, once.
+/// Set when the named store was set up wrongly (a wrong password, no rights, a newer schema,
+/// no server): the command still shows and keeps its result, then exits with code 2.
+pub static STORE_MISCONFIGURED: AtomicBool = AtomicBool::new(false);
+
+/// How often a write to a PostgreSQL store is tried before the result is kept locally, and
+/// the pause between tries (a restarting server or a network blip).
+const TRIES: u32 = 3;
+const PAUSE: Duration = Duration::from_secs(1);
+
+/// Where the result is being written.
+enum Dest {
+    /// The store it was asked for.
+    Asked(Location),
+    /// The local SQLite store, the result waiting for the PostgreSQL store named here.
+    Fallback(std::path::PathBuf, String),
+}
+
+/// Records one document (and, for sweeps, its updates) unless `--no-store`.
 ///
-/// The store is opened for each write and closed after it: its connection holds an exclusive
-/// lock (see `Store::open`), and a sweep of an hour must not keep `history` out for that hour.
+/// The store is opened for each write and closed after it: a SQLite connection holds an
+/// exclusive lock (see `store::sqlite`), and a sweep of an hour must not keep `history` out.
 pub struct Recorder {
-    path: Option<PathBuf>,
+    dest: Option<Dest>,
     id: Option<i64>,
+    /// The result's identity in every store it reaches (the fallback and, later, the push).
+    uid: String,
     label: Option<String>,
     tags: Vec<String>,
     quiet: bool,
@@ -22,50 +45,104 @@ pub struct Recorder {
 impl Recorder {
     pub fn new(a: &StoreArgs, quiet: bool) -> Recorder {
         // Under MPI only rank 0 stores: the merged report is one entry.
-        let path = if a.no_store || !scaleout::world::is_root() {
+        let dest = if a.no_store || !scaleout::world::is_root() {
             None
         } else {
-            let path = a.store.clone().unwrap_or_else(Store::default_path);
-            // Opened once now so a store that cannot be used is said before the run.
-            match Store::open(&path) {
-                Ok(_) => Some(path),
-                Err(e) => {
-                    eprintln!("warning: results will not be stored: {e}");
-                    None
-                }
-            }
+            let at = Location::of(&a.store.clone().unwrap_or_else(Store::default_path));
+            Some(Dest::Asked(at))
         };
-        Recorder {
-            path,
+        let mut r = Recorder {
+            dest,
             id: None,
+            uid: store::new_uid(),
             label: a.label.clone(),
             tags: a.tags.clone(),
             quiet,
+        };
+        // Opened once now, so a store that cannot be used is said before a long sweep.
+        if let Some(Dest::Asked(at)) = &r.dest {
+            if let Err(e) = Store::open_at(at) {
+                r.failed(e, true);
+            }
         }
+        r
     }
 
     /// Inserts the document the first time, replaces it after that.
     pub fn record(&mut self, d: &Document) {
-        let Some(path) = self.path.as_ref() else {
-            return;
+        let Some(dest) = &self.dest else { return };
+        let at = match dest {
+            Dest::Asked(at) => at.clone(),
+            Dest::Fallback(p, _) => Location::File(p.clone()),
         };
-        let r = Store::open(path).and_then(|mut store| match self.id {
-            None => store
-                .insert(d, self.label.as_deref(), &self.tags)
-                .map(|id| self.id = Some(id)),
+        let remote = matches!(at, Location::Postgres(_));
+        let mut tries = 0;
+        let result = loop {
+            tries += 1;
+            match self.write(&at, d) {
+                Err(e) if remote && e.is_connection() && tries < TRIES => std::thread::sleep(PAUSE),
+                r => break r,
+            }
+        };
+        if let Err(e) = result {
+            self.failed(e, false);
+            if let Some(Dest::Fallback(..)) = self.dest {
+                self.record(d);
+            }
+        }
+    }
+
+    fn write(&mut self, at: &Location, d: &Document) -> store::Result<()> {
+        let mut store = Store::open_at(at)?;
+        match self.id {
+            None => {
+                let id = store.insert_uid(d, self.label.as_deref(), &self.tags, &self.uid)?;
+                self.id = Some(id);
+                if let Some(Dest::Fallback(_, url)) = &self.dest {
+                    store.set_pending(id, Some(url))?;
+                }
+                Ok(())
+            }
             Some(id) => store.update(id, d),
-        });
-        if let Err(e) = r {
-            eprintln!("warning: could not store the result: {e}");
-            self.path = None;
-            self.id = None;
+        }
+    }
+
+    /// A store that failed: a PostgreSQL store's result goes to the local store (said once);
+    /// a local store's failure leaves the result unstored (said once). A PostgreSQL store
+    /// unusable from the `start` is the user's to fix (exit code 2); one lost later is not.
+    fn failed(&mut self, e: StoreError, start: bool) {
+        match self.dest.take() {
+            Some(Dest::Asked(Location::Postgres(url))) => {
+                if start && e.is_setup() {
+                    STORE_MISCONFIGURED.store(true, Ordering::SeqCst);
+                }
+                let shown = store::location::masked(&url);
+                let local = Store::local_path();
+                eprintln!(
+                    "warning: {e}; the result is kept in {} and sent later by `volbench store push`",
+                    local.display()
+                );
+                self.id = None;
+                self.dest = Some(Dest::Fallback(local, shown));
+            }
+            _ => {
+                eprintln!("warning: results will not be stored: {e}");
+                self.id = None;
+            }
         }
     }
 
     /// Says where the result went, once it is final.
     pub fn announce(&self) {
-        if let (Some(id), Some(p), false) = (self.id, &self.path, self.quiet) {
-            eprintln!("saved as #{id} in {} (volbench show {id})", p.display());
+        let (Some(id), Some(dest), false) = (self.id, &self.dest, self.quiet) else {
+            return;
+        };
+        match dest {
+            Dest::Asked(at) => eprintln!("saved as #{id} in {} (volbench show {id})", at.shown()),
+            Dest::Fallback(p, url) => eprintln!(
+                "saved as #{id} in {}, pending for {url} (volbench store push)",
+                p.display()
+            ),
         }
     }
 }

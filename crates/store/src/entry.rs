@@ -1,0 +1,219 @@
+//! What an entry is in either backend: the packed report, the columns listed beside it, the
+//! rows `history` prints and the filters it takes.
+
+use crate::{Result, StoreError};
+use serde::Serialize;
+
+/// What one entry holds: a run, or a suite or sweep.
+pub use report::Document as Entry;
+
+/// A stored report is zlib-compressed JSON: a sweep's reports hold each point's latency
+/// histograms three times over (job, group, reporting group), which compress about tenfold.
+/// Entries from older versions are plain JSON text and read as they are.
+pub(crate) fn pack(e: &Entry) -> Vec<u8> {
+    use std::io::Write;
+    let json = serde_json::to_vec(e).expect("reports serialize");
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(&json).expect("writing to memory");
+    z.finish().expect("writing to memory")
+}
+
+/// The largest report an entry unpacks to: far above any real one (a 64-job, 100-point
+/// sweep is a few tens of MB), and a bound on what a damaged or hostile store can make us
+/// allocate.
+const MAX_REPORT: u64 = 1 << 30;
+
+/// A report as a backend hands it back.
+pub(crate) enum Stored {
+    /// Old SQLite entries: plain JSON text.
+    Text(String),
+    Packed(Vec<u8>),
+    /// Anything else a damaged file holds (its SQLite type's name).
+    Other(&'static str),
+}
+
+pub(crate) fn unpack(id: i64, stored: Stored) -> Result<Entry> {
+    use std::io::Read;
+    let json = match stored {
+        Stored::Text(t) => t.into_bytes(),
+        Stored::Packed(b) => {
+            let mut out = Vec::new();
+            flate2::read::ZlibDecoder::new(&b[..])
+                .take(MAX_REPORT + 1)
+                .read_to_end(&mut out)
+                .map_err(|e| StoreError::Unpack(id, e.to_string()))?;
+            if out.len() as u64 > MAX_REPORT {
+                return Err(StoreError::Unpack(id, "larger than 1 GiB".into()));
+            }
+            out
+        }
+        Stored::Other(t) => return Err(StoreError::Unpack(id, format!("a {t} value"))),
+    };
+    serde_json::from_slice(&json).map_err(|e| StoreError::Corrupt(id, e))
+}
+
+/// A fresh entry id that is unique across hosts and stores: 128 random bits, in hex.
+pub fn new_uid() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// One line of `volbench history`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    pub id: i64,
+    /// The entry's identity across stores (a copy keeps it).
+    pub uid: String,
+    pub kind: String,
+    pub started_at: String,
+    pub label: Option<String>,
+    pub suite: Option<String>,
+    pub target: String,
+    pub hostname: String,
+    /// The instance type or machine model from DMI ("m5.large", "Standard PC (Q35 ...)").
+    pub machine: String,
+    pub kernel: String,
+    pub status: String,
+    /// Total IOPS and bandwidth of a run with one reporting group (empty for suites, sweeps and
+    /// runs of several stonewalled groups, whose sum over different workloads means nothing).
+    pub iops: Option<f64>,
+    pub bw_bytes: Option<f64>,
+    pub points: i64,
+    /// What the entry is ("randread 4k QD32", "2 groups: ...", "sweep of numjobs").
+    pub what: String,
+    pub tags: Vec<String>,
+}
+
+/// Which rows `list` returns; empty fields match everything.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub label: Option<String>,
+    pub target: Option<String>,
+    pub suite: Option<String>,
+    pub kind: Option<String>,
+    /// RFC 3339 prefix bounds, e.g. "2026-11-01".
+    pub since: Option<String>,
+    pub until: Option<String>,
+    /// The host name, exactly.
+    pub host: Option<String>,
+    /// A substring of the machine (instance type or model).
+    pub machine: Option<String>,
+}
+
+impl Filter {
+    /// The filter as SQL conditions with numbered parameters (`?N` in SQLite, `$N` in
+    /// PostgreSQL: `mark` makes one), and their values in order.
+    pub(crate) fn sql(&self, mark: fn(usize) -> String) -> (String, Vec<String>) {
+        let mut sql = String::new();
+        let mut args: Vec<String> = Vec::new();
+        let mut cond = |clause: &str, v: &Option<String>| {
+            if let Some(v) = v {
+                args.push(v.clone());
+                sql.push_str(&clause.replace('?', &mark(args.len())));
+            }
+        };
+        cond(" AND label = ?", &self.label);
+        cond(" AND target LIKE '%' || ? || '%'", &self.target);
+        cond(" AND suite = ?", &self.suite);
+        cond(" AND kind = ?", &self.kind);
+        cond(" AND started_at >= ?", &self.since);
+        cond(" AND started_at < ?", &self.until);
+        cond(" AND hostname = ?", &self.host);
+        cond(" AND machine LIKE '%' || ? || '%'", &self.machine);
+        (sql, args)
+    }
+}
+
+/// The columns listed beside a report, taken from it.
+#[derive(Clone, Debug, Default)]
+pub struct Columns {
+    pub kind: String,
+    pub started_at: String,
+    pub suite: Option<String>,
+    pub target: String,
+    pub hostname: String,
+    pub machine: String,
+    pub kernel: String,
+    pub status: String,
+    pub iops: Option<f64>,
+    pub bw_bytes: Option<f64>,
+    pub points: i64,
+    pub what: String,
+}
+
+/// The machine as history shows it: the cloud's instance type where DMI names one, else the
+/// vendor's product name ("Standard PC (Q35 + ICH9, 2009)").
+fn machine_name(m: &report::machine::Machine) -> String {
+    match (&m.provider, &m.instance_type) {
+        (Some(p), Some(t)) => format!("{p} {t}"),
+        _ => m.dmi.product_name.clone(),
+    }
+}
+
+impl Columns {
+    pub fn of(e: &Entry) -> Columns {
+        let env = e.environment();
+        let target = env
+            .map(|env| {
+                let t: Vec<&str> = env.targets.iter().map(|t| t.path.as_str()).collect();
+                t.join(",")
+            })
+            .unwrap_or_default();
+        let mut c = Columns {
+            kind: e.kind().to_string(),
+            started_at: e.started_at().to_string(),
+            suite: e.suite_name().map(String::from),
+            target,
+            hostname: env.map(|env| env.hostname.clone()).unwrap_or_default(),
+            machine: env
+                .and_then(|env| env.machine.as_ref())
+                .map(machine_name)
+                .unwrap_or_default(),
+            kernel: env.map(|env| env.kernel.clone()).unwrap_or_default(),
+            status: serde_json::to_value(e.status())
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default(),
+            what: e.what(),
+            ..Columns::default()
+        };
+        c.points = 1;
+        c.figures(e);
+        c
+    }
+
+    /// The rate columns and point count of each kind of document.
+    fn figures(&mut self, e: &Entry) {
+        match e {
+            Entry::Run(r) if r.groups.len() <= 1 => {
+                self.iops = Some(r.group.total_iops());
+                self.bw_bytes = Some(r.group.total_bw_bytes());
+            }
+            Entry::Run(r) => self.points = r.groups.len() as i64,
+            Entry::Suite(s) => self.points = s.runs.len() as i64,
+            Entry::Fsync(f) => self.points = f.cases.len() as i64,
+            Entry::Compare(c) => self.points = c.inputs.len() as i64,
+            // A db result's targets are its runs' directories (or the server), and its rate
+            // is transactions per second, kept in the rate column (history prints "tps").
+            Entry::Db(d) => {
+                let t: Vec<&str> = d.runs.iter().map(|r| r.target.as_str()).collect();
+                self.target = t.join(",");
+                self.iops = match d.runs.as_slice() {
+                    [one] => Some(one.tps),
+                    _ => None,
+                };
+                self.points = d.runs.len() as i64;
+            }
+            // The tested file (on another machine) and host, and one point per cycle.
+            Entry::Durability(d) => {
+                self.target = d.file.clone();
+                self.hostname = d.tested_host.clone();
+                self.points = d.cycles.len() as i64;
+            }
+            Entry::Infer(i) => {
+                self.iops = i.limits.iops_cap;
+                self.bw_bytes = i.limits.bw_cap_bytes;
+                self.points = i.points.len() as i64;
+            }
+        }
+    }
+}

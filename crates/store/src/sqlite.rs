@@ -1,0 +1,379 @@
+//! The SQLite backend: one file per host.
+//!
+//! Each write is one transaction in WAL mode, so a crash or `kill -9` leaves the previous
+//! state readable; a sweep rewrites its entry after every point, so an interrupted sweep keeps
+//! what it measured. The file's `user_version` is the schema version.
+
+use crate::entry::{Columns, Filter, Row, Stored};
+use crate::{Result, StoreError, SCHEMA_VERSION};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::{Path, PathBuf};
+
+pub struct Sqlite {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// Version 1: the schema of the first volbench (`what` was added to it in place).
+const V1: &str = "
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    label TEXT,
+    suite TEXT,
+    target TEXT NOT NULL,
+    hostname TEXT NOT NULL,
+    status TEXT NOT NULL,
+    iops REAL,
+    bw_bytes REAL,
+    points INTEGER NOT NULL,
+    report TEXT NOT NULL,
+    what TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS tags (
+    entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    tag TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_label ON entries(label);
+CREATE INDEX IF NOT EXISTS tags_entry ON tags(entry);
+";
+
+/// Version 2 (issue 47): each entry's uid (copies and pushes match on it), its host's machine
+/// and kernel (history --machine), and the PostgreSQL store a result waits for.
+const V2: &str = "
+ALTER TABLE entries ADD COLUMN uid TEXT;
+ALTER TABLE entries ADD COLUMN machine TEXT NOT NULL DEFAULT '';
+ALTER TABLE entries ADD COLUMN kernel TEXT NOT NULL DEFAULT '';
+ALTER TABLE entries ADD COLUMN pending TEXT;
+UPDATE entries SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
+CREATE UNIQUE INDEX entries_uid ON entries(uid);
+CREATE INDEX entries_host ON entries(hostname);
+";
+
+/// volbench's own data directory: the only directory volbench creates for a store.
+pub(crate) fn own_dir() -> PathBuf {
+    dirs::data_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("volbench")
+}
+
+fn stored(v: rusqlite::types::Value) -> Stored {
+    use rusqlite::types::Value;
+    match v {
+        Value::Text(t) => Stored::Text(t),
+        Value::Blob(b) => Stored::Packed(b),
+        Value::Null => Stored::Other("NULL"),
+        Value::Integer(_) => Stored::Other("INTEGER"),
+        Value::Real(_) => Stored::Other("REAL"),
+    }
+}
+
+impl Sqlite {
+    /// Opens (creating if needed) the store at `path`. Only volbench's own data directory is
+    /// created when missing; a user-given path whose directory is missing is an error, so a
+    /// typo never makes a directory chain at some unexpected place.
+    pub fn open(path: &Path) -> Result<Sqlite> {
+        // SQLite would open /dev/null and make /dev/null-journal beside it.
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(StoreError::NotFile(path.display().to_string()));
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if !dir.is_dir() {
+                make_own_dir(path, dir)?;
+            }
+        }
+        let err = |source| StoreError::Sqlite {
+            path: path.display().to_string(),
+            source,
+        };
+        let new = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
+        let conn = Connection::open(path).map_err(err)?;
+        // Another volbench holding the store waits us out (up to 5 s), from the first lock on.
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(err)?;
+        // Exclusive locking before WAL keeps the WAL index in memory instead of a mapped
+        // `-shm` file: a full file system then fails a write with SQLITE_FULL (the store is
+        // lost, not the run) rather than a mapping that cannot grow, and a full disk still
+        // lets `history` read. It must come before anything reads the file, which would map
+        // the index of a store already in WAL mode. The lock lasts as long as the
+        // connection, so writers open the store only while they write (volbench's Recorder).
+        conn.pragma_update(None, "locking_mode", "EXCLUSIVE")
+            .map_err(err)?;
+        // Pages a sweep frees as its report is rewritten after each point go back to the
+        // file system. Only a new store can take it (older ones keep their size), and asked
+        // of an existing one it writes, which a full disk refuses even to a reader.
+        if new {
+            conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")
+                .map_err(err)?;
+        }
+        // After auto_vacuum: switching to WAL writes the header, which fixes that setting.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(err)?;
+        let mut s = Sqlite {
+            conn,
+            path: path.to_path_buf(),
+        };
+        s.migrate()?;
+        Ok(s)
+    }
+
+    /// Brings the file to [`SCHEMA_VERSION`]; a file from a newer volbench is left alone.
+    fn migrate(&mut self) -> Result<()> {
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(self.err())?;
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::Newer(self.path.display().to_string(), version));
+        }
+        if version == SCHEMA_VERSION {
+            return Ok(());
+        }
+        let path = self.path.display().to_string();
+        let err = move |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(&err)?;
+        // Version 0 is a new file or one made before versions were kept (version 1's tables,
+        // perhaps without the `what` column, which those versions added in place).
+        if version < 1 {
+            tx.execute_batch(V1).map_err(&err)?;
+            if tx.prepare("SELECT what FROM entries LIMIT 0").is_err() {
+                tx.execute_batch("ALTER TABLE entries ADD COLUMN what TEXT NOT NULL DEFAULT ''")
+                    .map_err(&err)?;
+            }
+        }
+        if version < 2 {
+            tx.execute_batch(V2).map_err(&err)?;
+            backfill_hosts(&tx).map_err(&err)?;
+        }
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .map_err(&err)?;
+        tx.commit().map_err(&err)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        move |source| StoreError::Sqlite {
+            path: self.path.display().to_string(),
+            source,
+        }
+    }
+
+    pub fn insert(
+        &mut self,
+        c: &Columns,
+        report: &[u8],
+        label: Option<&str>,
+        tags: &[String],
+        uid: &str,
+    ) -> Result<i64> {
+        let path = self.path.display().to_string();
+        let err = move |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(&err)?;
+        tx.execute(
+            "INSERT INTO entries (kind, started_at, label, suite, target, hostname, status, iops, bw_bytes, points, report, what, uid, machine, kernel)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            params![c.kind, c.started_at, label, c.suite, c.target, c.hostname, c.status, c.iops, c.bw_bytes, c.points, report, c.what, uid, c.machine, c.kernel],
+        )
+        .map_err(&err)?;
+        let id = tx.last_insert_rowid();
+        for t in tags {
+            tx.execute(
+                "INSERT INTO tags (entry, tag) VALUES (?1, ?2)",
+                params![id, t],
+            )
+            .map_err(&err)?;
+        }
+        tx.commit().map_err(&err)?;
+        Ok(id)
+    }
+
+    pub fn update(&mut self, id: i64, c: &Columns, report: &[u8]) -> Result<()> {
+        self.conn
+            .execute(
+                "UPDATE entries SET status = ?2, target = ?3, hostname = ?4, iops = ?5, bw_bytes = ?6, points = ?7, report = ?8, what = ?9, machine = ?10, kernel = ?11 WHERE id = ?1",
+                params![id, c.status, c.target, c.hostname, c.iops, c.bw_bytes, c.points, report, c.what, c.machine, c.kernel],
+            )
+            .map_err(self.err())?;
+        self.give_back_free_pages()
+    }
+
+    pub fn list(&self, f: &Filter) -> Result<Vec<Row>> {
+        let (cond, args) = f.sql(|n| format!("?{n}"));
+        let sql = format!(
+            "SELECT id, uid, kind, started_at, label, suite, target, hostname, machine, kernel, status, iops, bw_bytes, points, what FROM entries WHERE 1=1{cond} ORDER BY id"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(self.err())?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                Ok(Row {
+                    id: r.get(0)?,
+                    uid: r.get(1)?,
+                    kind: r.get(2)?,
+                    started_at: r.get(3)?,
+                    label: r.get(4)?,
+                    suite: r.get(5)?,
+                    target: r.get(6)?,
+                    hostname: r.get(7)?,
+                    machine: r.get(8)?,
+                    kernel: r.get(9)?,
+                    status: r.get(10)?,
+                    iops: r.get(11)?,
+                    bw_bytes: r.get(12)?,
+                    points: r.get(13)?,
+                    what: r.get(14)?,
+                    tags: Vec::new(),
+                })
+            })
+            .map_err(self.err())?;
+        let mut out = Vec::new();
+        for row in rows {
+            let mut row = row.map_err(self.err())?;
+            row.tags = self.tags(row.id)?;
+            out.push(row);
+        }
+        Ok(out)
+    }
+
+    fn tags(&self, id: i64) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT tag FROM tags WHERE entry = ?1 ORDER BY rowid")
+            .map_err(self.err())?;
+        let tags = stmt
+            .query_map([id], |r| r.get(0))
+            .map_err(self.err())?
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(self.err())?;
+        Ok(tags)
+    }
+
+    pub(crate) fn get(&self, id: i64) -> Result<Option<Stored>> {
+        let v: Option<rusqlite::types::Value> = self
+            .conn
+            .query_row("SELECT report FROM entries WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(self.err())?;
+        Ok(v.map(stored))
+    }
+
+    pub fn find_uid(&self, uid: &str) -> Result<Option<i64>> {
+        self.conn
+            .query_row("SELECT id FROM entries WHERE uid = ?1", [uid], |r| r.get(0))
+            .optional()
+            .map_err(self.err())
+    }
+
+    pub fn find_label(&self, label: &str) -> Result<Vec<i64>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id FROM entries WHERE label = ?1 ORDER BY id DESC")
+            .map_err(self.err())?;
+        let ids = st
+            .query_map([label], |r| r.get(0))
+            .map_err(self.err())?
+            .collect::<std::result::Result<Vec<i64>, _>>()
+            .map_err(self.err())?;
+        Ok(ids)
+    }
+
+    pub fn delete(&mut self, id: i64) -> Result<bool> {
+        let n = self
+            .conn
+            .execute("DELETE FROM entries WHERE id = ?1", [id])
+            .map_err(self.err())?;
+        self.give_back_free_pages()?;
+        Ok(n > 0)
+    }
+
+    pub fn set_pending(&mut self, id: i64, dest: Option<&str>) -> Result<()> {
+        self.conn
+            .execute(
+                "UPDATE entries SET pending = ?2 WHERE id = ?1",
+                params![id, dest],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    pub fn pending(&self) -> Result<Vec<(i64, String)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id, pending FROM entries WHERE pending IS NOT NULL ORDER BY id")
+            .map_err(self.err())?;
+        let v = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(self.err())?
+            .collect::<std::result::Result<Vec<(i64, String)>, _>>()
+            .map_err(self.err())?;
+        Ok(v)
+    }
+
+    fn give_back_free_pages(&self) -> Result<()> {
+        // The pragma frees one page per step: it must be stepped to its end.
+        let mut st = self
+            .conn
+            .prepare("PRAGMA incremental_vacuum")
+            .map_err(self.err())?;
+        let mut rows = st.query([]).map_err(self.err())?;
+        while rows.next().map_err(self.err())?.is_some() {}
+        Ok(())
+    }
+
+    pub fn integrity_check(&self) -> Result<String> {
+        self.conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .map_err(self.err())
+    }
+}
+
+/// Creates volbench's own data directory (private: it holds the results and the witness's
+/// journal); any other missing directory is the user's typo, and an error.
+fn make_own_dir(path: &Path, dir: &Path) -> Result<()> {
+    if dir != own_dir() {
+        return Err(StoreError::NoParent(
+            path.display().to_string(),
+            dir.display().to_string(),
+        ));
+    }
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir)
+        .and_then(|_| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)))
+        .map_err(|e| StoreError::Dir(dir.display().to_string(), e))
+}
+
+/// Version 2's host columns for the entries an older volbench stored, from their reports.
+/// A report that no longer reads keeps empty columns (it is reported when it is opened).
+fn backfill_hosts(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
+    let ids: Vec<i64> = tx
+        .prepare("SELECT id FROM entries")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for id in ids {
+        let v: rusqlite::types::Value =
+            tx.query_row("SELECT report FROM entries WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })?;
+        if let Ok(e) = crate::entry::unpack(id, stored(v)) {
+            let c = Columns::of(&e);
+            tx.execute(
+                "UPDATE entries SET machine = ?2, kernel = ?3 WHERE id = ?1",
+                params![id, c.machine, c.kernel],
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,67 @@
+//! Moving entries between stores: `store copy` (any store to any other) and `store push` (the
+//! local results a PostgreSQL store could not take when they were measured). Entries are
+//! matched by uid, so either can run twice and nothing is doubled.
+
+use crate::{Location, Result, Row, Store};
+
+/// What a copy or push did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Moved {
+    /// Entries the destination did not have.
+    pub added: usize,
+    /// Entries it had, whose report was replaced (a push of a sweep it got only part of).
+    pub replaced: usize,
+    /// Entries it had already (a copy leaves them as they are).
+    pub present: usize,
+}
+
+/// Copies one entry; `replace` overwrites the destination's entry of the same uid.
+fn one(from: &mut Store, row: &Row, to: &mut Store, replace: bool, m: &mut Moved) -> Result<()> {
+    let Some(doc) = from.get(row.id)? else {
+        return Ok(()); // deleted meanwhile
+    };
+    match to.find_uid(&row.uid)? {
+        Some(id) if replace => {
+            to.update(id, &doc)?;
+            m.replaced += 1;
+        }
+        Some(_) => m.present += 1,
+        None => {
+            to.insert_uid(&doc, row.label.as_deref(), &row.tags, &row.uid)?;
+            m.added += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Every entry of `from` that `to` does not have, in `from`'s order.
+pub fn copy(from: &mut Store, to: &mut Store) -> Result<Moved> {
+    let mut m = Moved::default();
+    for row in from.list(&Default::default())? {
+        one(from, &row, to, false, &mut m)?;
+    }
+    Ok(m)
+}
+
+/// Sends the local store's pending entries to the store each waits for (or to `to`), and
+/// clears their mark once sent. Stops at the first store that still cannot take them.
+pub fn push(local: &mut Store, to: Option<&Location>) -> Result<Moved> {
+    let mut m = Moved::default();
+    let pending = local.pending()?;
+    let rows = local.list(&Default::default())?;
+    let mut open: Option<(String, Store)> = None;
+    for (id, dest) in pending {
+        let Some(row) = rows.iter().find(|r| r.id == id) else {
+            continue;
+        };
+        let want = to.map_or(dest.clone(), Location::shown);
+        if open.as_ref().is_none_or(|(d, _)| *d != want) {
+            let loc = to.cloned().unwrap_or(Location::Postgres(dest.clone()));
+            open = Some((want, Store::open_at(&loc)?));
+        }
+        let (_, store) = open.as_mut().expect("opened above");
+        one(local, row, store, true, &mut m)?;
+        local.set_pending(id, None)?;
+    }
+    Ok(m)
+}

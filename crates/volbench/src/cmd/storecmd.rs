@@ -1,0 +1,61 @@
+//! `volbench store copy` and `volbench store push`: moving results between stores.
+
+use crate::cli::{StoreCopyArgs, StorePushArgs};
+use anyhow::Result;
+use std::process::ExitCode;
+use store::{Location, Store};
+
+fn said(m: &store::transfer::Moved, to: &str) -> String {
+    let mut s = format!("{} added to {to}", m.added);
+    if m.replaced > 0 {
+        s += &format!(", {} replaced by the complete result", m.replaced);
+    }
+    if m.present > 0 {
+        s += &format!(", {} already there", m.present);
+    }
+    s
+}
+
+pub fn copy(a: StoreCopyArgs) -> Result<ExitCode> {
+    let (from, to) = (Location::of(&a.from), Location::of(&a.to));
+    if from == to {
+        return Err(super::usage(
+            "--from and --to are the same store: name two stores",
+        ));
+    }
+    // The source must exist: opening a missing SQLite path would make an empty store.
+    if let Location::File(p) = &from {
+        if !p.is_file() {
+            return Err(super::usage(format!(
+                "--from {}: no such store file: give the path of a results.db",
+                p.display()
+            )));
+        }
+    }
+    let mut src = Store::open_at(&from)?;
+    let mut dst = Store::open_at(&to)?;
+    let m = store::transfer::copy(&mut src, &mut dst)?;
+    println!("{}", said(&m, &to.shown()));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn push(a: StorePushArgs) -> Result<ExitCode> {
+    let local = a.local.unwrap_or_else(Store::local_path);
+    if !local.is_file() {
+        println!("nothing to push: {} does not exist", local.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let to = a.to.as_deref().map(Location::of);
+    let mut src = Store::open_at(&Location::File(local.clone()))?;
+    if src.pending()?.is_empty() {
+        println!(
+            "nothing to push: no result in {} is pending",
+            local.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let m = store::transfer::push(&mut src, to.as_ref())?;
+    let dest = to.map_or("their store".to_string(), |t| t.shown());
+    println!("{}", said(&m, &dest));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,483 @@
+//! The team store (issue 47): results in a throwaway PostgreSQL server, the same documents and
+//! queries as the SQLite store, copies both ways, schema versions, libpq's ways of giving a
+//! password and TLS, the misconfigurations that must fail in one line, a server that goes away
+//! mid-sweep, and twelve hosts (network namespaces) storing at once.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command as Std;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// A throwaway cluster's directories are named by process id: one at a time per test binary.
+static CLUSTER: Mutex<()> = Mutex::new(());
+
+fn have_postgres() -> bool {
+    if db::pg::bindir().is_ok() {
+        return true;
+    }
+    common::cannot_run("needs PostgreSQL's server (apt-get install postgresql)");
+    false
+}
+
+/// A directory the postgres user can reach (tempdir makes 0700 ones).
+fn open_dir() -> tempfile::TempDir {
+    let d = tmpdir();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    d
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// SQL as the cluster's superuser, over its socket.
+fn sql(c: &db::pg::Cluster, db: &str, q: &str) {
+    let mut client = postgres::Client::connect(
+        &format!("{} dbname={db}", c.url().replace(" dbname=postgres", "")),
+        postgres::NoTls,
+    )
+    .unwrap();
+    client.batch_execute(q).unwrap();
+}
+
+fn vb(store: &str) -> assert_cmd::Command {
+    let mut c = volbench();
+    c.env("VOLBENCH_STORE", store);
+    c
+}
+
+fn null_run(store: &str, label: &str, extra: &[&str]) -> std::process::Output {
+    vb(store)
+        .args([
+            "run",
+            "--ioengine=null",
+            "--runtime=200ms",
+            "-q",
+            "--label",
+            label,
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn history(store: &str, extra: &[&str]) -> Value {
+    ok_json(
+        vb(store)
+            .args(["history", "--output-format", "json"])
+            .args(extra),
+    )
+}
+
+/// The SQLite store and the PostgreSQL store hold the same entries after a copy: the same
+/// rows (ids, uids, host columns), the same exported documents, the same comparison; a second
+/// copy adds nothing; and a copy back into a new SQLite file is the same again.
+#[test]
+fn postgres_keeps_what_sqlite_keeps_and_copies_are_idempotent() {
+    if !have_postgres() {
+        return;
+    }
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    let d = open_dir();
+    let c = db::pg::Cluster::start(d.path()).unwrap();
+    let pg = c.url();
+    let lite = d.path().join("mine.db").display().to_string();
+    for (label, rw) in [("x", "randread"), ("y", "randwrite")] {
+        let out = null_run(&lite, label, &[&format!("--rw={rw}"), "--tag", "team"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    ok_stdout(vb(&lite).args([
+        "sweep",
+        "--ioengine=null",
+        "--runtime=200ms",
+        "--numjobs=1,2",
+        "-q",
+    ]));
+    let copy = |from: &str, to: &str| {
+        ok_stdout(volbench().args(["store", "copy", "--from", from, "--to", to]))
+    };
+    assert!(
+        copy(&lite, &pg).starts_with("3 added"),
+        "{}",
+        copy(&lite, &pg)
+    );
+    let again = copy(&lite, &pg);
+    assert!(
+        again.starts_with("0 added") && again.contains("3 already there"),
+        "{again}"
+    );
+    let (a, b) = (history(&lite, &[]), history(&pg, &[]));
+    assert_eq!(a, b, "the two stores list different rows");
+    assert_eq!(a.as_array().unwrap().len(), 3);
+    assert_eq!(a[0]["tags"][0], "team");
+    assert!(!a[0]["kernel"].as_str().unwrap().is_empty(), "{a}");
+    for id in ["1", "2", "3"] {
+        let e = |s: &str| ok_stdout(vb(s).args(["export", id, "--output-format", "json"]));
+        assert_eq!(e(&lite), e(&pg), "entry {id} differs");
+    }
+    let cmp = |s: &str| ok_stdout(vb(s).args(["compare", "x", "y"]));
+    assert_eq!(cmp(&lite), cmp(&pg));
+    // Stored straight into PostgreSQL: found by host, shown, deleted.
+    let out = null_run(&pg, "z", &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let host = a[0]["hostname"].as_str().unwrap().to_string();
+    assert_eq!(
+        history(&pg, &["--host", &host]).as_array().unwrap().len(),
+        4
+    );
+    assert_eq!(
+        history(&pg, &["--host", "no-such-host"])
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    assert!(ok_stdout(vb(&pg).args(["show", "z"])).contains("#4"));
+    ok_stdout(vb(&pg).args(["delete", "4"]));
+    assert_eq!(history(&pg, &[]).as_array().unwrap().len(), 3);
+    let back = d.path().join("back.db").display().to_string();
+    assert!(copy(&pg, &back).starts_with("3 added"));
+    assert_eq!(history(&back, &[]), a);
+}
+
+/// A database a first volbench left at schema version 1 is migrated (its entries keep their
+/// ids and get their host columns from their reports); one from a newer volbench is refused
+/// in one line, exit 2, in both backends.
+#[test]
+fn schemas_migrate_forward_and_a_newer_one_is_refused() {
+    if !have_postgres() {
+        return;
+    }
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    let d = open_dir();
+    let c = db::pg::Cluster::start(d.path()).unwrap();
+    sql(&c, "postgres", "CREATE DATABASE old");
+    sql(&c, "old", store::PG_MIGRATIONS[0]);
+    // A version-1 entry, as that volbench stored it: the document, zlib-compressed.
+    let lite = d.path().join("src.db").display().to_string();
+    assert!(null_run(&lite, "v1", &[]).status.success());
+    let doc = ok_stdout(vb(&lite).args(["export", "1", "--output-format", "json"]));
+    let packed = {
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(doc.as_bytes()).unwrap();
+        z.finish().unwrap()
+    };
+    let url = c.url().replace("dbname=postgres", "dbname=old");
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    client
+        .execute(
+            "INSERT INTO volbench_entries (uid, kind, started_at, label, target, hostname, status, points, report, what) VALUES ('u1', 'run', '2026-01-01T00:00:00Z', 'v1', 't', 'h', 'complete', 1, $1, 'w')",
+            &[&packed],
+        )
+        .unwrap();
+    let rows = history(&url, &[]);
+    assert_eq!(rows[0]["id"], 1);
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    assert_eq!(rows[0]["kernel"], kernel.trim(), "{rows}");
+    let v: i32 = client
+        .query_one("SELECT version FROM volbench_schema", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(v as i64, store::SCHEMA_VERSION);
+    // From a newer volbench: refused, nothing written.
+    client
+        .execute("UPDATE volbench_schema SET version = 99", &[])
+        .unwrap();
+    let out = vb(&url).args(["history"]).output().unwrap();
+    let err = fails_saying(&out, 2, "made by a newer volbench");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let lite_conn = rusqlite::Connection::open(&lite).unwrap();
+    lite_conn.pragma_update(None, "user_version", 99).unwrap();
+    drop(lite_conn);
+    let out = vb(&lite).args(["history"]).output().unwrap();
+    fails_saying(&out, 2, "schema version 99");
+}
+
+/// A server that only takes passwords over TCP, with a role that may log in but not create
+/// tables, and a database owned by another.
+fn password_server(d: &Path) -> (db::pg::Cluster, u16) {
+    let port = free_port();
+    let c = db::pg::Cluster::start_with(
+        d,
+        &db::pg::Serving {
+            listen: Some("127.0.0.1".into()),
+            port: Some(port),
+            hba: vec!["host all all 127.0.0.1/32 scram-sha-256".into()],
+            tls: None,
+        },
+    )
+    .unwrap();
+    sql(
+        &c,
+        "postgres",
+        "CREATE ROLE team LOGIN PASSWORD 'teampw'; CREATE ROLE guest LOGIN PASSWORD 'guestpw'",
+    );
+    sql(&c, "postgres", "CREATE DATABASE teamdb OWNER team");
+    sql(&c, "teamdb", "REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+    (c, port)
+}
+
+/// Unreachable, a wrong password, no rights to create the schema: one line naming the cause
+/// and the fix, exit 2, for `history` and for a run, whose result is still printed and kept
+/// in the local store, pending, until `store push` sends it. A password from PGPASSWORD or a
+/// private ~/.pgpass is taken; a ~/.pgpass others can read is not, as libpq does.
+#[test]
+fn a_misconfigured_team_store_fails_in_one_line_and_the_run_is_kept() {
+    if !have_postgres() {
+        return;
+    }
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    let d = open_dir();
+    let (_c, port) = password_server(d.path());
+    let at = |who: &str| format!("postgresql://{who}@127.0.0.1:{port}/teamdb");
+    let closed = format!("postgresql://team:teampw@127.0.0.1:{}/teamdb", free_port());
+    for (url, want) in [
+        (closed.as_str(), "cannot connect"),
+        (
+            &at("team:wrong"),
+            "password authentication failed for user team",
+        ),
+        (
+            &at("guest:guestpw"),
+            "GRANT CREATE ON SCHEMA public TO guest",
+        ),
+    ] {
+        let out = vb(url).args(["history"]).output().unwrap();
+        let err = fails_saying(&out, 2, want);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            !err.contains("teampw") && !err.contains(":wrong@"),
+            "a password shown: {err}"
+        );
+    }
+    // A run on a wrong password: shown, exit 2, kept locally and pushed later.
+    let local = d.path().join("local.db");
+    let out = vb(&at("team:wrong"))
+        .env("VOLBENCH_LOCAL_STORE", &local)
+        .args([
+            "run",
+            "--ioengine=null",
+            "--runtime=200ms",
+            "--label",
+            "kept",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("IOPS"));
+    assert_eq!(
+        err.matches("password authentication failed").count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("volbench store push"), "{err}");
+    let push = |to: &str| {
+        ok_stdout(
+            volbench()
+                .args(["store", "push", "--local"])
+                .arg(&local)
+                .args(["--to", to]),
+        )
+    };
+    assert!(push(&at("team:teampw")).starts_with("1 added"));
+    assert!(push(&at("team:teampw")).starts_with("nothing to push"));
+    assert_eq!(
+        history(&at("team:teampw"), &["--label", "kept"])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // The password from the environment, then from a private password file.
+    let rows = ok_json(vb(&at("team")).env("PGPASSWORD", "teampw").args([
+        "history",
+        "--output-format",
+        "json",
+    ]));
+    assert_eq!(rows.as_array().unwrap().len(), 1);
+    let home = tmpdir();
+    let pass = home.path().join(".pgpass");
+    std::fs::write(&pass, format!("127.0.0.1:{port}:teamdb:team:teampw\n")).unwrap();
+    std::fs::set_permissions(&pass, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let with_home = || {
+        vb(&at("team"))
+            .env("HOME", home.path())
+            .env_remove("PGPASSWORD")
+            .args(["history"])
+            .output()
+            .unwrap()
+    };
+    let out = with_home();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::set_permissions(&pass, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = with_home();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("chmod 0600"), "{err}");
+}
+
+/// TLS where the server asks for it: a server that takes only TLS connections is reached with
+/// `sslmode=require` and with `verify-full` against its certificate; `disable` is turned away,
+/// and `verify-full` under a name the certificate does not hold fails.
+#[test]
+fn tls_is_used_as_sslmode_asks() {
+    if !have_postgres() {
+        return;
+    }
+    require_tool!("openssl");
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    let d = open_dir();
+    let (crt, key) = (d.path().join("server.crt"), d.path().join("server.key"));
+    let st = Std::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-keyout",
+        ])
+        .arg(&key)
+        .arg("-out")
+        .arg(&crt)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let port = free_port();
+    let _c = db::pg::Cluster::start_with(
+        d.path(),
+        &db::pg::Serving {
+            listen: Some("127.0.0.1".into()),
+            port: Some(port),
+            hba: vec![
+                "hostnossl all all 127.0.0.1/32 reject".into(),
+                "hostssl all all 127.0.0.1/32 trust".into(),
+            ],
+            tls: Some((crt.clone(), key)),
+        },
+    )
+    .unwrap();
+    let user = if is_root() { "postgres" } else { "root" };
+    let url = |host: &str, mode: &str| {
+        format!(
+            "postgresql://{user}@{host}:{port}/postgres?sslmode={mode}&sslrootcert={}",
+            crt.display()
+        )
+    };
+    for good in [
+        url("127.0.0.1", "require"),
+        url("localhost", "verify-full"),
+        url("127.0.0.1", "verify-ca"),
+    ] {
+        let out = vb(&good).args(["history"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{good}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = vb(&url("127.0.0.1", "disable"))
+        .args(["history"])
+        .output()
+        .unwrap();
+    let err = fails_saying(&out, 2, "pg_hba.conf");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let out = vb(&url("127.0.0.1", "verify-full"))
+        .args(["history"])
+        .output()
+        .unwrap();
+    let err = fails_saying(&out, 2, "certificate");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// The server goes away while a sweep is being stored point by point: the sweep still ends,
+/// says in one line where its result went, and exits 0 (the store was fine when it started);
+/// once the server is back, `store push` replaces the partial entry with the whole sweep.
+#[test]
+fn a_store_lost_mid_sweep_keeps_the_sweep_locally_until_pushed() {
+    if !have_postgres() {
+        return;
+    }
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    let d = open_dir();
+    let c = db::pg::Cluster::start(d.path()).unwrap();
+    let pg = c.url();
+    let local = d.path().join("local.db");
+    let child = Std::new(env!("CARGO_BIN_EXE_volbench"))
+        .env("VOLBENCH_STORE", &pg)
+        .env("VOLBENCH_LOCAL_STORE", &local)
+        .args([
+            "sweep",
+            "--ioengine=null",
+            "--runtime=1s",
+            "--numjobs=1,2,3,4",
+            "-q",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first point is stored after about a second: then the server goes.
+    let t0 = Instant::now();
+    let mut client = postgres::Client::connect(&pg, postgres::NoTls).unwrap();
+    loop {
+        let n: i64 = client
+            .query_opt("SELECT count(*) FROM volbench_entries", &[])
+            .ok()
+            .flatten()
+            .map_or(0, |r| r.get(0));
+        if n == 1 {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the sweep stored nothing"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(client);
+    c.stop_server();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.matches("volbench store push").count(), 1, "{err}");
+    let lite = local.display().to_string();
+    let kept = history(&lite, &[]);
+    assert_eq!(kept[0]["points"], 4, "{kept}");
+    assert_eq!(kept[0]["status"], "complete");
+    c.start_server().unwrap();
+    let said = ok_stdout(volbench().args(["store", "push", "--local"]).arg(&local));
+    assert!(said.contains("1 replaced"), "{said}");
+    let team = history(&pg, &[]);
+    assert_eq!(team.as_array().unwrap().len(), 1, "{team}");
+    assert_eq!(team[0]["points"], 4);
+    assert_eq!(team[0]["uid"], kept[0]["uid"]);
+}
