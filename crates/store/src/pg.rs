@@ -92,9 +92,25 @@ impl Pg {
             return Ok(());
         }
         let err = self.errs();
-        let mut tx = self.client.transaction().map_err(&err)?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
+        // A session lock taken before the transaction begins: the transaction's first look at
+        // the catalog then comes after the lock, and sees what the holder before us committed
+        // (a transaction that waits for an advisory lock inside may keep an older view of the
+        // catalog, and twelve hosts starting at once then each tried to create the tables).
+        self.client
+            .execute("SELECT pg_advisory_lock($1)", &[&SCHEMA_LOCK])
             .map_err(&err)?;
+        let r = self.migrate_locked();
+        let unlocked = self
+            .client
+            .execute("SELECT pg_advisory_unlock($1)", &[&SCHEMA_LOCK]);
+        r?;
+        unlocked.map_err(&err)?;
+        Ok(())
+    }
+
+    fn migrate_locked(&mut self) -> Result<()> {
+        let err = self.errs();
+        let mut tx = self.client.transaction().map_err(&err)?;
         // Another host may have migrated while this one waited for the lock.
         let v = version(&mut tx).map_err(&err)?;
         if v > SCHEMA_VERSION {

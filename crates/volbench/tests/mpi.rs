@@ -9,6 +9,7 @@
 mod common;
 
 use base64::Engine as _;
+use common::hosts::Hosts;
 use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -491,95 +492,6 @@ fn a_sweep_runs_every_point_on_every_rank() {
             sum,
             r["report"]["group"]["read"]["total_ios"].as_u64().unwrap()
         );
-    }
-}
-
-/// Two emulated hosts: a bridge, a network namespace per host with a veth on the bridge, and
-/// an rsh agent that runs mpirun's daemon in a host's namespace under its own hostname (UTS).
-struct Hosts {
-    bridge: String,
-    names: Vec<String>,
-    pub agent: PathBuf,
-    pub addrs: Vec<String>,
-    _lock: DeviceLock,
-    _dir: tempfile::TempDir,
-}
-
-fn ip(args: &[&str]) {
-    let o = Command::new("ip").args(args).output().unwrap();
-    assert!(
-        o.status.success(),
-        "ip {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-impl Hosts {
-    fn new(n: usize) -> Hosts {
-        let lock = device_lock();
-        let tag = std::process::id() % 10_000;
-        let bridge = format!("vbbr{tag}");
-        let net = format!("10.{}.{}", 100 + tag % 100, tag / 100 % 250);
-        let dir = tmpdir();
-        let mut h = Hosts {
-            bridge: bridge.clone(),
-            names: Vec::new(),
-            agent: dir.path().join("agent.sh"),
-            addrs: Vec::new(),
-            _lock: lock,
-            _dir: dir,
-        };
-        ip(&["link", "add", &bridge, "type", "bridge"]);
-        ip(&["addr", "add", &format!("{net}.1/24"), "dev", &bridge]);
-        ip(&["link", "set", &bridge, "up"]);
-        for i in 0..n {
-            let ns = format!("vbns{tag}-{i}");
-            let veth = format!("vbv{tag}-{i}");
-            let addr = format!("{net}.{}", i + 2);
-            ip(&["netns", "add", &ns]);
-            h.names.push(ns.clone());
-            ip(&[
-                "link", "add", &veth, "type", "veth", "peer", "name", "eth0", "netns", &ns,
-            ]);
-            ip(&["link", "set", &veth, "master", &bridge, "up"]);
-            ip(&[
-                "-n",
-                &ns,
-                "addr",
-                "add",
-                &format!("{addr}/24"),
-                "dev",
-                "eth0",
-            ]);
-            ip(&["-n", &ns, "link", "set", "eth0", "up"]);
-            ip(&["-n", &ns, "link", "set", "lo", "up"]);
-            h.addrs.push(addr);
-        }
-        // mpirun calls `agent HOST COMMAND...` as it would ssh: COMMAND is shell text.
-        let script = format!(
-            "#!/bin/sh\nhost=$1; shift\ni=$((${{host##*.}} - 2))\n\
-             exec ip netns exec vbns{tag}-$i unshare --uts sh -c \"hostname emuhost$i; $*\"\n"
-        );
-        std::fs::write(&h.agent, script).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&h.agent, std::fs::Permissions::from_mode(0o755)).unwrap();
-        h
-    }
-
-    fn subnet(&self) -> String {
-        let a = &self.addrs[0];
-        format!("{}.0/24", &a[..a.rfind('.').unwrap()])
-    }
-}
-
-impl Drop for Hosts {
-    fn drop(&mut self) {
-        for ns in &self.names {
-            let _ = Command::new("ip").args(["netns", "del", ns]).status();
-        }
-        let _ = Command::new("ip")
-            .args(["link", "del", &self.bridge])
-            .status();
     }
 }
 

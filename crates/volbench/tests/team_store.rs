@@ -481,3 +481,106 @@ fn a_store_lost_mid_sweep_keeps_the_sweep_locally_until_pushed() {
     assert_eq!(team[0]["points"], 4);
     assert_eq!(team[0]["uid"], kept[0]["uid"]);
 }
+
+/// Twelve hosts (network namespaces on a bridge, each its own hostname) run and store at once
+/// into one server listening on the bridge, on an empty database (so all twelve race to make
+/// the schema): twelve entries, one per host, each the very document its run wrote out.
+#[test]
+fn twelve_hosts_store_at_once_and_nothing_is_lost_doubled_or_mixed() {
+    require_root!();
+    require_tool!("ip");
+    if !have_postgres() {
+        return;
+    }
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    const N: usize = 12;
+    let hosts = common::hosts::Hosts::new(N);
+    let d = open_dir();
+    let port = free_port();
+    let c = db::pg::Cluster::start_with(
+        d.path(),
+        &db::pg::Serving {
+            listen: Some(hosts.gateway()),
+            port: Some(port),
+            hba: vec![format!("host all all {} scram-sha-256", hosts.subnet())],
+            tls: None,
+        },
+    )
+    .unwrap();
+    sql(&c, "postgres", "CREATE ROLE team LOGIN PASSWORD 'teampw'");
+    sql(&c, "postgres", "CREATE DATABASE results OWNER team");
+    let url = format!(
+        "postgresql://team:teampw@{}:{port}/results",
+        hosts.gateway()
+    );
+    let runs: Vec<_> = (0..N)
+        .map(|i| {
+            let out = d.path().join(format!("out{i}.json"));
+            let child = hosts
+                .command(i, env!("CARGO_BIN_EXE_volbench"))
+                .args([
+                    "run",
+                    "--ioengine=psync",
+                    "--rw=randrw",
+                    "--size=4m",
+                    "--runtime=1s",
+                ])
+                .arg(format!(
+                    "--filename={}",
+                    d.path().join(format!("h{i}.dat")).display()
+                ))
+                .args(["--label", &format!("w{i}"), "--store", &url, "-q"])
+                .args(["--output-format=volbench-json", "--output"])
+                .arg(&out)
+                .env(
+                    "VOLBENCH_LOCAL_STORE",
+                    d.path().join(format!("local{i}.db")),
+                )
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            (child, out)
+        })
+        .collect();
+    let mut written = Vec::new();
+    for (child, out) in runs {
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success() && !err.contains("store"), "{err}");
+        written.push(serde_json::from_slice::<Value>(&std::fs::read(out).unwrap()).unwrap());
+    }
+    let rows = history(&url, &[]);
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), N, "{rows:?}");
+    let mut hostnames: Vec<&str> = rows
+        .iter()
+        .map(|r| r["hostname"].as_str().unwrap())
+        .collect();
+    hostnames.sort_unstable();
+    let mut want: Vec<String> = (0..N).map(|i| format!("emuhost{i}")).collect();
+    want.sort_unstable();
+    assert_eq!(hostnames, want);
+    for r in rows {
+        let label = r["label"].as_str().unwrap();
+        let i: usize = label[1..].parse().unwrap();
+        assert_eq!(r["hostname"], format!("emuhost{i}"), "{r}");
+        let id = r["id"].to_string();
+        let mut doc: Value = serde_json::from_str(&ok_stdout(vb(&url).args([
+            "export",
+            &id,
+            "--output-format",
+            "json",
+        ])))
+        .unwrap();
+        doc.as_object_mut().unwrap().remove("kind");
+        assert!(doc == written[i], "entry {id} is not what host {i} wrote");
+        assert_eq!(
+            history(&url, &["--host", &format!("emuhost{i}")])
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+}

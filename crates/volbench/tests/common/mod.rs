@@ -2,6 +2,8 @@
 //! that are created for one test and removed when it ends.
 #![allow(dead_code)]
 
+pub mod hosts;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::fs::File;
