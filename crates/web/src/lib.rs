@@ -58,10 +58,7 @@ pub fn serve(
     }
     ready(addr);
     let server = Arc::new(server);
-    let site = Arc::new(routes::Site {
-        store: o.store,
-        token: o.token,
-    });
+    let site = Arc::new(routes::Site::new(o.store, o.token));
     let workers: Vec<_> = (0..o.threads.max(1))
         .map(|_| {
             let (server, site, stop) = (server.clone(), site.clone(), stop.clone());

@@ -9,7 +9,7 @@ use store::{Filter, Row};
 
 const STYLE: &str = "body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}\
 table{border-collapse:collapse}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left}\
-td.n{text-align:right}th{background:#f4f4f4}form.f input{width:9em}nav{margin-bottom:1em}\
+td.n{text-align:right}td.t{white-space:nowrap}th{background:#f4f4f4}form.f input{width:9em}nav{margin-bottom:1em}\
 .bad{color:#a00}";
 
 const HISTORY: &str = r#"<!doctype html>
@@ -22,10 +22,33 @@ const HISTORY: &str = r#"<!doctype html>
 <button type="submit">Filter</button> <a href="/">all</a>
 </form>
 <form method="get" action="/compare" id="pick">
-<p><button type="submit" id="compare">Compare selected</button> (pick two or more)</p>
+<p><button type="submit" id="compare">Compare selected</button> <span id="picked">(pick two or more)</span>
+<a id="share" href="">link to this selection</a></p>
 <table id="history"><thead><tr><th></th><th>id</th><th>started</th><th>kind</th><th>label</th><th>workload</th><th>IOPS</th><th>bandwidth</th><th>host</th><th>machine</th><th>target</th><th>status</th></tr></thead><tbody>
-{% for r in rows %}<tr><td><input type="checkbox" name="id" value="{{ r.id }}"></td><td><a href="/result/{{ r.id }}">#{{ r.id }}</a></td><td>{{ r.started_at }}</td><td>{{ r.kind }}</td><td>{{ r.label }}</td><td>{{ r.what }}</td><td class="n">{{ r.iops }}</td><td class="n">{{ r.bw }}</td><td>{{ r.hostname }}</td><td>{{ r.machine }}</td><td>{{ r.target }}</td><td{% if r.status != "complete" %} class="bad"{% endif %}>{{ r.status }}</td></tr>
+{% for r in rows %}<tr><td><input type="checkbox" name="id" value="{{ r.id }}"></td><td><a href="/result/{{ r.id }}">#{{ r.id }}</a></td><td class="t">{{ r.started_at }}</td><td>{{ r.kind }}</td><td>{{ r.label }}</td><td>{{ r.what }}</td><td class="n">{{ r.iops }}</td><td class="n">{{ r.bw }}</td><td>{{ r.hostname }}</td><td>{{ r.machine }}</td><td>{{ r.target }}</td><td{% if r.status != "complete" %} class="bad"{% endif %}>{{ r.status }}</td></tr>
 {% endfor %}</tbody></table></form>
+<script>
+// The selection as a shareable address (/?pick=3,7 ticks those boxes) and the comparison it
+// opens; the form works without this script.
+(function () {
+  var boxes = Array.prototype.slice.call(document.querySelectorAll('input[name=id]'));
+  var form = document.getElementById('pick');
+  var pick = new URLSearchParams(location.search).get('pick');
+  if (pick) {
+    var want = pick.split(',');
+    boxes.forEach(function (b) { if (want.indexOf(b.value) >= 0) b.checked = true; });
+  }
+  function update() {
+    var ids = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
+    form.dataset.compare = ids.length >= 2 ? '/compare?' + ids.map(function (i) { return 'id=' + i; }).join('&') : '';
+    document.getElementById('compare').disabled = ids.length < 2;
+    document.getElementById('picked').textContent = ids.length >= 2 ? '(' + ids.length + ' picked)' : '(pick two or more)';
+    document.getElementById('share').href = '/?pick=' + ids.join(',');
+  }
+  boxes.forEach(function (b) { b.addEventListener('change', update); });
+  update();
+})();
+</script>
 </body></html>
 "#;
 
