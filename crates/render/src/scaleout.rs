@@ -31,7 +31,7 @@ pub(crate) fn caption(so: &ScaleOut) -> String {
 
 /// A row per host: its ranks, their summed rates and the host's machine.
 pub(crate) fn hosts_table(so: &ScaleOut) -> StrTable {
-    let mut t = StrTable::new(&["host", "ranks", "IOPS", "bandwidth", "environment"]);
+    let mut t = StrTable::new(&["host", "ranks", "IOPS", "bandwidth", "I/Os", "environment"]);
     t.caption = caption(so);
     for h in &so.hosts {
         let list: Vec<String> = h.ranks.iter().map(|r| r.to_string()).collect();
@@ -42,6 +42,7 @@ pub(crate) fn hosts_table(so: &ScaleOut) -> StrTable {
             list.join(","),
             i,
             b,
+            figures::fmt_count(h.ios as f64),
             format!("{} ({} CPUs), {}", env.cpu_model, env.cpus, env.kernel),
         ]);
     }

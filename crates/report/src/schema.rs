@@ -144,6 +144,12 @@ pub struct HostReport {
     pub ranks: Vec<u32>,
     pub iops: f64,
     pub bw_bytes: f64,
+    /// The I/Os and bytes this host's ranks completed in the measured interval (reads and
+    /// writes): what the host's own device counted, when each host has its own.
+    #[serde(default)]
+    pub ios: u64,
+    #[serde(default)]
+    pub bytes: u64,
     pub environment: Environment,
 }
 

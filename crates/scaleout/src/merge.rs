@@ -403,6 +403,10 @@ fn hosts(parts: &[Part], rows: &[RankReport]) -> Vec<HostReport> {
         h.ranks.push(p.rank);
         h.iops += row.total_iops();
         h.bw_bytes += row.total_bw_bytes();
+        for d in [&row.read, &row.write].into_iter().flatten() {
+            h.ios += d.total_ios;
+            h.bytes += d.io_bytes;
+        }
     }
     out
 }

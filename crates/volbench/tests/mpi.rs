@@ -688,3 +688,147 @@ fn an_error_all_ranks_meet_is_said_once_in_units() {
         "a raw byte count: {err}"
     );
 }
+
+/// Issue 47's team set-up across hosts: two emulated hosts, each with its own device at the
+/// same path (a zram of its own bound there in the host's mount namespace), four ranks over
+/// TCP between the namespaces, rank 0 storing the merged result into a PostgreSQL server on
+/// the bridge. Each host's row counts what that host's device counted (the kernel's own
+/// counters, read by the test), and `serve` shows the stored run with both hosts.
+#[test]
+fn hosts_on_their_own_devices_store_one_run_in_postgres_and_serve_shows_them() {
+    require_root!();
+    let Some(bin) = mpi_bin() else { return };
+    if db::pg::bindir().is_err() {
+        cannot_run!("needs PostgreSQL's server (apt-get install postgresql)");
+    }
+    let zs = Zram::several(2, "256M");
+    let hosts = Hosts::under_lock(2);
+    let d = tmpdir();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let at = d.path().join("hostdev");
+    let devs: Vec<String> = zs.iter().map(|z| z.p().to_string()).collect();
+    let agent = hosts.agent_with_devices(&devs, &at);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let c = db::pg::Cluster::start_with(
+        d.path(),
+        &db::pg::Serving {
+            listen: Some(hosts.gateway()),
+            port: Some(port),
+            hba: vec![format!("host all all {} trust", hosts.subnet())],
+            tls: None,
+        },
+    )
+    .unwrap();
+    let user = c.parts().2;
+    let url = format!("postgresql://{user}@{}:{port}/postgres", hosts.gateway());
+    let spec = format!("{}:2,{}:2", hosts.addrs[0], hosts.addrs[1]);
+    let (agent, subnet, at_s) = (
+        agent.display().to_string(),
+        hosts.subnet(),
+        at.display().to_string(),
+    );
+    let launcher = [
+        "--host",
+        &spec,
+        "--mca",
+        "plm_rsh_agent",
+        &agent,
+        "--mca",
+        "oob_tcp_if_include",
+        &subnet,
+        "--mca",
+        "btl_tcp_if_include",
+        &subnet,
+        "--mca",
+        "rtc",
+        "^hwloc",
+    ];
+    let before: Vec<[u64; 4]> = zs.iter().map(|z| block_stat(&z.name())).collect();
+    let mut cmd = mpirun(
+        4,
+        &launcher,
+        &bin,
+        &[
+            "run",
+            "--filename",
+            &at_s,
+            "--shared-file",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=32m",
+            "--runtime=2s",
+            "--ioengine=psync",
+            "--direct=1",
+            "--store",
+            &url,
+            "--label",
+            "two-hosts",
+            "--output-format=volbench-json",
+            "-q",
+        ],
+    );
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    let v = json_of(&ok(cmd.output().unwrap()));
+    let rows = v["scaleout"]["hosts"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for (i, z) in zs.iter().enumerate() {
+        let after = block_stat(&z.name());
+        // Reads and read merges: what the device counted while this run read it.
+        let kernel = after[0] - before[i][0];
+        let row = &rows[i];
+        assert_eq!(row["host"], format!("emuhost{i}"));
+        let ios = row["ios"].as_u64().unwrap();
+        let diff = (kernel as f64 - ios as f64).abs() / ios.max(1) as f64;
+        assert!(
+            ios > 1000 && diff <= 0.005,
+            "host {i}: row {ios} vs its device {kernel}"
+        );
+    }
+    let sum: u64 = rows.iter().map(|r| r["ios"].as_u64().unwrap()).sum();
+    assert_eq!(sum, v["group"]["read"]["total_ios"].as_u64().unwrap());
+    // Stored once, by rank 0, in the team's store; served with both hosts.
+    let hist = ok_json(volbench().args(["history", "--store", &url, "--output-format", "json"]));
+    assert_eq!(hist.as_array().unwrap().len(), 1, "{hist}");
+    assert_eq!(hist[0]["label"], "two-hosts");
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_volbench"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--store", &url])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    {
+        use std::io::BufRead;
+        std::io::BufReader::new(serve.stderr.as_mut().unwrap())
+            .read_line(&mut said)
+            .unwrap();
+    }
+    let addr = said
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_string();
+    let page = http_get(&addr, "/result/1");
+    interrupt(&serve);
+    let _ = serve.wait();
+    assert!(
+        page.contains("emuhost0") && page.contains("emuhost1"),
+        "{page}"
+    );
+    assert!(page.contains("Per rank"), "no host and rank tables");
+}
+
+fn http_get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}

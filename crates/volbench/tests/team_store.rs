@@ -152,6 +152,34 @@ fn postgres_keeps_what_sqlite_keeps_and_copies_are_idempotent() {
     let back = d.path().join("back.db").display().to_string();
     assert!(copy(&pg, &back).starts_with("3 added"));
     assert_eq!(history(&back, &[]), a);
+    // A result from a cloud machine (its DMI names the instance type) is found by it.
+    let mut doc: Value = serde_json::from_str(&ok_stdout(vb(&lite).args([
+        "export",
+        "1",
+        "--output-format",
+        "json",
+    ])))
+    .unwrap();
+    doc["environment"]["machine"] = serde_json::json!({
+        "provider": "aws", "instance_type": "m5.large",
+        "dmi": {"sys_vendor": "Amazon EC2", "product_name": "m5.large", "bios_vendor": "",
+                "bios_version": "", "chassis_asset_tag": ""}
+    });
+    let entry: store::Entry = serde_json::from_value(doc).unwrap();
+    for at in [&lite, &pg] {
+        // Closed before volbench opens it: a SQLite connection holds the file's lock.
+        store::Store::open(Path::new(at))
+            .unwrap()
+            .insert(&entry, Some("ec2"), &[])
+            .unwrap();
+        let found = history(at, &["--machine", "m5.large"]);
+        assert_eq!(found.as_array().unwrap().len(), 1, "{at}: {found}");
+        assert_eq!(found[0]["machine"], "aws m5.large");
+        assert_eq!(
+            history(at, &["--machine", "c7g"]).as_array().unwrap().len(),
+            0
+        );
+    }
 }
 
 /// A database a first volbench left at schema version 1 is migrated (its entries keep their

@@ -82,6 +82,20 @@ fn clip(s: &str, w: usize) -> String {
     t
 }
 
+/// A team's history comes from several hosts: then each row names its host.
+fn host_column(rows: &[Row]) -> Option<usize> {
+    let first = rows.first().map(|r| r.hostname.as_str());
+    rows.iter()
+        .any(|r| Some(r.hostname.as_str()) != first)
+        .then(|| {
+            rows.iter()
+                .map(|r| r.hostname.chars().count())
+                .max()
+                .unwrap_or(4)
+                .max(4)
+        })
+}
+
 fn table(rows: &[Row]) -> String {
     let w = rows
         .iter()
@@ -95,16 +109,27 @@ fn table(rows: &[Row]) -> String {
         .max()
         .unwrap_or(0)
         .max(5);
+    let hosts = host_column(rows);
+    let host = |h: &str| hosts.map_or(String::new(), |hw| format!("{h:<hw$}  "));
     let mut out = format!(
-        "{:>4}  {:<20}  {:<k$}  {:<14}  {:<w$}  {:>9}  {:>12}  {}\n",
-        "id", "started", "kind", "label", "workload", "IOPS", "bandwidth", "target"
+        "{:>4}  {:<20}  {}{:<k$}  {:<14}  {:<w$}  {:>9}  {:>12}  {}\n",
+        "id",
+        "started",
+        host("host"),
+        "kind",
+        "label",
+        "workload",
+        "IOPS",
+        "bandwidth",
+        "target"
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{:>4}  {:<20}  {:<k$}  {:<14}  {:<w$}  {:>9}  {:>12}  {}{}{}",
+            "{:>4}  {:<20}  {}{:<k$}  {:<14}  {:<w$}  {:>9}  {:>12}  {}{}{}",
             r.id,
             r.started_at,
+            host(&r.hostname),
             r.kind,
             r.label.as_deref().unwrap_or("-"),
             shown_what(r),

@@ -12,7 +12,7 @@ pub struct Hosts {
     pub names: Vec<String>,
     pub agent: PathBuf,
     pub addrs: Vec<String>,
-    _lock: DeviceLock,
+    _lock: Option<DeviceLock>,
     _dir: tempfile::TempDir,
 }
 
@@ -27,7 +27,15 @@ fn ip(args: &[&str]) {
 
 impl Hosts {
     pub fn new(n: usize) -> Hosts {
-        let lock = device_lock();
+        Self::make(n, Some(device_lock()))
+    }
+
+    /// For a test that holds the device lock already (its zram devices took it).
+    pub fn under_lock(n: usize) -> Hosts {
+        Self::make(n, None)
+    }
+
+    fn make(n: usize, lock: Option<DeviceLock>) -> Hosts {
         let tag = std::process::id() % 10_000;
         let bridge = format!("vbbr{tag}");
         let net = format!("10.{}.{}", 100 + tag % 100, tag / 100 % 250);
@@ -97,6 +105,29 @@ impl Hosts {
     pub fn gateway(&self) -> String {
         let a = &self.addrs[0];
         format!("{}.1", &a[..a.rfind('.').unwrap()])
+    }
+
+    /// An rsh agent for mpirun that also gives host `i` its own device: `devs[i]` bound
+    /// (in the host's own mount namespace) over the file `at`, so the same path is a
+    /// different device on each host, as `/dev/nvme1n1` is on real machines.
+    pub fn agent_with_devices(&self, devs: &[String], at: &std::path::Path) -> PathBuf {
+        std::fs::write(at, b"").unwrap();
+        let cases: String = devs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| format!("{i}) dev={d};; "))
+            .collect();
+        let ns = &self.names[0][..self.names[0].rfind('-').unwrap()];
+        let script = format!(
+            "#!/bin/sh\nhost=$1; shift\ni=$((${{host##*.}} - 2))\ncase $i in {cases}esac\n\
+             exec ip netns exec {ns}-$i unshare --uts --mount sh -c \"hostname emuhost$i; mount --bind $dev {}; $*\"\n",
+            at.display()
+        );
+        let agent = self.agent.with_file_name("agent-devices.sh");
+        std::fs::write(&agent, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+        agent
     }
 
     /// `prog` run on host `i`: in its network namespace, under its hostname `emuhostI`.
