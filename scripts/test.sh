@@ -23,6 +23,8 @@ pkgs=(
   python3-venv gnuplot-nox               # fio-plot, fio's charting client, in a venv;
                                          # fio_generate_plots draws with gnuplot
   dpkg-dev gzip                          # the package: cargo-deb's dependency scan, man pages
+  libssl-dev pkg-config openssl          # the team store's TLS (openssl-sys builds against
+                                         # libssl); the TLS test makes a certificate
   btrfs-progs btrfs-compsize xfsprogs    # what a compressing file system does to written
                                          # data (compsize the reference), and no false alarm
                                          # on xfs or plain btrfs

@@ -798,6 +798,7 @@ fn hosts_on_their_own_devices_store_one_run_in_postgres_and_serve_shows_them() {
     assert_eq!(hist[0]["label"], "two-hosts");
     let mut serve = Command::new(env!("CARGO_BIN_EXE_volbench"))
         .args(["serve", "--listen", "127.0.0.1:0", "--store", &url])
+        .env("VOLBENCH_STORE", test_store())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();

@@ -25,6 +25,7 @@ impl Server {
         let mut child = Std::new(env!("CARGO_BIN_EXE_volbench"))
             .args(["serve", "--listen", listen, "--store"])
             .arg(store)
+            .env("VOLBENCH_STORE", test_store())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

@@ -49,9 +49,11 @@ fn sql(c: &db::pg::Cluster, db: &str, q: &str) {
     client.batch_execute(q).unwrap();
 }
 
+/// volbench on `store`, its local store (fallback, records of what it holds) the test's own.
 fn vb(store: &str) -> assert_cmd::Command {
     let mut c = volbench();
-    c.env("VOLBENCH_STORE", store);
+    c.env("VOLBENCH_STORE", store)
+        .env("VOLBENCH_LOCAL_STORE", test_store());
     c
 }
 

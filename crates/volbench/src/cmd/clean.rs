@@ -7,7 +7,7 @@ use std::process::ExitCode;
 /// Where each running volbench writes down what it holds: beside the default store (so a
 /// test's `VOLBENCH_STORE` keeps its records apart from the user's).
 fn registry() -> std::path::PathBuf {
-    store::Store::default_path().with_file_name("running")
+    store::Store::local_path().with_file_name("running")
 }
 
 /// Starts recording this process's leftovers and removes those of dead volbenches, with a

@@ -36,7 +36,7 @@ fn witness(a: &CycleArgs) -> Result<(WitnessPlan, PathBuf)> {
     let journal = match &a.journal {
         Some(j) => j.clone(),
         None => {
-            let j = store::Store::default_path().with_file_name("durability-cycle.db");
+            let j = store::Store::local_path().with_file_name("durability-cycle.db");
             super::records::private_dir(&j)?;
             j
         }

@@ -24,7 +24,7 @@ pub fn serve(a: ServeArgs) -> Result<ExitCode> {
     let journal = a
         .journal
         .clone()
-        .unwrap_or_else(|| store::Store::default_path().with_file_name("witness.db"));
+        .unwrap_or_else(|| store::Store::local_path().with_file_name("witness.db"));
     if a.journal.is_none() {
         super::records::private_dir(&journal)?;
     }
