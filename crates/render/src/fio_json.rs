@@ -318,10 +318,16 @@ fn steady_block(ss: &report::SteadyReport) -> Value {
 
 /// fio's `error` is an errno; volbench keeps the message, which names the errno's text.
 fn errno_of(msg: &str) -> i32 {
+    // The digits after the last "os error", wherever the message goes on after them.
     msg.rsplit("os error ")
         .next()
-        .and_then(|s| s.trim_end_matches(')').parse().ok())
         .filter(|_| msg.contains("os error"))
+        .map(|s| {
+            s.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .and_then(|d| d.parse().ok())
         .unwrap_or(1)
 }
 
@@ -464,5 +470,9 @@ mod tests {
     fn errno_from_message() {
         assert_eq!(errno_of("write failed: Input/output error (os error 5)"), 5);
         assert_eq!(errno_of("verify failed: checksum mismatch"), 1);
+        assert_eq!(
+            errno_of("a read took 22 ms: Connection timed out (os error 110), as fio does"),
+            110
+        );
     }
 }

@@ -925,6 +925,11 @@ impl<'a, E: Engine> Job<'a, E> {
                 self.sync_engine,
             );
         }
+        let dir = usize::from(m.op == Op::Write);
+        let max = self.inp.spec.max_latency_ns[dir];
+        if max > 0 && tc - m.start > max && matches!(m.op, Op::Read | Op::Write) {
+            self.over_max_latency(&m, tc - m.start, max);
+        }
         if let Some(s) = &mut self.search {
             s.completed();
             let lat = tc - m.start;
@@ -966,6 +971,19 @@ impl<'a, E: Engine> Job<'a, E> {
             let step = s.check(now);
             self.act(step, 0);
         }
+    }
+
+    /// fio's lat_fatal for `max_latency`: the job ends with ETIMEDOUT, said with the I/O.
+    #[cold]
+    fn over_max_latency(&mut self, m: &Meta, lat: u64, max: u64) {
+        self.error.get_or_insert(format!(
+            "a {} of {} at offset {} took {}, over max_latency={}: Connection timed out (os error 110), as fio ends such a job; raise max_latency or leave it out",
+            if m.op == Op::Write { "write" } else { "read" },
+            workload::format_bytes(m.len as f64),
+            m.offset,
+            figures::fmt_ns(lat as f64),
+            figures::fmt_ns(max as f64)
+        ));
     }
 
     /// What the search asked for: the end of the job, or fio's error for a miss at depth 1

@@ -1072,3 +1072,61 @@ fn ignore_error_carries_past_the_errnos_listed_as_fio() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("No space left on device"), "{err}");
 }
+
+/// fio-JSON error and wall time of a 3 s job on the throttled device with `max_latency`.
+fn with_max_latency(cap: &Throttle, tool: &str, dev: &str, max: &str) -> (i64, f64, String) {
+    let mut args = vec![
+        "--name=m".to_string(),
+        format!("--filename={dev}"),
+        "--rw=randread".into(),
+        "--direct=1".into(),
+        "--ioengine=libaio".into(),
+        "--iodepth=4".into(),
+        "--runtime=3".into(),
+        "--time_based".into(),
+        format!("--max_latency={max}"),
+        "--output-format=json".into(),
+    ];
+    let prog = if tool == "fio" {
+        "fio".to_string()
+    } else {
+        args.insert(0, "run".into());
+        args.extend(["-q".into(), "--no-store".into()]);
+        assert_cmd::cargo::cargo_bin("volbench")
+            .display()
+            .to_string()
+    };
+    let t0 = Instant::now();
+    let out = cap.command(&prog, &args).output().unwrap();
+    let secs = t0.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let json = text.find('{').map_or("", |i| &text[i..]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let v: Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{tool}: {e}: {text} {err}"));
+    (v["jobs"][0]["error"].as_i64().unwrap(), secs, err)
+}
+
+/// max_latency: on a 100-IOPS volume at depth 4 every read waits tens of milliseconds, so a
+/// 5 ms limit ends the job at once with ETIMEDOUT in both tools; a 2 s limit lets both run.
+#[test]
+fn max_latency_ends_a_job_with_etimedout_as_fio_does() {
+    require_root!();
+    require_tool!("fio");
+    let z = Zram::new("64M");
+    fill_random(&z.path, 64 << 20);
+    let Some(cap) = Throttle::new(z.p(), 100, 64 << 20) else {
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
+    };
+    for tool in ["fio", "vb"] {
+        let (err, secs, said) = with_max_latency(&cap, tool, z.p(), "5ms");
+        assert_eq!(
+            err, 110,
+            "{tool}: over the limit ends with ETIMEDOUT: {said}"
+        );
+        assert!(secs < 2.5, "{tool}: it ran {secs:.1} s of its 3");
+        let (err, secs, said) = with_max_latency(&cap, tool, z.p(), "2s");
+        assert_eq!(err, 0, "{tool}: under the limit: {said}");
+        assert!(secs >= 3.0, "{tool}: it ran {secs:.1} s");
+    }
+}

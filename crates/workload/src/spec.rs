@@ -523,6 +523,10 @@ fn steady_off(s: &crate::steady::SteadyState) -> bool {
     !s.on()
 }
 
+fn max_latency_off(m: &[u64; 2]) -> bool {
+    *m == [0, 0]
+}
+
 fn lat_target_off(l: &crate::lat_target::LatTarget) -> bool {
     !l.on()
 }
@@ -787,6 +791,10 @@ pub struct JobSpec {
     /// fio's steady-state stop (`steadystate`, `ss_dur`, `ss_ramp`, `ss_interval`).
     #[serde(default, skip_serializing_if = "steady_off")]
     pub steadystate: crate::steady::SteadyState,
+    /// fio's `max_latency` (reads, writes; 0: none): an I/O whose latency (issue to
+    /// completion) exceeds it ends the job with ETIMEDOUT.
+    #[serde(default, skip_serializing_if = "max_latency_off")]
+    pub max_latency_ns: [u64; 2],
     /// fio's latency-target search (`latency_target`, `latency_window`,
     /// `latency_percentile`, `latency_run`).
     #[serde(default, skip_serializing_if = "lat_target_off")]
@@ -921,6 +929,7 @@ impl Default for JobSpec {
             numa_mem: None,
             rate_poisson: false,
             steadystate: Default::default(),
+            max_latency_ns: [0, 0],
             lat_target: Default::default(),
             replay: Default::default(),
             write_iolog: None,

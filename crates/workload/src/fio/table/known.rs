@@ -185,7 +185,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("trimwrite", R_TRIM),
     refused("file_service_type", "volbench goes round robin over a job's files (fio's default); other orders are not in volbench"),
     refused("rate_ignore_thinktime", "volbench's rate always counts the think time in the job's pace"),
-    refused("max_latency", "volbench does not end a job on a latency limit; the report gives p99, p99.9 and the maximum"),
     refused(
         "verify_state_load",
         "volbench keeps no verify state, so it cannot limit a check to the writes that had \

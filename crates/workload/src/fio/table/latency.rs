@@ -6,6 +6,36 @@ use super::{show_flag, Category as C, FioOption as O, Kind};
 
 pub(super) const OPTIONS: &[O] = &[
     O {
+        details: "fio's limit on any one I/O: an I/O whose latency (issue to completion, fio's \
+                  lat) exceeds it ends the job with ETIMEDOUT, its figures kept up to there. \
+                  `R,W` gives reads and writes their own; one value is both",
+        show: Some(|j| {
+            let [r, w] = j.max_latency_ns;
+            match (r, w) {
+                (0, 0) => None,
+                (r, w) if r == w => Some(show_us(r)),
+                (r, w) => Some(format!("{},{}", show_us(r), show_us(w))),
+            }
+        }),
+        ..O::new(
+            "max_latency",
+            C::Timing,
+            Kind::Time,
+            "End the job with an error when an I/O takes longer than this (µs unless a unit is given; R,W)",
+            "50ms",
+            |j, v| {
+                let us = |p: &str| match p.trim().parse::<u64>() {
+                    Ok(n) => Ok(n),
+                    Err(_) => crate::units::parse_duration(p)
+                        .map(|d| d.as_micros() as u64)
+                        .map_err(|e| v.bad(p, e.to_string())),
+                };
+                j.max_latency_ns = super::timing::pair(v, us)?.map(|u| u.saturating_mul(1000));
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "the job starts at depth 1, doubles it while each `latency_window` meets the \
                   target, bisects between the last good and first bad depth once one misses, \
                   and once a window picks the same depth again, restarts its counts there and \

@@ -363,7 +363,10 @@ pub(super) fn micros(v: &Val) -> Result<u64, OptError> {
 
 /// fio's `rate=r,w,t` form: one value for both directions, or one per direction. A trim
 /// value is checked and has nothing to cap: volbench issues no trims.
-fn pair(v: &Val, parse: impl Fn(&str) -> Result<u64, OptError>) -> Result<[u64; 2], OptError> {
+pub(super) fn pair(
+    v: &Val,
+    parse: impl Fn(&str) -> Result<u64, OptError>,
+) -> Result<[u64; 2], OptError> {
     let s = v.need()?;
     let mut parts = s.split(',');
     let r = parts.next().unwrap_or("");
