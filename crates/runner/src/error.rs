@@ -133,6 +133,12 @@ pub enum RunError {
         #[source]
         source: io::Error,
     },
+    #[error("pre_read of {path} failed: {source}: check the file, or drop pre_read")]
+    PreRead {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
     #[error("laying out {path} failed: {source}")]
     Layout {
         path: PathBuf,

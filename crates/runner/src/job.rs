@@ -318,7 +318,7 @@ impl Passes {
         let bytes = pass_bytes(spec, regions);
         let again = spec.time_based || spec.io_loops() > 1;
         let cached = !spec.direct && spec.ioengine != EngineKind::Null;
-        (spec.invalidate && cached && again && bytes > 0).then_some(Passes {
+        (spec.drops_cache() && cached && again && bytes > 0).then_some(Passes {
             bytes,
             next: bytes,
             due: false,

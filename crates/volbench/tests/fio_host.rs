@@ -1130,3 +1130,73 @@ fn max_latency_ends_a_job_with_etimedout_as_fio_does() {
         assert!(secs >= 3.0, "{tool}: it ran {secs:.1} s");
     }
 }
+
+/// pre_read: the job's file is read into the page cache before the job starts, in both tools
+/// (fincore finds all of it cached after 2,000 random reads, where without pre_read only
+/// what those reads touched is), and volbench's measured reads then reach the device almost
+/// never (the kernel's counter for the run, in its report).
+#[test]
+fn pre_read_starts_the_job_with_its_file_cached_as_fio_does() {
+    require_root!();
+    require_tool!("fio");
+    require_tool!("fincore");
+    let fs = Ext4::new("256M");
+    let file = fs.dir.path().join("pre.dat");
+    fill_random(&file, 64 << 20);
+    let job = |pre: u8| {
+        vec![
+            "--name=p".to_string(),
+            format!("--filename={}", file.display()),
+            "--rw=randread".into(),
+            "--bs=4k".into(),
+            "--size=64m".into(),
+            "--ioengine=psync".into(),
+            "--number_ios=2000".into(),
+            format!("--pre_read={pre}"),
+        ]
+    };
+    for tool in ["fio", "vb"] {
+        for pre in [0u8, 1] {
+            // Cold first: a job without pre_read drops the cache itself (invalidate=1).
+            let mut c = if tool == "fio" {
+                let mut c = std::process::Command::new("fio");
+                c.args(job(pre)).arg("--output-format=json");
+                c
+            } else {
+                let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("volbench"));
+                c.arg("run").args(job(pre)).args([
+                    "--output-format=volbench-json",
+                    "-q",
+                    "--no-store",
+                ]);
+                c
+            };
+            let out = c.output().unwrap();
+            assert!(
+                out.status.success(),
+                "{tool} pre_read={pre}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let res = resident(&file);
+            if pre == 1 {
+                assert_eq!(res, 64 << 20, "{tool}: pre_read left {res} bytes cached");
+            } else {
+                assert!(
+                    res < 32 << 20,
+                    "{tool}: {res} bytes cached without pre_read"
+                );
+            }
+            if tool == "vb" {
+                let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+                let k = v["environment"]["targets"][0]["kernel_counters"]["read_ios"]
+                    .as_u64()
+                    .unwrap();
+                if pre == 1 {
+                    assert!(k <= 40, "pre_read: the device saw {k} reads during the job");
+                } else {
+                    assert!(k >= 1000, "without pre_read the device saw only {k} reads");
+                }
+            }
+        }
+    }
+}

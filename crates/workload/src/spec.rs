@@ -625,7 +625,12 @@ pub struct JobSpec {
     /// O_SYNC/O_DSYNC on open (fio's `sync=`).
     pub sync_io: SyncIo,
     /// Drop the file's pages from the page cache before starting (fio's `invalidate`).
+    /// Use [`JobSpec::drops_cache`], which `pre_read` turns off.
     pub invalidate: bool,
+    /// Read the job's region once before it starts, so it begins in the page cache (fio's
+    /// `pre_read`, which also turns `invalidate` off).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pre_read: bool,
     /// After a write phase with `verify`, read everything back and check it (fio's `do_verify`).
     pub do_verify: bool,
     /// Read back and check every this many written blocks while writing (fio's
@@ -907,6 +912,7 @@ impl Default for JobSpec {
             exitall_on_error: false,
             sync_io: SyncIo::None,
             invalidate: true,
+            pre_read: false,
             do_verify: true,
             verify_backlog: 0,
             verify_backlog_batch: 0,
@@ -1097,6 +1103,12 @@ impl SpecError {
 }
 
 impl JobSpec {
+    /// Whether the job drops its region's cached pages (fio's `invalidate`, off under
+    /// `pre_read`, as fio's init turns it off).
+    pub fn drops_cache(&self) -> bool {
+        self.invalidate && !self.pre_read
+    }
+
     /// fio's own defaults, for job files and fio's multi-job command line: a fio user's file
     /// must mean what it means to fio (buffered psync reads at QD1, size-based).
     pub fn fio_default(name: &str) -> JobSpec {

@@ -309,6 +309,24 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "the job's region is read once through the page cache before the job starts \
+                  (after laying it out), so a buffered job begins with its data cached; as in \
+                  fio it turns `invalidate` off. With `direct=1` the job's I/O bypasses that \
+                  cache, as in fio",
+        show: Some(|j| j.pre_read.then(|| "1".into())),
+        ..O::new(
+            "pre_read",
+            C::Files,
+            Kind::Flag,
+            "Read the files into the page cache before the job starts",
+            "0",
+            |j, v| {
+                j.pre_read = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "removes the job's files afterwards, only if volbench created them",
         show: Some(|j| j.unlink.then(|| "1".into())),
         common: true,

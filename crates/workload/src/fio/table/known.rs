@@ -152,7 +152,6 @@ const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C 
 
 /// fio options volbench knows but does not implement, each with why and what to do instead.
 pub(super) const REFUSED: &[O] = &[
-    refused("pre_read", "volbench does not read the files into the page cache first; to measure the cache, run the job twice with invalidate=0 and keep the second"),
     refused("uid", R_PROCESS),
     refused("gid", R_PROCESS),
     refused("lockmem", R_PROCESS),
