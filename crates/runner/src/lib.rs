@@ -17,6 +17,7 @@ mod job_tests;
 
 mod lat_search;
 mod live;
+mod lockmem;
 mod minrate;
 mod next;
 mod offsets;

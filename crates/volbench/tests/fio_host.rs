@@ -1200,3 +1200,133 @@ fn pre_read_starts_the_job_with_its_file_cached_as_fio_does() {
         }
     }
 }
+
+/// The sync_file_range calls of one tool's run: (offset, length, flags) each, from strace.
+fn sfr_calls(d: &Path, tool: &str, file: &Path) -> Vec<(u64, u64, String)> {
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let f = format!("--filename={}", file.display());
+    let mut cmd: Vec<&str> = if tool == "fio" {
+        vec!["fio"]
+    } else {
+        vec![vb.to_str().unwrap(), "run", "-q", "--no-store"]
+    };
+    cmd.extend([
+        "--name=s",
+        &f,
+        "--rw=write",
+        "--bs=4k",
+        "--size=4m",
+        "--ioengine=psync",
+        "--sync_file_range=wait_before,write:16",
+    ]);
+    let (log, _) = strace(d, &["-e", "trace=sync_file_range"], &cmd);
+    log.lines()
+        .filter_map(|l| {
+            let args = l.split("sync_file_range(").nth(1)?;
+            let a: Vec<&str> = args.split(", ").collect();
+            Some((
+                a[1].parse().ok()?,
+                a[2].parse().ok()?,
+                a[3].split(')').next()?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// sync_file_range=FLAGS:N: after every 16 sequential 4 KiB writes (but the last 16), one call
+/// over exactly the 64 KiB those writes covered, with the flags given: the same calls, in the same order, with
+/// the same arguments, as fio's (strace).
+#[test]
+fn sync_file_range_issues_fios_calls() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let file = d.path().join("s.dat");
+    let fio = sfr_calls(d.path(), "fio", &file);
+    std::fs::remove_file(&file).unwrap();
+    let vb = sfr_calls(d.path(), "vb", &file);
+    // 63, not 64: fio decides on a sync when it picks the next I/O, and after the 1,024th
+    // write the job is over.
+    assert_eq!(fio.len(), 63, "fio: {fio:?}");
+    assert_eq!(
+        fio[1],
+        (
+            65536,
+            65536,
+            "SYNC_FILE_RANGE_WAIT_BEFORE|SYNC_FILE_RANGE_WRITE".into()
+        )
+    );
+    assert_eq!(vb, fio);
+}
+
+/// The locked memory (VmLck, KiB) of `prog ARGS` half a second into its run.
+fn locked_kib(prog: &str, args: &[&str]) -> u64 {
+    let mut child = Std::new(prog)
+        .args(args)
+        .env("VOLBENCH_STORE", test_store())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let status =
+        std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+    let _ = child.wait();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmLck:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// lockmem=64m: the job holds 64 MiB locked while it runs, as fio's job does (VmLck of the
+/// process, fio with --thread so its job is in the same process).
+#[test]
+fn lockmem_pins_memory_while_the_job_runs_as_fio_does() {
+    require_root!();
+    require_tool!("fio");
+    let d = tmpdir();
+    let f = format!("--filename={}", d.path().join("l.dat").display());
+    let job = [
+        "--name=l",
+        &f,
+        "--size=1m",
+        "--rw=read",
+        "--lockmem=64m",
+        "--runtime=2",
+        "--time_based",
+    ];
+    let fio = locked_kib(
+        "fio",
+        &[&job[..], &["--thread", "--ioengine=null"]].concat(),
+    );
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let ours = locked_kib(
+        vb.to_str().unwrap(),
+        &[
+            &["run", "-q", "--no-store", "--ioengine=null"][..],
+            &job[..],
+        ]
+        .concat(),
+    );
+    assert!(fio >= 64 << 10, "fio locked {fio} KiB");
+    assert!(
+        (64 << 10..(64 << 10) + 8192).contains(&ours),
+        "volbench locked {ours} KiB (fio {fio})"
+    );
+    let none = locked_kib(
+        vb.to_str().unwrap(),
+        &[
+            "run",
+            "-q",
+            "--no-store",
+            "--ioengine=null",
+            "--name=l",
+            &f,
+            "--size=1m",
+            "--runtime=2",
+            "--time_based",
+        ],
+    );
+    assert!(none < 8192, "without lockmem: {none} KiB locked");
+}

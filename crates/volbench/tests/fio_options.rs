@@ -1660,3 +1660,25 @@ fn thinktime_pauses_after_every_n_ios_as_fio() {
     let err = refusal(&job);
     assert!(err.contains("thinktime_blocks_type=issue"), "{err}");
 }
+
+/// Options that change only fio's buffers (`mem`, `iomem`, `iomem_align`, `hugepage-size`) or
+/// act only on an engine volbench does not have (`write_barrier`: libpmem's) run, each named
+/// in the note.
+#[test]
+fn buffer_and_barrier_options_run_with_a_note() {
+    let d = tmpdir();
+    let job = d.path().join("mem.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[m]\nfilename={}\nsize=1m\nrw=write\nioengine=null\niomem=mmaphuge\nmem_align=4k\nhugepage-size=2m\nwrite_barrier=8\n",
+            d.path().join("m.dat").display()
+        ),
+    )
+    .unwrap();
+    let (ok, err) = parse_only(&job);
+    assert!(ok, "{err}");
+    for name in ["iomem", "iomem_align", "hugepage-size", "write_barrier"] {
+        assert!(err.contains(name), "{name} not named: {err}");
+    }
+}

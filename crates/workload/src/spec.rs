@@ -259,6 +259,9 @@ fn dedupe_off(d: &Dedupe) -> bool {
 pub enum SyncMode {
     Fsync,
     Fdatasync,
+    /// fio's `sync_file_range=FLAGS:N`: sync_file_range(2) over the range the file's writes
+    /// covered since the last one, with these SYNC_FILE_RANGE_* flags.
+    FileRange(u32),
 }
 
 /// Data verification (fio's `verify=`).
@@ -523,10 +526,6 @@ fn steady_off(s: &crate::steady::SteadyState) -> bool {
     !s.on()
 }
 
-fn max_latency_off(m: &[u64; 2]) -> bool {
-    *m == [0, 0]
-}
-
 fn lat_target_off(l: &crate::lat_target::LatTarget) -> bool {
     !l.on()
 }
@@ -627,6 +626,10 @@ pub struct JobSpec {
     /// Drop the file's pages from the page cache before starting (fio's `invalidate`).
     /// Use [`JobSpec::drops_cache`], which `pre_read` turns off.
     pub invalidate: bool,
+    /// fio's `lockmem`: bytes the job pins in memory (mlock) while it runs, so less is left
+    /// for the page cache, as on a host with that much less RAM.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub lockmem: u64,
     /// Read the job's region once before it starts, so it begins in the page cache (fio's
     /// `pre_read`, which also turns `invalidate` off).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -798,7 +801,7 @@ pub struct JobSpec {
     pub steadystate: crate::steady::SteadyState,
     /// fio's `max_latency` (reads, writes; 0: none): an I/O whose latency (issue to
     /// completion) exceeds it ends the job with ETIMEDOUT.
-    #[serde(default, skip_serializing_if = "max_latency_off")]
+    #[serde(default, skip_serializing_if = "is_zero_pair")]
     pub max_latency_ns: [u64; 2],
     /// fio's latency-target search (`latency_target`, `latency_window`,
     /// `latency_percentile`, `latency_run`).
@@ -913,6 +916,7 @@ impl Default for JobSpec {
             sync_io: SyncIo::None,
             invalidate: true,
             pre_read: false,
+            lockmem: 0,
             do_verify: true,
             verify_backlog: 0,
             verify_backlog_batch: 0,

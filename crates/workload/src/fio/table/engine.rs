@@ -435,6 +435,66 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "each job maps and mlocks this many bytes when it starts and lets them go when \
+                  it ends, as fio's fio_pin_memory; like fio it pins at most the machine's \
+                  memory less 128 MiB, and a pin the kernel refuses (RLIMIT_MEMLOCK) is the \
+                  job's error",
+        show: Some(|j| (j.lockmem > 0).then(|| j.lockmem.to_string())),
+        ..O::new(
+            "lockmem",
+            C::Engine,
+            Kind::Size,
+            "Pin this much memory while the job runs (less is left for the page cache)",
+            "1g",
+            |j, v| {
+                j.lockmem = v.size()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "after every N writes (`FLAGS:N`, N 1 if left out) volbench calls \
+                  sync_file_range(2) on the last written file over the range its writes \
+                  covered since the last call, with the FLAGS given (`wait_before`, `write`, \
+                  `wait_after`, joined by `,`), as fio does; with nothing in flight, as for \
+                  fsync=N. Its latency is reported in `sync`. On io_uring it is a system call, \
+                  where fio queues it as an SQE",
+        show: Some(|j| match j.sync_mode {
+            SyncMode::FileRange(f) if j.sync_every > 0 => {
+                Some(format!("{}:{}", sfr_names(f), j.sync_every))
+            }
+            _ => None,
+        }),
+        ..O::new(
+            "sync_file_range",
+            C::Engine,
+            Kind::Text,
+            "sync_file_range(2) with FLAGS after every N writes (FLAGS:N; flags wait_before, write, wait_after)",
+            "write:8",
+            |j, v| {
+                let s = v.need()?;
+                let (flags, n) = s.split_once(':').unwrap_or((s, "1"));
+                let mut bits = 0u32;
+                for f in flags.split([',', '|', '+']).map(str::trim) {
+                    bits |= match f {
+                        "wait_before" => 1,
+                        "write" => 2,
+                        "wait_after" => 4,
+                        _ => return Err(v.bad(s, "flags are wait_before, write and wait_after, joined by ','")),
+                    };
+                }
+                j.sync_every = n
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| v.bad(s, "give the number of writes after ':' (write:8)"))?;
+                j.sync_mode = SyncMode::FileRange(bits);
+                Ok(())
+            },
+        )
+    },
+    O {
         show: Some(|j| j.end_fsync.then(|| "1".into())),
         common: true,
         ..O::new(
@@ -1053,4 +1113,14 @@ fn cpu_list(key: &str, v: &str) -> Result<Vec<u32>, OptError> {
     out.sort_unstable();
     out.dedup();
     Ok(out)
+}
+
+/// SYNC_FILE_RANGE_* bits as fio's option names them.
+fn sfr_names(bits: u32) -> String {
+    let names: Vec<&str> = [(1, "wait_before"), (2, "write"), (4, "wait_after")]
+        .iter()
+        .filter(|(b, _)| bits & b != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    names.join(",")
 }

@@ -27,6 +27,18 @@ const REGISTERS: &str = "volbench's io_uring registers its buffers and files whe
 
 /// Options that only change how fio takes its measurements, which volbench takes its own way.
 pub(super) const NOTED: &[O] = &[
+    noted("mem", R_MEM),
+    noted("iomem", R_MEM),
+    O {
+        aliases: &["mem_align"],
+        ..noted("iomem_align", R_MEM)
+    },
+    noted("hugepage-size", R_MEM),
+    noted(
+        "write_barrier",
+        "fio marks every Nth write a barrier only for an engine that acts on it (libpmem's); \
+         with the engines volbench has, fio's writes are the same with or without it",
+    ),
     noted(
         "gtod_reduce",
         "volbench reads the clock for every I/O anyway (about 20 ns a read), so every latency \
@@ -146,7 +158,7 @@ const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writ
 const R_TRIM: &str = "volbench issues reads, writes and syncs, no discards (TRIM); measure discard with fio, or with `blkdiscard` timed";
 const R_REPLAY: &str = "volbench replays one trace per job and does not merge several into one; merge them with `blkparse -i A -i B -d merged.bin` and replay that";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
-const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type does not change the I/O the device sees";
+const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type (malloc, shm, mmap, huge pages) does not change the I/O the device sees, only the CPU per I/O";
 const R_PROCESS: &str = "volbench runs every job as a thread of one process, so per-process settings (user, group, memory locking, NUMA placement by node) do not apply; use cpus_allowed for placement";
 const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
 
@@ -154,7 +166,6 @@ const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C 
 pub(super) const REFUSED: &[O] = &[
     refused("uid", R_PROCESS),
     refused("gid", R_PROCESS),
-    refused("lockmem", R_PROCESS),
     refused("unlink_each_loop", "volbench keeps the job's files across loops; use unlink=1 to remove them after the job"),
     refused("cgroup", "volbench does not create cgroups for its jobs; run it inside one (`systemd-run --scope -p IOReadIOPSMax=...` or a v1 blkio throttle); `volbench emulate` caps a device for you"),
     refused("cgroup_nodelete", "volbench does not create cgroups for its jobs (see cgroup)"),
@@ -197,13 +208,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("trigger-file", R_TRIGGER),
     refused("trigger-timeout", R_TRIGGER),
     refused("iodepth_low", "volbench refills each queue slot as soon as it completes (iodepth_low=iodepth in fio); the depth stays where iodepth sets it"),
-    refused("mem", R_MEM),
-    refused("iomem", R_MEM),
-    O {
-        aliases: &["mem_align"],
-        ..refused("iomem_align", R_MEM)
-    },
-    refused("hugepage-size", R_MEM),
     O {
         aliases: &["ba"],
         ..refused("blockalign", "volbench aligns random offsets to the block size (fio's default); another alignment is not in volbench")
@@ -215,8 +219,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("bs_is_seq_rand", "volbench's block sizes are per direction (bs=R,W), not per sequential or random I/O"),
     refused("lockfile", "volbench does not lock its files; jobs that share a file take turns only with stonewall"),
     refused("opendir", "name the files with filename= or directory= and nrfiles; volbench does not walk a directory tree"),
-    refused("sync_file_range", "volbench syncs with fsync or fdatasync (fsync=, fdatasync=), not sync_file_range"),
-    refused("write_barrier", "volbench syncs with fsync or fdatasync (fsync=N), not write barriers"),
     refused("cmdprio_percentage", "volbench gives all of a job's I/O one priority (prioclass, prio); a per-I/O share is not in volbench"),
     refused("nowait", "volbench's I/O may block as ordinary I/O does (no RWF_NOWAIT)"),
     refused("wait_for", "volbench orders jobs with stonewall and groups, not by name; put the job after the one it waits for, with stonewall"),
