@@ -11,9 +11,9 @@ use crate::skew::Skew;
 use crate::written::{mixed_sizes, Starts};
 use engine::Op;
 use rand::rngs::SmallRng;
-use rand::RngCore;
+use rand::{Rng, RngCore};
 use stats::Lateness;
-use workload::JobSpec;
+use workload::{FileServiceKind, JobSpec};
 
 pub use crate::next::Next;
 pub use crate::pace::NOT_DUE;
@@ -66,8 +66,10 @@ pub struct Picker {
     rand_pct: [u32; 2],
     /// The random map of mixed sizes is per file, as fio's: both directions use `offs[f][0]`.
     one_map: bool,
-    /// fio's `openfiles` below the file count: the files worked on at once.
+    /// fio's `openfiles` below the file count: the files worked on at once (and
+    /// `file_service_type=sequential`: one at a time).
     window: Option<Window>,
+    service: Option<Service>,
     /// Where each written block began, for the closing read-back of mixed sizes.
     pub starts: Option<Starts>,
     /// The trace a replaying job issues, in place of its pattern.
@@ -127,6 +129,73 @@ impl Window {
     }
 }
 
+/// fio's `file_service_type` round robin or random with `:N`: N I/Os to a file, then the
+/// next file in turn, or one drawn among those with work left (fio skips a file that is
+/// done); once every file has done its share, all start over (a time-based job's next pass).
+struct Service {
+    random: bool,
+    every: u32,
+    served: u32,
+    cur: u32,
+    lens: Vec<u64>,
+    left: Vec<u64>,
+}
+
+impl Service {
+    fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Option<Service> {
+        let f = spec.file_service;
+        let on = match f.kind {
+            FileServiceKind::Random => true,
+            FileServiceKind::RoundRobin => f.every > 1,
+            FileServiceKind::Sequential => false,
+        };
+        let lens: Vec<u64> = regions.iter().map(|r| r.1).collect();
+        (on && lens.len() > 1).then(|| Service {
+            random: f.kind == FileServiceKind::Random,
+            every: f.every,
+            // A random choice is drawn for the very first I/O too.
+            served: if f.kind == FileServiceKind::Random {
+                f.every
+            } else {
+                0
+            },
+            cur: 0,
+            left: lens.clone(),
+            lens,
+        })
+    }
+
+    fn pick(&mut self, rng: &mut SmallRng) -> u32 {
+        let n = self.lens.len() as u32;
+        if self.served >= self.every || self.left[self.cur as usize] == 0 {
+            self.served = 0;
+            if self.left.iter().all(|&l| l == 0) {
+                self.left.copy_from_slice(&self.lens);
+            }
+            self.cur = if self.random {
+                loop {
+                    let f = rng.gen_range(0..n);
+                    if self.left[f as usize] > 0 {
+                        break f;
+                    }
+                }
+            } else {
+                (1..=n)
+                    .map(|k| (self.cur + k) % n)
+                    .find(|&f| self.left[f as usize] > 0)
+                    .unwrap_or(0)
+            };
+        }
+        self.served += 1;
+        self.cur
+    }
+
+    fn did(&mut self, file: u32, len: u64) {
+        let l = &mut self.left[file as usize];
+        *l = l.saturating_sub(len);
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct Run {
     left: u32,
@@ -166,7 +235,14 @@ impl Picker {
             starts: Starts::new(spec, regions),
             replay: None,
             ended: false,
-            window: Window::new(spec.openfiles, regions),
+            window: Window::new(
+                match spec.file_service.kind {
+                    FileServiceKind::Sequential => 1,
+                    _ => spec.openfiles,
+                },
+                regions,
+            ),
+            service: Service::new(spec, regions),
             one_map,
             rng,
             read_pct: spec.rw.read_percent(spec.rwmixread) as u32,
@@ -256,6 +332,9 @@ impl Picker {
         if let Some(w) = &mut self.window {
             w.did(file, len);
         }
+        if let Some(s) = &mut self.service {
+            s.did(file, len);
+        }
         if let Some(s) = self.starts.as_mut().filter(|_| op == Op::Write) {
             s.mark(file, offset, len);
         }
@@ -332,6 +411,9 @@ impl Picker {
     fn file(&mut self) -> u32 {
         if let Some(w) = &mut self.window {
             return w.pick();
+        }
+        if let Some(s) = &mut self.service {
+            return s.pick(&mut self.rng);
         }
         let file = self.next_file;
         self.next_file = if file + 1 == self.offs.len() as u32 {

@@ -1330,3 +1330,94 @@ fn lockmem_pins_memory_while_the_job_runs_as_fio_does() {
     );
     assert!(none < 8192, "without lockmem: {none} KiB locked");
 }
+
+/// The files of a job's reads in issue order (file names, from strace's openat and pread64).
+fn read_order(d: &Path, tool: &str, service: &str) -> Vec<String> {
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let dir = format!("--directory={}", d.display());
+    let fst = format!("--file_service_type={service}");
+    let mut cmd: Vec<&str> = if tool == "fio" {
+        vec!["fio"]
+    } else {
+        vec![vb.to_str().unwrap(), "run", "-q", "--no-store"]
+    };
+    cmd.extend([
+        "--name=j",
+        &dir,
+        "--nrfiles=4",
+        "--size=1m",
+        "--bs=4k",
+        "--rw=read",
+        "--ioengine=psync",
+        &fst,
+    ]);
+    let (log, _) = strace(d, &["-e", "trace=openat,pread64"], &cmd);
+    let mut fds: std::collections::HashMap<String, String> = Default::default();
+    let mut order = Vec::new();
+    for l in log.lines() {
+        if let Some(rest) = l.split("openat(").nth(1) {
+            let (Some(name), Some(fd)) = (rest.split('"').nth(1), l.rsplit("= ").next()) else {
+                continue;
+            };
+            if name.starts_with(&d.display().to_string()) {
+                let file = name.rsplit('/').next().unwrap().to_string();
+                fds.insert(fd.split_whitespace().next().unwrap().to_string(), file);
+            }
+        } else if let Some(rest) = l.split("pread64(").nth(1) {
+            if let Some(f) = fds.get(rest.split(',').next().unwrap()) {
+                order.push(f.clone());
+            }
+        }
+    }
+    order
+}
+
+/// Runs of consecutive reads on one file: (file, length).
+fn runs(order: &[String]) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for f in order {
+        match out.last_mut() {
+            Some((g, n)) if g == f => *n += 1,
+            _ => out.push((f.clone(), 1)),
+        }
+    }
+    out
+}
+
+/// file_service_type over 4 files of 64 reads: `sequential` reads each file whole in turn (4
+/// runs of 64); `roundrobin:8` goes 8 reads a file in order (32 runs of 8); `random:8` draws a file for every 8 reads
+/// among those with reads left, every file still read whole once. The same in fio (strace).
+#[test]
+fn file_service_type_orders_files_as_fio_does() {
+    require_tool!("fio");
+    require_tool!("strace");
+    for tool in ["fio", "vb"] {
+        for service in ["sequential", "roundrobin:8", "random:8"] {
+            let d = tmpdir();
+            let order = read_order(d.path(), tool, service);
+            assert_eq!(order.len(), 256, "{tool} {service}: {} reads", order.len());
+            let mut per: std::collections::HashMap<&str, usize> = Default::default();
+            for f in &order {
+                *per.entry(f).or_default() += 1;
+            }
+            assert!(
+                per.len() == 4 && per.values().all(|&n| n == 64),
+                "{tool} {service}: {per:?}"
+            );
+            let r = runs(&order);
+            match service {
+                "sequential" => assert_eq!(r.len(), 4, "{tool}: {r:?}"),
+                "roundrobin:8" => {
+                    assert_eq!(r.len(), 32, "{tool}: {r:?}");
+                    assert!(r.iter().all(|x| x.1 == 8));
+                    assert!(r.windows(5).all(|w| w[0].0 == w[4].0 && w[0].0 != w[1].0));
+                }
+                _ => {
+                    assert!(r.iter().all(|x| x.1 % 8 == 0), "{tool}: {r:?}");
+                    let cyclic = r.windows(5).all(|w| w[0].0 == w[4].0);
+                    assert!(!cyclic, "{tool}: random:8 went round robin: {r:?}");
+                }
+            }
+        }
+    }
+}

@@ -253,6 +253,39 @@ fn dedupe_off(d: &Dedupe) -> bool {
     *d == Dedupe::default()
 }
 
+/// fio's `file_service_type`: which of a job's files the next I/O goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileService {
+    pub kind: FileServiceKind,
+    /// I/Os issued to a file before the next is chosen (fio's `:N`).
+    pub every: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileServiceKind {
+    RoundRobin,
+    /// Each file's share done before the next file starts.
+    Sequential,
+    /// A file drawn at random among those with work left.
+    Random,
+}
+
+impl Default for FileService {
+    fn default() -> FileService {
+        FileService {
+            kind: FileServiceKind::RoundRobin,
+            every: 1,
+        }
+    }
+}
+
+impl FileService {
+    pub fn is_default(&self) -> bool {
+        *self == FileService::default()
+    }
+}
+
 /// Which sync call `fsync=N`-style options issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -616,6 +649,9 @@ pub struct JobSpec {
     pub exitall_on_error: bool,
     /// Number of files per job when the job names no `filename` (fio's `nrfiles`).
     pub nrfiles: u32,
+    /// How the job goes from file to file (fio's `file_service_type`).
+    #[serde(default, skip_serializing_if = "FileService::is_default")]
+    pub file_service: FileService,
     /// Files the job works on at once (fio's `openfiles`); 0: all of them. Below the job's
     /// file count, I/O goes round robin to this many files until each has done its share,
     /// then to the next ones, in fio's order.
@@ -910,6 +946,7 @@ impl Default for JobSpec {
             group_reporting: false,
             nrfiles: 1,
             openfiles: 0,
+            file_service: FileService::default(),
             nice: 0,
             exitall: false,
             exitall_on_error: false,

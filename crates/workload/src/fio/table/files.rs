@@ -5,7 +5,7 @@ use super::{
     names, num, percent, show_bit, show_size, Category as C, FioOption as O, Kind, Phase, Val,
 };
 use crate::fio::OptError;
-use crate::spec::JobSpec;
+use crate::spec::{FileService, FileServiceKind, JobSpec};
 use std::path::PathBuf;
 
 const COUNT: Kind = Kind::Int {
@@ -103,6 +103,52 @@ pub(super) const OPTIONS: &[O] = &[
             "4",
             |j, v| {
                 j.openfiles = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "`roundrobin` (the default), `sequential` (each file's share done before the \
+                  next starts) and `random` (a file drawn among those with work left), each \
+                  with `:N`, the I/Os issued to a file before the next is chosen, as fio \
+                  (checked against fio's file switches under strace). fio's skewed choices \
+                  (`zipf`, `pareto`, `normal`, `gauss`) are refused",
+        show: Some(|j| {
+            let f = j.file_service;
+            (!f.is_default()).then(|| {
+                let k = match f.kind {
+                    FileServiceKind::RoundRobin => "roundrobin",
+                    FileServiceKind::Sequential => "sequential",
+                    FileServiceKind::Random => "random",
+                };
+                if f.every == 1 { k.to_string() } else { format!("{k}:{}", f.every) }
+            })
+        }),
+        ..O::new(
+            "file_service_type",
+            C::Files,
+            Kind::Text,
+            "Which file the next I/O goes to: roundrobin, sequential or random, with :N I/Os per turn",
+            "random:8",
+            |j, v| {
+                let s = v.need()?;
+                let (k, n) = s.split_once(':').unwrap_or((s, "1"));
+                let kind = match k.trim() {
+                    "roundrobin" => FileServiceKind::RoundRobin,
+                    "sequential" => FileServiceKind::Sequential,
+                    "random" => FileServiceKind::Random,
+                    "zipf" | "pareto" | "normal" | "gauss" => {
+                        return Err(v.bad(s, "volbench chooses files round robin, sequentially or uniformly at random; skewed file choice is not in volbench (skew the offsets with random_distribution instead)"))
+                    }
+                    _ => return Err(v.bad(s, "use roundrobin, sequential or random (with :N)")),
+                };
+                let every = n
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| v.bad(s, "the number after ':' is the I/Os per file, 1 or more"))?;
+                j.file_service = FileService { kind, every };
                 Ok(())
             },
         )

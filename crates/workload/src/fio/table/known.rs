@@ -193,7 +193,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("trim", R_TRIM),
     refused("randtrim", R_TRIM),
     refused("trimwrite", R_TRIM),
-    refused("file_service_type", "volbench goes round robin over a job's files (fio's default); other orders are not in volbench"),
     refused("rate_ignore_thinktime", "volbench's rate always counts the think time in the job's pace"),
     refused(
         "verify_state_load",
