@@ -1201,8 +1201,9 @@ pub struct WebArgs {
     /// results.db in the user's data directory].
     #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
-    /// Address to listen on. Loopback by default; any other address needs --token or
-    /// --token-file, and every request then carries it (?token=... once, then a cookie).
+    /// Address to listen on. Loopback by default; on any other address every request needs a
+    /// token (--token, --token-file, or one made and printed at the start), given once as
+    /// ?token=... and then kept in a cookie.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
     pub listen: String,
     /// The access token (prefer --token-file: a command line is visible to other users).
