@@ -93,7 +93,9 @@ fn null_engine_fsync_every_n_writes() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(u(&v, "/group/write/total_ios"), 1024);
-    assert_eq!(u(&v, "/group/sync/total_ios"), 1024 / 8);
+    // One per 8 writes but none after the last: fio picks no I/O after the job's last write,
+    // so the sync due with it is not issued (fio's own count on this job: 127).
+    assert_eq!(u(&v, "/group/sync/total_ios"), 1024 / 8 - 1);
 }
 
 #[test]
