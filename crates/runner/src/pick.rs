@@ -569,10 +569,11 @@ fn offsets_for(spec: &JobSpec, seed: u64, (start, len): (u64, u64), salt: u64) -
     if !spec.rw.is_random() {
         return Offsets::sequential(start, len, spec.seq_skip);
     }
-    let unit = spec.unit();
+    // fio's blockalign: offsets on its boundaries, and no random map.
+    let unit = spec.blockalign.unwrap_or_else(|| spec.unit());
     if let Some(s) = Skew::new(&spec.random_distribution, len / unit, key) {
         Offsets::skewed(start, len, unit, s, key)
-    } else if spec.norandommap {
+    } else if spec.norandommap || spec.blockalign.is_some() {
         Offsets::uniform(start, len, unit, key)
     } else if mixed_sizes(spec) {
         Offsets::mapped(start, len, unit, key)

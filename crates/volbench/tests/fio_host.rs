@@ -1421,3 +1421,56 @@ fn file_service_type_orders_files_as_fio_does() {
         }
     }
 }
+
+/// The offsets of a job's reads (strace's pread64).
+fn read_offsets(d: &Path, tool: &str, extra: &[&str]) -> Vec<u64> {
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let f = format!("--filename={}", d.join("ba.dat").display());
+    let mut cmd: Vec<&str> = if tool == "fio" {
+        vec!["fio"]
+    } else {
+        vec![vb.to_str().unwrap(), "run", "-q", "--no-store"]
+    };
+    cmd.extend([
+        "--name=b",
+        &f,
+        "--size=16m",
+        "--rw=randread",
+        "--ioengine=psync",
+    ]);
+    cmd.extend(extra);
+    let (log, _) = strace(d, &["-e", "trace=pread64"], &cmd);
+    log.lines()
+        .filter(|l| l.contains("pread64(") && l.contains("65536"))
+        .filter_map(|l| l.rsplit(", ").nth(0)?.split(')').next()?.parse().ok())
+        .collect()
+}
+
+/// blockalign=4k under bs=64k: random reads start on 4 KiB boundaries, most of them off the
+/// 64 KiB grid, every one inside the file, as fio's do (strace); without it, all on the grid.
+#[test]
+fn blockalign_aligns_random_offsets_as_fio_does() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    std::fs::write(d.path().join("ba.dat"), vec![3u8; 16 << 20]).unwrap();
+    for tool in ["fio", "vb"] {
+        let offs = read_offsets(d.path(), tool, &["--bs=64k", "--ba=4k"]);
+        assert_eq!(offs.len(), 256, "{tool}");
+        assert!(
+            offs.iter().all(|o| o % 4096 == 0 && o + 65536 <= 16 << 20),
+            "{tool}"
+        );
+        let off_grid = offs.iter().filter(|&&o| o % 65536 != 0).count();
+        // 15 in 16 expected off the grid: 200 of 256 is far under that for any seed.
+        assert!(
+            off_grid > 200,
+            "{tool}: only {off_grid} of 256 off the 64 KiB grid"
+        );
+        let plain = read_offsets(d.path(), tool, &["--bs=64k", "--number_ios=200"]);
+        assert!(
+            plain.iter().all(|o| o % 65536 == 0),
+            "{tool} without blockalign"
+        );
+    }
+}

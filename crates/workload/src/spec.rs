@@ -649,6 +649,10 @@ pub struct JobSpec {
     pub exitall_on_error: bool,
     /// Number of files per job when the job names no `filename` (fio's `nrfiles`).
     pub nrfiles: u32,
+    /// fio's `blockalign`: random offsets are multiples of this, not of the block size (and,
+    /// as in fio, drawn with replacement: the random map is off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blockalign: Option<u64>,
     /// How the job goes from file to file (fio's `file_service_type`).
     #[serde(default, skip_serializing_if = "FileService::is_default")]
     pub file_service: FileService,
@@ -947,6 +951,7 @@ impl Default for JobSpec {
             nrfiles: 1,
             openfiles: 0,
             file_service: FileService::default(),
+            blockalign: None,
             nice: 0,
             exitall: false,
             exitall_on_error: false,

@@ -208,10 +208,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("trigger-timeout", R_TRIGGER),
     refused("iodepth_low", "volbench refills each queue slot as soon as it completes (iodepth_low=iodepth in fio); the depth stays where iodepth sets it"),
     O {
-        aliases: &["ba"],
-        ..refused("blockalign", "volbench aligns random offsets to the block size (fio's default); another alignment is not in volbench")
-    },
-    O {
         aliases: &["bs_unaligned"],
         ..refused("blocksize_unaligned", "volbench aligns every I/O to the smallest block size; unaligned sizes are not in volbench")
     },

@@ -188,6 +188,42 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        aliases: &["ba"],
+        details: "random offsets are multiples of this instead of the block size, from the \
+                  region's start, with room for the block before the region's end; as in fio \
+                  the random map is then off (offsets drawn with replacement). `R,W` with \
+                  different values is refused: volbench aligns both directions alike",
+        show: Some(|j| j.blockalign.map(|b| b.to_string())),
+        ..O::new(
+            "blockalign",
+            C::Pattern,
+            Kind::Size,
+            "Align random offsets to this instead of the block size (turns the random map off)",
+            "4k",
+            |j, v| {
+                let s = v.need()?;
+                let mut sizes = s
+                    .split(',')
+                    .filter(|p| !p.trim().is_empty())
+                    .map(|p| v.size_of(p.trim()));
+                let first = sizes.next().transpose()?.filter(|b| *b > 0);
+                let Some(ba) = first else {
+                    return Err(v.bad(s, "give an alignment in bytes, above 0 (ba=4k)"));
+                };
+                for other in sizes {
+                    if other? != ba {
+                        return Err(v.bad(
+                            s,
+                            "volbench aligns reads and writes alike: give one alignment",
+                        ));
+                    }
+                }
+                j.blockalign = Some(ba);
+                Ok(())
+            },
+        )
+    },
+    O {
         show: Some(|j| {
             Some(
                 if j.rand_identical {
