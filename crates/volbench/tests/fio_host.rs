@@ -1442,7 +1442,7 @@ fn read_offsets(d: &Path, tool: &str, extra: &[&str]) -> Vec<u64> {
     let (log, _) = strace(d, &["-e", "trace=pread64"], &cmd);
     log.lines()
         .filter(|l| l.contains("pread64(") && l.contains("65536"))
-        .filter_map(|l| l.rsplit(", ").nth(0)?.split(')').next()?.parse().ok())
+        .filter_map(|l| l.rsplit(", ").next()?.split(')').next()?.parse().ok())
         .collect()
 }
 
