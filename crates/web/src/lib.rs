@@ -30,11 +30,6 @@ pub fn is_loopback(a: &SocketAddr) -> bool {
     a.ip().is_loopback()
 }
 
-/// A fresh token: 128 random bits, in hex (as the witness makes its own).
-pub fn new_token() -> String {
-    format!("{:032x}", rand::random::<u128>())
-}
-
 /// Serves until `stop` is set. `ready` is told the bound address (port 0 picks one) first.
 pub fn serve(
     o: Options,

@@ -66,12 +66,6 @@ fn error(status: u16, message: &str) -> Answer {
     page(status, pages::error(status, message).into_bytes())
 }
 
-/// Equal in time whatever the bytes: a token compared byte by byte with an early exit tells
-/// how much of it a guess got right.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |x, (p, q)| x | (p ^ q)) == 0
-}
-
 fn cookie_token(cookie: Option<&str>) -> Option<&str> {
     cookie?
         .split(';')
@@ -98,7 +92,9 @@ pub fn answer(site: &Site, method: &str, url: &str, cookie: Option<&str>) -> Ans
         .map(|(_, v)| v.as_str());
     let mut set_cookie = None;
     if let Some(t) = &site.token {
-        let ok = given.or(cookie_token(cookie)).is_some_and(|g| same(g, t));
+        let ok = given
+            .or(cookie_token(cookie))
+            .is_some_and(|g| durability::protocol::same_token(g, t));
         if !ok {
             return error(401, "this server needs its token: open the address `volbench serve` printed (it ends in ?token=...)");
         }

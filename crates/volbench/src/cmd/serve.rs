@@ -17,7 +17,7 @@ pub fn main(a: WebArgs) -> Result<ExitCode> {
     let addr: Option<std::net::SocketAddr> = a.listen.parse().ok();
     // Another host may reach this address: make a token if none was given, as the witness does.
     let token = match (token, addr) {
-        (None, Some(ad)) if !web::is_loopback(&ad) => Some(web::new_token()),
+        (None, Some(ad)) if !web::is_loopback(&ad) => Some(durability::journal::new_token()),
         (t, _) => t,
     };
     let o = web::Options {
