@@ -6,18 +6,10 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command as Std, Stdio};
 use std::time::Duration;
-
-/// A directory the postgres user can reach (tempdir makes 0700 ones).
-fn open_dir() -> tempfile::TempDir {
-    let d = tmpdir();
-    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    d
-}
 
 fn have_postgres() -> bool {
     if db::pg::bindir().is_ok() && Std::new("pgbench").arg("--version").output().is_ok() {

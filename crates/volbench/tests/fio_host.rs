@@ -333,9 +333,9 @@ fn percentage_random_mixes_as_fio_mixes() {
     assert!((ours - fio).abs() < 0.05, "volbench {ours} vs fio {fio}");
 }
 
-/// One job under a 500-IOPS throttle with `rate_iops_min`, by `tool`: (its fio-JSON error,
-/// seconds it ran).
-fn under_floor(cap: &Throttle, tool: &str, dev: &str, floor: u32) -> (i64, f64) {
+/// A time-based randread job on the throttled device with `option`, run by `tool` (fio or
+/// volbench, fio-JSON either way): its `error`, the seconds it ran, its stderr.
+fn on_cap(cap: &Throttle, tool: &str, dev: &str, secs: u32, option: &str) -> (i64, f64, String) {
     let mut args = vec![
         "--name=m".to_string(),
         format!("--filename={dev}"),
@@ -343,9 +343,9 @@ fn under_floor(cap: &Throttle, tool: &str, dev: &str, floor: u32) -> (i64, f64) 
         "--direct=1".into(),
         "--ioengine=libaio".into(),
         "--iodepth=4".into(),
-        "--runtime=6".into(),
+        format!("--runtime={secs}"),
         "--time_based".into(),
-        format!("--rate_iops_min={floor}"),
+        option.to_string(),
         "--output-format=json".into(),
     ];
     let prog = if tool == "fio" {
@@ -362,13 +362,17 @@ fn under_floor(cap: &Throttle, tool: &str, dev: &str, floor: u32) -> (i64, f64) 
     let secs = t0.elapsed().as_secs_f64();
     let text = String::from_utf8_lossy(&out.stdout);
     let json = text.find('{').map_or("", |i| &text[i..]);
-    let v: Value = serde_json::from_str(json).unwrap_or_else(|e| {
-        panic!(
-            "{tool}: {e}: {text} {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (v["jobs"][0]["error"].as_i64().unwrap(), secs)
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let v: Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{tool}: {e}: {text} {err}"));
+    (v["jobs"][0]["error"].as_i64().unwrap(), secs, err)
+}
+
+/// One job under a 500-IOPS throttle with `rate_iops_min`, by `tool`: (its fio-JSON error,
+/// seconds it ran).
+fn under_floor(cap: &Throttle, tool: &str, dev: &str, floor: u32) -> (i64, f64) {
+    let (err, secs, _) = on_cap(cap, tool, dev, 6, &format!("--rate_iops_min={floor}"));
+    (err, secs)
 }
 
 /// rate_iops_min over what a 500-IOPS volume gives ends the job after fio's 2 s settling and
@@ -1073,40 +1077,6 @@ fn ignore_error_carries_past_the_errnos_listed_as_fio() {
     assert!(err.contains("No space left on device"), "{err}");
 }
 
-/// fio-JSON error and wall time of a 3 s job on the throttled device with `max_latency`.
-fn with_max_latency(cap: &Throttle, tool: &str, dev: &str, max: &str) -> (i64, f64, String) {
-    let mut args = vec![
-        "--name=m".to_string(),
-        format!("--filename={dev}"),
-        "--rw=randread".into(),
-        "--direct=1".into(),
-        "--ioengine=libaio".into(),
-        "--iodepth=4".into(),
-        "--runtime=3".into(),
-        "--time_based".into(),
-        format!("--max_latency={max}"),
-        "--output-format=json".into(),
-    ];
-    let prog = if tool == "fio" {
-        "fio".to_string()
-    } else {
-        args.insert(0, "run".into());
-        args.extend(["-q".into(), "--no-store".into()]);
-        assert_cmd::cargo::cargo_bin("volbench")
-            .display()
-            .to_string()
-    };
-    let t0 = Instant::now();
-    let out = cap.command(&prog, &args).output().unwrap();
-    let secs = t0.elapsed().as_secs_f64();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let json = text.find('{').map_or("", |i| &text[i..]);
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    let v: Value =
-        serde_json::from_str(json).unwrap_or_else(|e| panic!("{tool}: {e}: {text} {err}"));
-    (v["jobs"][0]["error"].as_i64().unwrap(), secs, err)
-}
-
 /// max_latency: on a 100-IOPS volume at depth 4 every read waits tens of milliseconds, so a
 /// 5 ms limit ends the job at once with ETIMEDOUT in both tools; a 2 s limit lets both run.
 #[test]
@@ -1119,13 +1089,13 @@ fn max_latency_ends_a_job_with_etimedout_as_fio_does() {
         cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
     };
     for tool in ["fio", "vb"] {
-        let (err, secs, said) = with_max_latency(&cap, tool, z.p(), "5ms");
+        let (err, secs, said) = on_cap(&cap, tool, z.p(), 3, "--max_latency=5ms");
         assert_eq!(
             err, 110,
             "{tool}: over the limit ends with ETIMEDOUT: {said}"
         );
         assert!(secs < 2.5, "{tool}: it ran {secs:.1} s of its 3");
-        let (err, secs, said) = with_max_latency(&cap, tool, z.p(), "2s");
+        let (err, secs, said) = on_cap(&cap, tool, z.p(), 3, "--max_latency=2s");
         assert_eq!(err, 0, "{tool}: under the limit: {said}");
         assert!(secs >= 3.0, "{tool}: it ran {secs:.1} s");
     }

@@ -284,29 +284,6 @@ fn run_page_structure_snapshot() {
     insta::assert_snapshot!("run_page", masked.join("\n"));
 }
 
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|c| {
-            Std::new(c)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-}
-
-const BROWSER_FLAGS: [&str; 9] = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--virtual-time-budget=5000",
-];
-
 /// The page as headless Chromium leaves it once its script ran, with the browser's log.
 fn dump_dom(browser: &str, profile: &Path, page: &Path) -> std::process::Output {
     Std::new(browser)

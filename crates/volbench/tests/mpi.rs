@@ -703,9 +703,7 @@ fn hosts_on_their_own_devices_store_one_run_in_postgres_and_serve_shows_them() {
     }
     let zs = Zram::several(2, "256M");
     let hosts = Hosts::under_lock(2);
-    let d = tmpdir();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let d = open_dir();
     let at = d.path().join("hostdev");
     let devs: Vec<String> = zs.iter().map(|z| z.p().to_string()).collect();
     let agent = hosts.agent_with_devices(&devs, &at);
@@ -815,7 +813,7 @@ fn hosts_on_their_own_devices_store_one_run_in_postgres_and_serve_shows_them() {
         .and_then(|r| r.split('/').next())
         .unwrap()
         .to_string();
-    let page = http_get(&addr, "/result/1");
+    let (_, _, page) = http(&addr, "GET", "/result/1", "");
     interrupt(&serve);
     let _ = serve.wait();
     assert!(
@@ -823,13 +821,4 @@ fn hosts_on_their_own_devices_store_one_run_in_postgres_and_serve_shows_them() {
         "{page}"
     );
     assert!(page.contains("Per rank"), "no host and rank tables");
-}
-
-fn http_get(addr: &str, path: &str) -> String {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out
 }

@@ -14,14 +14,6 @@ fn in_dir(dir: &Path) -> assert_cmd::Command {
     c
 }
 
-/// A directory the postgres user can reach (tempdir makes 0700 ones).
-fn open_dir() -> tempfile::TempDir {
-    let d = tmpdir();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    d
-}
-
 #[test]
 fn db_takes_relative_directories_and_the_current_one() {
     let d = open_dir();

@@ -6,8 +6,7 @@
 mod common;
 
 use common::*;
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Std, Stdio};
 use std::time::{Duration, Instant};
@@ -64,49 +63,6 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
-
-/// One HTTP/1.0 request: (status, headers, body).
-fn get(addr: &str, method: &str, path: &str, headers: &str) -> (u16, String, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(
-        s,
-        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\n{headers}\r\n"
-    )
-    .unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).unwrap();
-    let text = String::from_utf8_lossy(&out).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, head.to_string(), body.to_string())
-}
-
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|c| {
-            Std::new(c)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-}
-
-const BROWSER_FLAGS: [&str; 8] = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--virtual-time-budget=5000",
-];
 
 fn browse(browser: &str, profile: &Path, url: &str, shot: Option<&Path>) -> (String, String) {
     let mut c = Std::new(browser);
@@ -173,7 +129,7 @@ fn the_history_page_lists_results_and_two_picked_open_their_comparison() {
     let d = tmpdir();
     let store = store_with_results(d.path());
     let s = Server::start(&store, "127.0.0.1:0");
-    let (code, _, body) = get(&s.addr, "GET", "/", "");
+    let (code, _, body) = http(&s.addr, "GET", "/", "");
     assert_eq!(code, 200);
     for want in [
         "href=\"/result/1\"",
@@ -199,7 +155,7 @@ fn the_history_page_lists_results_and_two_picked_open_their_comparison() {
     let cmp = format!("http://{}/compare?id=1&id=2", s.addr);
     let (dom, log) = browse(browser, &profile, &cmp, None);
     assert!(!log.contains("Uncaught"), "{log}");
-    let (_, _, html) = get(&s.addr, "GET", "/compare?id=1&id=2", "");
+    let (_, _, html) = http(&s.addr, "GET", "/compare?id=1&id=2", "");
     let charts = charts(&html);
     assert!(charts > 0, "no chart on the comparison page");
     assert!(
@@ -225,7 +181,7 @@ fn the_history_page_lists_results_and_two_picked_open_their_comparison() {
 }
 
 /// Malformed requests get an error page with its status, never a crash: the server answers
-/// the history after each.
+/// the history after each; a run stores into the same SQLite file while it serves.
 #[test]
 fn malformed_requests_get_error_pages_and_the_server_keeps_answering() {
     let d = tmpdir();
@@ -244,7 +200,7 @@ fn malformed_requests_get_error_pages_and_the_server_keeps_answering() {
         ("POST", "/", 405),
         ("DELETE", "/result/1", 405),
     ] {
-        let (code, _, body) = get(&s.addr, method, path, "");
+        let (code, _, body) = http(&s.addr, method, path, "");
         assert_eq!(
             code,
             want,
@@ -256,20 +212,43 @@ fn malformed_requests_get_error_pages_and_the_server_keeps_answering() {
             "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
         ));
         assert_eq!(
-            get(&s.addr, "GET", "/", "").0,
+            http(&s.addr, "GET", "/", "").0,
             200,
             "after {method} {}",
             &path[..path.len().min(60)]
         );
     }
     // A filter that matches nothing is an empty table, not an error.
-    let (code, _, body) = get(&s.addr, "GET", "/?host=nowhere&kind=run", "");
+    let (code, _, body) = http(&s.addr, "GET", "/?host=nowhere&kind=run", "");
     assert_eq!(code, 200);
     assert!(body.contains("0 results"), "{body}");
-    let (code, _, json) = get(&s.addr, "GET", "/history.json?label=read", "");
+    let (code, _, json) = http(&s.addr, "GET", "/history.json?label=read", "");
     assert_eq!(code, 200);
     let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(rows.as_array().unwrap().len(), 1);
+    // HEAD is answered as GET is, without the page.
+    let (code, _, body) = http(&s.addr, "HEAD", "/", "");
+    assert_eq!((code, body.as_str()), (200, ""));
+    // serve holds no SQLite connection between requests: a run stores beside it, and the
+    // history shows it at once.
+    let out = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args([
+            "run",
+            "--ioengine=null",
+            "--runtime=200ms",
+            "--label",
+            "beside",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("store"), "{err}");
+    let (_, _, body) = http(&s.addr, "GET", "/", "");
+    assert!(
+        body.contains("4 results") && body.contains("beside"),
+        "{body}"
+    );
 }
 
 /// 200 requests at once are all answered.
@@ -287,7 +266,7 @@ fn two_hundred_concurrent_requests_are_answered() {
                     1 => format!("/result/{}", 1 + i % 3),
                     _ => "/history.json".to_string(),
                 };
-                get(&addr, "GET", &path, "").0
+                http(&addr, "GET", &path, "").0
             })
         })
         .collect();
@@ -311,11 +290,11 @@ fn a_non_loopback_address_needs_the_token() {
     assert!(token.len() >= 32, "{}", s.url);
     let port = s.addr.rsplit(':').next().unwrap();
     let addr = format!("127.0.0.1:{port}");
-    let (code, _, body) = get(&addr, "GET", "/", "");
+    let (code, _, body) = http(&addr, "GET", "/", "");
     assert_eq!(code, 401, "{body}");
     assert!(!body.contains(&token));
-    assert_eq!(get(&addr, "GET", "/?token=wrong", "").0, 401);
-    let (code, head, _) = get(&addr, "GET", &format!("/?token={token}"), "");
+    assert_eq!(http(&addr, "GET", "/?token=wrong", "").0, 401);
+    let (code, head, _) = http(&addr, "GET", &format!("/?token={token}"), "");
     assert_eq!(code, 200);
     let cookie = head
         .lines()
@@ -326,6 +305,6 @@ fn a_non_loopback_address_needs_the_token() {
         .unwrap()
         .to_string();
     assert!(head.contains("HttpOnly"));
-    let (code, _, _) = get(&addr, "GET", "/result/1", &format!("Cookie: {cookie}\r\n"));
+    let (code, _, _) = http(&addr, "GET", "/result/1", &format!("Cookie: {cookie}\r\n"));
     assert_eq!(code, 200);
 }

@@ -24,19 +24,22 @@ fn have_postgres() -> bool {
     false
 }
 
-/// A directory the postgres user can reach (tempdir makes 0700 ones).
-fn open_dir() -> tempfile::TempDir {
-    let d = tmpdir();
-    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    d
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// A throwaway server that also listens on TCP at `listen`:`port`, with `hba` lines first and
+/// TLS from `tls` (certificate, key).
+fn tcp_server(
+    d: &Path,
+    listen: &str,
+    port: u16,
+    hba: Vec<String>,
+    tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
+) -> db::pg::Cluster {
+    let serving = db::pg::Serving {
+        listen: Some(listen.into()),
+        port: Some(port),
+        hba,
+        tls,
+    };
+    db::pg::Cluster::start_with(d, &serving).unwrap()
 }
 
 /// SQL as the cluster's superuser, over its socket.
@@ -242,16 +245,8 @@ fn schemas_migrate_forward_and_a_newer_one_is_refused() {
 /// tables, and a database owned by another.
 fn password_server(d: &Path) -> (db::pg::Cluster, u16) {
     let port = free_port();
-    let c = db::pg::Cluster::start_with(
-        d,
-        &db::pg::Serving {
-            listen: Some("127.0.0.1".into()),
-            port: Some(port),
-            hba: vec!["host all all 127.0.0.1/32 scram-sha-256".into()],
-            tls: None,
-        },
-    )
-    .unwrap();
+    let hba = vec!["host all all 127.0.0.1/32 scram-sha-256".into()];
+    let c = tcp_server(d, "127.0.0.1", port, hba, None);
     sql(
         &c,
         "postgres",
@@ -367,7 +362,8 @@ fn a_misconfigured_team_store_fails_in_one_line_and_the_run_is_kept() {
 }
 
 /// TLS where the server asks for it: a server that takes only TLS connections is reached with
-/// `sslmode=require` and with `verify-full` against its certificate; `disable` is turned away,
+/// no sslmode (libpq's default, prefer), `sslmode=require` and with `verify-full` against its
+/// certificate; `disable` is turned away,
 /// and `verify-full` under a name the certificate does not hold fails.
 #[test]
 fn tls_is_used_as_sslmode_asks() {
@@ -402,19 +398,11 @@ fn tls_is_used_as_sslmode_asks() {
         String::from_utf8_lossy(&st.stderr)
     );
     let port = free_port();
-    let _c = db::pg::Cluster::start_with(
-        d.path(),
-        &db::pg::Serving {
-            listen: Some("127.0.0.1".into()),
-            port: Some(port),
-            hba: vec![
-                "hostnossl all all 127.0.0.1/32 reject".into(),
-                "hostssl all all 127.0.0.1/32 trust".into(),
-            ],
-            tls: Some((crt.clone(), key)),
-        },
-    )
-    .unwrap();
+    let hba = vec![
+        "hostnossl all all 127.0.0.1/32 reject".into(),
+        "hostssl all all 127.0.0.1/32 trust".into(),
+    ];
+    let _c = tcp_server(d.path(), "127.0.0.1", port, hba, Some((crt.clone(), key)));
     let user = if is_root() { "postgres" } else { "root" };
     let url = |host: &str, mode: &str| {
         format!(
@@ -422,7 +410,10 @@ fn tls_is_used_as_sslmode_asks() {
             crt.display()
         )
     };
+    // No sslmode: libpq's default, prefer, takes the TLS this server insists on.
+    let default = format!("postgresql://{user}@127.0.0.1:{port}/postgres");
     for good in [
+        default,
         url("127.0.0.1", "require"),
         url("localhost", "verify-full"),
         url("127.0.0.1", "verify-ca"),
@@ -527,16 +518,8 @@ fn twelve_hosts_store_at_once_and_nothing_is_lost_doubled_or_mixed() {
     let hosts = common::hosts::Hosts::new(N);
     let d = open_dir();
     let port = free_port();
-    let c = db::pg::Cluster::start_with(
-        d.path(),
-        &db::pg::Serving {
-            listen: Some(hosts.gateway()),
-            port: Some(port),
-            hba: vec![format!("host all all {} scram-sha-256", hosts.subnet())],
-            tls: None,
-        },
-    )
-    .unwrap();
+    let hba = vec![format!("host all all {} scram-sha-256", hosts.subnet())];
+    let c = tcp_server(d.path(), &hosts.gateway(), port, hba, None);
     sql(&c, "postgres", "CREATE ROLE team LOGIN PASSWORD 'teampw'");
     sql(&c, "postgres", "CREATE DATABASE results OWNER team");
     let url = format!(
