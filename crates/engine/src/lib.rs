@@ -75,6 +75,9 @@ pub struct EngineConfig {
     /// (RWF_DONTCACHE, reads and writes) and `atomic` (RWF_ATOMIC, writes).
     pub uncached: bool,
     pub atomic: bool,
+    /// fio's `nowait`: RWF_NOWAIT on every read and write, so one that would block (a page
+    /// cache miss, a busy queue) fails with EAGAIN instead of waiting.
+    pub nowait: bool,
 }
 
 /// RWF_DONTCACHE (Linux 6.14): buffered I/O whose pages leave the page cache once done.
@@ -85,13 +88,11 @@ pub const RWF_ATOMIC: i32 = 0x40;
 impl EngineConfig {
     /// The RWF_* flags of every read.
     pub fn read_flags(&self) -> i32 {
-        if self.uncached {
-            RWF_DONTCACHE
-        } else {
-            0
-        }
+        let uncached = if self.uncached { RWF_DONTCACHE } else { 0 };
+        let nowait = if self.nowait { libc::RWF_NOWAIT } else { 0 };
+        uncached | nowait
     }
-    /// The RWF_* flags of every write: per-write durability, uncached, atomic.
+    /// The RWF_* flags of every write: per-write durability, uncached, atomic, nowait.
     pub fn write_flags(&self) -> i32 {
         let dsync = if self.write_dsync { libc::RWF_DSYNC } else { 0 };
         let atomic = if self.atomic { RWF_ATOMIC } else { 0 };

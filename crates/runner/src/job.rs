@@ -61,6 +61,7 @@ pub fn run(inp: JobInput) -> JobOutput {
         sqpoll: inp.spec.sqthread_poll.then_some(inp.spec.sqthread_poll_cpu),
         uncached: inp.spec.uncached,
         atomic: inp.spec.atomic,
+        nowait: inp.spec.nowait,
     };
     match inp.spec.ioengine {
         EngineKind::IoUring => match engine::IoUring::new(&cfg) {

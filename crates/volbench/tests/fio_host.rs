@@ -1444,3 +1444,51 @@ fn blockalign_aligns_random_offsets_as_fio_does() {
         );
     }
 }
+
+/// nowait=1 (RWF_NOWAIT) on libaio and io_uring: a buffered read of a file that is not in the
+/// page cache fails at once with EAGAIN and ends the job, in fio and in volbench; the same
+/// read of the cached file (invalidate=0) completes in both.
+#[test]
+fn nowait_fails_a_blocking_read_with_eagain_as_fio_does() {
+    require_root!();
+    require_tool!("fio");
+    let d = tmpdir();
+    let file = d.path().join("n.dat");
+    std::fs::write(&file, vec![5u8; 8 << 20]).unwrap();
+    // Dirty pages survive drop_caches: write them out first so the file can go cold.
+    std::fs::File::open(&file).unwrap().sync_all().unwrap();
+    for engine in ["libaio", "io_uring"] {
+        let args = [
+            "--name=n".to_string(),
+            format!("--filename={}", file.display()),
+            "--size=8m".into(),
+            "--bs=4k".into(),
+            "--rw=read".into(),
+            format!("--ioengine={engine}"),
+            "--nowait=1".into(),
+            "--invalidate=0".into(),
+        ];
+        for tool in ["fio", "vb"] {
+            drop_caches();
+            let out = by(tool, &args, &[]);
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let eagain = text.contains("Resource temporarily unavailable");
+            assert!(eagain, "{tool} {engine}, cold file: {text}");
+            std::fs::read(&file).unwrap();
+            let out = by(tool, &args, &[]);
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                out.status.success() && !text.contains("temporarily unavailable"),
+                "{tool} {engine}, cached file: {text}"
+            );
+        }
+    }
+}

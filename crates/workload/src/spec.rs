@@ -750,6 +750,10 @@ pub struct JobSpec {
     /// fio's `atomic`: writes with RWF_ATOMIC (torn-write protection).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub atomic: bool,
+    /// fio's `nowait`: every read and write with RWF_NOWAIT, so one that would block fails
+    /// with EAGAIN instead (and ends the job, as in fio, unless carried past).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nowait: bool,
     /// fio's `continue_on_error`: the errors a job carries on past, as fio's bits (1 reads,
     /// 2 writes, 4 verify); only EIO and EILSEQ (a verify mismatch), as in fio.
     #[serde(default, skip_serializing_if = "is_zero_u8")]
@@ -1011,6 +1015,7 @@ impl Default for JobSpec {
             create_only: false,
             end_syncfs: false,
             atomic: false,
+            nowait: false,
             sqthread_poll_cpu: None,
             kb_base: 1024,
             sync_every: 0,

@@ -835,6 +835,24 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "pvsync2's, libaio's and io_uring's option: every read and write with \
+                  RWF_NOWAIT, so one that would block (a page-cache miss, a write that must \
+                  allocate) fails with EAGAIN and ends the job, as fio's does (a test runs \
+                  both on a cold and on a cached file)",
+        show: Some(|j| j.nowait.then(|| "1".into())),
+        ..O::new(
+            "nowait",
+            C::Engine,
+            Kind::Flag,
+            "Fail an I/O that would block with EAGAIN (RWF_NOWAIT)",
+            "1",
+            |j, v| {
+                j.nowait = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "fio's errors to carry on past: none, read, write, io (read and write), \
                   verify, all (0 and 1 are none and all). As in fio only EIO and a verify \
                   mismatch (EILSEQ) are carried past; the failed I/Os are counted per errno \
