@@ -156,6 +156,14 @@ pub trait Engine: Send {
     fn is_sync(&self) -> bool {
         false
     }
+
+    /// File `file`'s descriptor now names another file (the runner replaced it with dup2,
+    /// nothing in flight): drop what the engine keeps of the old one (a registration, a
+    /// mapping). The default keeps nothing.
+    fn reopened(&mut self, file: u32) -> io::Result<()> {
+        let _ = file;
+        Ok(())
+    }
 }
 
 /// Calls fsync or fdatasync on a descriptor.

@@ -117,6 +117,21 @@ impl Maps {
     }
 }
 
+impl Maps {
+    /// File `file` was replaced under its descriptor: unmap the old one; the next I/O maps
+    /// the new one.
+    pub(crate) fn forget(&mut self, file: u32) {
+        let m = &mut self.maps[file as usize];
+        if !m.at.is_null() {
+            // SAFETY: unmaps a mapping this engine made; nothing is in flight, and no slice
+            // into it outlives this call.
+            unsafe { libc::munmap(m.at.cast(), m.len) };
+            m.at = std::ptr::null_mut();
+            m.len = 0;
+        }
+    }
+}
+
 impl Drop for Maps {
     fn drop(&mut self) {
         for m in self.maps.iter().filter(|m| !m.at.is_null()) {

@@ -121,4 +121,11 @@ impl Engine for Psync {
     fn is_sync(&self) -> bool {
         true
     }
+
+    fn reopened(&mut self, file: u32) -> std::io::Result<()> {
+        if let Some(m) = &mut self.maps {
+            m.forget(file);
+        }
+        Ok(())
+    }
 }

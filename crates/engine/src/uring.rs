@@ -161,6 +161,15 @@ impl Engine for IoUring {
         "io_uring"
     }
 
+    /// A registered file stays the old file until its slot is updated.
+    fn reopened(&mut self, file: u32) -> io::Result<()> {
+        if self.fixed_files {
+            let fd = [self.fds[file as usize]];
+            self.ring.submitter().register_files_update(file, &fd)?;
+        }
+        Ok(())
+    }
+
     fn push(&mut self, req: Request) -> Result<(), EngineError> {
         assert!(req.len as usize <= self.bufs.slot_size());
         let e = self.entry(&req);

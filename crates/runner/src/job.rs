@@ -19,7 +19,7 @@ use crate::pick::{Next, Pick, Picker, NOT_DUE};
 use crate::placement::pin;
 use crate::readback::{closing_verify, describe};
 use crate::replay::Feed;
-use crate::target::{drop_cached, settle_written};
+use crate::target::{drop_cached, recreate, settle_written};
 use crate::written::mixed_sizes;
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request};
 use rand::rngs::SmallRng;
@@ -337,8 +337,12 @@ struct Passes {
     bytes: u64,
     /// Where the next pass starts, in issued bytes.
     next: u64,
-    /// A pass is over: drop the cache once the queue is empty.
+    /// A pass is over: drop the cache (or recreate the files) once the queue is empty.
     due: bool,
+    /// Drop the cached pages at each pass (a buffered job).
+    drop: bool,
+    /// fio's unlink_each_loop: delete the files and create them afresh at each loop.
+    unlink: bool,
 }
 
 impl Passes {
@@ -346,10 +350,14 @@ impl Passes {
         let bytes = pass_bytes(spec, regions);
         let again = spec.time_based || spec.io_loops() > 1;
         let cached = !spec.direct && spec.ioengine != EngineKind::Null;
-        (spec.drops_cache() && cached && again && bytes > 0).then_some(Passes {
+        let drop = spec.drops_cache() && cached && again;
+        let unlink = spec.unlink_each_loop && spec.io_loops() > 1 && !spec.time_based;
+        ((drop || unlink) && bytes > 0).then_some(Passes {
             bytes,
             next: bytes,
             due: false,
+            drop,
+            unlink,
         })
     }
 }
@@ -705,15 +713,37 @@ impl<'a, E: Engine> Job<'a, E> {
     /// the closing read-back, sync them first (fio's do_verify).
     #[cold]
     fn new_pass(&mut self) {
+        let (drop, unlink) = match &self.passes {
+            Some(p) if !self.settle => (p.drop, p.unlink),
+            _ => (true, false),
+        };
         for (&fd, &(offset, len)) in self.inp.fds.iter().zip(&self.inp.regions) {
             match self.settle {
                 true => settle_written(fd, offset, len),
-                false => drop_cached(fd, offset, len),
+                false if drop => drop_cached(fd, offset, len),
+                false => {}
             }
+        }
+        if unlink {
+            self.recreate_files();
         }
         self.settle = false;
         if let Some(p) = &mut self.passes {
             p.due = false;
+        }
+    }
+
+    /// unlink_each_loop: every file deleted and created afresh; a failure ends the job with
+    /// its errno, as fio's open failure does.
+    #[cold]
+    fn recreate_files(&mut self) {
+        let creates = self.inp.spec.rw.writes();
+        for (i, (&fd, path)) in self.inp.fds.iter().zip(&self.inp.paths).enumerate() {
+            let done = recreate(fd, path, creates).and_then(|()| self.eng.reopened(i as u32));
+            if let Err(e) = done {
+                self.error = Some(format!("unlink_each_loop: cannot recreate {path}: {e}"));
+                return;
+            }
         }
     }
 

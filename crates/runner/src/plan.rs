@@ -110,6 +110,7 @@ impl Plan {
     ) -> Result<(), RunError> {
         let paths = target::resolve_paths(spec, clone);
         self.file_ops(spec, &paths)?;
+        unlinks_only_its_own(spec, &paths)?;
         let mut files = Vec::new();
         let mut idxs = Vec::new();
         for path in &paths {
@@ -205,12 +206,13 @@ impl Plan {
     }
 
     /// Removes the files this run created that must go: all after an interrupt or with
-    /// `--unlink`, else those of jobs asking unlink=1.
+    /// `--unlink`, else those of jobs asking unlink=1 or unlink_each_loop=1 (whose last
+    /// loop's files go too, so the next run can create them again).
     pub fn unlink(&self, w: &Workload, all: bool) {
         let paths: Vec<PathBuf> = self
             .jobs
             .iter()
-            .filter(|p| all || w.jobs[p.spec_idx].unlink)
+            .filter(|p| all || w.jobs[p.spec_idx].unlink || w.jobs[p.spec_idx].unlink_each_loop)
             .flat_map(|p| target::resolve_paths(&w.jobs[p.spec_idx], p.clone))
             .collect();
         let doomed: Vec<PathBuf> = self
@@ -236,4 +238,24 @@ pub(crate) fn remove_created(created: &[PathBuf]) {
             let _ = std::fs::remove_dir(p);
         }
     }
+}
+
+/// fio's unlink_each_loop deletes the job's files after each loop. volbench deletes only what
+/// it creates: a file there before the run needs --allow-destructive, a device is refused.
+fn unlinks_only_its_own(spec: &JobSpec, paths: &[PathBuf]) -> Result<(), RunError> {
+    if !spec.unlink_each_loop {
+        return Ok(());
+    }
+    for p in paths {
+        let device = p
+            .metadata()
+            .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
+        if device || (p.exists() && !spec.allow_destructive) {
+            return Err(RunError::NotOurs {
+                verb: "unlink after each loop (unlink_each_loop)",
+                path: p.clone(),
+            });
+        }
+    }
+    Ok(())
 }

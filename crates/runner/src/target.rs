@@ -362,6 +362,31 @@ pub(crate) fn drop_cached(fd: std::os::fd::RawFd, offset: u64, len: u64) {
     unsafe { libc::posix_fadvise(fd, offset as i64, len as i64, libc::POSIX_FADV_DONTNEED) };
 }
 
+/// fio's unlink_each_loop between two loops: deletes `path` and puts a new empty file of that
+/// name under the job's descriptor `fd` (dup2, so the engine's descriptor stays valid). A job
+/// that writes creates it (O_CREAT); one that only reads finds it gone, as fio's does.
+#[cold]
+pub(crate) fn recreate(fd: std::os::fd::RawFd, path: &str, creates: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::remove_file(path)?;
+    // The new file is opened as the old one was (O_DIRECT and the rest kept).
+    // SAFETY: fcntl only reads the status flags of a descriptor the job holds open.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) } & !libc::O_ACCMODE;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(creates)
+        .create(creates)
+        .mode(0o644)
+        .custom_flags(flags)
+        .open(path)?;
+    // SAFETY: dup2 onto a descriptor the job owns, with nothing in flight on it; `f` closes
+    // its own copy when dropped.
+    if unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&f), fd) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// fio's pre_read: the region read once through the page cache before the job starts, so
 /// the job begins with it cached (with O_DIRECT the job's I/O bypasses that cache, as fio's
 /// pre-read through an O_DIRECT descriptor leaves it cold: either way the figures are the

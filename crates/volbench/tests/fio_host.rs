@@ -1492,3 +1492,74 @@ fn nowait_fails_a_blocking_read_with_eagain_as_fio_does() {
         }
     }
 }
+
+/// fio-JSON's first job from a run's stdout (fio prints notes before the JSON).
+fn first_job(stdout: &str) -> Value {
+    let at = stdout
+        .find('{')
+        .unwrap_or_else(|| panic!("no JSON: {stdout}"));
+    let v: Value = serde_json::from_str(&stdout[at..]).unwrap();
+    v["jobs"][0].clone()
+}
+
+/// unlink_each_loop=1 with loops=3: fio and volbench each delete the file between loops
+/// (strace's unlinks: fio 2, volbench 3, its last removing what the run made) and write
+/// 3 MiB; a job that only reads reads its first loop, then ends with ENOENT in both; a file
+/// that was there before the run is refused (volbench deletes only what it creates).
+#[test]
+fn unlink_each_loop_deletes_the_files_between_loops_as_fio_does() {
+    require_root!();
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let file = d.path().join("ul.dat");
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let job = |rw: &str, format: &str| {
+        vec![
+            "--name=ul".to_string(),
+            format!("--filename={}", file.display()),
+            "--size=1m".into(),
+            "--bs=256k".into(),
+            format!("--rw={rw}"),
+            "--loops=3".into(),
+            "--unlink_each_loop=1".into(),
+            format!("--output-format={format}"),
+        ]
+    };
+    for (tool, unlinks) in [("fio", 2), ("vb", 3)] {
+        let _ = std::fs::remove_file(&file);
+        let (mut cmd, format) = match tool {
+            "fio" => (vec!["fio".to_string()], "json"),
+            _ => (
+                vec![vb.display().to_string(), "run".into(), "--no-store".into()],
+                "fio-json",
+            ),
+        };
+        cmd.extend(job("write", format));
+        let args: Vec<&str> = cmd.iter().map(|s| s.as_str()).collect();
+        let (log, stdout) = strace(d.path(), &["-e", "trace=unlink,unlinkat"], &args);
+        let j = first_job(&stdout);
+        assert_eq!(u(&j, "/write/io_bytes"), 3 << 20, "{tool}: {j}");
+        let done = log
+            .lines()
+            .filter(|l| l.contains("ul.dat") && l.ends_with("= 0"));
+        assert_eq!(done.count(), unlinks, "{tool}'s unlinks: {log}");
+        let _ = std::fs::remove_file(&file);
+        let out = by(tool, &job("read", format), &[]);
+        let j = first_job(&String::from_utf8_lossy(&out.stdout));
+        assert_eq!(u(&j, "/read/io_bytes"), 1 << 20, "{tool}: {j}");
+        assert_eq!(u(&j, "/error"), 2, "{tool}: ENOENT at the second loop");
+    }
+    std::fs::write(&file, b"not ours").unwrap();
+    let f = format!("--filename={}", file.display());
+    let args = [
+        "--name=ul",
+        &f,
+        "--size=1m",
+        "--rw=write",
+        "--loops=2",
+        "--unlink_each_loop=1",
+    ];
+    fails_saying(&by("vb", &args, &[]), 2, "was there before this run");
+    assert_eq!(std::fs::read(&file).unwrap(), b"not ours");
+}

@@ -685,6 +685,10 @@ pub struct JobSpec {
     pub verify_backlog_batch: u64,
     /// Remove the job's files when it ends (fio's `unlink`), if volbench created them.
     pub unlink: bool,
+    /// fio's `unlink_each_loop`: the job's files are deleted after each loop and the next
+    /// loop creates them afresh (a job that only reads then fails, as fio's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unlink_each_loop: bool,
     /// Byte offset where the region starts.
     pub offset: u64,
     /// `offset=N%`: the region starts at that share of the existing file or device (rounded
@@ -967,6 +971,7 @@ impl Default for JobSpec {
             verify_backlog: 0,
             verify_backlog_batch: 0,
             unlink: false,
+            unlink_each_loop: false,
             offset: 0,
             offset_percent: None,
             runtime: Some(Duration::from_secs(30)),

@@ -388,6 +388,24 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "as fio: after each loop but the last the job's files are deleted, and the \
+                  next loop creates them empty (its writes allocate afresh; a job that only \
+                  reads then fails with ENOENT, as fio's); volbench also removes the last \
+                  loop's files. Only files this run created, unless --allow-destructive",
+        show: Some(|j| j.unlink_each_loop.then(|| "1".into())),
+        ..O::new(
+            "unlink_each_loop",
+            C::Files,
+            Kind::Flag,
+            "Delete the job's files after each loop; the next loop creates them",
+            "1",
+            |j, v| {
+                j.unlink_each_loop = v.flag()?;
+                Ok(())
+            },
+        )
+    },
 ];
 
 /// fio separates several files with ':' (a literal colon is written '\:').

@@ -166,7 +166,6 @@ const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C 
 pub(super) const REFUSED: &[O] = &[
     refused("uid", R_PROCESS),
     refused("gid", R_PROCESS),
-    refused("unlink_each_loop", "volbench keeps the job's files across loops; use unlink=1 to remove them after the job"),
     refused("cgroup", "volbench does not create cgroups for its jobs; run it inside one (`systemd-run --scope -p IOReadIOPSMax=...` or a v1 blkio throttle); `volbench emulate` caps a device for you"),
     refused("cgroup_nodelete", "volbench does not create cgroups for its jobs (see cgroup)"),
     refused("cgroup_weight", "volbench does not create cgroups for its jobs (see cgroup)"),
