@@ -374,6 +374,8 @@ struct Queue {
     comps: Vec<Completion>,
     in_flight: usize,
     serialize: bool,
+    /// fio's iodepth_low: a full queue drains to this many before it is filled again.
+    low: usize,
 }
 
 impl Queue {
@@ -387,6 +389,10 @@ impl Queue {
             comps: Vec::with_capacity(depth),
             in_flight: 0,
             serialize: spec.serialize_overlap && depth > 1,
+            low: match spec.iodepth_low as usize {
+                0 => depth,
+                n => n.min(depth),
+            },
         }
     }
 }
@@ -967,7 +973,12 @@ impl<'a, E: Engine> Job<'a, E> {
     fn reap(&mut self, turn: &Turn, wait: u64) -> bool {
         let quiescing = self.search.as_ref().is_some_and(|s| s.quiescing);
         let drain = self.syncs.need || turn.stopping || self.think.due.is_some() || quiescing;
-        let min = if drain { self.q.in_flight } else { 1 };
+        let q = &self.q;
+        let min = match drain {
+            true => q.in_flight,
+            false if q.in_flight >= q.depth => q.in_flight - q.low.min(q.in_flight - 1),
+            false => 1,
+        };
         let mut comps = std::mem::take(&mut self.q.comps);
         let due_first = !drain && wait > 0 && self.picker.replay.is_some();
         let r = match due_first {

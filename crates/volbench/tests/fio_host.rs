@@ -333,21 +333,26 @@ fn percentage_random_mixes_as_fio_mixes() {
     assert!((ours - fio).abs() < 0.05, "volbench {ours} vs fio {fio}");
 }
 
-/// A time-based randread job on the throttled device with `option`, run by `tool` (fio or
-/// volbench, fio-JSON either way): its `error`, the seconds it ran, its stderr.
-fn on_cap(cap: &Throttle, tool: &str, dev: &str, secs: u32, option: &str) -> (i64, f64, String) {
+/// A time-based randread job on the throttled device with `options`, run by `tool` (fio or
+/// volbench, fio-JSON either way): its first job's JSON, the seconds it ran, its stderr.
+fn capped_job(
+    cap: &Throttle,
+    tool: &str,
+    dev: &str,
+    secs: u32,
+    options: &[&str],
+) -> (Value, f64, String) {
     let mut args = vec![
         "--name=m".to_string(),
         format!("--filename={dev}"),
         "--rw=randread".into(),
         "--direct=1".into(),
         "--ioengine=libaio".into(),
-        "--iodepth=4".into(),
         format!("--runtime={secs}"),
         "--time_based".into(),
-        option.to_string(),
         "--output-format=json".into(),
     ];
+    args.extend(options.iter().map(|o| o.to_string()));
     let prog = if tool == "fio" {
         "fio".to_string()
     } else {
@@ -365,7 +370,13 @@ fn on_cap(cap: &Throttle, tool: &str, dev: &str, secs: u32, option: &str) -> (i6
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     let v: Value =
         serde_json::from_str(json).unwrap_or_else(|e| panic!("{tool}: {e}: {text} {err}"));
-    (v["jobs"][0]["error"].as_i64().unwrap(), secs, err)
+    (v["jobs"][0].clone(), secs, err)
+}
+
+/// [`capped_job`] at iodepth 4 with `option`: its fio-JSON error, seconds, stderr.
+fn on_cap(cap: &Throttle, tool: &str, dev: &str, secs: u32, option: &str) -> (i64, f64, String) {
+    let (job, secs, err) = capped_job(cap, tool, dev, secs, &["--iodepth=4", option]);
+    (job["error"].as_i64().unwrap(), secs, err)
 }
 
 /// One job under a 500-IOPS throttle with `rate_iops_min`, by `tool`: (its fio-JSON error,
@@ -1562,4 +1573,81 @@ fn unlink_each_loop_deletes_the_files_between_loops_as_fio_does() {
     ];
     fails_saying(&by("vb", &args, &[]), 2, "was there before this run");
     assert_eq!(std::fs::read(&file).unwrap(), b"not ours");
+}
+
+/// From an strace log of a libaio job: the I/Os in flight each time a refill starts (an
+/// io_submit right after an io_getevents), and the smallest min_nr of those waits.
+fn refills(log: &str) -> (Vec<i64>, u64) {
+    let (mut in_flight, mut after_reap, mut starts, mut min_nr) = (0i64, false, vec![], u64::MAX);
+    for l in log.lines() {
+        let Some(n) = l
+            .rsplit("= ")
+            .next()
+            .and_then(|n| n.trim().parse::<i64>().ok())
+        else {
+            continue;
+        };
+        if l.contains("io_submit(") {
+            if after_reap {
+                starts.push(in_flight);
+            }
+            in_flight += n;
+            after_reap = false;
+        } else if let Some(args) = l.split("io_getevents(").nth(1) {
+            let want: u64 = args.split(", ").nth(1).unwrap().parse().unwrap();
+            // The closing drain waits for all that is left; the refills' waits are at 16.
+            if in_flight == 16 {
+                min_nr = min_nr.min(want);
+            }
+            in_flight -= n;
+            after_reap = true;
+        }
+    }
+    (starts, min_nr)
+}
+
+/// iodepth_low=4 at iodepth 16 (libaio, strace): fio lets a full queue drain to 4 before it
+/// fills it again (every refill starts with 4 in flight, 15 without the option); volbench
+/// waits for the 12 completions in one io_getevents (min_nr 12, 1 without it), so no refill
+/// of its starts with more than 4 in flight either.
+#[test]
+fn iodepth_low_lets_the_queue_drain_before_refilling_as_fio_does() {
+    require_root!();
+    require_tool!("fio");
+    require_tool!("strace");
+    let z = Zram::new("64M");
+    fill_random(&z.path, 16 << 20);
+    let d = tmpdir();
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let vb = vb.to_str().unwrap();
+    let f = format!("--filename={}", z.p());
+    for (low, fio_start, vb_min_nr) in [("16", 15, 1), ("4", 4, 12)] {
+        let low = format!("--iodepth_low={low}");
+        let job = [
+            "--name=l",
+            &f,
+            "--rw=randread",
+            "--direct=1",
+            "--ioengine=libaio",
+        ];
+        let job = [&job[..], &["--iodepth=16", &low, "--bs=4k", "--size=16m"]].concat();
+        let trace = ["-e", "trace=io_submit,io_getevents"];
+        let (log, _) = strace(d.path(), &trace, &[&["fio"], &job[..]].concat());
+        let (starts, _) = refills(&log);
+        assert!(starts.len() > 100, "fio {low}: {} refills", starts.len());
+        let off = starts.iter().filter(|&&s| s != fio_start).count();
+        assert!(
+            off <= 2,
+            "fio {low}: {off} refills not at {fio_start}: {starts:?}"
+        );
+        let cmd = [&[vb, "run", "-q", "--no-store"], &job[..]].concat();
+        let (log, _) = strace(d.path(), &trace, &cmd);
+        let (starts, min_nr) = refills(&log);
+        assert_eq!(min_nr, vb_min_nr, "volbench {low}: {log}");
+        let worst = starts.iter().max().copied().unwrap_or(0);
+        assert!(
+            worst <= 4 || vb_min_nr == 1,
+            "volbench {low}: a refill at {worst}"
+        );
+    }
 }

@@ -590,6 +590,10 @@ pub struct JobSpec {
     /// submits each as soon as it is ready, which keeps batches out of the block layer's plug.
     #[serde(default = "one")]
     pub iodepth_batch_submit: u32,
+    /// fio's `iodepth_low`: once the queue is full, let it drain to this many before filling
+    /// it again (0, or iodepth or more: keep it full).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub iodepth_low: u32,
     pub numjobs: u32,
     /// Bytes of the region each job works on; `None` means 1 GiB for files, the whole device
     /// for block devices.
@@ -937,6 +941,7 @@ impl Default for JobSpec {
             bs: 4096,
             iodepth: 32,
             iodepth_batch_submit: 1,
+            iodepth_low: 0,
             numjobs: 1,
             size: None,
             size_percent: None,

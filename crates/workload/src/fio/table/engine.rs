@@ -345,6 +345,27 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "as fio: once all iodepth I/Os are in flight, the job waits until no more \
+                  than this many are before it fills the queue again (its I/Os then see \
+                  depths between the two; a test compares the latency on a throttled device \
+                  with fio's); 0 or iodepth and more keep the queue full",
+        show: Some(|j| (j.iodepth_low != 0).then(|| j.iodepth_low.to_string())),
+        ..O::new(
+            "iodepth_low",
+            C::Engine,
+            Kind::Int {
+                min: 0,
+                max: u32::MAX as u64,
+            },
+            "Once the queue is full, let it drain to N before filling it again",
+            "4",
+            |j, v| {
+                j.iodepth_low = v.int::<u32>()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "io_uring: polled completions (IORING_SETUP_IOPOLL), with `direct=1`, on a \
                   disk with polled queues (`queue/io_poll` 1, e.g. NVMe with `poll_queues`); \
                   elsewhere fio fails every I/O with \"Operation not supported\", and volbench \

@@ -205,7 +205,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("trigger", R_TRIGGER),
     refused("trigger-file", R_TRIGGER),
     refused("trigger-timeout", R_TRIGGER),
-    refused("iodepth_low", "volbench refills each queue slot as soon as it completes (iodepth_low=iodepth in fio); the depth stays where iodepth sets it"),
     O {
         aliases: &["bs_unaligned"],
         ..refused("blocksize_unaligned", "volbench aligns every I/O to the smallest block size; unaligned sizes are not in volbench")
