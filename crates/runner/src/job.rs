@@ -487,6 +487,9 @@ struct Thinking {
     last: u64,
     due: Option<u64>,
     completed: u64,
+    /// When the last think ended (the job's clock, ns): thinktime_iotime counts from it.
+    /// It starts one think after the start, as fio's.
+    last_t: u64,
 }
 
 /// Where one turn stands, read once at its start.
@@ -591,6 +594,9 @@ impl<'a, E: Engine> Job<'a, E> {
                 last: 0,
                 due: None,
                 completed: 0,
+                // fio 3.33's first interval of thinktime_iotime lasts iotime + thinktime
+                // (strace: 400 ms then 300 ms cycles at iotime=300ms thinktime=100ms).
+                last_t: spec.think.map_or(0, |t| t.us * 1000),
             },
             stats,
             windows,
@@ -908,7 +914,10 @@ impl<'a, E: Engine> Job<'a, E> {
         } else {
             self.think.completed
         };
-        if b >= self.think.last + tk.blocks {
+        // fio's thinktime_iotime: long enough at I/O since the last think.
+        let timed = tk.iotime_us > 0
+            && self.clock.now().saturating_sub(self.think.last_t) >= tk.iotime_us * 1000;
+        if timed || (tk.counts_blocks() && b >= self.think.last + tk.blocks) {
             self.think.due = Some(b);
         }
         self.think.due.is_some()
@@ -950,12 +959,13 @@ impl<'a, E: Engine> Job<'a, E> {
         let stop = &self.inp.stop;
         let deadline = self.clock.deadline;
         if let (Some(b), Some(tk)) = (self.think.due.take(), self.think.spec) {
-            think_for(
-                tk,
-                deadline.map(|d| d.saturating_sub(self.clock.now())),
-                stop,
-            );
+            let t0 = self.clock.now();
+            think_for(tk, deadline.map(|d| d.saturating_sub(t0)), stop);
             self.think.last = b;
+            self.think.last_t = self.clock.now();
+            if self.inp.spec.rate_ignore_thinktime {
+                self.picker.skip_schedule(self.think.last_t - t0);
+            }
         } else if filled.rate_wait > 0 {
             let wait = filled.rate_wait;
             let until = deadline.map_or(wait, |d| wait.min(d.saturating_sub(turn.t)));

@@ -507,6 +507,16 @@ impl Picker {
         self.next_ok = [t; 2];
     }
 
+    /// fio's rate_ignore_thinktime: a think of `ns` is not made up afterwards; the schedule
+    /// moves on by it, less one smallest block's gap so the next I/O goes at once.
+    pub fn skip_schedule(&mut self, ns: u64) {
+        for d in 0..2 {
+            let bs = self.bs_choices[d].iter().min().copied().unwrap_or(0) as u64;
+            let gap = gap_for(self.iops_gap[d], self.byte_gap[d], bs);
+            self.next_ok[d] += ns.saturating_sub(gap);
+        }
+    }
+
     /// How far each direction fell behind its schedule, up to `t` (the job's end).
     pub fn lateness(&mut self, t: u64) -> [Lateness; 2] {
         [0, 1].map(|d| self.late[d].close(t))

@@ -1651,3 +1651,43 @@ fn iodepth_low_lets_the_queue_drain_before_refilling_as_fio_does() {
         );
     }
 }
+
+/// thinktime_iotime=300ms thinktime=100ms at 1,000 IOPS for 2 s (null engine): 300 ms of
+/// I/O then 100 ms idle (fio 3.33's first cycle is 400 ms of I/O); by default the rate
+/// catches up after each think (2,000 I/Os in both tools), with rate_ignore_thinktime it
+/// does not (about 1,600 in both: 1.6 s of I/O at 1,000 IOPS).
+#[test]
+fn thinktime_iotime_and_rate_ignore_thinktime_pace_as_fio() {
+    require_tool!("fio");
+    for (ignore, want) in [("0", 2000.0), ("1", 1600.0)] {
+        let args = [
+            "--name=t",
+            "--ioengine=null",
+            "--size=1g",
+            "--rw=randread",
+            "--bs=4k",
+            "--rate_iops=1000",
+            "--thinktime=100ms",
+            "--thinktime_iotime=300ms",
+            &format!("--rate_ignore_thinktime={ignore}"),
+            "--runtime=2",
+            "--time_based",
+        ];
+        for tool in ["fio", "vb"] {
+            let out = match tool {
+                "fio" => fio_json(Std::new("fio").args(args)),
+                _ => ok_json(
+                    volbench()
+                        .arg("run")
+                        .args(args)
+                        .args(["--output-format=fio-json", "--no-store"]),
+                ),
+            };
+            let ios = u(&out["jobs"][0], "/read/total_ios") as f64;
+            assert!(
+                (ios / want - 1.0).abs() < 0.04,
+                "{tool}, rate_ignore_thinktime={ignore}: {ios} I/Os, not about {want}"
+            );
+        }
+    }
+}

@@ -399,6 +399,21 @@ pub struct Think {
     pub spin_us: u64,
     pub blocks: u64,
     pub on_issue: bool,
+    /// fio's `thinktime_iotime`: think also after this long doing I/O since the last think
+    /// (µs; 0: no time trigger).
+    #[serde(default)]
+    pub iotime_us: u64,
+    /// `thinktime_blocks` was given: with `thinktime_iotime` alone, as in fio, only the time
+    /// triggers a think (the default of one block would think after every I/O).
+    #[serde(default)]
+    pub blocks_set: bool,
+}
+
+impl Think {
+    /// Whether the I/O count triggers a think (see `blocks_set`).
+    pub fn counts_blocks(&self) -> bool {
+        self.iotime_us == 0 || self.blocks_set
+    }
 }
 
 /// fio's default `filename_format`.
@@ -848,6 +863,10 @@ pub struct JobSpec {
     /// exponential gaps with the rate's mean) instead of evenly spaced.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rate_poisson: bool,
+    /// fio's `rate_ignore_thinktime`: the rate's schedule moves on by each think instead of
+    /// catching up on it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rate_ignore_thinktime: bool,
     /// fio's steady-state stop (`steadystate`, `ss_dur`, `ss_ramp`, `ss_interval`).
     #[serde(default, skip_serializing_if = "steady_off")]
     pub steadystate: crate::steady::SteadyState,
@@ -994,6 +1013,7 @@ impl Default for JobSpec {
             numa_cpu_nodes: None,
             numa_mem: None,
             rate_poisson: false,
+            rate_ignore_thinktime: false,
             steadystate: Default::default(),
             max_latency_ns: [0, 0],
             lat_target: Default::default(),
@@ -1337,7 +1357,7 @@ impl JobSpec {
         }
         if let Some(t) = self
             .think
-            .filter(|t| t.us > 0 && !t.on_issue && t.blocks > 1)
+            .filter(|t| t.us > 0 && !t.on_issue && t.blocks > 1 && t.counts_blocks())
         {
             let depth = self.effective_iodepth();
             if depth > 1 {

@@ -16,7 +16,9 @@ fn companions(name: &str) -> &'static str {
         }
         "rate_min" => "rate=2m\n",
         "rate_iops_min" => "rate_iops=200\n",
-        "thinktime_spin" | "thinktime_blocks" | "thinktime_blocks_type" => "thinktime=1000\n",
+        "thinktime_spin" | "thinktime_blocks" | "thinktime_blocks_type" | "thinktime_iotime" => {
+            "thinktime=1000\n"
+        }
         "buffer_compress_chunk" => "buffer_compress_percentage=50\n",
         "runtime" => "time_based\n",
         "time_based" => "runtime=5s\n",

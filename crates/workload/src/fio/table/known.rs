@@ -184,7 +184,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("merge_blktrace_iters", R_REPLAY),
     refused("merge_blktrace_scalars", R_REPLAY),
     refused("profile", "fio's built-in profiles (tiobench, act) are not in volbench; `volbench suite` holds its own named workloads"),
-    refused("thinktime_iotime", "volbench thinks after a number of I/Os (thinktime_blocks), not after a time spent doing I/O"),
     refused("trim_backlog", R_TRIM),
     refused("trim_backlog_batch", R_TRIM),
     refused("trim_percentage", R_TRIM),
@@ -192,7 +191,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("trim", R_TRIM),
     refused("randtrim", R_TRIM),
     refused("trimwrite", R_TRIM),
-    refused("rate_ignore_thinktime", "volbench's rate always counts the think time in the job's pace"),
     refused(
         "verify_state_load",
         "volbench keeps no verify state, so it cannot limit a check to the writes that had \

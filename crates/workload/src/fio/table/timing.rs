@@ -253,7 +253,11 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
-        show: Some(|j| j.think.filter(|t| t.us > 0).map(|t| t.blocks.to_string())),
+        show: Some(|j| {
+            j.think
+                .filter(|t| t.us > 0 && t.blocks_set)
+                .map(|t| t.blocks.to_string())
+        }),
         ..O::new(
             names::THINKTIME_BLOCKS,
             C::Timing,
@@ -264,7 +268,54 @@ pub(super) const OPTIONS: &[O] = &[
             "Pause after every N I/Os",
             "4",
             |j, v| {
-                j.think.get_or_insert_with(Default::default).blocks = v.int::<u64>()?.max(1);
+                let t = j.think.get_or_insert_with(Default::default);
+                t.blocks = v.int::<u64>()?.max(1);
+                t.blocks_set = true;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "as fio: the job thinks after this long doing I/O since its last think (a \
+                  number alone is seconds), or after `thinktime_blocks` I/Os when those are \
+                  given too, whichever comes first; `thinktime_iotime=9s thinktime=1s` is a \
+                  10 s cycle, 9 s of I/O and 1 s idle (a test counts the idle gaps against \
+                  fio's)",
+        show: Some(|j| {
+            j.think
+                .filter(|t| t.us > 0 && t.iotime_us > 0)
+                .map(|t| format!("{}us", t.iotime_us))
+        }),
+        ..O::new(
+            "thinktime_iotime",
+            C::Timing,
+            Kind::Time,
+            "Think after this long doing I/O (seconds unless a unit is given)",
+            "9s",
+            |j, v| {
+                let s = v.need()?;
+                think(j).iotime_us = match s.trim().parse::<u64>() {
+                    Ok(secs) => secs.saturating_mul(1_000_000),
+                    Err(_) => v.time()?.as_micros() as u64,
+                };
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "as fio: with a rate cap, the time spent thinking is not made up afterwards \
+                  (the rate's schedule moves on by the think, less one block so the next I/O \
+                  goes at once); without it the job catches up on what it did not issue while \
+                  thinking, as fio's does by default",
+        show: Some(|j| j.rate_ignore_thinktime.then(|| "1".into())),
+        ..O::new(
+            "rate_ignore_thinktime",
+            C::Timing,
+            Kind::Flag,
+            "Do not catch up on the rate after a think",
+            "1",
+            |j, v| {
+                j.rate_ignore_thinktime = v.flag()?;
                 Ok(())
             },
         )
