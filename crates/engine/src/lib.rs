@@ -24,11 +24,39 @@ pub use uring::IoUring;
 use std::io;
 use std::os::fd::RawFd;
 
-/// Direction of one data transfer.
+/// Direction of one data transfer. A trim moves no data: the runner issues it itself with
+/// [`discard`], synchronously on every engine, as fio does; engines refuse to queue one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     Read,
     Write,
+    Trim,
+}
+
+/// The ioctl that discards a range of a block device (`_IO(0x12, 119)`).
+const BLKDISCARD: libc::c_ulong = 0x1277;
+
+/// fio's trim: BLKDISCARD of `len` bytes at `offset` on block device `fd`, synchronous: `len`
+/// once the device has dropped the range, or a negative errno (ENOTTY for a regular file).
+pub fn discard(fd: RawFd, offset: u64, len: u32) -> i64 {
+    let range = [offset, len as u64];
+    // SAFETY: BLKDISCARD reads two u64s (start, length) from the pointer, which is valid
+    // for the call; the descriptor is the caller's, open.
+    let r = unsafe { libc::ioctl(fd, BLKDISCARD, range.as_ptr()) };
+    if r < 0 {
+        let errno = io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO);
+        return -(errno as i64);
+    }
+    len as i64
+}
+
+/// Queueing a trim is the runner's mistake: engines only move data.
+fn trim_queued(engine: &'static str) -> EngineError {
+    EngineError::Setup(format!(
+        "{engine}: a trim is issued with engine::discard, not queued"
+    ))
 }
 
 /// One I/O: move `len` bytes between buffer `slot` and file `file` at `offset`.

@@ -143,12 +143,15 @@ impl Engine for Libaio {
 
     fn push(&mut self, req: Request) -> Result<(), EngineError> {
         assert!(req.len as usize <= self.bufs.slot_size());
+        if req.op == Op::Trim {
+            return Err(crate::trim_queued("libaio"));
+        }
         let cb = &mut self.iocbs[req.slot as usize];
         *cb = Iocb {
             aio_data: req.slot as u64,
             aio_lio_opcode: match req.op {
                 Op::Read => IOCB_CMD_PREAD,
-                Op::Write => IOCB_CMD_PWRITE,
+                Op::Write | Op::Trim => IOCB_CMD_PWRITE,
             },
             aio_fildes: self.fds[req.file as usize] as u32,
             aio_buf: self.bufs.slot_ptr(req.slot) as u64,

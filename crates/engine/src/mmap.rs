@@ -101,6 +101,7 @@ impl Maps {
             match req.op {
                 Op::Read => std::ptr::copy_nonoverlapping(m.at.add(off), slot, len),
                 Op::Write => std::ptr::copy_nonoverlapping(slot, m.at.add(off), len),
+                Op::Trim => return -(libc::EOPNOTSUPP as i64),
             }
         }
         len as i64

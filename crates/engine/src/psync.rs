@@ -59,6 +59,7 @@ impl Psync {
                         libc::pwrite(fd, ptr.cast(), req.len as usize, req.offset as i64)
                     }
                     Op::Write => libc::pwritev2(fd, &iov, 1, req.offset as i64, self.write_flags),
+                    Op::Trim => return crate::discard(fd, req.offset, req.len),
                 }
             };
             if r >= 0 {

@@ -132,7 +132,7 @@ impl IoUring {
                         .offset(req.offset)
                         .rw_flags(self.read_flags)
                         .build(),
-                    (Op::Write, true) => opcode::WriteFixed::new($fd, ptr, req.len, idx)
+                    (Op::Write | Op::Trim, true) => opcode::WriteFixed::new($fd, ptr, req.len, idx)
                         .offset(req.offset)
                         .rw_flags(self.write_flags)
                         .build(),
@@ -140,7 +140,7 @@ impl IoUring {
                         .offset(req.offset)
                         .rw_flags(self.read_flags)
                         .build(),
-                    (Op::Write, false) => opcode::Write::new($fd, ptr, req.len)
+                    (Op::Write | Op::Trim, false) => opcode::Write::new($fd, ptr, req.len)
                         .offset(req.offset)
                         .rw_flags(self.write_flags)
                         .build(),
@@ -172,6 +172,9 @@ impl Engine for IoUring {
 
     fn push(&mut self, req: Request) -> Result<(), EngineError> {
         assert!(req.len as usize <= self.bufs.slot_size());
+        if req.op == Op::Trim {
+            return Err(crate::trim_queued("io_uring"));
+        }
         let e = self.entry(&req);
         // SAFETY: the entry points at a slot buffer owned by self that stays untouched until its
         // completion is reaped (the runner does not reuse a slot in flight), and at a registered

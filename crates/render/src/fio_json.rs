@@ -2,8 +2,8 @@
 //! so fio-plot, dashboards and scripts that read fio's JSON read volbench's.
 //!
 //! Units follow fio: `bw` in KiB/s, `runtime` in ms, latencies in ns, percentiles keyed
-//! "99.000000". Fields volbench does not measure (`iodepth_submit`, `iodepth_complete`, `majf`,
-//! trim I/O) are written as fio writes them for a job that did none of it: zeros.
+//! "99.000000". Fields volbench does not measure (`iodepth_submit`, `iodepth_complete`, `majf`)
+//! are written as fio writes them for a job that did none of it: zeros.
 
 use super::Exporter;
 use report::{DirReport, JobReport, RunReport, SuiteReport};
@@ -241,7 +241,7 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64, plus: bool)
         "job options": spec.map(report::fio_options).unwrap_or_default(),
         "read": fio_dir(j.read.as_ref(), j.verify.as_ref(), j.runtime_ns, group_bw, sh),
         "write": fio_dir(j.write.as_ref(), None, j.runtime_ns, group_bw, sh),
-        "trim": dir(None, 0, 0.0, sh),
+        "trim": fio_dir(j.trim.as_ref(), None, j.runtime_ns, group_bw, sh),
         "sync": sync,
         "job_runtime": j.runtime_ns / 1_000_000,
         "usr_cpu": j.cpu.usr_percent,

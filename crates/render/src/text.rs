@@ -50,6 +50,9 @@ fn group_rows(out: &mut String, g: &JobReport) {
     if let Some(d) = &g.write {
         dir_row(out, "write", d);
     }
+    if let Some(d) = &g.trim {
+        dir_row(out, "trim", d);
+    }
     if let Some(s) = &g.sync {
         let l = &s.lat_ns;
         let p = |x| fmt_ns(l.percentile(x).unwrap_or(0) as f64);
@@ -429,7 +432,7 @@ fn header(out: &mut String, r: &RunReport) {
             "{}{} {}{} bs={} iodepth={} numjobs={} {} {}{}",
             if i == 0 { "" } else { "  + " },
             job.name,
-            job.rw.as_str(),
+            job.rw_name(),
             mix,
             workload::short_size(job.bs),
             job.effective_iodepth(),

@@ -176,7 +176,7 @@ pub fn fio_options(spec: &workload::JobSpec) -> serde_json::Map<String, serde_js
     // these four in every file: they are given even where they equal fio's defaults.
     use workload::fio::table::names::{BS, IODEPTH, NUMJOBS, RW};
     for (k, v) in [
-        (RW, spec.rw.as_str().to_string()),
+        (RW, spec.rw_name().to_string()),
         (BS, workload::short_size(spec.bs)),
         (IODEPTH, spec.iodepth.to_string()),
         (NUMJOBS, spec.numjobs.to_string()),
@@ -246,7 +246,7 @@ pub fn run_data_words(r: &RunReport) -> String {
 pub fn job_words(j: &workload::JobSpec) -> String {
     let mut s = format!(
         "{} {} QD{}",
-        j.rw.as_str(),
+        j.rw_name(),
         workload::short_size(j.bs),
         j.effective_iodepth()
     );

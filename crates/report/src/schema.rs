@@ -350,6 +350,9 @@ pub struct JobReport {
     pub read: Option<DirReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write: Option<DirReport>,
+    /// Discards (fio's rw=trim, randtrim, trimwrite), done in place as fio does them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncReport>,
     pub runtime_ns: u64,
@@ -567,9 +570,19 @@ fn dir_report(s: &JobStats, i: usize, sync_engine: bool) -> Option<DirReport> {
         slat_ns: (!sync_engine).then(|| d.slat.summary()),
         clat_ns: d.clat.summary(),
         lat_ns: d.lat.summary(),
-        iops_per_sec: s.series.summarize(|x| x.iops(i)),
-        bw_bytes_per_sec: s.series.summarize(|x| x.bw_bytes(i)),
-        runtime_ns: (s.dir_runtime_ns[i] != 0).then_some(s.dir_runtime_ns[i]),
+        // The series and the per-direction runtimes are of reads and writes; a trim's rate
+        // is over the job's runtime.
+        iops_per_sec: if i < 2 {
+            s.series.summarize(|x| x.iops(i))
+        } else {
+            SeriesSummary::default()
+        },
+        bw_bytes_per_sec: if i < 2 {
+            s.series.summarize(|x| x.bw_bytes(i))
+        } else {
+            SeriesSummary::default()
+        },
+        runtime_ns: s.dir_runtime_ns.get(i).copied().filter(|&r| r != 0),
         lat_due_ns: paced.then(|| d.lat_due.summary()),
         late: paced.then_some(d.late),
     })
@@ -593,6 +606,7 @@ impl JobReport {
             targets,
             read: dir_report(s, 0, sync_engine),
             write: dir_report(s, 1, sync_engine),
+            trim: dir_report(s, 2, true),
             sync: (s.sync.count() > 0).then(|| SyncReport {
                 total_ios: s.sync.count(),
                 lat_ns: s.sync.summary(),

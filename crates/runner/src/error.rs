@@ -98,6 +98,12 @@ pub enum RunError {
          the kernel falls back to interrupts"
     )]
     NoPoll { path: PathBuf, dev: String },
+    #[error(
+        "rw=trim/randtrim/trimwrite discards with BLKDISCARD, which only a block device takes \
+         ({path} is a file; fio 3.33 fails on one with ENOTTY): name a device with \
+         --allow-destructive, or use ioengine=null to time the pattern alone"
+    )]
+    TrimFile { path: PathBuf },
     #[error("{path} is neither a regular file nor a block device: choose a file or a device")]
     BadTarget { path: PathBuf },
     #[error(

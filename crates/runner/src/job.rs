@@ -27,7 +27,7 @@ use rand::SeedableRng;
 use stats::{JobStats, WindowLog};
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
-use workload::{EngineKind, JobSpec, SyncMode, Think};
+use workload::{EngineKind, JobSpec, SyncMode, Think, Trim};
 
 /// Runs one job on this thread: builds the engine here (io_uring rings belong to the thread that
 /// made them), meets the others at the start barrier, then drives I/O to the end.
@@ -774,10 +774,14 @@ impl<'a, E: Engine> Job<'a, E> {
                 if !self.room() {
                     break;
                 }
-                let Some(n) = self.pick(turn, &mut filled) else {
+                let Some(mut n) = self.pick(turn, &mut filled) else {
                     break;
                 };
-                if !self.push(slot, &n, prep_at) {
+                // rw=trim/randtrim: the write pattern's I/Os are discards.
+                if self.inp.spec.trim == Trim::Only && n.op == Op::Write && !n.back {
+                    n.op = Op::Trim;
+                }
+                if !self.push(slot, &n, &mut prep_at) {
                     break;
                 }
                 filled.pushed += 1;
@@ -834,7 +838,18 @@ impl<'a, E: Engine> Job<'a, E> {
     /// Prepares `n` in `slot` (a write's buffer marked) and pushes it to the engine; false,
     /// with the error kept, when the engine refused it.
     #[inline]
-    fn push(&mut self, slot: u32, n: &Next, prep_at: u64) -> bool {
+    fn push(&mut self, slot: u32, n: &Next, prep_at: &mut u64) -> bool {
+        if n.op == Op::Trim {
+            return self.push_trim(slot, n, prep_at, true);
+        }
+        if n.op == Op::Write && self.inp.spec.trim == Trim::ThenWrite && !n.back {
+            // trimwrite: the block is discarded, then written (fio's pair, in that order).
+            let trim = Next { op: Op::Trim, ..*n };
+            if !self.push_trim(slot, &trim, prep_at, false) {
+                return false;
+            }
+        }
+        let prep_at = *prep_at;
         if n.op == Op::Write {
             self.syncs.file = n.file;
             // A read filled this slot last (its meta is still that read's).
@@ -886,6 +901,41 @@ impl<'a, E: Engine> Job<'a, E> {
             log_issue(w, n, prep_at, &mut self.error);
         }
         true
+    }
+
+    /// A trim, done at once as fio does on every engine (BLKDISCARD; the null engine only
+    /// counts it) and completed in place: its latency is all completion. `budget`: it counts
+    /// against the job's bytes (trimwrite's trims ride on their writes). The next I/O is
+    /// prepared from its end. False when it ended the job.
+    #[cold]
+    fn push_trim(&mut self, slot: u32, n: &Next, prep_at: &mut u64, budget: bool) -> bool {
+        self.q.meta[slot as usize] = Meta {
+            op: Op::Trim,
+            len: n.len,
+            file: n.file,
+            busy: true,
+            verify: false,
+            offset: n.offset,
+            start: *prep_at,
+            sub: *prep_at,
+            due: n.due,
+        };
+        self.q.free.pop();
+        let result = match self.inp.spec.ioengine {
+            EngineKind::Null => n.len as i64,
+            _ => engine::discard(self.inp.fds[n.file as usize], n.offset, n.len),
+        };
+        let tc = self.clock.now();
+        let window_end = self.clock.window_end();
+        self.complete(Completion { slot, result }, tc, window_end);
+        *prep_at = tc;
+        if budget {
+            self.issued(n.len);
+        }
+        if let Some(w) = &mut self.iolog {
+            log_issue(w, n, tc, &mut self.error);
+        }
+        self.error.is_none()
     }
 
     /// Counts an issued I/O against the budget and the pass: a pass is over when its bytes
@@ -1155,9 +1205,7 @@ impl<'a, E: Engine> Job<'a, E> {
     fn failed(&mut self, m: &Meta, c: Completion, e: String) {
         let full = [libc::ENOSPC, libc::EDQUOT].map(|n| -(n as i64));
         if let Some(errno) = self.carry_on(m, c) {
-            self.stats
-                .errors
-                .note(errno, usize::from(m.op == Op::Write));
+            self.stats.errors.note(errno, usize::from(m.op != Op::Read));
         } else if self.inp.spec.fill_fs && full.contains(&c.result) {
             self.full = true;
             self.inp.live.halt.store(true, Relaxed);
@@ -1340,11 +1388,12 @@ fn count(
     (tc, t, idx): (u64, u64, u64),
     sync_engine: bool,
 ) {
-    let dir = (m.op == Op::Write) as usize;
+    let dir = m.op as usize;
     let d = &mut stats.dirs[dir];
     d.ios += 1;
     d.bytes += m.len as u64;
-    let (slat, clat) = if sync_engine {
+    // A trim is done in place, on every engine: all completion.
+    let (slat, clat) = if sync_engine || m.op == Op::Trim {
         (0, tc - m.start)
     } else {
         d.slat.record(m.sub - m.start);
@@ -1362,7 +1411,10 @@ fn count(
         }
     }
     if let Some(w) = windows {
-        w.record(t, dir, tc - m.start, clat, slat);
+        // The logs and the windows hold reads and writes (a trim's figures are the report's).
+        if dir < 2 {
+            w.record(t, dir, tc - m.start, clat, slat);
+        }
     }
 }
 
@@ -1373,6 +1425,7 @@ fn log_issue(w: &mut Iolog, n: &Next, at: u64, error: &mut Option<String>) {
         op: match n.op {
             Op::Read => trace::Op::Read,
             Op::Write => trace::Op::Write,
+            Op::Trim => trace::Op::Trim,
         },
         fua: false,
         file: n.file,

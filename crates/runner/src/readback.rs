@@ -15,6 +15,7 @@ pub(crate) fn describe(res: i64, op: Op, offset: u64, len: u32) -> String {
     let what = match op {
         Op::Read => "read",
         Op::Write => "write",
+        Op::Trim => "trim",
     };
     if res < 0 {
         format!(

@@ -105,6 +105,11 @@ pub fn prepare(
         .as_ref()
         .is_some_and(|m| m.file_type().is_block_device());
     check_hipri(spec, path, is_block, meta.as_ref())?;
+    if spec.trim != workload::Trim::None && !is_block {
+        return Err(RunError::TrimFile {
+            path: path.to_path_buf(),
+        });
+    }
     if meta.as_ref().is_some_and(|m| !is_block && !m.is_file()) {
         return Err(RunError::BadTarget {
             path: path.to_path_buf(),

@@ -131,7 +131,8 @@ impl Errors {
 #[derive(Clone, Debug, Default)]
 pub struct JobStats {
     /// Index 0 is reads, 1 is writes.
-    pub dirs: [DirStats; 2],
+    /// Reads, writes and trims, by engine::Op's order.
+    pub dirs: [DirStats; 3],
     /// Latency of each fsync/fdatasync, its own metric.
     pub sync: LatHist,
     /// From the first write after a sync to the end of the next sync: what a caller waits for
@@ -162,8 +163,9 @@ pub struct JobStats {
 
 impl JobStats {
     pub fn merge(&mut self, o: &JobStats) {
-        self.dirs[0].merge(&o.dirs[0]);
-        self.dirs[1].merge(&o.dirs[1]);
+        for (a, b) in self.dirs.iter_mut().zip(&o.dirs) {
+            a.merge(b);
+        }
         self.sync.merge(&o.sync);
         self.durable.merge(&o.durable);
         self.runtime_ns = self.runtime_ns.max(o.runtime_ns);
@@ -195,7 +197,7 @@ impl JobStats {
     }
 
     pub fn total_ios(&self) -> u64 {
-        self.dirs[0].ios + self.dirs[1].ios
+        self.dirs.iter().map(|d| d.ios).sum()
     }
 }
 

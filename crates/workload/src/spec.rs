@@ -66,6 +66,24 @@ impl Rw {
     }
 }
 
+/// fio's discard workloads, on top of the write pattern they follow: `trim` and `randtrim`
+/// discard where `write`/`randwrite` would write; `trimwrite` discards each block, then
+/// writes it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trim {
+    #[default]
+    None,
+    Only,
+    ThenWrite,
+}
+
+impl Trim {
+    pub fn is_none(&self) -> bool {
+        *self == Trim::None
+    }
+}
+
 /// The I/O back end (fio's `ioengine=`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -773,6 +791,9 @@ pub struct JobSpec {
     /// fio's `atomic`: writes with RWF_ATOMIC (torn-write protection).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub atomic: bool,
+    /// fio's `rw=trim`, `randtrim`, `trimwrite` (with `rw` the write pattern they follow).
+    #[serde(default, skip_serializing_if = "Trim::is_none")]
+    pub trim: Trim,
     /// fio's `nowait`: every read and write with RWF_NOWAIT, so one that would block fails
     /// with EAGAIN instead (and ends the job, as in fio, unless carried past).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -1046,6 +1067,7 @@ impl Default for JobSpec {
             end_syncfs: false,
             atomic: false,
             nowait: false,
+            trim: Trim::None,
             sqthread_poll_cpu: None,
             kb_base: 1024,
             sync_every: 0,
@@ -1184,6 +1206,16 @@ impl SpecError {
 }
 
 impl JobSpec {
+    /// The job's `rw` as fio names it (`trim`, `randtrim`, `trimwrite` included).
+    pub fn rw_name(&self) -> &'static str {
+        match (self.trim, self.rw.is_random()) {
+            (Trim::None, _) => self.rw.as_str(),
+            (Trim::Only, false) => "trim",
+            (Trim::Only, true) => "randtrim",
+            (Trim::ThenWrite, _) => "trimwrite",
+        }
+    }
+
     /// Whether the job drops its region's cached pages (fio's `invalidate`, off under
     /// `pre_read`, as fio's init turns it off).
     pub fn drops_cache(&self) -> bool {

@@ -112,7 +112,7 @@ fn run_workload(
         return Err(usage(format!(
             "--readonly: job {} writes ({}); drop --readonly or the writes",
             j.name,
-            j.rw.as_str()
+            j.rw_name()
         )));
     }
     if a.showcmd {

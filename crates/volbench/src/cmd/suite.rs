@@ -73,7 +73,7 @@ fn load(name_or_file: &str) -> Result<(String, String, Vec<jobfile::Section>)> {
 /// The swept values a test stands for, so the analysis can find knees across a suite.
 fn params(j: &JobSpec) -> Vec<(String, String)> {
     vec![
-        (names::RW.into(), j.rw.as_str().into()),
+        (names::RW.into(), j.rw_name().into()),
         (names::BS.into(), workload::short_size(j.bs)),
         (names::IODEPTH.into(), j.effective_iodepth().to_string()),
         (names::NUMJOBS.into(), j.numjobs.to_string()),

@@ -2,7 +2,7 @@
 
 use super::{names, num, show_size, Category as C, FioOption as O, Kind, Val};
 use crate::fio::OptError;
-use crate::spec::{BsSplit, JobSpec, Rw, WriteSizes};
+use crate::spec::{BsSplit, JobSpec, Rw, Trim, WriteSizes};
 
 const PCT: Kind = Kind::Int { min: 0, max: 100 };
 
@@ -17,7 +17,11 @@ pub(super) const OPTIONS: &[O] = &[
                   the end starts over; a random job's \
                   `:N` (`randread:8`) draws a new random offset every N I/Os and runs \
                   sequentially in between, or repeats the offset with `rw_sequencer=identical`, \
-                  checked against fio's offsets under strace (7 in 8 follow, or repeat)",
+                  checked against fio's offsets under strace (7 in 8 follow, or repeat). \
+                  `trim`, `randtrim` and `trimwrite` (each block discarded, then written) \
+                  discard with BLKDISCARD, synchronously on every engine as fio does, on a \
+                  block device only: the same ranges as fio's (strace), the device's stored \
+                  bytes freed (zram's mm_stat), reported in fio-JSON's `trim`",
         show: Some(show_rw),
         sweep: 2,
         common: true,
@@ -25,7 +29,7 @@ pub(super) const OPTIONS: &[O] = &[
             names::RW,
             C::Pattern,
             Kind::Text,
-            "Access pattern: read, write, randread, randwrite, rw (readwrite), randrw",
+            "Access pattern: read, write, randread, randwrite, rw (readwrite), randrw, trim...",
             "randread",
             set_rw,
         )
@@ -327,30 +331,33 @@ pub(super) const OPTIONS: &[O] = &[
 
 fn show_rw(j: &JobSpec) -> Option<String> {
     Some(if j.seq_skip != 0 {
-        format!("{}:{}", j.rw.as_str(), j.seq_skip)
+        format!("{}:{}", j.rw_name(), j.seq_skip)
     } else if j.rand_run > 1 {
-        format!("{}:{}", j.rw.as_str(), j.rand_run)
+        format!("{}:{}", j.rw_name(), j.rand_run)
     } else {
-        j.rw.as_str().into()
+        j.rw_name().into()
     })
 }
 
 fn set_rw(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     let full = v.need()?;
     let (s, modifier) = full.split_once(':').unwrap_or((full, ""));
-    if ["trim", "randtrim", "trimwrite"].contains(&s.trim()) {
-        return Err(v.bad(
-            s,
-            "discard (TRIM) workloads are not supported by volbench, which issues reads, \
-             writes and syncs; measure discards with fio, or time `blkdiscard`",
-        ));
-    }
-    j.rw = Rw::parse(s).ok_or_else(|| {
-        v.bad(
-            s,
-            "use read, write, randread, randwrite, rw, readwrite or randrw",
-        )
-    })?;
+    // fio's discard workloads follow the write pattern of the same order.
+    (j.rw, j.trim) = match s.trim() {
+        "trim" => (Rw::Write, Trim::Only),
+        "randtrim" => (Rw::RandWrite, Trim::Only),
+        "trimwrite" => (Rw::Write, Trim::ThenWrite),
+        other => match Rw::parse(other) {
+            Some(rw) => (rw, Trim::None),
+            None => {
+                return Err(v.bad(
+                    s,
+                    "use read, write, randread, randwrite, rw, readwrite, randrw, trim, \
+                     randtrim or trimwrite",
+                ))
+            }
+        },
+    };
     // `read:8k` skips 8k after each I/O (a hole); `read:-8k` steps back (backwards).
     j.seq_skip = 0;
     j.rand_run = 0;
