@@ -67,6 +67,9 @@ pub struct Request {
     pub offset: u64,
     pub len: u32,
     pub slot: u32,
+    /// The request's own I/O priority (`class << 13 | level`, fio's cmdprio), 0 for the
+    /// thread's; io_uring and libaio carry it, psync cannot.
+    pub ioprio: u16,
 }
 
 /// The outcome of one request: bytes moved, or a negative errno.
@@ -106,6 +109,10 @@ pub struct EngineConfig {
     /// fio's `nowait`: RWF_NOWAIT on every read and write, so one that would block (a page
     /// cache miss, a busy queue) fails with EAGAIN instead of waiting.
     pub nowait: bool,
+    /// io_uring: every Nth request with IOSQE_ASYNC (fio's `force_async`); 0 never.
+    pub force_async: u32,
+    /// psync with `hipri`: the share of I/Os that are polled (fio's `hipri_percentage`).
+    pub hipri_percent: u8,
 }
 
 /// RWF_DONTCACHE (Linux 6.14): buffered I/O whose pages leave the page cache once done.

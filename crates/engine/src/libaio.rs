@@ -7,6 +7,9 @@ use crate::{sync_fd, Completion, Engine, EngineConfig, EngineError, Op, Request,
 use std::io;
 use std::os::fd::RawFd;
 
+/// The iocb carries its own priority in aio_reqprio (linux/aio_abi.h).
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
+
 /// `struct iocb` from <linux/aio_abi.h> (little-endian field order).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
@@ -162,6 +165,8 @@ impl Engine for Libaio {
             } else {
                 self.read_flags
             },
+            aio_reqprio: req.ioprio as i16,
+            aio_flags: if req.ioprio != 0 { IOCB_FLAG_IOPRIO } else { 0 },
             ..Iocb::default()
         };
         self.pending.push(cb as *mut Iocb);

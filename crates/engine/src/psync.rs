@@ -15,6 +15,10 @@ pub struct Psync {
     read_flags: i32,
     /// `ioengine=mmap`: the data goes through the files' mappings instead.
     maps: Option<Maps>,
+    /// fio's hipri_percentage: the share of I/Os that keep RWF_HIPRI (100: all), drawn from
+    /// `draws` (xorshift; the offsets' random stream is the runner's).
+    hipri_percent: u8,
+    draws: u64,
 }
 
 impl Psync {
@@ -27,6 +31,8 @@ impl Psync {
             write_flags: hipri | cfg.write_flags(),
             read_flags: hipri | cfg.read_flags(),
             maps: None,
+            hipri_percent: if cfg.hipri { cfg.hipri_percent } else { 100 },
+            draws: 0x9e37_79b9_7f4a_7c15 ^ cfg.fds.len() as u64,
         }
     }
 
@@ -38,10 +44,29 @@ impl Psync {
         }
     }
 
-    /// One transfer by pread/pwrite (or their v2 forms): bytes moved, or a negative errno.
+    /// The flags to take off this I/O's: RWF_HIPRI unless it is drawn into
+    /// hipri_percentage's share.
     #[inline]
-    fn transfer(&self, req: &Request, ptr: *mut u8) -> i64 {
+    fn unflag(&mut self) -> i32 {
+        if self.hipri_percent >= 100 {
+            return 0;
+        }
+        let x = &mut self.draws;
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        match *x % 100 < self.hipri_percent as u64 {
+            true => 0,
+            false => libc::RWF_HIPRI,
+        }
+    }
+
+    /// One transfer by pread/pwrite (or their v2 forms): bytes moved, or a negative errno.
+    /// `off`: flags this I/O goes without.
+    #[inline]
+    fn transfer(&self, req: &Request, ptr: *mut u8, off: i32) -> i64 {
         let fd = self.fds[req.file as usize];
+        let (read_flags, write_flags) = (self.read_flags & !off, self.write_flags & !off);
         loop {
             // SAFETY: ptr points at a slot of at least req.len bytes owned by self.bufs, and
             // no other reference to it is alive during the call.
@@ -54,11 +79,11 @@ impl Psync {
                     Op::Read if self.read_flags == 0 => {
                         libc::pread(fd, ptr.cast(), req.len as usize, req.offset as i64)
                     }
-                    Op::Read => libc::preadv2(fd, &iov, 1, req.offset as i64, self.read_flags),
+                    Op::Read => libc::preadv2(fd, &iov, 1, req.offset as i64, read_flags),
                     Op::Write if self.write_flags == 0 => {
                         libc::pwrite(fd, ptr.cast(), req.len as usize, req.offset as i64)
                     }
-                    Op::Write => libc::pwritev2(fd, &iov, 1, req.offset as i64, self.write_flags),
+                    Op::Write => libc::pwritev2(fd, &iov, 1, req.offset as i64, write_flags),
                     Op::Trim => return crate::discard(fd, req.offset, req.len),
                 }
             };
@@ -89,7 +114,10 @@ impl Engine for Psync {
         assert!(req.len as usize <= self.bufs.slot_size());
         let result = match &mut self.maps {
             Some(m) => m.copy(&req, ptr),
-            None => self.transfer(&req, ptr),
+            None => {
+                let off = self.unflag();
+                self.transfer(&req, ptr, off)
+            }
         };
         self.done.push(Completion {
             slot: req.slot,

@@ -26,6 +26,10 @@ pub struct IoUring {
     read_flags: i32,
     in_flight: usize,
     queued: usize,
+    /// fio's force_async: every Nth request goes straight to an io-wq worker (IOSQE_ASYNC)
+    /// instead of being tried inline first; 0 never. `pushed` counts the requests.
+    force_async: u32,
+    pushed: u32,
 }
 
 fn err(what: &'static str, source: io::Error) -> EngineError {
@@ -119,6 +123,8 @@ impl IoUring {
             read_flags: cfg.read_flags(),
             in_flight: 0,
             queued: 0,
+            force_async: cfg.force_async,
+            pushed: 0,
         })
     }
 
@@ -131,18 +137,22 @@ impl IoUring {
                     (Op::Read, true) => opcode::ReadFixed::new($fd, ptr, req.len, idx)
                         .offset(req.offset)
                         .rw_flags(self.read_flags)
+                        .ioprio(req.ioprio)
                         .build(),
                     (Op::Write | Op::Trim, true) => opcode::WriteFixed::new($fd, ptr, req.len, idx)
                         .offset(req.offset)
                         .rw_flags(self.write_flags)
+                        .ioprio(req.ioprio)
                         .build(),
                     (Op::Read, false) => opcode::Read::new($fd, ptr, req.len)
                         .offset(req.offset)
                         .rw_flags(self.read_flags)
+                        .ioprio(req.ioprio)
                         .build(),
                     (Op::Write | Op::Trim, false) => opcode::Write::new($fd, ptr, req.len)
                         .offset(req.offset)
                         .rw_flags(self.write_flags)
+                        .ioprio(req.ioprio)
                         .build(),
                 }
             };
@@ -153,6 +163,18 @@ impl IoUring {
             build!(types::Fd(self.fds[req.file as usize]))
         };
         e.user_data(req.slot as u64)
+    }
+
+    /// IOSQE_ASYNC on every `force_async`th request.
+    fn forced(&mut self, e: squeue::Entry) -> squeue::Entry {
+        if self.force_async == 0 {
+            return e;
+        }
+        self.pushed = self.pushed.wrapping_add(1);
+        match self.pushed % self.force_async {
+            0 => e.flags(squeue::Flags::ASYNC),
+            _ => e,
+        }
     }
 }
 
@@ -176,6 +198,7 @@ impl Engine for IoUring {
             return Err(crate::trim_queued("io_uring"));
         }
         let e = self.entry(&req);
+        let e = self.forced(e);
         // SAFETY: the entry points at a slot buffer owned by self that stays untouched until its
         // completion is reaped (the runner does not reuse a slot in flight), and at a registered
         // or open descriptor.

@@ -62,6 +62,8 @@ pub fn run(inp: JobInput) -> JobOutput {
         uncached: inp.spec.uncached,
         atomic: inp.spec.atomic,
         nowait: inp.spec.nowait,
+        force_async: inp.spec.force_async,
+        hipri_percent: inp.spec.hipri_percent,
     };
     match inp.spec.ioengine {
         EngineKind::IoUring => match engine::IoUring::new(&cfg) {
@@ -539,6 +541,8 @@ struct Job<'a, E: Engine> {
     minrate: Option<crate::minrate::MinRate>,
     /// fio's write_iolog: every I/O issued, with its time.
     iolog: Option<Iolog>,
+    /// fio's cmdprio options, with their own random stream (the offsets' is untouched).
+    cmdprio: Option<(workload::CmdPrio, SmallRng)>,
 }
 
 type Iolog = trace::IologWriter<std::io::BufWriter<std::fs::File>>;
@@ -613,6 +617,10 @@ impl<'a, E: Engine> Job<'a, E> {
                 .on()
                 .then(|| Search::new(spec.lat_target, depth as u32)),
             minrate: crate::minrate::MinRate::new(spec),
+            cmdprio: spec
+                .cmdprio
+                .clone()
+                .map(|p| (p, SmallRng::seed_from_u64(splitmix(seed ^ 0x70_72_69_6f)))),
             eng,
             inp,
         }
@@ -887,6 +895,10 @@ impl<'a, E: Engine> Job<'a, E> {
             offset: n.offset,
             len: n.len,
             slot,
+            ioprio: self
+                .cmdprio
+                .as_mut()
+                .map_or(0, |(p, rng)| cmdprio_of(p, rng, n)),
         };
         if let Err(e) = self.eng.push(req) {
             self.error = Some(e.to_string());
@@ -1415,6 +1427,17 @@ fn count(
         if dir < 2 {
             w.record(t, dir, tc - m.start, clat, slat);
         }
+    }
+}
+
+/// fio's cmdprio: this I/O's own priority, drawn at its share (0: the thread's).
+#[inline]
+fn cmdprio_of(p: &workload::CmdPrio, rng: &mut SmallRng, n: &Next) -> u16 {
+    let (percent, value) = p.for_io(n.op as usize & 1, n.len as u64);
+    match percent {
+        0 => 0,
+        p if rand::Rng::gen_range(rng, 0..100u8) < p => value,
+        _ => 0,
     }
 }
 

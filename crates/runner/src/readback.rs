@@ -164,6 +164,7 @@ impl Pass<'_> {
                     offset,
                     len,
                     slot,
+                    ioprio: 0,
                 };
                 eng.push(req).map_err(|e| e.to_string())?;
                 free.pop();

@@ -1719,7 +1719,14 @@ fn trim_workloads_discard_what_fios_discard() {
             assert_eq!(zram_stored(&z), 8 << 20);
             let dev = format!("--filename={}", z.p());
             let rwa = format!("--rw={rw}");
-            let job = ["--name=t", &dev, "--size=8m", "--bs=16k", &rwa, "--direct=1"];
+            let job = [
+                "--name=t",
+                &dev,
+                "--size=8m",
+                "--bs=16k",
+                &rwa,
+                "--direct=1",
+            ];
             let cmd: Vec<&str> = match tool {
                 "fio" => [&["fio", "--output-format=json"], &job[..]].concat(),
                 _ => {
@@ -1761,4 +1768,161 @@ fn trim_workloads_discard_what_fios_discard() {
     let f = format!("--filename={}", file.display());
     let out = by("vb", &["--name=t", &f, "--size=1m", "--rw=trim"], &[]);
     fails_saying(&out, 2, "only a block device takes");
+}
+
+/// From libaio's io_submit calls under strace: (I/Os, I/Os carrying `prio` in aio_reqprio
+/// with IOCB_FLAG_IOPRIO), counting only those of `len` bytes when given.
+fn prio_iocbs(log: &str, prio: &str, len: Option<u64>) -> (usize, usize) {
+    let iocbs = log.split("{aio_data=").skip(1);
+    let of_len = |c: &&str| len.is_none_or(|n| c.contains(&format!("aio_nbytes={n},")));
+    let mine: Vec<&str> = iocbs.filter(of_len).collect();
+    let at = mine
+        .iter()
+        .filter(|c| c.contains(prio) && c.contains("IOCB_FLAG_IOPRIO"))
+        .count();
+    (mine.len(), at)
+}
+
+/// cmdprio_percentage=30 with cmdprio_class=2 and cmdprio=5 (libaio, strace of io_submit):
+/// about 30 % of the iocbs carry IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 5) in both tools (4,096
+/// reads: 30 % within 4 points, six standard deviations); cmdprio_bssplit=4k/100/1/3:64k/0
+/// puts every 4 KiB read, and no 64 KiB one, at realtime level 3 in both.
+#[test]
+fn cmdprio_gives_a_share_of_requests_their_own_priority_as_fio() {
+    require_root!();
+    require_tool!("fio");
+    require_tool!("strace");
+    let z = Zram::new("32M");
+    fill_random(&z.path, 16 << 20);
+    let d = tmpdir();
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let dev = format!("--filename={}", z.p());
+    let base = [
+        "--name=c",
+        &dev,
+        "--rw=randread",
+        "--direct=1",
+        "--ioengine=libaio",
+    ];
+    let share = [
+        "--bs=4k",
+        "--size=16m",
+        "--iodepth=4",
+        "--cmdprio_percentage=30",
+        "--cmdprio_class=2",
+        "--cmdprio=5",
+    ];
+    let split = [
+        "--bssplit=4k/50:64k/50",
+        "--size=16m",
+        "--cmdprio_bssplit=4k/100/1/3:64k/0",
+    ];
+    for tool in ["fio", "vb"] {
+        let head: Vec<&str> = match tool {
+            "fio" => vec!["fio"],
+            _ => vec![vb.to_str().unwrap(), "run", "-q", "--no-store"],
+        };
+        let trace = ["-e", "trace=io_submit"];
+        let (log, _) = strace(d.path(), &trace, &[&head[..], &base, &share].concat());
+        let (n, at) = prio_iocbs(&log, "IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 5)", None);
+        assert_eq!(n, 4096, "{tool}");
+        let pct = 100.0 * at as f64 / n as f64;
+        assert!(
+            (26.0..34.0).contains(&pct),
+            "{tool}: {pct:.1} % at the priority"
+        );
+        let (log, _) = strace(d.path(), &trace, &[&head[..], &base, &split].concat());
+        let rt3 = "IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 3)";
+        let (small, small_at) = prio_iocbs(&log, rt3, Some(4096));
+        let (large, large_at) = prio_iocbs(&log, rt3, Some(65536));
+        assert!(
+            small > 50 && large > 50,
+            "{tool}: {small} and {large} reads"
+        );
+        assert_eq!((small_at, large_at), (small, 0), "{tool}");
+    }
+}
+
+/// force_async=1 on io_uring: every request is queued to an io-wq worker, which the kernel's
+/// io_uring_queue_async_work event counts (4,096 direct reads of an ext4 file: at least
+/// 4,096 events, in fio and in volbench); without it the reads are tried inline first and
+/// under 10 % are queued. (zram takes no non-blocking I/O: there every request is queued.)
+#[test]
+fn force_async_sends_requests_to_io_wq_workers_as_fio() {
+    require_root!();
+    require_tool!("fio");
+    let d = tmpdir();
+    let file = d.path().join("fa.dat");
+    std::fs::write(&file, vec![7u8; 16 << 20]).unwrap();
+    std::fs::File::open(&file).unwrap().sync_all().unwrap();
+    let f = format!("--filename={}", file.display());
+    let count = common::tracefs::EventCount::start("io_uring/io_uring_queue_async_work");
+    for tool in ["fio", "vb"] {
+        for (force, at_least, under) in [("1", 4096, usize::MAX), ("0", 0, 410)] {
+            count.take();
+            let args = [
+                "--name=a",
+                &f,
+                "--rw=randread",
+                "--direct=1",
+                "--ioengine=io_uring",
+                "--iodepth=8",
+                "--bs=4k",
+                "--size=16m",
+                &format!("--force_async={force}"),
+            ];
+            let out = by(tool, &args, &[]);
+            assert!(out.status.success(), "{tool}");
+            let n = count.take();
+            assert!(
+                n >= at_least && n < under,
+                "{tool} force_async={force}: {n} queued"
+            );
+        }
+    }
+}
+
+/// hipri=1 hipri_percentage=30 on pvsync2 (volbench's psync): about 30 % of 4,096 direct
+/// reads carry RWF_HIPRI in both tools (strace; within 4 points, six standard deviations).
+#[test]
+fn hipri_percentage_polls_that_share_of_the_reads_as_fio() {
+    require_root!();
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let file = d.path().join("hp.dat");
+    fill_random(&file, 16 << 20);
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let f = format!("--filename={}", file.display());
+    let job = [
+        "--name=h",
+        &f,
+        "--rw=randread",
+        "--direct=1",
+        "--bs=4k",
+        "--size=16m",
+    ];
+    let job = [&job[..], &["--hipri=1", "--hipri_percentage=30"]].concat();
+    for tool in ["fio", "vb"] {
+        let head: Vec<&str> = match tool {
+            "fio" => vec!["fio", "--ioengine=pvsync2"],
+            _ => vec![
+                vb.to_str().unwrap(),
+                "run",
+                "-q",
+                "--no-store",
+                "--ioengine=psync",
+            ],
+        };
+        let (log, _) = strace(
+            d.path(),
+            &["-e", "trace=preadv2"],
+            &[&head[..], &job].concat(),
+        );
+        let reads = log.matches("preadv2(").count();
+        let polled = log.lines().filter(|l| l.contains("RWF_HIPRI")).count();
+        assert_eq!(reads, 4096, "{tool}");
+        let pct = 100.0 * polled as f64 / reads as f64;
+        assert!((26.0..34.0).contains(&pct), "{tool}: {pct:.1} % polled");
+    }
 }

@@ -16,8 +16,8 @@ pub mod units;
 
 pub use distribution::Distribution;
 pub use spec::{
-    BsSplit, BufferMode, Dedupe, EngineKind, Fallocate, FileOp, FileService, FileServiceKind,
-    JobSpec, Rw, SyncIo, SyncMode, Think, Trim, Verify, Workload, WriteSizes,
+    BsSplit, BufferMode, CmdPrio, Dedupe, EngineKind, Fallocate, FileOp, FileService,
+    FileServiceKind, JobSpec, Rw, SyncIo, SyncMode, Think, Trim, Verify, Workload, WriteSizes,
 };
 pub use units::{format_bytes, parse_bool, parse_duration, parse_size, short_size, UnitError};
 

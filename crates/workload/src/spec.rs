@@ -410,6 +410,57 @@ impl Logs {
     }
 }
 
+/// fio's per-I/O priority (`cmdprio_percentage`, `cmdprio_class`, `cmdprio`,
+/// `cmdprio_bssplit`), per direction (reads, writes): a share of the I/Os carries the class and
+/// level in its own request (io_uring's and libaio's ioprio), the rest the job's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CmdPrio {
+    pub percent: [u8; 2],
+    /// Class 1 realtime (fio's default: the highest), 2 best effort, 3 idle.
+    pub class: [u8; 2],
+    /// Level 0 (highest, the default) to 7.
+    pub level: [u8; 2],
+    /// `cmdprio_bssplit`: per block size, the share and its own class and level (in place of
+    /// `percent`).
+    #[serde(default)]
+    pub bssplit: [Vec<PrioSplit>; 2],
+}
+
+/// One entry of `cmdprio_bssplit`: I/Os of `bs` bytes, `percent` of them at `class`/`level`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrioSplit {
+    pub bs: u64,
+    pub percent: u8,
+    /// The entry's own class and level, else `cmdprio_class`'s and `cmdprio`'s.
+    pub own: Option<(u8, u8)>,
+}
+
+impl CmdPrio {
+    /// fio's defaults once any cmdprio option is given: the highest class and level.
+    pub fn new() -> CmdPrio {
+        CmdPrio {
+            class: [1, 1],
+            ..Default::default()
+        }
+    }
+
+    /// The share (percent) and ioprio value (`class << 13 | level`) for an I/O of `len`
+    /// bytes in direction `dir` (0 reads, 1 writes).
+    pub fn for_io(&self, dir: usize, len: u64) -> (u8, u16) {
+        let value = |class: u8, level: u8| (class as u16) << 13 | level as u16;
+        match self.bssplit[dir].iter().find(|s| s.bs == len) {
+            Some(s) => {
+                let (class, level) = s.own.unwrap_or((self.class[dir], self.level[dir]));
+                (s.percent, value(class, level))
+            }
+            None if self.bssplit[dir].is_empty() => {
+                (self.percent[dir], value(self.class[dir], self.level[dir]))
+            }
+            None => (0, 0),
+        }
+    }
+}
+
 /// fio's `thinktime`, `thinktime_spin`, `thinktime_blocks`, `thinktime_blocks_type`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Think {
@@ -582,6 +633,14 @@ fn is_zero(v: &i64) -> bool {
 
 fn is_zero_i32(v: &i32) -> bool {
     *v == 0
+}
+
+fn hundred() -> u8 {
+    100
+}
+
+fn is_hundred(v: &u8) -> bool {
+    *v == 100
 }
 
 fn is_zero_u32(v: &u32) -> bool {
@@ -798,6 +857,12 @@ pub struct JobSpec {
     /// with EAGAIN instead (and ends the job, as in fio, unless carried past).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub nowait: bool,
+    /// fio's io_uring `force_async`: every Nth request is handed to an io-wq worker.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub force_async: u32,
+    /// fio's pvsync2 `hipri_percentage`: with `hipri`, the share of I/Os that are polled.
+    #[serde(default = "hundred", skip_serializing_if = "is_hundred")]
+    pub hipri_percent: u8,
     /// fio's `continue_on_error`: the errors a job carries on past, as fio's bits (1 reads,
     /// 2 writes, 4 verify); only EIO and EILSEQ (a verify mismatch), as in fio.
     #[serde(default, skip_serializing_if = "is_zero_u8")]
@@ -932,6 +997,9 @@ pub struct JobSpec {
     /// effort, 3 idle, with a level 0 (highest) to 7. `None`: the process's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ioprio: Option<(u8, u8)>,
+    /// fio's cmdprio options: a share of the I/Os at their own priority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdprio: Option<CmdPrio>,
     /// Never have two I/Os in flight on the same bytes: one that would overlap waits for the
     /// other to complete (fio's `serialize_overlap`).
     #[serde(default)]
@@ -1067,6 +1135,8 @@ impl Default for JobSpec {
             end_syncfs: false,
             atomic: false,
             nowait: false,
+            force_async: 0,
+            hipri_percent: 100,
             trim: Trim::None,
             sqthread_poll_cpu: None,
             kb_base: 1024,
@@ -1077,6 +1147,7 @@ impl Default for JobSpec {
             hipri: false,
             think: None,
             ioprio: None,
+            cmdprio: None,
             rand_run: 0,
             rand_identical: false,
             percentage_random: [100, 100],

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod hosts;
+pub mod tracefs;
 
 use assert_cmd::Command;
 use serde_json::Value;

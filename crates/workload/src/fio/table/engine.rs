@@ -856,6 +856,43 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "pvsync2 (psync here) with `hipri`: this share of the reads and writes \
+                  carries RWF_HIPRI, the rest not, drawn per I/O as fio's (strace counts the \
+                  flagged preadv2 calls of both)",
+        show: Some(|j| (j.hipri_percent != 100).then(|| j.hipri_percent.to_string())),
+        ..O::new(
+            "hipri_percentage",
+            C::Engine,
+            Kind::Int { min: 0, max: 100 },
+            "psync with hipri: the share of I/Os that are polled",
+            "50",
+            |j, v| {
+                j.hipri_percent = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "io_uring: every Nth request carries IOSQE_ASYNC, so the kernel hands it to \
+                  an io-wq worker thread (`iou-wrk-PID`) instead of trying it inline first, as \
+                  fio's (a test finds those workers under both tools with it, none without)",
+        show: Some(|j| (j.force_async != 0).then(|| j.force_async.to_string())),
+        ..O::new(
+            "force_async",
+            C::Engine,
+            Kind::Int {
+                min: 0,
+                max: u32::MAX as u64,
+            },
+            "io_uring: hand every Nth request to a kernel worker thread",
+            "4",
+            |j, v| {
+                j.force_async = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "pvsync2's, libaio's and io_uring's option: every read and write with \
                   RWF_NOWAIT, so one that would block (a page-cache miss, a write that must \
                   allocate) fails with EAGAIN and ends the job, as fio's does (a test runs \

@@ -74,6 +74,17 @@ pub(super) const NOTED: &[O] = &[
     noted("iodepth_batch_complete_min", REAPS),
     noted("iodepth_batch_complete_max", REAPS),
     noted("iodepth_batch_complete", REAPS),
+    noted(
+        "nonvectored",
+        "volbench's io_uring always issues non-vectored reads and writes (IORING_OP_READ and \
+         WRITE, or their fixed-buffer forms), which is fio's choice too where the kernel has them",
+    ),
+    noted(
+        "thp",
+        "fio's mmap engine asks for transparent huge pages on its mapping (MADV_HUGEPAGE), \
+         which the kernel grants only to anonymous and tmpfs memory; on a file or device the \
+         page faults, and the I/O, are the same",
+    ),
     noted("fixedbufs", REGISTERS),
     noted("registerfiles", REGISTERS),
     noted(
@@ -162,8 +173,38 @@ const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (re
 const R_PROCESS: &str = "volbench runs every job as a thread of one process, so per-process settings (user, group, memory locking, NUMA placement by node) do not apply; use cpus_allowed for placement";
 const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
 
+const R_EXEC: &str = "an option of fio's exec engine (it runs a program as the job), which volbench does not run: start the program beside volbench";
+const R_CPUIO: &str = "an option of fio's cpuio engine (it burns CPU, no I/O), which volbench does not run: load the CPU with stress-ng beside the job";
+const R_E4DEFRAG: &str = "an option of fio's e4defrag engine, which volbench does not run: run e4defrag beside a volbench job";
+const R_NET: &str = "an option of fio's net engines (TCP/UDP between hosts), which volbench does not run: it measures block and file I/O; measure the network with iperf3";
+const R_SG: &str = "an option of fio's sg engine (SCSI passthrough), which volbench does not run: run the job on the block device with io_uring";
+
 /// fio options volbench knows but does not implement, each with why and what to do instead.
 pub(super) const REFUSED: &[O] = &[
+    refused("arguments", R_EXEC),
+    refused("grace_time", R_EXEC),
+    refused("program", R_EXEC),
+    refused("std_redirect", R_EXEC),
+    refused("cpuload", R_CPUIO),
+    refused("cpumode", R_CPUIO),
+    refused("exit_on_io_done", R_CPUIO),
+    refused("donorname", R_E4DEFRAG),
+    refused("inplace", R_E4DEFRAG),
+    refused("hostname", R_NET),
+    refused("interface", R_NET),
+    refused("listen", R_NET),
+    refused("mss", R_NET),
+    refused("nodelay", R_NET),
+    refused("pingpong", R_NET),
+    refused("port", R_NET),
+    refused("protocol", R_NET),
+    refused("ttl", R_NET),
+    refused("window_size", R_NET),
+    refused("readfua", R_SG),
+    refused("writefua", R_SG),
+    refused("sg_write_mode", R_SG),
+    refused("stream_id", R_SG),
+    refused("cmd_type", "an option of fio's io_uring_cmd engine (NVMe passthrough on a char device such as /dev/ng0n1), which volbench does not run: run the job on the block device with io_uring"),
     refused("uid", R_PROCESS),
     refused("gid", R_PROCESS),
     refused("cgroup", "volbench does not create cgroups for its jobs; run it inside one (`systemd-run --scope -p IOReadIOPSMax=...` or a v1 blkio throttle); `volbench emulate` caps a device for you"),
@@ -207,7 +248,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("bs_is_seq_rand", "volbench's block sizes are per direction (bs=R,W), not per sequential or random I/O"),
     refused("lockfile", "volbench does not lock its files; jobs that share a file take turns only with stonewall"),
     refused("opendir", "name the files with filename= or directory= and nrfiles; volbench does not walk a directory tree"),
-    refused("cmdprio_percentage", "volbench gives all of a job's I/O one priority (prioclass, prio); a per-I/O share is not in volbench"),
     refused("wait_for", "volbench orders jobs with stonewall and groups, not by name; put the job after the one it waits for, with stonewall"),
     refused("flow_watermark", "volbench's flow shares I/O by the weights alone (flow=), with no watermark"),
     refused("size_increment", "volbench's clones share size=; give each its own region with offset_increment= and size="),

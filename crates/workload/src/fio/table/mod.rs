@@ -15,6 +15,7 @@ mod latency;
 mod logs;
 pub mod names;
 mod pattern;
+mod prio;
 mod replay;
 mod steady;
 mod timing;
@@ -263,6 +264,7 @@ const GROUPS: &[&[FioOption]] = &[
     latency::OPTIONS,
     replay::OPTIONS,
     engine::OPTIONS,
+    prio::OPTIONS,
     data::OPTIONS,
     logs::OPTIONS,
     known::NOTED,
