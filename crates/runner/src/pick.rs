@@ -64,6 +64,10 @@ pub struct Picker {
     /// fio's `percentage_random` per direction for a random job (100: all random): the rest
     /// of its I/Os follow the last one, as fio's sequential share does.
     rand_pct: [u32; 2],
+    /// fio's bs_is_seq_rand: the sizes of `bs=A,B` are a sequential I/O's (A) and a random
+    /// one's (B), either direction. `Some(random)` is the drawn I/O's kind, for `mixed`.
+    seq_rand: Option<Option<bool>>,
+    random_job: bool,
     /// The random map of mixed sizes is per file, as fio's: both directions use `offs[f][0]`.
     one_map: bool,
     /// fio's `openfiles` below the file count: the files worked on at once (and
@@ -265,6 +269,8 @@ impl Picker {
                 0
             },
             identical: spec.rand_identical,
+            seq_rand: spec.bs_is_seq_rand.then_some(None),
+            random_job: spec.rw.is_random(),
             rand_pct: if spec.rw.is_random() {
                 spec.percentage_random.map(u32::from)
             } else {
@@ -392,9 +398,12 @@ impl Picker {
     /// back when its sequential offset runs out.
     #[cold]
     fn mixed(&mut self, file: usize, dir: usize, len: u64) -> (u64, u64) {
-        let draw = (self.rng.next_u32() % 100) + 1;
+        let random = match self.seq_rand.as_mut().and_then(Option::take) {
+            Some(random) => random,
+            None => self.draw_random(dir),
+        };
         let r = self.runs[file][dir];
-        let (o, len) = if draw > self.rand_pct[dir] && r.end + len <= r.region_end {
+        let (o, len) = if !random && r.end + len <= r.region_end {
             (r.end, len)
         } else {
             let map = if self.one_map { 0 } else { dir };
@@ -403,6 +412,17 @@ impl Picker {
         let r = &mut self.runs[file][dir];
         (r.last, r.end) = (o, o + len);
         (o, len)
+    }
+
+    /// Whether the next I/O of direction `dir` is random: always in a random job (fio's
+    /// `should_do_random`, a draw from 1 to 100 under percentage_random), never in a
+    /// sequential one.
+    fn draw_random(&mut self, dir: usize) -> bool {
+        match self.rand_pct[dir] {
+            _ if !self.random_job => false,
+            p if p >= 100 => true,
+            p => self.rng.next_u32() % 100 < p,
+        }
     }
 
     /// The file of the next I/O: round robin over the job's files, or over the `openfiles`
@@ -453,7 +473,16 @@ impl Picker {
     fn draw(&mut self) -> (Op, usize, u32) {
         let pct = self.read_pct;
         let is_read = pct == 100 || (pct > 0 && self.rng.next_u32() % 100 < pct);
-        let sizes = &self.bs_choices[usize::from(!is_read)];
+        let dir = usize::from(!is_read);
+        let table = match self.seq_rand {
+            Some(_) => {
+                let random = self.draw_random(dir);
+                self.seq_rand = Some(Some(random));
+                usize::from(random)
+            }
+            None => dir,
+        };
+        let sizes = &self.bs_choices[table];
         let len = match sizes.len() {
             1 => sizes[0],
             n => sizes[self.rng.next_u32() as usize % n],

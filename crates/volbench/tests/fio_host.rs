@@ -1926,3 +1926,62 @@ fn hipri_percentage_polls_that_share_of_the_reads_as_fio() {
         assert!((26.0..34.0).contains(&pct), "{tool}: {pct:.1} % polled");
     }
 }
+
+/// bs_is_seq_rand=1 with bs=4k,64k: sequential reads and writes are 4 KiB, random ones
+/// 64 KiB (the random map cuts a few short at the end), and percentage_random=50 gives a
+/// mean between, in fio and volbench alike (fio-JSON's bytes per I/O).
+#[test]
+fn bs_is_seq_rand_sizes_by_sequential_or_random_as_fio() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let file = d.path().join("sr.dat");
+    fill_random(&file, 16 << 20);
+    let f = format!("--filename={}", file.display());
+    for (rw, lo, hi) in [
+        ("--rw=read", 4096.0, 4096.0),
+        ("--rw=write", 4096.0, 4096.0),
+        ("--rw=randread", 40e3, 65536.0),
+        ("--rw=randwrite", 40e3, 65536.0),
+        ("--percentage_random=50", 15e3, 50e3),
+    ] {
+        let rw = if rw.starts_with("--perc") {
+            ["--rw=randread", rw]
+        } else {
+            [rw, rw]
+        };
+        let args = [
+            "--name=s",
+            &f,
+            rw[0],
+            rw[1],
+            "--direct=1",
+            "--bs=4k,64k",
+            "--bs_is_seq_rand=1",
+            "--size=16m",
+            "--io_size=4m",
+        ];
+        for tool in ["fio", "vb"] {
+            let out = match tool {
+                "fio" => fio_json(Std::new("fio").args(args)),
+                _ => ok_json(
+                    volbench()
+                        .arg("run")
+                        .args(args)
+                        .args(["--output-format=fio-json", "--no-store"]),
+                ),
+            };
+            let j = &out["jobs"][0];
+            let dir = if rw[0].contains("read") {
+                "read"
+            } else {
+                "write"
+            };
+            let bytes = u(j, &format!("/{dir}/io_bytes")) as f64;
+            let per = bytes / u(j, &format!("/{dir}/total_ios")) as f64;
+            assert!(
+                (lo..=hi).contains(&per),
+                "{tool} {rw:?}: {per:.0} bytes per I/O"
+            );
+        }
+    }
+}

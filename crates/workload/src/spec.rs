@@ -860,6 +860,10 @@ pub struct JobSpec {
     /// fio's io_uring `force_async`: every Nth request is handed to an io-wq worker.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub force_async: u32,
+    /// fio's `bs_is_seq_rand`: `bs=A,B` sizes sequential I/Os (A) and random ones (B)
+    /// instead of reads and writes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bs_is_seq_rand: bool,
     /// fio's pvsync2 `hipri_percentage`: with `hipri`, the share of I/Os that are polled.
     #[serde(default = "hundred", skip_serializing_if = "is_hundred")]
     pub hipri_percent: u8,
@@ -1136,6 +1140,7 @@ impl Default for JobSpec {
             atomic: false,
             nowait: false,
             force_async: 0,
+            bs_is_seq_rand: false,
             hipri_percent: 100,
             trim: Trim::None,
             sqthread_poll_cpu: None,
@@ -1336,8 +1341,12 @@ impl JobSpec {
     /// Checks everything that does not depend on the target.
     /// A job that only writes takes the writes' sizes of `bs=R,W` in place of the reads', one
     /// that only reads drops them: the sizes it runs are then in `bs`/`bs_range` alone.
+    /// With bs_is_seq_rand the two sides are a sequential and a random I/O's, kept both.
     pub fn settle_sizes(&mut self) {
         let Some(w) = self.write_sizes else { return };
+        if self.bs_is_seq_rand {
+            return;
+        }
         if !self.rw.writes() {
             self.write_sizes = None;
         } else if !self.rw.reads() {

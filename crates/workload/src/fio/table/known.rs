@@ -245,7 +245,6 @@ pub(super) const REFUSED: &[O] = &[
         aliases: &["bs_unaligned"],
         ..refused("blocksize_unaligned", "volbench aligns every I/O to the smallest block size; unaligned sizes are not in volbench")
     },
-    refused("bs_is_seq_rand", "volbench's block sizes are per direction (bs=R,W), not per sequential or random I/O"),
     refused("lockfile", "volbench does not lock its files; jobs that share a file take turns only with stonewall"),
     refused("opendir", "name the files with filename= or directory= and nrfiles; volbench does not walk a directory tree"),
     refused("wait_for", "volbench orders jobs with stonewall and groups, not by name; put the job after the one it waits for, with stonewall"),

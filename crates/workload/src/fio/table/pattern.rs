@@ -271,6 +271,24 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "as fio: the two sizes of `bs=A,B` (or bsrange, bssplit) are those of \
+                  sequential I/Os (A) and of random ones (B), in either direction, each I/O's \
+                  kind drawn before its size (percentage_random); checked against fio's sizes \
+                  under strace",
+        show: Some(|j| j.bs_is_seq_rand.then(|| "1".into())),
+        ..O::new(
+            "bs_is_seq_rand",
+            C::Pattern,
+            Kind::Flag,
+            "bs=A,B sizes sequential (A) and random (B) I/Os, not reads and writes",
+            "1",
+            |j, v| {
+                j.bs_is_seq_rand = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "the complement of `percentage_random` (fio sets one from the other)",
         ..O::new(
             "percentage_sequential",
