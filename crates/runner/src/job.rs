@@ -297,8 +297,11 @@ fn holed_pass(spec: &JobSpec, len: u64) -> Option<u64> {
 impl Budget {
     fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Budget {
         // A replay ends with its trace (or its runtime).
-        let bytes = if spec.create_only {
-            // fio's create_only: the files are laid out, and that is the job.
+        let empty = !regions.is_empty() && regions.iter().all(|r| r.1 == 0);
+        let bytes = if spec.create_only || (empty && !spec.replay.on()) {
+            // fio's create_only: the files are laid out, and that is the job. So it is when
+            // each file is smaller than a block (fio's nrfiles over a small size), even
+            // time-based.
             0
         } else if spec.time_based || spec.replay.on() {
             u64::MAX

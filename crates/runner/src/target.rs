@@ -150,9 +150,38 @@ pub fn prepare(
     };
     let (dev, state) = match &meta {
         Some(m) if is_block => (check_device(&r, m)?, None),
+        _ if r.len == 0 && tiny_files(spec, nfiles) => ready_tiny(&r, nfiles, created)?,
         _ => ready_file(&r, stop, created, progress)?,
     };
     open_target(&r, dev, state, is_block)
+}
+
+/// fio's rule for a size split over so many files that each gets less than a block (the
+/// size itself at least one): the files are made, at their share of the size, and the job
+/// does no I/O on them.
+fn tiny_files(spec: &JobSpec, nfiles: u32) -> bool {
+    let size = spec.size.unwrap_or(0);
+    nfiles > 1 && size >= spec.bs && size / (nfiles as u64) < spec.bs && spec.filesize.is_none()
+}
+
+/// A file of [`tiny_files`]: created (if new) with its share of the size in data, as fio lays
+/// it out; its region, and so the job's I/O on it, is empty.
+fn ready_tiny(
+    r: &Region,
+    nfiles: u32,
+    created: &mut Vec<PathBuf>,
+) -> Result<(Option<DevId>, Option<&'static str>), RunError> {
+    let share = r.spec.size.unwrap_or(0) / nfiles as u64;
+    if r.new {
+        let fail = |source| RunError::Layout {
+            path: r.path.to_path_buf(),
+            source,
+        };
+        fs::write(r.path, vec![0x5a; share as usize]).map_err(fail)?;
+        created.push(r.path.to_path_buf());
+    }
+    let dev = DevId::from_raw(fs::metadata(r.path).map(|m| m.dev()).unwrap_or(0));
+    Ok((Some(dev), Some("smaller than a block: no I/O")))
 }
 
 /// One file's or device's region as a job uses it.

@@ -1985,3 +1985,47 @@ fn bs_is_seq_rand_sizes_by_sequential_or_random_as_fio() {
         }
     }
 }
+
+/// nrfiles=200 over size=256k at bs=4k gives each file 1,310 bytes, under one block: fio
+/// makes the 200 files at that size and does no I/O, without an error, time-based or not;
+/// so does volbench (it refused the job before).
+#[test]
+fn files_under_one_block_are_made_and_get_no_io_as_fio() {
+    require_tool!("fio");
+    for rw in ["--rw=write", "--rw=randread"] {
+        for timed in ["--time_based=0", "--time_based=1"] {
+            for tool in ["fio", "vb"] {
+                let d = tmpdir();
+                let dir = format!("--directory={}", d.path().display());
+                let args = [
+                    "--name=n",
+                    &dir,
+                    "--nrfiles=200",
+                    "--size=256k",
+                    "--bs=4k",
+                    rw,
+                    "--runtime=1",
+                    timed,
+                ];
+                let out = match tool {
+                    "fio" => fio_json(Std::new("fio").args(args)),
+                    _ => ok_json(
+                        volbench()
+                            .arg("run")
+                            .args(args)
+                            .args(["--output-format=fio-json", "--no-store"]),
+                    ),
+                };
+                let j = &out["jobs"][0];
+                let ios = u(j, "/read/total_ios") + u(j, "/write/total_ios");
+                assert_eq!((ios, u(j, "/error")), (0, 0), "{tool} {rw} {timed}");
+                let sizes: Vec<u64> = std::fs::read_dir(d.path())
+                    .unwrap()
+                    .map(|e| e.unwrap().metadata().unwrap().len())
+                    .collect();
+                assert_eq!(sizes.len(), 200, "{tool} {rw}");
+                assert!(sizes.iter().all(|&s| s == 1310), "{tool} {rw}: {sizes:?}");
+            }
+        }
+    }
+}
