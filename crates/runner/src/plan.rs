@@ -109,6 +109,9 @@ impl Plan {
         seen: &mut HashMap<PathBuf, usize>,
     ) -> Result<(), RunError> {
         let paths = target::resolve_paths(spec, clone);
+        if let (Some(dir), true) = (&spec.opendir, paths.is_empty()) {
+            return Err(RunError::EmptyOpendir(dir.clone()));
+        }
         self.file_ops(spec, &paths)?;
         unlinks_only_its_own(spec, &paths)?;
         let mut files = Vec::new();

@@ -34,15 +34,14 @@ pub struct Target {
 /// fio's rule for `directory`: it prefixes every `filename`, so `directory=/d filename=a` is
 /// `/d/a` (fio prefixes absolute names too: `/d` + `/x/a` is `/d/x/a`).
 pub fn resolve_paths(spec: &JobSpec, clone: u32) -> Vec<PathBuf> {
+    if let Some(dir) = &spec.opendir {
+        // fio's opendir: every regular file below the directory, after any named ones.
+        let mut paths = named(spec);
+        paths.extend(files_below(dir));
+        return paths;
+    }
     if !spec.filename.is_empty() {
-        return spec
-            .filename
-            .iter()
-            .map(|f| match &spec.directory {
-                Some(d) => d.join(f.strip_prefix("/").unwrap_or(f)),
-                None => f.clone(),
-            })
-            .collect();
+        return named(spec);
     }
     let dir = spec.directory.clone().unwrap_or_else(|| PathBuf::from("."));
     if let Some(fmt) = &spec.filename_format {
@@ -63,6 +62,43 @@ pub fn resolve_paths(spec: &JobSpec, clone: u32) -> Vec<PathBuf> {
     (0..spec.nrfiles)
         .map(|f| dir.join(format!("{}.{clone}.{f}", spec.name)))
         .collect()
+}
+
+/// The job's `filename` list, each under `directory` when one is given.
+fn named(spec: &JobSpec) -> Vec<PathBuf> {
+    spec.filename
+        .iter()
+        .map(|f| match &spec.directory {
+            Some(d) => d.join(f.strip_prefix("/").unwrap_or(f)),
+            None => f.clone(),
+        })
+        .collect()
+}
+
+/// The most files opendir takes from one tree (fio has no limit; a run over more would
+/// spend its time opening files).
+pub const OPENDIR_MAX: usize = 100_000;
+
+/// Every regular file below `dir`, depth first in name order (symlinks to files followed,
+/// to directories not), at most [`OPENDIR_MAX`]; unreadable directories are skipped.
+fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| Some(e.ok()?.path())).collect();
+        entries.sort();
+        let mut subdirs = Vec::new();
+        for p in entries {
+            match fs::symlink_metadata(&p) {
+                Ok(m) if m.is_dir() => subdirs.push(p),
+                Ok(_) if p.is_file() && out.len() < OPENDIR_MAX => out.push(p),
+                _ => {}
+            }
+        }
+        stack.extend(subdirs.into_iter().rev());
+    }
+    out
 }
 
 /// Progress of laying out a file: bytes written so far and in all.

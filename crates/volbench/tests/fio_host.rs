@@ -2029,3 +2029,47 @@ fn files_under_one_block_are_made_and_get_no_io_as_fio() {
         }
     }
 }
+
+/// opendir over a tree of three files (1 MiB, 2 MiB in a subdirectory, 512 KiB): fio and
+/// volbench read all of each (3.5 MiB), or with size=1536k a third of it from each (512 KiB
+/// apiece), from the same files (strace's opens); an empty directory is refused in one line.
+#[test]
+fn opendir_takes_every_file_below_it_as_fio() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let tree = d.path().join("tree");
+    std::fs::create_dir_all(tree.join("sub")).unwrap();
+    for (name, kib) in [("a", 1024), ("sub/b", 2048), ("c", 512)] {
+        fill_random(&tree.join(name), kib << 10);
+    }
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let od = format!("--opendir={}", tree.display());
+    for (size, want) in [(None, 3584u64 << 10), (Some("--size=1536k"), 1536 << 10)] {
+        let mut job = vec!["--name=o", &od, "--rw=read", "--bs=64k"];
+        job.extend(size);
+        for tool in ["fio", "vb"] {
+            let cmd: Vec<&str> = match tool {
+                "fio" => [&["fio", "--output-format=json"], &job[..]].concat(),
+                _ => {
+                    let head = [vb.to_str().unwrap(), "run", "--no-store"];
+                    [&head[..], &job[..], &["--output-format=fio-json"]].concat()
+                }
+            };
+            let (log, stdout) = strace(d.path(), &["-e", "trace=openat"], &cmd);
+            let j = first_job(&stdout);
+            assert_eq!(u(&j, "/read/io_bytes"), want, "{tool} {size:?}");
+            for name in ["/a\"", "/sub/b\"", "/c\""] {
+                assert!(log.contains(name), "{tool} did not open {name}");
+            }
+        }
+    }
+    let empty = d.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let od = format!("--opendir={}", empty.display());
+    fails_saying(
+        &by("vb", &["--name=o", &od, "--rw=read"], &[]),
+        2,
+        "holds no regular file",
+    );
+}

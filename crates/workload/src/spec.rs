@@ -781,6 +781,9 @@ pub struct JobSpec {
     pub verify_backlog_batch: u64,
     /// Remove the job's files when it ends (fio's `unlink`), if volbench created them.
     pub unlink: bool,
+    /// fio's `opendir`: every regular file below this directory is one of the job's files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opendir: Option<PathBuf>,
     /// fio's `unlink_each_loop`: the job's files are deleted after each loop and the next
     /// loop creates them afresh (a job that only reads then fails, as fio's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -1089,6 +1092,7 @@ impl Default for JobSpec {
             verify_backlog_batch: 0,
             unlink: false,
             unlink_each_loop: false,
+            opendir: None,
             offset: 0,
             offset_percent: None,
             runtime: Some(Duration::from_secs(30)),

@@ -373,6 +373,24 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "as fio: every regular file below the directory (depth first, in name \
+                  order, at most 100,000) is one of the job's files, after any `filename`; \
+                  the whole of each, or `size` split over them. Tested against fio's bytes \
+                  and the files read (strace)",
+        show: Some(|j| j.opendir.as_ref().map(|d| d.display().to_string())),
+        ..O::new(
+            "opendir",
+            C::Files,
+            Kind::Text,
+            "Use every file below this directory",
+            "/data",
+            |j, v| {
+                j.opendir = Some(PathBuf::from(v.need()?));
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "removes the job's files afterwards, only if volbench created them",
         show: Some(|j| j.unlink.then(|| "1".into())),
         common: true,
