@@ -14,6 +14,8 @@ pub enum RunError {
     PeerFailed,
     #[error(transparent)]
     Spec(#[from] workload::spec::SpecError),
+    #[error("job {job}: wait_for={waitee} names no job before it: name an earlier job's section (fio waits only for one defined earlier)")]
+    WaitFor { job: String, waitee: String },
     #[error("opendir={0} holds no regular file (or cannot be read): name a directory with the files to use, or give filename=")]
     EmptyOpendir(PathBuf),
     #[error("directory {0} does not exist: create it or choose another with --directory")]

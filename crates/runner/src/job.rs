@@ -26,6 +26,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use stats::{JobStats, WindowLog};
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 use std::time::Instant;
 use workload::{EngineKind, JobSpec, SyncMode, Think, Trim};
 
@@ -635,6 +636,16 @@ impl<'a, E: Engine> Job<'a, E> {
         self.clock.base = self.inp.start.arrive() + self.inp.spec.startdelay;
         let wait = self.clock.base.saturating_duration_since(Instant::now());
         sleep_unless_stopped(wait, &self.inp.stop);
+        if !self.inp.waitees.is_empty() {
+            // fio's wait_for: the job's clock starts when the jobs it waits for have ended;
+            // the sampler starts its series over then.
+            let ended = |l: &Arc<Live>| l.ended.load(Relaxed) || l.done.load(Relaxed);
+            while !self.inp.waitees.iter().all(ended) && !self.inp.stop.load(Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            self.clock.base = Instant::now();
+            self.inp.live.restarted.store(true, Relaxed);
+        }
         if self.clock.ramp_ns == 0 {
             self.clock.measure_from(0, &self.inp.live);
         } else {

@@ -45,6 +45,7 @@ fn run_one(spec: JobSpec, fd: i32, region: u64) -> JobOutput {
         flow: Cell::new(None),
         data_seed: (1, 2),
         interval_ns: 1_000_000_000,
+        waitees: Vec::new(),
     };
     let job = std::thread::spawn(move || run(inp));
     while line.ready.load(Relaxed) < 1 {

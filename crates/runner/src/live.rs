@@ -54,6 +54,8 @@ pub struct JobInput {
     pub data_seed: (u64, u64),
     /// The series' interval, whose latency percentiles the job keeps (`stats::interval`).
     pub interval_ns: u64,
+    /// fio's wait_for: the jobs of this phase whose I/O must end before this one starts.
+    pub waitees: Vec<Arc<Live>>,
 }
 
 /// Where a phase's jobs meet before measuring. Each job counts itself ready once its setup is

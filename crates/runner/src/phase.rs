@@ -255,6 +255,7 @@ impl Crew {
                 flow: std::cell::Cell::new(flow::Flow::new(&w.jobs[p.spec_idx], &flows)),
                 data_seed: plan.data_seed(w, i),
                 interval_ns: sample_ms * 1_000_000,
+                waitees: waitees(w, plan, members, &lives, p.spec_idx),
             };
             handles.push(
                 std::thread::Builder::new()
@@ -270,6 +271,26 @@ impl Crew {
             handles,
         }
     }
+}
+
+/// fio's wait_for: the lives of this phase's jobs named by job `si`'s `wait_for` (none when
+/// it has none, or when they ran in an earlier phase, which is over).
+fn waitees(
+    w: &Workload,
+    plan: &Plan,
+    members: &[usize],
+    lives: &[Arc<Live>],
+    si: usize,
+) -> Vec<Arc<Live>> {
+    let Some(name) = &w.jobs[si].wait_for else {
+        return Vec::new();
+    };
+    members
+        .iter()
+        .zip(lives)
+        .filter(|(&i, _)| w.jobs[plan.jobs[i].spec_idx].name == *name)
+        .map(|(_, l)| l.clone())
+        .collect()
 }
 
 /// Live sampling state for the jobs of one phase.
@@ -348,8 +369,10 @@ impl Sampler {
                 .iter()
                 .map(|s| {
                     let end = s.startdelay + s.ramp_time + s.runtime?;
-                    // A latency search moves its deadline when it restarts its counts.
-                    (!s.lat_target.on()).then(|| end.saturating_sub(ramp).as_millis() as u64)
+                    // A latency search moves its deadline when it restarts its counts, and
+                    // a job that waits for another starts when that one ends.
+                    let moves = s.lat_target.on() || s.wait_for.is_some();
+                    (!moves).then(|| end.saturating_sub(ramp).as_millis() as u64)
                 })
                 .collect(),
             rebase_ms: vec![0; members.len()],

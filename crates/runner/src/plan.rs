@@ -81,6 +81,14 @@ impl Plan {
         };
         let mut seen: HashMap<PathBuf, usize> = HashMap::new();
         for (si, spec) in w.jobs.iter().enumerate() {
+            if let Some(name) = &spec.wait_for {
+                if !w.jobs[..si].iter().any(|j| j.name == *name) {
+                    return Err(RunError::WaitFor {
+                        job: spec.name.clone(),
+                        waitee: name.clone(),
+                    });
+                }
+            }
             if si > 0 && spec.stonewall {
                 plan.last_phase += 1;
             }

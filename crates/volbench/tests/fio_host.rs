@@ -2073,3 +2073,62 @@ fn opendir_takes_every_file_below_it_as_fio() {
         "holds no regular file",
     );
 }
+
+/// wait_for=a in a job file of three time-based jobs (a 1 s, b 3 s, c 1 s waiting for a, at
+/// 200 IOPS each, psync, strace -y): in fio and volbench c's reads start when a's end (1 s
+/// in, within 0.4 s) and end while b still runs; its 200 reads are all done, as are a's and
+/// b's. A wait_for naming no earlier job is refused in one line.
+#[test]
+fn wait_for_starts_a_job_when_the_one_it_names_ends_as_fio() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let job = d.path().join("wf.fio");
+    let text = "[global]\nioengine=psync\nrw=randread\nbs=4k\nsize=4m\nrate_iops=200\n\
+                time_based\n[a]\nfilename=a.dat\nruntime=1\n[b]\nfilename=b.dat\nruntime=3\n\
+                [c]\nfilename=c.dat\nwait_for=a\nruntime=1\n";
+    std::fs::write(&job, text).unwrap();
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let job_s = job.to_str().unwrap();
+    for tool in ["fio", "vb"] {
+        for f in ["a", "b", "c"] {
+            fill_random(&d.path().join(format!("{f}.dat")), 4 << 20);
+        }
+        let cmd: Vec<&str> = match tool {
+            "fio" => vec!["fio", job_s],
+            _ => vec![vb.to_str().unwrap(), "run", "-q", "--no-store", job_s],
+        };
+        let (log, _) = strace(d.path(), &["-ttt", "-y", "-e", "trace=pread64"], &cmd);
+        let mut span = std::collections::BTreeMap::<char, (f64, f64, u32)>::new();
+        for l in log.lines().filter(|l| l.contains(" pread64(")) {
+            let t: f64 = l.split_whitespace().nth(1).unwrap().parse().unwrap();
+            let Some(at) = l.find(".dat>") else { continue };
+            let file = l[..at].chars().last().unwrap();
+            let e = span.entry(file).or_insert((t, t, 0));
+            (e.1, e.2) = (t, e.2 + 1);
+        }
+        let t0 = span.values().map(|s| s.0).fold(f64::MAX, f64::min);
+        let (a, b, c) = (span[&'a'], span[&'b'], span[&'c']);
+        assert!(
+            (c.0 - a.1).abs() < 0.4,
+            "{tool}: c starts {:.2} s after a ends",
+            c.0 - a.1
+        );
+        assert!(
+            c.1 < b.1 - 0.5,
+            "{tool}: c ends at {:.2} s, b at {:.2}",
+            c.1 - t0,
+            b.1 - t0
+        );
+        let counts = (a.2 as f64, b.2 as f64, c.2 as f64);
+        let near = |n: f64, want: f64| (n / want - 1.0).abs() < 0.1;
+        let all = near(counts.0, 200.0) && near(counts.1, 600.0) && near(counts.2, 200.0);
+        assert!(all, "{tool}: reads of a, b, c {counts:?}");
+    }
+    std::fs::write(&job, text.replace("wait_for=a", "wait_for=z")).unwrap();
+    let out = volbench()
+        .args(["run", job_s, "-q", "--no-store"])
+        .output()
+        .unwrap();
+    fails_saying(&out, 2, "wait_for=z names no job before it");
+}

@@ -781,6 +781,10 @@ pub struct JobSpec {
     pub verify_backlog_batch: u64,
     /// Remove the job's files when it ends (fio's `unlink`), if volbench created them.
     pub unlink: bool,
+    /// fio's `wait_for`: the job starts when the I/O of the job of this name (an earlier
+    /// one) has ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for: Option<String>,
     /// fio's `opendir`: every regular file below this directory is one of the job's files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opendir: Option<PathBuf>,
@@ -1093,6 +1097,7 @@ impl Default for JobSpec {
             unlink: false,
             unlink_each_loop: false,
             opendir: None,
+            wait_for: None,
             offset: 0,
             offset_percent: None,
             runtime: Some(Duration::from_secs(30)),

@@ -246,7 +246,6 @@ pub(super) const REFUSED: &[O] = &[
         ..refused("blocksize_unaligned", "volbench aligns every I/O to the smallest block size; unaligned sizes are not in volbench")
     },
     refused("lockfile", "volbench does not lock its files; jobs that share a file take turns only with stonewall"),
-    refused("wait_for", "volbench orders jobs with stonewall and groups, not by name; put the job after the one it waits for, with stonewall"),
     refused("flow_watermark", "volbench's flow shares I/O by the weights alone (flow=), with no watermark"),
     refused("size_increment", "volbench's clones share size=; give each its own region with offset_increment= and size="),
     // Newer fio's (3.36 to master), refused with their reason rather than called unknown.

@@ -276,6 +276,24 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "as fio: the job starts when the I/O of every clone of the named job (an \
+                  earlier section) has ended, while the other jobs of its group run on; its \
+                  measured time starts then. A test times it against fio's (the waiting job \
+                  starts after the 2 s job, beside a 4 s one)",
+        show: Some(|j| j.wait_for.clone()),
+        ..O::new(
+            "wait_for",
+            C::Timing,
+            Kind::Text,
+            "Start when the named earlier job has ended",
+            "prep",
+            |j, v| {
+                j.wait_for = Some(v.need()?.to_string());
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "as fio: the job thinks after this long doing I/O since its last think (a \
                   number alone is seconds), or after `thinktime_blocks` I/Os when those are \
                   given too, whichever comes first; `thinktime_iotime=9s thinktime=1s` is a \
