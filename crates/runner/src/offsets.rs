@@ -119,14 +119,21 @@ impl Offsets {
         }
         *state = mix(*state);
         let b = done.next_clear(*state % *blocks, *blocks);
-        let most = (len / *align).max(1).min(*blocks - b);
+        // A size off the blocks' grid (bs_unaligned) marks every block it touches.
+        let want = len.div_ceil(*align).max(1);
+        let most = want.min(*blocks - b);
         let mut k = 0;
         while k < most && !done.get(b + k) {
             done.set(b + k);
             k += 1;
         }
         *left -= k;
-        (*start + b * *align, k * *align)
+        let got = if k == want {
+            len.max(*align)
+        } else {
+            k * *align
+        };
+        (*start + b * *align, got)
     }
 
     pub fn uniform(start: u64, len: u64, align: u64, seed: u64) -> Offsets {

@@ -68,6 +68,8 @@ pub struct Picker {
     /// one's (B), either direction. `Some(random)` is the drawn I/O's kind, for `mixed`.
     seq_rand: Option<Option<bool>>,
     random_job: bool,
+    /// fio's bs_unaligned: a bsrange's sizes are any byte count in it, not its multiples.
+    unaligned: bool,
     /// The random map of mixed sizes is per file, as fio's: both directions use `offs[f][0]`.
     one_map: bool,
     /// fio's `openfiles` below the file count: the files worked on at once (and
@@ -271,6 +273,7 @@ impl Picker {
             identical: spec.rand_identical,
             seq_rand: spec.bs_is_seq_rand.then_some(None),
             random_job: spec.rw.is_random(),
+            unaligned: spec.bs_unaligned && spec.bssplit.is_empty(),
             rand_pct: if spec.rw.is_random() {
                 spec.percentage_random.map(u32::from)
             } else {
@@ -483,9 +486,14 @@ impl Picker {
             None => dir,
         };
         let sizes = &self.bs_choices[table];
-        let len = match sizes.len() {
-            1 => sizes[0],
-            n => sizes[self.rng.next_u32() as usize % n],
+        let len = match (self.unaligned, sizes.len()) {
+            // bs_unaligned: any byte count of the range, as fio draws it.
+            (true, n) if n > 1 => {
+                let (lo, hi) = (sizes[0], sizes[n - 1]);
+                lo + self.rng.next_u32() % (hi - lo + 1)
+            }
+            (_, 1) => sizes[0],
+            (_, n) => sizes[self.rng.next_u32() as usize % n],
         };
         if is_read {
             (Op::Read, 0, len)

@@ -2132,3 +2132,60 @@ fn wait_for_starts_a_job_when_the_one_it_names_ends_as_fio() {
         .unwrap();
     fails_saying(&out, 2, "wait_for=z names no job before it");
 }
+
+/// bs_unaligned=1 with bsrange=1k-9k (buffered psync randwrite, strace -s 0): most writes
+/// are sizes off the 1 KiB grid in fio and volbench alike, each at an offset on it, and both
+/// write io_size (2 MiB) and at most one write more.
+#[test]
+fn bs_unaligned_draws_any_size_of_the_range_as_fio() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    for tool in ["fio", "vb"] {
+        let file = d.path().join(format!("bu-{tool}.dat"));
+        let f = format!("--filename={}", file.display());
+        let job = [
+            "--name=b",
+            &f,
+            "--rw=randwrite",
+            "--ioengine=psync",
+            "--bsrange=1k-9k",
+        ];
+        let job = [&job[..], &["--bs_unaligned=1", "--size=4m", "--io_size=2m"]].concat();
+        let cmd: Vec<&str> = match tool {
+            "fio" => [&["fio", "--output-format=json"], &job[..]].concat(),
+            _ => {
+                let head = [vb.to_str().unwrap(), "run", "--no-store"];
+                [&head[..], &job[..], &["--output-format=fio-json"]].concat()
+            }
+        };
+        let (log, stdout) = strace(d.path(), &["-s", "0", "-e", "trace=pwrite64"], &cmd);
+        // pwrite64(fd, ""..., LEN, OFFSET) = LEN
+        let writes: Vec<(u64, u64)> = log
+            .lines()
+            .filter(|l| l.contains("pwrite64("))
+            .filter_map(|l| {
+                let args = l.split("\"\"...").nth(1)?;
+                let mut n = args.split([',', ')']).filter_map(|x| x.trim().parse().ok());
+                Some((n.next()?, n.next()?))
+            })
+            .collect();
+        let odd = writes.iter().filter(|(len, _)| len % 1024 != 0).count();
+        assert!(writes.len() > 200, "{tool}: {} writes", writes.len());
+        assert!(
+            odd * 2 > writes.len(),
+            "{tool}: {odd} of {} off the grid",
+            writes.len()
+        );
+        assert!(
+            writes.iter().all(|(_, off)| off % 1024 == 0),
+            "{tool}: an offset off it"
+        );
+        let bytes = u(&first_job(&stdout), "/write/io_bytes");
+        assert!(
+            (2 << 20..(2 << 20) + 9216).contains(&bytes),
+            "{tool}: {bytes} bytes"
+        );
+    }
+}

@@ -871,6 +871,9 @@ pub struct JobSpec {
     /// instead of reads and writes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bs_is_seq_rand: bool,
+    /// fio's `bs_unaligned`: bsrange's sizes are any byte count in the range.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bs_unaligned: bool,
     /// fio's pvsync2 `hipri_percentage`: with `hipri`, the share of I/Os that are polled.
     #[serde(default = "hundred", skip_serializing_if = "is_hundred")]
     pub hipri_percent: u8,
@@ -1150,6 +1153,7 @@ impl Default for JobSpec {
             nowait: false,
             force_async: 0,
             bs_is_seq_rand: false,
+            bs_unaligned: false,
             hipri_percent: 100,
             trim: Trim::None,
             sqthread_poll_cpu: None,

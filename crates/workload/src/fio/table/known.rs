@@ -20,6 +20,11 @@ const fn refused(name: &'static str, why: &'static str) -> O {
     o
 }
 
+const R_VERIFY_LAYOUT: &str = "it lays out fio's own verify format (a header every N bytes, or the \
+                               header moved inside the block), which volbench does not write: its \
+                               own header and checksum cover each written block whole, so the \
+                               same writes are made and checked, and a mismatch is reported at \
+                               the block's offset";
 const REAPS: &str = "volbench reaps every completion that is ready, at least one, each turn";
 const REGISTERS: &str = "volbench's io_uring registers its buffers and files whenever the \
                          kernel allows, whatever this says: the device sees the same I/O, only \
@@ -85,6 +90,8 @@ pub(super) const NOTED: &[O] = &[
          which the kernel grants only to anonymous and tmpfs memory; on a file or device the \
          page faults, and the I/O, are the same",
     ),
+    noted("verify_interval", R_VERIFY_LAYOUT),
+    noted("verify_offset", R_VERIFY_LAYOUT),
     noted("fixedbufs", REGISTERS),
     noted("registerfiles", REGISTERS),
     noted(
@@ -235,16 +242,10 @@ pub(super) const REFUSED: &[O] = &[
          completed before a crash; `volbench durability` does exactly that (every write it \
          counts as acknowledged is checked after the power cut, against a witness)",
     ),
-    refused("verify_interval", R_VERIFYFMT),
-    refused("verify_offset", R_VERIFYFMT),
     refused("verify_header_seed", R_VERIFYFMT),
     refused("trigger", R_TRIGGER),
     refused("trigger-file", R_TRIGGER),
     refused("trigger-timeout", R_TRIGGER),
-    O {
-        aliases: &["bs_unaligned"],
-        ..refused("blocksize_unaligned", "volbench aligns every I/O to the smallest block size; unaligned sizes are not in volbench")
-    },
     refused("lockfile", "volbench does not lock its files; jobs that share a file take turns only with stonewall"),
     refused("flow_watermark", "volbench's flow shares I/O by the weights alone (flow=), with no watermark"),
     refused("size_increment", "volbench's clones share size=; give each its own region with offset_increment= and size="),

@@ -271,6 +271,25 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        aliases: &["bs_unaligned"],
+        details: "as fio: a bsrange's sizes are any byte count in it (uniform), not only its \
+                  low end's multiples, while offsets stay on that grid (a random map marks \
+                  every block a write touches); buffered I/O only, as O_DIRECT refuses such \
+                  sizes in both tools. Checked against fio's write sizes under strace",
+        show: Some(|j| j.bs_unaligned.then(|| "1".into())),
+        ..O::new(
+            "blocksize_unaligned",
+            C::Pattern,
+            Kind::Flag,
+            "bsrange sizes of any byte count, not multiples of its low end",
+            "1",
+            |j, v| {
+                j.bs_unaligned = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "as fio: the two sizes of `bs=A,B` (or bsrange, bssplit) are those of \
                   sequential I/Os (A) and of random ones (B), in either direction, each I/O's \
                   kind drawn before its size (percentage_random); checked against fio's sizes \
