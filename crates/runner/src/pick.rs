@@ -655,8 +655,12 @@ fn bs_table(spec: &JobSpec, writes: bool) -> Vec<u32> {
     if spec.bssplit.is_empty() {
         return vec![spec.bs as u32];
     }
+    let split = match writes && !spec.bssplit_write.is_empty() {
+        true => &spec.bssplit_write,
+        false => &spec.bssplit,
+    };
     let mut t = Vec::with_capacity(100);
-    for b in &spec.bssplit {
+    for b in split {
         t.extend(std::iter::repeat_n(b.bs as u32, b.percent as usize));
     }
     t

@@ -605,6 +605,7 @@ fn check_alignment(spec: &JobSpec, path: &Path, offset: u64, lbs: u32) -> Result
     let smallest = spec
         .bssplit
         .iter()
+        .chain(&spec.bssplit_write)
         .map(|b| b.bs)
         .min()
         .unwrap_or(spec.bs)

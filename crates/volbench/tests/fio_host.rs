@@ -2189,3 +2189,44 @@ fn bs_unaligned_draws_any_size_of_the_range_as_fio() {
         );
     }
 }
+
+/// bssplit=4k/50:16k/50,64k/100 (the reads' split, then the writes'), sequential rw over
+/// 16 MiB, direct: every write is 64 KiB and the reads average between 4 and 16 KiB (about
+/// 10), in fio and volbench alike (fio-JSON); it was refused before.
+#[test]
+fn bssplit_takes_the_reads_and_the_writes_splits_apart_as_fio() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let file = d.path().join("bw.dat");
+    fill_random(&file, 16 << 20);
+    let f = format!("--filename={}", file.display());
+    let args = [
+        "--name=s",
+        &f,
+        "--rw=rw",
+        "--direct=1",
+        "--bssplit=4k/50:16k/50,64k/100",
+        "--size=16m",
+    ];
+    for tool in ["fio", "vb"] {
+        let out = match tool {
+            "fio" => fio_json(Std::new("fio").args(args)),
+            _ => ok_json(
+                volbench()
+                    .arg("run")
+                    .args(args)
+                    .args(["--output-format=fio-json", "--no-store"]),
+            ),
+        };
+        let j = &out["jobs"][0];
+        let per = |d: &str| {
+            u(j, &format!("/{d}/io_bytes")) as f64 / u(j, &format!("/{d}/total_ios")) as f64
+        };
+        assert_eq!(per("write"), 65536.0, "{tool}");
+        assert!(
+            (8e3..12.5e3).contains(&per("read")),
+            "{tool}: reads of {}",
+            per("read")
+        );
+    }
+}

@@ -706,6 +706,9 @@ pub struct JobSpec {
     pub offset_align: u64,
     /// Mixed block sizes (fio's `bssplit`); empty: every I/O is `bs`.
     pub bssplit: Vec<BsSplit>,
+    /// fio's `bssplit=READS,WRITES`: the writes' own split (empty: `bssplit`'s).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bssplit_write: Vec<BsSplit>,
     /// Random offsets with replacement instead of every block once per pass.
     pub norandommap: bool,
     /// Which blocks a random job favours (fio's `random_distribution`); skewed ones draw
@@ -1073,6 +1076,7 @@ impl Default for JobSpec {
             offset_increment: 0,
             offset_align: 0,
             bssplit: Vec::new(),
+            bssplit_write: Vec::new(),
             norandommap: false,
             rate: [0, 0],
             rate_iops: [0, 0],
@@ -1340,6 +1344,7 @@ impl JobSpec {
     pub fn max_bs(&self) -> u64 {
         self.bssplit
             .iter()
+            .chain(&self.bssplit_write)
             .map(|b| b.bs)
             .max()
             .unwrap_or(self.bs)
@@ -1356,6 +1361,15 @@ impl JobSpec {
     /// that only reads drops them: the sizes it runs are then in `bs`/`bs_range` alone.
     /// With bs_is_seq_rand the two sides are a sequential and a random I/O's, kept both.
     pub fn settle_sizes(&mut self) {
+        // bssplit=R,W: a job that only writes runs W's split, one that only reads R's.
+        if !self.bssplit_write.is_empty() && !self.bs_is_seq_rand {
+            if !self.rw.reads() {
+                self.bssplit = std::mem::take(&mut self.bssplit_write);
+                self.bs = self.bssplit.iter().map(|b| b.bs).min().unwrap_or(self.bs);
+            } else if !self.rw.writes() {
+                self.bssplit_write.clear();
+            }
+        }
         let Some(w) = self.write_sizes else { return };
         if self.bs_is_seq_rand {
             return;
@@ -1454,12 +1468,15 @@ impl JobSpec {
         if matches!(&self.buffer, BufferMode::Pattern(p) if p.is_empty()) {
             return Err(SpecError::EmptyPattern);
         }
-        if !self.bssplit.is_empty() {
-            let total: u32 = self.bssplit.iter().map(|b| b.percent as u32).sum();
+        for split in [&self.bssplit, &self.bssplit_write] {
+            if split.is_empty() {
+                continue;
+            }
+            let total: u32 = split.iter().map(|b| b.percent as u32).sum();
             if total != 100 {
                 return Err(SpecError::BsSplit(total));
             }
-            for b in &self.bssplit {
+            for b in split {
                 let sectors = b.bs >= 512 && b.bs.is_multiple_of(512);
                 if b.bs == 0 || b.bs > MAX_BS || (self.direct && !self.fio_job && !sectors) {
                     return Err(SpecError::BlockSize(b.bs));

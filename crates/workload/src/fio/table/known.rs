@@ -20,7 +20,8 @@ const fn refused(name: &'static str, why: &'static str) -> O {
     o
 }
 
-const R_VERIFY_LAYOUT: &str = "it lays out fio's own verify format (a header every N bytes, or the \
+const R_VERIFY_LAYOUT: &str =
+    "it lays out fio's own verify format (a header every N bytes, or the \
                                header moved inside the block), which volbench does not write: its \
                                own header and checksum cover each written block whole, so the \
                                same writes are made and checked, and a mismatch is reported at \

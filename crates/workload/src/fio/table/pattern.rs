@@ -105,16 +105,20 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
-        details: "one split for both directions (`4k/50:64k/30:1m/`); blanks share the rest \
-                  equally",
+        details: "one split for both directions (`4k/50:64k/30:1m/`), or the reads' and the \
+                  writes' apart (`64k/40:1m/60,1m/100`), each I/O's size drawn from its \
+                  direction's; blanks share the rest equally",
         show: Some(|j| {
-            (!j.bssplit.is_empty()).then(|| {
-                let parts: Vec<String> = j
-                    .bssplit
+            let side = |split: &[BsSplit]| {
+                let parts: Vec<String> = split
                     .iter()
                     .map(|b| format!("{}/{}", show_size(j, b.bs), b.percent))
                     .collect();
                 parts.join(":")
+            };
+            (!j.bssplit.is_empty()).then(|| match j.bssplit_write.is_empty() {
+                true => side(&j.bssplit),
+                false => format!("{},{}", side(&j.bssplit), side(&j.bssplit_write)),
             })
         }),
         ..O::new(
@@ -466,14 +470,37 @@ pub(super) fn range(v: &Val, s: &str) -> Result<(u64, u64), OptError> {
 
 fn set_bssplit(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     let s = v.need()?;
+    // `R,W`: the reads' split, then the writes' (a blank side is the other's).
+    let (r, w) = s.split_once(',').unwrap_or((s, ""));
+    if w.contains(',') {
+        return Err(v.bad(
+            s,
+            "give at most two splits, reads,writes (trims are not split)",
+        ));
+    }
+    let reads = one_split(v, if r.is_empty() { w } else { r })?;
+    let writes = if w.is_empty() {
+        Vec::new()
+    } else {
+        one_split(v, w)?
+    };
+    j.bs = reads
+        .iter()
+        .chain(&writes)
+        .map(|b| b.bs)
+        .min()
+        .unwrap_or(j.bs);
+    j.bssplit = reads;
+    j.bssplit_write = writes;
+    j.write_sizes = None;
+    Ok(())
+}
+
+/// One direction's `4k/50:64k/30:1m/`: entries without a percentage share what is left
+/// equally, as fio's.
+fn one_split(v: &Val, s: &str) -> Result<Vec<BsSplit>, OptError> {
     let mut out = Vec::new();
     for part in s.split(':').filter(|p| !p.is_empty()) {
-        if part.contains(',') {
-            return Err(v.bad(
-                s,
-                "separate read/write splits are not supported: give one split",
-            ));
-        }
         let (b, p) = part
             .split_once('/')
             .ok_or_else(|| v.bad(s, "entries look like 4k/50"))?;
@@ -482,7 +509,6 @@ fn set_bssplit(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
             percent: if p.is_empty() { 0 } else { num(v.opt.name, p)? },
         });
     }
-    // fio: entries without a percentage share what is left equally.
     let given: u32 = out.iter().map(|b| b.percent as u32).sum();
     let blanks = out.iter().filter(|b| b.percent == 0).count() as u32;
     if blanks > 0 && given < 100 {
@@ -493,10 +519,7 @@ fn set_bssplit(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
             extra = extra.saturating_sub(1);
         }
     }
-    j.bs = out.iter().map(|b| b.bs).min().unwrap_or(j.bs);
-    j.bssplit = out;
-    j.write_sizes = None;
-    Ok(())
+    Ok(out)
 }
 
 /// Percentages per direction, fio's `r,w[,t]` form (one value for both; the trim share is
