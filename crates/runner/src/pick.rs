@@ -138,8 +138,14 @@ impl Window {
 /// fio's `file_service_type` round robin or random with `:N`: N I/Os to a file, then the
 /// next file in turn, or one drawn among those with work left (fio skips a file that is
 /// done); once every file has done its share, all start over (a time-based job's next pass).
+/// fio draws a skewed file choice over 2^10 ranks per file.
+const FILE_RANKS_SHIFT: u32 = 10;
+
 struct Service {
     random: bool,
+    /// fio's zipf, pareto or normal file choice: a draw over 1,024 ranks per file, turned
+    /// by an offset, each file a run of 1,024 (fio's FIO_FSERVICE_SHIFT, its hash off).
+    skew: Option<(crate::skew::Skew, u64)>,
     every: u32,
     served: u32,
     cur: u32,
@@ -151,16 +157,22 @@ impl Service {
     fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Option<Service> {
         let f = spec.file_service;
         let on = match f.kind {
-            FileServiceKind::Random => true,
             FileServiceKind::RoundRobin => f.every > 1,
             FileServiceKind::Sequential => false,
+            _ => true,
         };
         let lens: Vec<u64> = regions.iter().map(|r| r.1).collect();
+        let ranks = (lens.len() as u64) << FILE_RANKS_SHIFT;
+        let skew = f.distribution().and_then(|d| {
+            let turn = crate::permutation::splitmix(spec.randseed ^ 0x66_69_6c_65) % ranks;
+            crate::skew::Skew::new(&d, ranks, spec.randseed).map(|s| (s, turn))
+        });
         (on && lens.len() > 1).then(|| Service {
-            random: f.kind == FileServiceKind::Random,
+            random: f.kind != FileServiceKind::RoundRobin,
+            skew,
             every: f.every,
             // A random choice is drawn for the very first I/O too.
-            served: if f.kind == FileServiceKind::Random {
+            served: if f.kind != FileServiceKind::RoundRobin {
                 f.every
             } else {
                 0
@@ -180,7 +192,13 @@ impl Service {
             }
             self.cur = if self.random {
                 loop {
-                    let f = rng.gen_range(0..n);
+                    let f = match &self.skew {
+                        Some((s, turn)) => {
+                            let r = (s.rank(rng.next_u64(), rng.next_u64()) + turn) % s.len();
+                            (r >> FILE_RANKS_SHIFT) as u32
+                        }
+                        None => rng.gen_range(0..n),
+                    };
                     if self.left[f as usize] > 0 {
                         break f;
                     }

@@ -86,9 +86,30 @@ impl Skew {
         })
     }
 
-    /// A block index in `0..n` from two random words.
+    /// The number of blocks (or ranks) drawn over.
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    /// A block index in `0..n` from two random words: a rank spread by the permutation, or
+    /// a zone's block.
     #[inline]
     pub fn block(&self, r1: u64, r2: u64) -> u64 {
+        if let Kind::Zoned(zones) = &self.kind {
+            let pick = (r1 % 100) as u32;
+            let &(_, at, len) = zones
+                .iter()
+                .find(|z| pick < z.0)
+                .unwrap_or(&zones[zones.len() - 1]);
+            return at + r2 % len;
+        }
+        self.scatter.get(self.rank(r1, r2))
+    }
+
+    /// The popularity rank (zipf, pareto) or position (normal) in `0..n`, not spread: fio's
+    /// draw with its hash off, as it draws files.
+    #[inline]
+    pub fn rank(&self, r1: u64, r2: u64) -> u64 {
         let n = self.n;
         let rank = match &self.kind {
             Kind::Zipf {
@@ -122,20 +143,12 @@ impl Skew {
                 } else {
                     0
                 };
-                return self
-                    .scatter
-                    .get(mean.saturating_add_signed(jitter).min(n - 1));
+                mean.saturating_add_signed(jitter)
             }
-            Kind::Zoned(zones) => {
-                let pick = (r1 % 100) as u32;
-                let &(_, at, len) = zones
-                    .iter()
-                    .find(|z| pick < z.0)
-                    .unwrap_or(&zones[zones.len() - 1]);
-                return at + r2 % len;
-            }
+            // Zones are positional ([`Skew::block`]); as a rank, the zone's start.
+            Kind::Zoned(zones) => zones[0].1,
         };
-        self.scatter.get(rank.min(n - 1))
+        rank.min(n - 1)
     }
 }
 

@@ -2230,3 +2230,65 @@ fn bssplit_takes_the_reads_and_the_writes_splits_apart_as_fio() {
         );
     }
 }
+
+/// The share of the reads that went to the two busiest of a job's files, from strace -y.
+fn top_two_share(log: &str) -> f64 {
+    let mut per = std::collections::HashMap::<&str, u32>::new();
+    for l in log.lines().filter(|l| l.contains(" pread64(")) {
+        let Some(name) = l.split('<').nth(1).and_then(|s| s.split('>').next()) else {
+            continue;
+        };
+        *per.entry(name).or_default() += 1;
+    }
+    let mut counts: Vec<u32> = per.into_values().collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    let total: u32 = counts.iter().sum();
+    (counts[0] + counts.get(1).copied().unwrap_or(0)) as f64 / total as f64
+}
+
+/// file_service_type=zipf:1.2, zipf:0.8, pareto:0.3 and normal:10 over ten files (1,500
+/// random reads, strace -y): the two busiest files take the same share of the reads in fio
+/// and volbench (zipf:1.2 about 94 %, pareto:0.3 about 63 %), as both draw over 1,024 ranks
+/// per file; it was refused before.
+#[test]
+fn skewed_file_service_types_choose_files_as_fio() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let dir = format!("--directory={}", d.path().display());
+    for (dist, tolerance) in [
+        ("zipf:1.2", 0.05),
+        ("zipf:0.8", 0.06),
+        ("pareto:0.3", 0.06),
+        ("normal:10", 0.1),
+    ] {
+        let fst = format!("--file_service_type={dist}");
+        let job = [
+            "--name=f",
+            &dir,
+            "--nrfiles=10",
+            "--size=80m",
+            "--rw=randread",
+            "--bs=4k",
+        ];
+        let job = [&job[..], &["--number_ios=1500", &fst]].concat();
+        let mut shares = Vec::new();
+        for tool in ["fio", "vb"] {
+            let head: Vec<&str> = match tool {
+                "fio" => vec!["fio"],
+                _ => vec![vb.to_str().unwrap(), "run", "-q", "--no-store"],
+            };
+            let trace = ["-y", "-e", "trace=pread64"];
+            let (log, _) = strace(d.path(), &trace, &[&head[..], &job].concat());
+            shares.push(top_two_share(&log));
+        }
+        let gap = (shares[0] - shares[1]).abs();
+        assert!(
+            gap < tolerance,
+            "{dist}: fio {:.3}, volbench {:.3}",
+            shares[0],
+            shares[1]
+        );
+    }
+}

@@ -277,6 +277,23 @@ pub struct FileService {
     pub kind: FileServiceKind,
     /// I/Os issued to a file before the next is chosen (fio's `:N`).
     pub every: u32,
+    /// The skewed kinds' parameter in thousandths (zipf's theta, pareto's h, normal's
+    /// deviation in percent): fio's defaults 1.1, 0.2 and 0.
+    #[serde(default)]
+    pub skew_milli: u32,
+}
+
+impl FileService {
+    /// The skewed kinds' distribution over the files (None for the others).
+    pub fn distribution(&self) -> Option<crate::Distribution> {
+        let p = self.skew_milli as f64 / 1000.0;
+        match self.kind {
+            FileServiceKind::Zipf => Some(crate::Distribution::Zipf(p)),
+            FileServiceKind::Pareto => Some(crate::Distribution::Pareto(p)),
+            FileServiceKind::Normal => Some(crate::Distribution::Normal(p)),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -287,6 +304,11 @@ pub enum FileServiceKind {
     Sequential,
     /// A file drawn at random among those with work left.
     Random,
+    /// fio's skewed choices: the file drawn by zipf, pareto or normal (gauss) over the files'
+    /// ranks, among those with work left.
+    Zipf,
+    Pareto,
+    Normal,
 }
 
 impl Default for FileService {
@@ -294,6 +316,7 @@ impl Default for FileService {
         FileService {
             kind: FileServiceKind::RoundRobin,
             every: 1,
+            skew_milli: 0,
         }
     }
 }

@@ -111,8 +111,10 @@ pub(super) const OPTIONS: &[O] = &[
         details: "`roundrobin` (the default), `sequential` (each file's share done before the \
                   next starts) and `random` (a file drawn among those with work left), each \
                   with `:N`, the I/Os issued to a file before the next is chosen, as fio \
-                  (checked against fio's file switches under strace). fio's skewed choices \
-                  (`zipf`, `pareto`, `normal`, `gauss`) are refused",
+                  (checked against fio's file switches under strace). `zipf`, `pareto` and \
+                  `normal` (`gauss`), with fio's defaults 1.1, 0.2 and 0 or `:PARAM`, draw \
+                  each I/O's file by that distribution over the files, skipping those with \
+                  no work left, as fio (the hottest file's share of the reads against fio's)",
         show: Some(|j| {
             let f = j.file_service;
             (!f.is_default()).then(|| {
@@ -120,8 +122,15 @@ pub(super) const OPTIONS: &[O] = &[
                     FileServiceKind::RoundRobin => "roundrobin",
                     FileServiceKind::Sequential => "sequential",
                     FileServiceKind::Random => "random",
+                    FileServiceKind::Zipf => "zipf",
+                    FileServiceKind::Pareto => "pareto",
+                    FileServiceKind::Normal => "normal",
                 };
-                if f.every == 1 { k.to_string() } else { format!("{k}:{}", f.every) }
+                match f.distribution() {
+                    Some(_) => format!("{k}:{}", f.skew_milli as f64 / 1000.0),
+                    None if f.every == 1 => k.to_string(),
+                    None => format!("{k}:{}", f.every),
+                }
             })
         }),
         ..O::new(
@@ -133,22 +142,38 @@ pub(super) const OPTIONS: &[O] = &[
             |j, v| {
                 let s = v.need()?;
                 let (k, n) = s.split_once(':').unwrap_or((s, "1"));
-                let kind = match k.trim() {
-                    "roundrobin" => FileServiceKind::RoundRobin,
-                    "sequential" => FileServiceKind::Sequential,
-                    "random" => FileServiceKind::Random,
-                    "zipf" | "pareto" | "normal" | "gauss" => {
-                        return Err(v.bad(s, "volbench chooses files round robin, sequentially or uniformly at random; skewed file choice is not in volbench (skew the offsets with random_distribution instead)"))
-                    }
-                    _ => return Err(v.bad(s, "use roundrobin, sequential or random (with :N)")),
+                let (kind, default) = match k.trim() {
+                    "roundrobin" => (FileServiceKind::RoundRobin, None),
+                    "sequential" => (FileServiceKind::Sequential, None),
+                    "random" => (FileServiceKind::Random, None),
+                    "zipf" => (FileServiceKind::Zipf, Some(1.1)),
+                    "pareto" => (FileServiceKind::Pareto, Some(0.2)),
+                    "normal" | "gauss" => (FileServiceKind::Normal, Some(0.0)),
+                    _ => return Err(v.bad(s, "use roundrobin, sequential or random (with :N), or zipf, pareto, normal (with :PARAM)")),
                 };
+                if let Some(d) = default {
+                    let p = match s.split_once(':') {
+                        Some((_, p)) => p.trim().parse::<f64>().map_err(|_| v.bad(s, "the number after ':' is the distribution's parameter"))?,
+                        None => d,
+                    };
+                    let ok = match kind {
+                        FileServiceKind::Zipf => p > 0.0 && p != 1.0,
+                        FileServiceKind::Pareto => p > 0.0 && p < 1.0,
+                        _ => (0.0..100.0).contains(&p),
+                    };
+                    if !ok {
+                        return Err(v.bad(s, "zipf's theta is over 0 and not 1, pareto's h between 0 and 1, normal's deviation 0 to 100"));
+                    }
+                    j.file_service = FileService { kind, every: 1, skew_milli: (p * 1000.0).round() as u32 };
+                    return Ok(());
+                }
                 let every = n
                     .trim()
                     .parse::<u32>()
                     .ok()
                     .filter(|n| *n > 0)
                     .ok_or_else(|| v.bad(s, "the number after ':' is the I/Os per file, 1 or more"))?;
-                j.file_service = FileService { kind, every };
+                j.file_service = FileService { kind, every, skew_milli: 0 };
                 Ok(())
             },
         )
