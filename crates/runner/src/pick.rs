@@ -245,8 +245,8 @@ impl Picker {
             .map(|(f, &r)| {
                 let f = f as u64;
                 [
-                    offsets_for(spec, seed, r, 2 * f + 1),
-                    offsets_for(spec, seed, r, 2 * f + 2),
+                    offsets_for(spec, seed, r, 2 * f + 1, spec.blockalign),
+                    offsets_for(spec, seed, r, 2 * f + 2, spec.write_blockalign()),
                 ]
             })
             .collect();
@@ -628,17 +628,24 @@ impl Behind {
     }
 }
 
-/// The pattern of one direction of one file's region `(start, len)`, keyed by `salt`.
-fn offsets_for(spec: &JobSpec, seed: u64, (start, len): (u64, u64), salt: u64) -> Offsets {
+/// The pattern of one direction of one file's region `(start, len)`, keyed by `salt`, its
+/// random offsets on `ba` (fio's blockalign for that direction) when given.
+fn offsets_for(
+    spec: &JobSpec,
+    seed: u64,
+    (start, len): (u64, u64),
+    salt: u64,
+    ba: Option<u64>,
+) -> Offsets {
     let key = splitmix(seed ^ salt);
     if !spec.rw.is_random() {
         return Offsets::sequential(start, len, spec.seq_skip);
     }
     // fio's blockalign: offsets on its boundaries, and no random map.
-    let unit = spec.blockalign.unwrap_or_else(|| spec.unit());
+    let unit = ba.unwrap_or_else(|| spec.unit());
     if let Some(s) = Skew::new(&spec.random_distribution, len / unit, key) {
         Offsets::skewed(start, len, unit, s, key)
-    } else if spec.norandommap || spec.blockalign.is_some() {
+    } else if spec.norandommap || ba.is_some() {
         Offsets::uniform(start, len, unit, key)
     } else if mixed_sizes(spec) {
         Offsets::mapped(start, len, unit, key)

@@ -1428,7 +1428,8 @@ fn read_offsets(d: &Path, tool: &str, extra: &[&str]) -> Vec<u64> {
 }
 
 /// blockalign=4k under bs=64k: random reads start on 4 KiB boundaries, most of them off the
-/// 64 KiB grid, every one inside the file, as fio's do (strace); without it, all on the grid.
+/// 64 KiB grid, every one inside the file, as fio's do (strace); without it, all on the grid;
+/// with ba=4k,64k and ba=64k,4k the reads keep to the first value in both tools.
 #[test]
 fn blockalign_aligns_random_offsets_as_fio_does() {
     require_tool!("fio");
@@ -1453,6 +1454,16 @@ fn blockalign_aligns_random_offsets_as_fio_does() {
             plain.iter().all(|o| o % 65536 == 0),
             "{tool} without blockalign"
         );
+        // ba=R,W: the reads take R (the writes' W is not theirs).
+        let apart = read_offsets(d.path(), tool, &["--bs=64k", "--ba=4k,64k"]);
+        let off_grid = apart.iter().filter(|&&o| o % 65536 != 0).count();
+        assert!(
+            off_grid > 200,
+            "{tool}: ba=4k,64k, {off_grid} of 256 off the grid"
+        );
+        let apart = read_offsets(d.path(), tool, &["--bs=64k", "--ba=64k,4k"]);
+        let on_grid = apart.iter().all(|o| o % 65536 == 0);
+        assert!(on_grid && apart.len() > 200, "{tool}: ba=64k,4k");
     }
 }
 

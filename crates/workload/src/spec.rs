@@ -775,6 +775,9 @@ pub struct JobSpec {
     /// as in fio, drawn with replacement: the random map is off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blockalign: Option<u64>,
+    /// fio's `blockalign=R,W`: the writes' own alignment (None: `blockalign`'s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blockalign_write: Option<u64>,
     /// How the job goes from file to file (fio's `file_service_type`).
     #[serde(default, skip_serializing_if = "FileService::is_default")]
     pub file_service: FileService,
@@ -1114,6 +1117,7 @@ impl Default for JobSpec {
             openfiles: 0,
             file_service: FileService::default(),
             blockalign: None,
+            blockalign_write: None,
             nice: 0,
             exitall: false,
             exitall_on_error: false,
@@ -1322,6 +1326,11 @@ impl SpecError {
 }
 
 impl JobSpec {
+    /// The writes' blockalign: their own (`ba=R,W`) or the reads'.
+    pub fn write_blockalign(&self) -> Option<u64> {
+        self.blockalign_write.or(self.blockalign)
+    }
+
     /// The job's `rw` as fio names it (`trim`, `randtrim`, `trimwrite` included).
     pub fn rw_name(&self) -> &'static str {
         match (self.trim, self.rw.is_random()) {

@@ -199,9 +199,14 @@ pub(super) const OPTIONS: &[O] = &[
         aliases: &["ba"],
         details: "random offsets are multiples of this instead of the block size, from the \
                   region's start, with room for the block before the region's end; as in fio \
-                  the random map is then off (offsets drawn with replacement). `R,W` with \
-                  different values is refused: volbench aligns both directions alike",
-        show: Some(|j| j.blockalign.map(|b| b.to_string())),
+                  the random map is then off (offsets drawn with replacement); `R,W` aligns \
+                  the reads and the writes apart (a blank side is the other's)",
+        show: Some(|j| {
+            j.blockalign.map(|b| match j.blockalign_write {
+                Some(w) if w != b => format!("{b},{w}"),
+                _ => b.to_string(),
+            })
+        }),
         ..O::new(
             "blockalign",
             C::Pattern,
@@ -210,23 +215,20 @@ pub(super) const OPTIONS: &[O] = &[
             "4k",
             |j, v| {
                 let s = v.need()?;
-                let mut sizes = s
-                    .split(',')
-                    .filter(|p| !p.trim().is_empty())
-                    .map(|p| v.size_of(p.trim()));
-                let first = sizes.next().transpose()?.filter(|b| *b > 0);
-                let Some(ba) = first else {
+                let side = |p: &str| -> Result<Option<u64>, OptError> {
+                    match p.trim() {
+                        "" => Ok(None),
+                        p => Ok(Some(v.size_of(p)?).filter(|b| *b > 0)),
+                    }
+                };
+                let (r, w) = s.split_once(',').unwrap_or((s, ""));
+                let w = w.split(',').next().unwrap_or("");
+                let (r, w) = (side(r)?, side(w)?);
+                let Some(ba) = r.or(w) else {
                     return Err(v.bad(s, "give an alignment in bytes, above 0 (ba=4k)"));
                 };
-                for other in sizes {
-                    if other? != ba {
-                        return Err(v.bad(
-                            s,
-                            "volbench aligns reads and writes alike: give one alignment",
-                        ));
-                    }
-                }
                 j.blockalign = Some(ba);
+                j.blockalign_write = w.filter(|&w| w != ba);
                 Ok(())
             },
         )
