@@ -873,21 +873,7 @@ impl<'a, E: Engine> Job<'a, E> {
         }
         let prep_at = *prep_at;
         if n.op == Op::Write {
-            self.syncs.file = n.file;
-            // A read filled this slot last (its meta is still that read's).
-            let m = &self.q.meta[slot as usize];
-            let after_read = m.op == Op::Read && m.len > 0;
-            let buf = &mut self.eng.slot(slot)[..n.len as usize];
-            self.data.prepare(buf, after_read);
-            let spec = &self.inp.spec;
-            data::stamp(
-                buf,
-                n.offset,
-                self.seq,
-                spec.verify,
-                spec.verify_pattern.as_deref(),
-            );
-            self.seq += 1;
+            self.fill_write(slot, n);
         }
         // fio's split: slat runs from this I/O's preparation to the return of the submission
         // carrying it, clat from there to its completion. A turn that refills many slots must
@@ -927,6 +913,26 @@ impl<'a, E: Engine> Job<'a, E> {
             log_issue(w, n, prep_at, &mut self.error);
         }
         true
+    }
+
+    /// A write's data in `slot`: fresh bytes, stamped with its verify header.
+    #[inline]
+    fn fill_write(&mut self, slot: u32, n: &Next) {
+        self.syncs.file = n.file;
+        // A read filled this slot last (its meta is still that read's).
+        let m = &self.q.meta[slot as usize];
+        let after_read = m.op == Op::Read && m.len > 0;
+        let buf = &mut self.eng.slot(slot)[..n.len as usize];
+        self.data.prepare(buf, after_read);
+        let spec = &self.inp.spec;
+        data::stamp(
+            buf,
+            n.offset,
+            self.seq,
+            spec.verify,
+            spec.verify_pattern.as_deref(),
+        );
+        self.seq += 1;
     }
 
     /// A trim, done at once as fio does on every engine (BLKDISCARD; the null engine only
