@@ -84,7 +84,8 @@ impl Psync {
                         libc::pwrite(fd, ptr.cast(), req.len as usize, req.offset as i64)
                     }
                     Op::Write => libc::pwritev2(fd, &iov, 1, req.offset as i64, write_flags),
-                    Op::Trim => return crate::discard(fd, req.offset, req.len),
+                    // The runner discards in place (crate::discard); none is queued.
+                    Op::Trim => return -(libc::EOPNOTSUPP as i64),
                 }
             };
             if r >= 0 {

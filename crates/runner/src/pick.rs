@@ -65,8 +65,11 @@ pub struct Picker {
     /// of its I/Os follow the last one, as fio's sequential share does.
     rand_pct: [u32; 2],
     /// fio's bs_is_seq_rand: the sizes of `bs=A,B` are a sequential I/O's (A) and a random
-    /// one's (B), either direction. `Some(random)` is the drawn I/O's kind, for `mixed`.
-    seq_rand: Option<Option<bool>>,
+    /// one's (B), either direction.
+    seq_rand: bool,
+    /// With `seq_rand`, the drawn I/O's kind (random or not), drawn before its size, for
+    /// `mixed` to follow.
+    drawn_random: Option<bool>,
     random_job: bool,
     /// fio's bs_unaligned: a bsrange's sizes are any byte count in it, not its multiples.
     unaligned: bool,
@@ -289,7 +292,8 @@ impl Picker {
                 0
             },
             identical: spec.rand_identical,
-            seq_rand: spec.bs_is_seq_rand.then_some(None),
+            seq_rand: spec.bs_is_seq_rand,
+            drawn_random: None,
             random_job: spec.rw.is_random(),
             unaligned: spec.bs_unaligned && spec.bssplit.is_empty(),
             rand_pct: if spec.rw.is_random() {
@@ -419,7 +423,7 @@ impl Picker {
     /// back when its sequential offset runs out.
     #[cold]
     fn mixed(&mut self, file: usize, dir: usize, len: u64) -> (u64, u64) {
-        let random = match self.seq_rand.as_mut().and_then(Option::take) {
+        let random = match self.drawn_random.take() {
             Some(random) => random,
             None => self.draw_random(dir),
         };
@@ -496,12 +500,12 @@ impl Picker {
         let is_read = pct == 100 || (pct > 0 && self.rng.next_u32() % 100 < pct);
         let dir = usize::from(!is_read);
         let table = match self.seq_rand {
-            Some(_) => {
+            true => {
                 let random = self.draw_random(dir);
-                self.seq_rand = Some(Some(random));
+                self.drawn_random = Some(random);
                 usize::from(random)
             }
-            None => dir,
+            false => dir,
         };
         let sizes = &self.bs_choices[table];
         let len = match (self.unaligned, sizes.len()) {
