@@ -1,4 +1,5 @@
-//! How I/O is done: one small trait and its back ends (io_uring, libaio, psync, mmap, null).
+//! How I/O is done: one small trait and its back ends (io_uring, libaio, psync, mmap, null,
+//! and fio's falloc and ftruncate).
 //!
 //! The protocol is fio's queue/commit/getevents idea in three calls: [`Engine::push`] queues a
 //! request, [`Engine::submit`] hands the queue to the kernel, [`Engine::reap`] collects
@@ -13,12 +14,14 @@ mod libaio;
 mod mmap;
 mod null;
 mod psync;
+mod space;
 mod uring;
 
 pub use buf::SlotBuffers;
 pub use libaio::Libaio;
 pub use null::Null;
 pub use psync::Psync;
+pub use space::{punch, Space, SpaceOp};
 pub use uring::IoUring;
 
 use std::io;

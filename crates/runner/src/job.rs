@@ -21,7 +21,7 @@ use crate::readback::{closing_verify, describe};
 use crate::replay::Feed;
 use crate::target::{drop_cached, recreate, settle_written};
 use crate::written::mixed_sizes;
-use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request};
+use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request, SpaceOp};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use stats::{JobStats, WindowLog};
@@ -78,6 +78,10 @@ pub fn run(inp: JobInput) -> JobOutput {
         EngineKind::Psync => drive(engine::Psync::new(&cfg), &inp, &mut out),
         EngineKind::Mmap => drive(engine::Psync::mmap(&cfg), &inp, &mut out),
         EngineKind::Null => drive(engine::Null::new(&cfg), &inp, &mut out),
+        EngineKind::Falloc => drive(engine::Space::new(&cfg, SpaceOp::Falloc), &inp, &mut out),
+        EngineKind::Ftruncate => {
+            drive(engine::Space::new(&cfg, SpaceOp::Ftruncate), &inp, &mut out)
+        }
         EngineKind::FileOp(op) => crate::fileops::drive(op, &inp, &mut out),
     }
     // fio ignores how the postrun command ends.
@@ -807,7 +811,9 @@ impl<'a, E: Engine> Job<'a, E> {
                     break;
                 }
                 filled.pushed += 1;
-                if self.think_due() {
+                // A trim is done in place and frees its slot at once: back to the turn, which
+                // reads the clock, or a time-based trim job never sees its end.
+                if self.think_due() || n.op == Op::Trim {
                     break;
                 }
                 if self.q.batch.len() >= self.q.batch_submit && !self.submit(&mut prep_at) {
@@ -955,6 +961,9 @@ impl<'a, E: Engine> Job<'a, E> {
         self.q.free.pop();
         let result = match self.inp.spec.ioengine {
             EngineKind::Null => n.len as i64,
+            // fio's falloc trims by punching a hole, in a file as on a device.
+            EngineKind::Falloc => engine::punch(self.inp.fds[n.file as usize], n.offset, n.len),
+            EngineKind::Ftruncate => -(libc::EINVAL as i64),
             _ => engine::discard(self.inp.fds[n.file as usize], n.offset, n.len),
         };
         let tc = self.clock.now();

@@ -141,7 +141,8 @@ pub fn prepare(
         .as_ref()
         .is_some_and(|m| m.file_type().is_block_device());
     check_hipri(spec, path, is_block, meta.as_ref())?;
-    if spec.trim != workload::Trim::None && !is_block {
+    let punches = spec.ioengine == EngineKind::Falloc;
+    if spec.trim != workload::Trim::None && !is_block && !punches {
         return Err(RunError::TrimFile {
             path: path.to_path_buf(),
         });
@@ -345,7 +346,8 @@ fn ready_file(
             _ => "allocated",
         };
     }
-    if r.spec.rw.reads() {
+    // falloc's and ftruncate's "reads" read nothing, so holes cannot skew them.
+    if r.spec.rw.reads() && r.spec.ioengine.moves_data() {
         let holes = hole_bytes(r.path, r.offset, want);
         if holes > 0 && owned {
             // A file of volbench's own with holes (a write job of this run only allocated it,
@@ -762,7 +764,9 @@ fn hole_bytes(path: &Path, start: u64, end: u64) -> u64 {
 
 fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, RunError> {
     let mut o = OpenOptions::new();
-    o.read(true).write(spec.rw.writes());
+    // fio's falloc opens read-write for every job: its reads allocate too.
+    o.read(true)
+        .write(spec.rw.writes() || spec.ioengine == EngineKind::Falloc);
     let mut flags = if spec.direct { libc::O_DIRECT } else { 0 };
     flags |= match spec.sync_io {
         SyncIo::None => 0,

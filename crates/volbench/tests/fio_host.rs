@@ -2268,3 +2268,115 @@ fn skewed_file_service_types_choose_files_as_fio() {
         );
     }
 }
+
+/// The space calls (fallocate, ftruncate) `tool` makes for `job` on `file`, filled with 1 MiB
+/// of data first, without their descriptor; with the job's fio-JSON.
+fn space_calls(dir: &Path, tool: &str, file: &Path, job: &[&str]) -> (Vec<String>, Value) {
+    std::fs::write(file, vec![7u8; 1 << 20]).unwrap();
+    let f = format!("--filename={}", file.display());
+    let mut args = vec!["--name=t", &f, "--size=1m", "--bs=64k"];
+    args.extend(job);
+    let opts = ["-e", "trace=fallocate,ftruncate"];
+    let (log, stdout) = strace_job(dir, tool, &opts, &args, true);
+    let calls = log
+        .lines()
+        .filter_map(|l| {
+            let at = l.find("fallocate(").or_else(|| l.find("ftruncate("))?;
+            let (name, rest) = l[at..].split_once('(')?;
+            let (_fd, args) = rest.split_once(", ")?;
+            let args = args.split_whitespace().collect::<Vec<_>>().join(" ");
+            Some(format!("{name}({args}"))
+        })
+        .collect();
+    (calls, first_job(&stdout))
+}
+
+/// fio's falloc and ftruncate engines: each I/O is a fallocate (a write allocates its range,
+/// a read does so keeping the size, a trim punches a hole) or an ftruncate to the write's
+/// offset. Both tools make the same calls on the same file (strace), count the same I/Os,
+/// and leave the file the same size with the same blocks.
+#[test]
+fn falloc_and_ftruncate_engines_make_fios_calls() {
+    require_root!();
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let file = d.path().join("space.dat");
+    let cases: [(&str, &[&str], &str); 4] = [
+        ("falloc", &["--rw=write"], "write"),
+        ("falloc", &["--rw=read"], "read"),
+        ("falloc", &["--rw=randtrim"], "trim"),
+        ("ftruncate", &["--rw=write"], "write"),
+    ];
+    for (engine, rw, dir) in cases {
+        let e = format!("--ioengine={engine}");
+        let mut job = vec![e.as_str()];
+        job.extend(rw);
+        let mut seen = Vec::new();
+        for tool in ["fio", "vb"] {
+            let (mut calls, j) = space_calls(d.path(), tool, &file, &job);
+            if rw[0].contains("rand") {
+                calls.sort();
+            }
+            assert_eq!(calls.len(), 16, "{tool} {engine} {rw:?}: {calls:?}");
+            assert_eq!(
+                u(&j, &format!("/{dir}/total_ios")),
+                16,
+                "{tool} {engine} {rw:?}"
+            );
+            let m = std::fs::metadata(&file).unwrap();
+            use std::os::unix::fs::MetadataExt;
+            seen.push((calls, m.len(), m.blocks()));
+        }
+        assert_eq!(seen[0], seen[1], "{engine} {rw:?}: calls, size, blocks");
+    }
+    // The calls are what fio's engines make: a punched hole frees the blocks, a truncation
+    // to each offset in turn leaves the last one's.
+    let (calls, _) = space_calls(
+        d.path(),
+        "vb",
+        &file,
+        &["--ioengine=ftruncate", "--rw=write"],
+    );
+    assert_eq!(calls[1], "ftruncate(65536) = 0", "{calls:?}");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 15 << 16);
+    // A time-based trim job ends on time in both tools (volbench's trims, done in place,
+    // once kept its loop from ever reading the clock).
+    let f = format!("--filename={}", file.display());
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    for tool in ["fio", vb.to_str().unwrap()] {
+        let mut cmd = Std::new("timeout");
+        cmd.args(["60", tool]);
+        if tool != "fio" {
+            cmd.args(["run", "--no-store", "-q"]);
+        }
+        let out = cmd
+            .args(["--name=t", &f, "--size=1m", "--bs=4k", "--ioengine=falloc"])
+            .args(["--rw=randtrim", "--runtime=1", "--time_based"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A read on ftruncate fails as in fio (EINVAL); a verify is refused before any I/O.
+    let out = by(
+        "vb",
+        &[
+            "--name=t",
+            &f,
+            "--size=1m",
+            "--ioengine=falloc",
+            "--rw=write",
+            "--verify=crc32c",
+        ],
+        &[],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("moves no data"),
+        "{err}"
+    );
+}

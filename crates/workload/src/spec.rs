@@ -94,6 +94,11 @@ pub enum EngineKind {
     /// fio's mmap: the file mapped, the data copied to and from it.
     Mmap,
     Null,
+    /// fio's falloc: each I/O is a fallocate(2) of its range (a write allocates, a read
+    /// allocates without growing the file, a trim punches a hole); no data moves.
+    Falloc,
+    /// fio's ftruncate: each write truncates the file to its offset; reads fail (EINVAL).
+    Ftruncate,
     /// fio's file and directory engines: each "I/O" is an operation on a file or
     /// directory (create, stat, delete), timed as one completion.
     FileOp(FileOp),
@@ -177,6 +182,8 @@ impl EngineKind {
             // device sees what io_uring at the same depth gives it.
             "posixaio" => EngineKind::IoUring,
             "null" => EngineKind::Null,
+            "falloc" => EngineKind::Falloc,
+            "ftruncate" => EngineKind::Ftruncate,
             other => EngineKind::FileOp(FileOp::parse(other)?),
         })
     }
@@ -187,19 +194,29 @@ impl EngineKind {
             EngineKind::Psync => "psync",
             EngineKind::Mmap => "mmap",
             EngineKind::Null => "null",
+            EngineKind::Falloc => "falloc",
+            EngineKind::Ftruncate => "ftruncate",
             EngineKind::FileOp(op) => op.name(),
         }
     }
-    /// Whether the engine moves data to and from the target (not `null`, not fio's file and
-    /// directory engines): the checks about data, caches and devices apply to it.
+    /// Whether the engine moves data to and from the target (not `null`, `falloc`,
+    /// `ftruncate`, nor fio's file and directory engines): the checks about data, caches and
+    /// devices apply to it.
     pub fn moves_data(self) -> bool {
-        !matches!(self, EngineKind::Null | EngineKind::FileOp(_))
+        !matches!(
+            self,
+            EngineKind::Null | EngineKind::FileOp(_) | EngineKind::Falloc | EngineKind::Ftruncate
+        )
     }
     /// Synchronous engines complete each I/O inside the submit call, so their depth is 1.
     pub fn is_sync(self) -> bool {
         matches!(
             self,
-            EngineKind::Psync | EngineKind::Mmap | EngineKind::FileOp(_)
+            EngineKind::Psync
+                | EngineKind::Mmap
+                | EngineKind::FileOp(_)
+                | EngineKind::Falloc
+                | EngineKind::Ftruncate
         )
     }
 }
@@ -1293,6 +1310,11 @@ pub enum SpecError {
         "hipri with io_uring polls for completions, which only O_DIRECT I/O can do: add direct=1"
     )]
     HipriBuffered,
+    #[error(
+        "verify with ioengine={0}: the engine moves no data, so there is nothing to read back; \
+         verify with psync, libaio or io_uring"
+    )]
+    VerifyEngine(&'static str),
 }
 
 impl SpecError {
@@ -1319,6 +1341,7 @@ impl SpecError {
             SpecError::NrFiles => &[NRFILES],
             SpecError::HipriEngine(_) => &[HIPRI, IOENGINE],
             SpecError::HipriBuffered => &[HIPRI, DIRECT, BUFFERED],
+            SpecError::VerifyEngine(_) => &[VERIFY, IOENGINE],
             SpecError::ThinkBlocks(..) => &[THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE, IODEPTH],
             SpecError::MinOverRate(_) => &[RATE_MIN, RATE_IOPS_MIN],
         }
@@ -1542,6 +1565,13 @@ impl JobSpec {
     }
 
     fn check_hipri(&self) -> Result<(), SpecError> {
+        // fio's falloc reads return no data and ftruncate fakes its verify: neither checks
+        // anything, so a verify on them would be a promise with nothing behind it.
+        if self.verify.is_some()
+            && matches!(self.ioengine, EngineKind::Falloc | EngineKind::Ftruncate)
+        {
+            return Err(SpecError::VerifyEngine(self.ioengine.as_str()));
+        }
         match (self.hipri, self.ioengine) {
             (true, EngineKind::Libaio) => Err(SpecError::HipriEngine("libaio")),
             (true, EngineKind::IoUring) if !self.direct => Err(SpecError::HipriBuffered),

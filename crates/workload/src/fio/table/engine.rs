@@ -267,7 +267,10 @@ pub(super) const OPTIONS: &[O] = &[
                   to and from it, MADV_RANDOM for random jobs, msync then fsync to sync, as \
                   fio's), `null`; `sync`, `vsync`, `pvsync`, `pvsync2`, `splice` run as psync \
                   and `posixaio` as io_uring at the same depth (the device sees the same I/O; a \
-                  warning says so)",
+                  warning says so); fio's `falloc` (each write fallocates its range, each \
+                  read does so keeping the size, each trim punches a hole) and `ftruncate` \
+                  (each write truncates the file to its offset; reads fail with EINVAL), as \
+                  fio's, checked with fio under strace",
         show: Some(|j| Some(j.ioengine.as_str().into())),
         note: Some(engine_note),
         common: true,
@@ -284,8 +287,9 @@ pub(super) const OPTIONS: &[O] = &[
                     hint: external_engine(s).map_or_else(
                         || {
                             ": use io_uring (or posixaio), libaio, psync (or sync, vsync, \
-                             pvsync, pvsync2, splice), mmap, null, or the file engines \
-                             (filecreate, filestat, filedelete, dircreate, dirstat, dirdelete)"
+                             pvsync, pvsync2, splice), mmap, null, falloc, ftruncate, or \
+                             the file engines (filecreate, filestat, filedelete, dircreate, \
+                             dirstat, dirdelete)"
                                 .into()
                         },
                         |(needs, instead)| format!(": it needs {needs}; {instead}"),
