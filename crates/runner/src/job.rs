@@ -97,6 +97,24 @@ pub fn run(inp: JobInput) -> JobOutput {
     out
 }
 
+/// fio's lockfile: file `file`'s lock taken for an I/O of `op` (shared by reads under
+/// `readwrite`, else exclusive); neither when the job locks nothing. A lock left poisoned by
+/// a panicked job still serialises.
+type Held<'a> = (
+    Option<std::sync::RwLockReadGuard<'a, ()>>,
+    Option<std::sync::RwLockWriteGuard<'a, ()>>,
+);
+fn file_lock(inp: &JobInput, file: u32, op: Op) -> Held<'_> {
+    let Some(lock) = inp.locks.get(file as usize) else {
+        return (None, None);
+    };
+    if op == Op::Read && inp.spec.lockfile == workload::LockFile::ReadWrite {
+        (Some(lock.read().unwrap_or_else(|e| e.into_inner())), None)
+    } else {
+        (None, Some(lock.write().unwrap_or_else(|e| e.into_inner())))
+    }
+}
+
 /// fio's exec_string: `sh -c COMMAND` with its output in `NAME.MODE.txt` in the working
 /// directory; a command that cannot run or fails is the job's error.
 fn exec(name: &str, mode: &str, cmd: &str) -> Result<(), EngineError> {
@@ -867,6 +885,12 @@ impl<'a, E: Engine> Job<'a, E> {
     /// with the error kept, when the engine refused it.
     #[inline]
     fn push(&mut self, slot: u32, n: &Next, prep_at: &mut u64) -> bool {
+        // fio's lockfile, held to the end of this call (a synchronous engine's whole I/O);
+        // the I/O's clock starts once it is held, as fio's starts after its prep.
+        let held = file_lock(self.inp, n.file, n.op);
+        if held.0.is_some() || held.1.is_some() {
+            *prep_at = self.clock.now();
+        }
         if n.op == Op::Trim {
             return self.push_trim(slot, n, prep_at, true);
         }

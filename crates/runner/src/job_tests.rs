@@ -46,6 +46,7 @@ fn run_one(spec: JobSpec, fd: i32, region: u64) -> JobOutput {
         data_seed: (1, 2),
         interval_ns: 1_000_000_000,
         waitees: Vec::new(),
+        locks: Vec::new(),
     };
     let job = std::thread::spawn(move || run(inp));
     while line.ready.load(Relaxed) < 1 {

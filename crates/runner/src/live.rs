@@ -56,6 +56,9 @@ pub struct JobInput {
     pub interval_ns: u64,
     /// fio's wait_for: the jobs of this phase whose I/O must end before this one starts.
     pub waitees: Vec<Arc<Live>>,
+    /// fio's lockfile: each file's lock, shared with the phase's other jobs on that file
+    /// (empty when the job locks nothing).
+    pub locks: Vec<Arc<std::sync::RwLock<()>>>,
 }
 
 /// Where a phase's jobs meet before measuring. Each job counts itself ready once its setup is

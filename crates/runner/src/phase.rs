@@ -8,9 +8,10 @@ use crate::steady::Judge;
 use crate::{flow, job, Observer, Progress, RunError, RunOptions, RATE_WINDOW, TICK};
 use report::KernelCounters;
 use stats::{Sample, Series};
+use std::collections::HashMap;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use workload::Workload;
@@ -239,6 +240,7 @@ impl Crew {
         let lives: Vec<Arc<Live>> = members.iter().map(|_| Arc::new(Live::default())).collect();
         let flows = flow::groups(members.iter().map(|&i| &w.jobs[plan.jobs[i].spec_idx]));
         let mut handles = Vec::with_capacity(members.len());
+        let mut locks = HashMap::new();
         for (k, &i) in members.iter().enumerate() {
             let p = &plan.jobs[i];
             let files = &plan.files[i];
@@ -256,6 +258,7 @@ impl Crew {
                 data_seed: plan.data_seed(w, i),
                 interval_ns: sample_ms * 1_000_000,
                 waitees: waitees(w, plan, members, &lives, p.spec_idx),
+                locks: file_locks(&w.jobs[p.spec_idx], files, &mut locks),
             };
             handles.push(
                 std::thread::Builder::new()
@@ -271,6 +274,22 @@ impl Crew {
             handles,
         }
     }
+}
+
+/// fio's lockfile: one lock per file path, shared by every job of the phase that names it
+/// (fio shares a file's lock through its file hash, among jobs and clones alike).
+fn file_locks(
+    spec: &workload::JobSpec,
+    files: &[crate::target::Target],
+    by_path: &mut HashMap<String, Arc<RwLock<()>>>,
+) -> Vec<Arc<RwLock<()>>> {
+    if spec.lockfile.is_none() {
+        return Vec::new();
+    }
+    files
+        .iter()
+        .map(|t| by_path.entry(t.info.path.clone()).or_default().clone())
+        .collect()
 }
 
 /// fio's wait_for: the lives of this phase's jobs named by job `si`'s `wait_for` (none when

@@ -2380,3 +2380,81 @@ fn falloc_and_ftruncate_engines_make_fios_calls() {
         "{err}"
     );
 }
+
+/// From an strace -f log of pread64/pwrite64: how many times a thread's I/O began while
+/// another thread's was still in the kernel, and how many of those pairs held a write.
+fn overlaps(log: &str) -> (usize, usize) {
+    let mut open: std::collections::HashMap<&str, bool> = Default::default();
+    let (mut all, mut writes) = (0, 0);
+    for l in log.lines() {
+        let mut w = l.split_whitespace();
+        let (Some(tid), Some(call)) = (w.next(), w.next()) else {
+            continue;
+        };
+        if call == "<..." {
+            open.remove(tid);
+            continue;
+        }
+        let write = call.starts_with("pwrite64(");
+        if !write && !call.starts_with("pread64(") {
+            continue;
+        }
+        for (_, &other) in open.iter().filter(|(t, _)| **t != tid) {
+            all += 1;
+            writes += usize::from(other || write);
+        }
+        if l.ends_with("<unfinished ...>") {
+            open.insert(tid, write);
+        }
+    }
+    (all, writes)
+}
+
+/// fio's lockfile: jobs on one file take turns per I/O. Two psync clones on one file under
+/// strace: with `exclusive` no I/O of one begins while the other's is in the kernel, with
+/// `readwrite` reads overlap but never with a write, in both tools; unlocked (the control)
+/// they overlap. O_DIRECT, so each I/O sleeps in the kernel and the control cannot pass by
+/// the two threads sharing one CPU.
+#[test]
+fn lockfile_serialises_the_io_of_jobs_on_one_file_as_fios() {
+    require_root!();
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let file = d.path().join("lk.dat");
+    fill_random(&file, 16 << 20);
+    let f = format!("--filename={}", file.display());
+    let opts = ["-e", "trace=pread64,pwrite64"];
+    for mode in ["none", "exclusive", "readwrite"] {
+        // fio 3.33 locks only files named after lockfile is set: it comes first.
+        let l = format!("--lockfile={mode}");
+        let job = [
+            "--name=t",
+            &l,
+            &f,
+            "--size=16m",
+            "--bs=4k",
+            "--rw=randrw",
+            "--numjobs=2",
+            "--thread",
+            "--number_ios=500",
+            "--ioengine=psync",
+            "--direct=1",
+        ];
+        for tool in ["fio", "vb"] {
+            let (log, _) = strace_job(d.path(), tool, &opts, &job, false);
+            let (all, writes) = overlaps(&log);
+            match mode {
+                "none" => assert!(
+                    writes > 0,
+                    "{tool}: unlocked I/Os overlap ({all}, {writes})"
+                ),
+                "exclusive" => assert_eq!(all, 0, "{tool} {mode}"),
+                _ => assert_eq!(
+                    writes, 0,
+                    "{tool} {mode}: a write overlapped ({all} in all)"
+                ),
+            }
+        }
+    }
+}

@@ -17,7 +17,8 @@ pub mod units;
 pub use distribution::Distribution;
 pub use spec::{
     BsSplit, BufferMode, CmdPrio, Dedupe, EngineKind, Fallocate, FileOp, FileService,
-    FileServiceKind, JobSpec, Rw, SyncIo, SyncMode, Think, Trim, Verify, Workload, WriteSizes,
+    FileServiceKind, JobSpec, LockFile, Rw, SyncIo, SyncMode, Think, Trim, Verify, Workload,
+    WriteSizes,
 };
 pub use units::{format_bytes, parse_bool, parse_duration, parse_size, short_size, UnitError};
 

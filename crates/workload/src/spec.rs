@@ -663,6 +663,40 @@ impl Fallocate {
     }
 }
 
+/// fio's `lockfile`: a lock per file, shared by every job that names it, held from an I/O's
+/// preparation to the return of its submission (for a synchronous engine, the whole I/O).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LockFile {
+    #[default]
+    None,
+    /// One I/O at a time, whatever its direction.
+    Exclusive,
+    /// Reads together, each write alone.
+    ReadWrite,
+}
+
+impl LockFile {
+    pub fn parse(s: &str) -> Option<LockFile> {
+        Some(match s.trim() {
+            "none" => LockFile::None,
+            "exclusive" => LockFile::Exclusive,
+            "readwrite" => LockFile::ReadWrite,
+            _ => return None,
+        })
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LockFile::None => "none",
+            LockFile::Exclusive => "exclusive",
+            LockFile::ReadWrite => "readwrite",
+        }
+    }
+    pub fn is_none(&self) -> bool {
+        *self == LockFile::None
+    }
+}
+
 fn percentiles_default() -> [bool; 3] {
     [true, false, false]
 }
@@ -838,6 +872,9 @@ pub struct JobSpec {
     /// loop creates them afresh (a job that only reads then fails, as fio's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unlink_each_loop: bool,
+    /// fio's `lockfile`: jobs that name the same file take turns for each I/O's submission.
+    #[serde(default, skip_serializing_if = "LockFile::is_none")]
+    pub lockfile: LockFile,
     /// Byte offset where the region starts.
     pub offset: u64,
     /// `offset=N%`: the region starts at that share of the existing file or device (rounded
@@ -1147,6 +1184,7 @@ impl Default for JobSpec {
             verify_backlog_batch: 0,
             unlink: false,
             unlink_each_loop: false,
+            lockfile: LockFile::None,
             opendir: None,
             wait_for: None,
             offset: 0,

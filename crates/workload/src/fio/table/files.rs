@@ -449,6 +449,31 @@ pub(super) const OPTIONS: &[O] = &[
             },
         )
     },
+    O {
+        details: "as fio: one lock per file, shared by every job and clone that names it, \
+                  held from an I/O's preparation to the return of its submission: with a \
+                  synchronous engine (psync), the whole I/O, so `exclusive` lets one job's I/O \
+                  reach the file at a time and `readwrite` lets reads overlap but never a \
+                  write; with io_uring or libaio only the queueing is serialised, as in fio. \
+                  The wait for the lock is not in the latency (fio starts its clock after \
+                  it). fio 3.33 locks only files named after `lockfile` is set (give it \
+                  before `filename`, or in `[global]`); volbench locks them wherever it is \
+                  given. No I/O of two jobs overlaps under strace, in both tools",
+        show: Some(|j| (!j.lockfile.is_none()).then(|| j.lockfile.as_str().into())),
+        ..O::new(
+            "lockfile",
+            C::Files,
+            Kind::Text,
+            "Lock each file per I/O: none, exclusive, readwrite",
+            "exclusive",
+            |j, v| {
+                let s = v.need()?;
+                j.lockfile = crate::spec::LockFile::parse(s)
+                    .ok_or_else(|| v.bad(s, "use none, exclusive or readwrite"))?;
+                Ok(())
+            },
+        )
+    },
 ];
 
 /// fio separates several files with ':' (a literal colon is written '\:').

@@ -247,7 +247,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("trigger", R_TRIGGER),
     refused("trigger-file", R_TRIGGER),
     refused("trigger-timeout", R_TRIGGER),
-    refused("lockfile", "volbench does not lock its files; jobs that share a file take turns only with stonewall"),
     refused("flow_watermark", "volbench's flow shares I/O by the weights alone (flow=), with no watermark"),
     refused("size_increment", "volbench's clones share size=; give each its own region with offset_increment= and size="),
     // Newer fio's (3.36 to master), refused with their reason rather than called unknown.
