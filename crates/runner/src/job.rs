@@ -34,13 +34,14 @@ use workload::{EngineKind, JobSpec, SyncMode, Think, Trim};
 /// made them), meets the others at the start barrier, then drives I/O to the end.
 pub fn run(inp: JobInput) -> JobOutput {
     let mut out = JobOutput::default();
-    let pre = inp
-        .spec
-        .exec_prerun
-        .as_deref()
-        .map(|c| exec(&inp.spec.name, "prerun", c));
-    let locked = pin(&inp.spec, inp.clone)
-        .and(pre.unwrap_or(Ok(())))
+    // fio changes user before anything else of the job (its prerun runs as that user).
+    let prerun = || match inp.spec.exec_prerun.as_deref() {
+        Some(c) => exec(&inp.spec.name, "prerun", c),
+        None => Ok(()),
+    };
+    let locked = crate::identity::become_user(&inp.spec, &inp.fds, &inp.paths)
+        .and_then(|_| prerun())
+        .and_then(|_| pin(&inp.spec, inp.clone))
         .and_then(|_| crate::lockmem::Pinned::new(&inp.spec.name, inp.spec.lockmem));
     // Held until the job's thread ends, as fio unpins at the end of its thread.
     let _locked = match locked {

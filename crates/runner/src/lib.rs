@@ -11,6 +11,7 @@ mod data;
 mod error;
 mod fileops;
 mod flow;
+mod identity;
 mod job;
 #[cfg(test)]
 mod job_tests;

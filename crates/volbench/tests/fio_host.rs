@@ -2458,3 +2458,83 @@ fn lockfile_serialises_the_io_of_jobs_on_one_file_as_fios() {
         }
     }
 }
+
+/// `tool` run on `args`: whether it succeeded, its stdout and stderr.
+fn outcome(tool: &str, args: &[&str]) -> (bool, String, String) {
+    let out = by(tool, args, &[]);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    // fio prints a job's error on stdout, volbench on stderr: the message is in both.
+    let (o, e) = (text(&out.stdout), text(&out.stderr));
+    (out.status.success(), o.clone(), o + &e)
+}
+
+/// fio's uid and gid: the job does its I/O as that user and group, so the file's permissions
+/// apply to it. In both tools: a root-owned 0600 file is refused to uid 65534 (Permission
+/// denied), a file of 65534's is written, a group-writable file is written with gid= and
+/// refused without; and only the job changes user: a job after it (volbench's jobs are
+/// threads of one process) still reads the root-only file.
+#[test]
+fn uid_and_gid_do_the_io_as_that_user_as_fios() {
+    use std::os::unix::fs::{chown, PermissionsExt};
+    require_root!();
+    require_tool!("fio");
+    let d = tmpdir();
+    let dir = d.path();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mk = |name: &str, mode: u32, uid: u32, gid: u32| {
+        let p = dir.join(name);
+        std::fs::write(&p, vec![9u8; 1 << 20]).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        chown(&p, Some(uid), Some(gid)).unwrap();
+        format!("--filename={}", p.display())
+    };
+    for tool in ["fio", "vb"] {
+        let root = mk("root.dat", 0o600, 0, 0);
+        let own = mk("own.dat", 0o600, 65534, 65534);
+        let grp = mk("grp.dat", 0o660, 0, 4242);
+        let job = |f: &str, rw: &str, extra: &[&str]| {
+            let mut a = vec![
+                "--name=a".to_string(),
+                f.into(),
+                "--size=1m".into(),
+                "--bs=64k".into(),
+            ];
+            a.push(format!("--rw={rw}"));
+            a.extend(extra.iter().map(|s| s.to_string()));
+            a
+        };
+        let run = |a: Vec<String>| outcome(tool, &a.iter().map(String::as_str).collect::<Vec<_>>());
+        let (ok, _, err) = run(job(&root, "read", &["--uid=65534"]));
+        assert!(!ok && err.contains("Permission denied"), "{tool}: {err}");
+        let (ok, _, err) = run(job(&own, "write", &["--uid=65534"]));
+        assert!(ok, "{tool}: its own file: {err}");
+        let (ok, _, err) = run(job(&grp, "write", &["--uid=65534", "--gid=4242"]));
+        assert!(ok, "{tool}: the group's file with gid=: {err}");
+        let (ok, _, err) = run(job(&grp, "write", &["--uid=65534"]));
+        assert!(
+            !ok && err.contains("Permission denied"),
+            "{tool}: without gid=: {err}"
+        );
+        // Two jobs one after the other: the first as 65534, the second as root.
+        let mut a = job(&own, "read", &["--uid=65534"]);
+        a.extend(
+            job(&root, "read", &["--stonewall", "--output-format=json"])
+                .into_iter()
+                .map(|s| s.replace("--name=a", "--name=b")),
+        );
+        if tool == "vb" {
+            let i = a.iter().position(|s| s == "--output-format=json").unwrap();
+            a[i] = "--output-format=fio-json".into();
+        }
+        let (ok, out, err) = run(a);
+        assert!(ok, "{tool}: the second job is root again: {err}");
+        let v: Value = serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
+        for j in 0..2 {
+            assert_eq!(
+                u(&v, &format!("/jobs/{j}/read/io_bytes")),
+                1 << 20,
+                "{tool} job {j}"
+            );
+        }
+    }
+}

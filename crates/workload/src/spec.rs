@@ -208,6 +208,11 @@ impl EngineKind {
             EngineKind::Null | EngineKind::FileOp(_) | EngineKind::Falloc | EngineKind::Ftruncate
         )
     }
+    /// Whether the job's files are opened for it (not `null`, nor fio's file and directory
+    /// engines, which work on paths).
+    pub fn opens_files(self) -> bool {
+        !matches!(self, EngineKind::Null | EngineKind::FileOp(_))
+    }
     /// Synchronous engines complete each I/O inside the submit call, so their depth is 1.
     pub fn is_sync(self) -> bool {
         matches!(
@@ -811,6 +816,12 @@ pub struct JobSpec {
     pub new_group: bool,
     /// Report the jobs of this group as one (fio's `group_reporting`).
     pub group_reporting: bool,
+    /// fio's `uid` and `gid`: the job's thread does its I/O as this user and group, its
+    /// files opened again as them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gid: Option<u32>,
     /// The job thread's nice value (fio's `nice`), -20 to 19; 0 leaves it.
     #[serde(default, skip_serializing_if = "is_zero_i32")]
     pub nice: i32,
@@ -1185,6 +1196,8 @@ impl Default for JobSpec {
             unlink: false,
             unlink_each_loop: false,
             lockfile: LockFile::None,
+            uid: None,
+            gid: None,
             opendir: None,
             wait_for: None,
             offset: 0,

@@ -1,7 +1,7 @@
 //! The job's identity and grouping (name, units, clones, stonewalls), and how its I/O is
 //! issued: engine, O_DIRECT, syncs, priority and CPUs.
 
-use super::{bad, names, num, show_bit, Category as C, FioOption as O, Kind, Phase};
+use super::{bad, names, num, show_bit, Category as C, FioOption as O, Kind, Phase, Val};
 use crate::fio::OptError;
 use crate::spec::{EngineKind, SyncIo, SyncMode};
 
@@ -144,6 +144,40 @@ pub(super) const JOB: &[O] = &[
         )
     },
     O {
+        details: "as fio: the job does its I/O as this user; volbench's jobs are threads, so \
+                  the thread alone changes user (the raw setresuid call; glibc's would change \
+                  every thread) and opens its files again as that user, so their permissions \
+                  apply as to fio's job (a root-owned 0600 file: Permission denied in both). \
+                  Set before anything else of the job, exec_prerun included, as fio does",
+        show: Some(|j| j.uid.map(|u| u.to_string())),
+        ..O::new(
+            "uid",
+            C::Job,
+            Kind::Text,
+            "Do the job's I/O as this user id (needs root)",
+            "65534",
+            |j, v| {
+                j.uid = Some(id(v)?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "as fio: the job's group, set before its user (see uid)",
+        show: Some(|j| j.gid.map(|g| g.to_string())),
+        ..O::new(
+            "gid",
+            C::Job,
+            Kind::Text,
+            "Do the job's I/O as this group id (needs root)",
+            "65534",
+            |j, v| {
+                j.gid = Some(id(v)?);
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "the job thread's nice value, set with setpriority when the job starts \
                   (negative values need root), as fio sets its job process's",
         show: Some(|j| (j.nice != 0).then(|| j.nice.to_string())),
@@ -216,6 +250,16 @@ pub(super) const JOB: &[O] = &[
         )
     },
 ];
+
+/// A user or group id, as fio takes it: a number (a name is not looked up).
+fn id(v: &Val) -> Result<u32, OptError> {
+    let s = v.need()?;
+    s.trim()
+        .parse()
+        .ok()
+        .filter(|&n: &u32| n != u32::MAX)
+        .ok_or_else(|| v.bad(s, "give the numeric id (id -u NAME prints it)"))
+}
 
 /// fio's synchronous engines, which volbench runs as psync.
 fn engine_note(v: &str) -> Option<String> {

@@ -178,7 +178,6 @@ const R_TRIM: &str = "fio's trims after a verify pass (trim_percentage and the r
 const R_REPLAY: &str = "volbench replays one trace per job and does not merge several into one; merge them with `blkparse -i A -i B -d merged.bin` and replay that";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
 const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type (malloc, shm, mmap, huge pages) does not change the I/O the device sees, only the CPU per I/O";
-const R_PROCESS: &str = "volbench runs every job as a thread of one process, so per-process settings (user, group, memory locking, NUMA placement by node) do not apply; use cpus_allowed for placement";
 const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
 
 const R_EXEC: &str = "an option of fio's exec engine (it runs a program as the job), which volbench does not run: start the program beside volbench";
@@ -213,8 +212,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("sg_write_mode", R_SG),
     refused("stream_id", R_SG),
     refused("cmd_type", "an option of fio's io_uring_cmd engine (NVMe passthrough on a char device such as /dev/ng0n1), which volbench does not run: run the job on the block device with io_uring"),
-    refused("uid", R_PROCESS),
-    refused("gid", R_PROCESS),
     refused("cgroup", "volbench does not create cgroups for its jobs; run it inside one (`systemd-run --scope -p IOReadIOPSMax=...` or a v1 blkio throttle); `volbench emulate` caps a device for you"),
     refused("cgroup_nodelete", "volbench does not create cgroups for its jobs (see cgroup)"),
     refused("cgroup_weight", "volbench does not create cgroups for its jobs (see cgroup)"),
