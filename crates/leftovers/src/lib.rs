@@ -7,7 +7,9 @@
 //! it when the holder has cleaned up. [`reclaim`] takes the records of dead owners (by
 //! renaming them, so two starting volbenches never reclaim one record twice) and undoes what
 //! they list. Nothing is touched whose name is not volbench's own pattern for that pid: a
-//! hand-edited record cannot make volbench delete anything else.
+//! hand-edited record cannot make volbench delete anything else. The one exception is a
+//! cgroup a job file named: an empty one is removed, as an rmdir the kernel refuses for a
+//! group in use.
 //!
 //! Libraries call [`hold`] unconditionally; until the binary calls [`init`] it records
 //! nothing, so the crates stay usable (and testable) on their own.
@@ -37,6 +39,10 @@ pub enum Kind {
     /// A cgroup directory (`volbench-…-PID`): what is inside moves to the parent, then it
     /// is removed.
     Cgroup,
+    /// A cgroup a job file named (fio's `cgroup=`) that volbench made: its name is the
+    /// user's, so it is only rmdir'ed, which the kernel refuses while any task or group is
+    /// inside, and only below /sys/fs/cgroup.
+    JobGroup,
     /// An SQLite database volbench keeps (the witness's journal): never removed; a killed
     /// owner's write-ahead log is folded into it, so no `-wal`/`-shm` stays beside it.
     Journal,

@@ -81,6 +81,7 @@ fn item(i: &Item, pid: u32) -> Option<String> {
         Kind::Postgres if i.path.parent().is_some_and(|p| ours(p, pid)) => postgres(&i.path),
         Kind::Journal => fold(&i.path),
         Kind::Setting => setting(&i.path, i.value.as_deref()?),
+        Kind::JobGroup => job_group(&i.path),
         Kind::Cgroup
             if i.path.starts_with("/sys/fs/cgroup")
                 && i.path
@@ -92,6 +93,19 @@ fn item(i: &Item, pid: u32) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Removes an empty cgroup a job file named (fio's `cgroup=`): rmdir only, which the kernel
+/// refuses while a task or a group is inside, and only a cgroup directory below
+/// /sys/fs/cgroup.
+pub fn job_group(dir: &Path) -> Option<String> {
+    let s = dir.to_str()?;
+    let ok = s.starts_with("/sys/fs/cgroup/") && !s.contains("..") && dir.join("tasks").is_file();
+    if !ok {
+        return None;
+    }
+    std::fs::remove_dir(dir).ok()?;
+    Some(format!("removed the cgroup {}", dir.display()))
 }
 
 /// Writes a setting's old value back: only a disk's I/O scheduler, the one setting volbench

@@ -26,6 +26,8 @@ pub enum RunError {
          drop atomic, or run on a device that offers atomic writes"
     )]
     NoAtomic { path: PathBuf, disk: String },
+    #[error("cgroup={name}: {why}")]
+    Cgroup { name: String, why: String },
     #[error("ioscheduler={want}: cannot switch {disk} to it: {why}; drop ioscheduler or name one it offers")]
     Scheduler {
         disk: String,

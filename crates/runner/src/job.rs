@@ -39,7 +39,17 @@ pub fn run(inp: JobInput) -> JobOutput {
         Some(c) => exec(&inp.spec.name, "prerun", c),
         None => Ok(()),
     };
+    // fio joins the job's cgroup after changing user, before the rest.
+    let mut joined = None;
     let locked = crate::identity::become_user(&inp.spec, &inp.fds, &inp.paths)
+        .and_then(|_| {
+            joined = inp
+                .cgroup
+                .as_deref()
+                .map(crate::jobgroup::join)
+                .transpose()?;
+            Ok(())
+        })
         .and_then(|_| prerun())
         .and_then(|_| pin(&inp.spec, inp.clone))
         .and_then(|_| crate::lockmem::Pinned::new(&inp.spec.name, inp.spec.lockmem));
@@ -94,6 +104,8 @@ pub fn run(inp: JobInput) -> JobOutput {
     if spec.exitall || (spec.exitall_on_error && out.error.is_some()) {
         inp.stop.store(true, Relaxed);
     }
+    // Out of the job's cgroup before the run removes it (fio moves its job out too).
+    drop(joined);
     inp.live.done.store(true, Relaxed);
     out
 }

@@ -47,6 +47,7 @@ fn run_one(spec: JobSpec, fd: i32, region: u64) -> JobOutput {
         interval_ns: 1_000_000_000,
         waitees: Vec::new(),
         locks: Vec::new(),
+        cgroup: None,
     };
     let job = std::thread::spawn(move || run(inp));
     while line.ready.load(Relaxed) < 1 {

@@ -15,6 +15,7 @@ mod identity;
 mod job;
 #[cfg(test)]
 mod job_tests;
+mod jobgroup;
 
 mod lat_search;
 mod live;

@@ -59,6 +59,8 @@ pub struct JobInput {
     /// fio's lockfile: each file's lock, shared with the phase's other jobs on that file
     /// (empty when the job locks nothing).
     pub locks: Vec<Arc<std::sync::RwLock<()>>>,
+    /// fio's cgroup: the blkio group the job's thread does its I/O from.
+    pub cgroup: Option<std::path::PathBuf>,
 }
 
 /// Where a phase's jobs meet before measuring. Each job counts itself ready once its setup is

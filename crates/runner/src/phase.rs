@@ -259,6 +259,7 @@ impl Crew {
                 interval_ns: sample_ms * 1_000_000,
                 waitees: waitees(w, plan, members, &lives, p.spec_idx),
                 locks: file_locks(&w.jobs[p.spec_idx], files, &mut locks),
+                cgroup: p.cgroup.clone(),
             };
             handles.push(
                 std::thread::Builder::new()

@@ -18,6 +18,8 @@ pub(crate) struct Planned {
     pub targets: Vec<usize>,
     pub phase: usize,
     pub group: u32,
+    /// fio's cgroup: the blkio group the job's thread joins.
+    pub cgroup: Option<PathBuf>,
 }
 
 pub(crate) struct Plan {
@@ -39,6 +41,9 @@ pub(crate) struct Plan {
     /// Disks whose I/O scheduler a job switched (`ioscheduler`): switched back when the plan
     /// drops, after the run or its failure.
     pub schedulers: Vec<crate::sched::Switched>,
+    /// The jobs' cgroups (fio's `cgroup`): those the run made are removed when the plan
+    /// drops, after the run or its failure.
+    pub groups: Vec<crate::jobgroup::Group>,
 }
 
 /// A seed no other run shares: the clock's nanoseconds and this process.
@@ -78,6 +83,7 @@ impl Plan {
             devs: Vec::new(),
             data_seed: run_nonce(),
             schedulers: Vec::new(),
+            groups: Vec::new(),
         };
         let mut seen: HashMap<PathBuf, usize> = HashMap::new();
         for (si, spec) in w.jobs.iter().enumerate() {
@@ -143,7 +149,9 @@ impl Plan {
             }));
             files.push(t);
         }
+        let cgroup = crate::jobgroup::prepare(spec, &mut self.groups)?;
         self.jobs.push(Planned {
+            cgroup,
             spec_idx: si,
             clone,
             name: if spec.numjobs == 1 {

@@ -822,6 +822,17 @@ pub struct JobSpec {
     pub uid: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gid: Option<u32>,
+    /// fio's `cgroup`: the blkio cgroup (a path below the hierarchy) the job's thread does
+    /// its I/O from; made when missing, and removed after the run unless `cgroup_nodelete`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<String>,
+    /// fio's `cgroup_weight` (100 to 1000; 0: unset): the group's blkio weight. With no
+    /// `cgroup`, the group is named after the job, as fio's.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub cgroup_weight: u32,
+    /// fio's `cgroup_nodelete`: a group the run made is left after it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cgroup_nodelete: bool,
     /// The job thread's nice value (fio's `nice`), -20 to 19; 0 leaves it.
     #[serde(default, skip_serializing_if = "is_zero_i32")]
     pub nice: i32,
@@ -1198,6 +1209,9 @@ impl Default for JobSpec {
             lockfile: LockFile::None,
             uid: None,
             gid: None,
+            cgroup: None,
+            cgroup_weight: 0,
+            cgroup_nodelete: false,
             opendir: None,
             wait_for: None,
             offset: 0,

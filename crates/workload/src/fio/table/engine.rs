@@ -178,6 +178,70 @@ pub(super) const JOB: &[O] = &[
         )
     },
     O {
+        details: "as fio: the job's thread does its I/O from this blkio cgroup (a path below \
+                  the first blkio v1 hierarchy in /proc/mounts), made when missing and removed \
+                  after the run (after a SIGKILL, by the next volbench to start) unless \
+                  `cgroup_nodelete`; one that exists is joined and left as it was. fio moves \
+                  its job process; volbench's jobs are threads and v1's `tasks` takes a \
+                  thread, so the job thread alone moves, and back after the job. cgroup v2 \
+                  moves whole processes: refused, naming `systemd-run --scope`. The group's \
+                  `blkio.throttle.io_serviced` counts the job's I/O, in both tools",
+        show: Some(|j| j.cgroup.clone()),
+        ..O::new(
+            "cgroup",
+            C::Job,
+            Kind::Text,
+            "Do the job's I/O from this blkio cgroup (made if missing)",
+            "volbench-test",
+            |j, v| {
+                j.cgroup = Some(v.need()?.trim().to_string());
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "as fio: the group's blkio weight (100 to 1000), the group named after the job \
+                  when `cgroup` is not given. fio writes CFQ's `blkio.weight`, gone since Linux \
+                  5.0; volbench then writes BFQ's `blkio.bfq.weight`, and where neither exists \
+                  the job fails in one line, as fio's does",
+        show: Some(|j| (j.cgroup_weight > 0).then(|| j.cgroup_weight.to_string())),
+        ..O::new(
+            "cgroup_weight",
+            C::Job,
+            Kind::Int {
+                min: 100,
+                max: 1000,
+            },
+            "The job's cgroup's blkio weight, 100 to 1000",
+            "500",
+            |j, v| {
+                let s = v.need()?;
+                j.cgroup_weight = s
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|w| (100..=1000).contains(w))
+                    .ok_or_else(|| v.bad(s, "a weight is 100 to 1000"))?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "as fio: a group the run made is left after it (its counters can be read)",
+        show: Some(|j| j.cgroup_nodelete.then(|| "1".into())),
+        ..O::new(
+            "cgroup_nodelete",
+            C::Job,
+            Kind::Flag,
+            "Leave a cgroup the run made",
+            "1",
+            |j, v| {
+                j.cgroup_nodelete = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "the job thread's nice value, set with setpriority when the job starts \
                   (negative values need root), as fio sets its job process's",
         show: Some(|j| (j.nice != 0).then(|| j.nice.to_string())),
