@@ -40,6 +40,7 @@ mod skew;
 mod steady;
 mod target;
 mod written;
+mod zones;
 
 pub use error::RunError;
 pub use target::{free_bytes, resolve_paths, DEFAULT_FILE_SIZE};

@@ -39,6 +39,8 @@ pub struct Picker {
     /// Sizes to draw from, per direction (reads, writes: fio's bs=R,W).
     bs_choices: [Vec<u32>; 2],
     offs: Vec<[Offsets; 2]>,
+    /// fio's zonemode=strided: the zones, and what rebuilds a zone's pattern.
+    zones: Option<Box<Zoned>>,
     next_file: u32,
     /// Rate caps as ns per I/O and per byte, per direction; when each may go next.
     iops_gap: [u64; 2],
@@ -274,6 +276,17 @@ impl Picker {
             rng,
             read_pct: spec.rw.read_percent(spec.rwmixread) as u32,
             bs_choices: [bs_table(spec, false), bs_table(spec, true)],
+            zones: spec
+                .zones
+                .strided(regions.len() as u32)
+                .zip(regions.first())
+                .map(|(z, &r)| {
+                    Box::new(Zoned {
+                        at: crate::zones::Strided::new(z, r),
+                        spec: spec.clone(),
+                        seed,
+                    })
+                }),
             offs,
             next_file: 0,
             rated: iops_gap.iter().any(|&g| g > 0) || byte_gap.iter().any(|&g| g > 0.0),
@@ -388,6 +401,26 @@ impl Picker {
     /// then a new random start.
     #[inline]
     fn offset(&mut self, file: usize, dir: usize, len: u64) -> (u64, u64) {
+        let Some(z) = self.zones.as_deref_mut() else {
+            return self.offset_in(file, dir, len);
+        };
+        if let Some(zone) = z.at.turn() {
+            let seed = z.seed ^ crate::permutation::splitmix(z.at.turns);
+            self.offs[0] = [
+                offsets_for(&z.spec, seed, zone, 1, z.spec.blockalign),
+                offsets_for(&z.spec, seed, zone, 2, z.spec.write_blockalign()),
+            ];
+        }
+        let (o, l) = self.offset_in(file, dir, len);
+        if let Some(z) = self.zones.as_deref_mut() {
+            z.at.did(l);
+        }
+        (o, l)
+    }
+
+    /// [`Self::offset`] within the region, or the zone, the patterns cover now.
+    #[inline]
+    fn offset_in(&mut self, file: usize, dir: usize, len: u64) -> (u64, u64) {
         if self.run <= 1 && self.rand_pct[dir] >= 100 {
             // fio keeps one random map per file: reads and writes share it.
             let dir = if self.one_map { 0 } else { dir };
@@ -630,6 +663,13 @@ impl Behind {
         }
         self.late
     }
+}
+
+/// fio's strided zones and what a zone's pattern is made from.
+struct Zoned {
+    at: crate::zones::Strided,
+    spec: JobSpec,
+    seed: u64,
 }
 
 /// The pattern of one direction of one file's region `(start, len)`, keyed by `salt`, its

@@ -2713,3 +2713,71 @@ fn cgroup_runs_the_job_from_that_group_as_fios() {
         }
     }
 }
+
+/// The offsets of a job's 64 KiB preads under strace, in order.
+fn pread_offsets(log: &str) -> Vec<u64> {
+    log.lines()
+        .filter(|l| l.contains("pread64(") && l.trim_end().ends_with("= 65536"))
+        .filter_map(|l| l.split(", ").nth(3)?.split(')').next()?.parse().ok())
+        .collect()
+}
+
+/// fio's zonemode=strided: zonesize bytes in each zone of zonerange, then zonerange +
+/// zoneskip on, wrapping past the end. Sequential jobs read the same offsets in the same order
+/// as fio (zones apart, a zonesize over zonerange going round a zone twice, a zone larger than
+/// its I/O); a random one reads the same blocks, zone by zone in the same order. A zonesize
+/// without zonemode=strided is refused by both, as fio 3.33's zonemode defaults to none.
+#[test]
+fn strided_zones_read_fios_offsets() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let file = d.path().join("z.dat");
+    fill_random(&file, 4 << 20);
+    let f = format!("--filename={}", file.display());
+    let cases: [&[&str]; 4] = [
+        &[
+            "--rw=read",
+            "--zonesize=128k",
+            "--zonerange=256k",
+            "--zoneskip=768k",
+        ],
+        &["--rw=read", "--zonesize=512k", "--zonerange=256k"],
+        &["--rw=read", "--zonesize=256k", "--zonerange=1m"],
+        &["--rw=randread", "--zonesize=256k", "--zoneskip=768k"],
+    ];
+    let opts = ["-e", "trace=pread64"];
+    for case in cases {
+        let mut job = vec![
+            "--name=t",
+            &f,
+            "--size=4m",
+            "--bs=64k",
+            "--zonemode=strided",
+        ];
+        job.extend(case);
+        let mut seen = Vec::new();
+        for tool in ["fio", "vb"] {
+            let (log, _) = strace_job(d.path(), tool, &opts, &job, false);
+            let offs = pread_offsets(&log);
+            assert_eq!(offs.len(), 64, "{tool} {case:?}");
+            seen.push(offs);
+        }
+        if case[0] == "--rw=randread" {
+            let zones = |o: &[u64]| o.iter().map(|x| x >> 20).collect::<Vec<_>>();
+            assert_eq!(zones(&seen[0]), zones(&seen[1]), "{case:?}: zone by zone");
+            for s in &mut seen {
+                s.sort();
+            }
+        }
+        assert_eq!(seen[0], seen[1], "{case:?}");
+    }
+    let bare = ["--name=t", &f, "--size=4m", "--zonesize=128k", "--rw=read"];
+    for tool in ["fio", "vb"] {
+        let (ok, out, _) = outcome(tool, &bare);
+        assert!(
+            !ok || out.contains("not compatible"),
+            "{tool}: zonesize alone"
+        );
+    }
+}

@@ -668,6 +668,37 @@ impl Fallocate {
     }
 }
 
+/// fio's zone options as given: `zonemode` (None: unset; Some(true): strided; Some(false):
+/// none) and the sizes. [`Zones::strided`] resolves them as fio does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zones {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strided: Option<bool>,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub size: u64,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub range: u64,
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub skip: u64,
+}
+
+impl Zones {
+    pub fn is_unset(&self) -> bool {
+        *self == Zones::default()
+    }
+    /// fio's rules: `zonerange` defaults to `zonesize`; a job of several files runs without
+    /// zones. `(size, range, skip)` when the job is strided.
+    pub fn strided(&self, nrfiles: u32) -> Option<(u64, u64, u64)> {
+        let on = self.strided == Some(true) && self.size > 0 && nrfiles <= 1;
+        let range = if self.range == 0 {
+            self.size
+        } else {
+            self.range
+        };
+        on.then_some((self.size, range, self.skip))
+    }
+}
+
 /// fio's `lockfile`: a lock per file, shared by every job that names it, held from an I/O's
 /// preparation to the return of its submission (for a synchronous engine, the whole I/O).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -894,6 +925,9 @@ pub struct JobSpec {
     /// loop creates them afresh (a job that only reads then fails, as fio's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unlink_each_loop: bool,
+    /// fio's `zonemode=strided` with `zonesize`, `zonerange` and `zoneskip`.
+    #[serde(default, skip_serializing_if = "Zones::is_unset")]
+    pub zones: Zones,
     /// fio's `lockfile`: jobs that name the same file take turns for each I/O's submission.
     #[serde(default, skip_serializing_if = "LockFile::is_none")]
     pub lockfile: LockFile,
@@ -1207,6 +1241,7 @@ impl Default for JobSpec {
             unlink: false,
             unlink_each_loop: false,
             lockfile: LockFile::None,
+            zones: Zones::default(),
             uid: None,
             gid: None,
             cgroup: None,
@@ -1380,6 +1415,10 @@ pub enum SpecError {
          verify with psync, libaio or io_uring"
     )]
     VerifyEngine(&'static str),
+    #[error(
+        "{0}, as fio says: give zonesize with zonemode=strided (zonerange and zoneskip optional)"
+    )]
+    Zones(&'static str),
 }
 
 impl SpecError {
@@ -1407,6 +1446,7 @@ impl SpecError {
             SpecError::HipriEngine(_) => &[HIPRI, IOENGINE],
             SpecError::HipriBuffered => &[HIPRI, DIRECT, BUFFERED],
             SpecError::VerifyEngine(_) => &[VERIFY, IOENGINE],
+            SpecError::Zones(_) => &["zonemode", "zonesize"],
             SpecError::ThinkBlocks(..) => &[THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE, IODEPTH],
             SpecError::MinOverRate(_) => &[RATE_MIN, RATE_IOPS_MIN],
         }
@@ -1616,6 +1656,15 @@ impl JobSpec {
             {
                 return Err(SpecError::MinOverRate(dir));
             }
+        }
+        match (self.zones.strided, self.zones.size) {
+            (Some(true), 0) => return Err(SpecError::Zones("zonemode=strided needs zonesize")),
+            (None | Some(false), n) if n > 0 => {
+                return Err(SpecError::Zones(
+                    "zonemode=none and zonesize do not go together",
+                ))
+            }
+            _ => {}
         }
         if let Some(t) = self
             .think

@@ -25,6 +25,8 @@ fn companions(name: &str) -> &'static str {
         "filesize" => "nrfiles=2\n",
         "steadystate" | "steadystate_ramp_time" | "steadystate_check_interval" => "ss_dur=5\n",
         "latency_window" | "latency_percentile" | "latency_run" => "latency_target=2ms\n",
+        "zonemode" => "zonesize=1m\n",
+        "zonesize" | "zonerange" | "zoneskip" => "zonemode=strided\nzonesize=2m\n",
         _ => "",
     }
 }

@@ -450,6 +450,88 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "as fio: `strided` does `zonesize` bytes of I/O in a zone of `zonerange` \
+                  bytes (sequential, or random within the zone with its own random map), then \
+                  moves `zonerange + zoneskip` on, wrapping to the start past the end, until \
+                  the job's bytes are done; a `zonesize` over `zonerange` goes round a zone \
+                  more than once. A job of several files runs without zones, as fio's. `zbd` \
+                  (zoned devices) is refused: it needs a zoned device. The offsets are fio's \
+                  under strace. volbench keeps a zone's bytes per direction, fio per job: a \
+                  job that both reads and writes moves zones at other points",
+        show: Some(|j| j.zones.strided.map(|s| if s { "strided" } else { "none" }.into())),
+        ..O::new(
+            "zonemode",
+            C::Files,
+            Kind::Text,
+            "Zones: none, strided (zbd needs a zoned device)",
+            "strided",
+            |j, v| {
+                let s = v.need()?;
+                j.zones.strided = Some(match s.trim() {
+                    "strided" => true,
+                    "none" => false,
+                    "zbd" => {
+                        return Err(OptError::Unsupported {
+                            key: format!("zonemode={s}"),
+                            hint: ": volbench does not drive zoned devices (ZNS, SMR); test a \
+                                   conventional namespace, or zonemode=strided for fio's \
+                                   strided zones on any device"
+                                .into(),
+                        })
+                    }
+                    _ => return Err(v.bad(s, "use none or strided")),
+                });
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "with `zonemode=strided`, the bytes of I/O done in each zone (without it, \
+                  an error, as in fio 3.33, whose zonemode defaults to none)",
+        show: Some(|j| (j.zones.size > 0).then(|| show_size(j, j.zones.size))),
+        ..O::new(
+            "zonesize",
+            C::Files,
+            Kind::Size,
+            "Bytes of I/O in each zone (zonemode=strided)",
+            "1m",
+            |j, v| {
+                j.zones.size = v.size()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "a zone's size (default: `zonesize`)",
+        show: Some(|j| (j.zones.range > 0).then(|| show_size(j, j.zones.range))),
+        ..O::new(
+            "zonerange",
+            C::Files,
+            Kind::Size,
+            "The size of a zone (zonemode=strided)",
+            "4m",
+            |j, v| {
+                j.zones.range = v.size()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "bytes skipped after each zone",
+        show: Some(|j| (j.zones.skip > 0).then(|| show_size(j, j.zones.skip))),
+        ..O::new(
+            "zoneskip",
+            C::Files,
+            Kind::Size,
+            "Bytes skipped after each zone (zonemode=strided)",
+            "4m",
+            |j, v| {
+                j.zones.skip = v.size()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "as fio: one lock per file, shared by every job and clone that names it, \
                   held from an I/O's preparation to the return of its submission: with a \
                   synchronous engine (psync), the whole I/O, so `exclusive` lets one job's I/O \
