@@ -94,6 +94,7 @@ pub fn run(inp: JobInput) -> JobOutput {
             drive(engine::Space::new(&cfg, SpaceOp::Ftruncate), &inp, &mut out)
         }
         EngineKind::FileOp(op) => crate::fileops::drive(op, &inp, &mut out),
+        EngineKind::CpuIo => crate::cpuio::drive(&inp, &mut out),
     }
     // fio ignores how the postrun command ends.
     if let Some(c) = inp.spec.exec_postrun.as_deref() {

@@ -7,6 +7,7 @@
 mod assemble;
 mod backlog;
 mod bits;
+mod cpuio;
 mod data;
 mod error;
 mod fileops;

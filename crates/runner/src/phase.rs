@@ -302,7 +302,17 @@ fn waitees(
     lives: &[Arc<Live>],
     si: usize,
 ) -> Vec<Arc<Live>> {
-    let Some(name) = &w.jobs[si].wait_for else {
+    let spec = &w.jobs[si];
+    // fio's cpuio with exit_on_io_done: it ends when the phase's I/O jobs have.
+    if spec.ioengine == workload::EngineKind::CpuIo && spec.cpuio.exit_on_io_done {
+        return members
+            .iter()
+            .zip(lives)
+            .filter(|(&i, _)| w.jobs[plan.jobs[i].spec_idx].ioengine != workload::EngineKind::CpuIo)
+            .map(|(_, l)| l.clone())
+            .collect();
+    }
+    let Some(name) = &spec.wait_for else {
         return Vec::new();
     };
     members

@@ -2781,3 +2781,74 @@ fn strided_zones_read_fios_offsets() {
         );
     }
 }
+
+/// `tool`'s fio-JSON for `args` (fio prints its cpuio line before the JSON), all jobs.
+fn fio_jobs(tool: &str, args: &[&str]) -> Vec<Value> {
+    let json = if tool == "fio" {
+        "--output-format=json"
+    } else {
+        "--output-format=fio-json"
+    };
+    let (ok, out, err) = outcome(tool, &[args, &[json]].concat());
+    assert!(ok, "{tool}: {err}");
+    let v: Value = serde_json::from_str(&out[out.find("{\n").expect("JSON")..]).unwrap();
+    v["jobs"].as_array().unwrap().clone()
+}
+
+/// fio's cpuio engine: a job that keeps cpuload percent of one CPU busy, in both tools (its
+/// usr+sys CPU share, for 40 % and 10 %, spinning and sorting); with exit_on_io_done it
+/// ends when the I/O job beside it does. Bounds wide enough for a busy machine: a spinning
+/// thread can lose CPU to other tests, never gain more than it asks.
+#[test]
+fn cpuio_burns_the_cpu_share_fios_does() {
+    require_tool!("fio");
+    let cpu = |j: &Value| f(j, "/usr_cpu") + f(j, "/sys_cpu");
+    for tool in ["fio", "vb"] {
+        for mode in ["noop", "qsort"] {
+            let m = format!("--cpumode={mode}");
+            let mut share = Vec::new();
+            for load in ["--cpuload=40", "--cpuload=10"] {
+                let a = [
+                    "--name=b",
+                    "--ioengine=cpuio",
+                    load,
+                    &m,
+                    "--time_based",
+                    "--runtime=2",
+                ];
+                share.push(cpu(&fio_jobs(tool, &a)[0]));
+            }
+            let [hi, lo] = [share[0], share[1]];
+            assert!(
+                hi > 15.0 && hi <= 50.0,
+                "{tool} {mode}: 40 % load used {hi:.1} %"
+            );
+            assert!(
+                lo <= 16.0 && hi > 1.8 * lo,
+                "{tool} {mode}: 10 % load used {lo:.1} %"
+            );
+        }
+        // Beside a paced I/O job of ~1 s, with exit_on_io_done and no runtime of its own.
+        let jobs = fio_jobs(
+            tool,
+            &[
+                "--name=io",
+                "--ioengine=null",
+                "--size=8m",
+                "--bs=4k",
+                "--rate_iops=2000",
+                "--name=burn",
+                "--ioengine=cpuio",
+                "--cpuload=20",
+                "--exit_on_io_done=1",
+            ],
+        );
+        let io_ms = u(&jobs[0], "/job_runtime");
+        let burn_ms = u(&jobs[1], "/job_runtime");
+        assert!(io_ms > 800, "{tool}: the paced job ran {io_ms} ms");
+        assert!(
+            burn_ms + 50 >= io_ms && burn_ms < io_ms + 600,
+            "{tool}: burn {burn_ms} ms, io {io_ms} ms"
+        );
+    }
+}

@@ -16,7 +16,7 @@ pub mod units;
 
 pub use distribution::Distribution;
 pub use spec::{
-    BsSplit, BufferMode, CmdPrio, Dedupe, EngineKind, Fallocate, FileOp, FileService,
+    BsSplit, BufferMode, CmdPrio, CpuIo, Dedupe, EngineKind, Fallocate, FileOp, FileService,
     FileServiceKind, JobSpec, LockFile, Rw, SyncIo, SyncMode, Think, Trim, Verify, Workload,
     WriteSizes,
 };

@@ -99,6 +99,8 @@ pub enum EngineKind {
     Falloc,
     /// fio's ftruncate: each write truncates the file to its offset; reads fail (EINVAL).
     Ftruncate,
+    /// fio's cpuio: no I/O; the job burns `cpuload` percent of one CPU (see [`CpuIo`]).
+    CpuIo,
     /// fio's file and directory engines: each "I/O" is an operation on a file or
     /// directory (create, stat, delete), timed as one completion.
     FileOp(FileOp),
@@ -184,6 +186,7 @@ impl EngineKind {
             "null" => EngineKind::Null,
             "falloc" => EngineKind::Falloc,
             "ftruncate" => EngineKind::Ftruncate,
+            "cpuio" => EngineKind::CpuIo,
             other => EngineKind::FileOp(FileOp::parse(other)?),
         })
     }
@@ -196,6 +199,7 @@ impl EngineKind {
             EngineKind::Null => "null",
             EngineKind::Falloc => "falloc",
             EngineKind::Ftruncate => "ftruncate",
+            EngineKind::CpuIo => "cpuio",
             EngineKind::FileOp(op) => op.name(),
         }
     }
@@ -205,13 +209,20 @@ impl EngineKind {
     pub fn moves_data(self) -> bool {
         !matches!(
             self,
-            EngineKind::Null | EngineKind::FileOp(_) | EngineKind::Falloc | EngineKind::Ftruncate
+            EngineKind::Null
+                | EngineKind::FileOp(_)
+                | EngineKind::Falloc
+                | EngineKind::Ftruncate
+                | EngineKind::CpuIo
         )
     }
     /// Whether the job's files are opened for it (not `null`, nor fio's file and directory
     /// engines, which work on paths).
     pub fn opens_files(self) -> bool {
-        !matches!(self, EngineKind::Null | EngineKind::FileOp(_))
+        !matches!(
+            self,
+            EngineKind::Null | EngineKind::FileOp(_) | EngineKind::CpuIo
+        )
     }
     /// Synchronous engines complete each I/O inside the submit call, so their depth is 1.
     pub fn is_sync(self) -> bool {
@@ -222,6 +233,7 @@ impl EngineKind {
                 | EngineKind::FileOp(_)
                 | EngineKind::Falloc
                 | EngineKind::Ftruncate
+                | EngineKind::CpuIo
         )
     }
 }
@@ -668,6 +680,38 @@ impl Fallocate {
     }
 }
 
+/// fio's cpuio engine: cycles of `chunk_us` of work (a spin, or with `qsort` fio's sorts,
+/// whose time becomes the chunk) each followed by a sleep of `chunk_us · (100 − load) / load`,
+/// so the job keeps `load` percent of one CPU busy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuIo {
+    /// `cpuload`: percent of a CPU, 1 to 100 (0: not given).
+    pub load: u8,
+    /// `cpuchunks`: microseconds of work per cycle.
+    pub chunk_us: u32,
+    /// `cpumode=qsort` (else `noop`, a spin).
+    pub qsort: bool,
+    /// `exit_on_io_done`: end once the phase's I/O jobs have.
+    pub exit_on_io_done: bool,
+}
+
+impl Default for CpuIo {
+    fn default() -> Self {
+        CpuIo {
+            load: 0,
+            chunk_us: 50_000,
+            qsort: false,
+            exit_on_io_done: false,
+        }
+    }
+}
+
+impl CpuIo {
+    pub fn is_unset(&self) -> bool {
+        *self == CpuIo::default()
+    }
+}
+
 /// fio's zone options as given: `zonemode` (None: unset; Some(true): strided; Some(false):
 /// none) and the sizes. [`Zones::strided`] resolves them as fio does.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -925,6 +969,9 @@ pub struct JobSpec {
     /// loop creates them afresh (a job that only reads then fails, as fio's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unlink_each_loop: bool,
+    /// fio's cpuio engine's options.
+    #[serde(default, skip_serializing_if = "CpuIo::is_unset")]
+    pub cpuio: CpuIo,
     /// fio's `zonemode=strided` with `zonesize`, `zonerange` and `zoneskip`.
     #[serde(default, skip_serializing_if = "Zones::is_unset")]
     pub zones: Zones,
@@ -1242,6 +1289,7 @@ impl Default for JobSpec {
             unlink_each_loop: false,
             lockfile: LockFile::None,
             zones: Zones::default(),
+            cpuio: CpuIo::default(),
             uid: None,
             gid: None,
             cgroup: None,
@@ -1419,6 +1467,8 @@ pub enum SpecError {
         "{0}, as fio says: give zonesize with zonemode=strided (zonerange and zoneskip optional)"
     )]
     Zones(&'static str),
+    #[error("{0}")]
+    CpuIo(&'static str),
 }
 
 impl SpecError {
@@ -1447,6 +1497,7 @@ impl SpecError {
             SpecError::HipriBuffered => &[HIPRI, DIRECT, BUFFERED],
             SpecError::VerifyEngine(_) => &[VERIFY, IOENGINE],
             SpecError::Zones(_) => &["zonemode", "zonesize"],
+            SpecError::CpuIo(_) => &["cpuload", "runtime", "exit_on_io_done"],
             SpecError::ThinkBlocks(..) => &[THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE, IODEPTH],
             SpecError::MinOverRate(_) => &[RATE_MIN, RATE_IOPS_MIN],
         }
@@ -1655,6 +1706,19 @@ impl JobSpec {
                 || over(self.rate_iops[d], self.rate_iops_min[d])
             {
                 return Err(SpecError::MinOverRate(dir));
+            }
+        }
+        if self.ioengine == EngineKind::CpuIo {
+            if self.cpuio.load == 0 {
+                return Err(SpecError::CpuIo(
+                    "a cpuio job needs cpuload= (1 to 100), as fio's",
+                ));
+            }
+            if self.runtime.is_none() && !self.cpuio.exit_on_io_done {
+                return Err(SpecError::CpuIo(
+                    "a cpuio job does no I/O, so only a runtime= (or exit_on_io_done=1 beside \
+                     I/O jobs) ends it",
+                ));
             }
         }
         match (self.zones.strided, self.zones.size) {

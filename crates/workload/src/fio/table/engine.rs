@@ -242,6 +242,81 @@ pub(super) const JOB: &[O] = &[
         )
     },
     O {
+        details: "fio's cpuio engine: the percent of one CPU the job keeps busy, in cycles of \
+                  `cpuchunks` µs of work each followed by a sleep of chunk·(100−load)/load, \
+                  as fio's; its CPU time (usr+sys) is what fio's is for the same job",
+        show: Some(|j| (j.cpuio.load > 0).then(|| j.cpuio.load.to_string())),
+        ..O::new(
+            "cpuload",
+            C::Engine,
+            Kind::Int {
+                min: 1,
+                max: 1_000_000,
+            },
+            "cpuio: percent of a CPU to burn",
+            "50",
+            |j, v| {
+                // fio takes any number and caps it at 100.
+                j.cpuio.load = v.int::<u32>()?.min(100) as u8;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "cpuio: the microseconds of work per cycle (fio's default 50,000)",
+        show: Some(|j| (j.cpuio.chunk_us != 50_000).then(|| j.cpuio.chunk_us.to_string())),
+        ..O::new(
+            "cpuchunks",
+            C::Engine,
+            Kind::Int {
+                min: 1,
+                max: 10_000_000,
+            },
+            "cpuio: microseconds of work per cycle",
+            "10000",
+            |j, v| {
+                j.cpuio.chunk_us = v.int::<u32>()?.max(1);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "cpuio: `noop` spins; `qsort` sorts fio's 256 Ki random integers four ways \
+                  per cycle, the sort's own time becoming the chunk, as fio's",
+        show: Some(|j| j.cpuio.qsort.then(|| "qsort".into())),
+        ..O::new(
+            "cpumode",
+            C::Engine,
+            Kind::Text,
+            "cpuio: noop (spin) or qsort",
+            "qsort",
+            |j, v| {
+                let s = v.need()?;
+                j.cpuio.qsort = match s.trim() {
+                    "noop" => false,
+                    "qsort" => true,
+                    _ => return Err(v.bad(s, "use noop or qsort")),
+                };
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "cpuio: the job ends once the I/O jobs of its phase have ended",
+        show: Some(|j| j.cpuio.exit_on_io_done.then(|| "1".into())),
+        ..O::new(
+            "exit_on_io_done",
+            C::Engine,
+            Kind::Flag,
+            "cpuio: end when the I/O jobs end",
+            "1",
+            |j, v| {
+                j.cpuio.exit_on_io_done = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "the job thread's nice value, set with setpriority when the job starts \
                   (negative values need root), as fio sets its job process's",
         show: Some(|j| (j.nice != 0).then(|| j.nice.to_string())),
@@ -395,7 +470,7 @@ pub(super) const OPTIONS: &[O] = &[
                     hint: external_engine(s).map_or_else(
                         || {
                             ": use io_uring (or posixaio), libaio, psync (or sync, vsync, \
-                             pvsync, pvsync2, splice), mmap, null, falloc, ftruncate, or \
+                             pvsync, pvsync2, splice), mmap, null, falloc, ftruncate, cpuio, or \
                              the file engines (filecreate, filestat, filedelete, dircreate, \
                              dirstat, dirdelete)"
                                 .into()

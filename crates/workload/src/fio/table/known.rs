@@ -181,7 +181,6 @@ const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (re
 const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
 
 const R_EXEC: &str = "an option of fio's exec engine (it runs a program as the job), which volbench does not run: start the program beside volbench";
-const R_CPUIO: &str = "an option of fio's cpuio engine (it burns CPU, no I/O), which volbench does not run: load the CPU with stress-ng beside the job";
 const R_E4DEFRAG: &str = "an option of fio's e4defrag engine, which volbench does not run: run e4defrag beside a volbench job";
 const R_NET: &str = "an option of fio's net engines (TCP/UDP between hosts), which volbench does not run: it measures block and file I/O; measure the network with iperf3";
 const R_SG: &str = "an option of fio's sg engine (SCSI passthrough), which volbench does not run: run the job on the block device with io_uring";
@@ -192,9 +191,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("grace_time", R_EXEC),
     refused("program", R_EXEC),
     refused("std_redirect", R_EXEC),
-    refused("cpuload", R_CPUIO),
-    refused("cpumode", R_CPUIO),
-    refused("exit_on_io_done", R_CPUIO),
     refused("donorname", R_E4DEFRAG),
     refused("inplace", R_E4DEFRAG),
     refused("hostname", R_NET),
