@@ -95,6 +95,7 @@ pub fn run(inp: JobInput) -> JobOutput {
         }
         EngineKind::FileOp(op) => crate::fileops::drive(op, &inp, &mut out),
         EngineKind::CpuIo => crate::cpuio::drive(&inp, &mut out),
+        EngineKind::Exec => crate::exec_job::drive(&inp, &mut out),
     }
     // fio ignores how the postrun command ends.
     if let Some(c) = inp.spec.exec_postrun.as_deref() {

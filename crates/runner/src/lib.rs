@@ -10,6 +10,7 @@ mod bits;
 mod cpuio;
 mod data;
 mod error;
+mod exec_job;
 mod fileops;
 mod flow;
 mod identity;

@@ -131,7 +131,7 @@ pub fn prepare(
     let no_layout = match spec.ioengine {
         EngineKind::Null => meta.is_none(),
         EngineKind::FileOp(op) => !op.needs_files(),
-        EngineKind::CpuIo => true,
+        EngineKind::CpuIo | EngineKind::Exec => true,
         _ => false,
     };
     if no_layout {

@@ -2852,3 +2852,81 @@ fn cpuio_burns_the_cpu_share_fios_does() {
         );
     }
 }
+
+/// fio's exec engine: the program runs for the job's runtime with fio's arguments (`%n`,
+/// `%r` expanded, split at spaces), its output in NAME.stdout, SIGTERM at the end; one that
+/// ignores SIGTERM is killed grace_time later. Both tools, the same files written, no
+/// program left running.
+#[test]
+fn exec_runs_the_program_as_fios_exec_engine() {
+    use std::os::unix::fs::PermissionsExt;
+    require_tool!("fio");
+    let d = tmpdir();
+    let dir = d.path();
+    let script = dir.join("prog.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\n\
+         echo \"$@\" > \"$1.args\"\n\
+         echo started\n\
+         if [ \"$2\" = stubborn ]; then trap '' TERM; else trap 'echo term > \"$1.term\"; exit 0' TERM; fi\n\
+         echo $$ > \"$1.pid\"\n\
+         while :; do sleep 0.05; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let prog = format!("--program={}", script.display());
+    for tool in ["fio", "vb"] {
+        for kind in ["polite", "stubborn"] {
+            let tag = format!("{}-{tool}-{kind}", dir.join("x").display());
+            let args = format!("--arguments={tag} {kind} %n %r");
+            let job = [
+                "--name=ex",
+                "--ioengine=exec",
+                &prog,
+                &args,
+                "--time_based",
+                "--runtime=1",
+            ];
+            let mut cmd = if tool == "fio" {
+                Std::new("fio")
+            } else {
+                let mut c = Std::new(assert_cmd::cargo::cargo_bin("volbench"));
+                c.args(["run", "-q", "--no-store"]);
+                c
+            };
+            let t0 = Instant::now();
+            let out = cmd.current_dir(dir).args(job).output().unwrap();
+            let took = t0.elapsed();
+            assert!(
+                out.status.success(),
+                "{tool}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let read =
+                |ext: &str| std::fs::read_to_string(format!("{tag}.{ext}")).unwrap_or_default();
+            assert_eq!(
+                read("args").trim(),
+                format!("{tag} {kind} ex 1"),
+                "{tool}: %n and %r"
+            );
+            let stdout = std::fs::read_to_string(dir.join("ex.stdout")).unwrap_or_default();
+            assert_eq!(stdout.trim(), "started", "{tool}: std_redirect");
+            match kind {
+                "polite" => assert_eq!(read("term").trim(), "term", "{tool}: SIGTERM at the end"),
+                _ => assert!(
+                    took >= Duration::from_millis(1900),
+                    "{tool}: grace_time before SIGKILL ({took:?})"
+                ),
+            }
+            let pid = read("pid").trim().to_string();
+            assert!(
+                !pid.is_empty() && !Path::new(&format!("/proc/{pid}/cmdline")).exists()
+                    || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                        .unwrap_or_default()
+                        .contains(") Z"),
+                "{tool} {kind}: the program still runs"
+            );
+        }
+    }
+}

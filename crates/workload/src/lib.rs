@@ -16,9 +16,9 @@ pub mod units;
 
 pub use distribution::Distribution;
 pub use spec::{
-    BsSplit, BufferMode, CmdPrio, CpuIo, Dedupe, EngineKind, Fallocate, FileOp, FileService,
-    FileServiceKind, JobSpec, LockFile, Rw, SyncIo, SyncMode, Think, Trim, Verify, Workload,
-    WriteSizes,
+    BsSplit, BufferMode, CmdPrio, CpuIo, Dedupe, EngineKind, ExecJob, Fallocate, FileOp,
+    FileService, FileServiceKind, JobSpec, LockFile, Rw, SyncIo, SyncMode, Think, Trim, Verify,
+    Workload, WriteSizes,
 };
 pub use units::{format_bytes, parse_bool, parse_duration, parse_size, short_size, UnitError};
 

@@ -101,6 +101,8 @@ pub enum EngineKind {
     Ftruncate,
     /// fio's cpuio: no I/O; the job burns `cpuload` percent of one CPU (see [`CpuIo`]).
     CpuIo,
+    /// fio's exec: no I/O; the job runs a program for its runtime (see [`ExecJob`]).
+    Exec,
     /// fio's file and directory engines: each "I/O" is an operation on a file or
     /// directory (create, stat, delete), timed as one completion.
     FileOp(FileOp),
@@ -187,6 +189,7 @@ impl EngineKind {
             "falloc" => EngineKind::Falloc,
             "ftruncate" => EngineKind::Ftruncate,
             "cpuio" => EngineKind::CpuIo,
+            "exec" => EngineKind::Exec,
             other => EngineKind::FileOp(FileOp::parse(other)?),
         })
     }
@@ -200,6 +203,7 @@ impl EngineKind {
             EngineKind::Falloc => "falloc",
             EngineKind::Ftruncate => "ftruncate",
             EngineKind::CpuIo => "cpuio",
+            EngineKind::Exec => "exec",
             EngineKind::FileOp(op) => op.name(),
         }
     }
@@ -214,6 +218,7 @@ impl EngineKind {
                 | EngineKind::Falloc
                 | EngineKind::Ftruncate
                 | EngineKind::CpuIo
+                | EngineKind::Exec
         )
     }
     /// Whether the job's files are opened for it (not `null`, nor fio's file and directory
@@ -221,7 +226,7 @@ impl EngineKind {
     pub fn opens_files(self) -> bool {
         !matches!(
             self,
-            EngineKind::Null | EngineKind::FileOp(_) | EngineKind::CpuIo
+            EngineKind::Null | EngineKind::FileOp(_) | EngineKind::CpuIo | EngineKind::Exec
         )
     }
     /// Synchronous engines complete each I/O inside the submit call, so their depth is 1.
@@ -234,6 +239,7 @@ impl EngineKind {
                 | EngineKind::Falloc
                 | EngineKind::Ftruncate
                 | EngineKind::CpuIo
+                | EngineKind::Exec
         )
     }
 }
@@ -712,6 +718,36 @@ impl CpuIo {
     }
 }
 
+/// fio's exec engine: `program` run with `arguments` (split at spaces, `%r` the runtime in
+/// seconds, `%n` the job's name), its output in `NAME.stdout` and `NAME.stderr` unless
+/// `std_redirect=0`; at the runtime's end SIGTERM, and SIGKILL `grace_time` seconds later.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecJob {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<String>,
+    pub grace_s: u32,
+    pub std_redirect: bool,
+}
+
+impl Default for ExecJob {
+    fn default() -> Self {
+        ExecJob {
+            program: None,
+            arguments: None,
+            grace_s: 1,
+            std_redirect: true,
+        }
+    }
+}
+
+impl ExecJob {
+    pub fn is_unset(&self) -> bool {
+        *self == ExecJob::default()
+    }
+}
+
 /// fio's zone options as given: `zonemode` (None: unset; Some(true): strided; Some(false):
 /// none) and the sizes. [`Zones::strided`] resolves them as fio does.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -969,6 +1005,9 @@ pub struct JobSpec {
     /// loop creates them afresh (a job that only reads then fails, as fio's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unlink_each_loop: bool,
+    /// fio's exec engine's options.
+    #[serde(default, skip_serializing_if = "ExecJob::is_unset")]
+    pub exec: ExecJob,
     /// fio's cpuio engine's options.
     #[serde(default, skip_serializing_if = "CpuIo::is_unset")]
     pub cpuio: CpuIo,
@@ -1290,6 +1329,7 @@ impl Default for JobSpec {
             lockfile: LockFile::None,
             zones: Zones::default(),
             cpuio: CpuIo::default(),
+            exec: ExecJob::default(),
             uid: None,
             gid: None,
             cgroup: None,
@@ -1468,7 +1508,7 @@ pub enum SpecError {
     )]
     Zones(&'static str),
     #[error("{0}")]
-    CpuIo(&'static str),
+    NoIo(&'static str),
 }
 
 impl SpecError {
@@ -1497,7 +1537,7 @@ impl SpecError {
             SpecError::HipriBuffered => &[HIPRI, DIRECT, BUFFERED],
             SpecError::VerifyEngine(_) => &[VERIFY, IOENGINE],
             SpecError::Zones(_) => &["zonemode", "zonesize"],
-            SpecError::CpuIo(_) => &["cpuload", "runtime", "exit_on_io_done"],
+            SpecError::NoIo(_) => &["cpuload", "program", "runtime", "exit_on_io_done"],
             SpecError::ThinkBlocks(..) => &[THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE, IODEPTH],
             SpecError::MinOverRate(_) => &[RATE_MIN, RATE_IOPS_MIN],
         }
@@ -1710,14 +1750,24 @@ impl JobSpec {
         }
         if self.ioengine == EngineKind::CpuIo {
             if self.cpuio.load == 0 {
-                return Err(SpecError::CpuIo(
+                return Err(SpecError::NoIo(
                     "a cpuio job needs cpuload= (1 to 100), as fio's",
                 ));
             }
             if self.runtime.is_none() && !self.cpuio.exit_on_io_done {
-                return Err(SpecError::CpuIo(
+                return Err(SpecError::NoIo(
                     "a cpuio job does no I/O, so only a runtime= (or exit_on_io_done=1 beside \
                      I/O jobs) ends it",
+                ));
+            }
+        }
+        if self.ioengine == EngineKind::Exec {
+            if self.exec.program.is_none() {
+                return Err(SpecError::NoIo("an exec job needs program=, as fio's"));
+            }
+            if self.runtime.is_none() {
+                return Err(SpecError::NoIo(
+                    "an exec job runs its program until its runtime=, as fio's: give one",
                 ));
             }
         }

@@ -40,12 +40,19 @@ fn job(text: &str) -> Workload {
 
 /// `--showcmd`'s command read back as fio's command line.
 fn read_back(cmd: &str) -> Workload {
-    let args: Vec<String> = cmd
-        .split(" \\\n  ")
-        .skip(1)
-        .flat_map(|l| l.split(' '))
-        .map(|a| a.trim_matches('\'').to_string())
-        .collect();
+    // Words split at spaces outside single quotes, as a shell splits showcmd's quoting.
+    let mut args: Vec<String> = Vec::new();
+    for line in cmd.split(" \\\n  ").skip(1) {
+        let (mut word, mut quoted) = (String::new(), false);
+        for c in line.chars() {
+            match c {
+                '\'' => quoted = !quoted,
+                ' ' if !quoted => args.push(std::mem::take(&mut word)),
+                c => word.push(c),
+            }
+        }
+        args.push(word);
+    }
     let (sections, own) = cmdline::sections(&args, &|_| None).unwrap();
     assert!(own.is_empty());
     fio::workload(&sections, false).unwrap().0

@@ -242,6 +242,72 @@ pub(super) const JOB: &[O] = &[
         )
     },
     O {
+        details: "fio's exec engine: the program the job runs (found on PATH), as fio's: \
+                  started when the job starts, SIGTERM at the end of its runtime, SIGKILL \
+                  `grace_time` seconds later if it is still there (volbench stops waiting \
+                  once it has gone; fio sleeps the whole grace), and killed with volbench's \
+                  job thread if volbench is killed",
+        show: Some(|j| j.exec.program.clone()),
+        ..O::new(
+            "program",
+            C::Engine,
+            Kind::Text,
+            "exec: the program to run",
+            "iostat",
+            |j, v| {
+                j.exec.program = Some(v.need()?.trim().to_string());
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "exec: the program's arguments, split at spaces (no quoting, as fio); `%r` is \
+                  the runtime in seconds, `%n` the job's name",
+        show: Some(|j| j.exec.arguments.clone()),
+        ..O::new(
+            "arguments",
+            C::Engine,
+            Kind::Text,
+            "exec: arguments (%r runtime, %n job name)",
+            "-x 1",
+            |j, v| {
+                j.exec.arguments = Some(v.need()?.to_string());
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "exec: seconds between SIGTERM and SIGKILL (fio's default 1)",
+        show: Some(|j| (j.exec.grace_s != 1).then(|| j.exec.grace_s.to_string())),
+        ..O::new(
+            "grace_time",
+            C::Engine,
+            Kind::Int { min: 0, max: 3600 },
+            "exec: seconds from SIGTERM to SIGKILL",
+            "2",
+            |j, v| {
+                j.exec.grace_s = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "exec: the program's output in `NAME.stdout` and `NAME.stderr` in the \
+                  working directory (fio's default 1); 0 leaves it on volbench's",
+        show: Some(|j| (!j.exec.std_redirect).then(|| "0".into())),
+        ..O::new(
+            "std_redirect",
+            C::Engine,
+            Kind::Flag,
+            "exec: the program's output into NAME.stdout/NAME.stderr",
+            "0",
+            |j, v| {
+                j.exec.std_redirect = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "fio's cpuio engine: the percent of one CPU the job keeps busy, in cycles of \
                   `cpuchunks` µs of work each followed by a sleep of chunk·(100−load)/load, \
                   as fio's; its CPU time (usr+sys) is what fio's is for the same job",
@@ -470,7 +536,7 @@ pub(super) const OPTIONS: &[O] = &[
                     hint: external_engine(s).map_or_else(
                         || {
                             ": use io_uring (or posixaio), libaio, psync (or sync, vsync, \
-                             pvsync, pvsync2, splice), mmap, null, falloc, ftruncate, cpuio, or \
+                             pvsync, pvsync2, splice), mmap, null, falloc, ftruncate, cpuio, exec, or \
                              the file engines (filecreate, filestat, filedelete, dircreate, \
                              dirstat, dirdelete)"
                                 .into()
