@@ -1,5 +1,5 @@
 //! How I/O is done: one small trait and its back ends (io_uring, libaio, psync, mmap, null,
-//! and fio's falloc and ftruncate).
+//! and fio's falloc, ftruncate and e4defrag).
 //!
 //! The protocol is fio's queue/commit/getevents idea in three calls: [`Engine::push`] queues a
 //! request, [`Engine::submit`] hands the queue to the kernel, [`Engine::reap`] collects
@@ -10,6 +10,7 @@
 //! The engine knows nothing of workloads or reports: it moves bytes between slots and files.
 
 mod buf;
+mod defrag;
 mod libaio;
 mod mmap;
 mod null;
@@ -18,6 +19,7 @@ mod space;
 mod uring;
 
 pub use buf::SlotBuffers;
+pub use defrag::Defrag;
 pub use libaio::Libaio;
 pub use null::Null;
 pub use psync::Psync;

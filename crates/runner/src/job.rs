@@ -96,6 +96,10 @@ pub fn run(inp: JobInput) -> JobOutput {
         EngineKind::FileOp(op) => crate::fileops::drive(op, &inp, &mut out),
         EngineKind::CpuIo => crate::cpuio::drive(&inp, &mut out),
         EngineKind::Exec => crate::exec_job::drive(&inp, &mut out),
+        EngineKind::E4Defrag => match defrag(&inp, &cfg) {
+            Ok(e) => drive(e, &inp, &mut out),
+            Err(e) => fail(&inp, &mut out, e),
+        },
     }
     // fio ignores how the postrun command ends.
     if let Some(c) = inp.spec.exec_postrun.as_deref() {
@@ -150,6 +154,32 @@ fn exec(name: &str, mode: &str, cmd: &str) -> Result<(), EngineError> {
             "it failed ({status}); its output is in {name}.{mode}.txt"
         ))),
     }
+}
+
+/// fio's e4defrag engine over the job's file, its donor (`donorname`, in `directory` when
+/// given) opened, made where missing, as fio's init does.
+fn defrag(inp: &JobInput, cfg: &EngineConfig) -> Result<engine::Defrag, EngineError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let spec = &inp.spec;
+    let name = spec.e4defrag_donor.as_deref().unwrap_or_default();
+    let path = spec
+        .directory
+        .as_deref()
+        .map_or_else(|| name.into(), |d| d.join(name));
+    let donor = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o644)
+        .open(&path)
+        .map_err(|e| {
+            EngineError::Setup(format!(
+                "e4defrag: cannot open the donor {}: {e}",
+                path.display()
+            ))
+        })?;
+    let region = inp.regions.first().copied().unwrap_or_default();
+    engine::Defrag::new(cfg, donor.into(), spec.e4defrag_inplace, region)
 }
 
 /// The engine could not be built: stop the phase, but still meet the others at the start

@@ -2930,3 +2930,73 @@ fn exec_runs_the_program_as_fios_exec_engine() {
         }
     }
 }
+
+/// The space calls in an strace log, without their descriptors: EXT4_IOC_MOVE_EXT (strace
+/// shows it as `_IOC(..., 0x66, 0xf, 0x28)`) with its result, fallocate and ftruncate.
+fn moves(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|l| {
+            let call = if l.contains("0x66, 0xf, 0x28)") {
+                "move".to_string()
+            } else {
+                let at = l.find("fallocate(").or_else(|| l.find("ftruncate("))?;
+                let (name, rest) = l[at..].split_once('(')?;
+                format!("{name} {}", rest.split_once(", ")?.1.split(')').next()?)
+            };
+            Some(format!("{call} = {}", l.rsplit("= ").next()?.trim()))
+        })
+        .collect()
+}
+
+/// fio's e4defrag engine on ext4: each write moves its blocks in from the donor file with
+/// EXT4_IOC_MOVE_EXT; both tools make the same moves (strace), with the donor allocated
+/// whole first (inplace=0) or per move (inplace=1), and leave the donor file as fio does.
+#[test]
+fn e4defrag_moves_what_fios_moves() {
+    require_root!();
+    require_tool!("fio");
+    require_tool!("strace");
+    require_tool!("mkfs.ext4");
+    let fs = Ext4::new("64M");
+    let dir = fs.dir.path();
+    let d = format!("--directory={}", dir.display());
+    let opts = ["-e", "trace=ioctl,fallocate,ftruncate"];
+    for inplace in ["0", "1"] {
+        let ip = format!("--inplace={inplace}");
+        let job = [
+            "--name=t",
+            &d,
+            "--filename=f1",
+            "--ioengine=e4defrag",
+            "--donorname=f.def",
+            &ip,
+            // fio sizes the donor by filesize (without it, its init fails: EINVAL).
+            "--filesize=1m",
+            "--size=1m",
+            "--bs=32k",
+            "--rw=write",
+            "--direct=1",
+        ];
+        let mut seen = Vec::new();
+        for tool in ["fio", "vb"] {
+            fill_random(&dir.join("f1"), 1 << 20);
+            let before = std::fs::read(dir.join("f1")).unwrap();
+            let _ = std::fs::remove_file(dir.join("f.def"));
+            let (log, stdout) = strace_job(dir, tool, &opts, &job, true);
+            let m = moves(&log);
+            let n = m.iter().filter(|c| c.starts_with("move = 0")).count();
+            assert_eq!(n, 32, "{tool} inplace={inplace}: {m:?}");
+            assert_eq!(u(&first_job(&stdout), "/write/total_ios"), 32, "{tool}");
+            // A move copies the data into the donor's blocks and swaps them in: the file
+            // reads as before (defragmenting changes where the data is, not what it is).
+            let after = std::fs::read(dir.join("f1")).unwrap();
+            assert!(after == before, "{tool}: the file's data kept");
+            assert!(
+                dir.join("f.def").exists(),
+                "{tool}: the donor is left, as fio leaves it"
+            );
+            seen.push(m);
+        }
+        assert_eq!(seen[0], seen[1], "inplace={inplace}: the moves");
+    }
+}

@@ -103,6 +103,9 @@ pub enum EngineKind {
     CpuIo,
     /// fio's exec: no I/O; the job runs a program for its runtime (see [`ExecJob`]).
     Exec,
+    /// fio's e4defrag: each write moves its blocks in from a donor file (ext4's
+    /// EXT4_IOC_MOVE_EXT), `donorname` and `inplace` in [`JobSpec::e4defrag`].
+    E4Defrag,
     /// fio's file and directory engines: each "I/O" is an operation on a file or
     /// directory (create, stat, delete), timed as one completion.
     FileOp(FileOp),
@@ -190,6 +193,7 @@ impl EngineKind {
             "ftruncate" => EngineKind::Ftruncate,
             "cpuio" => EngineKind::CpuIo,
             "exec" => EngineKind::Exec,
+            "e4defrag" => EngineKind::E4Defrag,
             other => EngineKind::FileOp(FileOp::parse(other)?),
         })
     }
@@ -204,6 +208,7 @@ impl EngineKind {
             EngineKind::Ftruncate => "ftruncate",
             EngineKind::CpuIo => "cpuio",
             EngineKind::Exec => "exec",
+            EngineKind::E4Defrag => "e4defrag",
             EngineKind::FileOp(op) => op.name(),
         }
     }
@@ -219,6 +224,7 @@ impl EngineKind {
                 | EngineKind::Ftruncate
                 | EngineKind::CpuIo
                 | EngineKind::Exec
+                | EngineKind::E4Defrag
         )
     }
     /// Whether the job's files are opened for it (not `null`, nor fio's file and directory
@@ -240,6 +246,7 @@ impl EngineKind {
                 | EngineKind::Ftruncate
                 | EngineKind::CpuIo
                 | EngineKind::Exec
+                | EngineKind::E4Defrag
         )
     }
 }
@@ -1005,6 +1012,12 @@ pub struct JobSpec {
     /// loop creates them afresh (a job that only reads then fails, as fio's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unlink_each_loop: bool,
+    /// fio's e4defrag engine's options: `donorname` (the donor file, in `directory` when
+    /// given) and `inplace` (the donor's space allocated per move, not once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub e4defrag_donor: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub e4defrag_inplace: bool,
     /// fio's exec engine's options.
     #[serde(default, skip_serializing_if = "ExecJob::is_unset")]
     pub exec: ExecJob,
@@ -1330,6 +1343,8 @@ impl Default for JobSpec {
             zones: Zones::default(),
             cpuio: CpuIo::default(),
             exec: ExecJob::default(),
+            e4defrag_donor: None,
+            e4defrag_inplace: false,
             uid: None,
             gid: None,
             cgroup: None,
@@ -1760,6 +1775,11 @@ impl JobSpec {
                      I/O jobs) ends it",
                 ));
             }
+        }
+        if self.ioengine == EngineKind::E4Defrag && self.e4defrag_donor.is_none() {
+            return Err(SpecError::NoIo(
+                "an e4defrag job needs donorname=, as fio's",
+            ));
         }
         if self.ioengine == EngineKind::Exec {
             if self.exec.program.is_none() {

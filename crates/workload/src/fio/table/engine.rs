@@ -242,6 +242,40 @@ pub(super) const JOB: &[O] = &[
         )
     },
     O {
+        details: "fio's e4defrag engine: the donor file (in `directory` when given), made \
+                  if missing and left after the run, as fio leaves it. Each write moves its \
+                  blocks into the job's file from the donor with EXT4_IOC_MOVE_EXT (ext4 \
+                  only), as fio's: the same moves under strace",
+        show: Some(|j| j.e4defrag_donor.clone()),
+        ..O::new(
+            "donorname",
+            C::Engine,
+            Kind::Text,
+            "e4defrag: the donor file",
+            "file.def",
+            |j, v| {
+                j.e4defrag_donor = Some(v.need()?.trim().to_string());
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "e4defrag: 1 allocates the donor's space for each move and frees it after; \
+                  0 (fio's default) allocates the donor whole before the job",
+        show: Some(|j| j.e4defrag_inplace.then(|| "1".into())),
+        ..O::new(
+            "inplace",
+            C::Engine,
+            Kind::Int { min: 0, max: 1 },
+            "e4defrag: allocate the donor per move",
+            "1",
+            |j, v| {
+                j.e4defrag_inplace = v.int::<u32>()? == 1;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "fio's exec engine: the program the job runs (found on PATH), as fio's: \
                   started when the job starts, SIGTERM at the end of its runtime, SIGKILL \
                   `grace_time` seconds later if it is still there (volbench stops waiting \
@@ -536,7 +570,7 @@ pub(super) const OPTIONS: &[O] = &[
                     hint: external_engine(s).map_or_else(
                         || {
                             ": use io_uring (or posixaio), libaio, psync (or sync, vsync, \
-                             pvsync, pvsync2, splice), mmap, null, falloc, ftruncate, cpuio, exec, or \
+                             pvsync, pvsync2, splice), mmap, null, falloc, ftruncate, cpuio, exec, e4defrag, or \
                              the file engines (filecreate, filestat, filedelete, dircreate, \
                              dirstat, dirdelete)"
                                 .into()

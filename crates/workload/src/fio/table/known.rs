@@ -180,14 +180,11 @@ const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, seq
 const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type (malloc, shm, mmap, huge pages) does not change the I/O the device sees, only the CPU per I/O";
 const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
 
-const R_E4DEFRAG: &str = "an option of fio's e4defrag engine, which volbench does not run: run e4defrag beside a volbench job";
 const R_NET: &str = "an option of fio's net engines (TCP/UDP between hosts), which volbench does not run: it measures block and file I/O; measure the network with iperf3";
 const R_SG: &str = "an option of fio's sg engine (SCSI passthrough), which volbench does not run: run the job on the block device with io_uring";
 
 /// fio options volbench knows but does not implement, each with why and what to do instead.
 pub(super) const REFUSED: &[O] = &[
-    refused("donorname", R_E4DEFRAG),
-    refused("inplace", R_E4DEFRAG),
     refused("hostname", R_NET),
     refused("interface", R_NET),
     refused("listen", R_NET),
