@@ -614,6 +614,10 @@ struct Job<'a, E: Engine> {
     iolog: Option<Iolog>,
     /// fio's cmdprio options, with their own random stream (the offsets' is untouched).
     cmdprio: Option<(workload::CmdPrio, SmallRng)>,
+    /// fio's verify_state_save: the writes issued and the last ones completed.
+    vsave: Option<crate::vstate::Recorder>,
+    /// fio's verify_state_load: which reads of a verify_only job check a completed write.
+    vlimit: Option<crate::vstate::Limit>,
 }
 
 type Iolog = trace::IologWriter<std::io::BufWriter<std::fs::File>>;
@@ -658,7 +662,16 @@ impl<'a, E: Engine> Job<'a, E> {
             error.get_or_insert(e);
             None
         });
+        let vlimit = match spec.verify_state_load && spec.verify_only {
+            true => crate::vstate::Limit::load(&spec.name, inp.clone)
+                .map_err(|e| error.get_or_insert(e))
+                .ok(),
+            false => None,
+        };
+        let saves = spec.verify_state_save && spec.verify.is_some() && spec.rw.writes();
         Job {
+            vsave: saves.then(|| crate::vstate::Recorder::new(depth as u32)),
+            vlimit,
             picker,
             clock: Clock::new(spec),
             budget: Budget::new(spec, &inp.regions),
@@ -866,6 +879,14 @@ impl<'a, E: Engine> Job<'a, E> {
                 let Some(mut n) = self.pick(turn, &mut filled) else {
                     break;
                 };
+                // verify_state_load: the verify ends at the first write that had not
+                // completed (fio's verify_state_should_stop): nothing more is issued.
+                if let Some(l) = self.vlimit.as_mut().filter(|_| n.op == Op::Read) {
+                    if !l.allows(n.file, n.offset) {
+                        self.budget.bytes = self.budget.issued;
+                        break;
+                    }
+                }
                 // rw=trim/randtrim: the write pattern's I/Os are discards.
                 if self.inp.spec.trim == Trim::Only && n.op == Op::Write && !n.back {
                     n.op = Op::Trim;
@@ -949,6 +970,9 @@ impl<'a, E: Engine> Job<'a, E> {
         let prep_at = *prep_at;
         if n.op == Op::Write {
             self.fill_write(slot, n);
+            if let Some(r) = self.vsave.as_mut().filter(|_| !n.back) {
+                r.issued();
+            }
         }
         // fio's split: slat runs from this I/O's preparation to the return of the submission
         // carrying it, clat from there to its completion. A turn that refills many slots must
@@ -1196,6 +1220,9 @@ impl<'a, E: Engine> Job<'a, E> {
         }
         if m.op == Op::Write {
             self.syncs.covered(m.file, m.offset, m.len as u64);
+            if let Some(r) = &mut self.vsave {
+                r.completed(m.file, m.offset);
+            }
         }
         if m.op == Op::Write {
             self.syncs.late = tc > window_end;
@@ -1363,6 +1390,11 @@ impl<'a, E: Engine> Job<'a, E> {
     /// The job's end: fio's end_fsync, the measured runtime and CPU, then the closing verify
     /// (outside the measured figures) before the engine's teardown.
     fn finish(mut self, out: &mut JobOutput) {
+        if let Some(r) = &self.vsave {
+            if let Err(e) = r.save(&self.inp.spec.name, self.inp.clone) {
+                self.error.get_or_insert(e);
+            }
+        }
         // The queue has just drained: how long that took after the window closed.
         let drained = self
             .clock

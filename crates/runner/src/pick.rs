@@ -249,8 +249,14 @@ impl Picker {
             .enumerate()
             .map(|(f, &r)| {
                 let f = f as u64;
+                // verify_only reads in the order its write job wrote (the writes' own
+                // stream), so a loaded verify state's count of writes names the same blocks.
+                let (salt, ba) = match spec.verify_only {
+                    true => (2 * f + 2, spec.write_blockalign()),
+                    false => (2 * f + 1, spec.blockalign),
+                };
                 [
-                    offsets_for(spec, seed, r, 2 * f + 1, spec.blockalign),
+                    offsets_for(spec, seed, r, salt, ba),
                     offsets_for(spec, seed, r, 2 * f + 2, spec.write_blockalign()),
                 ]
             })

@@ -3000,3 +3000,72 @@ fn e4defrag_moves_what_fios_moves() {
         assert_eq!(seen[0], seen[1], "inplace={inplace}: the moves");
     }
 }
+
+/// fio's verify_state_save/verify_state_load: a verifying random-write job stopped after 500
+/// of its 2,048 blocks (number_ios) writes down what it did; the verify_only run of the same
+/// job with verify_state_load checks those 500 and passes, in both tools (each reading its
+/// own state file), where a verify_only without the state reads blocks never written and
+/// fails. The state file is fio's name in the working directory.
+#[test]
+fn verify_state_limits_a_later_verify_to_what_was_written() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let dir = d.path();
+    let base = [
+        "--name=t",
+        "--filename=v.dat",
+        "--size=8m",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--verify=crc32c",
+        "--ioengine=libaio",
+        "--iodepth=8",
+    ];
+    for tool in ["fio", "vb"] {
+        fill_random(&dir.join("v.dat"), 8 << 20);
+        let _ = std::fs::remove_file(dir.join("local-t-0-verify.state"));
+        let run = |extra: &[&str]| {
+            let (json, cmd): (&str, Vec<String>) = match tool {
+                "fio" => ("--output-format=json", vec!["fio".into()]),
+                _ => (
+                    "--output-format=fio-json",
+                    vec![
+                        assert_cmd::cargo::cargo_bin("volbench")
+                            .display()
+                            .to_string(),
+                        "run".into(),
+                        "-q".into(),
+                        "--no-store".into(),
+                    ],
+                ),
+            };
+            let out = Std::new(&cmd[0])
+                .args(&cmd[1..])
+                .args(base)
+                .args(extra)
+                .arg(json)
+                .current_dir(dir)
+                .env("VOLBENCH_STORE", test_store())
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            (
+                out.status.success() && !text.contains("err= 84"),
+                text,
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        let (ok, _, err) = run(&["--number_ios=500", "--do_verify=0", "--verify_state_save=1"]);
+        assert!(ok, "{tool}: {err}");
+        assert!(
+            dir.join("local-t-0-verify.state").is_file(),
+            "{tool}: the state file"
+        );
+        let (ok, out, err) = run(&["--verify_only=1", "--verify_state_load=1"]);
+        assert!(ok, "{tool}: the verify of what was written: {err}");
+        assert_eq!(u(&first_job(&out), "/read/total_ios"), 500, "{tool}");
+        let (ok, out, _) = run(&["--verify_only=1"]);
+        let failed = !ok || first_job(&out)["error"].as_u64().unwrap_or(0) != 0;
+        assert!(failed, "{tool}: a whole verify reads blocks never written");
+    }
+}

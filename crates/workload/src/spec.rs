@@ -1288,6 +1288,14 @@ pub struct JobSpec {
     /// earlier run of it wrote.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify_only: bool,
+    /// fio's `verify_state_save`: a verifying write job writes down which of its writes
+    /// completed (volbench: only when the job asks; fio's default is on).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify_state_save: bool,
+    /// fio's `verify_state_load`: a verify_only job checks only the writes that state says
+    /// completed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify_state_load: bool,
     pub allow_destructive: bool,
 }
 
@@ -1434,6 +1442,8 @@ impl Default for JobSpec {
             verify: None,
             verify_pattern: None,
             verify_only: false,
+            verify_state_save: false,
+            verify_state_load: false,
             allow_destructive: false,
         }
     }

@@ -87,6 +87,14 @@ pub fn workload(
             global.extend(s.options.iter().cloned());
             continue;
         }
+        // fio: "time_based requires a runtime/timeout setting", and the job runs size-based.
+        if j.time_based && j.runtime.is_none() {
+            j.time_based = false;
+            warnings.push(format!(
+                "{}: time_based without a runtime: the job runs to its size, as fio runs it",
+                s.name
+            ));
+        }
         let j = finish_job(j, s, &opts)?;
         warnings.extend(depth_note(&j));
         jobs.push(j);

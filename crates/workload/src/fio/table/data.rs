@@ -271,6 +271,44 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "a verifying write job writes `local-JOB-N-verify.state` in the working \
+                  directory (fio's name; volbench's JSON): how many writes it issued and \
+                  which of the last `iodepth` completed. fio writes it by default; volbench \
+                  only when the job asks (`1`), so runs leave no files behind unasked",
+        show: Some(|j| j.verify_state_save.then(|| "1".into())),
+        ..O::new(
+            "verify_state_save",
+            C::Data,
+            Kind::Flag,
+            "Write down which writes completed, for a later verify_state_load",
+            "1",
+            |j, v| {
+                j.verify_state_save = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "with `verify_only`, checks only the writes the state file of the same job \
+                  (written with `verify_state_save=1`) says completed: every write more than \
+                  `iodepth` before the last one issued, and those of the last `iodepth` that \
+                  completed; the job ends at the first that had not, as fio's \
+                  verify_state_should_stop. A job killed mid-write then verifies clean, \
+                  where a whole verify_only would find the blocks it never wrote",
+        show: Some(|j| j.verify_state_load.then(|| "1".into())),
+        ..O::new(
+            "verify_state_load",
+            C::Data,
+            Kind::Flag,
+            "Verify only what the saved state says completed",
+            "1",
+            |j, v| {
+                j.verify_state_load = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         show: Some(|j| j.verify.and((!j.do_verify).then(|| "0".into()))),
         ..O::new(
             "do_verify",

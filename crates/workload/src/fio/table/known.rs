@@ -52,11 +52,6 @@ pub(super) const NOTED: &[O] = &[
     ),
     noted("clocksource", "volbench always times with CLOCK_MONOTONIC"),
     noted(
-        "verify_state_save",
-        "volbench writes no verify state file: each block it writes carries its own offset, \
-         sequence and checksum, so a later verify_only run checks what reached the device",
-    ),
-    noted(
         "allow_mounted_write",
         "the job file's consent is fio's; volbench's safety rule still holds: a device that \
          is mounted or holds a file system or partition table is written only with \
@@ -215,12 +210,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("trim_backlog_batch", R_TRIM),
     refused("trim_percentage", R_TRIM),
     refused("trim_verify_zero", R_TRIM),
-    refused(
-        "verify_state_load",
-        "volbench keeps no verify state, so it cannot limit a check to the writes that had \
-         completed before a crash; `volbench durability` does exactly that (every write it \
-         counts as acknowledged is checked after the power cut, against a witness)",
-    ),
     refused("verify_header_seed", R_VERIFYFMT),
     refused("trigger", R_TRIGGER),
     refused("trigger-file", R_TRIGGER),
