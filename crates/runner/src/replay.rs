@@ -21,11 +21,32 @@ pub fn prepare(w: &Workload) -> Result<(Workload, Vec<Option<Summary>>), RunErro
     Ok((w, sums))
 }
 
+/// fio's merge_blktrace_file: `read_iolog`'s traces (`A:B:...`) merged into that file, which
+/// the job then replays.
+fn merge(spec: &mut JobSpec) -> Result<(), RunError> {
+    let (Some(out), Some(list)) = (spec.replay.merge.clone(), spec.replay.read_iolog.clone())
+    else {
+        return Ok(());
+    };
+    let inputs: Vec<std::path::PathBuf> = list
+        .to_string_lossy()
+        .split(':')
+        .filter(|s| !s.is_empty())
+        .map(Into::into)
+        .collect();
+    let r = &spec.replay;
+    trace::merge(&inputs, &r.merge_scalars, &r.merge_iters, &out)
+        .map_err(|e| fail(format!("merge_blktrace_file: {e}")))?;
+    spec.replay.read_iolog = Some(out);
+    Ok(())
+}
+
 fn fail(s: impl Into<String>) -> RunError {
     RunError::Replay(s.into())
 }
 
 fn prepare_job(spec: &mut JobSpec) -> Result<Option<Summary>, RunError> {
+    merge(spec)?;
     let Some(path) = spec.replay.read_iolog.clone() else {
         return Ok(None);
     };

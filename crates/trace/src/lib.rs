@@ -10,6 +10,7 @@
 
 mod blktrace;
 mod iolog;
+mod merge;
 mod own;
 mod pairing;
 pub mod record;
@@ -17,6 +18,7 @@ mod summary;
 
 pub use blktrace::BlktraceWriter;
 pub use iolog::IologWriter;
+pub use merge::merge;
 pub use own::{Header, TraceWriter};
 pub use summary::{class_name, size_class, summarize, Summary, SIZE_CLASSES};
 

@@ -35,6 +35,15 @@ pub struct Replay {
     /// volbench's: the queue depth is the trace's deepest, where it holds completions.
     #[serde(default)]
     pub trace_depth: bool,
+    /// fio's `merge_blktrace_file`: `read_iolog`'s blktrace traces (`A:B:...`) merged into
+    /// this file first, which is then replayed; with `merge_blktrace_scalars` (percent per
+    /// trace) and `merge_blktrace_iters` (repeats per trace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merge_scalars: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merge_iters: Vec<u32>,
 }
 
 impl Default for Replay {
@@ -50,6 +59,9 @@ impl Default for Replay {
             wrap: false,
             map: Vec::new(),
             trace_depth: false,
+            merge: None,
+            merge_scalars: Vec::new(),
+            merge_iters: Vec::new(),
         }
     }
 }

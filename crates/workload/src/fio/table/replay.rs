@@ -38,6 +38,57 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "as fio: `read_iolog`'s blktrace traces (`A:B`) are merged into this file \
+                  in time order, which is then replayed; each trace's times scaled by \
+                  `merge_blktrace_scalars` and repeated `merge_blktrace_iters` times, a \
+                  repeat starting where its trace's last I/O was. fio 3.33's merge writes an \
+                  empty file (a read into the wrong buffer, fixed after it), so the check is \
+                  the kernel's: the device sees every merged I/O",
+        show: Some(|j| j.replay.merge.as_ref().map(|p| p.display().to_string())),
+        ..O::new(
+            "merge_blktrace_file",
+            C::Pattern,
+            Kind::Text,
+            "Merge read_iolog's blktrace traces into this file and replay it",
+            "merged.bin",
+            |j, v| {
+                j.replay.merge = Some(path(v)?);
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "percent per trace, `:`-separated, one per trace (fio's float list, taken \
+                  whole): 50 replays that trace at twice its speed",
+        show: Some(|j| join(&j.replay.merge_scalars)),
+        ..O::new(
+            "merge_blktrace_scalars",
+            C::Pattern,
+            Kind::Text,
+            "Each merged trace's time scale in percent (A:B)",
+            "50:100",
+            |j, v| {
+                j.replay.merge_scalars = list(v)?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "repeats per trace, `:`-separated, one per trace",
+        show: Some(|j| join(&j.replay.merge_iters)),
+        ..O::new(
+            "merge_blktrace_iters",
+            C::Pattern,
+            Kind::Text,
+            "How many times each merged trace runs (A:B)",
+            "2:1",
+            |j, v| {
+                j.replay.merge_iters = list(v)?;
+                Ok(())
+            },
+        )
+    },
+    O {
         show: Some(|j| show_flag(j.replay.no_stall)),
         ..O::new(
             "replay_no_stall",
@@ -214,3 +265,22 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
 ];
+
+/// fio's float list (`50:100`), each value taken whole, as fio's merge casts it.
+fn list(v: &super::Val) -> Result<Vec<u32>, crate::fio::OptError> {
+    let s = v.need()?;
+    s.split(':')
+        .map(|x| {
+            x.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|f| *f >= 0.0 && *f < 1e9)
+                .map(|f| f as u32)
+                .ok_or_else(|| v.bad(s, "give numbers separated by ':', one per trace"))
+        })
+        .collect()
+}
+
+fn join(v: &[u32]) -> Option<String> {
+    (!v.is_empty()).then(|| v.iter().map(u32::to_string).collect::<Vec<_>>().join(":"))
+}
