@@ -3069,3 +3069,82 @@ fn verify_state_limits_a_later_verify_to_what_was_written() {
         assert!(failed, "{tool}: a whole verify reads blocks never written");
     }
 }
+
+/// fio's `--profile=tiobench`: the same four stonewalled jobs (seqwrite, randwrite,
+/// seqread, randread) over four files, moving the same bytes as fio's (its size, 4 KiB per
+/// MiB of memory); its options as fio's HOWTO gives them (fio 3.33 ignores them); `act`
+/// refused in one line.
+#[test]
+fn profile_tiobench_runs_fios_jobs() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let dir = d.path();
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let jobs_of = |cmd: &mut Std| -> Vec<(String, u64, u64)> {
+        let out = cmd
+            .current_dir(dir)
+            .env("VOLBENCH_STORE", test_store())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let t = String::from_utf8_lossy(&out.stdout);
+        let v: Value = serde_json::from_str(&t[t.find("{\n").unwrap()..]).unwrap();
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                (
+                    j["jobname"].as_str().unwrap().to_string(),
+                    u(j, "/read/io_bytes"),
+                    u(j, "/write/io_bytes"),
+                )
+            })
+            .collect()
+    };
+    let theirs = jobs_of(Std::new("fio").args(["--profile=tiobench", "--output-format=json"]));
+    let ours = jobs_of(Std::new(&vb).args([
+        "run",
+        "--profile=tiobench",
+        "--output-format=fio-json",
+        "-q",
+        "--no-store",
+    ]));
+    let names: Vec<&str> = theirs.iter().map(|j| j.0.as_str()).collect();
+    assert_eq!(names, ["seqwrite", "randwrite", "seqread", "randread"]);
+    assert!(theirs[0].2 > 0, "{theirs:?}");
+    assert_eq!(ours, theirs, "the same jobs moving the same bytes");
+    // The profile's own options, as documented: 8 MiB, 8 KiB blocks, two runs, two threads.
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    let given = jobs_of(Std::new(&vb).args([
+        "run",
+        "--profile=tiobench",
+        "--size=8",
+        "--block=8192",
+        "--numruns=2",
+        "--threads=2",
+        "--dir=sub",
+        "--output-format=fio-json",
+        "-q",
+        "--no-store",
+    ]));
+    assert_eq!(
+        given[0].2,
+        2 * 2 * (8 << 20),
+        "two threads, two runs of 8 MiB: {given:?}"
+    );
+    assert!(dir.join("sub/.fio.tio.1").is_file(), "the files in --dir");
+    let out = Std::new(&vb)
+        .args(["run", "--profile=act"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.lines().count() == 1 && err.contains("act"),
+        "{err}"
+    );
+}

@@ -201,7 +201,7 @@ pub(super) const REFUSED: &[O] = &[
     refused("zone_reset_threshold", R_ZONES),
     refused("read_beyond_wp", R_ZONES),
     refused("zonecapacity", R_ZONES),
-    refused("profile", "fio's built-in profiles (tiobench, act) are not in volbench; `volbench suite` holds its own named workloads"),
+    refused("profile", "fio's profile is a command-line option, not a job option: `volbench run --profile=tiobench` runs fio's tiobench profile (act is not in volbench)"),
     refused("trim_backlog", R_TRIM),
     refused("trim_backlog_batch", R_TRIM),
     refused("trim_percentage", R_TRIM),
