@@ -430,10 +430,24 @@ mod tests {
         let (_, warns) = workload(&s, false).unwrap();
         assert!(warns[0].contains("disable_bw"), "{warns:?}");
         // An error about the option points at the alias's line.
-        let e = load("[a]\ntimeout=0\ntime_based\n")
-            .unwrap_err()
-            .to_string();
+        let e = load("[a]\nio_limit=4q\n").unwrap_err().to_string();
         assert!(e.contains("t.fio:2"), "{e}");
+        // fio: "time_based requires a runtime/timeout setting", and runs the job by size.
+        let (w, warns) = workload(
+            &parse_str(
+                "[a]\ntimeout=0\ntime_based\n",
+                Path::new("t.fio"),
+                &|_| None,
+                0,
+            )
+            .unwrap(),
+            false,
+        )
+        .unwrap();
+        assert!(
+            !w.jobs[0].time_based && warns.iter().any(|w| w.contains("time_based")),
+            "{warns:?}"
+        );
     }
 
     #[test]
