@@ -618,6 +618,8 @@ struct Job<'a, E: Engine> {
     vsave: Option<crate::vstate::Recorder>,
     /// fio's verify_state_load: which reads of a verify_only job check a completed write.
     vlimit: Option<crate::vstate::Limit>,
+    /// fio's verify-after-trim (trim_percentage with trim_backlog).
+    trimback: Option<crate::trimback::TrimBack>,
 }
 
 type Iolog = trace::IologWriter<std::io::BufWriter<std::fs::File>>;
@@ -670,6 +672,7 @@ impl<'a, E: Engine> Job<'a, E> {
         };
         let saves = spec.verify_state_save && spec.verify.is_some() && spec.rw.writes();
         Job {
+            trimback: crate::trimback::TrimBack::new(spec, splitmix(seed ^ 0x74_72_69_6d)),
             vsave: saves.then(|| crate::vstate::Recorder::new(depth as u32)),
             vlimit,
             picker,
@@ -876,6 +879,13 @@ impl<'a, E: Engine> Job<'a, E> {
                 if !self.room() {
                     break;
                 }
+                // fio's verify-after-trim: a due trim of a written block goes first.
+                if let Some(t) = self.trimback.as_mut().and_then(|t| t.next()) {
+                    if !self.push_trim(slot, &t, &mut prep_at, false) {
+                        break;
+                    }
+                    continue;
+                }
                 let Some(mut n) = self.pick(turn, &mut filled) else {
                     break;
                 };
@@ -972,6 +982,9 @@ impl<'a, E: Engine> Job<'a, E> {
             self.fill_write(slot, n);
             if let Some(r) = self.vsave.as_mut().filter(|_| !n.back) {
                 r.issued();
+            }
+            if let Some(t) = self.trimback.as_mut().filter(|_| !n.back) {
+                t.wrote();
             }
         }
         // fio's split: slat runs from this I/O's preparation to the return of the submission
@@ -1223,6 +1236,9 @@ impl<'a, E: Engine> Job<'a, E> {
             if let Some(r) = &mut self.vsave {
                 r.completed(m.file, m.offset);
             }
+            if let Some(t) = &mut self.trimback {
+                t.completed(m.file, m.offset, m.len);
+            }
         }
         if m.op == Op::Write {
             self.syncs.late = tc > window_end;
@@ -1433,11 +1449,12 @@ impl<'a, E: Engine> Job<'a, E> {
         self.stats.ctx = cpu1.2.saturating_sub(c.cpu0.2);
         if self.error.is_none() {
             let starts = self.picker.starts.as_ref();
+            let trimmed = self.trimback.as_ref().map(|t| (&t.done, t.zero));
             match closing_verify(
                 &mut self.eng,
                 self.inp,
                 self.q.depth,
-                starts,
+                (starts, trimmed),
                 &mut self.stats,
             ) {
                 Ok(n) => out.verified = n,

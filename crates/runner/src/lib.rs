@@ -41,6 +41,7 @@ mod sched;
 mod skew;
 mod steady;
 mod target;
+mod trimback;
 mod vstate;
 mod written;
 mod zones;

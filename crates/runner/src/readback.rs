@@ -7,6 +7,7 @@ use crate::live::JobInput;
 use crate::written::{closing_wanted, Starts};
 use engine::{Engine, Op, Request};
 use stats::{DirStats, JobStats};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
 
@@ -37,7 +38,7 @@ pub(crate) fn closing_verify<E: Engine>(
     eng: &mut E,
     inp: &JobInput,
     depth: usize,
-    starts: Option<&Starts>,
+    (starts, trimmed): (Option<&Starts>, Option<Trimmed>),
     out: &mut JobStats,
 ) -> Result<u64, String> {
     let spec = &inp.spec;
@@ -61,6 +62,7 @@ pub(crate) fn closing_verify<E: Engine>(
         depth,
         algo,
         pattern: spec.verify_pattern.as_deref(),
+        trimmed,
     };
     // fio verifies after every loop of the writes: the same blocks, read back each time.
     let mut n = 0;
@@ -114,7 +116,13 @@ struct Pass<'a> {
     algo: workload::Verify,
     /// What `verify=pattern` checks (and what lies under a header with `verify_pattern`).
     pattern: Option<&'a [u8]>,
+    /// fio's verify-after-trim: the blocks trimmed again, and whether they must read zeros
+    /// (else they are not read).
+    trimmed: Option<Trimmed<'a>>,
 }
+
+/// The blocks a job trimmed after writing them, and `trim_verify_zero`.
+pub(crate) type Trimmed<'a> = (&'a HashSet<(u32, u64)>, bool);
 
 impl Pass<'_> {
     /// Reads every block of every region in order, `depth` at a time, and checks each.
@@ -157,6 +165,12 @@ impl Pass<'_> {
                     more = false;
                     break;
                 };
+                if self
+                    .trimmed
+                    .is_some_and(|(t, zero)| !zero && t.contains(&(file, offset)))
+                {
+                    continue;
+                }
                 slots[slot as usize] = (offset, len, Instant::now());
                 let req = Request {
                     op: Op::Read,
@@ -186,7 +200,16 @@ impl Pass<'_> {
                     return Err(describe(c.result, Op::Read, off, len));
                 }
                 let buf = &eng.slot(c.slot)[..len as usize];
-                data::verify_block(buf, off, self.algo, self.pattern)?;
+                match self.trimmed.is_some_and(|(t, _)| t.contains(&(file, off))) {
+                    true if buf.iter().any(|&b| b != 0) => {
+                        return Err(format!(
+                            "trim: the block at offset {off} was trimmed but does not read as \
+                             zeros (the device keeps discarded data; trim_verify_zero=0 skips it)"
+                        ))
+                    }
+                    true => {}
+                    false => data::verify_block(buf, off, self.algo, self.pattern)?,
+                }
                 checked += 1;
             }
         }

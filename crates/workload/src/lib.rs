@@ -17,8 +17,8 @@ pub mod units;
 pub use distribution::Distribution;
 pub use spec::{
     BsSplit, BufferMode, CmdPrio, CpuIo, Dedupe, EngineKind, ExecJob, Fallocate, FileOp,
-    FileService, FileServiceKind, JobSpec, LockFile, Rw, SyncIo, SyncMode, Think, Trim, Verify,
-    Workload, WriteSizes,
+    FileService, FileServiceKind, JobSpec, LockFile, Rw, SyncIo, SyncMode, Think, Trim, TrimBack,
+    Verify, Workload, WriteSizes,
 };
 pub use units::{format_bytes, parse_bool, parse_duration, parse_size, short_size, UnitError};
 

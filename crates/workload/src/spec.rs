@@ -755,6 +755,34 @@ impl ExecJob {
     }
 }
 
+/// fio's verify-after-trim: the share of written blocks discarded again (`percent`), after
+/// every `backlog` writes, `batch` at a time (0: `backlog`); the closing verify reads them as
+/// zeros when `verify_zero` (fio's default), else skips them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrimBack {
+    pub percent: u8,
+    pub backlog: u64,
+    pub batch: u64,
+    pub verify_zero: bool,
+}
+
+impl Default for TrimBack {
+    fn default() -> Self {
+        TrimBack {
+            percent: 0,
+            backlog: 0,
+            batch: 0,
+            verify_zero: true,
+        }
+    }
+}
+
+impl TrimBack {
+    pub fn is_unset(&self) -> bool {
+        *self == TrimBack::default()
+    }
+}
+
 /// fio's zone options as given: `zonemode` (None: unset; Some(true): strided; Some(false):
 /// none) and the sizes. [`Zones::strided`] resolves them as fio does.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -1292,6 +1320,10 @@ pub struct JobSpec {
     /// completed (volbench: only when the job asks; fio's default is on).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify_state_save: bool,
+    /// fio's verify-after-trim: `trim_percentage`, `trim_backlog`, `trim_backlog_batch`,
+    /// `trim_verify_zero`.
+    #[serde(default, skip_serializing_if = "TrimBack::is_unset")]
+    pub trim_back: TrimBack,
     /// fio's `verify_state_load`: a verify_only job checks only the writes that state says
     /// completed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -1444,6 +1476,7 @@ impl Default for JobSpec {
             verify_only: false,
             verify_state_save: false,
             verify_state_load: false,
+            trim_back: TrimBack::default(),
             allow_destructive: false,
         }
     }

@@ -271,6 +271,78 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "as fio: in a verifying write job, this percent of the written blocks are \
+                  discarded again (BLKDISCARD, a device only), after every `trim_backlog` \
+                  writes; the closing verify reads them as zeros (`trim_verify_zero`) or \
+                  skips them. A block is drawn once its write has completed. On zram both \
+                  tools trim about this share and verify clean; the device's stored bytes \
+                  are the writes less the trims",
+        show: Some(|j| (j.trim_back.percent > 0).then(|| j.trim_back.percent.to_string())),
+        ..O::new(
+            "trim_percentage",
+            C::Data,
+            Kind::Int { min: 0, max: 100 },
+            "Percent of written blocks to trim again (with verify and trim_backlog)",
+            "50",
+            |j, v| {
+                j.trim_back.percent = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "trims fall due after every this many writes (without it fio trims nothing)",
+        show: Some(|j| (j.trim_back.backlog > 0).then(|| j.trim_back.backlog.to_string())),
+        ..O::new(
+            "trim_backlog",
+            C::Data,
+            Kind::Int {
+                min: 0,
+                max: u32::MAX as u64,
+            },
+            "Trim after every this many writes",
+            "16",
+            |j, v| {
+                j.trim_back.backlog = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "trims per batch (0: `trim_backlog`)",
+        show: Some(|j| (j.trim_back.batch > 0).then(|| j.trim_back.batch.to_string())),
+        ..O::new(
+            "trim_backlog_batch",
+            C::Data,
+            Kind::Int {
+                min: 0,
+                max: u32::MAX as u64,
+            },
+            "Trims issued per batch",
+            "4",
+            |j, v| {
+                j.trim_back.batch = v.int()?;
+                Ok(())
+            },
+        )
+    },
+    O {
+        details: "the closing verify reads trimmed blocks and expects zeros (fio's default \
+                  1); 0 leaves them out of the verify",
+        show: Some(|j| (!j.trim_back.verify_zero).then(|| "0".into())),
+        ..O::new(
+            "trim_verify_zero",
+            C::Data,
+            Kind::Flag,
+            "Trimmed blocks must read as zeros",
+            "0",
+            |j, v| {
+                j.trim_back.verify_zero = v.flag()?;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "a verifying write job writes `local-JOB-N-verify.state` in the working \
                   directory (fio's name; volbench's JSON): how many writes it issued and \
                   which of the last `iodepth` completed. fio writes it by default; volbench \

@@ -169,7 +169,6 @@ pub(super) const IGNORED: &[O] = &[
 ];
 
 const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writes anywhere in its region, which a zoned device refuses; test a conventional namespace or a file on a zoned file system";
-const R_TRIM: &str = "fio's trims after a verify pass (trim_percentage and the rest) are not in volbench, which runs rw=trim, randtrim and trimwrite; check discarded blocks read back with a read job after a trim job";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
 const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type (malloc, shm, mmap, huge pages) does not change the I/O the device sees, only the CPU per I/O";
 const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
@@ -202,10 +201,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("read_beyond_wp", R_ZONES),
     refused("zonecapacity", R_ZONES),
     refused("profile", "fio's profile is a command-line option, not a job option: `volbench run --profile=tiobench` runs fio's tiobench profile (act is not in volbench)"),
-    refused("trim_backlog", R_TRIM),
-    refused("trim_backlog_batch", R_TRIM),
-    refused("trim_percentage", R_TRIM),
-    refused("trim_verify_zero", R_TRIM),
     refused("verify_header_seed", R_VERIFYFMT),
     refused("trigger", R_TRIGGER),
     refused("trigger-file", R_TRIGGER),
