@@ -3201,3 +3201,32 @@ fn trim_percentage_discards_written_blocks_and_verifies_them_as_zeros() {
         assert_eq!(u(&j, "/error"), 0);
     }
 }
+
+/// fio's `--profile=act` (Aerospike's flash certification): on a 512-byte-sector loop device
+/// for 3 s at load 1, eight threads read 1,536 bytes at 2,000 reads/s in all and one writer
+/// writes 128 KiB blocks at 12/s, in both tools (the same reads and writes within pacing's
+/// rounding); no device named is one line.
+#[test]
+fn profile_act_runs_fios_act_jobs() {
+    require_root!();
+    require_tool!("fio");
+    let dev = Loop::new(64 << 20, 512);
+    let d = format!("--device-names={}", dev.p());
+    for tool in ["fio", "vb"] {
+        let jobs = fio_jobs(tool, &["--profile=act", &d, "--test-duration=3"]);
+        let (r, w) = jobs.iter().fold((0, 0), |(r, w), j| {
+            (r + u(j, "/read/total_ios"), w + u(j, "/write/total_ios"))
+        });
+        assert!(
+            (5900..=6100).contains(&r),
+            "{tool}: {r} reads in 3 s at 2,000/s"
+        );
+        assert!((34..=38).contains(&w), "{tool}: {w} writes in 3 s at 12/s");
+    }
+    let out = by("vb", &["--profile=act", "--test-duration=1"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("--device-names"),
+        "{err}"
+    );
+}

@@ -144,11 +144,9 @@ fn split_word(a: &str) -> Option<(&str, Option<&str>)> {
     })
 }
 
-/// fio's `--profile=tiobench`: the tiotest/tiobench benchmark as fio's built-in profile
-/// writes it, four jobs (sequential and random writes, then reads, stonewalled) over four
-/// files, with its options `size` (MiB; fio's default is 4 KiB per MiB of memory), `block`,
-/// `numruns`, `dir` and `threads` after it, as fio's HOWTO gives them (fio 3.33 ignores
-/// them: a bug of its profile). The other arguments stay; `--profile=act` is refused.
+/// fio's built-in profiles, `--profile=tiobench` and `--profile=act`, as the jobs fio's
+/// profiles write, with each profile's options after it (see [`tiobench`] and [`act`]). The
+/// other arguments stay, as `[global]` options.
 fn expand_profile(args: Vec<String>) -> Result<Vec<String>, String> {
     let Some(at) = args
         .iter()
@@ -163,42 +161,53 @@ fn expand_profile(args: Vec<String>) -> Result<Vec<String>, String> {
         Some(v) => v.to_string(),
         None => it.next().unwrap_or_default(),
     };
-    match name.as_str() {
-        "tiobench" => {}
-        "act" => {
-            return Err(
-                "--profile=act (Aerospike's certification tool, with its own \
-                        report) is not in volbench: run Aerospike's act, or write its jobs \
-                        as a job file"
-                    .into(),
-            )
-        }
+    let keys: &[&str] = match name.as_str() {
+        "tiobench" => &["size", "block", "numruns", "dir", "threads"],
+        "act" => &[
+            "device-names",
+            "load",
+            "test-duration",
+            "threads-per-queue",
+            "read-req-num-512-blocks",
+            "large-block-op-kbytes",
+            "prep",
+        ],
         n => {
             return Err(format!(
                 "--profile={n}: fio's profiles are tiobench and act"
             ))
         }
-    }
-    let mut tb: std::collections::HashMap<String, String> = Default::default();
+    };
+    let mut given: std::collections::HashMap<String, String> = Default::default();
     let mut rest = Vec::new();
     while let Some(a) = it.next() {
         match split_word(&a) {
-            Some((k, v)) if ["size", "block", "numruns", "dir", "threads"].contains(&k) => {
+            // act's `prep` is a bare flag; the others take a value.
+            Some(("prep", v)) if name == "act" => {
+                given.insert("prep".into(), v.unwrap_or("1").into());
+            }
+            Some((k, v)) if keys.contains(&k) => {
                 let v = match v {
                     Some(v) => v.to_string(),
                     None => it.next().unwrap_or_default(),
                 };
-                tb.insert(k.to_string(), v);
+                given.insert(k.to_string(), v);
             }
             _ => rest.push(a),
         }
     }
     out.extend(rest);
-    out.extend(tiobench(&tb)?);
+    out.extend(match name.as_str() {
+        "act" => act(&given)?,
+        _ => tiobench(&given)?,
+    });
     Ok(out)
 }
 
-/// The tiobench profile's jobs as fio's command line, with its options `tb`.
+/// The tiotest/tiobench benchmark as fio's profile writes it: four jobs (sequential and
+/// random writes, then reads, stonewalled) over four files, with its options `size` (MiB;
+/// fio's default is 4 KiB per MiB of memory), `block`, `numruns`, `dir` and `threads`, as
+/// fio's HOWTO gives them (fio 3.33 ignores them: a bug of its profile).
 fn tiobench(tb: &std::collections::HashMap<String, String>) -> Result<Vec<String>, String> {
     let num = |k: &str, d: u64| -> Result<u64, String> {
         tb.get(k).map_or(Ok(d), |v| {
@@ -246,6 +255,89 @@ fn tiobench(tb: &std::collections::HashMap<String, String>) -> Result<Vec<String
         "--rw=randread",
     ] {
         v.push(o.into());
+    }
+    Ok(v)
+}
+
+/// Aerospike's ACT (its certification of flash for a database) as fio's act profile writes
+/// it: per device of `device-names`, `threads-per-queue` reading threads at 2,000 reads/s
+/// times `load` in all, of `read-req-num-512-blocks` sectors, and one writer of
+/// `large-block-op-kbytes` (taken as bytes, as fio's profile does) at fio's matching rate,
+/// for `test-duration` seconds; with `prep`, the device zeroed then salted with random 4 KiB
+/// writes instead. fio also prints ACT's hourly verdict (the share of reads over 1, 8 and 64
+/// ms); volbench's report gives the reads' latency percentiles instead.
+fn act(o: &std::collections::HashMap<String, String>) -> Result<Vec<String>, String> {
+    let num = |k: &str, d: u64| -> Result<u64, String> {
+        o.get(k).map_or(Ok(d), |v| {
+            v.trim()
+                .parse()
+                .map_err(|_| format!("--{k}={v}: the act profile takes a number"))
+        })
+    };
+    let devs = o.get("device-names").filter(|d| !d.is_empty()).ok_or(
+        "act: give the devices to test with --device-names=DEV[,DEV...], as fio's act profile asks",
+    )?;
+    let (load, threads) = (num("load", 1)?, num("threads-per-queue", 8)?.max(1));
+    let (blocks, wsize) = (
+        num("read-req-num-512-blocks", 3)?.max(1),
+        num("large-block-op-kbytes", 131072)?,
+    );
+    let secs = crate::units::parse_duration(o.get("test-duration").map_or("24h", String::as_str))
+        .map_err(|e| format!("--test-duration: {e}"))?
+        .as_secs();
+    let mut v: Vec<String> = [
+        "--direct=1",
+        "--ioengine=sync",
+        "--random_generator=lfsr",
+        "--group_reporting=1",
+        "--thread",
+    ]
+    .map(String::from)
+    .to_vec();
+    let prep = o.get("prep").is_some_and(|p| p != "0");
+    if !prep {
+        v.extend([format!("--runtime={secs}s"), "--time_based=1".into()]);
+    }
+    for dev in devs.split(',').filter(|d| !d.is_empty()) {
+        if prep {
+            v.extend([
+                format!("--name=act-prep-zeroes-{dev}"),
+                format!("--filename={dev}"),
+                "--bs=1048576".into(),
+                "--zero_buffers".into(),
+                "--rw=write".into(),
+            ]);
+            v.extend([
+                format!("--name=act-prep-salt-{dev}"),
+                "--stonewall".into(),
+                format!("--filename={dev}"),
+                "--bs=4096".into(),
+                "--ioengine=libaio".into(),
+                "--iodepth=64".into(),
+                "--rw=randwrite".into(),
+            ]);
+            continue;
+        }
+        let rsize = (wsize / (blocks * 512)).max(1);
+        v.extend([
+            format!("--name=act-read-{dev}"),
+            format!("--filename={dev}"),
+            "--rw=randread".into(),
+        ]);
+        v.extend([
+            format!("--numjobs={threads}"),
+            format!("--rate_iops={}", load * 2000 / threads),
+            format!("--bs={}", blocks * 512),
+        ]);
+        v.extend([
+            format!("--name=act-write-{dev}"),
+            format!("--filename={dev}"),
+            "--rw=randwrite".into(),
+        ]);
+        v.extend([
+            format!("--rate_iops={}", (load * 1000).div_ceil(rsize)),
+            format!("--bs={wsize}"),
+        ]);
     }
     Ok(v)
 }

@@ -52,6 +52,11 @@ pub(super) const NOTED: &[O] = &[
     ),
     noted("clocksource", "volbench always times with CLOCK_MONOTONIC"),
     noted(
+        "flow_watermark",
+        "deprecated in fio, which accepts and ignores it; volbench's flow shares I/O by the \
+         weights alone (flow=), as fio's does now",
+    ),
+    noted(
         "allow_mounted_write",
         "the job file's consent is fio's; volbench's safety rule still holds: a device that \
          is mounted or holds a file system or partition table is written only with \
@@ -200,12 +205,11 @@ pub(super) const REFUSED: &[O] = &[
     refused("zone_reset_threshold", R_ZONES),
     refused("read_beyond_wp", R_ZONES),
     refused("zonecapacity", R_ZONES),
-    refused("profile", "fio's profile is a command-line option, not a job option: `volbench run --profile=tiobench` runs fio's tiobench profile (act is not in volbench)"),
+    refused("profile", "fio's profile is a command-line option, not a job option: `volbench run --profile=tiobench` (or `--profile=act`) runs fio's profile"),
     refused("verify_header_seed", R_VERIFYFMT),
     refused("trigger", R_TRIGGER),
     refused("trigger-file", R_TRIGGER),
     refused("trigger-timeout", R_TRIGGER),
-    refused("flow_watermark", "volbench's flow shares I/O by the weights alone (flow=), with no watermark"),
     refused("size_increment", "volbench's clones share size=; give each its own region with offset_increment= and size="),
     // Newer fio's (3.36 to master), refused with their reason rather than called unknown.
     refused("sprandom", "volbench does not precondition with SPRandom's regions and validity fractions; precondition with the pts-* suites (volbench suite pts-iops), which write the device twice and run rounds to steady state"),
