@@ -277,69 +277,75 @@ fn act(o: &std::collections::HashMap<String, String>) -> Result<Vec<String>, Str
     let devs = o.get("device-names").filter(|d| !d.is_empty()).ok_or(
         "act: give the devices to test with --device-names=DEV[,DEV...], as fio's act profile asks",
     )?;
-    let (load, threads) = (num("load", 1)?, num("threads-per-queue", 8)?.max(1));
-    let (blocks, wsize) = (
-        num("read-req-num-512-blocks", 3)?.max(1),
-        num("large-block-op-kbytes", 131072)?,
-    );
+    let rates = ActRates {
+        load: num("load", 1)?,
+        threads: num("threads-per-queue", 8)?.max(1),
+        blocks: num("read-req-num-512-blocks", 3)?.max(1),
+        wsize: num("large-block-op-kbytes", 131072)?,
+    };
     let secs = crate::units::parse_duration(o.get("test-duration").map_or("24h", String::as_str))
         .map_err(|e| format!("--test-duration: {e}"))?
         .as_secs();
-    let mut v: Vec<String> = [
-        "--direct=1",
-        "--ioengine=sync",
-        "--random_generator=lfsr",
-        "--group_reporting=1",
-        "--thread",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut v: Vec<String> = ["--direct=1", "--ioengine=sync", "--random_generator=lfsr"]
+        .into_iter()
+        .chain(["--group_reporting=1", "--thread"])
+        .map(String::from)
+        .collect();
     let prep = o.get("prep").is_some_and(|p| p != "0");
     if !prep {
         v.extend([format!("--runtime={secs}s"), "--time_based=1".into()]);
     }
     for dev in devs.split(',').filter(|d| !d.is_empty()) {
-        if prep {
-            v.extend([
-                format!("--name=act-prep-zeroes-{dev}"),
-                format!("--filename={dev}"),
-                "--bs=1048576".into(),
-                "--zero_buffers".into(),
-                "--rw=write".into(),
-            ]);
-            v.extend([
-                format!("--name=act-prep-salt-{dev}"),
-                "--stonewall".into(),
-                format!("--filename={dev}"),
-                "--bs=4096".into(),
-                "--ioengine=libaio".into(),
-                "--iodepth=64".into(),
-                "--rw=randwrite".into(),
-            ]);
-            continue;
-        }
-        let rsize = (wsize / (blocks * 512)).max(1);
-        v.extend([
+        v.extend(if prep { act_prep(dev) } else { rates.jobs(dev) });
+    }
+    Ok(v)
+}
+
+/// ACT's load on one device: `threads` readers of `blocks` sectors at 2,000 reads/s times
+/// `load` in all, one writer of `wsize` bytes at fio's matching rate.
+struct ActRates {
+    load: u64,
+    threads: u64,
+    blocks: u64,
+    wsize: u64,
+}
+
+impl ActRates {
+    fn jobs(&self, dev: &str) -> Vec<String> {
+        let rsize = (self.wsize / (self.blocks * 512)).max(1);
+        vec![
             format!("--name=act-read-{dev}"),
             format!("--filename={dev}"),
             "--rw=randread".into(),
-        ]);
-        v.extend([
-            format!("--numjobs={threads}"),
-            format!("--rate_iops={}", load * 2000 / threads),
-            format!("--bs={}", blocks * 512),
-        ]);
-        v.extend([
+            format!("--numjobs={}", self.threads),
+            format!("--rate_iops={}", self.load * 2000 / self.threads),
+            format!("--bs={}", self.blocks * 512),
             format!("--name=act-write-{dev}"),
             format!("--filename={dev}"),
             "--rw=randwrite".into(),
-        ]);
-        v.extend([
-            format!("--rate_iops={}", (load * 1000).div_ceil(rsize)),
-            format!("--bs={wsize}"),
-        ]);
+            format!("--rate_iops={}", (self.load * 1000).div_ceil(rsize)),
+            format!("--bs={}", self.wsize),
+        ]
     }
-    Ok(v)
+}
+
+/// ACT's prep of one device: zeroed in 1 MiB writes, then salted with random 4 KiB writes.
+fn act_prep(dev: &str) -> Vec<String> {
+    let f = format!("--filename={dev}");
+    vec![
+        format!("--name=act-prep-zeroes-{dev}"),
+        f.clone(),
+        "--bs=1048576".into(),
+        "--zero_buffers".into(),
+        "--rw=write".into(),
+        format!("--name=act-prep-salt-{dev}"),
+        "--stonewall".into(),
+        f,
+        "--bs=4096".into(),
+        "--ioengine=libaio".into(),
+        "--iodepth=64".into(),
+        "--rw=randwrite".into(),
+    ]
 }
 
 /// A word after a single dash that fio would read as a long option.
