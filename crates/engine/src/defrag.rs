@@ -3,7 +3,8 @@
 //! defragmentation on ext4. With `inplace` the donor's space is allocated for each move and
 //! freed after it; without, the donor is allocated whole once, before the job.
 
-use crate::{sync_fd, Completion, Engine, EngineConfig, EngineError, Op, Request, SlotBuffers};
+use crate::calls::{Call, Calls};
+use crate::{EngineConfig, EngineError, Op, Request};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 /// `_IOWR('f', 15, struct move_extent)`.
@@ -20,14 +21,15 @@ struct MoveExtent {
     moved_len: u64,
 }
 
-pub struct Defrag {
-    fds: Vec<RawFd>,
-    donor: OwnedFd,
+/// fio's e4defrag engine.
+pub type Defrag = Calls<Donor>;
+
+/// The donor file the moves take their blocks from.
+pub struct Donor {
+    fd: OwnedFd,
     /// The donor's block size (st_blksize), the unit of the moves.
     bsz: u64,
     inplace: bool,
-    bufs: SlotBuffers,
-    done: Vec<Completion>,
 }
 
 fn errno() -> i64 {
@@ -36,10 +38,10 @@ fn errno() -> i64 {
         .unwrap_or(libc::EIO) as i64
 }
 
-impl Defrag {
+impl Donor {
     /// The engine over `cfg`'s files with the donor file `donor` (open for writing). Without
     /// `inplace`, the donor gets `[start, start + len)` allocated now, as fio's init does.
-    pub fn new(
+    pub fn engine(
         cfg: &EngineConfig,
         donor: OwnedFd,
         inplace: bool,
@@ -68,24 +70,27 @@ impl Defrag {
             }
             st
         };
-        Ok(Defrag {
-            fds: cfg.fds.clone(),
-            donor,
+        let d = Donor {
+            fd: donor,
             bsz: (st.st_blksize as u64).max(1),
             inplace,
-            bufs: SlotBuffers::new(cfg.depth as usize, cfg.slot_size, cfg.align),
-            done: Vec::with_capacity(cfg.depth as usize),
-        })
+        };
+        Ok(Calls::new(cfg, d))
+    }
+}
+
+impl Call for Donor {
+    fn name(&self) -> &'static str {
+        "e4defrag"
     }
 
     /// One move of the request's blocks: bytes moved (at most its length), or a negative errno.
-    fn call(&self, req: &Request) -> i64 {
+    fn call(&self, fd: RawFd, req: &Request) -> i64 {
         if req.op != Op::Write {
             // fio's engine changes layout only on writes, so a read job stays read-only.
             return -(libc::EINVAL as i64);
         }
-        let donor = self.donor.as_raw_fd();
-        let fd = self.fds[req.file as usize];
+        let donor = self.fd.as_raw_fd();
         // SAFETY: fallocate/ftruncate on our donor descriptor; the ioctl reads and writes `me`,
         // which lives across the call.
         unsafe {
@@ -112,42 +117,5 @@ impl Defrag {
                 (e, _) => e,
             }
         }
-    }
-}
-
-impl Engine for Defrag {
-    fn name(&self) -> &'static str {
-        "e4defrag"
-    }
-
-    fn push(&mut self, req: Request) -> Result<(), EngineError> {
-        let result = self.call(&req);
-        self.done.push(Completion {
-            slot: req.slot,
-            result,
-        });
-        Ok(())
-    }
-
-    fn submit(&mut self) -> Result<(), EngineError> {
-        Ok(())
-    }
-
-    fn reap(&mut self, _min: usize, out: &mut Vec<Completion>) -> Result<(), EngineError> {
-        out.clear();
-        out.append(&mut self.done);
-        Ok(())
-    }
-
-    fn slot(&mut self, slot: u32) -> &mut [u8] {
-        self.bufs.slot(slot)
-    }
-
-    fn sync(&mut self, file: u32, datasync: bool) -> std::io::Result<()> {
-        sync_fd(self.fds[file as usize], datasync)
-    }
-
-    fn is_sync(&self) -> bool {
-        true
     }
 }

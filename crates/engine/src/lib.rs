@@ -10,6 +10,7 @@
 //! The engine knows nothing of workloads or reports: it moves bytes between slots and files.
 
 mod buf;
+mod calls;
 mod defrag;
 mod libaio;
 mod mmap;
@@ -19,7 +20,8 @@ mod space;
 mod uring;
 
 pub use buf::SlotBuffers;
-pub use defrag::Defrag;
+pub use calls::{Call, Calls};
+pub use defrag::{Defrag, Donor};
 pub use libaio::Libaio;
 pub use null::Null;
 pub use psync::Psync;

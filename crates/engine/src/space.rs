@@ -1,11 +1,12 @@
 //! fio's falloc and ftruncate engines: each I/O changes how much space a file holds rather
-//! than moving data, one system call at a time, done inside `push` like psync.
+//! than moving data, one system call at a time, done inside `push` ([`Calls`]).
 //!
 //! They measure a file system's allocator (extent trees, preallocation, truncation) by the
 //! same offsets and block sizes a data job would use, so a job file written for them runs
 //! with fio's meaning.
 
-use crate::{sync_fd, Completion, Engine, EngineConfig, EngineError, Op, Request, SlotBuffers};
+use crate::calls::{Call, Calls};
+use crate::{Op, Request};
 use std::os::fd::RawFd;
 
 /// Which of fio's two space engines.
@@ -18,27 +19,20 @@ pub enum SpaceOp {
     Ftruncate,
 }
 
-pub struct Space {
-    op: SpaceOp,
-    fds: Vec<RawFd>,
-    bufs: SlotBuffers,
-    done: Vec<Completion>,
-}
+/// fio's falloc or ftruncate engine.
+pub type Space = Calls<SpaceOp>;
 
-impl Space {
-    pub fn new(cfg: &EngineConfig, op: SpaceOp) -> Space {
-        Space {
-            op,
-            fds: cfg.fds.clone(),
-            bufs: SlotBuffers::new(cfg.depth as usize, cfg.slot_size, cfg.align),
-            done: Vec::with_capacity(cfg.depth as usize),
+impl Call for SpaceOp {
+    fn name(&self) -> &'static str {
+        match self {
+            SpaceOp::Falloc => "falloc",
+            SpaceOp::Ftruncate => "ftruncate",
         }
     }
 
     /// The request's call: its length when it succeeded, else a negative errno.
-    fn call(&self, req: &Request) -> i64 {
-        let fd = self.fds[req.file as usize];
-        let r = match (self.op, req.op) {
+    fn call(&self, fd: RawFd, req: &Request) -> i64 {
+        let r = match (self, req.op) {
             (SpaceOp::Falloc, Op::Write) => falloc(fd, 0, req.offset, req.len),
             (SpaceOp::Falloc, Op::Read) => {
                 falloc(fd, libc::FALLOC_FL_KEEP_SIZE, req.offset, req.len)
@@ -92,49 +86,10 @@ pub fn punch(fd: RawFd, offset: u64, len: u32) -> i64 {
     }
 }
 
-impl Engine for Space {
-    fn name(&self) -> &'static str {
-        match self.op {
-            SpaceOp::Falloc => "falloc",
-            SpaceOp::Ftruncate => "ftruncate",
-        }
-    }
-
-    fn push(&mut self, req: Request) -> Result<(), EngineError> {
-        let result = self.call(&req);
-        self.done.push(Completion {
-            slot: req.slot,
-            result,
-        });
-        Ok(())
-    }
-
-    fn submit(&mut self) -> Result<(), EngineError> {
-        Ok(())
-    }
-
-    fn reap(&mut self, _min: usize, out: &mut Vec<Completion>) -> Result<(), EngineError> {
-        out.clear();
-        out.append(&mut self.done);
-        Ok(())
-    }
-
-    fn slot(&mut self, slot: u32) -> &mut [u8] {
-        self.bufs.slot(slot)
-    }
-
-    fn sync(&mut self, file: u32, datasync: bool) -> std::io::Result<()> {
-        sync_fd(self.fds[file as usize], datasync)
-    }
-
-    fn is_sync(&self) -> bool {
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Engine, EngineConfig};
     use std::os::fd::AsRawFd;
 
     fn engine(op: SpaceOp, fd: RawFd) -> Space {
@@ -153,7 +108,7 @@ mod tests {
             force_async: 0,
             hipri_percent: 100,
         };
-        Space::new(&cfg, op)
+        Calls::new(&cfg, op)
     }
 
     fn run(e: &mut Space, op: Op, offset: u64, len: u32) -> i64 {

@@ -89,9 +89,9 @@ pub fn run(inp: JobInput) -> JobOutput {
         EngineKind::Psync => drive(engine::Psync::new(&cfg), &inp, &mut out),
         EngineKind::Mmap => drive(engine::Psync::mmap(&cfg), &inp, &mut out),
         EngineKind::Null => drive(engine::Null::new(&cfg), &inp, &mut out),
-        EngineKind::Falloc => drive(engine::Space::new(&cfg, SpaceOp::Falloc), &inp, &mut out),
+        EngineKind::Falloc => drive(engine::Calls::new(&cfg, SpaceOp::Falloc), &inp, &mut out),
         EngineKind::Ftruncate => {
-            drive(engine::Space::new(&cfg, SpaceOp::Ftruncate), &inp, &mut out)
+            drive(engine::Calls::new(&cfg, SpaceOp::Ftruncate), &inp, &mut out)
         }
         EngineKind::FileOp(op) => crate::fileops::drive(op, &inp, &mut out),
         EngineKind::CpuIo => crate::cpuio::drive(&inp, &mut out),
@@ -179,7 +179,7 @@ fn defrag(inp: &JobInput, cfg: &EngineConfig) -> Result<engine::Defrag, EngineEr
             ))
         })?;
     let region = inp.regions.first().copied().unwrap_or_default();
-    engine::Defrag::new(cfg, donor.into(), spec.e4defrag_inplace, region)
+    engine::Donor::engine(cfg, donor.into(), spec.e4defrag_inplace, region)
 }
 
 /// The engine could not be built: stop the phase, but still meet the others at the start
