@@ -42,7 +42,7 @@ pub(crate) fn become_user(
         return Ok(());
     }
     for (&fd, path) in fds.iter().zip(paths) {
-        reopen(fd, path).map_err(|e| {
+        crate::target::reopen_onto(fd, path, false).map_err(|e| {
             EngineError::Setup(format!(
                 "open {path} as uid {} gid {}: {e} (the job's user cannot use the file: \
                  change its owner or mode, or drop uid=/gid=)",
@@ -66,31 +66,5 @@ fn check(rc: libc::c_long, opt: &'static str, what: &'static str) -> Result<(), 
             what,
             source: std::io::Error::last_os_error(),
         }),
-    }
-}
-
-/// `path` opened as `fd` was (access mode and flags kept), onto `fd`.
-fn reopen(fd: RawFd, path: &str) -> std::io::Result<()> {
-    let c = std::ffi::CString::new(path).map_err(std::io::Error::other)?;
-    // SAFETY: fcntl only reads the status flags of a descriptor the job holds open.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let keep = flags & (libc::O_ACCMODE | libc::O_DIRECT | libc::O_SYNC | libc::O_DSYNC);
-    // SAFETY: open with a valid C string; the new descriptor is closed below.
-    let new = unsafe { libc::open(c.as_ptr(), keep | libc::O_CLOEXEC) };
-    if new < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: dup3 onto a descriptor the job owns, before any I/O on it (close-on-exec
-    // kept, so exec_prerun's command inherits nothing); then the spare is closed.
-    let rc = unsafe { libc::dup3(new, fd, libc::O_CLOEXEC) };
-    let err = std::io::Error::last_os_error();
-    // SAFETY: `new` is ours and no longer needed.
-    unsafe { libc::close(new) };
-    match rc < 0 {
-        true => Err(err),
-        false => Ok(()),
     }
 }

@@ -436,25 +436,35 @@ pub(crate) fn drop_cached(fd: std::os::fd::RawFd, offset: u64, len: u64) {
 }
 
 /// fio's unlink_each_loop between two loops: deletes `path` and puts a new empty file of that
-/// name under the job's descriptor `fd` (dup2, so the engine's descriptor stays valid). A job
-/// that writes creates it (O_CREAT); one that only reads finds it gone, as fio's does.
+/// name under the job's descriptor `fd`. A job that writes creates it (O_CREAT); one that only
+/// reads finds it gone, as fio's does.
 #[cold]
 pub(crate) fn recreate(fd: std::os::fd::RawFd, path: &str, creates: bool) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
     std::fs::remove_file(path)?;
-    // The new file is opened as the old one was (O_DIRECT and the rest kept).
+    reopen_onto(fd, path, creates)
+}
+
+/// `path` opened again onto the job's descriptor `fd` (dup3, so the engine's descriptor stays
+/// valid), as `fd` was opened: its access mode and flags (O_DIRECT and the rest) kept, created
+/// with `create`; close-on-exec, as the original. Nothing may be in flight on `fd`.
+pub(crate) fn reopen_onto(fd: std::os::fd::RawFd, path: &str, create: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
     // SAFETY: fcntl only reads the status flags of a descriptor the job holds open.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) } & !libc::O_ACCMODE;
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let writes = flags & libc::O_ACCMODE != libc::O_RDONLY;
     let f = std::fs::OpenOptions::new()
         .read(true)
-        .write(creates)
-        .create(creates)
+        .write(writes)
+        .create(create && writes)
         .mode(0o644)
-        .custom_flags(flags)
+        .custom_flags(flags & !libc::O_ACCMODE)
         .open(path)?;
-    // SAFETY: dup2 onto a descriptor the job owns, with nothing in flight on it; `f` closes
+    // SAFETY: dup3 onto a descriptor the job owns, with nothing in flight on it; `f` closes
     // its own copy when dropped.
-    if unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&f), fd) } < 0 {
+    if unsafe { libc::dup3(std::os::fd::AsRawFd::as_raw_fd(&f), fd, libc::O_CLOEXEC) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
