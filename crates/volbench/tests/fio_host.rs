@@ -2464,6 +2464,21 @@ fn lockfile_serialises_the_io_of_jobs_on_one_file_as_fios() {
     }
 }
 
+/// `tool` (fio, or `volbench run -q --no-store`) as a command run in `dir`, with the tests'
+/// store.
+fn tool_in(dir: &Path, tool: &str) -> Std {
+    let mut c = match tool {
+        "fio" => Std::new("fio"),
+        _ => {
+            let mut c = Std::new(assert_cmd::cargo::cargo_bin("volbench"));
+            c.args(["run", "-q", "--no-store"]);
+            c
+        }
+    };
+    c.current_dir(dir).env("VOLBENCH_STORE", test_store());
+    c
+}
+
 /// `tool` run on `args`: whether it succeeded, its stdout and stderr.
 fn outcome(tool: &str, args: &[&str]) -> (bool, String, String) {
     let out = by(tool, args, &[]);
@@ -2893,15 +2908,8 @@ fn exec_runs_the_program_as_fios_exec_engine() {
                 "--time_based",
                 "--runtime=1",
             ];
-            let mut cmd = if tool == "fio" {
-                Std::new("fio")
-            } else {
-                let mut c = Std::new(assert_cmd::cargo::cargo_bin("volbench"));
-                c.args(["run", "-q", "--no-store"]);
-                c
-            };
             let t0 = Instant::now();
-            let out = cmd.current_dir(dir).args(job).output().unwrap();
+            let out = tool_in(dir, tool).args(job).output().unwrap();
             let took = t0.elapsed();
             assert!(
                 out.status.success(),
@@ -3030,27 +3038,14 @@ fn verify_state_limits_a_later_verify_to_what_was_written() {
         fill_random(&dir.join("v.dat"), 8 << 20);
         let _ = std::fs::remove_file(dir.join("local-t-0-verify.state"));
         let run = |extra: &[&str]| {
-            let (json, cmd): (&str, Vec<String>) = match tool {
-                "fio" => ("--output-format=json", vec!["fio".into()]),
-                _ => (
-                    "--output-format=fio-json",
-                    vec![
-                        assert_cmd::cargo::cargo_bin("volbench")
-                            .display()
-                            .to_string(),
-                        "run".into(),
-                        "-q".into(),
-                        "--no-store".into(),
-                    ],
-                ),
+            let json = match tool {
+                "fio" => "--output-format=json",
+                _ => "--output-format=fio-json",
             };
-            let out = Std::new(&cmd[0])
-                .args(&cmd[1..])
+            let out = tool_in(dir, tool)
                 .args(base)
                 .args(extra)
                 .arg(json)
-                .current_dir(dir)
-                .env("VOLBENCH_STORE", test_store())
                 .output()
                 .unwrap();
             let text = String::from_utf8_lossy(&out.stdout).into_owned();
