@@ -43,11 +43,7 @@ pub fn run(inp: JobInput) -> JobOutput {
     let mut joined = None;
     let locked = crate::identity::become_user(&inp.spec, &inp.fds, &inp.paths)
         .and_then(|_| {
-            joined = inp
-                .cgroup
-                .as_deref()
-                .map(crate::jobgroup::join)
-                .transpose()?;
+            joined = inp.cgroup.as_ref().map(crate::jobgroup::join).transpose()?;
             Ok(())
         })
         .and_then(|_| prerun())

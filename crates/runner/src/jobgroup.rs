@@ -53,12 +53,28 @@ fn hierarchy() -> Option<(PathBuf, bool)> {
     })
 }
 
+/// Where a job's thread goes: its group, and the group it comes back to after the job (the
+/// process's own in that hierarchy, where every job thread starts).
+#[derive(Clone, Debug)]
+pub struct Member {
+    dir: PathBuf,
+    back: PathBuf,
+}
+
+/// The process's own group in the v1 hierarchy mounted at `mount` for blkio.
+fn own_group(mount: &Path) -> PathBuf {
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let rel = own.lines().find_map(|l| {
+        let mut f = l.splitn(3, ':');
+        let (_, ctls, path) = (f.next()?, f.next()?, f.next()?);
+        ctls.split(',').any(|c| c == "blkio").then_some(path)
+    });
+    mount.join(rel.unwrap_or("/").trim_start_matches('/'))
+}
+
 /// Makes or finds job `spec`'s group (none when it names none and sets no weight) and sets
-/// its weight; returns the directory the job's thread joins.
-pub(crate) fn prepare(
-    spec: &JobSpec,
-    groups: &mut Vec<Group>,
-) -> Result<Option<PathBuf>, RunError> {
+/// its weight; returns where the job's thread goes.
+pub(crate) fn prepare(spec: &JobSpec, groups: &mut Vec<Group>) -> Result<Option<Member>, RunError> {
     if spec.cgroup.is_none() && spec.cgroup_weight == 0 {
         return Ok(None);
     }
@@ -104,7 +120,10 @@ pub(crate) fn prepare(
     if spec.cgroup_weight > 0 {
         weigh(&dir, spec.cgroup_weight).map_err(fail)?;
     }
-    Ok(Some(dir))
+    Ok(Some(Member {
+        back: own_group(&mount),
+        dir,
+    }))
 }
 
 /// fio writes `blkio.weight` (CFQ's, gone since Linux 5.0); BFQ's `blkio.bfq.weight` is
@@ -137,30 +156,17 @@ impl Drop for Joined {
     }
 }
 
-/// Moves this thread into `dir` (its `tasks`), remembering its group before.
-pub(crate) fn join(dir: &Path) -> Result<Joined, EngineError> {
+/// Moves this thread into its group (its `tasks`), back out when the result drops.
+pub(crate) fn join(m: &Member) -> Result<Joined, EngineError> {
     // SAFETY: gettid takes no arguments and cannot fail.
     let tid = unsafe { libc::gettid() };
-    let mount = dir
-        .ancestors()
-        .find(|a| a.join("tasks").exists() && a.join("cgroup.sane_behavior").exists());
-    let own = std::fs::read_to_string("/proc/thread-self/cgroup").unwrap_or_default();
-    let rel = own.lines().find_map(|l| {
-        let mut f = l.splitn(3, ':');
-        let (_, ctls, path) = (f.next()?, f.next()?, f.next()?);
-        ctls.split(',')
-            .any(|c| c == "blkio")
-            .then(|| path.trim_start_matches('/').to_string())
-    });
-    let back = match (mount, rel) {
-        (Some(m), Some(r)) => m.join(r),
-        (Some(m), None) => m.to_path_buf(),
-        _ => dir.to_path_buf(),
-    };
-    std::fs::write(dir.join("tasks"), tid.to_string()).map_err(|source| EngineError::Io {
+    std::fs::write(m.dir.join("tasks"), tid.to_string()).map_err(|source| EngineError::Io {
         engine: "cgroup",
         what: "the job's thread could not join its cgroup (writing its tasks)",
         source,
     })?;
-    Ok(Joined { back, tid })
+    Ok(Joined {
+        back: m.back.clone(),
+        tid,
+    })
 }

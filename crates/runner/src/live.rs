@@ -60,7 +60,7 @@ pub struct JobInput {
     /// (empty when the job locks nothing).
     pub locks: Vec<Arc<std::sync::RwLock<()>>>,
     /// fio's cgroup: the blkio group the job's thread does its I/O from.
-    pub cgroup: Option<std::path::PathBuf>,
+    pub cgroup: Option<crate::jobgroup::Member>,
 }
 
 /// Where a phase's jobs meet before measuring. Each job counts itself ready once its setup is

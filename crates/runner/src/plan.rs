@@ -19,7 +19,7 @@ pub(crate) struct Planned {
     pub phase: usize,
     pub group: u32,
     /// fio's cgroup: the blkio group the job's thread joins.
-    pub cgroup: Option<PathBuf>,
+    pub cgroup: Option<crate::jobgroup::Member>,
 }
 
 pub(crate) struct Plan {
