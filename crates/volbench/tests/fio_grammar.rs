@@ -75,6 +75,73 @@ fn comments_end_values_and_units_read_as_fios() {
     }
 }
 
+/// Job files pasted from write-ups carry notes after the value (`numjobs=8  // threads`):
+/// fio reads a number's leading digits and the unit letters touching them and ignores the rest
+/// (`size=2 g` is 2 bytes). Both tools run the same file to the same jobs and bytes; volbench
+/// names the ignored text once per line.
+#[test]
+fn text_after_a_number_and_a_blank_is_ignored_as_fio_ignores_it() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let job = d.path().join("noted.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine=null\nfilename={}\nsize=2m    // => total bytes of this job\n\
+             bs=64k  // block\n[seq-write]\nnumjobs=2  // num of threads\nrw=write\n\
+             direct=0 // buffered\nruntime=20 s\n",
+            d.path().join("noted.dat").display()
+        ),
+    )
+    .unwrap();
+    let jobs = |v: &Value, key: &str| -> Vec<(u64, u64)> {
+        let list = v["jobs"].as_array().unwrap();
+        list.iter()
+            .map(|j| (u(j, &format!("/write/{key}")), u(j, "/write/total_ios")))
+            .collect()
+    };
+    let fio = fio_json(std::process::Command::new("fio").arg(&job));
+    assert_eq!(jobs(&fio, "io_bytes"), [(2 << 20, 32); 2], "fio: {fio}");
+    let out = volbench()
+        .args(["run"])
+        .arg(&job)
+        .args(["--output-format=fio-json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(jobs(&ours, "io_bytes"), jobs(&fio, "io_bytes"), "{err}");
+    for (line, said) in [
+        (
+            4,
+            "size=2m: the text after it ('// => total bytes of this job') is ignored",
+        ),
+        (5, "bs=64k: the text after it ('// block') is ignored"),
+        (
+            7,
+            "numjobs=2: the text after it ('// num of threads') is ignored",
+        ),
+        (10, "runtime=20: the text after it ('s') is ignored"),
+    ] {
+        let at = format!("noted.fio:{line}: {said}");
+        assert_eq!(err.matches(&at).count(), 1, "{at}\n{err}");
+    }
+    // A number that only looks like one stays refused, as fio refuses it.
+    std::fs::write(
+        &job,
+        "[j]\nioengine=null\nsize=1m\nnumjobs=two  // threads\n",
+    )
+    .unwrap();
+    let out = volbench()
+        .args(["run"])
+        .arg(&job)
+        .arg("--parse-only")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// `bs=1` reads a file byte by byte through the page cache (a FUSE object store's time to
 /// first byte, in fio's terms): as many reads as bytes, in both tools; O_DIRECT still needs
 /// whole sectors.

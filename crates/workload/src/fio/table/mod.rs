@@ -410,6 +410,7 @@ pub fn apply(j: &mut JobSpec, key: &str, v: Option<&str>) -> Result<(), OptError
         Kind::Time => Some(Units::Time),
         _ => None,
     };
+    let v = v.map(|s| leading_number(opt.kind, s).map_or(s, |(n, _)| n));
     let v = v
         .map(|s| resolve(s, units).map_err(|why| bad(opt.name, s, why)))
         .transpose()?;
@@ -438,13 +439,47 @@ fn suggestion(key: &str) -> String {
     }
 }
 
+/// A numeric value followed by a blank and more text: the number with its unit letters, and
+/// the text. fio reads such a value's leading number and unit and ignores the rest (parse.c's
+/// `str_to_decimal`: `numjobs=8  // eight jobs` is 8, `size=2g  // per job` 2 GiB, and
+/// `size=2 g` 2 bytes, since the unit must touch the number), as job files pasted from
+/// write-ups with `//` notes rely on.
+fn leading_number(kind: Kind, v: &str) -> Option<(&str, &str)> {
+    if !matches!(
+        kind,
+        Kind::Flag | Kind::Int { .. } | Kind::Size | Kind::Time
+    ) {
+        return None;
+    }
+    let (head, rest) = v.trim().split_once(char::is_whitespace)?;
+    let digits = head.trim_start_matches(['+', '-']);
+    let unit = digits.trim_start_matches(|c: char| c.is_ascii_digit());
+    let number = unit.len() < digits.len();
+    (number && unit.chars().all(|c| c.is_ascii_alphabetic() || c == '%'))
+        .then_some((head, rest.trim()))
+}
+
 /// What volbench does with an accepted option that fio treats differently, if anything.
 pub fn note(key: &str, value: Option<&str>) -> Option<String> {
     let opt = find(key)?;
-    if let Support::Note(n) = opt.support {
-        return Some(format!("{} accepted: {n}", opt.name));
+    let split = value.and_then(|v| leading_number(opt.kind, v));
+    let value = split.map(|(n, _)| n).or(value);
+    let ignored = split.map(|(n, rest)| {
+        format!(
+            "{}={n}: the text after it ('{}') is ignored, as fio ignores what follows a number \
+             and a blank",
+            opt.name,
+            crate::shown(rest)
+        )
+    });
+    let own = match opt.support {
+        Support::Note(n) => Some(format!("{} accepted: {n}", opt.name)),
+        _ => opt.note.and_then(|f| f(value?.trim())),
+    };
+    match (ignored, own) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
     }
-    opt.note.and_then(|f| f(value?.trim()))
 }
 
 /// The options that turn `d` (a set of defaults) into `j`, the name first (it starts a job on
