@@ -251,13 +251,13 @@ impl Picker {
                 let f = f as u64;
                 // verify_only reads in the order its write job wrote (the writes' own
                 // stream), so a loaded verify state's count of writes names the same blocks.
-                let (salt, ba) = match spec.verify_only {
-                    true => (2 * f + 2, spec.write_blockalign()),
-                    false => (2 * f + 1, spec.blockalign),
+                let (salt, writes) = match spec.verify_only {
+                    true => (2 * f + 2, true),
+                    false => (2 * f + 1, false),
                 };
                 [
-                    offsets_for(spec, seed, r, salt, ba),
-                    offsets_for(spec, seed, r, 2 * f + 2, spec.write_blockalign()),
+                    offsets_for(spec, seed, r, salt, writes),
+                    offsets_for(spec, seed, r, 2 * f + 2, true),
                 ]
             })
             .collect();
@@ -413,8 +413,8 @@ impl Picker {
         if let Some(zone) = z.at.turn() {
             let seed = z.seed ^ crate::permutation::splitmix(z.at.turns);
             self.offs[0] = [
-                offsets_for(&z.spec, seed, zone, 1, z.spec.blockalign),
-                offsets_for(&z.spec, seed, zone, 2, z.spec.write_blockalign()),
+                offsets_for(&z.spec, seed, zone, 1, false),
+                offsets_for(&z.spec, seed, zone, 2, true),
             ];
         }
         let (o, l) = self.offset_in(file, dir, len);
@@ -678,29 +678,50 @@ struct Zoned {
     seed: u64,
 }
 
-/// The pattern of one direction of one file's region `(start, len)`, keyed by `salt`, its
-/// random offsets on `ba` (fio's blockalign for that direction) when given.
+/// The pattern of one direction (the writes' or the reads') of one file's region
+/// `(start, len)`, keyed by `salt`, its random offsets on the direction's blockalign when
+/// given.
 fn offsets_for(
     spec: &JobSpec,
     seed: u64,
     (start, len): (u64, u64),
     salt: u64,
-    ba: Option<u64>,
+    writes: bool,
 ) -> Offsets {
     let key = splitmix(seed ^ salt);
     if !spec.rw.is_random() {
         return Offsets::sequential(start, len, spec.seq_skip);
     }
     // fio's blockalign: offsets on its boundaries, and no random map.
-    let unit = ba.unwrap_or_else(|| spec.unit());
+    let ba = match writes {
+        true => spec.write_blockalign(),
+        false => spec.blockalign,
+    };
+    let own = one_size(spec, writes);
+    let unit = ba.or(own).unwrap_or_else(|| spec.unit());
     if let Some(s) = Skew::new(&spec.random_distribution, len / unit, key) {
         Offsets::skewed(start, len, unit, s, key)
     } else if spec.norandommap || ba.is_some() {
         Offsets::uniform(start, len, unit, key)
-    } else if mixed_sizes(spec) {
+    } else if mixed_sizes(spec) && own.is_none() {
         Offsets::mapped(start, len, unit, key)
     } else {
         Offsets::random(start, len, unit, key)
+    }
+}
+
+/// The one size of a direction's I/Os where `bs=R,W` gives reads and writes sizes of their
+/// own and neither side is a range or split: fio keeps such an I/O whole on offsets aligned to
+/// its size (its blockalign defaults to the direction's own smallest block, and its random
+/// map counts each direction in those blocks), so the direction gets a random map of its own.
+fn one_size(spec: &JobSpec, writes: bool) -> Option<u64> {
+    let w = spec.write_sizes?;
+    if !spec.bssplit.is_empty() {
+        return None;
+    }
+    match writes {
+        true => w.range.is_none().then_some(w.bs),
+        false => spec.bs_range.is_none().then_some(spec.bs),
     }
 }
 

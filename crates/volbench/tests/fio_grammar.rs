@@ -142,6 +142,87 @@ fn text_after_a_number_and_a_blank_is_ignored_as_fio_ignores_it() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// fio splits a per-direction value at `,`, or else at `:` or `-`: `bs=4k-16k` (pasted as a
+/// range from many posts) is reads of 4k and writes of 16k in fio, and so in volbench, which
+/// says how to write a range. Each form's read and write sizes are fio's own on the same job.
+#[test]
+fn bs_with_a_dash_or_colon_sets_reads_and_writes_as_fio_does() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let job = d.path().join("bs.fio");
+    let sizes = |v: &Value| -> (u64, u64) {
+        let mean = |dir: &str| {
+            let r = &v["jobs"][0][dir];
+            u(r, "/io_bytes") / u(r, "/total_ios").max(1)
+        };
+        (mean("read"), mean("write"))
+    };
+    for (bs, want) in [
+        ("4k-16k", (4096, 16384)),
+        ("4k:16k", (4096, 16384)),
+        (",8k", (4096, 8192)),
+        ("8k,", (8192, 4096)),
+        ("4k-8k,16k", (4096, 16384)),
+        ("4k,8k-16k", (4096, 8192)),
+    ] {
+        std::fs::write(
+            &job,
+            format!(
+                "[j]\nioengine=null\nfilename={}\nsize=4m\nrw=randrw\nbs={bs}\n",
+                d.path().join("bs.dat").display()
+            ),
+        )
+        .unwrap();
+        let fio = fio_json(std::process::Command::new("fio").arg(&job));
+        assert_eq!(sizes(&fio), want, "fio, bs={bs}");
+        let out = volbench()
+            .args(["run"])
+            .arg(&job)
+            .args(["--output-format=fio-json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "bs={bs}: {err}");
+        let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(sizes(&ours), want, "volbench, bs={bs}");
+        if bs.contains(['-', ':']) {
+            assert!(err.contains(&format!("write bsrange={bs}")), "{err}");
+        }
+    }
+    // rate splits the same way: 1m for reads, 512k for writes.
+    let args = |tool: &str| {
+        [
+            "--name=r".to_string(),
+            format!("--filename={}", d.path().join("rate.dat").display()),
+            "--ioengine=null".into(),
+            "--size=64m".into(),
+            "--rw=randrw".into(),
+            "--bs=4k".into(),
+            "--rate=1m-512k".into(),
+            "--runtime=2".into(),
+            "--time_based".into(),
+            format!(
+                "--output-format={}",
+                if tool == "fio" { "json" } else { "fio-json" }
+            ),
+        ]
+    };
+    let fio = fio_json(std::process::Command::new("fio").args(args("fio")));
+    let out = volbench()
+        .arg("run")
+        .args(args("volbench"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for v in [&fio, &ours] {
+        let bw = |dir: &str| u(v, &format!("/jobs/0/{dir}/bw_bytes")) as f64;
+        assert!((bw("read") / 1048576.0 - 1.0).abs() < 0.05, "{v}");
+        assert!((bw("write") / 524288.0 - 1.0).abs() < 0.05, "{v}");
+    }
+}
+
 /// `bs=1` reads a file byte by byte through the page cache (a FUSE object store's time to
 /// first byte, in fio's terms): as many reads as bytes, in both tools; O_DIRECT still needs
 /// whole sectors.

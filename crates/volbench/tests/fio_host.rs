@@ -3230,3 +3230,60 @@ fn profile_act_runs_fios_act_jobs() {
         "{err}"
     );
 }
+
+/// `bs=R,W` in a random mixed job: fio keeps each direction's I/Os whole and on offsets
+/// aligned to their own size (its blockalign defaults to each direction's block, its random
+/// map counts each in its own blocks). Under strace, in both tools: every read 4k on a 4k
+/// boundary, every write 16k on a 16k boundary, and the job's bytes done.
+#[test]
+fn reads_and_writes_of_their_own_sizes_stay_whole_and_aligned() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let file = d.path().join("rw.dat");
+    fill_random(&file, 4 << 20);
+    let f = format!("--filename={}", file.display());
+    let job = [
+        "--name=t",
+        &f,
+        "--size=4m",
+        "--rw=randrw",
+        "--bs=4k,16k",
+        "--ioengine=psync",
+    ];
+    let trace = ["-y", "-e", "trace=pread64,pwrite64"];
+    for tool in ["fio", "vb"] {
+        let (log, _) = strace_job(d.path(), tool, &trace, &job, false);
+        let ours = "rw.dat>";
+        let mut bytes = 0;
+        for (call, size) in [("pread64(", 4096u64), ("pwrite64(", 16384)] {
+            let calls: Vec<(u64, u64)> = log
+                .lines()
+                .filter(|l| l.contains(call) && l.contains(ours) && !l.contains("unfinished"))
+                .filter_map(|l| {
+                    let mut a = l.split(", ").skip(2);
+                    let len = a.next()?.parse().ok()?;
+                    let off = a.next()?.split(')').next()?.parse().ok()?;
+                    Some((len, off))
+                })
+                .collect();
+            assert!(calls.len() > 50, "{tool} {call} {}", calls.len());
+            let odd: Vec<_> = calls
+                .iter()
+                .filter(|(len, off)| *len != size || off % size != 0)
+                .collect();
+            assert!(
+                odd.is_empty(),
+                "{tool} {call}: {:?}",
+                &odd[..odd.len().min(5)]
+            );
+            bytes += calls.iter().map(|c| c.0).sum::<u64>();
+        }
+        // volbench moves the job's size; fio stops a little short (2.7 % here), when its one
+        // map, marked in each direction's own block units, reports no free block.
+        match tool {
+            "fio" => assert!(bytes <= 4 << 20 && bytes > 15 << 18, "fio: {bytes}"),
+            _ => assert_eq!(bytes, 4 << 20, "{tool}"),
+        }
+    }
+}

@@ -384,6 +384,33 @@ pub(crate) fn bad(key: &str, value: &str, why: impl Into<String>) -> OptError {
     }
 }
 
+/// The per-direction parts of a numeric option's value (reads, writes, trims), split as fio's
+/// `handle_option` splits them: at the first `,`, or where there is none at the first `:`,
+/// or else at the first `-` that is not a leading sign. So `bs=4k-16k` and `bs=4k:16k` are
+/// fio's `bs=4k,16k` (reads 4k, writes 16k), not a range; `4k-8k,16k` is 4k and 16k (the part
+/// before the comma keeps its leading number). A `,` at the very end ends the value but still
+/// makes a second, empty part (`bs=8k,` leaves the writes at what they were).
+pub(crate) fn fio_sides(value: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = value;
+    loop {
+        let at = rest.find(',').or_else(|| rest.find(':')).or_else(|| {
+            let skip = usize::from(rest.starts_with('-'));
+            rest[skip..].find('-').map(|i| i + skip)
+        });
+        match at {
+            Some(i) => {
+                parts.push(&rest[..i]);
+                rest = &rest[i + 1..];
+            }
+            None => {
+                parts.push(rest);
+                return parts;
+            }
+        }
+    }
+}
+
 /// A value written as a percentage: the number before `%`, or before fio's escaped `%%`
 /// (`size=100%%`, as fio's own examples write it).
 pub(crate) fn percent(s: &str) -> Option<&str> {

@@ -63,8 +63,9 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         aliases: &["blocksize"],
         details: "one size; `bs=R,W` sets reads and writes apart, also in a job doing both \
-                  (each direction keeps to its own size); `bs=4k-64k` is 4k, as fio reads it \
-                  (a range is `bsrange`'s)",
+                  (each direction keeps to its own size, on offsets aligned to it, as fio: strace); \
+                  `bs=4k-64k` and `bs=4k:64k` are `bs=4k,64k`, as fio splits them (a range is \
+                  `bsrange`'s; a note says so)",
         note: Some(bs_note),
         show: Some(|j| {
             let one = j.bssplit.is_empty() && j.bs_range.is_none();
@@ -221,9 +222,9 @@ pub(super) const OPTIONS: &[O] = &[
                         p => Ok(Some(v.size_of(p)?).filter(|b| *b > 0)),
                     }
                 };
-                let (r, w) = s.split_once(',').unwrap_or((s, ""));
-                let w = w.split(',').next().unwrap_or("");
-                let (r, w) = (side(r)?, side(w)?);
+                let sides = super::fio_sides(s);
+                let w = sides.get(1).copied().unwrap_or("");
+                let (r, w) = (side(sides[0])?, side(w)?);
                 let Some(ba) = r.or(w) else {
                     return Err(v.bad(s, "give an alignment in bytes, above 0 (ba=4k)"));
                 };
@@ -423,24 +424,40 @@ fn set_rw(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
 
 fn set_bs(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     let s = v.need()?;
-    // `bs=4k,64k` sets reads and writes apart (a blank side is the other's). fio reads each
-    // side's leading size, so `bs=4k-64k` is 4k (ranges are bsrange's), and `bs_note` says so.
-    let lead = |side: &str| v.size_of(side.split(['-', ':']).next().unwrap_or(side));
-    let (r, w) = s.split_once(',').unwrap_or((s, ""));
-    let r = lead(r)?;
-    let w = if w.is_empty() { r } else { lead(w)? };
+    // Reads, then writes (and trims), split as fio splits them: `bs=4k,64k`, also
+    // `bs=4k-64k` or `bs=4k:64k` (ranges are bsrange's), and `bs_note` says so. A blank part
+    // keeps what that direction had; one part sets both.
+    let sides = super::fio_sides(s);
+    let lead = |p: &str| -> Result<Option<u64>, OptError> {
+        let p = p.split(['-', ':']).next().unwrap_or(p).trim();
+        (!p.is_empty()).then(|| v.size_of(p)).transpose()
+    };
+    let had_w = j.write_sizes.map_or(j.bs, |w| w.bs);
+    let r = lead(sides[0])?.unwrap_or(j.bs);
+    let w = match sides.get(1) {
+        None => r,
+        Some(p) => lead(p)?.unwrap_or(had_w),
+    };
+    // The trims' size is read, as fio reads it, and runs at the reads' (volbench's trims
+    // take the job's block size).
+    sides.get(2).map(|t| lead(t)).transpose()?;
     j.bs = r;
     j.bs_range = None;
     j.write_sizes = (w != r).then_some(WriteSizes { bs: w, range: None });
     Ok(())
 }
 
-/// `bs=4k-64k` runs 4k in fio, which a reader of the file may not expect.
+/// `bs=4k-64k` runs reads of 4k and writes of 64k in fio, which a reader of the file may take
+/// for a range.
 fn bs_note(v: &str) -> Option<String> {
-    let side = v.split(',').find(|s| s.contains(['-', ':']))?;
-    let lo = side.split(['-', ':']).next().unwrap_or(side);
+    if !v.contains(['-', ':']) {
+        return None;
+    }
+    let sides = super::fio_sides(v);
+    let (r, w) = (sides[0], sides.get(1).copied().unwrap_or(""));
     Some(format!(
-        "bs={v}: fio runs {side} as {lo} blocks (bs takes one size per direction): for sizes drawn from a range, write bsrange={v}"
+        "bs={v}: fio reads '-' and ':' in bs as it reads ',': reads of {r}, writes of {w}, not \
+         a range; for sizes drawn from a range, write bsrange={v}"
     ))
 }
 

@@ -430,14 +430,15 @@ pub(super) fn micros(v: &Val) -> Result<u64, OptError> {
     }
 }
 
-/// fio's `rate=r,w,t` form: one value for both directions, or one per direction. A trim
-/// value is checked and has nothing to cap: volbench issues no trims.
+/// fio's `rate=r,w,t` form: one value for both directions, or one per direction (split as
+/// fio splits them: `rate=1m:2m` and `rate=1m-2m` are `rate=1m,2m`). A trim value is checked
+/// and has nothing to cap: volbench's rates cap reads and writes.
 pub(super) fn pair(
     v: &Val,
     parse: impl Fn(&str) -> Result<u64, OptError>,
 ) -> Result<[u64; 2], OptError> {
     let s = v.need()?;
-    let mut parts = s.split(',');
+    let mut parts = super::fio_sides(s).into_iter();
     let r = parts.next().unwrap_or("");
     let w = parts.next();
     let pr = if r.is_empty() { 0 } else { parse(r)? };
