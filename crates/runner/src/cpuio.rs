@@ -38,7 +38,7 @@ pub fn drive(inp: &JobInput, out: &mut JobOutput) {
     let c = spec.cpuio;
     let load = u64::from(c.load.clamp(1, 100));
     let mut data = if c.qsort { qsort_data() } else { Vec::new() };
-    let start = inp.start.arrive() + spec.startdelay;
+    let start = inp.start.arrive() + crate::live::start_delay(spec, inp.clone);
     crate::pace::sleep_unless_stopped(start.saturating_duration_since(Instant::now()), &inp.stop);
     inp.live.measuring.store(true, Relaxed);
     let (cpu0, t0) = (rusage(libc::RUSAGE_THREAD), Instant::now());

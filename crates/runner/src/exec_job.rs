@@ -67,7 +67,7 @@ fn stop(child: &mut Child, grace: Duration) {
 /// Runs the job: the program from the start line to the runtime's end (or a stop).
 pub fn drive(inp: &JobInput, out: &mut JobOutput) {
     let spec = &inp.spec;
-    let begin = inp.start.arrive() + spec.startdelay;
+    let begin = inp.start.arrive() + crate::live::start_delay(spec, inp.clone);
     crate::pace::sleep_unless_stopped(begin.saturating_duration_since(Instant::now()), &inp.stop);
     inp.live.measuring.store(true, Relaxed);
     let (cpu0, t0) = (rusage(libc::RUSAGE_THREAD), Instant::now());

@@ -85,7 +85,7 @@ pub fn drive(op: FileOp, inp: &JobInput, out: &mut JobOutput) {
     let mut stats = stats::JobStats::default();
     stats.dirs[dir].clat.prepare();
     stats.dirs[dir].lat.prepare();
-    let start = inp.start.arrive() + spec.startdelay;
+    let start = inp.start.arrive() + crate::live::start_delay(spec, inp.clone);
     crate::pace::sleep_unless_stopped(start.saturating_duration_since(Instant::now()), &inp.stop);
     inp.live.measuring.store(true, Relaxed);
     let (cpu0, t0) = (rusage(libc::RUSAGE_THREAD), Instant::now());

@@ -712,7 +712,8 @@ impl<'a, E: Engine> Job<'a, E> {
     /// Meets the other jobs at the start line and waits out its own startdelay: the job's
     /// clock starts at the phase's common start, never when this thread happens to run.
     fn start(&mut self) {
-        self.clock.base = self.inp.start.arrive() + self.inp.spec.startdelay;
+        let delay = crate::live::start_delay(&self.inp.spec, self.inp.clone);
+        self.clock.base = self.inp.start.arrive() + delay;
         let wait = self.clock.base.saturating_duration_since(Instant::now());
         sleep_unless_stopped(wait, &self.inp.stop);
         if !self.inp.waitees.is_empty() {

@@ -35,6 +35,19 @@ pub struct Live {
     pub restarted: AtomicBool,
 }
 
+/// The start delay of clone `clone` of `spec`: its `startdelay`, or with `startdelay=low-high`
+/// a time drawn uniformly from the range (in microseconds, as fio's `rand_between`), one per
+/// clone as fio draws one per thread, repeatable from `randseed`.
+pub fn start_delay(spec: &JobSpec, clone: u32) -> std::time::Duration {
+    let lo = spec.startdelay;
+    let Some(hi) = spec.startdelay_high.filter(|h| *h > lo) else {
+        return lo;
+    };
+    let span = (hi - lo).as_micros() as u64 + 1;
+    let r = crate::permutation::splitmix(spec.randseed ^ 0x5354_4152_5400 ^ u64::from(clone));
+    lo + std::time::Duration::from_micros(r % span)
+}
+
 pub struct JobInput {
     pub spec: JobSpec,
     pub clone: u32,

@@ -363,7 +363,7 @@ impl Sampler {
             .collect();
         let ramp = specs
             .iter()
-            .map(|s| s.ramp_time + s.startdelay)
+            .map(|s| s.ramp_time + s.startdelay_longest())
             .max()
             .unwrap_or_default();
         let planned = specs.iter().all(|s| s.time_based).then(|| {
@@ -395,10 +395,12 @@ impl Sampler {
                 .collect(),
             last: vec![[0; 10]; members.len()],
             last_t_ms: vec![0; members.len()],
-            deadline_ms: specs
+            deadline_ms: members
                 .iter()
-                .map(|s| {
-                    let end = s.startdelay + s.ramp_time + s.runtime?;
+                .map(|&i| {
+                    let s = &w.jobs[plan.jobs[i].spec_idx];
+                    let delay = crate::live::start_delay(s, plan.jobs[i].clone);
+                    let end = delay + s.ramp_time + s.runtime?;
                     // A latency search moves its deadline when it restarts its counts, and
                     // a job that waits for another starts when that one ends.
                     let moves = s.lat_target.on() || s.wait_for.is_some();

@@ -149,7 +149,7 @@ impl Team {
                 r.workload
                     .jobs
                     .iter()
-                    .map(|j| j.ramp_time + j.startdelay)
+                    .map(|j| j.ramp_time + j.startdelay_longest())
                     .max()
             })
             .unwrap_or_default();

@@ -3287,3 +3287,46 @@ fn reads_and_writes_of_their_own_sizes_stay_whole_and_aligned() {
         }
     }
 }
+
+/// `startdelay=low-high`: each clone waits its own time drawn from the range, as fio draws one
+/// per thread. Eight clones under strace, in both tools: each clone's first read comes at
+/// least the low end after the program starts, and the clones start spread over the range
+/// (never all together, never wider than it).
+#[test]
+fn a_start_delay_range_spreads_the_clones_over_it() {
+    require_tool!("fio");
+    require_tool!("strace");
+    let d = tmpdir();
+    let job = [
+        "--name=late",
+        "--startdelay=1-3",
+        "--numjobs=8",
+        "--size=256k",
+        "--rw=read",
+        "--ioengine=psync",
+    ];
+    let trace = ["-ttt", "-y", "-e", "trace=execve,pread64"];
+    for tool in ["fio", "vb"] {
+        let (log, _) = strace_job(d.path(), tool, &trace, &job, false);
+        let t = |l: &str| -> f64 { l.split_whitespace().nth(1).unwrap().parse().unwrap() };
+        let t0 = t(log.lines().next().unwrap());
+        let mut first: std::collections::BTreeMap<&str, f64> = Default::default();
+        for l in log
+            .lines()
+            .filter(|l| l.contains("pread64(") && l.contains("late."))
+        {
+            let pid = l.split_whitespace().next().unwrap();
+            first.entry(pid).or_insert(t(l) - t0);
+        }
+        let starts: Vec<f64> = first.into_values().collect();
+        assert_eq!(starts.len(), 8, "{tool}: {starts:?}");
+        let (lo, hi) = starts
+            .iter()
+            .fold((f64::MAX, 0f64), |(a, b), &s| (a.min(s), b.max(s)));
+        assert!(lo >= 1.0, "{tool}: a clone began at {lo:.2} s: {starts:?}");
+        assert!(
+            hi - lo > 0.2 && hi - lo < 2.0 + 0.5,
+            "{tool}: clones began {lo:.2} to {hi:.2} s"
+        );
+    }
+}

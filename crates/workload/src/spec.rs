@@ -956,6 +956,9 @@ pub struct JobSpec {
     pub rate_cycle_ms: u64,
     /// Wait this long before starting (fio's `startdelay`).
     pub startdelay: Duration,
+    /// fio's `startdelay=low-high`: each clone waits a time drawn from `startdelay` to this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startdelay_high: Option<Duration>,
     /// Start only after every earlier job has finished; also starts a new reporting group.
     pub stonewall: bool,
     /// Start a new reporting group here.
@@ -1359,6 +1362,7 @@ impl Default for JobSpec {
             rate_iops_min: [0, 0],
             rate_cycle_ms: 1000,
             startdelay: Duration::ZERO,
+            startdelay_high: None,
             stonewall: false,
             new_group: false,
             group_reporting: false,
@@ -1603,6 +1607,13 @@ impl SpecError {
 }
 
 impl JobSpec {
+    /// The longest start delay a clone of the job may draw.
+    pub fn startdelay_longest(&self) -> Duration {
+        self.startdelay_high
+            .unwrap_or_default()
+            .max(self.startdelay)
+    }
+
     /// The writes' blockalign: their own (`ba=R,W`) or the reads'.
     pub fn write_blockalign(&self) -> Option<u64> {
         self.blockalign_write.or(self.blockalign)

@@ -5,6 +5,7 @@ use super::{
 };
 use crate::fio::OptError;
 use crate::spec::{JobSpec, Think};
+use crate::units::parse_duration;
 
 /// The measured time; given on volbench's own command line it also makes the run time-based.
 pub(super) const RUNTIME: O = O {
@@ -79,8 +80,16 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
-        details: "one time, not a range",
-        show: Some(|j| Some(show_time(j.startdelay))),
+        details: "one time, or `low-high` (also `low:high`, `low,high`): each clone of the job \
+                  waits a time drawn uniformly from the range, as fio draws one per thread \
+                  (repeatable from `randseed`)",
+        show: Some(|j| {
+            let lo = show_time(j.startdelay);
+            Some(match j.startdelay_high {
+                Some(hi) => format!("{lo}-{}", show_time(hi)),
+                None => lo,
+            })
+        }),
         ..O::new(
             "startdelay",
             C::Timing,
@@ -89,13 +98,15 @@ pub(super) const OPTIONS: &[O] = &[
             "2s",
             |j, v| {
                 let s = v.need()?;
-                if s.contains('-') {
-                    return Err(v.bad(
-                        s,
-                        "random start delay ranges are not supported: give one time",
-                    ));
+                let sides = super::fio_sides(s);
+                let time = |p: &str| parse_duration(p.trim()).map_err(|_| v.bad(s, "not a time"));
+                let lo = time(sides[0])?;
+                let hi = sides.get(1).map(|p| time(p)).transpose()?;
+                if hi.is_some_and(|h| h < lo) {
+                    return Err(v.bad(s, "give low-high with low <= high, e.g. 2-5"));
                 }
-                j.startdelay = v.time()?;
+                j.startdelay = lo;
+                j.startdelay_high = hi.filter(|&h| h > lo);
                 Ok(())
             },
         )
