@@ -62,7 +62,10 @@ pub fn write(r: &RunReport, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             ];
             for (i, (kind, ds, mean)) in kinds.into_iter().enumerate() {
                 let text = match (&j.fio_windows, logs.max_value) {
-                    (Some(w), true) => max_lines(w, j.runtime_ns, ds, i),
+                    (Some(w), true) => {
+                        let means = logs.both_values.then_some((&wins[..], mean));
+                        max_lines(w, j.runtime_ns, ds, i, means)
+                    }
                     _ => lines(&wins, ds, mean),
                 };
                 files.push((format!("{p}_{kind}.{n}.log"), text));
@@ -129,8 +132,15 @@ fn lines(wins: &[Window], dirs: &[usize], value: Value) -> String {
 
 /// A latency log of window maxima: one line per window and direction that had I/O, the last
 /// window only if it is at least half as long as the others (the rule of the averaged logs).
-/// `kind` is 0 for total latency, 1 completion, 2 submission.
-fn max_lines(w: &WindowLog, runtime_ns: u64, dirs: &[usize], kind: usize) -> String {
+/// `kind` is 0 for total latency, 1 completion, 2 submission. With `means` (fio's
+/// `log_window_value=both`) each line gives the same window's mean before its maximum.
+fn max_lines(
+    w: &WindowLog,
+    runtime_ns: u64,
+    dirs: &[usize],
+    kind: usize,
+    means: Option<(&[Window], Value)>,
+) -> String {
     let mut s = String::new();
     let run_ms = runtime_ns / 1_000_000;
     for (k, m) in w.max.iter().enumerate() {
@@ -139,8 +149,18 @@ fn max_lines(w: &WindowLog, runtime_ns: u64, dirs: &[usize], kind: usize) -> Str
             break;
         }
         for &d in dirs {
-            if m[2 * kind + d] > 0 {
-                let _ = writeln!(s, "{end}, {}, {d}, 0, 0", m[2 * kind + d]);
+            let max = m[2 * kind + d];
+            if max == 0 {
+                continue;
+            }
+            match means {
+                None => _ = writeln!(s, "{end}, {max}, {d}, 0, 0"),
+                Some((wins, mean)) => {
+                    let win = wins.iter().find(|x| x.end_ms == end);
+                    if let Some(avg) = win.and_then(|x| mean(x, d)) {
+                        let _ = writeln!(s, "{end}, {avg}, {max}, {d}, 0, 0");
+                    }
+                }
             }
         }
     }

@@ -669,7 +669,7 @@ impl<'a, E: Engine> Job<'a, E> {
         let saves = spec.verify_state_save && spec.verify.is_some() && spec.rw.writes();
         Job {
             trimback: crate::trimback::TrimBack::new(spec, splitmix(seed ^ 0x74_72_69_6d)),
-            vsave: saves.then(|| crate::vstate::Recorder::new(depth as u32)),
+            vsave: saves.then(|| crate::vstate::Recorder::new(depth as u32, spec.verify_fsynced)),
             vlimit,
             picker,
             clock: Clock::new(spec),
@@ -806,11 +806,15 @@ impl<'a, E: Engine> Job<'a, E> {
                     self.error = Some(format!("sync_file_range failed: {e}"))
                 }
                 Err(e) => self.error = Some(format!("fsync failed: {e}")),
-                Ok(()) if self.clock.measuring => {
-                    self.stats.sync.record(t1 - t0);
-                    self.stats.durable.record(t1 - self.syncs.from);
+                Ok(()) => {
+                    if self.clock.measuring {
+                        self.stats.sync.record(t1 - t0);
+                        self.stats.durable.record(t1 - self.syncs.from);
+                    }
+                    if let Some(r) = &mut self.vsave {
+                        r.synced();
+                    }
                 }
-                Ok(()) => {}
             }
         }
         self.syncs.since = 0;

@@ -5,6 +5,9 @@
 //! verify_state_should_stop does: every write more than `iodepth` before the last one issued
 //! had completed; inside that window only those listed had.
 //!
+//! With fio 3.42's `verify_policy=fsynced` the state covers only the writes issued before the
+//! last fsync that completed: what a crash cannot have lost.
+//!
 //! The file is fio's name (`local-JOB-N-verify.state`, in the working directory) and
 //! volbench's own JSON; fio's binary state cannot be read (nor fio's block format).
 
@@ -34,14 +37,25 @@ pub(crate) struct Recorder {
     writes: u64,
     depth: usize,
     last: VecDeque<(u32, u64)>,
+    /// `verify_policy=fsynced`: the writes issued before the last fsync that completed.
+    fsynced: Option<Option<u64>>,
 }
 
 impl Recorder {
-    pub fn new(depth: u32) -> Recorder {
+    pub fn new(depth: u32, fsynced: bool) -> Recorder {
         Recorder {
             writes: 0,
             depth: depth.max(1) as usize,
             last: VecDeque::with_capacity(depth.max(1) as usize),
+            fsynced: fsynced.then_some(None),
+        }
+    }
+    /// An fsync completed. The job issues one only once every write before it has completed
+    /// and issues none while it runs, so the writes issued so far are those it covered (fio
+    /// takes its threshold at the fsync's submission for the same reason).
+    pub fn synced(&mut self) {
+        if let Some(safe) = &mut self.fsynced {
+            *safe = Some(self.writes);
         }
     }
     pub fn issued(&mut self) {
@@ -55,11 +69,20 @@ impl Recorder {
     }
     /// Writes the state file; an error names it.
     pub fn save(&self, name: &str, clone: u32) -> Result<(), String> {
-        let s = State {
-            volbench_verify_state: 1,
-            writes: self.writes,
-            depth: self.depth as u64,
-            completed: self.last.iter().copied().collect(),
+        let s = match self.fsynced {
+            // Every write before the threshold had completed: no window of doubt.
+            Some(safe) => State {
+                volbench_verify_state: 1,
+                writes: safe.unwrap_or(0),
+                depth: 0,
+                completed: Vec::new(),
+            },
+            None => State {
+                volbench_verify_state: 1,
+                writes: self.writes,
+                depth: self.depth as u64,
+                completed: self.last.iter().copied().collect(),
+            },
         };
         let p = path(name, clone);
         let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;

@@ -1166,6 +1166,44 @@ fn hist_logs_and_window_maxima_are_written_in_fios_format() {
     }
 }
 
+/// Newer fio's `log_window_value=both` (fio 3.33 lacks it; fio's HOWTO gives the form):
+/// each latency log line is `msec, mean, max, ddir, 0, 0`, the window's mean never above its
+/// maximum, the largest maximum the job's, and every mean within the job's least and largest.
+#[test]
+fn log_window_value_both_gives_each_windows_mean_and_maximum() {
+    let d = tmpdir();
+    let job = d.path().join("b.fio");
+    std::fs::write(
+        &job,
+        "[b]\nioengine=libaio\niodepth=4\nrw=randrw\nbs=4k\nsize=8m\nruntime=2\ntime_based\n\
+         write_lat_log=l\nlog_avg_msec=500\nlog_window_value=both\n",
+    )
+    .unwrap();
+    let ours = vb_json(d.path(), &job, &[]);
+    for (kind, field) in [("lat", "lat_ns"), ("clat", "clat_ns"), ("slat", "slat_ns")] {
+        let text = std::fs::read_to_string(d.path().join(format!("l_{kind}.1.log"))).unwrap();
+        let rows: Vec<Vec<u64>> = text
+            .lines()
+            .map(|l| l.split(", ").map(|x| x.parse().unwrap()).collect())
+            .collect();
+        assert!(
+            rows.len() >= 4 && rows.iter().all(|r| r.len() == 6),
+            "{kind}: {text}"
+        );
+        for (dir, key) in [(0, "read"), (1, "write")] {
+            let s = &ours["jobs"][0][key][field];
+            let (min, max) = (s["min_ns"].as_u64().unwrap(), s["max_ns"].as_u64().unwrap());
+            let mine: Vec<&Vec<u64>> = rows.iter().filter(|r| r[3] == dir).collect();
+            assert!(mine.iter().all(|r| r[1] <= r[2]), "{kind} {key}: {mine:?}");
+            assert!(
+                mine.iter().all(|r| r[1] >= min && r[1] <= max),
+                "{kind} {key}"
+            );
+            assert_eq!(mine.iter().map(|r| r[2]).max(), Some(max), "{kind} {key}");
+        }
+    }
+}
+
 #[test]
 fn hipri_polls_as_fio_does_or_says_why_it_cannot() {
     let d = tmpdir();

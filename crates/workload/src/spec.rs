@@ -440,6 +440,10 @@ pub struct Logs {
     /// The latency logs give each window's largest value, not its mean (`log_max_value=1`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub max_value: bool,
+    /// Newer fio's `log_window_value=both`: the latency logs give each window's mean and its
+    /// largest value, in two columns (`max_value` is on too).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub both_values: bool,
     /// `NAME_clat_hist` log of completion-latency histograms (`write_hist_log`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hist: Option<String>,
@@ -1323,6 +1327,10 @@ pub struct JobSpec {
     /// completed (volbench: only when the job asks; fio's default is on).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verify_state_save: bool,
+    /// fio's `verify_policy=fsynced`: the saved state covers only the writes issued before
+    /// the last fsync that completed, those a crash cannot lose.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify_fsynced: bool,
     /// fio's verify-after-trim: `trim_percentage`, `trim_backlog`, `trim_backlog_batch`,
     /// `trim_verify_zero`.
     #[serde(default, skip_serializing_if = "TrimBack::is_unset")]
@@ -1479,6 +1487,7 @@ impl Default for JobSpec {
             verify_pattern: None,
             verify_only: false,
             verify_state_save: false,
+            verify_fsynced: false,
             verify_state_load: false,
             trim_back: TrimBack::default(),
             allow_destructive: false,

@@ -457,15 +457,12 @@ mod tests {
             let w = load(&format!("[a]\nwrite_lat_log=l\nlog_window_value={v}\n")).unwrap();
             assert_eq!(w.jobs[0].logs.max_value, max, "{v}");
         }
-        let e = load("[a]\nlog_window_value=both\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("avg or max"), "{e}");
-        for (opt, says) in [
-            ("sprandom=1", "pts-"),
-            ("spr_op=0.15", "sprandom"),
-            ("verify_policy=fsynced", "volbench durability"),
-        ] {
+        let w = load("[a]\nwrite_lat_log=l\nlog_window_value=both\n").unwrap();
+        let logs = &w.jobs[0].logs;
+        assert!(logs.max_value && logs.both_values);
+        let w = load("[a]\nverify=crc32c\nverify_policy=fsynced\n").unwrap();
+        assert!(w.jobs[0].verify_fsynced);
+        for (opt, says) in [("sprandom=1", "pts-"), ("spr_op=0.15", "sprandom")] {
             let e = load(&format!("[a]\n{opt}\n")).unwrap_err().to_string();
             assert!(e.contains(says), "{opt}: {e}");
         }

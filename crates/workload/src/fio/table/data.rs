@@ -361,6 +361,26 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
+        details: "fio 3.42's option. `fsynced`: the state `verify_state_save` writes covers \
+                  only the writes issued before the last fsync (`fsync=N`) that completed, so \
+                  a verify after a crash or power cut checks only what an fsync made durable \
+                  (volbench issues an fsync once the writes before it have completed, so \
+                  these are exactly the writes it covered); none if no fsync completed. \
+                  `completed` (default): every write that completed",
+        show: Some(|j| j.verify_fsynced.then(|| "fsynced".into())),
+        ..O::new(
+            "verify_policy",
+            C::Data,
+            Kind::Choice(&["completed", "fsynced"]),
+            "Which writes a saved verify state covers: completed, or fsynced",
+            "fsynced",
+            |j, v| {
+                j.verify_fsynced = v.choice()? == 1;
+                Ok(())
+            },
+        )
+    },
+    O {
         details: "with `verify_only`, checks only the writes the state file of the same job \
                   (written with `verify_state_save=1`) says completed: every write more than \
                   `iodepth` before the last one issued, and those of the last `iodepth` that \

@@ -216,5 +216,4 @@ pub(super) const REFUSED: &[O] = &[
     refused("spr_num_regions", "an option of sprandom, which volbench does not run (see sprandom)"),
     refused("spr_op", "an option of sprandom, which volbench does not run (see sprandom)"),
     refused("spr_cache_size", "an option of sprandom, which volbench does not run (see sprandom)"),
-    refused("verify_policy", "volbench keeps no record of which writes an fsync covered; `volbench durability` checks exactly the writes acknowledged as durable, against a witness, after a power cut"),
 ];

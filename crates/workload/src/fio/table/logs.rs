@@ -139,9 +139,13 @@ pub(super) const OPTIONS: &[O] = &[
         aliases: &["log_window_value"],
         details: "with `1` or `max` the latency logs give each window's largest value (kept per \
                   completion by the job thread); the largest line equals the report's maximum. \
-                  Newer fio's `both` (mean and maximum in two columns) is refused: give two \
-                  jobs' logs, or read the maximum from the report",
-        show: Some(|j| j.logs.max_value.then(|| "1".into())),
+                  Newer fio's `both` writes the window's mean and then its largest value, \
+                  `msec, mean, max, ddir, 0, 0`, as fio's HOWTO gives the form",
+        show: Some(|j| match (j.logs.max_value, j.logs.both_values) {
+            (_, true) => Some("both".into()),
+            (true, false) => Some("1".into()),
+            _ => None,
+        }),
         ..O::new(
             "log_max_value",
             C::Reporting,
@@ -149,15 +153,14 @@ pub(super) const OPTIONS: &[O] = &[
             "Latency logs give each window's largest value, not its mean",
             "1",
             |j, v| {
+                let both = v.raw.map(str::trim) == Some("both");
                 j.logs.max_value = match v.raw.map(str::trim) {
-                    Some("max") => true,
+                    Some("max" | "both") => true,
                     Some("avg") => false,
-                    Some(s @ "both") => {
-                        return Err(v.bad(s, "volbench writes one value per window: avg or max"))
-                    }
                     // fio 3.33's boolean: bare, 1/0, on/off ...
                     _ => v.flag()?,
                 };
+                j.logs.both_values = both;
                 Ok(())
             },
         )
