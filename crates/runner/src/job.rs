@@ -20,7 +20,6 @@ use crate::placement::pin;
 use crate::readback::{closing_verify, describe};
 use crate::replay::Feed;
 use crate::target::{drop_cached, recreate, settle_written};
-use crate::written::mixed_sizes;
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request, SpaceOp};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -350,7 +349,7 @@ fn pass_bytes(spec: &JobSpec, regions: &[(u64, u64)]) -> u64 {
 /// test asserts it); when it falls at or past the end, fio wraps to the start and goes on.
 /// None: the pass is not cut short.
 fn holed_pass(spec: &JobSpec, len: u64) -> Option<u64> {
-    if spec.rw.is_random() || spec.seq_skip <= 0 || mixed_sizes(spec) || len < spec.bs {
+    if spec.rw.is_random() || spec.seq_skip <= 0 || spec.mixed_sizes() || len < spec.bs {
         return None;
     }
     let step = spec.bs + spec.seq_skip as u64;
@@ -1231,6 +1230,11 @@ impl<'a, E: Engine> Job<'a, E> {
         }
         if let (Some(b), Op::Write) = (&mut self.picker.backlog, m.op) {
             b.written((m.file, m.offset, m.len));
+        }
+        // What the closing read-back reads: writes that completed (a pick held back when
+        // the job ended was never written).
+        if let (Some(s), Op::Write) = (&mut self.picker.starts, m.op) {
+            s.mark(m.file, m.offset, m.len as u64);
         }
         if m.op == Op::Write {
             self.syncs.covered(m.file, m.offset, m.len as u64);

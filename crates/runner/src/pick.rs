@@ -8,7 +8,7 @@ use crate::offsets::Offsets;
 use crate::permutation::splitmix;
 use crate::replay::Item;
 use crate::skew::Skew;
-use crate::written::{mixed_sizes, Starts};
+use crate::written::Starts;
 use engine::Op;
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore};
@@ -385,9 +385,6 @@ impl Picker {
         if let Some(s) = &mut self.service {
             s.did(file, len);
         }
-        if let Some(s) = self.starts.as_mut().filter(|_| op == Op::Write) {
-            s.mark(file, offset, len);
-        }
         let len = len as u32;
         let back = false;
         Pick::Io(Next {
@@ -703,7 +700,7 @@ fn offsets_for(
         Offsets::skewed(start, len, unit, s, key)
     } else if spec.norandommap || ba.is_some() {
         Offsets::uniform(start, len, unit, key)
-    } else if mixed_sizes(spec) && own.is_none() {
+    } else if spec.mixed_sizes() && own.is_none() {
         Offsets::mapped(start, len, unit, key)
     } else {
         Offsets::random(start, len, unit, key)

@@ -4,7 +4,7 @@
 use crate::bits::Bits;
 use crate::data;
 use crate::live::JobInput;
-use crate::written::{closing_wanted, Starts};
+use crate::written::Starts;
 use engine::{Engine, Op, Request};
 use stats::{DirStats, JobStats};
 use std::collections::HashSet;
@@ -29,7 +29,7 @@ pub(crate) fn describe(res: i64, op: Op, offset: u64, len: u32) -> String {
 }
 
 /// fio's do_verify: read back what the job wrote and check every block; the number checked
-/// (0 when there is no such pass, [`closing_wanted`]). A job that only writes one size wrote
+/// (0 when there is no such pass, `JobSpec::reads_back_at_end`). A job that only writes one size wrote
 /// every block; otherwise `starts` marks where each write began and ended, and each is read
 /// back whole. The pass is not part of the measured figures: it waits for the runner to
 /// have read the kernel's counters. Its reads, their latency and its duration go to `out`,
@@ -42,7 +42,7 @@ pub(crate) fn closing_verify<E: Engine>(
     out: &mut JobStats,
 ) -> Result<u64, String> {
     let spec = &inp.spec;
-    let wanted = closing_wanted(spec) && !inp.stop.load(Relaxed);
+    let wanted = spec.reads_back_at_end() && !inp.stop.load(Relaxed);
     let Some(algo) = spec.verify.filter(|_| wanted) else {
         return Ok(0);
     };

@@ -3388,3 +3388,66 @@ fn a_start_delay_range_spreads_the_clones_over_it() {
         );
     }
 }
+
+/// A time-based verifying write job of one block size reads back what it wrote, as fio's
+/// does (fio reads back each pass before the next, inside the runtime; volbench reads each
+/// block written once, after it). Over a file of 256 blocks written many times over, each of
+/// the 256 is checked; at 100 writes a second for a second (fio reads none back here: its
+/// one pass used the runtime), exactly the 100 written, never the 156 unwritten blocks,
+/// which hold random bytes and would fail the check.
+#[test]
+fn a_time_based_verify_reads_back_the_blocks_it_wrote() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let file = d.path().join("tv.dat");
+    let f = format!("--filename={}", file.display());
+    let job = |extra: &str| -> Vec<String> {
+        [
+            "--name=tv",
+            &f,
+            "--size=1m",
+            "--bs=4k",
+            "--rw=randwrite",
+            "--verify=crc32c",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--direct=1",
+            "--time_based",
+            "--runtime=1",
+            extra,
+        ]
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let counts = |v: &Value| {
+        (
+            u(v, "/jobs/0/write/total_ios"),
+            u(v, "/jobs/0/read/total_ios"),
+        )
+    };
+    fill_random(&file, 1 << 20);
+    let fio = fio_json(Std::new("fio").args(job("")));
+    let (w, r) = counts(&fio);
+    assert!(
+        w > 512 && r >= 256 && fio["jobs"][0]["error"] == 0,
+        "fio: {w} writes, {r} reads"
+    );
+    let ours = fio_json_by(
+        "vb",
+        &job("").iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let (w, r) = counts(&ours);
+    assert!(w > 512 && ours["jobs"][0]["error"] == 0, "{ours}");
+    assert_eq!(r, 256, "each block written, read back once");
+    fill_random(&file, 1 << 20);
+    let rated = job("--rate_iops=100");
+    let ours = fio_json_by("vb", &rated.iter().map(String::as_str).collect::<Vec<_>>());
+    let (w, r) = counts(&ours);
+    assert!(
+        (90..=110).contains(&w) && ours["jobs"][0]["error"] == 0,
+        "{ours}"
+    );
+    assert_eq!(r, w, "the written blocks and no others");
+}

@@ -1616,6 +1616,46 @@ impl SpecError {
 }
 
 impl JobSpec {
+    /// Whether the job ends with fio's do_verify read-back (a verifying job that writes, with no
+    /// backlog), as fio reads back its log of writes after the writes, time-based or not. With
+    /// one size every write covers whole blocks of it, so each block holds its last write and
+    /// the read-back reads those written (the runner marks them unless the job writes every
+    /// block). With mixed sizes a later write may cut into an earlier one, so only one pass that
+    /// writes every block once is read back (its blocks' bounds are that pass's).
+    pub fn reads_back_at_end(&self) -> bool {
+        let known = match self.mixed_sizes() {
+            true => {
+                self.writes_every_block()
+                    && self.loops <= 1
+                    && self.rand_run <= 1
+                    && self.seq_skip == 0
+            }
+            // Offsets off the block size's grid (blockalign below it) overlap earlier writes.
+            false => self.blockalign.is_none_or(|a| a.is_multiple_of(self.bs)),
+        };
+        self.verify.is_some()
+            && self.do_verify
+            && self.rw.writes()
+            && known
+            && self.verify_backlog == 0
+    }
+
+    /// Whether each pass of the job writes every block of its region once: size-based, with
+    /// the random map and its uniform draw, over the whole size.
+    pub fn writes_every_block(&self) -> bool {
+        !self.time_based
+            && !self.norandommap
+            && self.blockalign.is_none()
+            && self.random_distribution == crate::Distribution::Random
+            && self.number_ios.is_none()
+            && self.io_size.is_none()
+    }
+
+    /// The job's blocks vary in size (`bssplit`, `bsrange`, or writes of their own size: bs=R,W).
+    pub fn mixed_sizes(&self) -> bool {
+        !self.bssplit.is_empty() || self.bs_range.is_some() || self.write_sizes.is_some()
+    }
+
     /// The longest start delay a clone of the job may draw.
     pub fn startdelay_longest(&self) -> Duration {
         self.startdelay_high

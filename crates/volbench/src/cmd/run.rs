@@ -25,7 +25,11 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
             .iter()
             .any(|(k, _)| fio::canonical(k) == fio::table::names::IODEPTH);
         let depth = fio::depth_note(&job).filter(|_| depth_given);
-        let notes = cmdline::notes(&a.fio).into_iter().chain(depth);
+        let verify = fio::verify_note(&job);
+        let notes = cmdline::notes(&a.fio)
+            .into_iter()
+            .chain(depth)
+            .chain(verify);
         let w = Workload {
             jobs: vec![job],
             ..Default::default()

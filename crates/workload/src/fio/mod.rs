@@ -97,6 +97,7 @@ pub fn workload(
         }
         let j = finish_job(j, s, &opts)?;
         warnings.extend(depth_note(&j));
+        warnings.extend(verify_note(&j));
         jobs.push(j);
     }
     if jobs.is_empty() {
@@ -133,6 +134,24 @@ pub fn depth_note(j: &JobSpec) -> Option<String> {
             j.name,
             j.iodepth,
             j.ioengine.as_str()
+        )
+    })
+}
+
+/// A verifying write job whose written blocks will not be read back at the end (fio reads
+/// back its log of writes in every such job): said, so a run that checked nothing does not
+/// pass for one that checked. volbench reads back one block size after any run, mixed sizes
+/// only after one size-based pass that writes every block once.
+pub fn verify_note(j: &JobSpec) -> Option<String> {
+    let asks = j.verify.is_some() && j.do_verify && j.rw.writes() && j.verify_backlog == 0;
+    (asks && !j.reads_back_at_end()).then(|| {
+        format!(
+            "{}: verify: the written blocks are not read back at the end: with mixed block sizes (or \
+             a blockalign off the block size's grid) \
+             a later write cuts into an earlier one, so volbench reads them back only after one \
+             size-based pass over the whole region (loops=1, the random map); use one block \
+             size, or verify_backlog=N to check blocks soon after they are written",
+            j.name
         )
     })
 }
@@ -448,6 +467,30 @@ mod tests {
             !w.jobs[0].time_based && warns.iter().any(|w| w.contains("time_based")),
             "{warns:?}"
         );
+    }
+
+    #[test]
+    fn a_verify_that_will_not_read_back_says_so() {
+        let warns = |t: &str| {
+            let s = parse_str(t, Path::new("t.fio"), &|_| None, 0).unwrap();
+            workload(&s, false).unwrap().1
+        };
+        let base = "[a]\nrw=randwrite\nverify=crc32c\nsize=1m\nruntime=1\n";
+        // Mixed sizes over a time-based run: not read back, and said.
+        let w = warns(&format!("{base}bsrange=4k-64k\ntime_based\n"));
+        assert!(w.iter().any(|w| w.contains("not read back")), "{w:?}");
+        // One size, time-based, or mixed sizes in one size-based pass: read back, nothing said.
+        for extra in [
+            "bs=4k\ntime_based\n",
+            "bsrange=4k-64k\n",
+            "bsrange=4k-64k\nverify_backlog=8\n",
+        ] {
+            let w = warns(&format!("{base}{extra}"));
+            assert!(
+                !w.iter().any(|w| w.contains("not read back")),
+                "{extra}: {w:?}"
+            );
+        }
     }
 
     #[test]
