@@ -36,11 +36,14 @@ impl EventCount {
         c
     }
 
-    /// The events so far (the buffer's lines), and empties it.
-    pub fn take(&self) -> usize {
+    /// The events' lines so far, and empties the buffer.
+    pub fn take_lines(&self) -> Vec<String> {
         let text = std::fs::read_to_string(self.inst.join("trace")).unwrap();
         std::fs::write(self.inst.join("trace"), "").unwrap();
-        text.lines().filter(|l| !l.starts_with('#')).count()
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(String::from)
+            .collect()
     }
 }
 
