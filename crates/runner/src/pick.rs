@@ -169,8 +169,14 @@ impl Service {
         let lens: Vec<u64> = regions.iter().map(|r| r.1).collect();
         let ranks = (lens.len() as u64) << FILE_RANKS_SHIFT;
         let skew = f.distribution().and_then(|d| {
-            let turn = crate::permutation::splitmix(spec.randseed ^ 0x66_69_6c_65) % ranks;
-            crate::skew::Skew::new(&d, ranks, spec.randseed).map(|s| (s, turn))
+            let s = crate::skew::Skew::new(&d, (ranks, 1), spec.randseed, f.center())?;
+            // fio turns the files' ranks round by its center; without one, zipf's and
+            // pareto's by a random share, normal's not at all (its middle file is hottest).
+            let turn = s.center_turn().unwrap_or(match d {
+                workload::Distribution::Normal(_) => 0,
+                _ => crate::permutation::splitmix(spec.randseed ^ 0x66_69_6c_65) % ranks,
+            });
+            Some((s, turn))
         });
         (on && lens.len() > 1).then(|| Service {
             random: f.kind != FileServiceKind::RoundRobin,
@@ -188,9 +194,14 @@ impl Service {
         })
     }
 
+    /// The next I/O's file. A skewed choice (zipf, pareto, normal) may come back to a file
+    /// that has had its size, as fio starts a non-uniformly chosen file's random map over
+    /// (so a hot small file is read many times over); the others keep to each file's size
+    /// per pass.
     fn pick(&mut self, rng: &mut SmallRng) -> u32 {
         let n = self.lens.len() as u32;
-        if self.served >= self.every || self.left[self.cur as usize] == 0 {
+        let skewed = self.skew.is_some();
+        if self.served >= self.every || (!skewed && self.left[self.cur as usize] == 0) {
             self.served = 0;
             if self.left.iter().all(|&l| l == 0) {
                 self.left.copy_from_slice(&self.lens);
@@ -204,7 +215,7 @@ impl Service {
                         }
                         None => rng.gen_range(0..n),
                     };
-                    if self.left[f as usize] > 0 {
+                    if skewed || self.left[f as usize] > 0 {
                         break f;
                     }
                 }
@@ -696,7 +707,8 @@ fn offsets_for(
     };
     let own = one_size(spec, writes);
     let unit = ba.or(own).unwrap_or_else(|| spec.unit());
-    if let Some(s) = Skew::new(&spec.random_distribution, len / unit, key) {
+    let center = spec.random_center;
+    if let Some(s) = Skew::new(&spec.random_distribution, (len / unit, unit), key, center) {
         Offsets::skewed(start, len, unit, s, key)
     } else if spec.norandommap || ba.is_some() {
         Offsets::uniform(start, len, unit, key)

@@ -1,7 +1,9 @@
 //! Blocks drawn by fio's random distributions (`random_distribution`): zipf, pareto, normal
 //! and zoned. Each turns two random words into a block index in `0..n`. Zipf, pareto and
 //! normal give a popularity rank, which a keyed permutation spreads over the region (fio
-//! hashes it), so the hot blocks are not all at the start; zoned is positional, as in fio.
+//! hashes it), so the hot blocks are not all at the start; zoned and zoned_abs are
+//! positional, as in fio. fio's center turns the spread ranks round by its share of the
+//! region, as fio adds it to its hashed rank.
 //! Draws are with replacement: a skewed job revisits its hot blocks, which is the point.
 
 use crate::permutation::Permutation;
@@ -34,6 +36,8 @@ pub struct Skew {
     kind: Kind,
     n: u64,
     scatter: Permutation,
+    /// fio's center, as blocks to turn the ranks round by (`rand_off` in fio).
+    turn: Option<u64>,
 }
 
 /// A uniform in [0, 1) from a random word.
@@ -42,9 +46,24 @@ fn unit(r: u64) -> f64 {
 }
 
 impl Skew {
-    /// The sampler for `d` over `n` blocks; `None` for the uniform distribution.
-    pub fn new(d: &Distribution, n: u64, seed: u64) -> Option<Skew> {
+    /// The sampler for `d` over `n` blocks of `unit` bytes (zoned_abs's zones are in bytes),
+    /// centered at `center` (a share of the region) if given; `None` for the uniform
+    /// distribution.
+    pub fn new(
+        d: &Distribution,
+        (n, unit): (u64, u64),
+        seed: u64,
+        center: Option<f64>,
+    ) -> Option<Skew> {
         let n = n.max(1);
+        // fio: zipf and pareto put rank 0 at center·n, normal shifts its middle there.
+        let turn = center.map(|c| {
+            let at = match d {
+                Distribution::Normal(_) => c - 0.5,
+                _ => c,
+            };
+            ((at * n as f64) as i64).rem_euclid(n as i64) as u64
+        });
         let kind = match *d {
             Distribution::Random => return None,
             Distribution::Zipf(theta) => {
@@ -78,12 +97,19 @@ impl Skew {
                 }
                 Kind::Zoned(v)
             }
+            Distribution::ZonedAbs(ref zones) => Kind::Zoned(absolute(zones, n, unit.max(1))),
         };
         Some(Skew {
             kind,
             n,
             scatter: Permutation::new(n, seed),
+            turn,
         })
+    }
+
+    /// fio's center as a turn of the ranks, in `0..n`, if given.
+    pub fn center_turn(&self) -> Option<u64> {
+        self.turn
     }
 
     /// The number of blocks (or ranks) drawn over.
@@ -103,7 +129,11 @@ impl Skew {
                 .unwrap_or(&zones[zones.len() - 1]);
             return at + r2 % len;
         }
-        self.scatter.get(self.rank(r1, r2))
+        let b = self.scatter.get(self.rank(r1, r2));
+        match self.turn {
+            Some(t) => (b + t) % self.n,
+            None => b,
+        }
     }
 
     /// The popularity rank (zipf, pareto) or position (normal) in `0..n`, not spread: fio's
@@ -152,6 +182,20 @@ impl Skew {
     }
 }
 
+/// zoned_abs's zones as block ranges: each from where the last ended, its bytes long, cut at
+/// the region's end (at least one block each, as a zoned zone).
+fn absolute(zones: &[(u8, u64)], n: u64, unit: u64) -> Vec<(u32, u64, u64)> {
+    let (mut io, mut at, mut v) = (0u32, 0u64, Vec::new());
+    for &(share, bytes) in zones {
+        let from = at.min(n - 1);
+        let to = (at + bytes.div_ceil(unit)).clamp(from + 1, n);
+        io += share as u32;
+        v.push((io, from, to - from));
+        at = to;
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,7 +203,7 @@ mod tests {
 
     /// The shares of the draws that land on the hottest 1 % and 10 % of `n` blocks.
     fn shares(d: &str, n: u64) -> (f64, f64) {
-        let s = Skew::new(&Distribution::parse(d).unwrap(), n, 7).unwrap();
+        let s = Skew::new(&Distribution::parse(d).unwrap(), (n, 1), 7, None).unwrap();
         let mut hits = vec![0u32; n as usize];
         let mut r = 1u64;
         let draws = 200_000;
@@ -192,6 +236,45 @@ mod tests {
     }
 
     #[test]
+    fn a_center_turns_the_blocks_round_by_its_share() {
+        // fio adds center·n to its hashed rank (normal: (center - ½)·n): the same draws land
+        // that many blocks on, wrapping at the region's end.
+        for (d, c, by) in [
+            ("zipf:1.2", 0.25, 250),
+            ("normal:10", 0.75, 250),
+            ("pareto:0.5", 1.0, 0),
+        ] {
+            let dist = Distribution::parse(d).unwrap();
+            let plain = Skew::new(&dist, (1000, 1), 3, None).unwrap();
+            let centered = Skew::new(&dist, (1000, 1), 3, Some(c)).unwrap();
+            let mut r = 9u64;
+            for _ in 0..1000 {
+                r = mix(r);
+                assert_eq!(
+                    centered.block(r, mix(r)),
+                    (plain.block(r, mix(r)) + by) % 1000,
+                    "{d}"
+                );
+            }
+        }
+        // zoned_abs: zones in bytes from the start, the last cut at the region's end.
+        let z = Distribution::parse("zoned_abs:50/4k:50/1m").unwrap();
+        let s = Skew::new(&z, (100, 1024), 1, None).unwrap();
+        let mut r = 5u64;
+        let mut first = 0;
+        for _ in 0..10_000 {
+            r = mix(r);
+            let b = s.block(r, mix(r));
+            assert!(b < 100);
+            first += u32::from(b < 4);
+        }
+        assert!(
+            (4500..5500).contains(&first),
+            "{first} of 10,000 in the first 4 KiB"
+        );
+    }
+
+    #[test]
     fn blocks_stay_in_the_region() {
         for d in [
             "zipf:1.2",
@@ -201,7 +284,7 @@ mod tests {
             "zoned:50/50:50/50",
         ] {
             for n in [1, 2, 3, 1000] {
-                let s = Skew::new(&Distribution::parse(d).unwrap(), n, 1).unwrap();
+                let s = Skew::new(&Distribution::parse(d).unwrap(), (n, 1), 1, None).unwrap();
                 let mut r = 3u64;
                 for _ in 0..10_000 {
                     r = mix(r);

@@ -21,13 +21,41 @@ pub enum Distribution {
     /// (share of the I/O, share of the region), in percent, in order from the region's start
     /// (`zoned:60/10:30/20:10/70`).
     Zoned(Vec<(u8, u8)>),
+    /// (share of the I/O, bytes), in order from the region's start (`zoned_abs:60/20g:40/1t`).
+    ZonedAbs(Vec<(u8, u64)>),
 }
 
 impl Distribution {
     /// fio's syntax; `Err` says what is wrong.
     pub fn parse(s: &str) -> Result<Distribution, String> {
+        Distribution::parse_fio(s, 1024).map(|(d, _)| d)
+    }
+
+    /// fio's syntax with its optional center (`zipf:1.2:0.25`: zipf, pareto and normal; a
+    /// share of the region from 0 to 1) and `zoned_abs` sizes in units of `kb_base`.
+    pub fn parse_fio(s: &str, kb_base: u32) -> Result<(Distribution, Option<f64>), String> {
         let s = s.trim();
         let (kind, arg) = s.split_once(':').unwrap_or((s, ""));
+        if kind == "zoned_abs" {
+            return zones_abs(arg, kb_base).map(|z| (Distribution::ZonedAbs(z), None));
+        }
+        let (arg, center) = match arg.split_once(':') {
+            Some((a, c)) if matches!(kind, "zipf" | "pareto" | "normal" | "gauss") => {
+                let c = c
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|c| (0.0..=1.0).contains(c));
+                let c =
+                    c.ok_or("the center after the second ':' is from 0 to 1, e.g. zipf:1.2:0.25")?;
+                (a, Some(c))
+            }
+            _ => (arg, None),
+        };
+        Distribution::parse_kind(kind, arg).map(|d| (d, center))
+    }
+
+    fn parse_kind(kind: &str, arg: &str) -> Result<Distribution, String> {
         let num = |what: &str| -> Result<f64, String> {
             arg.trim()
                 .parse::<f64>()
@@ -48,10 +76,10 @@ impl Distribution {
                 _ => Err("normal's deviation must be above 0 and at most 100 (percent)".into()),
             },
             "zoned" => zones(arg).map(Distribution::Zoned),
-            "zoned_abs" => {
-                Err("zoned_abs is not supported: give zoned: shares of the region".into())
-            }
-            _ => Err("use random, zipf:T, pareto:H, normal:DEV or zoned:IO/SIZE:...".into()),
+            _ => Err(
+                "use random, zipf:T, pareto:H, normal:DEV, zoned:IO/SIZE:... or zoned_abs:IO/BYTES:..."
+                    .into(),
+            ),
         }
     }
 
@@ -65,6 +93,10 @@ impl Distribution {
             Distribution::Zoned(z) => {
                 let parts: Vec<String> = z.iter().map(|(io, sz)| format!("{io}/{sz}")).collect();
                 format!("zoned:{}", parts.join(":"))
+            }
+            Distribution::ZonedAbs(z) => {
+                let parts: Vec<String> = z.iter().map(|(io, sz)| format!("{io}/{sz}")).collect();
+                format!("zoned_abs:{}", parts.join(":"))
             }
         }
     }
@@ -123,6 +155,41 @@ fn zones(arg: &str) -> Result<Vec<(u8, u8)>, String> {
     Ok(z)
 }
 
+/// `60/20g:40/100g`: each zone's I/O share (adding up to 100) and its size in bytes, from the
+/// region's start, as fio's zoned_abs.
+fn zones_abs(arg: &str, kb_base: u32) -> Result<Vec<(u8, u64)>, String> {
+    let mut z = Vec::new();
+    for part in arg.split(':') {
+        let (io, size) = part
+            .split_once('/')
+            .ok_or_else(|| format!("zone '{part}' is not IO%/SIZE, e.g. 60/20g"))?;
+        let io = io
+            .trim()
+            .trim_end_matches('%')
+            .parse::<u8>()
+            .ok()
+            .filter(|p| *p <= 100);
+        let size = crate::units::parse_size_base(size.trim(), kb_base)
+            .ok()
+            .filter(|s| *s > 0);
+        match (io, size) {
+            (Some(a), Some(b)) => z.push((a, b)),
+            _ => {
+                return Err(format!(
+                    "zone '{part}' needs a percentage and a size, e.g. 60/20g"
+                ))
+            }
+        }
+    }
+    let io: u32 = z.iter().map(|x| x.0 as u32).sum();
+    if io != 100 {
+        return Err(format!(
+            "the zones' I/O shares add up to {io}: they must be 100"
+        ));
+    }
+    Ok(z)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,9 +226,26 @@ mod tests {
             "pareto:0.9",
             "normal:5",
             "zoned:60/10:40/90",
+            "zoned_abs:60/1048576:40/4096",
             "random",
         ] {
             assert_eq!(Distribution::parse(d).unwrap().fio_form(), d);
         }
+        // fio 3.26's center, and zoned_abs with fio's units.
+        assert_eq!(
+            Distribution::parse_fio("zipf:1.2:0.25", 1024),
+            Ok((Distribution::Zipf(1.2), Some(0.25)))
+        );
+        assert!(Distribution::parse_fio("normal:5:2", 1024).is_err());
+        assert_eq!(
+            Distribution::parse_fio("zoned_abs:60/1m:40/4k", 1024),
+            Ok((
+                Distribution::ZonedAbs(vec![(60, 1 << 20), (40, 4096)]),
+                None
+            ))
+        );
+        assert!(Distribution::parse("zoned_abs:60/1m:30/4k")
+            .unwrap_err()
+            .contains("90"));
     }
 }

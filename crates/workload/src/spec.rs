@@ -328,9 +328,17 @@ pub struct FileService {
     /// deviation in percent): fio's defaults 1.1, 0.2 and 0.
     #[serde(default)]
     pub skew_milli: u32,
+    /// fio's center of the skewed kinds (`zipf:1.1:0.25`), in millionths of the files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub center_micro: Option<u32>,
 }
 
 impl FileService {
+    /// fio's center as a share of the files, if given.
+    pub fn center(&self) -> Option<f64> {
+        self.center_micro.map(|c| c as f64 / 1e6)
+    }
+
     /// The skewed kinds' distribution over the files (None for the others).
     pub fn distribution(&self) -> Option<crate::Distribution> {
         let p = self.skew_milli as f64 / 1000.0;
@@ -364,6 +372,7 @@ impl Default for FileService {
             kind: FileServiceKind::RoundRobin,
             every: 1,
             skew_milli: 0,
+            center_micro: None,
         }
     }
 }
@@ -944,6 +953,10 @@ pub struct JobSpec {
     /// with replacement.
     #[serde(default)]
     pub random_distribution: crate::Distribution,
+    /// fio's center of a zipf, pareto or normal draw (`zipf:1.2:0.25`): where the hottest
+    /// rank lands, as a share of the region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_center: Option<f64>,
     /// Cap in bytes/s for [reads, writes]; 0: none (fio's `rate`).
     pub rate: [u64; 2],
     /// Cap in I/Os per second for [reads, writes]; 0: none (fio's `rate_iops`).
@@ -1473,6 +1486,7 @@ impl Default for JobSpec {
             rand_identical: false,
             percentage_random: [100, 100],
             random_distribution: crate::Distribution::Random,
+            random_center: None,
             serialize_overlap: false,
             flow: 0,
             flow_id: 0,

@@ -113,8 +113,12 @@ pub(super) const OPTIONS: &[O] = &[
                   with `:N`, the I/Os issued to a file before the next is chosen, as fio \
                   (checked against fio's file switches under strace). `zipf`, `pareto` and \
                   `normal` (`gauss`), with fio's defaults 1.1, 0.2 and 0 or `:PARAM`, draw \
-                  each I/O's file by that distribution over the files, skipping those with \
-                  no work left, as fio (the hottest file's share of the reads against fio's)",
+                  each I/O's file by that distribution over the files, a hot file read again \
+                  after it has had its size, as fio starts such a file's map over (the hottest \
+                  files' share of the reads against fio's). A third part, `zipf:1.2:0.25`, is \
+                  fio's center: the hottest file that share of the way along (normal's middle \
+                  moved there; without it zipf's and pareto's at random, normal's in the \
+                  middle): the same two busiest files as fio's under strace",
         show: Some(|j| {
             let f = j.file_service;
             (!f.is_default()).then(|| {
@@ -126,10 +130,11 @@ pub(super) const OPTIONS: &[O] = &[
                     FileServiceKind::Pareto => "pareto",
                     FileServiceKind::Normal => "normal",
                 };
-                match f.distribution() {
-                    Some(_) => format!("{k}:{}", f.skew_milli as f64 / 1000.0),
-                    None if f.every == 1 => k.to_string(),
-                    None => format!("{k}:{}", f.every),
+                match (f.distribution(), f.center()) {
+                    (Some(_), Some(c)) => format!("{k}:{}:{c}", f.skew_milli as f64 / 1000.0),
+                    (Some(_), None) => format!("{k}:{}", f.skew_milli as f64 / 1000.0),
+                    (None, _) if f.every == 1 => k.to_string(),
+                    (None, _) => format!("{k}:{}", f.every),
                 }
             })
         }),
@@ -152,9 +157,15 @@ pub(super) const OPTIONS: &[O] = &[
                     _ => return Err(v.bad(s, "use roundrobin, sequential or random (with :N), or zipf, pareto, normal (with :PARAM)")),
                 };
                 if let Some(d) = default {
-                    let p = match s.split_once(':') {
-                        Some((_, p)) => p.trim().parse::<f64>().map_err(|_| v.bad(s, "the number after ':' is the distribution's parameter"))?,
-                        None => d,
+                    // fio 3.26's `zipf:THETA:CENTER`: where the hottest file is, 0 to 1.
+                    let (p, center) = match s.split_once(':') {
+                        Some((_, rest)) => {
+                            let (p, c) = rest.split_once(':').map_or((rest, None), |(p, c)| (p, Some(c)));
+                            let p = p.trim().parse::<f64>().map_err(|_| v.bad(s, "the number after ':' is the distribution's parameter"))?;
+                            let c = c.map(|c| c.trim().parse::<f64>().ok().filter(|c| (0.0..=1.0).contains(c)).ok_or_else(|| v.bad(s, "the center after the second ':' is from 0 to 1"))).transpose()?;
+                            (p, c)
+                        }
+                        None => (d, None),
                     };
                     let ok = match kind {
                         FileServiceKind::Zipf => p > 0.0 && p != 1.0,
@@ -164,7 +175,8 @@ pub(super) const OPTIONS: &[O] = &[
                     if !ok {
                         return Err(v.bad(s, "zipf's theta is over 0 and not 1, pareto's h between 0 and 1, normal's deviation 0 to 100"));
                     }
-                    j.file_service = FileService { kind, every: 1, skew_milli: (p * 1000.0).round() as u32 };
+                    let center_micro = center.map(|c| (c * 1e6).round() as u32);
+                    j.file_service = FileService { kind, every: 1, skew_milli: (p * 1000.0).round() as u32, center_micro };
                     return Ok(());
                 }
                 let every = n
@@ -173,7 +185,7 @@ pub(super) const OPTIONS: &[O] = &[
                     .ok()
                     .filter(|n| *n > 0)
                     .ok_or_else(|| v.bad(s, "the number after ':' is the I/Os per file, 1 or more"))?;
-                j.file_service = FileService { kind, every, skew_milli: 0 };
+                j.file_service = FileService { kind, every, skew_milli: 0, center_micro: None };
                 Ok(())
             },
         )

@@ -337,8 +337,18 @@ pub(super) const OPTIONS: &[O] = &[
                   the popularity rank is spread over the region by a keyed permutation (fio \
                   hashes it), zones are positional. Skewed draws are with replacement, as fio's \
                   are. The hottest 1 % and 10 % of blocks get the share of the reads they get in \
-                  fio (strace of both tools, within 0.04). `zoned_abs` is refused",
-        show: Some(|j| Some(j.random_distribution.fio_form())),
+                  fio (strace of both tools, within 0.04). fio's center (`zipf:1.2:0.25`, 0 to \
+                  1) turns the spread ranks round by that share of the region, as fio adds it to \
+                  its hashed rank (normal: the share less a half). `zoned_abs:IO/BYTES:...` \
+                  gives zones in bytes (`60/20g:40/100g`), a zone past the region's end cut at \
+                  it",
+        show: Some(|j| {
+            let d = j.random_distribution.fio_form();
+            Some(match j.random_center {
+                Some(c) => format!("{d}:{c}"),
+                None => d,
+            })
+        }),
         ..O::new(
             "random_distribution",
             C::Pattern,
@@ -347,8 +357,8 @@ pub(super) const OPTIONS: &[O] = &[
             "zipf:1.2",
             |j, v| {
                 let s = v.need()?;
-                j.random_distribution =
-                    crate::Distribution::parse(s).map_err(|why| v.bad(s, why))?;
+                (j.random_distribution, j.random_center) =
+                    crate::Distribution::parse_fio(s, v.kb).map_err(|why| v.bad(s, why))?;
                 Ok(())
             },
         )
