@@ -163,15 +163,17 @@ pub fn prepare(
     // clone's increment rounded UP to offset_align or the smallest block (fio's
     // get_start_offset). The job file sets either it or `offset`; a rank's region under MPI
     // adds to both.
-    let inc = clone as u64 * spec.offset_increment;
+    let (inc, shares) = match spec.offset_increment_percent {
+        Some(p) => (clone as u64 * (existing * p as u64 / 100), true),
+        None => (clone as u64 * spec.offset_increment, false),
+    };
+    let align = match spec.offset_align {
+        0 => spec.unit(),
+        a => a,
+    };
     let mut offset = match spec.offset_percent {
-        Some(p) => {
-            let align = match spec.offset_align {
-                0 => spec.unit(),
-                a => a,
-            };
-            (existing * p as u64 / 100 + inc).div_ceil(align) * align
-        }
+        Some(p) => (existing * p as u64 / 100 + inc).div_ceil(align) * align,
+        None if shares => (spec.offset + inc).div_ceil(align) * align,
         None => spec.offset + inc,
     };
     // fio's file_append: a regular file's I/O starts at its end (devices ignore it).

@@ -3586,3 +3586,69 @@ fn zoned_abs_and_a_center_draw_as_fio_does() {
         assert_eq!(u(&centered, "/jobs/0/read/total_ios"), 200, "{tool}");
     }
 }
+
+/// fio 3.33's value forms that volbench refused, each against fio on the same job: a whole
+/// number with a unit (`nrfiles=1k` makes 1,024 files), `offset_increment=50%` (the second
+/// clone starts halfway through the existing file: its first read, under strace), `verify`
+/// with sha3 (written and read back clean), and `softrandommap` (accepted; nothing to do).
+#[test]
+fn fio_value_forms_run_as_fio_runs_them() {
+    require_tool!("fio");
+    require_tool!("strace");
+    for tool in ["fio", "vb"] {
+        let d = tmpdir();
+        let dir = format!("--directory={}", d.path().display());
+        let files = [
+            "--name=many",
+            &dir,
+            "--nrfiles=1k",
+            "--filesize=4k",
+            "--rw=write",
+        ];
+        let (ok, _, err) = outcome(tool, &[&files[..], &["--softrandommap=1"]].concat());
+        assert!(ok, "{tool}: {err}");
+        let made = std::fs::read_dir(d.path()).unwrap().count();
+        assert_eq!(made, 1024, "{tool}: files made");
+        let file = d.path().join("half.dat");
+        fill_random(&file, 4 << 20);
+        let f = format!("--filename={}", file.display());
+        let job = [
+            "--name=half",
+            &f,
+            "--numjobs=2",
+            "--offset_increment=50%",
+            "--size=64k",
+            "--bs=64k",
+            "--rw=read",
+            "--ioengine=psync",
+        ];
+        let (log, _) = strace_job(d.path(), tool, &["-y", "-e", "trace=pread64"], &job, false);
+        let mut firsts: Vec<u64> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for l in log
+            .lines()
+            .filter(|l| l.contains("pread64(") && l.contains("half.dat>"))
+        {
+            let pid = l.split_whitespace().next().unwrap().to_string();
+            let off = l
+                .split(", ")
+                .nth(3)
+                .and_then(|o| o.split(')').next()?.parse().ok());
+            if let (true, Some(o)) = (seen.insert(pid), off) {
+                firsts.push(o);
+            }
+        }
+        firsts.sort();
+        assert_eq!(firsts, [0, 2 << 20], "{tool}: each clone's first read");
+        let sha3 = [
+            "--name=s3",
+            &f,
+            "--size=1m",
+            "--bs=4k",
+            "--rw=write",
+            "--verify=sha3-256",
+        ];
+        let (ok, _, err) = outcome(tool, &sha3);
+        assert!(ok, "{tool}: {err}");
+    }
+}

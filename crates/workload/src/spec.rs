@@ -1084,6 +1084,11 @@ pub struct JobSpec {
     /// down to `bs`), as in fio; a new file has no length yet, so it starts at 0.
     #[serde(default)]
     pub offset_percent: Option<u8>,
+    /// `offset_increment=N%`: each clone's region starts that share of the existing file or
+    /// device after the previous clone's, rounded up as `offset=N%` is (fio's
+    /// get_start_offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_increment_percent: Option<u8>,
     /// Stop after this long. With `time_based`, loop over the region until then.
     pub runtime: Option<Duration>,
     pub time_based: bool,
@@ -1419,6 +1424,7 @@ impl Default for JobSpec {
             wait_for: None,
             offset: 0,
             offset_percent: None,
+            offset_increment_percent: None,
             runtime: Some(Duration::from_secs(30)),
             time_based: true,
             ramp_time: Duration::ZERO,

@@ -207,7 +207,8 @@ pub(super) const OPTIONS: &[O] = &[
     },
     O {
         details: "`crc32c` (also `crc32c-intel`), `md5`, `sha1`, `sha256`, `sha512`; `crc32`, \
-                  `crc64`, `crc16`, `crc7`, `xxhash` and `meta` are checked with crc32c (every \
+                  `crc64`, `crc16`, `crc7`, `xxhash` and `meta` are checked with crc32c, \
+                  `sha3-224`/`sha3-256` with sha256 and `sha3-384`/`sha3-512` with sha512 (every \
                   block still carries its offset, sequence and a checksum; a warning says so). A \
                   flipped byte is caught with each, by a test; see differences",
         show: Some(|j| {
@@ -508,8 +509,8 @@ fn set_verify(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
         "crc32c" | "crc32c-intel" => Some(Verify::Crc32c),
         "md5" => Some(Verify::Md5),
         "sha1" => Some(Verify::Sha1),
-        "sha256" => Some(Verify::Sha256),
-        "sha512" => Some(Verify::Sha512),
+        "sha256" | "sha3-224" | "sha3-256" => Some(Verify::Sha256),
+        "sha512" | "sha3-384" | "sha3-512" => Some(Verify::Sha512),
         "pattern" => Some(Verify::Pattern),
         // Checked with crc32c, which catches the same torn, stale and corrupt blocks; only the
         // checksum's CPU cost differs (a warning says so).
@@ -518,7 +519,8 @@ fn set_verify(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
             return Err(OptError::Unsupported {
                 key: format!("{}={s}", v.opt.name),
                 hint: ": use crc32c, md5, sha1, sha256, sha512 or pattern (crc32, crc64, crc16, \
-                       crc7, xxhash and meta are checked with crc32c)"
+                       crc7, xxhash and meta are checked with crc32c, sha3-* with sha256 or \
+                       sha512)"
                     .into(),
             })
         }
@@ -527,6 +529,17 @@ fn set_verify(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
 }
 
 fn verify_note(v: &str) -> Option<String> {
+    if let Some(bits) = v.strip_prefix("sha3-") {
+        let with = if matches!(bits, "224" | "256") {
+            "sha256"
+        } else {
+            "sha512"
+        };
+        return Some(format!(
+            "verify={v} is checked with {with}: a cryptographic checksum of the same strength \
+             over every block, with its offset and sequence; only the checksum's CPU cost differs"
+        ));
+    }
     matches!(v, "crc32" | "crc64" | "crc16" | "crc7" | "xxhash" | "meta").then(|| {
         format!(
             "verify={v} is checked with crc32c: every block still carries its offset, sequence \

@@ -251,7 +251,13 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
-        show: Some(|j| Some(show_size(j, j.offset_increment))),
+        details: "bytes, or a share of the existing file or device (`25%`), which rounds each \
+                  clone's start up to `offset_align` or the smallest block, as fio's \
+                  get_start_offset",
+        show: Some(|j| match j.offset_increment_percent {
+            Some(p) => Some(format!("{p}%")),
+            None => Some(show_size(j, j.offset_increment)),
+        }),
         ..O::new(
             "offset_increment",
             C::Files,
@@ -259,7 +265,14 @@ pub(super) const OPTIONS: &[O] = &[
             "Each numjobs clone's region starts this much after the previous one's",
             "1m",
             |j, v| {
-                j.offset_increment = v.size()?;
+                let s = v.need()?;
+                (j.offset_increment, j.offset_increment_percent) = match percent(s) {
+                    Some(p) => match num::<u8>(v.opt.name, p)? {
+                        p if p <= 100 => (0, Some(p)),
+                        _ => return Err(v.bad(s, "a percentage is 0 to 100")),
+                    },
+                    None => (v.size()?, None),
+                };
                 Ok(())
             },
         )

@@ -320,10 +320,14 @@ impl<'a> Val<'a> {
         }
     }
 
-    /// A whole number in the option's range.
+    /// A whole number in the option's range. fio reads a whole number as it reads a size, so
+    /// `iodepth=1k` is 1024 (under kb_base=1000, 1000).
     pub fn int<T: TryFrom<u64>>(&self) -> Result<T, OptError> {
         let s = self.need()?;
-        let n: u64 = num(self.opt.name, s)?;
+        let n: u64 = match num(self.opt.name, s) {
+            Ok(n) => n,
+            Err(e) => crate::units::parse_size_base(s, self.kb).map_err(|_| e)?,
+        };
         if let Kind::Int { min, max } = self.opt.kind {
             if n < min || n > max {
                 return Err(self.bad(s, format!("use {min} to {max}")));

@@ -180,6 +180,16 @@ pub(super) const OPTIONS: &[O] = &[
         "1",
         super::accept,
     ),
+    // fio's fallback when it cannot allocate its random map; volbench's map is a keyed
+    // permutation that needs no allocation, so there is nothing to fall back from.
+    O::new(
+        "softrandommap",
+        C::Pattern,
+        Kind::Flag,
+        "Go on without a random map if it cannot be allocated (volbench's needs none)",
+        "1",
+        super::accept,
+    ),
     O {
         details: "random offsets are drawn with replacement, as in fio (without it each block \
                   is visited once per pass)",
