@@ -154,10 +154,27 @@ pub struct Zram {
     _lock: std::rc::Rc<DeviceLock>,
 }
 
+/// A free zram device of `size`, as `zramctl --find` sets one up. The kernel can fail the
+/// reset of the device zramctl picked ("No such device", seen once in a full run with
+/// other suites' devices coming and going): another attempt picks again.
+fn find_zram(size: &str) -> PathBuf {
+    for _ in 0..20 {
+        let out = Std::new("zramctl")
+            .args(["--find", "--size", size])
+            .output()
+            .unwrap();
+        if out.status.success() {
+            return PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    PathBuf::from(sh("zramctl", &["--find", "--size", size]))
+}
+
 impl Zram {
     pub fn new(size: &str) -> Zram {
         let lock = std::rc::Rc::new(device_lock());
-        let path = PathBuf::from(sh("zramctl", &["--find", "--size", size]));
+        let path = find_zram(size);
         Zram { path, _lock: lock }
     }
     /// `n` devices under one hold of the device lock (a second lock in the same test would
@@ -166,7 +183,7 @@ impl Zram {
         let lock = std::rc::Rc::new(device_lock());
         (0..n)
             .map(|_| Zram {
-                path: PathBuf::from(sh("zramctl", &["--find", "--size", size])),
+                path: find_zram(size),
                 _lock: lock.clone(),
             })
             .collect()
