@@ -261,7 +261,20 @@ impl Ext4 {
 
 impl Drop for Ext4 {
     fn drop(&mut self) {
-        let _ = Std::new("umount").arg(self.dir.path()).status();
+        // A process the test started may still hold a file for a moment (a fresh-clone run
+        // once left a mount behind): retry briefly, as the device's reset does.
+        for _ in 0..30 {
+            let ok = Std::new("umount")
+                .arg(self.dir.path())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!("warning: could not unmount {}", self.dir.path().display());
     }
 }
 
