@@ -269,7 +269,9 @@ impl Drop for Ext4 {
                 .stderr(std::process::Stdio::null())
                 .status()
                 .is_ok_and(|s| s.success());
-            if ok {
+            let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+            let dir = self.dir.path().to_string_lossy();
+            if ok || !mounts.lines().any(|l| l.split(' ').nth(1) == Some(&*dir)) {
                 return;
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
