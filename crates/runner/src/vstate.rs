@@ -37,8 +37,10 @@ pub(crate) struct Recorder {
     writes: u64,
     depth: usize,
     last: VecDeque<(u32, u64)>,
-    /// `verify_policy=fsynced`: the writes issued before the last fsync that completed.
-    fsynced: Option<Option<u64>>,
+    /// `verify_policy=fsynced`: the state covers only `synced`, the writes issued before
+    /// the last fsync that completed (0 until one has).
+    fsynced: bool,
+    synced: u64,
 }
 
 impl Recorder {
@@ -47,16 +49,15 @@ impl Recorder {
             writes: 0,
             depth: depth.max(1) as usize,
             last: VecDeque::with_capacity(depth.max(1) as usize),
-            fsynced: fsynced.then_some(None),
+            fsynced,
+            synced: 0,
         }
     }
     /// An fsync completed. The job issues one only once every write before it has completed
     /// and issues none while it runs, so the writes issued so far are those it covered (fio
     /// takes its threshold at the fsync's submission for the same reason).
     pub fn synced(&mut self) {
-        if let Some(safe) = &mut self.fsynced {
-            *safe = Some(self.writes);
-        }
+        self.synced = self.writes;
     }
     pub fn issued(&mut self) {
         self.writes += 1;
@@ -71,13 +72,13 @@ impl Recorder {
     pub fn save(&self, name: &str, clone: u32) -> Result<(), String> {
         let s = match self.fsynced {
             // Every write before the threshold had completed: no window of doubt.
-            Some(safe) => State {
+            true => State {
                 volbench_verify_state: 1,
-                writes: safe.unwrap_or(0),
+                writes: self.synced,
                 depth: 0,
                 completed: Vec::new(),
             },
-            None => State {
+            false => State {
                 volbench_verify_state: 1,
                 writes: self.writes,
                 depth: self.depth as u64,

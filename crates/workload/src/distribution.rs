@@ -39,17 +39,8 @@ impl Distribution {
         if kind == "zoned_abs" {
             return zones_abs(arg, kb_base).map(|z| (Distribution::ZonedAbs(z), None));
         }
-        let (arg, center) = match arg.split_once(':') {
-            Some((a, c)) if matches!(kind, "zipf" | "pareto" | "normal" | "gauss") => {
-                let c = c
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|c| (0.0..=1.0).contains(c));
-                let c =
-                    c.ok_or("the center after the second ':' is from 0 to 1, e.g. zipf:1.2:0.25")?;
-                (a, Some(c))
-            }
+        let (arg, center) = match kind {
+            "zipf" | "pareto" | "normal" | "gauss" => split_center(arg)?,
             _ => (arg, None),
         };
         Distribution::parse_kind(kind, arg).map(|d| (d, center))
@@ -110,6 +101,30 @@ fn example(kind: &str) -> &'static str {
     }
 }
 
+/// A skewed kind's parameter and fio 3.26's optional center after it (`1.2:0.25`), a share
+/// from 0 to 1; random_distribution and file_service_type read it alike.
+pub fn split_center(arg: &str) -> Result<(&str, Option<f64>), String> {
+    let Some((param, c)) = arg.split_once(':') else {
+        return Ok((arg, None));
+    };
+    let c = c
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|c| (0.0..=1.0).contains(c));
+    let c = c.ok_or("the center after the second ':' is from 0 to 1, e.g. zipf:1.2:0.25")?;
+    Ok((param, Some(c)))
+}
+
+/// A zone's share in percent (`60`, `60%`), at most 100.
+fn percent(v: &str) -> Option<u8> {
+    v.trim()
+        .trim_end_matches('%')
+        .parse::<u8>()
+        .ok()
+        .filter(|p| *p <= 100)
+}
+
 /// `60/10:30/20:10/70`: the I/O shares and the region shares must each add up to 100. As in
 /// fio, a last zone without a size (`20/`) takes the rest of the region.
 fn zones(arg: &str) -> Result<Vec<(u8, u8)>, String> {
@@ -118,13 +133,7 @@ fn zones(arg: &str) -> Result<Vec<(u8, u8)>, String> {
     for (i, part) in parts.iter().enumerate() {
         if let Some(io) = part.strip_suffix('/').filter(|_| i + 1 == parts.len()) {
             let used: u32 = z.iter().map(|x: &(u8, u8)| x.1 as u32).sum();
-            let io = io
-                .trim()
-                .trim_end_matches('%')
-                .parse::<u8>()
-                .ok()
-                .filter(|p| *p <= 100);
-            match (io, 100u32.checked_sub(used)) {
+            match (percent(io), 100u32.checked_sub(used)) {
                 (Some(a), Some(rest)) => z.push((a, rest as u8)),
                 _ => return Err(format!("zone '{part}' needs a percentage, e.g. 20/")),
             }
@@ -133,14 +142,7 @@ fn zones(arg: &str) -> Result<Vec<(u8, u8)>, String> {
         let (io, size) = part
             .split_once('/')
             .ok_or_else(|| format!("zone '{part}' is not IO%/SIZE%, e.g. 60/10"))?;
-        let pct = |v: &str| {
-            v.trim()
-                .trim_end_matches('%')
-                .parse::<u8>()
-                .ok()
-                .filter(|p| *p <= 100)
-        };
-        match (pct(io), pct(size)) {
+        match (percent(io), percent(size)) {
             (Some(a), Some(b)) => z.push((a, b)),
             _ => return Err(format!("zone '{part}' needs two percentages, e.g. 60/10")),
         }
@@ -163,12 +165,7 @@ fn zones_abs(arg: &str, kb_base: u32) -> Result<Vec<(u8, u64)>, String> {
         let (io, size) = part
             .split_once('/')
             .ok_or_else(|| format!("zone '{part}' is not IO%/SIZE, e.g. 60/20g"))?;
-        let io = io
-            .trim()
-            .trim_end_matches('%')
-            .parse::<u8>()
-            .ok()
-            .filter(|p| *p <= 100);
+        let io = percent(io);
         let size = crate::units::parse_size_base(size.trim(), kb_base)
             .ok()
             .filter(|s| *s > 0);

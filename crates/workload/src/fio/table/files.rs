@@ -160,9 +160,8 @@ pub(super) const OPTIONS: &[O] = &[
                     // fio 3.26's `zipf:THETA:CENTER`: where the hottest file is, 0 to 1.
                     let (p, center) = match s.split_once(':') {
                         Some((_, rest)) => {
-                            let (p, c) = rest.split_once(':').map_or((rest, None), |(p, c)| (p, Some(c)));
+                            let (p, c) = crate::distribution::split_center(rest).map_err(|why| v.bad(s, why))?;
                             let p = p.trim().parse::<f64>().map_err(|_| v.bad(s, "the number after ':' is the distribution's parameter"))?;
-                            let c = c.map(|c| c.trim().parse::<f64>().ok().filter(|c| (0.0..=1.0).contains(c)).ok_or_else(|| v.bad(s, "the center after the second ':' is from 0 to 1"))).transpose()?;
                             (p, c)
                         }
                         None => (d, None),
