@@ -3445,7 +3445,8 @@ fn a_time_based_verify_reads_back_the_blocks_it_wrote() {
         )
     };
     fill_random(&file, 1 << 20);
-    let fio = fio_json(Std::new("fio").args(job("")));
+    // In the test's directory: fio writes its verify state where it runs.
+    let fio = fio_json(Std::new("fio").current_dir(d.path()).args(job("")));
     let (w, r) = counts(&fio);
     assert!(
         w > 512 && r >= 256 && fio["jobs"][0]["error"] == 0,
@@ -3653,7 +3654,9 @@ fn fio_value_forms_run_as_fio_runs_them() {
             "--rw=write",
             "--verify=sha3-256",
         ];
-        let (ok, _, err) = outcome(tool, &sha3);
-        assert!(ok, "{tool}: {err}");
+        // In the test's directory: fio writes its verify state where it runs.
+        let out = tool_in(d.path(), tool).args(sha3).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{tool}: {err}");
     }
 }
