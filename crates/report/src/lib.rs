@@ -18,6 +18,7 @@ pub mod read;
 pub mod repeats;
 pub mod replay;
 pub mod schema;
+pub mod secrets;
 pub mod suite;
 pub mod trust;
 

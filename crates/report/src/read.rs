@@ -3,11 +3,19 @@
 
 use crate::Document;
 
+/// The largest result document read back, from a file or unpacked from a store: far above any
+/// real one (a 64-job, 100-point sweep is a few tens of MB), and a bound on what a damaged or
+/// hostile input can make a reader allocate.
+pub const MAX_DOCUMENT: u64 = 128 << 20;
+
 /// A result from JSON volbench wrote. A report with a bad field is blamed by the field's path
 /// (`status: unknown variant "weird"`), against the kind of report it most looks like; an
 /// unknown schema_version or fio's JSON is named as such.
 pub fn from_json(text: &str) -> std::result::Result<Document, String> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let mut v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    // A file written before secrets were kept out of reports is read without them.
+    crate::secrets::scrub_value(&mut v);
     if v.get("fio version").is_some() {
         return Err(
             "is fio's JSON; compare takes volbench's: write --output-format=volbench-json".into(),

@@ -142,7 +142,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             stop: Arc::new(AtomicBool::new(false)),
-            command_line: std::env::args().collect(),
+            command_line: report::secrets::command_line(),
             unlink: false,
             peers: None,
         }

@@ -12,7 +12,10 @@ pub use report::Document as Entry;
 /// Entries from older versions are plain JSON text and read as they are.
 pub(crate) fn pack(e: &Entry) -> Vec<u8> {
     use std::io::Write;
-    let json = serde_json::to_vec(e).expect("reports serialize");
+    let mut v = serde_json::to_value(e).expect("reports serialize");
+    // No secret reaches the store, whoever built the report.
+    report::secrets::scrub_value(&mut v);
+    let json = serde_json::to_vec(&v).expect("reports serialize");
     let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
     z.write_all(&json).expect("writing to memory");
     z.finish().expect("writing to memory")
@@ -21,7 +24,7 @@ pub(crate) fn pack(e: &Entry) -> Vec<u8> {
 /// The largest report an entry unpacks to: far above any real one (a 64-job, 100-point
 /// sweep is a few tens of MB), and a bound on what a damaged or hostile store can make us
 /// allocate.
-const MAX_REPORT: u64 = 1 << 30;
+const MAX_REPORT: u64 = report::read::MAX_DOCUMENT;
 
 /// A report as a backend hands it back.
 pub(crate) enum Stored {
@@ -43,13 +46,21 @@ pub(crate) fn unpack(id: i64, stored: Stored) -> Result<Entry> {
                 .read_to_end(&mut out)
                 .map_err(|e| StoreError::Unpack(id, e.to_string()))?;
             if out.len() as u64 > MAX_REPORT {
-                return Err(StoreError::Unpack(id, "larger than 1 GiB".into()));
+                return Err(StoreError::Unpack(
+                    id,
+                    format!("larger than {} MiB", MAX_REPORT >> 20),
+                ));
             }
             out
         }
         Stored::Other(t) => return Err(StoreError::Unpack(id, format!("a {t} value"))),
     };
-    serde_json::from_slice(&json).map_err(|e| StoreError::Corrupt(id, e))
+    // Through a value, so that a result stored before secrets were taken out of reports has
+    // its password scrubbed wherever it is read (history, show, export, serve, copy).
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&json).map_err(|e| StoreError::Corrupt(id, e))?;
+    report::secrets::scrub_value(&mut v);
+    serde_json::from_value(v).map_err(|e| StoreError::Corrupt(id, e))
 }
 
 /// A fresh entry id that is unique across hosts and stores: 128 random bits, in hex.
@@ -99,28 +110,64 @@ pub struct Filter {
     pub machine: Option<String>,
 }
 
+/// How each backend writes what the filter needs: its parameter marks (`?N` in SQLite, `$N`
+/// in PostgreSQL) and its substring test, which must not read `%` and `_` as wildcards (a
+/// `--target _` matches a target with an underscore, not every target).
+pub(crate) struct Dialect {
+    pub mark: fn(usize) -> String,
+    /// `instr` (SQLite) or `strpos` (PostgreSQL): the position of the needle, 0 if absent.
+    pub position: &'static str,
+}
+
 impl Filter {
-    /// The filter as SQL conditions with numbered parameters (`?N` in SQLite, `$N` in
-    /// PostgreSQL: `mark` makes one), and their values in order.
-    pub(crate) fn sql(&self, mark: fn(usize) -> String) -> (String, Vec<String>) {
+    /// The filter with its dates read as RFC 3339 (any offset, a date alone meaning its
+    /// midnight UTC) and written as the stored times are (`2026-11-28T17:39:14Z`), so that
+    /// comparing the text compares the instants. A date that does not read is an error.
+    pub fn checked(&self) -> Result<Filter> {
+        let bound = |v: &Option<String>, name: &str| -> Result<Option<String>> {
+            v.as_deref()
+                .map(|d| {
+                    crate::dates::utc(d)
+                        .map_err(|m| StoreError::BadFilter(format!("{name} '{}': {m}", clip(d))))
+                })
+                .transpose()
+        };
+        Ok(Filter {
+            since: bound(&self.since, "since")?,
+            until: bound(&self.until, "until")?,
+            ..self.clone()
+        })
+    }
+
+    /// The filter as SQL conditions with numbered parameters, and their values in order.
+    /// Every value is a parameter and every match literal.
+    pub(crate) fn sql(&self, d: &Dialect) -> (String, Vec<String>) {
         let mut sql = String::new();
         let mut args: Vec<String> = Vec::new();
         let mut cond = |clause: &str, v: &Option<String>| {
             if let Some(v) = v {
                 args.push(v.clone());
-                sql.push_str(&clause.replace('?', &mark(args.len())));
+                let c = clause
+                    .replace("POS", d.position)
+                    .replace('?', &(d.mark)(args.len()));
+                sql.push_str(&c);
             }
         };
         cond(" AND label = ?", &self.label);
-        cond(" AND target LIKE '%' || ? || '%'", &self.target);
+        cond(" AND POS(target, ?) > 0", &self.target);
         cond(" AND suite = ?", &self.suite);
         cond(" AND kind = ?", &self.kind);
         cond(" AND started_at >= ?", &self.since);
         cond(" AND started_at < ?", &self.until);
         cond(" AND hostname = ?", &self.host);
-        cond(" AND machine LIKE '%' || ? || '%'", &self.machine);
+        cond(" AND POS(machine, ?) > 0", &self.machine);
         (sql, args)
     }
+}
+
+/// A value as an error message repeats it: short.
+fn clip(s: &str) -> String {
+    s.chars().take(40).collect()
 }
 
 /// The columns listed beside a report, taken from it.

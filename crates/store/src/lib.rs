@@ -6,6 +6,8 @@
 //! they talk to. Every entry carries a `uid` made when it is first stored: copies between
 //! stores and pushes of pending results match on it, so running them twice doubles nothing.
 
+pub mod conninfo;
+mod dates;
 mod entry;
 pub mod location;
 mod pg;
@@ -56,16 +58,32 @@ pub enum StoreError {
     Connection(String, String),
     #[error("results store {0}: {1}")]
     Postgres(String, String),
+    /// A history filter that does not read (a date that is none).
+    #[error("{0}")]
+    BadFilter(String),
 }
 
 impl StoreError {
     /// A store that cannot be used as named (bad input: exit code 2): misconfigured, made by
     /// a newer volbench, or not reachable when a command starts on it.
     pub fn is_setup(&self) -> bool {
-        matches!(
-            self,
-            StoreError::Setup(..) | StoreError::Newer(..) | StoreError::Connection(..)
-        )
+        use rusqlite::ErrorCode as C;
+        match self {
+            StoreError::Setup(..)
+            | StoreError::Newer(..)
+            | StoreError::Connection(..)
+            | StoreError::NotFile(..)
+            | StoreError::NoParent(..)
+            | StoreError::Dir(..)
+            | StoreError::BadFilter(..) => true,
+            // A file that is not a store, or one this user cannot write: the path is the
+            // user's to fix, as a missing directory is.
+            StoreError::Sqlite { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(C::NotADatabase | C::ReadOnly | C::CannotOpen | C::PermissionDenied)
+            ),
+            _ => false,
+        }
     }
 
     /// Lost or refused connections: the result may still reach the store on a retry or later.
@@ -100,7 +118,7 @@ impl Store {
             return PathBuf::from(p);
         }
         match std::env::var_os("VOLBENCH_STORE").map(PathBuf::from) {
-            Some(p) if matches!(Location::of(&p), Location::File(_)) => p,
+            Some(p) if matches!(Location::of(&p), Ok(Location::File(_))) => p,
             _ => sqlite::own_dir().join("results.db"),
         }
     }
@@ -108,7 +126,17 @@ impl Store {
     /// Opens (creating and migrating if needed) the store a `--store` value names: a file
     /// path, or a PostgreSQL URL (`postgresql://...`) or key=value connection string.
     pub fn open(at: &Path) -> Result<Store> {
-        Self::open_at(&Location::of(at))
+        Self::open_at(&Location::of(at)?)
+    }
+
+    /// Opens a store only to read it (history, show, export, serve): a SQLite file that is
+    /// read-only, on a read-only mount, or in a directory this user cannot write is still
+    /// read; a missing one is an error rather than a new empty store.
+    pub fn open_read(at: &Path) -> Result<Store> {
+        Ok(match Location::of(at)? {
+            Location::File(p) => Store::Sqlite(sqlite::Sqlite::open_read(&p)?),
+            Location::Postgres(url) => Store::Postgres(Box::new(pg::Pg::open(&url)?)),
+        })
     }
 
     pub fn open_at(at: &Location) -> Result<Store> {
@@ -159,7 +187,11 @@ impl Store {
         }
     }
 
+    /// The rows the filter picks, oldest first. Its dates are checked (a bad one is
+    /// [`StoreError::BadFilter`]); a row whose columns are damaged is listed with what could
+    /// be read and its status saying so, rather than failing the whole list.
     pub fn list(&mut self, f: &Filter) -> Result<Vec<Row>> {
+        let f = &f.checked()?;
         match self {
             Store::Sqlite(s) => s.list(f),
             Store::Postgres(p) => p.list(f),

@@ -1,7 +1,13 @@
 //! Where a `--store` value points: a SQLite file, or a PostgreSQL database named as libpq
-//! names one (a `postgresql://` URL or a `key=value` connection string).
+//! names one (a `postgresql://` URL or a `key=value` connection string, read by
+//! [`crate::conninfo`]). A string that looks like a URL of another scheme, or a connection
+//! string libpq would refuse, is refused here in one line: it never becomes a file path.
 
+use crate::conninfo::{self, ConnInfo};
+use crate::StoreError;
 use std::path::{Path, PathBuf};
+
+pub use conninfo::masked;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
@@ -10,25 +16,25 @@ pub enum Location {
     Postgres(String),
 }
 
-/// The keys a libpq connection string starts with; a file path never holds `key=value`
-/// pairs separated by blanks with one of these first.
-const PG_KEYS: &[&str] = &[
-    "host", "hostaddr", "port", "dbname", "user", "password", "sslmode", "service",
-];
-
 impl Location {
-    pub fn of(p: &Path) -> Location {
+    /// Reads a `--store` value. A URL of any other scheme (`postgre://`, `Postgresql://`,
+    /// `psql://`) and a connection string that does not parse are errors, not file names.
+    pub fn of(p: &Path) -> Result<Location, StoreError> {
         let s = p.to_string_lossy();
-        let url = s.starts_with("postgresql://") || s.starts_with("postgres://");
-        let keyvalue = s.contains('=')
-            && s.split_whitespace().all(|kv| kv.contains('='))
-            && s.split_whitespace()
-                .any(|kv| PG_KEYS.iter().any(|k| kv.starts_with(&format!("{k}="))));
-        if url || keyvalue {
-            Location::Postgres(s.into_owned())
-        } else {
-            Location::File(p.to_path_buf())
+        let pg = conninfo::SCHEMES.iter().any(|x| s.starts_with(x))
+            || conninfo::scheme_of(&s).is_some()
+            || conninfo::is_keyvalue(&s);
+        if !pg {
+            return Ok(Location::File(p.to_path_buf()));
         }
+        let c = ConnInfo::parse(&s).map_err(|m| StoreError::Setup(masked(&s), m))?;
+        if let Some(k) = c.unsupported() {
+            return Err(StoreError::Setup(
+                masked(&s),
+                format!("libpq's '{k}' is not supported by volbench's client: remove it, or set what it names in the string itself"),
+            ));
+        }
+        Ok(Location::Postgres(s.into_owned()))
     }
 
     /// The location as messages and the pending marks show it: a password never appears.
@@ -38,56 +44,51 @@ impl Location {
             Location::Postgres(s) => masked(s),
         }
     }
-}
 
-/// A connection string with its password removed (`postgresql://u:secret@h/db` becomes
-/// `postgresql://u@h/db`; `password=secret` is dropped).
-pub fn masked(s: &str) -> String {
-    if let Some(rest) = s
-        .strip_prefix("postgresql://")
-        .or_else(|| s.strip_prefix("postgres://"))
-    {
-        let scheme = &s[..s.len() - rest.len()];
-        let (auth, tail) = match rest.find('@') {
-            // Only an '@' before the path belongs to the authority.
-            Some(at) if !rest[..at].contains('/') => (&rest[..at], &rest[at..]),
-            _ => return s.to_string(),
-        };
-        let user = auth.split(':').next().unwrap_or("");
-        return format!("{scheme}{user}{tail}");
+    /// The store a pending mark names (a URL without its password). When `$VOLBENCH_STORE`
+    /// names the same store with its password, that is the one to connect with: the mark
+    /// was made from it, and never holds the secret itself.
+    pub fn of_pending(mark: &str) -> Location {
+        let env = std::env::var("VOLBENCH_STORE").unwrap_or_default();
+        if !env.is_empty() && masked(&env) == mark {
+            return Location::Postgres(env);
+        }
+        Location::Postgres(mark.to_string())
     }
-    s.split_whitespace()
-        .filter(|kv| !kv.starts_with("password="))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn pg(s: &str) -> bool {
+        matches!(Location::of(Path::new(s)), Ok(Location::Postgres(_)))
+    }
+
     #[test]
     fn urls_and_keyvalue_strings_are_postgres_and_paths_are_files() {
-        let pg = |s: &str| matches!(Location::of(Path::new(s)), Location::Postgres(_));
         assert!(pg("postgresql://u:p@db.example:5432/vb?sslmode=require"));
         assert!(pg("postgres://localhost/vb"));
         assert!(pg("host=/tmp port=5432 dbname=vb"));
         assert!(pg("dbname=vb"));
+        assert!(pg("host = /tmp  password = 'a b'"));
         assert!(!pg("results.db"));
         assert!(!pg("/var/lib/x=y/results.db"));
         assert!(!pg("./a b=c.db"));
+        assert!(!pg("./host=x.db"));
     }
 
     #[test]
-    fn a_password_never_shows() {
-        assert_eq!(
-            masked("postgresql://team:s3cret@10.0.0.1:5432/vb?sslmode=require"),
-            "postgresql://team@10.0.0.1:5432/vb?sslmode=require"
-        );
-        assert_eq!(
-            masked("host=db user=team password=s3cret dbname=vb"),
-            "host=db user=team dbname=vb"
-        );
-        assert_eq!(masked("postgresql://h/vb"), "postgresql://h/vb");
+    fn mistyped_schemes_and_broken_strings_are_errors_not_paths() {
+        for s in [
+            "postgre://u@h/db",
+            "psql://h/db",
+            "Postgresql://h/db",
+            "host=h password='open",
+            "host=h service=team",
+        ] {
+            let e = Location::of(Path::new(s)).unwrap_err();
+            assert!(e.is_setup(), "{s}: {e}");
+        }
     }
 }

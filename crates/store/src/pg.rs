@@ -166,7 +166,10 @@ impl Pg {
     }
 
     pub fn list(&mut self, f: &Filter) -> Result<Vec<Row>> {
-        let (cond, args) = f.sql(|n| format!("${n}"));
+        let (cond, args) = f.sql(&crate::entry::Dialect {
+            mark: |n| format!("${n}"),
+            position: "strpos",
+        });
         let sql = format!("SELECT {COLUMNS} FROM volbench_entries WHERE 1=1{cond} ORDER BY id");
         let params: Vec<&(dyn ToSql + Sync)> =
             args.iter().map(|a| a as &(dyn ToSql + Sync)).collect();

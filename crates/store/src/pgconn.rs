@@ -5,6 +5,7 @@
 //! The `postgres` crate parses the string but knows only `disable`, `prefer` and `require`, and
 //! reads neither the environment nor the password file; the rest is here.
 
+use crate::conninfo::ConnInfo;
 use crate::StoreError;
 use openssl::ssl::{SslConnector, SslMethod, SslVerifyMode};
 use postgres::config::{Host, SslMode};
@@ -23,85 +24,32 @@ enum Verify {
     Full,
 }
 
-/// The libpq options the crate refuses, taken out of the string: (sslmode, sslrootcert).
-fn take_tls_options(s: &str) -> (String, Option<String>, Option<String>) {
-    let (mut mode, mut root) = (None, None);
-    let mut keep = |k: &str, v: &str| match k {
-        "sslmode" => {
-            mode = Some(v.to_string());
-            false
-        }
-        "sslrootcert" => {
-            root = Some(v.to_string());
-            false
-        }
-        _ => true,
-    };
-    if let Some((base, query)) = s.split_once('?').filter(|_| s.contains("://")) {
-        let kept: Vec<&str> = query
-            .split('&')
-            .filter(|kv| {
-                let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-                keep(k, v)
-            })
-            .collect();
-        let rest = if kept.is_empty() {
-            base.to_string()
-        } else {
-            format!("{base}?{}", kept.join("&"))
-        };
-        return (rest, mode, root);
-    }
-    let kept: Vec<&str> = s
-        .split_whitespace()
-        .filter(|kv| {
-            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            keep(k.trim(), v.trim_matches('\''))
-        })
-        .collect();
-    (kept.join(" "), mode, root)
-}
+/// The keywords volbench acts on itself rather than handing to the client crate.
+const OWN: &[&str] = &[
+    "sslmode",
+    "sslrootcert",
+    "passfile",
+    "fallback_application_name",
+];
 
-/// Parses the string and fills what it leaves out as libpq would.
+/// Parses the string (as libpq does: [`ConnInfo`]) and fills what it leaves out as libpq would.
 fn config(url: &str, shown: &str) -> Result<(Config, Verify, Option<PathBuf>), StoreError> {
-    let (rest, mode, root) = take_tls_options(url);
     let setup = |m: String| StoreError::Setup(shown.to_string(), m);
-    let mut c: Config = rest.parse().map_err(|e| {
+    let mut info = ConnInfo::parse(url).map_err(setup)?;
+    default_ports(&mut info);
+    let mode = info.get("sslmode").map(String::from);
+    let root = info.get("sslrootcert").map(String::from);
+    let passfile = info.get("passfile").map(PathBuf::from);
+    let mut c: Config = info.to_keyvalue(|k| !OWN.contains(&k)).parse().map_err(|e| {
         setup(format!(
             "not a connection string PostgreSQL reads ({e}): write postgresql://USER@HOST:PORT/DB or host=... dbname=..."
         ))
     })?;
     let mode = mode.or_else(|| std::env::var("PGSSLMODE").ok());
-    let verify = match mode.as_deref().unwrap_or("prefer") {
-        "disable" => {
-            c.ssl_mode(SslMode::Disable);
-            Verify::None
-        }
-        "allow" | "prefer" => {
-            c.ssl_mode(SslMode::Prefer);
-            Verify::None
-        }
-        "require" => {
-            c.ssl_mode(SslMode::Require);
-            Verify::None
-        }
-        "verify-ca" => {
-            c.ssl_mode(SslMode::Require);
-            Verify::Ca
-        }
-        "verify-full" => {
-            c.ssl_mode(SslMode::Require);
-            Verify::Full
-        }
-        m => {
-            return Err(setup(format!(
-                "sslmode={m}: use disable, allow, prefer, require, verify-ca or verify-full"
-            )))
-        }
-    };
+    let verify = verify_of(&mut c, mode.as_deref()).map_err(setup)?;
     defaults(&mut c);
     if c.get_password().is_none() {
-        if let Some(p) = password(&c) {
+        if let Some(p) = password(&c, passfile) {
             c.password(p);
         }
     }
@@ -119,6 +67,36 @@ fn config(url: &str, shown: &str) -> Result<(Config, Verify, Option<PathBuf>), S
         verify
     };
     Ok((c, verify, root))
+}
+
+/// A URL's host list may leave a port out (`h1:5433,h2`): libpq's default fills it.
+fn default_ports(info: &mut ConnInfo) {
+    let default = std::env::var("PGPORT").unwrap_or_else(|_| "5432".into());
+    for (_, v) in info.params.iter_mut().filter(|(k, _)| k == "port") {
+        let ports: Vec<&str> = v
+            .split(',')
+            .map(|p| if p.is_empty() { default.as_str() } else { p })
+            .collect();
+        *v = ports.join(",");
+    }
+}
+
+/// The client's TLS mode for libpq's `sslmode` value, and how sure of the server it must be.
+fn verify_of(c: &mut Config, mode: Option<&str>) -> Result<Verify, String> {
+    let (ssl, verify) = match mode.unwrap_or("prefer") {
+        "disable" => (SslMode::Disable, Verify::None),
+        "allow" | "prefer" => (SslMode::Prefer, Verify::None),
+        "require" => (SslMode::Require, Verify::None),
+        "verify-ca" => (SslMode::Require, Verify::Ca),
+        "verify-full" => (SslMode::Require, Verify::Full),
+        m => {
+            return Err(format!(
+                "sslmode={m}: use disable, allow, prefer, require, verify-ca or verify-full"
+            ))
+        }
+    };
+    c.ssl_mode(ssl);
+    Ok(verify)
 }
 
 /// Host, port, user and database from `PGHOST`, `PGPORT`, `PGUSER`, `PGDATABASE` where the
@@ -151,19 +129,37 @@ fn defaults(c: &mut Config) {
     c.application_name("volbench");
 }
 
-/// `PGPASSWORD`, else the first matching line of the password file.
-fn password(c: &Config) -> Option<String> {
+/// libpq's default socket directory (Debian's build): a connection through it is matched
+/// against "localhost" in the password file; any other socket directory by its path.
+const DEFAULT_SOCKET_DIR: &str = "/var/run/postgresql";
+
+/// The host as the password file's first field is matched against (libpq's rules).
+fn pgpass_host(c: &Config) -> String {
+    match c.get_hosts().first() {
+        Some(Host::Tcp(h)) => h.clone(),
+        Some(Host::Unix(dir)) => {
+            let d = dir.to_string_lossy();
+            let d = d.trim_end_matches('/');
+            if d == DEFAULT_SOCKET_DIR || d == "/run/postgresql" {
+                "localhost".into()
+            } else {
+                d.to_string()
+            }
+        }
+        None => "localhost".into(),
+    }
+}
+
+/// `PGPASSWORD`, else the first matching line of the password file (`passfile=`,
+/// `PGPASSFILE`, or `~/.pgpass`).
+fn password(c: &Config, passfile: Option<PathBuf>) -> Option<String> {
     if let Ok(p) = std::env::var("PGPASSWORD") {
         return Some(p);
     }
-    let file = std::env::var_os("PGPASSFILE")
-        .map(PathBuf::from)
+    let file = passfile
+        .or_else(|| std::env::var_os("PGPASSFILE").map(PathBuf::from))
         .or_else(|| Some(dirs::home_dir()?.join(".pgpass")))?;
-    let host = match c.get_hosts().first() {
-        Some(Host::Tcp(h)) => h.clone(),
-        // libpq matches a socket connection against "localhost".
-        _ => "localhost".into(),
-    };
+    let host = pgpass_host(c);
     let port = c.get_ports().first().copied().unwrap_or(5432).to_string();
     let user = c.get_user().unwrap_or_default().to_string();
     let db = c.get_dbname().unwrap_or(&user).to_string();
@@ -307,24 +303,6 @@ pub fn one_line(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tls_options_come_out_of_both_forms() {
-        let (r, m, c) = take_tls_options(
-            "postgresql://u@h/db?sslmode=verify-full&sslrootcert=/r.pem&connect_timeout=3",
-        );
-        assert_eq!(r, "postgresql://u@h/db?connect_timeout=3");
-        assert_eq!(m.as_deref(), Some("verify-full"));
-        assert_eq!(c.as_deref(), Some("/r.pem"));
-        let (r, m, _) = take_tls_options("host=h sslmode=verify-ca dbname=vb");
-        assert_eq!(r, "host=h dbname=vb");
-        assert_eq!(m.as_deref(), Some("verify-ca"));
-        let (r, m, _) = take_tls_options("postgresql://u@h/db?sslmode=require");
-        assert_eq!(
-            (r.as_str(), m.as_deref()),
-            ("postgresql://u@h/db", Some("require"))
-        );
-    }
 
     #[test]
     fn the_password_file_matches_as_libpq_does() {

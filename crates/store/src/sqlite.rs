@@ -83,6 +83,14 @@ impl Sqlite {
                 make_own_dir(path, dir)?;
             }
         }
+        // SQLite would open such a file read-only without a word and fail at the first write
+        // with "disk I/O error": the cause is said instead, before anything is measured.
+        if !writable(path) {
+            return Err(StoreError::Setup(
+                path.display().to_string(),
+                "cannot be written here (a read-only file, directory or file system, or no permission): give a store this user can write, or --no-store; history, show and export still read it".into(),
+            ));
+        }
         let err = |source| StoreError::Sqlite {
             path: path.display().to_string(),
             source,
@@ -117,7 +125,53 @@ impl Sqlite {
             path: path.to_path_buf(),
         };
         s.migrate()?;
+        s.probe_writable()?;
         Ok(s)
+    }
+
+    /// Takes the write lock and lets it go: a store SQLite opened read-only by itself (a
+    /// read-only file or mount, which it opens quietly for reading) fails here, before a
+    /// command measures anything, rather than when the result is to be stored.
+    fn probe_writable(&self) -> Result<()> {
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE; ROLLBACK;")
+            .map_err(self.err())
+    }
+
+    /// Opens an existing store to read it. One this process can write is opened as for
+    /// writing (so an older schema is migrated first); one it cannot (a read-only file, mount
+    /// or directory) is opened immutable, which needs neither a lock nor the WAL's index.
+    pub fn open_read(path: &Path) -> Result<Sqlite> {
+        if !path.exists() || writable(path) {
+            return Sqlite::open(path);
+        }
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            return Err(StoreError::NotFile(path.display().to_string()));
+        }
+        let err = |source| StoreError::Sqlite {
+            path: path.display().to_string(),
+            source,
+        };
+        use rusqlite::OpenFlags;
+        let uri = format!("file:{}?immutable=1", uri_path(path));
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(uri, flags).map_err(err)?;
+        let s = Sqlite {
+            conn,
+            path: path.to_path_buf(),
+        };
+        let version: i64 = s
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(s.err())?;
+        match version {
+            v if v > SCHEMA_VERSION => Err(StoreError::Newer(path.display().to_string(), v)),
+            v if v < SCHEMA_VERSION => Err(StoreError::Setup(
+                path.display().to_string(),
+                format!("schema version {v} needs an upgrade this read-only store cannot take: copy it somewhere writable (cp) and read the copy"),
+            )),
+            _ => Ok(s),
+        }
     }
 
     /// Brings the file to [`SCHEMA_VERSION`]; a file from a newer volbench is left alone.
@@ -210,36 +264,24 @@ impl Sqlite {
     }
 
     pub fn list(&self, f: &Filter) -> Result<Vec<Row>> {
-        let (cond, args) = f.sql(|n| format!("?{n}"));
+        let (cond, args) = f.sql(&crate::entry::Dialect {
+            mark: |n| format!("?{n}"),
+            position: "instr",
+        });
         let sql = format!(
             "SELECT id, uid, kind, started_at, label, suite, target, hostname, machine, kernel, status, iops, bw_bytes, points, what FROM entries WHERE 1=1{cond} ORDER BY id"
         );
         let mut stmt = self.conn.prepare(&sql).map_err(self.err())?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(args.iter()), |r| {
-                Ok(Row {
-                    id: r.get(0)?,
-                    uid: r.get(1)?,
-                    kind: r.get(2)?,
-                    started_at: r.get(3)?,
-                    label: r.get(4)?,
-                    suite: r.get(5)?,
-                    target: r.get(6)?,
-                    hostname: r.get(7)?,
-                    machine: r.get(8)?,
-                    kernel: r.get(9)?,
-                    status: r.get(10)?,
-                    iops: r.get(11)?,
-                    bw_bytes: r.get(12)?,
-                    points: r.get(13)?,
-                    what: r.get(14)?,
-                    tags: Vec::new(),
-                })
+                (0..15)
+                    .map(|i| r.get(i))
+                    .collect::<rusqlite::Result<Vec<_>>>()
             })
             .map_err(self.err())?;
         let mut out = Vec::new();
         for row in rows {
-            let mut row = row.map_err(self.err())?;
+            let mut row = lenient_row(row.map_err(self.err())?);
             row.tags = self.tags(row.id)?;
             out.push(row);
         }
@@ -338,6 +380,111 @@ impl Sqlite {
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))
             .map_err(self.err())
     }
+}
+
+/// A row from its columns as SQLite holds them. SQLite keeps any type in any column, so a
+/// damaged or hand-edited row can hold text where a rate belongs: what reads is kept, what
+/// does not is left empty and named in the row's status, and the other rows list as ever.
+fn lenient_row(v: Vec<rusqlite::types::Value>) -> Row {
+    use rusqlite::types::Value as V;
+    let mut bad = Vec::new();
+    let names = [
+        "id",
+        "uid",
+        "kind",
+        "started_at",
+        "label",
+        "suite",
+        "target",
+        "hostname",
+        "machine",
+        "kernel",
+        "status",
+        "iops",
+        "bw_bytes",
+        "points",
+        "what",
+    ];
+    let mut text = |i: usize| match &v[i] {
+        V::Text(t) => Some(t.clone()),
+        V::Null => None,
+        V::Integer(n) => Some(n.to_string()),
+        V::Real(x) => Some(x.to_string()),
+        V::Blob(_) => {
+            bad.push(names[i]);
+            None
+        }
+    };
+    let (uid, kind, started_at, label, suite) = (text(1), text(2), text(3), text(4), text(5));
+    let (target, hostname, machine, kernel) = (text(6), text(7), text(8), text(9));
+    let (status, what) = (text(10), text(14));
+    let mut num = |i: usize| match &v[i] {
+        V::Real(x) => Some(*x),
+        V::Integer(n) => Some(*n as f64),
+        V::Null => None,
+        _ => {
+            bad.push(names[i]);
+            None
+        }
+    };
+    let (iops, bw_bytes, points) = (num(11), num(12), num(13));
+    let id = match v[0] {
+        V::Integer(n) => n,
+        _ => 0,
+    };
+    let status = status.unwrap_or_default();
+    Row {
+        id,
+        uid: uid.unwrap_or_default(),
+        kind: kind.unwrap_or_default(),
+        started_at: started_at.unwrap_or_default(),
+        label,
+        suite,
+        target: target.unwrap_or_default(),
+        hostname: hostname.unwrap_or_default(),
+        machine: machine.unwrap_or_default(),
+        kernel: kernel.unwrap_or_default(),
+        status: if bad.is_empty() {
+            status
+        } else {
+            format!("damaged ({} unreadable)", bad.join(", "))
+        },
+        iops,
+        bw_bytes,
+        points: points.unwrap_or(0.0) as i64,
+        what: what.unwrap_or_default(),
+        tags: Vec::new(),
+    }
+}
+
+/// Whether this process may write the file (if it exists) and make files beside it (SQLite's WAL and its
+/// journal live in the same directory).
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let ok = |p: &Path| {
+        let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap_or_default();
+        // SAFETY: a NUL-terminated path; access(2) only reads it.
+        unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    (!path.exists() || ok(path)) && ok(dir)
+}
+
+/// A path as an SQLite URI's path: characters URIs reserve are percent-encoded.
+fn uri_path(p: &Path) -> String {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut out = String::new();
+    for b in abs.to_string_lossy().bytes() {
+        match b {
+            b'?' | b'#' | b'%' | b' ' | b'&' | b'=' => out.push_str(&format!("%{b:02X}")),
+            b if b >= 0x80 => out.push_str(&format!("%{b:02X}")),
+            _ => out.push(b as char),
+        }
+    }
+    out
 }
 
 /// Creates volbench's own data directory (private: it holds the results and the witness's

@@ -34,11 +34,18 @@ fn one(from: &mut Store, row: &Row, to: &mut Store, replace: bool, m: &mut Moved
     Ok(())
 }
 
-/// Every entry of `from` that `to` does not have, in `from`'s order.
+/// Every entry of `from` that `to` does not have, in `from`'s order; and every entry `to` has
+/// in another state (a sweep copied while it was `running`, complete since) brought up to date.
 pub fn copy(from: &mut Store, to: &mut Store) -> Result<Moved> {
     let mut m = Moved::default();
+    let there: std::collections::HashMap<String, String> = to
+        .list(&Default::default())?
+        .into_iter()
+        .map(|r| (r.uid, r.status))
+        .collect();
     for row in from.list(&Default::default())? {
-        one(from, &row, to, false, &mut m)?;
+        let stale = there.get(&row.uid).is_some_and(|s| *s != row.status);
+        one(from, &row, to, stale, &mut m)?;
     }
     Ok(m)
 }
@@ -56,7 +63,7 @@ pub fn push(local: &mut Store, to: Option<&Location>) -> Result<Moved> {
         };
         let want = to.map_or(dest.clone(), Location::shown);
         if open.as_ref().is_none_or(|(d, _)| *d != want) {
-            let loc = to.cloned().unwrap_or(Location::Postgres(dest.clone()));
+            let loc = to.cloned().unwrap_or_else(|| Location::of_pending(&dest));
             open = Some((want, Store::open_at(&loc)?));
         }
         let (_, store) = open.as_mut().expect("opened above");

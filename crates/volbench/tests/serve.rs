@@ -1,7 +1,8 @@
 //! `volbench serve` (issue 47): the history as a page that lists what was stored, a selection
 //! of results that opens their comparison (in headless Chromium, charts drawn), error pages
-//! for malformed requests with the server still answering, 200 requests at once, and the
-//! token a non-loopback address needs.
+//! for malformed requests with the server still answering, 200 requests at once, the token a
+//! non-loopback address needs, and what an attacker tries (issue 52): a huge claimed body, a
+//! foreign Host, empty or short tokens, clients that pipeline and never read.
 
 mod common;
 
@@ -275,7 +276,9 @@ fn two_hundred_concurrent_requests_are_answered() {
 }
 
 /// On an address other hosts reach, serve makes a token and prints it in the address; a
-/// request without it gets 401, one with it gets the page and a cookie, which then suffices.
+/// request without it gets 401, one with it a cookie and a redirect to the same address
+/// without the token (so it leaves the address bar); the cookie then suffices, and is Lax so
+/// a shared link opened from another site reaches a browser that holds it.
 #[test]
 fn a_non_loopback_address_needs_the_token() {
     let d = tmpdir();
@@ -293,18 +296,172 @@ fn a_non_loopback_address_needs_the_token() {
     let (code, _, body) = http(&addr, "GET", "/", "");
     assert_eq!(code, 401, "{body}");
     assert!(!body.contains(&token));
-    assert_eq!(http(&addr, "GET", "/?token=wrong", "").0, 401);
-    let (code, head, _) = http(&addr, "GET", &format!("/?token={token}"), "");
-    assert_eq!(code, 200);
+    for wrong in ["/?token=wrong", "/?token=", "/?token=%20"] {
+        assert_eq!(http(&addr, "GET", wrong, "").0, 401, "{wrong}");
+    }
+    assert_eq!(
+        http(&addr, "GET", "/", "Cookie: volbench_token=\r\n").0,
+        401
+    );
+    // (Header names as hyper writes them: lower case, as HTTP allows.)
+    let (code, head, _) = http(&addr, "GET", &format!("/?pick=1,2&token={token}"), "");
+    assert_eq!(code, 303, "{head}");
+    assert!(head.contains("location: /?pick=1%2C2\r\n"), "{head}");
     let cookie = head
         .lines()
-        .find_map(|l| l.strip_prefix("Set-Cookie: "))
-        .expect("a cookie")
-        .split(';')
-        .next()
-        .unwrap()
-        .to_string();
-    assert!(head.contains("HttpOnly"));
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .expect("a cookie");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
+    let cookie = cookie.split(';').next().unwrap().to_string();
     let (code, _, _) = http(&addr, "GET", "/result/1", &format!("Cookie: {cookie}\r\n"));
     assert_eq!(code, 200);
+    // A redirect never leaves this server, whatever the path.
+    let (code, head, _) = http(&addr, "GET", &format!("//evil.example/?token={token}"), "");
+    assert_eq!(code, 303);
+    assert!(head.contains("location: /\r\n"), "{head}");
+}
+
+/// A token must be 16 characters or more in every form it is given (an empty one from an unset
+/// variable included); one the user gave is not printed.
+#[test]
+fn empty_and_short_tokens_are_refused_and_a_given_token_is_not_printed() {
+    let d = tmpdir();
+    let store = d.path().join("results.db");
+    for t in ["", " ", "x", "fifteen-chars-x"] {
+        let out = volbench()
+            .args(["serve", "--listen", "0.0.0.0:0", "--token", t, "--store"])
+            .arg(&store)
+            .output()
+            .unwrap();
+        fails_saying(&out, 2, "shorter than 16 characters");
+    }
+    let file = d.path().join("token");
+    std::fs::write(&file, "a-long-enough-secret-token\n").unwrap();
+    let mut child = Std::new(env!("CARGO_BIN_EXE_volbench"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--token-file"])
+        .arg(&file)
+        .arg("--store")
+        .arg(&store)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    interrupt(&child);
+    let t = Instant::now();
+    while child.try_wait().ok().flatten().is_none() && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("serving"), "{said}");
+    assert!(!said.contains("a-long-enough-secret-token"), "{said}");
+}
+
+/// One request with a claimed body of 100 GB is refused with 413 without the server reading
+/// or allocating it (it used to die of the allocation), token or not; a Host that is not this
+/// server's is refused on loopback (DNS rebinding), localhost names are answered; every page
+/// carries the policy headers.
+#[test]
+fn a_huge_claimed_body_and_a_foreign_host_are_refused() {
+    let d = tmpdir();
+    let store = store_with_results(d.path());
+    let s = Server::start(&store, "127.0.0.1:0");
+    for h in [
+        "Content-Length: 99999999999\r\n",
+        "Content-Length: 18446744073709551616\r\n",
+        "Transfer-Encoding: chunked\r\n",
+    ] {
+        let (code, head, _) = http(&s.addr, "GET", "/", h);
+        assert!(code == 413 || code == 400, "{h}: {head}");
+        assert_eq!(http(&s.addr, "GET", "/", "").0, 200, "after {h}");
+    }
+    let port = s.addr.rsplit(':').next().unwrap();
+    for (host, want) in [
+        ("attacker.example", 421),
+        (&format!("attacker.example:{port}") as &str, 421),
+        ("localhost", 200),
+        (&format!("localhost:{port}"), 200),
+        (&format!("127.0.0.1:{port}"), 200),
+        (&format!("[::1]:{port}"), 200),
+    ] {
+        let (code, _, body) = raw_http(
+            &s.addr,
+            &format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        );
+        assert_eq!(code, want, "Host: {host}: {body}");
+        if want == 421 {
+            assert!(!body.contains("randread"), "{body}");
+        }
+    }
+    let (_, head, _) = http(&s.addr, "GET", "/result/1", "");
+    for h in [
+        "content-security-policy: default-src 'none'; script-src 'sha256-",
+        "x-frame-options: DENY",
+        "x-content-type-options: nosniff",
+        "referrer-policy: no-referrer",
+    ] {
+        assert!(head.contains(h), "{h} missing: {head}");
+    }
+}
+
+/// Twelve connections that pipeline 2,000 requests each and never read their answers do not
+/// keep other clients out: while they hold on, other requests are answered; once they are
+/// gone, the server answers at once.
+#[test]
+fn twelve_pipelining_clients_that_never_read_stall_only_themselves() {
+    use std::io::Write;
+    let d = tmpdir();
+    let store = store_with_results(d.path());
+    let s = Server::start(&store, "127.0.0.1:0");
+    let one = format!("GET / HTTP/1.1\r\nHost: {}\r\n\r\n", s.addr).repeat(2000);
+    let greedy: Vec<std::net::TcpStream> = (0..12)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(&s.addr).unwrap();
+            c.set_write_timeout(Some(Duration::from_secs(3))).unwrap();
+            let _ = c.write_all(one.as_bytes());
+            c
+        })
+        .collect();
+    for i in 0..20 {
+        let (code, _, _) = http(&s.addr, "GET", &format!("/result/{}", 1 + i % 3), "");
+        assert_eq!(code, 200, "request {i} beside the greedy clients");
+    }
+    drop(greedy);
+    for i in 0..20 {
+        assert_eq!(
+            http(&s.addr, "GET", "/", "").0,
+            200,
+            "request {i} after them"
+        );
+    }
+}
+
+/// A bad date in a filter is a 400 page naming the fix, not an empty table; a time with an
+/// offset filters by the instant it names.
+#[test]
+fn filters_read_dates_as_rfc3339_with_offsets() {
+    let d = tmpdir();
+    let store = store_with_results(d.path());
+    let s = Server::start(&store, "127.0.0.1:0");
+    let (code, _, body) = http(&s.addr, "GET", "/?since=garbage", "");
+    assert_eq!(code, 400, "{body}");
+    assert!(body.contains("RFC 3339"), "{body}");
+    let json = |q: &str| -> usize {
+        let (code, _, b) = http(&s.addr, "GET", &format!("/history.json?{q}"), "");
+        assert_eq!(code, 200, "{q}: {b}");
+        serde_json::from_str::<serde_json::Value>(&b)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(json("since=2000-01-01"), 3);
+    assert_eq!(json("since=2000-01-01T09:00:00%2B09:00"), 3);
+    assert_eq!(json("until=2000-01-01"), 0);
+    assert_eq!(json("since=2999-01-01T00:00:00-05:00"), 0);
 }

@@ -19,6 +19,10 @@ pub const MAX_COMPARE: usize = 16;
 pub struct Site {
     pub store: PathBuf,
     pub token: Option<String>,
+    /// The address the server is bound to. On a loopback address (no token needed) only
+    /// requests naming a loopback host or this address are answered: a web page elsewhere
+    /// that rebinds its own name to 127.0.0.1 (DNS rebinding) gets 421, not the results.
+    pub bound: Option<std::net::SocketAddr>,
     /// Held while a SQLite store is open: its connection takes an exclusive lock, and
     /// threads queueing here is far quicker than each retrying through SQLite's busy waits
     /// (40 requests at once took 25 s that way). Pages render after the store is closed.
@@ -30,35 +34,58 @@ impl Site {
         Site {
             store,
             token,
+            bound: None,
             sqlite: std::sync::Mutex::new(()),
         }
     }
 
-    /// Runs `f` on the store, opened for it alone.
+    /// Runs `f` on the store, opened for it alone and read-only.
     fn with_store<T>(&self, f: impl FnOnce(&mut Store) -> anyhow::Result<T>) -> anyhow::Result<T> {
-        let _one = matches!(store::Location::of(&self.store), store::Location::File(_))
-            .then(|| self.sqlite.lock().unwrap_or_else(|p| p.into_inner()));
-        let mut store = Store::open(&self.store)?;
+        let _one = matches!(
+            store::Location::of(&self.store),
+            Ok(store::Location::File(_))
+        )
+        .then(|| self.sqlite.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut store = Store::open_read(&self.store)?;
         f(&mut store)
     }
+}
+
+/// One request as the server hands it over: what the routes need, nothing read from the
+/// body (the server never reads one; a request that claims one is refused).
+#[derive(Clone, Debug, Default)]
+pub struct Request<'a> {
+    pub method: &'a str,
+    /// The request target: path and query.
+    pub url: &'a str,
+    pub host: Option<&'a str>,
+    pub cookie: Option<&'a str>,
+    /// The body the request claims (Content-Length, or a chunked one): `None` for none.
+    pub body: Option<u64>,
 }
 
 pub struct Answer {
     pub status: u16,
     pub content_type: &'static str,
     pub body: Vec<u8>,
-    pub set_cookie: Option<String>,
+    /// Set-Cookie, Location: what the answer adds to the common headers.
+    pub headers: Vec<(&'static str, String)>,
+    /// The connection is closed after this answer (a request whose body was not read).
+    pub close: bool,
 }
 
 const HTML: &str = "text/html; charset=utf-8";
 const COOKIE: &str = "volbench_token";
+/// The shortest token accepted, in every form it is given.
+pub const MIN_TOKEN: usize = 16;
 
 fn page(status: u16, body: Vec<u8>) -> Answer {
     Answer {
         status,
         content_type: HTML,
         body,
-        set_cookie: None,
+        headers: Vec::new(),
+        close: false,
     }
 }
 
@@ -74,44 +101,164 @@ fn cookie_token(cookie: Option<&str>) -> Option<&str> {
         .map(|(_, v)| v)
 }
 
+/// A token as every form of giving one must be: long enough that guessing is hopeless.
+pub fn check_token(t: &str) -> Result<(), String> {
+    if t.trim().len() < MIN_TOKEN {
+        return Err(format!(
+            "the token is shorter than {MIN_TOKEN} characters: give a long random one (openssl rand -hex 16), or none on loopback"
+        ));
+    }
+    Ok(())
+}
+
+fn token_matches(given: Option<&str>, want: &str) -> bool {
+    given.is_some_and(|g| g.len() >= MIN_TOKEN && durability::protocol::same_token(g, want))
+}
+
+/// Whether `host` (a Host header) names this server as a loopback client would: a loopback
+/// name or address, or the address it is bound to.
+fn host_allowed(host: &str, bound: std::net::SocketAddr) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback() || ip == bound.ip())
+}
+
+/// What is refused before any route is looked at: the size of the request, its method, a
+/// foreign Host on a loopback server, a missing or wrong token.
+fn refused(site: &Site, r: &Request) -> Option<Answer> {
+    if r.body.is_some_and(|n| n > 0) {
+        let mut a = error(413, "this server is read-only and reads no request body");
+        a.close = true;
+        return Some(a);
+    }
+    if r.url.len() > MAX_URL {
+        return Some(error(
+            414,
+            &format!("the address is longer than {MAX_URL} bytes"),
+        ));
+    }
+    if r.method != "GET" && r.method != "HEAD" {
+        return Some(error(405, "this server is read-only: only GET is answered"));
+    }
+    match (site.bound, r.host) {
+        (Some(b), Some(h)) if site.token.is_none() && !host_allowed(h, b) => Some(error(
+            421,
+            &format!(
+                "this server answers requests for localhost and {} only: open http://{b}/",
+                b.ip()
+            ),
+        )),
+        _ => None,
+    }
+}
+
 /// Answers one request; never panics outward (a page that fails to render is a 500 page).
-pub fn answer(site: &Site, method: &str, url: &str, cookie: Option<&str>) -> Answer {
-    if url.len() > MAX_URL {
-        return error(414, &format!("the address is longer than {MAX_URL} bytes"));
+pub fn answer(site: &Site, r: &Request) -> Answer {
+    if let Some(a) = refused(site, r) {
+        return a;
     }
-    if method != "GET" && method != "HEAD" {
-        return error(405, "this server is read-only: only GET is answered");
-    }
-    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let (path, query) = r.url.split_once('?').unwrap_or((r.url, ""));
     let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
         .into_owned()
         .collect();
-    let given = params
-        .iter()
-        .find(|(k, _)| k == "token")
-        .map(|(_, v)| v.as_str());
-    let mut set_cookie = None;
     if let Some(t) = &site.token {
-        let ok = given
-            .or(cookie_token(cookie))
-            .is_some_and(|g| durability::protocol::same_token(g, t));
-        if !ok {
-            return error(401, "this server needs its token: open the address `volbench serve` printed (it ends in ?token=...)");
+        let given = params
+            .iter()
+            .find(|(k, _)| k == "token")
+            .map(|(_, v)| v.as_str());
+        if token_matches(given, t) {
+            return enter(path, &params, t);
         }
-        if given.is_some() {
-            set_cookie = Some(format!("{COOKIE}={t}; HttpOnly; SameSite=Strict; Path=/"));
+        if !token_matches(cookie_token(r.cookie), t) {
+            return error(401, "this server needs its token: open the address with ?token=... that `volbench serve` printed, or that its owner gave you");
         }
     }
-    let routed = std::panic::catch_unwind(|| route(site, path, &params)).unwrap_or_else(|_| {
+    std::panic::catch_unwind(|| route(site, path, &params)).unwrap_or_else(|_| {
         error(
             500,
             "this page failed to render: please report it with the address",
         )
-    });
-    Answer {
-        set_cookie,
-        ..routed
+    })
+}
+
+/// A right `?token=`: the cookie is set and the browser sent on to the same address without
+/// the token, so it stays out of the address bar, the history and any link copied from it.
+fn enter(path: &str, params: &[(String, String)], token: &str) -> Answer {
+    let rest: Vec<&(String, String)> = params.iter().filter(|(k, _)| k != "token").collect();
+    let mut to = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in rest {
+        to.append_pair(k, v);
     }
+    let q = to.finish();
+    // Only a path of this server: `//host` or `/\host` would send the browser elsewhere.
+    let path = if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') {
+        path
+    } else {
+        "/"
+    };
+    let location = if q.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{q}")
+    };
+    let mut a = error(303, "signed in: on to the page");
+    // Lax, not Strict: a shared link (/?pick=3,7) opened from a chat or a mail is a top-level
+    // GET from another site, and must reach a browser that already holds the cookie. The
+    // server answers GET only, so Lax's cross-site GETs can change nothing.
+    a.headers.push((
+        "Set-Cookie",
+        format!("{COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/"),
+    ));
+    a.headers.push(("Location", location));
+    a
+}
+
+/// The answer when making one failed outside the routes' own guard.
+pub fn failed() -> Answer {
+    error(
+        500,
+        "this page failed to render: please report it with the address",
+    )
+}
+
+/// The policy for a page: nothing from the network, no frames, forms only to this server,
+/// and of inline scripts only those the page was made with, each named by its SHA-256 (a
+/// script injected through a label would not match). Data blocks (`type="application/json"`)
+/// are not scripts and need no hash.
+pub fn content_security_policy(body: &[u8]) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    let text = String::from_utf8_lossy(body);
+    let mut hashes = String::new();
+    let mut rest = text.as_ref();
+    while let Some(i) = rest.find("<script") {
+        let tag_end = rest[i..].find('>').map_or(rest.len(), |j| i + j + 1);
+        let close = rest[tag_end..]
+            .find("</script>")
+            .map_or(rest.len(), |j| tag_end + j);
+        if !rest[i..tag_end].contains("type=") {
+            let digest = sha2::Sha256::digest(&rest.as_bytes()[tag_end..close]);
+            let b64 = base64::engine::general_purpose::STANDARD.encode(digest);
+            hashes.push_str(&format!(" 'sha256-{b64}'"));
+        }
+        rest = &rest[close..];
+    }
+    format!(
+        "default-src 'none'; script-src{}; style-src 'unsafe-inline'; img-src data:; \
+         form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        if hashes.is_empty() {
+            " 'none'"
+        } else {
+            &hashes
+        }
+    )
 }
 
 fn route(site: &Site, path: &str, params: &[(String, String)]) -> Answer {
@@ -126,6 +273,9 @@ fn route(site: &Site, path: &str, params: &[(String, String)]) -> Answer {
     };
     result.unwrap_or_else(|e| match e.downcast::<NotFound>() {
         Ok(nf) => error(404, &nf.0),
+        Err(e) if matches!(e.downcast_ref(), Some(store::StoreError::BadFilter(_))) => {
+            error(400, &e.to_string())
+        }
         Err(e) => error(503, &format!("the results store cannot be read: {e}")),
     })
 }

@@ -105,7 +105,7 @@ pub fn main(a: CurveArgs) -> Result<ExitCode> {
     }
     let _cleanup = RemoveOnDrop(temp.filter(|p| !p.exists()));
     let out = Output::open(&a.out, false)?;
-    let recorder = Recorder::new(&a.store, out.quiet);
+    let recorder = Recorder::new(&a.store, out.quiet)?;
     let plan = Plan {
         base,
         opts: runner::RunOptions {

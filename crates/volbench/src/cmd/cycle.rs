@@ -105,14 +105,14 @@ fn plan(a: &CycleArgs) -> Result<Plan> {
         up_timeout: dur("up-timeout", &a.up_timeout)?,
         step_timeout: dur("step-timeout", &a.step_timeout)?,
         state,
-        command_line: std::env::args().collect(),
+        command_line: report::secrets::command_line(),
     })
 }
 
 pub fn main(a: CycleArgs) -> Result<ExitCode> {
     let p = plan(&a)?;
     let mut out = Output::open(&a.out, false)?;
-    let mut recorder = Recorder::new(&a.store, out.quiet);
+    let mut recorder = Recorder::new(&a.store, out.quiet)?;
     let _ = super::STOP_MESSAGE.set(
         "stopping the loop: create is stopped and a power cut under way finishes first; continue with --resume",
     );

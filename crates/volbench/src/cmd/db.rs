@@ -67,7 +67,7 @@ fn options(a: &DbArgs) -> Result<DbOptions> {
         size,
         sqlite_synchronous: a.sqlite_synchronous.to_uppercase(),
         probe: !a.no_probe,
-        command_line: std::env::args().collect(),
+        command_line: report::secrets::command_line(),
     })
 }
 
@@ -90,7 +90,7 @@ fn directories(a: &DbArgs) -> Result<Vec<PathBuf>> {
 pub fn main(a: DbArgs) -> Result<ExitCode> {
     let o = options(&a)?;
     let mut out = Output::open(&a.out, false)?;
-    let mut recorder = Recorder::new(&a.store, out.quiet);
+    let mut recorder = Recorder::new(&a.store, out.quiet)?;
     let show = !out.quiet && std::io::stderr().is_terminal();
     let mut spinner: Option<Live> = None;
     let stop = super::stop_flag();

@@ -66,14 +66,14 @@ fn options(a: &FsyncArgs) -> Result<Options> {
         cases: !a.penalty_only,
         penalty: !a.no_penalty,
         allow_destructive: a.allow_destructive,
-        command_line: std::env::args().collect(),
+        command_line: report::secrets::command_line(),
     })
 }
 
 pub fn main(a: FsyncArgs) -> Result<ExitCode> {
     let o = options(&a)?;
     let mut out = Output::open(&a.out, false)?;
-    let mut recorder = Recorder::new(&a.store, out.quiet);
+    let mut recorder = Recorder::new(&a.store, out.quiet)?;
     let mut observer = |i: usize, n: usize, label: &str| -> Box<dyn runner::Observer> {
         let mut bar = out.progress();
         // A step of the plan: a case, or the penalty's four runs.

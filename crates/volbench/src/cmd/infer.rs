@@ -68,7 +68,7 @@ pub fn main(a: InferArgs) -> Result<ExitCode> {
         infer::from_document(&doc, &a.target, Some(&cat)).map_err(|e| usage(format!("{e:#}")))?
     };
     let doc = Document::Infer(Box::new(rep));
-    let mut recorder = Recorder::new(&a.store, out.quiet);
+    let mut recorder = Recorder::new(&a.store, out.quiet)?;
     if probe {
         recorder.record(&doc);
     }

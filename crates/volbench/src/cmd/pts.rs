@@ -40,6 +40,8 @@ pub fn run(name: &str, target: &Path, o: &Overrides, p: &PtsOptions) -> Result<E
     plan.sizes.retain(|&b| b >= lbs);
     let capacity = capacity(target, p.capacity)?;
     let mut out = Output::open(p.out, false)?;
+    // Before the purge and the precondition: a store that cannot take the result says so now.
+    let mut recorder = Recorder::new(p.store, out.quiet)?;
     let stop = super::stop_flag();
     let opts = runner::RunOptions {
         stop: stop.clone(),
@@ -56,7 +58,6 @@ pub fn run(name: &str, target: &Path, o: &Overrides, p: &PtsOptions) -> Result<E
     // What the run wrote, as it counted it (checked against the kernel's counters there).
     report.precondition_bytes = done.group.write.as_ref().map_or(0, |w| w.io_bytes);
     report.precondition_ns = t0.elapsed().as_nanos() as u64;
-    let mut recorder = Recorder::new(p.store, out.quiet);
     suite.status = status;
     if status == Status::Complete {
         let run = (&out, &opts, p.max_rounds);

@@ -1,9 +1,11 @@
 //! Saving results to the history store, once or point by point.
 //!
-//! A result is never lost to its store: a SQLite store that cannot be written is a warning
-//! (the result is on screen or in the output file); a PostgreSQL store that cannot be reached
-//! or refuses is retried, then the result is kept in the local SQLite store marked pending,
-//! in one line that says why and that `volbench store push` sends it later.
+//! A result is never lost to its store: a SQLite store that cannot be written is refused
+//! before anything is measured (one line, exit code 2), and one that fails later has the
+//! result written to a JSON file beside the command, said in one line (exit code 2); a
+//! PostgreSQL store that cannot be reached or refuses is retried, then the result is kept in
+//! the local SQLite store marked pending, in one line that says why and that `volbench store
+//! push` sends it later.
 
 use crate::cli::StoreArgs;
 use report::Document;
@@ -43,12 +45,14 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(a: &StoreArgs, quiet: bool) -> Recorder {
+    /// The recorder for a command's `--store` options. A store named wrongly, or a SQLite
+    /// store that cannot be written, is an error now, before anything is measured.
+    pub fn new(a: &StoreArgs, quiet: bool) -> anyhow::Result<Recorder> {
         // Under MPI only rank 0 stores: the merged report is one entry.
         let dest = if a.no_store || !scaleout::world::is_root() {
             None
         } else {
-            let at = Location::of(&a.store.clone().unwrap_or_else(Store::default_path));
+            let at = Location::of(&a.store.clone().unwrap_or_else(Store::default_path))?;
             Some(Dest::Asked(at))
         };
         let mut r = Recorder {
@@ -61,11 +65,17 @@ impl Recorder {
         };
         // Opened once now, so a store that cannot be used is said before a long sweep.
         if let Some(Dest::Asked(at)) = &r.dest {
-            if let Err(e) = Store::open_at(at) {
-                r.failed(e, true);
+            match Store::open_at(at) {
+                Ok(_) => {}
+                Err(e) if matches!(at, Location::File(_)) => {
+                    return Err(crate::cmd::usage(format!(
+                        "{e} (nothing was measured: the result would have been lost)"
+                    )))
+                }
+                Err(e) => r.failed(e, true),
             }
         }
-        r
+        Ok(r)
     }
 
     /// Inserts the document the first time, replaces it after that.
@@ -85,9 +95,12 @@ impl Recorder {
             }
         };
         if let Err(e) = result {
+            let local = matches!(at, Location::File(_));
             self.failed(e, false);
             if let Some(Dest::Fallback(..)) = self.dest {
                 self.record(d);
+            } else if local {
+                keep_in_file(d, &self.uid);
             }
         }
     }
@@ -126,13 +139,15 @@ impl Recorder {
                 self.dest = Some(Dest::Fallback(local, shown));
             }
             _ => {
-                eprintln!("warning: results will not be stored: {e}");
+                eprintln!("warning: the result could not be stored: {e}");
+                STORE_MISCONFIGURED.store(true, Ordering::SeqCst);
                 self.id = None;
             }
         }
     }
 
     /// Says where the result went, once it is final.
+    /// (A result kept in a file instead is said where it is written: [`keep_in_file`].)
     pub fn announce(&self) {
         let (Some(id), Some(dest), false) = (self.id, &self.dest, self.quiet) else {
             return;
@@ -145,4 +160,26 @@ impl Recorder {
             ),
         }
     }
+}
+
+/// A result its SQLite store refused after the measurement: written as volbench-json beside
+/// the command (or in the temporary directory when that cannot be written), to be read with
+/// `volbench report FILE` or `compare`, and said in one line.
+fn keep_in_file(d: &Document, uid: &str) {
+    let name = format!("volbench-unstored-{}.json", &uid[..uid.len().min(12)]);
+    let text = match serde_json::to_vec_pretty(d) {
+        Ok(t) => t,
+        Err(_) => return,
+    };
+    for dir in [std::path::PathBuf::from("."), std::env::temp_dir()] {
+        let p = dir.join(&name);
+        if std::fs::write(&p, &text).is_ok() {
+            eprintln!(
+                "the result is kept in {} instead (volbench report {0})",
+                p.display()
+            );
+            return;
+        }
+    }
+    eprintln!("the result could not be written to a file either: it is lost from the store");
 }

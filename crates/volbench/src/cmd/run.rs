@@ -150,6 +150,8 @@ fn run_workload(
     }
     let mut out = Output::open(&a.out, fio_input)?;
     out.no_progress |= a.eta.as_deref() == Some("never");
+    // Before the measurement: a store that cannot take the result is said now (exit 2).
+    let mut recorder = super::record::Recorder::new(&a.store, out.quiet)?;
     let opts = runner::RunOptions {
         stop: super::stop_flag(),
         ..Default::default()
@@ -168,7 +170,6 @@ fn run_workload(
             eprintln!("warning: the fio log files could not be written: {e}");
         }
     }
-    let mut recorder = super::record::Recorder::new(&a.store, out.quiet);
     let doc = report::Document::Run(Box::new(report));
     recorder.record(&doc);
     let code = out.emit(&doc)?;

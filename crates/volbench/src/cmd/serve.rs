@@ -8,29 +8,40 @@ use store::Store;
 pub fn main(a: WebArgs) -> Result<ExitCode> {
     let store = a.store.clone().unwrap_or_else(Store::default_path);
     // Opened once first: a store that cannot be read is said now, not on the first page.
-    let shown = Store::open(&store)?.describe();
-    let token = match (&a.token, &a.token_file) {
-        (Some(t), _) => Some(t.clone()),
+    let shown = Store::open_read(&store)?.describe();
+    let given = match (&a.token, &a.token_file) {
+        (Some(t), _) => Some(t.trim().to_string()),
         (None, Some(f)) => Some(read_token(f)?),
         (None, None) => None,
     };
+    // Every form of giving a token is held to the same length (an empty one from an unset
+    // variable included): a short token is no lock.
+    if let Some(t) = &given {
+        web::routes::check_token(t).map_err(|m| super::usage(format!("--token: {m}")))?;
+    }
     let addr: Option<std::net::SocketAddr> = a.listen.parse().ok();
     // Another host may reach this address: make a token if none was given, as the witness does.
-    let token = match (token, addr) {
+    let made = match (&given, addr) {
         (None, Some(ad)) if !web::is_loopback(&ad) => Some(durability::journal::new_token()),
-        (t, _) => t,
+        _ => None,
     };
+    let token = given.clone().or(made.clone());
     let o = web::Options {
         store,
         listen: a.listen.clone(),
-        token: token.clone(),
+        token,
         threads: a.threads,
+        limits: web::Limits::default(),
     };
     web::serve(o, super::stop_flag(), |addr| {
-        let q = token
-            .as_ref()
-            .map_or(String::new(), |t| format!("?token={t}"));
-        eprintln!("serving {shown} at http://{addr}/{q} (read-only; Ctrl-C stops)");
+        // The token is printed only when it was made here: one the user gave is theirs, and
+        // a terminal's scrollback or a log is no place to copy it to.
+        let how = match (&made, &given) {
+            (Some(t), _) => format!("http://{addr}/?token={t}"),
+            (None, Some(_)) => format!("http://{addr}/ (open it once with ?token=<your token>)"),
+            (None, None) => format!("http://{addr}/"),
+        };
+        eprintln!("serving {shown} at {how} (read-only; Ctrl-C stops)");
     })
     .map_err(|e| super::usage(e.to_string()))?;
     Ok(ExitCode::SUCCESS)
@@ -44,11 +55,7 @@ fn read_token(f: &std::path::Path) -> Result<String> {
         .and_then(|h| h.take(4096).read_to_string(&mut s))
         .with_context(|| format!("--token-file {}", f.display()))?;
     let t = s.lines().next().unwrap_or("").trim().to_string();
-    if t.len() < 16 {
-        return Err(super::usage(format!(
-            "--token-file {}: the token is shorter than 16 characters: put a long random line there (openssl rand -hex 16)",
-            f.display()
-        )));
-    }
+    web::routes::check_token(&t)
+        .map_err(|m| super::usage(format!("--token-file {}: {m}", f.display())))?;
     Ok(t)
 }

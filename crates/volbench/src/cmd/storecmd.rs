@@ -17,7 +17,7 @@ fn said(m: &store::transfer::Moved, to: &str) -> String {
 }
 
 pub fn copy(a: StoreCopyArgs) -> Result<ExitCode> {
-    let (from, to) = (Location::of(&a.from), Location::of(&a.to));
+    let (from, to) = (Location::of(&a.from)?, Location::of(&a.to)?);
     if from == to {
         return Err(super::usage(
             "--from and --to are the same store: name two stores",
@@ -45,7 +45,7 @@ pub fn push(a: StorePushArgs) -> Result<ExitCode> {
         println!("nothing to push: {} does not exist", local.display());
         return Ok(ExitCode::SUCCESS);
     }
-    let to = a.to.as_deref().map(Location::of);
+    let to = a.to.as_deref().map(Location::of).transpose()?;
     let mut src = Store::open_at(&Location::File(local.clone()))?;
     if src.pending()?.is_empty() {
         println!(

@@ -148,7 +148,7 @@ pub fn run_suite(
         stop: stop.clone(),
         ..Default::default()
     };
-    let recorder = Recorder::new(store_args, out.quiet);
+    let recorder = Recorder::new(store_args, out.quiet)?;
     let suite = SuiteReport::started(&name, &version);
     let mut list = runner::Points::new(stop.clone(), Some(w.jobs.len()));
     let mut state = (suite, out, recorder);

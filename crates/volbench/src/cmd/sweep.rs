@@ -159,7 +159,7 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
         stop: super::stop_flag(),
         ..Default::default()
     };
-    let recorder = Recorder::new(&base.store, out.quiet);
+    let recorder = Recorder::new(&base.store, out.quiet)?;
     let sweep = SuiteReport::started("sweep", "");
     let layout = if base.shared_file {
         scaleout::world::Layout::Shared

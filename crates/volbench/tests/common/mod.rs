@@ -702,17 +702,21 @@ pub fn free_port() -> u16 {
 
 /// One HTTP/1.0 request to `addr`: (status, head, body).
 pub fn http(addr: &str, method: &str, path: &str, headers: &str) -> (u16, String, String) {
+    raw_http(
+        addr,
+        &format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\n{headers}\r\n"),
+    )
+}
+
+/// A request written as given, the answer read to the end of the connection.
+pub fn raw_http(addr: &str, request: &str) -> (u16, String, String) {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
         .unwrap();
-    write!(
-        s,
-        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\n{headers}\r\n"
-    )
-    .unwrap();
+    s.write_all(request.as_bytes()).unwrap();
     let mut out = Vec::new();
-    s.read_to_end(&mut out).unwrap();
+    let _ = s.read_to_end(&mut out);
     let text = String::from_utf8_lossy(&out).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let status = head
