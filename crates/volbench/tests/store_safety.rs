@@ -96,7 +96,7 @@ fn an_unwritable_store_is_refused_before_anything_is_measured() {
 fn a_store_on_a_read_only_mount_is_read_and_not_written() {
     require_root!();
     let d = tmpdir();
-    let store = store_with(d.path(), &["one", "two"]);
+    store_with(d.path(), &["one", "two"]);
     let ro = tmpdir();
     let mount = |args: &[&str]| {
         let st = Std::new("mount").args(args).status().unwrap();
