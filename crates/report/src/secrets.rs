@@ -14,7 +14,18 @@ use std::borrow::Cow;
 
 /// The process's command line with every secret taken out.
 pub fn command_line() -> Vec<String> {
-    std::env::args().map(|a| scrub(&a).into_owned()).collect()
+    std::env::args().map(|a| scrub_arg(&a)).collect()
+}
+
+/// One argument with its secrets taken out. An argument is one unit: a URL in it runs to its
+/// end, blanks included (a shell-quoted password may hold one).
+pub fn scrub_arg(a: &str) -> String {
+    match a.split_once("://") {
+        Some((before, url)) => {
+            format!("{}://{}", scrub_pairs(before), masked_uri(url))
+        }
+        None => scrub(a).into_owned(),
+    }
 }
 
 /// Every string of a JSON value, scrubbed in place.
@@ -42,9 +53,10 @@ pub fn scrub(s: &str) -> Cow<'_, str> {
     Cow::Owned(scrub_pairs(&t))
 }
 
-/// Characters that end a URL inside a longer text.
+/// Characters that end a URL inside a longer text: blanks only (a quote may be part of an
+/// unencoded password, and cutting there would show its rest).
 fn ends_url(c: char) -> bool {
-    c.is_whitespace() || c == '"' || c == '\'' || c == '<' || c == '>'
+    c.is_whitespace()
 }
 
 fn scrub_urls(s: &str) -> String {
@@ -52,7 +64,7 @@ fn scrub_urls(s: &str) -> String {
     let mut rest = s;
     while let Some(i) = rest.find("://") {
         let after = &rest[i + 3..];
-        let end = after.find(ends_url).unwrap_or(after.len());
+        let end = url_end(after);
         out.push_str(&rest[..i + 3]);
         out.push_str(&masked_uri(&after[..end]));
         rest = &after[end..];
@@ -61,33 +73,87 @@ fn scrub_urls(s: &str) -> String {
     out
 }
 
-/// A URL's part after `://` less its password: user information (to the last '@' before the
-/// query) and secret query parameters.
-pub fn masked_uri(rest: &str) -> String {
-    let (before, query) = match rest.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (rest, None),
-    };
-    let before = match before.rfind('@') {
-        Some(at) => {
-            let user = before[..at].split([':', '/']).next().unwrap_or("");
-            format!("{user}{}", &before[at..])
-        }
-        None => before.to_string(),
-    };
-    let Some(q) = query else { return before };
-    let kept: Vec<&str> = q
-        .split('&')
-        .filter(|kv| {
-            let k = kv.split('=').next().unwrap_or("").to_ascii_lowercase();
-            !k.contains("password")
-        })
-        .collect();
-    if kept.is_empty() {
-        before
-    } else {
-        format!("{before}?{}", kept.join("&"))
+/// Where a URL that starts `after` its `://` ends in a longer text: at the next blank, or,
+/// when it has a password (`user:`) whose `@` is not before that blank (a blank in the
+/// password), at the blank after the text's last `@`.
+fn url_end(after: &str) -> usize {
+    let blank = |s: &str| s.find(ends_url).unwrap_or(s.len());
+    let end = blank(after);
+    let token = &after[..end];
+    let has_password =
+        token[token.find([':', '@', '/', '?']).unwrap_or(token.len())..].starts_with(':');
+    match after.rfind('@') {
+        Some(at) if has_password && !token.contains('@') => at + blank(&after[at..]),
+        _ => end,
     }
+}
+
+/// A URL's part after `://` less its password: the password of the user information, and the
+/// query from its first secret parameter on. Read so that an unencoded `@`, `/`, `?`, `:` or
+/// `&` in a password hides more, never less: the user name ends at the first of `:@/?`, a
+/// password after `:` runs to the last `@` before any `password=` parameter, and a `:` with
+/// no `@` after it shows only if a port (digits) follows.
+pub fn masked_uri(rest: &str) -> String {
+    let user_end = rest.find([':', '@', '/', '?']).unwrap_or(rest.len());
+    let (user, after) = rest.split_at(user_end);
+    let tail = match after.chars().next() {
+        Some(':') => {
+            let limit = secret_param(after).unwrap_or(after.len());
+            match after[..limit].rfind('@') {
+                Some(at) => format!("{user}{}", &after[at..]),
+                None if is_port(&after[1..]) => rest.to_string(),
+                None => return format!("{user}:..."),
+            }
+        }
+        _ => rest.to_string(),
+    };
+    match tail.split_once('?') {
+        Some((base, q)) => {
+            let kept: Vec<&str> = q
+                .split('&')
+                .take_while(|kv| {
+                    !kv.split('=')
+                        .next()
+                        .unwrap_or("")
+                        .to_ascii_lowercase()
+                        .contains("password")
+                })
+                .collect();
+            if kept.is_empty() {
+                base.to_string()
+            } else {
+                format!("{base}?{}", kept.join("&"))
+            }
+        }
+        None => tail,
+    }
+}
+
+/// Where the first query parameter whose name holds "password" starts, if any.
+fn secret_param(s: &str) -> Option<usize> {
+    let lower = s.to_ascii_lowercase();
+    ["?", "&"]
+        .iter()
+        .filter_map(|sep| {
+            let mut from = 0;
+            while let Some(i) = lower[from..].find(sep) {
+                let at = from + i;
+                let (key, _) = lower[at + 1..].split_once('=').unwrap_or(("", ""));
+                let word = key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if word && key.contains("password") {
+                    return Some(at);
+                }
+                from = at + 1;
+            }
+            None
+        })
+        .min()
+}
+
+/// Whether a host's `:` is followed by a port: digits up to the path, query or next host.
+fn is_port(s: &str) -> bool {
+    let p = &s[..s.find(['/', '?', ',']).unwrap_or(s.len())];
+    !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())
 }
 
 /// Removes every `...password = value` pair (the word the key ends in, the blanks, the value).
@@ -136,7 +202,7 @@ fn value_end(s: &str, from: usize) -> usize {
                 it.next();
             }
             '\'' if quoted => return from + j + 1,
-            c if !quoted && (c.is_whitespace() || c == '&' || c == '"') => return from + j,
+            c if !quoted && c.is_whitespace() => return from + j,
             _ => {}
         }
     }
@@ -161,7 +227,7 @@ mod tests {
             ),
             (
                 "postgresql://u@h/db?password=s3cret&sslmode=disable",
-                "postgresql://u@h/db?sslmode=disable",
+                "postgresql://u@h/db",
             ),
             ("postgresql://u@h/db?PassWord=s3cret", "postgresql://u@h/db"),
             ("host=db password=s3cret dbname=vb", "host=db dbname=vb"),
@@ -186,6 +252,18 @@ mod tests {
             assert_eq!(got, want, "{s}");
             assert!(!got.contains("s3"), "{s}: {got}");
         }
+    }
+
+    #[test]
+    fn an_argument_is_one_unit() {
+        assert_eq!(
+            scrub_arg("--store=postgresql://u@h/db?x=1&password=s3 cret&y=2"),
+            "--store=postgresql://u@h/db?x=1"
+        );
+        assert_eq!(
+            scrub_arg("postgresql://u:s3 cret@h/db"),
+            "postgresql://u@h/db"
+        );
     }
 
     #[test]

@@ -124,10 +124,17 @@ impl ConnInfo {
             None if scheme_of(s).is_some() => return Err(bad_scheme(s)),
             None => keyvalue(s)?,
         };
-        for (k, _) in &c.params {
+        for (i, (k, _)) in c.params.iter().enumerate() {
             if !KEYWORDS.contains(&k.as_str()) {
+                // A word right after a secret may be the rest of it (a blank not quoted).
+                let after_secret = i > 0 && SECRET.contains(&c.params[i - 1].0.as_str());
+                let what = if after_secret {
+                    "a word after the password".to_string()
+                } else {
+                    format!("'{}'", k.chars().take(40).collect::<String>())
+                };
                 return Err(format!(
-                    "'{k}' is not a PostgreSQL connection keyword: see libpq's list (host, port, dbname, user, sslmode, ...)"
+                    "{what} is not a PostgreSQL connection keyword: quote a value that holds blanks ('...'), and see libpq's list of keywords (host, port, dbname, user, sslmode, ...)"
                 ));
             }
         }
@@ -223,6 +230,9 @@ fn decode(s: &str, what: &str) -> Result<String, String> {
 
 /// The part of a URI after its scheme.
 fn uri(rest: &str) -> Result<ConnInfo, String> {
+    if rest.contains(char::is_whitespace) {
+        return Err("the URL holds a blank: percent-encode it as %20".into());
+    }
     let (before_query, query) = rest.split_once('?').unwrap_or((rest, ""));
     let mut c = ConnInfo::default();
     let mut push = |k: &str, v: String| c.params.push((k.to_string(), v));
@@ -259,12 +269,10 @@ fn uri(rest: &str) -> Result<ConnInfo, String> {
         push("dbname", decode(db, "database name")?);
     }
     for kv in query.split('&').filter(|kv| !kv.is_empty()) {
-        let (k, v) = kv.split_once('=').ok_or_else(|| {
-            format!(
-                "the URL's parameter '{}' has no '=': write key=value",
-                kv.chars().take(40).collect::<String>()
-            )
-        })?;
+        // Not echoed: it may be the rest of a password holding an unencoded '&'.
+        let (k, v) = kv.split_once('=').ok_or(
+            "a parameter of the URL's query has no '=': write key=value, and percent-encode '&' in a password as %26",
+        )?;
         let k = decode(k, "parameter name")?;
         let v = decode(v, &format!("value of {k}"))?;
         // libpq's own alias: ssl=true is sslmode=require.
@@ -298,10 +306,10 @@ fn host_list(s: &str) -> Result<Vec<(&'static str, String)>, String> {
         hosts.push(decode(h, "host")?);
         let port = p.unwrap_or("");
         if !port.chars().all(|c| c.is_ascii_digit()) {
-            return Err(format!(
-                "the URL's port '{}' is not a number: percent-encode ':' in the password, or write HOST:PORT",
-                port.chars().take(12).collect::<String>()
-            ));
+            // Not echoed: without an '@' it may be a password (user:password/...).
+            return Err(
+                "the URL's port is not a number: write USER:PASSWORD@HOST:PORT, percent-encoding '/' in a password as %2F".into(),
+            );
         }
         ports.push(port.to_string());
     }
@@ -336,9 +344,13 @@ fn keyvalue(s: &str) -> Result<ConnInfo, String> {
         }
         skip(&mut it);
         if it.next() != Some('=') {
+            // The word is not echoed: after a password it may be the password's rest.
+            let after = c
+                .params
+                .last()
+                .map_or("the start".to_string(), |(k, _)| format!("{k}=..."));
             return Err(format!(
-                "'{}' in the connection string has no '=': write key=value pairs (host=... dbname=...)",
-                key.chars().take(40).collect::<String>()
+                "a word after {after} has no '=': write key=value pairs (host=... dbname=...), quoting a value with blanks ('...')"
             ));
         }
         skip(&mut it);
@@ -379,12 +391,18 @@ fn value(it: &mut std::iter::Peekable<std::str::Chars>) -> Result<String, String
 /// keyword/value string that parses is shown as its pairs less the secrets; anything else
 /// (a URL, a string that does not parse) passes the one textual scrub every report passes.
 pub fn masked(s: &str) -> String {
-    if scheme_of(s).is_none() {
-        if let Ok(c) = keyvalue(s) {
-            return c.shown();
-        }
+    if let Some((scheme, rest)) = s.split_once("://").filter(|_| scheme_of(s).is_some()) {
+        return format!("{scheme}://{}", report::secrets::masked_uri(rest));
     }
-    report::secrets::scrub(s).into_owned()
+    match keyvalue(s) {
+        Ok(c) if ConnInfo::parse(s).is_ok() => c.shown(),
+        // One that does not parse may hold a password libpq would read differently (a blank
+        // in it, unquoted): shown only up to where a secret could begin.
+        _ => match s.to_ascii_lowercase().find("password") {
+            Some(i) => format!("{}...", s[..i].trim_end()),
+            None => s.to_string(),
+        },
+    }
 }
 
 #[cfg(test)]
@@ -466,7 +484,7 @@ mod tests {
             ("postgresql://u@h/db?password=s3cret", "postgresql://u@h/db"),
             (
                 "postgresql://u@h/db?sslmode=disable&password=s3cret&x=1",
-                "postgresql://u@h/db?sslmode=disable&x=1",
+                "postgresql://u@h/db?sslmode=disable",
             ),
             ("postgresql://u:p@s3cret@h/db", "postgresql://u@h/db"),
             ("postgresql://u:pa/s3cret@h/db", "postgresql://u@h/db"),
@@ -478,7 +496,8 @@ mod tests {
                 "host=db password = 's3 cret' dbname=vb",
                 "host=db dbname=vb",
             ),
-            ("host=db password='s3cret", "host=db"),
+            ("host=db password='s3cret", "host=db..."),
+            ("host=db password=s3 cret", "host=db..."),
             ("psql://u:s3cret@h/db", "psql://u@h/db"),
             ("postgresql://h/vb", "postgresql://h/vb"),
         ] {
