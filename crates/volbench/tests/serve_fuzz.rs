@@ -74,7 +74,7 @@ fn mutate(rng: &mut SmallRng, seed: &str, host: &str) -> Vec<u8> {
             2 => b.truncate(at),
             3 => {
                 let n = rng.gen_range(1..20_000);
-                b.splice(at..at, std::iter::repeat(b'A').take(n));
+                b.splice(at..at, std::iter::repeat_n(b'A', n));
             }
             4 => {
                 let many = "X-A: b\r\n".repeat(rng.gen_range(1..300));
