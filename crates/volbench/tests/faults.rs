@@ -59,10 +59,12 @@ fn storing_commands(scratch: &Path, out: &Path) -> Vec<(&'static str, Vec<String
     ]
 }
 
-/// One file system, nearly full at several levels: every storing command still exits 0
-/// with its report on stdout's side (the `--output` file) and at most one warning, never a
-/// signal; `history` still reads the store; the store passes SQLite's integrity check
-/// once there is room again.
+/// One file system, nearly full at several levels, never a signal or a lost result: a store
+/// found unwritable when the command starts is refused before anything is measured (exit 2,
+/// one line, no output file); one that fills during the command costs the store only (exit 0,
+/// the `--output` file written, one warning line, and the result kept in a JSON file in the
+/// current directory). `history` still reads the store; the store passes SQLite's integrity
+/// check once there is room again.
 fn a_full_store_costs_the_store_only(fs: &Path) {
     let store = fs.join("results.db");
     let store_s = store.to_str().unwrap();
@@ -80,7 +82,9 @@ fn a_full_store_costs_the_store_only(fs: &Path) {
         for (name, args) in storing_commands(scratch.path(), &out) {
             leave_free(fs, free);
             let _ = std::fs::remove_file(&out);
+            let here = tmpdir();
             let o = volbench()
+                .current_dir(here.path())
                 .args(&args)
                 .args(["--store", store_s])
                 .env_remove("VOLBENCH_STORE")
@@ -88,12 +92,26 @@ fn a_full_store_costs_the_store_only(fs: &Path) {
                 .unwrap();
             let err = String::from_utf8_lossy(&o.stderr);
             let what = format!("{name} with {free} bytes free: {:?}\n{err}", o.status);
-            assert_eq!(o.status.code(), Some(0), "{what}");
-            let text = std::fs::read_to_string(&out).unwrap_or_default();
-            let v: serde_json::Value = serde_json::from_str(&text).expect(&what);
-            assert!(v.is_object(), "{what}");
-            let warned = err.lines().filter(|l| l.contains("store")).count();
-            assert!(warned <= 1, "{what}");
+            let warned: Vec<&str> = err.lines().filter(|l| l.contains("store")).collect();
+            let kept = std::fs::read_dir(here.path()).unwrap().count();
+            match o.status.code() {
+                Some(2) => {
+                    assert_eq!(warned.len(), 1, "{what}");
+                    assert!(!out.exists() && kept == 0, "refused, yet measured: {what}");
+                }
+                Some(0) => {
+                    let text = std::fs::read_to_string(&out).unwrap_or_default();
+                    let v: serde_json::Value = serde_json::from_str(&text).expect(&what);
+                    assert!(v.is_object(), "{what}");
+                    assert!(warned.len() <= 1, "{what}");
+                    assert_eq!(
+                        kept,
+                        warned.len(),
+                        "a warned result is kept in a file: {what}"
+                    );
+                }
+                _ => panic!("{what}"),
+            }
             let h = volbench()
                 .args(["history", "--store", store_s])
                 .output()

@@ -1,6 +1,6 @@
 //! Hostile and odd input (issue 21): every file volbench reads as input is a regular file of
 //! bounded size, checked before reading; a file that is not what it should be is named, never
-//! echoed; a store path that is not a file costs the store only.
+//! echoed; a store path that is not a file is refused before the run.
 
 mod common;
 use common::*;
@@ -60,9 +60,10 @@ fn a_catalog_that_is_a_device_is_refused_in_one_line() {
 }
 
 /// `--store /dev/null` made /dev/null-journal (mode 0666). A store path that is not a file
-/// is refused; the run itself still reports, with one warning.
+/// is refused in one line before anything is measured (exit 2: the result would be lost),
+/// and nothing is made beside the device.
 #[test]
-fn a_store_that_is_not_a_file_costs_the_store_only() {
+fn a_store_that_is_not_a_file_is_refused_before_the_run() {
     require_root!();
     for dev in ["/dev/null", "/dev/full"] {
         let side = format!("{dev}-journal");
@@ -71,10 +72,9 @@ fn a_store_that_is_not_a_file_costs_the_store_only() {
             .args(["run", "--ioengine=null", "--runtime=200ms", "--store", dev])
             .output()
             .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{err}");
-        assert!(String::from_utf8_lossy(&out.stdout).contains("IOPS"));
-        assert_eq!(err.matches("not a regular file").count(), 1, "{err}");
+        let err = fails_saying(&out, 2, "not a regular file");
+        assert!(out.stdout.is_empty(), "it measured: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
         assert!(!std::path::Path::new(&side).exists(), "{side} was made");
         assert!(!std::path::Path::new(&format!("{dev}-wal")).exists());
     }

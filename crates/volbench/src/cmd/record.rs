@@ -1,8 +1,8 @@
 //! Saving results to the history store, once or point by point.
 //!
 //! A result is never lost to its store: a SQLite store that cannot be written is refused
-//! before anything is measured (one line, exit code 2), and one that fails later has the
-//! result written to a JSON file beside the command, said in one line (exit code 2); a
+//! before anything is measured (one line, exit code 2), and one that fails later (a disk that
+//! filled) has the result written to a JSON file in the current directory, said in one line; a
 //! PostgreSQL store that cannot be reached or refuses is retried, then the result is kept in
 //! the local SQLite store marked pending, in one line that says why and that `volbench store
 //! push` sends it later.
@@ -28,6 +28,9 @@ enum Dest {
     Asked(Location),
     /// The local SQLite store, the result waiting for the PostgreSQL store named here.
     Fallback(std::path::PathBuf, String),
+    /// A JSON file: the SQLite store failed after the measurement began (a disk that filled).
+    /// Each later write (a sweep's next point) replaces the file.
+    Kept(std::path::PathBuf),
 }
 
 /// Records one document (and, for sweeps, its updates) unless `--no-store`.
@@ -84,6 +87,10 @@ impl Recorder {
         let at = match dest {
             Dest::Asked(at) => at.clone(),
             Dest::Fallback(p, _) => Location::File(p.clone()),
+            Dest::Kept(p) => {
+                let _ = write_json(p, d);
+                return;
+            }
         };
         let remote = matches!(at, Location::Postgres(_));
         let mut tries = 0;
@@ -94,13 +101,46 @@ impl Recorder {
                 r => break r,
             }
         };
-        if let Err(e) = result {
-            let local = matches!(at, Location::File(_));
-            self.failed(e, false);
-            if let Some(Dest::Fallback(..)) = self.dest {
-                self.record(d);
-            } else if local {
-                keep_in_file(d, &self.uid);
+        match result {
+            Err(e) if matches!(at, Location::File(_)) => self.keep_in_file(d, &at, e),
+            Err(e) => {
+                self.failed(e, false);
+                if let Some(Dest::Fallback(..)) = self.dest {
+                    self.record(d);
+                }
+            }
+            Ok(()) => {}
+        }
+    }
+
+    /// A SQLite store that failed after the measurement began (it was writable when the
+    /// command started): the result is written as volbench-json in the current directory (or
+    /// the temporary directory), to be read with `volbench report FILE`, and said in one
+    /// line. Only if no file can be written either is it lost, and the exit code 2.
+    fn keep_in_file(&mut self, d: &Document, at: &Location, e: StoreError) {
+        let name = format!(
+            "volbench-unstored-{}.json",
+            &self.uid[..self.uid.len().min(12)]
+        );
+        let kept = [std::path::PathBuf::from("."), std::env::temp_dir()]
+            .into_iter()
+            .map(|dir| dir.join(&name))
+            .find(|p| write_json(p, d).is_ok());
+        self.id = None;
+        match kept {
+            Some(p) => {
+                eprintln!(
+                    "warning: the result could not be stored in {}: {e}; it is kept in {} (volbench report {})",
+                    at.shown(),
+                    p.display(),
+                    p.display()
+                );
+                self.dest = Some(Dest::Kept(p));
+            }
+            None => {
+                eprintln!("warning: the result could not be stored: {e}; nor written to a file");
+                STORE_MISCONFIGURED.store(true, Ordering::SeqCst);
+                self.dest = None;
             }
         }
     }
@@ -121,7 +161,7 @@ impl Recorder {
     }
 
     /// A store that failed: a PostgreSQL store's result goes to the local store (said once);
-    /// a local store's failure leaves the result unstored (said once). A PostgreSQL store
+    /// the local store's own failure leaves the result unstored (said once, exit code 2). A PostgreSQL store
     /// unusable from the `start` is the user's to fix (exit code 2); one lost later is not.
     fn failed(&mut self, e: StoreError, start: bool) {
         match self.dest.take() {
@@ -146,8 +186,8 @@ impl Recorder {
         }
     }
 
-    /// Says where the result went, once it is final.
-    /// (A result kept in a file instead is said where it is written: [`keep_in_file`].)
+    /// Says where the result went, once it is final (a result kept in a file was said when
+    /// it was written there).
     pub fn announce(&self) {
         let (Some(id), Some(dest), false) = (self.id, &self.dest, self.quiet) else {
             return;
@@ -158,28 +198,15 @@ impl Recorder {
                 "saved as #{id} in {}, pending for {url} (volbench store push)",
                 p.display()
             ),
+            Dest::Kept(_) => {}
         }
     }
 }
 
-/// A result its SQLite store refused after the measurement: written as volbench-json beside
-/// the command (or in the temporary directory when that cannot be written), to be read with
-/// `volbench report FILE` or `compare`, and said in one line.
-fn keep_in_file(d: &Document, uid: &str) {
-    let name = format!("volbench-unstored-{}.json", &uid[..uid.len().min(12)]);
-    let text = match serde_json::to_vec_pretty(d) {
-        Ok(t) => t,
-        Err(_) => return,
-    };
-    for dir in [std::path::PathBuf::from("."), std::env::temp_dir()] {
-        let p = dir.join(&name);
-        if std::fs::write(&p, &text).is_ok() {
-            eprintln!(
-                "the result is kept in {} instead (volbench report {0})",
-                p.display()
-            );
-            return;
-        }
-    }
-    eprintln!("the result could not be written to a file either: it is lost from the store");
+/// A document as volbench-json, replaced atomically (a sweep rewrites it after each point).
+fn write_json(p: &std::path::Path, d: &Document) -> std::io::Result<()> {
+    let text = serde_json::to_vec_pretty(d).map_err(std::io::Error::other)?;
+    let tmp = p.with_extension("json.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, p)
 }
