@@ -382,79 +382,91 @@ impl Sqlite {
     }
 }
 
+/// The columns `list` selects, in order (their names name a damaged one).
+const LISTED: [&str; 15] = [
+    "id",
+    "uid",
+    "kind",
+    "started_at",
+    "label",
+    "suite",
+    "target",
+    "hostname",
+    "machine",
+    "kernel",
+    "status",
+    "iops",
+    "bw_bytes",
+    "points",
+    "what",
+];
+
+/// One row's cells as SQLite holds them, read leniently: what does not read is noted.
+struct Cells {
+    v: Vec<rusqlite::types::Value>,
+    bad: Vec<&'static str>,
+}
+
+impl Cells {
+    fn text(&mut self, i: usize) -> Option<String> {
+        use rusqlite::types::Value as V;
+        match &self.v[i] {
+            V::Text(t) => Some(t.clone()),
+            V::Null => None,
+            V::Integer(n) => Some(n.to_string()),
+            V::Real(x) => Some(x.to_string()),
+            V::Blob(_) => {
+                self.bad.push(LISTED[i]);
+                None
+            }
+        }
+    }
+
+    fn num(&mut self, i: usize) -> Option<f64> {
+        use rusqlite::types::Value as V;
+        match &self.v[i] {
+            V::Real(x) => Some(*x),
+            V::Integer(n) => Some(*n as f64),
+            V::Null => None,
+            _ => {
+                self.bad.push(LISTED[i]);
+                None
+            }
+        }
+    }
+
+    fn string(&mut self, i: usize) -> String {
+        self.text(i).unwrap_or_default()
+    }
+}
+
 /// A row from its columns as SQLite holds them. SQLite keeps any type in any column, so a
 /// damaged or hand-edited row can hold text where a rate belongs: what reads is kept, what
 /// does not is left empty and named in the row's status, and the other rows list as ever.
 fn lenient_row(v: Vec<rusqlite::types::Value>) -> Row {
-    use rusqlite::types::Value as V;
-    let mut bad = Vec::new();
-    let names = [
-        "id",
-        "uid",
-        "kind",
-        "started_at",
-        "label",
-        "suite",
-        "target",
-        "hostname",
-        "machine",
-        "kernel",
-        "status",
-        "iops",
-        "bw_bytes",
-        "points",
-        "what",
-    ];
-    let mut text = |i: usize| match &v[i] {
-        V::Text(t) => Some(t.clone()),
-        V::Null => None,
-        V::Integer(n) => Some(n.to_string()),
-        V::Real(x) => Some(x.to_string()),
-        V::Blob(_) => {
-            bad.push(names[i]);
-            None
-        }
-    };
-    let (uid, kind, started_at, label, suite) = (text(1), text(2), text(3), text(4), text(5));
-    let (target, hostname, machine, kernel) = (text(6), text(7), text(8), text(9));
-    let (status, what) = (text(10), text(14));
-    let mut num = |i: usize| match &v[i] {
-        V::Real(x) => Some(*x),
-        V::Integer(n) => Some(*n as f64),
-        V::Null => None,
-        _ => {
-            bad.push(names[i]);
-            None
-        }
-    };
-    let (iops, bw_bytes, points) = (num(11), num(12), num(13));
-    let id = match v[0] {
-        V::Integer(n) => n,
-        _ => 0,
-    };
-    let status = status.unwrap_or_default();
-    Row {
-        id,
-        uid: uid.unwrap_or_default(),
-        kind: kind.unwrap_or_default(),
-        started_at: started_at.unwrap_or_default(),
-        label,
-        suite,
-        target: target.unwrap_or_default(),
-        hostname: hostname.unwrap_or_default(),
-        machine: machine.unwrap_or_default(),
-        kernel: kernel.unwrap_or_default(),
-        status: if bad.is_empty() {
-            status
-        } else {
-            format!("damaged ({} unreadable)", bad.join(", "))
-        },
-        iops,
-        bw_bytes,
-        points: points.unwrap_or(0.0) as i64,
-        what: what.unwrap_or_default(),
+    let mut c = Cells { v, bad: Vec::new() };
+    let mut row = Row {
+        id: c.num(0).unwrap_or(0.0) as i64,
+        uid: c.string(1),
+        kind: c.string(2),
+        started_at: c.string(3),
+        label: c.text(4),
+        suite: c.text(5),
+        target: c.string(6),
+        hostname: c.string(7),
+        machine: c.string(8),
+        kernel: c.string(9),
+        status: c.string(10),
+        iops: c.num(11),
+        bw_bytes: c.num(12),
+        points: c.num(13).unwrap_or(0.0) as i64,
+        what: c.string(14),
         tags: Vec::new(),
+    };
+    if !c.bad.is_empty() {
+        row.status = format!("damaged ({} unreadable)", c.bad.join(", "));
     }
+    row
 }
 
 /// Whether this process may write the file (if it exists) and make files beside it (SQLite's WAL and its
