@@ -106,7 +106,15 @@ fn repeat_lines(out: &mut String, rep: &report::repeats::Repeats) {
         m if m >= 1e3 => (1e3, "k"),
         _ => (1.0, ""),
     };
-    let iops = move |v: f64| format!("{:.1}{unit}", v / div);
+    // Enough decimals that the half-width shows its first significant digit: 3,043 ± 30
+    // is "3.04k ± 0.03k", not "3.0k ± 0.0k".
+    let half = (st.iops.ci95[1] - st.iops.ci95[0]) / 2.0 / div;
+    let places = if half.is_finite() && half > 0.0 {
+        (-half.log10().floor()).clamp(1.0, 4.0) as usize
+    } else {
+        1
+    };
+    let iops = move |v: f64| format!("{:.places$}{unit}", v / div);
     row(out, "IOPS", &st.iops, &iops);
     row(out, "bandwidth", &st.bw_bytes, &bytes);
     for (dir, d) in [("read", &st.read), ("write", &st.write)] {
@@ -116,6 +124,14 @@ fn repeat_lines(out: &mut String, rep: &report::repeats::Repeats) {
             row(out, &format!("{dir} lat p99"), &d.lat_p99_ns, &ns);
             row(out, &format!("{dir} lat p99.9"), &d.lat_p999_ns, &ns);
         }
+    }
+    if rep.left_out > 0 {
+        let _ = writeln!(
+            out,
+            "    {} run{} cut short, left out of the figures above (listed in the JSON)",
+            rep.left_out,
+            if rep.left_out == 1 { "" } else { "s" }
+        );
     }
     if let Some(u) = &rep.until_stable {
         let how = if u.reached {

@@ -110,8 +110,15 @@ impl Slo {
             .ok_or_else(|| {
                 format!("--slo {s}: '{p}' is not a percentile between p0 and p100; {fix}")
             })?;
-        let limit =
-            workload::parse_duration(l.trim()).map_err(|e| format!("--slo {s}: {e}; {fix}"))?;
+        // A bare number is refused: fio's latency options read one as microseconds, time
+        // options as seconds, and `p99=5` was read as 5 s (met at every point, a false yes).
+        let l = l.trim();
+        if !l.is_empty() && l.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            return Err(format!(
+                "--slo {s}: the limit has no unit: write {l}ms or {l}us (or ns, s)"
+            ));
+        }
+        let limit = workload::parse_duration(l).map_err(|e| format!("--slo {s}: {e}; {fix}"))?;
         let limit_ns = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
         if limit_ns == 0 {
             return Err(format!("--slo {s}: the limit must be above zero"));
@@ -353,10 +360,13 @@ mod tests {
         assert_eq!((s.percentile, s.limit_ns), (99.0, 5_000_000));
         let s = Slo::parse("p99.9=200us").unwrap();
         assert_eq!((s.percentile, s.limit_ns), (99.9, 200_000));
-        for bad in ["99=5ms", "p100=1ms", "p99", "p99=", "p99=0", "pX=1ms"] {
+        for bad in [
+            "99=5ms", "p100=1ms", "p99", "p99=", "p99=0", "pX=1ms", "p99=5", "p99=0.5",
+        ] {
             let e = Slo::parse(bad).unwrap_err();
             assert!(e.starts_with(&format!("--slo {bad}")), "{e}");
         }
+        assert!(Slo::parse("p99=5").unwrap_err().contains("5ms or 5us"));
     }
 
     fn curve_of(p99_us: &[u64]) -> CurveReport {

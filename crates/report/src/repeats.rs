@@ -3,7 +3,11 @@
 //! confidence interval of the mean) and the single runs kept inside, each with its own checks
 //! and warnings.
 
-use crate::{DirReport, JobReport, RunReport};
+use crate::{DirReport, JobReport, RunReport, Status};
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
 use serde::{Deserialize, Serialize};
 use stats::Spread;
 
@@ -13,7 +17,11 @@ pub const PERCENTILES: [(f64, &str); 4] =
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Repeats {
+    /// The runs the means and the spread are over (complete ones).
     pub n: usize,
+    /// Runs cut short (Ctrl-C, an error) after complete ones: in `runs`, not in the figures.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub left_out: usize,
     /// The pause between runs, ms (`--repeat-delay`).
     #[serde(default)]
     pub delay_ms: u64,
@@ -132,7 +140,37 @@ fn mean_dir(into: &mut DirReport, all: &[&DirReport]) {
 
 /// One result of `runs` (at least one): the last run's shape with every run's mean in its
 /// figures, and the runs with their spread under `repeats`.
-pub fn combine(mut runs: Vec<RunReport>, delay_ms: u64, until_stable: Option<Stable>) -> RunReport {
+///
+/// A run cut short by Ctrl-C (or an error) after complete ones is left out of the means and
+/// the spread (its shorter window would pull both), but kept in `runs` and its status is the
+/// result's: a 1.2 s partial run no longer counts as a whole one.
+pub fn combine(runs: Vec<RunReport>, delay_ms: u64, until_stable: Option<Stable>) -> RunReport {
+    let whole = runs.iter().filter(|r| r.status == Status::Complete).count();
+    let (counted, cut): (Vec<RunReport>, Vec<RunReport>) = if whole > 0 && whole < runs.len() {
+        runs.into_iter().partition(|r| r.status == Status::Complete)
+    } else {
+        (runs, Vec::new())
+    };
+    let mut out = combine_counted(counted, delay_ms, until_stable);
+    if let Some(c) = cut.first() {
+        out.status = c.status;
+        out.error = c.error.clone();
+    }
+    if let Some(rep) = out.repeats.as_mut() {
+        rep.left_out = cut.len();
+        rep.runs.extend(cut.into_iter().map(|mut r| {
+            r.repeats = None;
+            r
+        }));
+    }
+    out
+}
+
+fn combine_counted(
+    mut runs: Vec<RunReport>,
+    delay_ms: u64,
+    until_stable: Option<Stable>,
+) -> RunReport {
     let stats = stats_of(&runs);
     let mut out = runs.last().cloned().expect("at least one run");
     let groups: Vec<&JobReport> = runs.iter().map(|r| &r.group).collect();
@@ -159,6 +197,7 @@ pub fn combine(mut runs: Vec<RunReport>, delay_ms: u64, until_stable: Option<Sta
     }
     out.repeats = Some(Box::new(Repeats {
         n: runs.len(),
+        left_out: 0,
         delay_ms,
         until_stable,
         stats,

@@ -278,6 +278,8 @@ fn curve_text_and_refusals() {
     for (args, says) in [
         (&["--slo=99=5ms"][..], "--slo 99=5ms"),
         (&["--slo=p99=fast"][..], "--slo p99=fast"),
+        // A bare number was read as seconds: "met at every point" for a 5 ms target.
+        (&["--slo=p99=5"][..], "write 5ms or 5us"),
         (&["--rate_iops=100"][..], "leave out --rate and --rate_iops"),
         (&["--points=0"][..], "--points must be 1 to 100"),
     ] {

@@ -278,3 +278,91 @@ fn a_latency_cliff_is_seen_and_steady_runs_raise_no_alarm() {
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains("read p99"), "{text}");
 }
+
+/// `--until-stable` takes a percentage above 0 and at most 100, and at least 3 runs (an
+/// interval needs them): anything else is one line, exit 2, before any run.
+#[test]
+fn until_stable_bounds_are_checked_before_any_run() {
+    for args in [
+        vec!["--until-stable=-5"],
+        vec!["--until-stable=0"],
+        vec!["--until-stable=101"],
+        vec!["--until-stable", "--repeat", "2"],
+    ] {
+        let out = volbench()
+            .args(["run", "--ioengine=null", "--runtime=5s", "--no-store"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = fails_saying(&out, 2, "--until-stable");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} ran");
+    }
+}
+
+/// A run cut short by Ctrl-C in the third of five repeats is left out of the means and the
+/// spread (it is listed, and the result is marked interrupted); the text shows the spread's
+/// half-width with its first significant digit, whatever its size against the mean.
+#[test]
+fn a_cut_run_is_left_out_and_the_spread_is_readable() {
+    let d = tmpdir();
+    let out = d.path().join("r.json");
+    let store = d.path().join("results.db");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_volbench"))
+        .args(["run", "--ioengine=null", "--runtime=2s", "--repeat=5", "-q"])
+        .args(["--output-format=volbench-json", "--output"])
+        .arg(&out)
+        .arg("--store")
+        .arg(&store)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Run 3 starts after two 2 s runs: wait until it is said, then a little into it.
+    let mut child = child;
+    let mut said = String::new();
+    {
+        use std::io::Read;
+        let e = child.stderr.as_mut().unwrap();
+        let mut b = [0u8; 1];
+        while !said.contains("run 3 of 5") && e.read(&mut b).unwrap_or(0) == 1 {
+            said.push(b[0] as char);
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    interrupt(&child);
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(130), "{said}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["status"], "interrupted");
+    let rep = &v["repeats"];
+    assert_eq!(rep["n"], 2, "{rep}");
+    assert_eq!(rep["left_out"], 1);
+    assert_eq!(rep["runs"].as_array().unwrap().len(), 3);
+    // The text's IOPS spread: its half-width within a factor of two of the JSON's (one
+    // significant digit), never a "0.0k" for a spread that is not zero.
+    let text = ok_stdout(volbench().args(["show", "last", "--store"]).arg(&store));
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("IOPS") && l.contains('±'))
+        .unwrap_or_else(|| panic!("{text}"));
+    let half_shown = line
+        .split('±')
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    let (num, scale) = match half_shown.chars().last().unwrap() {
+        'k' => (&half_shown[..half_shown.len() - 1], 1e3),
+        'M' => (&half_shown[..half_shown.len() - 1], 1e6),
+        _ => (half_shown, 1.0),
+    };
+    let shown: f64 = num.parse::<f64>().unwrap() * scale;
+    let ci = &rep["stats"]["iops"]["ci95"];
+    let half = (ci[1].as_f64().unwrap() - ci[0].as_f64().unwrap()) / 2.0;
+    assert!(
+        half > 0.0 && shown > half / 2.0 && shown < half * 2.0,
+        "{line} vs {half}"
+    );
+    assert!(text.contains("1 run cut short"), "{text}");
+}

@@ -18,6 +18,23 @@ fn watched(runs: &[RunReport]) -> stats::Spread {
     repeats::stats_of(runs).iops
 }
 
+/// The options' bounds, said before anything runs.
+fn check(a: &RepeatArgs) -> Result<()> {
+    if let Some(pct) = a.until_stable {
+        if !(pct.is_finite() && pct > 0.0 && pct <= 100.0) {
+            return Err(crate::cmd::usage(format!(
+                "--until-stable={pct}: give a percentage above 0 and at most 100 (5: until the interval is within ±5 % of the mean)"
+            )));
+        }
+        if let Some(n) = a.repeat.filter(|n| (*n as usize) < STABLE_MIN) {
+            return Err(crate::cmd::usage(format!(
+                "--until-stable with --repeat {n}: an interval needs at least {STABLE_MIN} runs; give --repeat {STABLE_MIN} or more, or leave it out (at most {STABLE_MAX})"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Runs `measure` as `a` asks and combines the runs; stops early on Ctrl-C with the runs
 /// done so far (marked in the result as fewer than asked).
 pub fn runs(
@@ -25,6 +42,7 @@ pub fn runs(
     stop: &AtomicBool,
     measure: &mut dyn FnMut() -> Result<RunReport>,
 ) -> Result<RunReport> {
+    check(a)?;
     let max = a.repeat.unwrap_or(if a.until_stable.is_some() {
         STABLE_MAX
     } else {
