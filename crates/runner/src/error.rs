@@ -113,6 +113,11 @@ pub enum RunError {
     #[error("{path} is neither a regular file nor a block device: choose a file or a device")]
     BadTarget { path: PathBuf },
     #[error(
+        "{path} does not exist, and /dev holds devices, not test files: check the device's name \
+         (lsblk lists them), or give a directory on the device under test"
+    )]
+    NoDevice { path: PathBuf },
+    #[error(
         "{path} is on {fs}, a kernel interface rather than storage: choose a file or directory \
          on the device under test"
     )]

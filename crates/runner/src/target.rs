@@ -410,6 +410,13 @@ fn check_file<'a>(r: &Region<'a>, created: &[PathBuf]) -> Result<(&'a Path, bool
             fs,
         });
     }
+    // A mistyped device (/dev/zram9) would be made a regular file in devtmpfs, in memory, and
+    // measured as if it were the device.
+    if r.new && under_dev(dir) {
+        return Err(RunError::NoDevice {
+            path: path.to_path_buf(),
+        });
+    }
     if r.new && !r.spec.allow_file_create {
         return Err(RunError::NoCreate {
             path: path.to_path_buf(),
@@ -711,6 +718,13 @@ fn canonical(path: &Path) -> String {
         .unwrap_or_else(|_| path.to_path_buf())
         .display()
         .to_string()
+}
+
+/// Whether `dir` is /dev or below it (devtmpfs), other than /dev/shm, the memory file system
+/// programs do keep files in.
+fn under_dev(dir: &Path) -> bool {
+    let d = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    d.starts_with("/dev") && !d.starts_with("/dev/shm")
 }
 
 /// Kernel pseudo-filesystems hold no storage: a "file" there is an interface, never a target.

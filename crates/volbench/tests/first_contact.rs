@@ -945,3 +945,28 @@ fn history_stays_within_a_terminals_width() {
         "the workload is cut, its end marked: {text}"
     );
 }
+
+/// A mistyped device (`/dev/zram9`) is refused in one line for run and curve, and nothing is
+/// made in /dev (a curve made a 1 GiB regular file there and measured memory).
+#[test]
+fn a_device_that_does_not_exist_is_refused_not_made() {
+    let d = tmpdir();
+    let dev = format!("/dev/volbench-no-such-{}", std::process::id());
+    for args in [
+        vec!["curve".to_string(), dev.clone(), "--runtime=1s".into()],
+        vec![
+            "run".into(),
+            format!("--filename={dev}"),
+            "--rw=write".into(),
+            "--runtime=1s".into(),
+        ],
+    ] {
+        let (code, err) = err_of(
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+            d.path(),
+        );
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("/dev holds devices"), "{err}");
+        assert!(!std::path::Path::new(&dev).exists(), "{dev} was made");
+    }
+}
