@@ -850,6 +850,15 @@ fn first_mistakes_get_one_line_with_the_cause_and_the_fix() {
     for (args, one) in [
         (&["run", "--direct", "1"][..], "--direct=1"),
         (&["run", "--rw=randread", "--iodeph=4"], "iodepth"),
+        // A missing required option is named (clap's text named none); another command's
+        // option says whose it is, rather than a far guess (--slo was "did you mean --flow").
+        (&["cloud", "check", "last"], "missing --model"),
+        (
+            &["emulate", "--iops", "3000", "--", "true"],
+            "missing --device",
+        ),
+        (&["run", "--slo", "p99=5ms"], "an option of volbench curve"),
+        (&["history", "--lable", "x"], "did you mean '--label'"),
     ] {
         let (code, err) = err_of(args, d.path());
         assert_eq!(code, 2, "{args:?}: {err}");

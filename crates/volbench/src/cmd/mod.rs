@@ -78,10 +78,29 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
     let msg = match e.kind() {
         ErrorKind::UnknownArgument => {
             let arg = ctx(ContextKind::InvalidArg).unwrap_or_default();
-            match ctx(ContextKind::SuggestedArg) {
-                Some(s) => format!("unknown option '{arg}' (did you mean '{s}'?)"),
-                None => format!("unknown option '{arg}': see 'volbench run --help'"),
+            // clap's guess can be far (`--slo` -> `--flow`): kept only when it is close.
+            let room = if arg.trim_start_matches('-').len() <= 4 {
+                1
+            } else {
+                2
+            };
+            let near = ctx(ContextKind::SuggestedArg)
+                .filter(|s| strsim::damerau_levenshtein(&arg, s) <= room);
+            match (near, owners_of(&arg)) {
+                (Some(s), _) => format!("unknown option '{arg}' (did you mean '{s}'?)"),
+                (None, owners) if !owners.is_empty() => format!(
+                    "'{arg}' is an option of {}, not of this command: see its --help",
+                    owners.join(", ")
+                ),
+                _ => format!("unknown option '{arg}': see this command's --help"),
             }
+        }
+        ErrorKind::MissingRequiredArgument => {
+            let missing = match e.get(ContextKind::InvalidArg) {
+                Some(ContextValue::Strings(v)) => v.join(", "),
+                _ => String::new(),
+            };
+            format!("missing {missing}: see this command's --help for what it takes")
         }
         ErrorKind::InvalidSubcommand => {
             let arg = ctx(ContextKind::InvalidSubcommand).unwrap_or_default();
@@ -112,6 +131,25 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
     };
     eprintln!("error: {msg}");
     ExitCode::from(2)
+}
+
+/// The commands (`volbench curve`, `volbench cloud cheapest`) that have the option `arg`.
+fn owners_of(arg: &str) -> Vec<String> {
+    use clap::CommandFactory;
+    let Some(long) = arg.split('=').next().and_then(|a| a.strip_prefix("--")) else {
+        return Vec::new();
+    };
+    let has = |c: &clap::Command| c.get_arguments().any(|a| a.get_long() == Some(long));
+    let mut out = Vec::new();
+    for c in crate::cli::Cli::command().get_subcommands() {
+        if has(c) {
+            out.push(format!("volbench {}", c.get_name()));
+        }
+        for sub in c.get_subcommands().filter(|s| has(s)) {
+            out.push(format!("volbench {} {}", c.get_name(), sub.get_name()));
+        }
+    }
+    out
 }
 
 /// Set once the command's outcome is printed: a signal after that (mpirun stopping the other
