@@ -20,6 +20,26 @@ use workload::Workload;
 /// latency sums (total, completion, submission; reads then writes).
 pub(crate) type Counters = [u64; 10];
 
+/// The idle before a run's window, after everything volbench did itself (the safety probe's
+/// reads, a layout, the run before it in a repeat, sweep or curve). An I/O throttle remembers
+/// recent I/O: cgroup v1's slice, resumed after a pause shorter than it, grants the pause as
+/// credit (a second run of a repeat under a 3,000 IOPS cap read 3,146, with a 100 ms pause
+/// 3,296; after 300 ms, 3,000 as the first), and a cloud volume's bucket likewise. A lone fio
+/// run starts after idle; so does every volbench run, whatever drives it.
+pub const SETTLE: Duration = Duration::from_millis(300);
+
+/// Waits [`SETTLE`] before a run whose jobs touch storage (the null engine, cpuio and exec
+/// do not, and need no wait).
+fn settle(w: &Workload) {
+    use workload::EngineKind as E;
+    if w.jobs
+        .iter()
+        .any(|j| !matches!(j.ioengine, E::Null | E::CpuIo | E::Exec))
+    {
+        std::thread::sleep(SETTLE);
+    }
+}
+
 /// What the phases leave for the report, per planned job.
 pub(crate) struct Collected {
     pub outputs: Vec<Option<JobOutput>>,
@@ -114,6 +134,9 @@ impl<'a> Phases<'a> {
         // common start is fixed only once all have arrived at the line.
         while crew.line.ready.load(Relaxed) < members.len() {
             std::thread::sleep(Duration::from_millis(1));
+        }
+        if self.first {
+            settle(self.w);
         }
         let peers_ok = self.opts.peers.as_ref().is_none_or(|p| p.start_line(true));
         if !peers_ok {
