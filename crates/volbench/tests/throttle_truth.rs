@@ -127,17 +127,14 @@ fn on_a_throttle_volbench_reads_what_fio_reads() {
     let vb = assert_cmd::cargo::cargo_bin("volbench");
     for job in jobs {
         let mut common: Vec<String> = job.iter().map(|s| s.to_string()).collect();
-        common.extend(
-            [
-                format!("--filename={dev}"),
-                "--size=256m".into(),
-                "--direct=1".into(),
-                "--runtime=2s".into(),
-                "--time_based".into(),
-                "--output-format=json".into(),
-            ]
-            .into_iter(),
-        );
+        common.extend([
+            format!("--filename={dev}"),
+            "--size=256m".into(),
+            "--direct=1".into(),
+            "--runtime=2s".into(),
+            "--time_based".into(),
+            "--output-format=json".into(),
+        ]);
         let mut ratios = Vec::new();
         for _ in 0..2 {
             // Both tools start as a lone run does: after idle.
