@@ -158,3 +158,64 @@ fn on_a_throttle_volbench_reads_what_fio_reads() {
         );
     }
 }
+
+/// `volbench emulate ... -- volbench COMMAND` started from a terminal, Ctrl-C (SIGINT to the
+/// whole process group, as a terminal sends it): the command gets it from the terminal and
+/// again from emulate a tick later, and takes the two as one. A repeated run stores its
+/// partial result, marked interrupted; a curve on a directory removes its temporary file and
+/// stores what it measured, never left `running`.
+#[test]
+fn one_ctrl_c_under_emulate_keeps_the_partial_result() {
+    use std::os::unix::process::CommandExt;
+    require_root!();
+    let d = tmpdir();
+    let store = d.path().join("results.db");
+    let work = tmpdir();
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let dir = work.path().to_str().unwrap().to_string();
+    let runs: [Vec<&str>; 2] = [
+        vec![
+            "run",
+            "--directory",
+            &dir,
+            "--size=32m",
+            "--runtime=2s",
+            "--repeat=3",
+        ],
+        vec!["curve", &dir, "--size=32m", "--runtime=1s"],
+    ];
+    for args in runs {
+        let mut child = std::process::Command::new(&vb)
+            .args(["emulate", "--device", &dir, "--iops", "3000", "--"])
+            .arg(&vb)
+            .args(&args)
+            .args(["-q", "--store"])
+            .arg(&store)
+            .process_group(0)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_secs(4));
+        interrupt_group(&child);
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{args:?}: {err}");
+        let rows = ok_json(
+            volbench()
+                .args(["history", "--output-format=json", "--store"])
+                .arg(&store)
+                .args(["--kind", if args[0] == "run" { "run" } else { "suite" }]),
+        );
+        let last = rows.as_array().and_then(|r| r.last()).cloned();
+        let last = last.unwrap_or_else(|| panic!("{args:?}: nothing stored: {err}"));
+        assert_eq!(last["status"], "interrupted", "{args:?}: {last}");
+        let left: Vec<_> = std::fs::read_dir(work.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .filter(|n| n.to_string_lossy().contains("curve"))
+            .collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+}
