@@ -185,7 +185,7 @@ fn one_ctrl_c_under_emulate_keeps_the_partial_result() {
         vec!["curve", &dir, "--size=32m", "--runtime=1s"],
     ];
     for args in runs {
-        let mut child = std::process::Command::new(&vb)
+        let child = std::process::Command::new(&vb)
             .args(["emulate", "--device", &dir, "--iops", "3000", "--"])
             .arg(&vb)
             .args(&args)
