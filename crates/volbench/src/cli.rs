@@ -307,6 +307,10 @@ pub struct CloudCheapestArgs {
     /// maximum at which each --slo held sets the cap each volume needs.
     #[arg(long = "from-curve", value_name = "RESULT", requires = "slo")]
     pub from_curve: Option<String>,
+    /// Price from a curve that was cut short (interrupted, failed, killed), its answers marked
+    /// PARTIAL; without this such a curve is refused.
+    #[arg(long = "partial-curve", requires = "from_curve")]
+    pub partial_curve: bool,
     /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
     /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
     #[arg(long, value_name = "PATH|URL")]

@@ -348,3 +348,71 @@ fn two_curves_on_one_chart() {
         "{csv}"
     );
 }
+
+/// A curve interrupted after its first points prices nothing unless told: `cloud cheapest
+/// --from-curve` refuses it in one line naming where it stopped; with --partial-curve it
+/// prices it, marked PARTIAL; `cloud check` marks its lines PARTIAL.
+#[test]
+fn a_partial_curve_is_refused_or_marked_wherever_its_answers_are_used() {
+    let d = tmpdir();
+    let out = d.path().join("c.json");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_volbench"))
+        .current_dir(d.path())
+        .args([
+            "curve",
+            ".",
+            "--ioengine=null",
+            "--size=16m",
+            "--runtime=1s",
+        ])
+        .args([
+            "--max-depth=2",
+            "--points=20",
+            "--slo=p99=1s",
+            "-q",
+            "--no-store",
+        ])
+        .args(["--output-format=json", "--output"])
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Two 1 s search steps, then 1 s points: at 7 s about five of twenty are done, and even
+    // a machine three times slower has measured one.
+    std::thread::sleep(std::time::Duration::from_secs(7));
+    interrupt(&child);
+    let mut child = child;
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["status"], "interrupted", "{}", v["status"]);
+    let n = v["curve"]["points"].as_array().map_or(0, |p| p.len());
+    assert!((1..20).contains(&n), "{n} points");
+    let f = out.to_str().unwrap();
+    let cheapest = |extra: &[&str]| {
+        volbench()
+            .args([
+                "cloud",
+                "cheapest",
+                "--iops=1000",
+                "--slo=p99=1s",
+                "--from-curve",
+                f,
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = cheapest(&[]);
+    let err = fails_saying(&o, 2, "the curve is interrupted, its last point at");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--partial-curve"), "{err}");
+    let o = cheapest(&["--partial-curve"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("from PARTIAL"));
+    let check = ok_stdout(volbench().args(["cloud", "check", "--model", "aws:gp3", f]));
+    assert!(
+        check.contains("PARTIAL: the curve is interrupted"),
+        "{check}"
+    );
+}

@@ -193,6 +193,25 @@ fn candidates_table(found: &[::cloud::cheapest::Candidate], unpriced: &[String])
     s
 }
 
+/// Why a curve is partial, if it is: stopped (Ctrl-C, an error, killed mid-run) before its
+/// last point, said with the share it reached.
+fn partial_curve(doc: &report::Document, c: &report::curve::CurveReport) -> Option<String> {
+    let report::Document::Suite(s) = doc else {
+        return None;
+    };
+    if s.status == report::Status::Complete {
+        return None;
+    }
+    let last = c.points.last().map_or(0, |p| p.share_percent);
+    let how = serde_json::to_value(s.status)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default();
+    Some(format!(
+        "the curve is {how}, its last point at {last} % of its maximum"
+    ))
+}
+
 /// With --from-curve: the IOPS cap a volume needs so that --iops meets every --slo, from the
 /// share of its maximum up to which the measured curve held each; and what that rests on.
 fn curve_need(a: &CloudCheapestArgs) -> Result<(f64, Option<String>)> {
@@ -209,6 +228,16 @@ fn curve_need(a: &CloudCheapestArgs) -> Result<(f64, Option<String>)> {
             )))
         }
     };
+    // A curve cut short has no points above where it stopped: its SLO answer would read "held
+    // to the last point" and price the volume as if it held to its maximum.
+    let partial = partial_curve(&doc, c);
+    if let Some(p) = &partial {
+        if !a.partial_curve {
+            return Err(usage(format!(
+                "--from-curve {id}: {p}, so its answers stand on part of the load range; measure the whole curve, or give --partial-curve to price it as it is"
+            )));
+        }
+    }
     let mut share = 1.0f64;
     let mut held = Vec::new();
     for text in &a.slo {
@@ -231,7 +260,8 @@ fn curve_need(a: &CloudCheapestArgs) -> Result<(f64, Option<String>)> {
     Ok((
         need,
         Some(format!(
-            "from curve {id} ({} IOPS maximum): {}; so each volume needs a cap of {} IOPS for {} IOPS within it (conservative: at the same share of a higher cap a queue waits less)",
+            "from {}curve {id} ({} IOPS maximum): {}; so each volume needs a cap of {} IOPS for {} IOPS within it (conservative: at the same share of a higher cap a queue waits less)",
+            partial.map_or(String::new(), |p| format!("PARTIAL ({p}) ")),
             fmt_count(c.max.iops),
             held.join(", "),
             fmt_count(need),
@@ -260,7 +290,14 @@ fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
     for (r, m) in pairs {
         let doc = super::compare::input(&mut store, &a.store, &a.results[r])?;
         if let report::Document::Suite(s) = &doc {
-            if let Some(c) = s.curve.as_ref().and_then(|c| check::curve(&models[m], c)) {
+            if let Some(mut c) = s.curve.as_ref().and_then(|c| check::curve(&models[m], c)) {
+                let whole = s.curve.as_deref().expect("checked above");
+                if let Some(p) = partial_curve(&doc, whole) {
+                    c.lines.insert(
+                        0,
+                        format!("PARTIAL: {p}; the lines below stand on the points it measured"),
+                    );
+                }
                 curves.push((a.results[r].as_str(), models[m].config.as_str(), c));
             }
         }
