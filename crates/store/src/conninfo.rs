@@ -12,8 +12,7 @@
 //! Anything else is refused in one line that never repeats the password: an unknown keyword, a
 //! mistyped scheme, an `@` or `/` in a password that was not percent-encoded.
 
-/// Every keyword libpq 16 knows. The client volbench uses takes the ones in [`PASSED`]; the
-/// rest are refused by name rather than silently dropped (see [`ConnInfo::unsupported`]).
+/// Every keyword libpq 16 knows; volbench's client takes all but [`UNSUPPORTED`].
 const KEYWORDS: &[&str] = &[
     "host",
     "hostaddr",
@@ -62,29 +61,32 @@ const KEYWORDS: &[&str] = &[
 /// The keywords whose values are secrets: never shown, never stored.
 const SECRET: &[&str] = &["password", "sslpassword"];
 
-/// The keywords volbench's client acts on: passed to it, or (sslmode, sslrootcert, passfile)
-/// handled by volbench as libpq does.
-const PASSED: &[&str] = &[
-    "host",
-    "hostaddr",
-    "port",
-    "dbname",
-    "user",
-    "password",
-    "passfile",
-    "channel_binding",
-    "connect_timeout",
-    "options",
-    "application_name",
-    "fallback_application_name",
-    "keepalives",
-    "keepalives_idle",
-    "keepalives_interval",
-    "tcp_user_timeout",
-    "sslmode",
-    "sslrootcert",
-    "target_session_attrs",
-    "load_balance_hosts",
+/// The keywords libpq knows that volbench's client would ignore (the `postgres` crate takes
+/// the rest, or volbench handles them as libpq does: sslmode, sslrootcert, passfile): refused
+/// by name rather than silently dropped.
+const UNSUPPORTED: &[&str] = &[
+    "client_encoding",
+    "keepalives_count",
+    "replication",
+    "gssencmode",
+    "requiressl",
+    "sslcompression",
+    "sslcert",
+    "sslkey",
+    "sslpassword",
+    "sslcrl",
+    "sslcrldir",
+    "sslsni",
+    "requirepeer",
+    "ssl_min_protocol_version",
+    "ssl_max_protocol_version",
+    "krbsrvname",
+    "gsslib",
+    "gssdelegation",
+    "service",
+    "require_auth",
+    "sslnegotiation",
+    "sslcertmode",
 ];
 
 /// A parsed connection string: its keyword/value pairs, values decoded, in the order given.
@@ -154,7 +156,7 @@ impl ConnInfo {
         self.params
             .iter()
             .map(|(k, _)| k.as_str())
-            .find(|k| !PASSED.contains(k))
+            .find(|k| UNSUPPORTED.contains(k))
     }
 
     /// The pairs as one keyword/value string, quoted where a value needs it: what the client
