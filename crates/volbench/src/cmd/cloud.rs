@@ -256,7 +256,9 @@ fn curve_need(a: &CloudCheapestArgs) -> Result<(f64, Option<String>)> {
             100.0 * f
         ));
     }
-    let need = a.iops / share;
+    // Whole IOPS, rounded up: a cap is provisioned in whole IOPS, and the products are asked
+    // for this same figure (the text said 4966 and listed caps of 4967).
+    let need = (a.iops / share).ceil();
     Ok((
         need,
         Some(format!(
