@@ -1422,8 +1422,8 @@ fn serialize_overlap_keeps_overlapping_ios_out_of_flight_as_fio() {
     let d = tmpdir();
     let job = d.path().join("s.fio");
     // 16 blocks drawn with replacement at QD16: without serializing, the queue stays full of
-    // I/Os on the same few blocks; with it, one that would overlap waits, so the depth never
-    // reaches 16 (the chance that 16 draws from 16 blocks are all different is 1 in 2.8M).
+    // I/Os on the same few blocks; with it, one that would overlap waits, so the depth almost
+    // never reaches 16 (that needs all 16 blocks in flight at once).
     let depth16 = |v: &Value| v["jobs"][0]["iodepth_level"]["16"].as_f64().unwrap();
     for so in [0, 1] {
         std::fs::write(
@@ -1452,15 +1452,17 @@ fn serialize_overlap_keeps_overlapping_ios_out_of_flight_as_fio() {
                 v["jobs"][0]["write"]["total_ios"].as_u64().unwrap() > 1000,
                 "{who}"
             );
+            // Serialized, a depth of 16 needs all 16 blocks in flight at once: rare, not
+            // impossible over ~50,000 submissions (0.002 % was seen once). Unserialized the
+            // queue is full nearly always. Bounds chance cannot cross: under 1 %, over 10 %.
             if so == 1 {
-                assert_eq!(
-                    depth16(v),
-                    0.0,
+                assert!(
+                    depth16(v) < 1.0,
                     "{who} serialized: {}",
                     v["jobs"][0]["iodepth_level"]
                 );
             } else {
-                assert!(depth16(v) > 0.0, "{who}: {}", v["jobs"][0]["iodepth_level"]);
+                assert!(depth16(v) > 10.0, "{who}: {}", v["jobs"][0]["iodepth_level"]);
             }
         }
     }
