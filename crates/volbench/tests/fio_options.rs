@@ -1462,7 +1462,11 @@ fn serialize_overlap_keeps_overlapping_ios_out_of_flight_as_fio() {
                     v["jobs"][0]["iodepth_level"]
                 );
             } else {
-                assert!(depth16(v) > 10.0, "{who}: {}", v["jobs"][0]["iodepth_level"]);
+                assert!(
+                    depth16(v) > 10.0,
+                    "{who}: {}",
+                    v["jobs"][0]["iodepth_level"]
+                );
             }
         }
     }
