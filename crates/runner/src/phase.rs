@@ -20,22 +20,31 @@ use workload::Workload;
 /// latency sums (total, completion, submission; reads then writes).
 pub(crate) type Counters = [u64; 10];
 
-/// The idle before a run's window, after everything volbench did itself (the safety probe's
-/// reads, a layout, the run before it in a repeat, sweep or curve). An I/O throttle remembers
-/// recent I/O: cgroup v1's slice, resumed after a pause shorter than it, grants the pause as
-/// credit (a second run of a repeat under a 3,000 IOPS cap read 3,146, with a 100 ms pause
-/// 3,296; after 300 ms, 3,000 as the first), and a cloud volume's bucket likewise. A lone fio
-/// run starts after idle; so does every volbench run, whatever drives it.
+/// The idle before a run's window, after everything volbench did itself on storage (the
+/// safety probe's reads, a layout, the run before it in a repeat, sweep or curve). An I/O
+/// throttle remembers recent I/O: cgroup v1's slice, resumed after a pause shorter than it,
+/// grants the pause as credit (a second run of a repeat under a 3,000 IOPS cap read 3,146,
+/// with a 100 ms pause 3,296; after 300 ms, 3,000 as the first), and a cloud volume's bucket
+/// likewise. A lone fio run starts after idle; so does every volbench run, whatever drives it.
 pub const SETTLE: Duration = Duration::from_millis(300);
 
-/// Waits [`SETTLE`] before a run whose jobs touch storage (the null engine, cpuio and exec
-/// do not, and need no wait).
-fn settle(w: &Workload) {
+/// Set once this process has done I/O on storage of its own (a run, a probe, a layout):
+/// only then is there anything for a throttle to remember, and a settle to wait out. (A first
+/// run with no probe or layout starts at once, as fio does: a burst test's steady state
+/// attains on fio's second.)
+pub static TOUCHED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a run's jobs touch storage (the null engine, cpuio and exec do not).
+fn does_io(w: &Workload) -> bool {
     use workload::EngineKind as E;
-    if w.jobs
+    w.jobs
         .iter()
         .any(|j| !matches!(j.ioengine, E::Null | E::CpuIo | E::Exec))
-    {
+}
+
+/// Waits [`SETTLE`] before a run that touches storage, if this process touched it before.
+fn settle(w: &Workload) {
+    if does_io(w) && TOUCHED.load(Relaxed) {
         std::thread::sleep(SETTLE);
     }
 }
@@ -116,7 +125,11 @@ impl<'a> Phases<'a> {
             if members.is_empty() || self.opts.stop.load(Relaxed) {
                 continue;
             }
-            self.run(ph, &members, obs)?;
+            let ran = self.run(ph, &members, obs);
+            if does_io(self.w) {
+                TOUCHED.store(true, Relaxed);
+            }
+            ran?;
             self.first = false;
         }
         Ok(())

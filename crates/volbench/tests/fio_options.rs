@@ -1453,20 +1453,16 @@ fn serialize_overlap_keeps_overlapping_ios_out_of_flight_as_fio() {
                 "{who}"
             );
             // Serialized, a depth of 16 needs all 16 blocks in flight at once: rare, not
-            // impossible over ~50,000 submissions (0.002 % was seen once). Unserialized the
-            // queue is full nearly always. Bounds chance cannot cross: under 1 %, over 10 %.
+            // impossible over ~50,000 submissions (0.002 % was seen once). Unserialized, 8-60 %
+            // of submissions see it. Bounds chance cannot cross: under 0.5 %, over 2 %.
             if so == 1 {
                 assert!(
-                    depth16(v) < 1.0,
+                    depth16(v) < 0.5,
                     "{who} serialized: {}",
                     v["jobs"][0]["iodepth_level"]
                 );
             } else {
-                assert!(
-                    depth16(v) > 10.0,
-                    "{who}: {}",
-                    v["jobs"][0]["iodepth_level"]
-                );
+                assert!(depth16(v) > 2.0, "{who}: {}", v["jobs"][0]["iodepth_level"]);
             }
         }
     }
