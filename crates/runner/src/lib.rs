@@ -38,6 +38,7 @@ mod readback;
 pub mod replay;
 pub mod safety;
 mod sched;
+pub mod settle;
 mod skew;
 mod steady;
 mod target;

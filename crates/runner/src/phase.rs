@@ -4,6 +4,7 @@
 
 use crate::live::{self, JobInput, JobOutput, Live, StartLine};
 use crate::plan::Plan;
+use crate::settle;
 use crate::steady::Judge;
 use crate::{flow, job, Observer, Progress, RunError, RunOptions, RATE_WINDOW, TICK};
 use report::KernelCounters;
@@ -19,35 +20,6 @@ use workload::Workload;
 /// A job's running totals as the sampler reads them: I/Os and bytes per direction, then the
 /// latency sums (total, completion, submission; reads then writes).
 pub(crate) type Counters = [u64; 10];
-
-/// The idle before a run's window, after everything volbench did itself on storage (the
-/// safety probe's reads, a layout, the run before it in a repeat, sweep or curve). An I/O
-/// throttle remembers recent I/O: cgroup v1's slice, resumed after a pause shorter than it,
-/// grants the pause as credit (a second run of a repeat under a 3,000 IOPS cap read 3,146,
-/// with a 100 ms pause 3,296; after 300 ms, 3,000 as the first), and a cloud volume's bucket
-/// likewise. A lone fio run starts after idle; so does every volbench run, whatever drives it.
-pub const SETTLE: Duration = Duration::from_millis(300);
-
-/// Set once this process has done I/O on storage of its own (a run, a probe, a layout):
-/// only then is there anything for a throttle to remember, and a settle to wait out. (A first
-/// run with no probe or layout starts at once, as fio does: a burst test's steady state
-/// attains on fio's second.)
-pub static TOUCHED: AtomicBool = AtomicBool::new(false);
-
-/// Whether a run's jobs touch storage (the null engine, cpuio and exec do not).
-fn does_io(w: &Workload) -> bool {
-    use workload::EngineKind as E;
-    w.jobs
-        .iter()
-        .any(|j| !matches!(j.ioengine, E::Null | E::CpuIo | E::Exec))
-}
-
-/// Waits [`SETTLE`] before a run that touches storage, if this process touched it before.
-fn settle(w: &Workload) {
-    if does_io(w) && TOUCHED.load(Relaxed) {
-        std::thread::sleep(SETTLE);
-    }
-}
 
 /// What the phases leave for the report, per planned job.
 pub(crate) struct Collected {
@@ -126,8 +98,8 @@ impl<'a> Phases<'a> {
                 continue;
             }
             let ran = self.run(ph, &members, obs);
-            if does_io(self.w) {
-                TOUCHED.store(true, Relaxed);
+            if settle::does_io(self.w) {
+                settle::touched();
             }
             ran?;
             self.first = false;
@@ -149,7 +121,7 @@ impl<'a> Phases<'a> {
             std::thread::sleep(Duration::from_millis(1));
         }
         if self.first {
-            settle(self.w);
+            settle::before_window(self.w);
         }
         let peers_ok = self.opts.peers.as_ref().is_none_or(|p| p.start_line(true));
         if !peers_ok {

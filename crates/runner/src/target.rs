@@ -302,8 +302,8 @@ fn check_device(r: &Region, m: &fs::Metadata) -> Result<Option<DevId>, RunError>
         });
     }
     if r.spec.rw.writes() && !r.spec.allow_destructive {
-        // blkid reads the device: a settle before the window (crate::phase::SETTLE).
-        crate::phase::TOUCHED.store(true, std::sync::atomic::Ordering::Relaxed);
+        // blkid reads the device: a settle before the window.
+        crate::settle::touched();
         if let Some(why) = safety::in_use(r.path, dev) {
             return Err(RunError::Destructive {
                 path: r.path.to_path_buf(),
@@ -988,8 +988,8 @@ fn layout(
 ) -> Result<(), RunError> {
     let need = want - have;
     check_space(dir, need)?;
-    // The layout writes: a settle before the window (crate::phase::SETTLE).
-    crate::phase::TOUCHED.store(true, std::sync::atomic::Ordering::Relaxed);
+    // The layout writes: a settle before the window.
+    crate::settle::touched();
     let lerr = |source: io::Error| layout_error(path, source);
     let mut f = open_for_layout(path, create, created)?;
     let remove_if_created = |created: &mut Vec<PathBuf>| forget_created(path, create, created);
