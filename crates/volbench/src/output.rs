@@ -73,20 +73,24 @@ impl Dest {
                 .open(p)
                 .and_then(|mut f| f.write_all(bytes).and_then(|_| f.flush()))
                 .with_context(|| format!("writing {}", p.display())),
-            Dest::File(p) => {
-                let mut t = tempfile::NamedTempFile::new_in(parent_dir(p))
-                    .with_context(|| format!("writing {}", p.display()))?;
-                t.write_all(bytes)
-                    .and_then(|_| t.as_file().set_permissions(report_mode(p)))
-                    .and_then(|_| t.as_file().sync_data())
-                    .with_context(|| format!("writing {}", p.display()))?;
-                t.persist(p)
-                    .map_err(|e| e.error)
-                    .with_context(|| format!("writing {}", p.display()))?;
-                Ok(())
-            }
+            Dest::File(p) => replace_file(p, bytes),
         }
     }
+}
+
+/// Replaces the file `p` with `bytes` atomically (a temporary file in the same directory,
+/// synced, then renamed), so a kill never leaves it empty or half written.
+pub fn replace_file(p: &Path, bytes: &[u8]) -> Result<()> {
+    let mut t = tempfile::NamedTempFile::new_in(parent_dir(p))
+        .with_context(|| format!("writing {}", p.display()))?;
+    t.write_all(bytes)
+        .and_then(|_| t.as_file().set_permissions(report_mode(p)))
+        .and_then(|_| t.as_file().sync_data())
+        .with_context(|| format!("writing {}", p.display()))?;
+    t.persist(p)
+        .map_err(|e| e.error)
+        .with_context(|| format!("writing {}", p.display()))?;
+    Ok(())
 }
 
 /// The mode the report gets: the replaced file's own, else what a plain create would give

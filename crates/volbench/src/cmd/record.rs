@@ -204,9 +204,6 @@ impl Recorder {
 }
 
 /// A document as volbench-json, replaced atomically (a sweep rewrites it after each point).
-fn write_json(p: &std::path::Path, d: &Document) -> std::io::Result<()> {
-    let text = serde_json::to_vec_pretty(d).map_err(std::io::Error::other)?;
-    let tmp = p.with_extension("json.tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, p)
+fn write_json(p: &std::path::Path, d: &Document) -> anyhow::Result<()> {
+    crate::output::replace_file(p, &serde_json::to_vec_pretty(d)?)
 }
