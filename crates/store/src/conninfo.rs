@@ -12,8 +12,9 @@
 //! Anything else is refused in one line that never repeats the password: an unknown keyword, a
 //! mistyped scheme, an `@` or `/` in a password that was not percent-encoded.
 
-/// Every keyword libpq 16 knows; volbench's client takes all but [`UNSUPPORTED`].
-const KEYWORDS: &[&str] = &[
+/// libpq 16's keywords that volbench's client takes (the `postgres` crate, or volbench as
+/// libpq does: sslmode, sslrootcert, passfile). With [`UNSUPPORTED`], every keyword libpq knows.
+const SUPPORTED: &[&str] = &[
     "host",
     "hostaddr",
     "port",
@@ -23,47 +24,24 @@ const KEYWORDS: &[&str] = &[
     "passfile",
     "channel_binding",
     "connect_timeout",
-    "client_encoding",
     "options",
     "application_name",
     "fallback_application_name",
     "keepalives",
     "keepalives_idle",
     "keepalives_interval",
-    "keepalives_count",
     "tcp_user_timeout",
-    "replication",
-    "gssencmode",
     "sslmode",
-    "requiressl",
-    "sslcompression",
-    "sslcert",
-    "sslkey",
-    "sslpassword",
     "sslrootcert",
-    "sslcrl",
-    "sslcrldir",
-    "sslsni",
-    "requirepeer",
-    "ssl_min_protocol_version",
-    "ssl_max_protocol_version",
-    "krbsrvname",
-    "gsslib",
-    "gssdelegation",
-    "service",
     "target_session_attrs",
     "load_balance_hosts",
-    "require_auth",
-    "sslnegotiation",
-    "sslcertmode",
 ];
 
 /// The keywords whose values are secrets: never shown, never stored.
 const SECRET: &[&str] = &["password", "sslpassword"];
 
-/// The keywords libpq knows that volbench's client would ignore (the `postgres` crate takes
-/// the rest, or volbench handles them as libpq does: sslmode, sslrootcert, passfile): refused
-/// by name rather than silently dropped.
+/// libpq's keywords that volbench's client would ignore: refused by name rather than silently
+/// dropped.
 const UNSUPPORTED: &[&str] = &[
     "client_encoding",
     "keepalives_count",
@@ -95,6 +73,11 @@ pub struct ConnInfo {
     pub params: Vec<(String, String)>,
 }
 
+/// Whether libpq knows the keyword.
+fn known(k: &str) -> bool {
+    SUPPORTED.contains(&k) || UNSUPPORTED.contains(&k)
+}
+
 /// The schemes libpq reads as a URI.
 pub const SCHEMES: [&str; 2] = ["postgresql://", "postgres://"];
 
@@ -115,7 +98,7 @@ pub fn is_keyvalue(s: &str) -> bool {
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
-    KEYWORDS.contains(&word.as_str()) && s[word.len()..].trim_start().starts_with('=')
+    known(&word) && s[word.len()..].trim_start().starts_with('=')
 }
 
 impl ConnInfo {
@@ -127,7 +110,7 @@ impl ConnInfo {
             None => keyvalue(s)?,
         };
         for (i, (k, _)) in c.params.iter().enumerate() {
-            if !KEYWORDS.contains(&k.as_str()) {
+            if !known(k) {
                 // A word right after a secret may be the rest of it (a blank not quoted).
                 let after_secret = i > 0 && SECRET.contains(&c.params[i - 1].0.as_str());
                 let what = if after_secret {
@@ -396,8 +379,8 @@ pub fn masked(s: &str) -> String {
     if let Some((scheme, rest)) = s.split_once("://").filter(|_| scheme_of(s).is_some()) {
         return format!("{scheme}://{}", report::secrets::masked_uri(rest));
     }
-    match keyvalue(s) {
-        Ok(c) if ConnInfo::parse(s).is_ok() => c.shown(),
+    match ConnInfo::parse(s) {
+        Ok(c) => c.shown(),
         // One that does not parse may hold a password libpq would read differently (a blank
         // in it, unquoted): shown only up to where a secret could begin.
         _ => match s.to_ascii_lowercase().find("password") {
