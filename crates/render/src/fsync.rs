@@ -287,10 +287,7 @@ pub(crate) fn csv(f: &FsyncReport) -> String {
     for c in &f.cases {
         let p = |l: &LatencySummary, x| l.percentile(x).map_or(String::new(), |v| v.to_string());
         let sp = |x| c.sync_lat_ns.as_ref().map_or(String::new(), |s| p(s, x));
-        let status = serde_json::to_value(c.status)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
+        let status = c.status.name();
         out.push_str(&format!(
             "{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.0},{},{},{},{},{},{},{},{}\n",
             q(&c.target),

@@ -4,12 +4,12 @@
 //! and warnings.
 
 use crate::{DirReport, JobReport, RunReport, Status};
+use serde::{Deserialize, Serialize};
+use stats::Spread;
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
-use serde::{Deserialize, Serialize};
-use stats::Spread;
 
 /// The percentiles whose spread a repeated run reports, per direction.
 pub const PERCENTILES: [(f64, &str); 4] =

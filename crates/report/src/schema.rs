@@ -46,6 +46,18 @@ pub enum Status {
     Running,
 }
 
+impl Status {
+    /// The status as the JSON writes it (`complete`, `interrupted`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Complete => "complete",
+            Status::Partial => "partial",
+            Status::Interrupted => "interrupted",
+            Status::Running => "running",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunReport {
     pub schema_version: u32,
@@ -661,5 +673,22 @@ impl JobReport {
     pub fn total_bw_bytes(&self) -> f64 {
         self.read.as_ref().map_or(0.0, |d| d.bw_bytes)
             + self.write.as_ref().map_or(0.0, |d| d.bw_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Status;
+
+    #[test]
+    fn a_status_is_named_as_the_json_writes_it() {
+        for s in [
+            Status::Complete,
+            Status::Partial,
+            Status::Interrupted,
+            Status::Running,
+        ] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.name());
+        }
     }
 }

@@ -216,10 +216,7 @@ impl Columns {
                 .map(machine_name)
                 .unwrap_or_default(),
             kernel: env.map(|env| env.kernel.clone()).unwrap_or_default(),
-            status: serde_json::to_value(e.status())
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default(),
+            status: e.status().name().to_string(),
             what: e.what(),
             ..Columns::default()
         };

@@ -435,6 +435,20 @@ impl Cells {
         }
     }
 
+    /// A whole number (an id, a count): a real one is truncated, as SQLite's own cast does.
+    fn int(&mut self, i: usize) -> Option<i64> {
+        use rusqlite::types::Value as V;
+        match &self.v[i] {
+            V::Integer(n) => Some(*n),
+            V::Real(x) => Some(*x as i64),
+            V::Null => None,
+            _ => {
+                self.bad.push(LISTED[i]);
+                None
+            }
+        }
+    }
+
     fn string(&mut self, i: usize) -> String {
         self.text(i).unwrap_or_default()
     }
@@ -446,7 +460,7 @@ impl Cells {
 fn lenient_row(v: Vec<rusqlite::types::Value>) -> Row {
     let mut c = Cells { v, bad: Vec::new() };
     let mut row = Row {
-        id: c.num(0).unwrap_or(0.0) as i64,
+        id: c.int(0).unwrap_or(0),
         uid: c.string(1),
         kind: c.string(2),
         started_at: c.string(3),
@@ -459,7 +473,7 @@ fn lenient_row(v: Vec<rusqlite::types::Value>) -> Row {
         status: c.string(10),
         iops: c.num(11),
         bw_bytes: c.num(12),
-        points: c.num(13).unwrap_or(0.0) as i64,
+        points: c.int(13).unwrap_or(0),
         what: c.string(14),
         tags: Vec::new(),
     };

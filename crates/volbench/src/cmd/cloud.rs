@@ -203,12 +203,9 @@ fn partial_curve(doc: &report::Document, c: &report::curve::CurveReport) -> Opti
         return None;
     }
     let last = c.points.last().map_or(0, |p| p.share_percent);
-    let how = serde_json::to_value(s.status)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_default();
     Some(format!(
-        "the curve is {how}, its last point at {last} % of its maximum"
+        "the curve is {}, its last point at {last} % of its maximum",
+        s.status.name()
     ))
 }
 
@@ -291,9 +288,12 @@ fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
     let mut curves = Vec::new();
     for (r, m) in pairs {
         let doc = super::compare::input(&mut store, &a.store, &a.results[r])?;
-        if let report::Document::Suite(s) = &doc {
-            if let Some(mut c) = s.curve.as_ref().and_then(|c| check::curve(&models[m], c)) {
-                let whole = s.curve.as_deref().expect("checked above");
+        let measured = match &doc {
+            report::Document::Suite(s) => s.curve.as_deref(),
+            _ => None,
+        };
+        if let Some(whole) = measured {
+            if let Some(mut c) = check::curve(&models[m], whole) {
                 if let Some(p) = partial_curve(&doc, whole) {
                     c.lines.insert(
                         0,
