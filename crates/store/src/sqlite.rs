@@ -435,18 +435,9 @@ impl Cells {
         }
     }
 
-    /// A whole number (an id, a count): a real one is truncated, as SQLite's own cast does.
+    /// A whole number (an id, a count), read as a number (exact below 2^53).
     fn int(&mut self, i: usize) -> Option<i64> {
-        use rusqlite::types::Value as V;
-        match &self.v[i] {
-            V::Integer(n) => Some(*n),
-            V::Real(x) => Some(*x as i64),
-            V::Null => None,
-            _ => {
-                self.bad.push(LISTED[i]);
-                None
-            }
-        }
+        self.num(i).map(|x| x as i64)
     }
 
     fn string(&mut self, i: usize) -> String {
