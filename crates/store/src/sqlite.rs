@@ -69,11 +69,52 @@ fn stored(v: rusqlite::types::Value) -> Stored {
     }
 }
 
+/// How long a store held by another volbench is waited for (it holds it only while it
+/// writes one result).
+const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long one try at opening waits for a lock another volbench holds.
+const TRY_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// A pause of 5 to 50 ms between tries, different in each process so that two do not meet
+/// again (the clock's nanoseconds are random enough for that).
+fn jitter() -> std::time::Duration {
+    let ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    std::time::Duration::from_millis(5 + u64::from(ns ^ std::process::id()) % 46)
+}
+
+/// A store another connection holds: worth another try.
+fn is_busy(e: &StoreError) -> bool {
+    use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+    matches!(e, StoreError::Sqlite { source: rusqlite::Error::SqliteFailure(f, _), .. }
+        if matches!(f.code, DatabaseBusy | DatabaseLocked))
+}
+
 impl Sqlite {
     /// Opens (creating if needed) the store at `path`. Only volbench's own data directory is
     /// created when missing; a user-given path whose directory is missing is an error, so a
     /// typo never makes a directory chain at some unexpected place.
     pub fn open(path: &Path) -> Result<Sqlite> {
+        let deadline = std::time::Instant::now() + BUSY_WAIT;
+        loop {
+            match Sqlite::open_once(path) {
+                Err(e) if is_busy(&e) && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(jitter())
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// One try at [`Sqlite::open`]. In exclusive locking mode a connection keeps the shared
+    /// lock of its first read, so volbench processes opening together can each hold one and
+    /// wait for the others' to go: twelve runs started together on one store waited out
+    /// SQLite's busy timeout and seven failed. A try therefore waits only briefly for the
+    /// lock, and one that does not get it lets go of its connection and tries again after a
+    /// random pause, so one of them wins.
+    fn open_once(path: &Path) -> Result<Sqlite> {
         // SQLite would open /dev/null and make /dev/null-journal beside it.
         if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
             return Err(StoreError::NotFile(path.display().to_string()));
@@ -97,9 +138,8 @@ impl Sqlite {
         };
         let new = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
         let conn = Connection::open(path).map_err(err)?;
-        // Another volbench holding the store waits us out (up to 5 s), from the first lock on.
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(err)?;
+        // Another volbench holding the store: a short wait, then a fresh try (see above).
+        conn.busy_timeout(TRY_WAIT).map_err(err)?;
         // Exclusive locking before WAL keeps the WAL index in memory instead of a mapped
         // `-shm` file: a full file system then fails a write with SQLITE_FULL (the store is
         // lost, not the run) rather than a mapping that cannot grow, and a full disk still
@@ -126,6 +166,8 @@ impl Sqlite {
         };
         s.migrate()?;
         s.probe_writable()?;
+        // The write lock is held now, for as long as the connection.
+        s.conn.busy_timeout(BUSY_WAIT).map_err(s.err())?;
         Ok(s)
     }
 

@@ -390,3 +390,46 @@ fn a_copy_made_mid_sweep_is_completed_by_the_next() {
     assert_eq!(copied[0]["status"], "complete");
     assert_eq!(copied[0]["points"], 3);
 }
+
+/// Runs started together on one store all store their results: processes opening the store
+/// at once each held a read lock and waited for the others' to go, until SQLite's busy
+/// timeout failed them with "database is locked" (twelve runs on one store: seven failed).
+#[test]
+fn runs_started_together_all_store_their_results() {
+    let d = tmpdir();
+    let store = d.path().join("results.db");
+    let labels: Vec<String> = (0..12).map(|i| format!("together-{i}")).collect();
+    let children: Vec<_> = labels
+        .iter()
+        .map(|l| {
+            Std::new(env!("CARGO_BIN_EXE_volbench"))
+                .args(["run", "--rw=write", "--size=4m", "--verify=crc32c", "-q"])
+                .arg(format!("--filename={l}.dat"))
+                .args(["--label", l, "--store"])
+                .arg(&store)
+                .current_dir(d.path())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (l, c) in labels.iter().zip(children) {
+        let out = c.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{l}: {err}");
+    }
+    let mut got: Vec<String> = rows(&store, &[])
+        .iter()
+        .map(|r| r["label"].as_str().unwrap_or_default().to_string())
+        .collect();
+    got.sort();
+    let mut want = labels.clone();
+    want.sort();
+    assert_eq!(got, want);
+    let kept = std::fs::read_dir(d.path()).unwrap().flatten();
+    let kept: Vec<_> = kept
+        .filter(|e| e.file_name().to_string_lossy().contains("unstored"))
+        .collect();
+    assert!(kept.is_empty(), "results kept aside: {kept:?}");
+}
