@@ -3,11 +3,14 @@
 //! 1. a burst phase first, while any bucket is still full: 4k random reads at a high depth
 //!    with a per-second series, stopped once a drop has been followed long enough to measure
 //!    the level after it (20 % of the burst, at least 2 s), or at `--burst-time`;
-//! 2. the latency floor: 4k reads at queue depth 1;
-//! 3. a depth sweep at 4k (1, 2, 4, ...) until IOPS stop rising: the IOPS cap and the depth
+//! 2. with `--refill-wait`, an idle wait and a second burst: the refill rate. It follows the
+//!    first burst at once, while the bucket is known to be empty (the sweeps' idle gaps
+//!    between points earn credits of their own: a refill measured after them read 1,237 for
+//!    958), and the idle is timed from the first burst's last I/O to the second's first;
+//! 3. the latency floor: 4k reads at queue depth 1;
+//! 4. a depth sweep at 4k (1, 2, 4, ...) until IOPS stop rising: the IOPS cap and the depth
 //!    that reaches it;
-//! 4. a block-size sweep at that depth (4k ... 1m): the bandwidth cap and the crossover;
-//! 5. with `--refill-wait`, an idle wait and a second burst: the refill rate.
+//! 5. a block-size sweep at that depth (4k ... 1m): the bandwidth cap and the crossover.
 //!
 //! The cap is the rate after any burst (the sweeps run with the bucket drained), which is what
 //! the volume sustains.
@@ -21,7 +24,7 @@ use runner::{Observer, Progress};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use workload::{EngineKind, JobSpec, Rw, Workload};
 
 #[derive(Clone, Debug)]
@@ -98,20 +101,7 @@ pub fn probe(
         list: runner::Points::new(o.stop.clone(), None),
     };
     let (started_at, started_unix) = report::started(std::time::SystemTime::now());
-    let mut burst_series = Vec::new();
-    let mut burst = None;
-    if !o.burst_time.is_zero() {
-        say(&format!(
-            "burst phase: {} random {} at QD{} for up to {:?}",
-            workload::short_size(o.burst_bs),
-            p.verb(),
-            o.burst_depth,
-            o.burst_time
-        ));
-        let (series, st) = p.burst_phase("burst", o.burst_bs, o.burst_depth, false)?;
-        burst_series = series;
-        burst = st;
-    }
+    let (burst_series, burst, refill) = p.bursts(say)?;
     say("latency floor: 4k at QD1");
     let lat = p.point("latency", 4096, 1)?;
     say("depth sweep at 4k");
@@ -123,16 +113,11 @@ pub fn probe(
     let mut bw_burst = None;
     if burst.is_some() && !o.burst_time.is_zero() && !p.iops_bound_at_1m(iops_cap) {
         say("throughput burst phase: 1m reads");
-        let (_, st) = p.burst_phase("bw-burst", 1 << 20, qd.max(8), true)?;
-        if let Some(s) = st {
+        if let Some(s) = p.burst_phase("bw-burst", 1 << 20, qd.max(8), true)?.step {
             bw_cap = s.after;
             bw_burst = Some(s);
         }
     }
-    let refill = match (&burst, o.refill_wait.is_zero()) {
-        (Some(b), false) => p.refill(b)?,
-        _ => None,
-    };
     let mut r = p.report(started_at, started_unix);
     r.burst_series = burst_series;
     finish(&mut r, iops_cap, bw_cap, qd, lat.lat_mean_ns, burst, refill);
@@ -341,7 +326,33 @@ impl Probe<'_> {
         Ok(plateau(&seen))
     }
 
-    /// The burst phase: its per-second series and the drop found in it, if any.
+    /// The burst phase (none if `--burst-time 0`) and, with `--refill-wait`, the refill
+    /// after it: the burst's series, the drop found in it, and the refill rate.
+    fn bursts(&mut self, say: &mut dyn FnMut(&str)) -> anyhow::Result<BurstsFound> {
+        let o = self.o;
+        if o.burst_time.is_zero() {
+            return Ok((Vec::new(), None, None));
+        }
+        say(&format!(
+            "burst phase: {} random {} at QD{} for up to {:?}",
+            workload::short_size(o.burst_bs),
+            self.verb(),
+            o.burst_depth,
+            o.burst_time
+        ));
+        let first = self.burst_phase("burst", o.burst_bs, o.burst_depth, false)?;
+        let ended = Instant::now();
+        let mut refill = None;
+        if let (Some(b), false) = (&first.step, o.refill_wait.is_zero()) {
+            say(&format!(
+                "refill: {:?} idle, then a second burst",
+                o.refill_wait
+            ));
+            refill = self.refill(b, ended)?;
+        }
+        Ok((first.series, first.step, refill))
+    }
+
     /// A burst phase at `bs` watching I/Os per second (or bytes, for a throughput bucket).
     fn burst_phase(
         &mut self,
@@ -349,7 +360,7 @@ impl Probe<'_> {
         bs: u64,
         depth: u32,
         bytes: bool,
-    ) -> anyhow::Result<(Vec<f64>, Option<step::Step>)> {
+    ) -> anyhow::Result<Burst> {
         if self.list.step().is_none() {
             anyhow::bail!("interrupted");
         }
@@ -363,19 +374,31 @@ impl Probe<'_> {
         let r = run_watched(self.o, spec.clone(), &mut w, &own)?;
         self.record(phase, &spec, &r);
         let series = per_second(&r.group, bytes);
-        let found = step::find(&series, 1.0);
-        Ok((series, found))
+        let step = step::find(&series, 1.0);
+        Ok(Burst {
+            series,
+            step,
+            began: w.began,
+        })
     }
 
-    /// Waits idle, then bursts again: the credits earned over the wait, per second.
-    fn refill(&mut self, first: &step::Step) -> anyhow::Result<Option<f64>> {
+    /// Waits idle after the first burst (which `ended` at that instant), then bursts again:
+    /// the credits earned over the idle, per second.
+    fn refill(&mut self, first: &step::Step, ended: Instant) -> anyhow::Result<Option<f64>> {
         std::thread::sleep(self.o.refill_wait);
-        let (_, again) = self.burst_phase("refill", self.o.burst_bs, self.o.burst_depth, false)?;
-        let wait = self.o.refill_wait.as_secs_f64();
-        // Credits spent in the second burst were earned over the wait (the bucket was empty
+        let again = self.burst_phase("refill", self.o.burst_bs, self.o.burst_depth, false)?;
+        // The idle is longer than the wait by the second run's set-up (its settle and any
+        // layout check): timed to the first I/O, as the bucket saw it.
+        let idle = again
+            .began
+            .map_or(self.o.refill_wait, |b| b.saturating_duration_since(ended))
+            .as_secs_f64();
+        // Credits spent in the second burst were earned over the idle (the bucket was empty
         // when it began); never more than the first burst drew from a full bucket.
         let full = (first.before - first.after) * first.at_s;
-        Ok(again.map(|s| ((s.before - s.after).max(0.0) * s.at_s).min(full) / wait))
+        Ok(again
+            .step
+            .map(|s| ((s.before - s.after).max(0.0) * s.at_s).min(full) / idle))
     }
 
     /// The block-size sweep's largest block still ran at the IOPS cap.
@@ -412,8 +435,21 @@ impl Probe<'_> {
 
 /// Stops the burst phase once the level after a drop has been seen long enough, and passes
 /// Ctrl-C (`user`) on to the phase's own stop flag.
+/// The first burst's series, its drop and the refill rate.
+type BurstsFound = (Vec<f64>, Option<step::Step>, Option<f64>);
+
+/// What a burst phase saw: its per-second series, the drop found in it, and when its
+/// measured window began.
+struct Burst {
+    series: Vec<f64>,
+    step: Option<step::Step>,
+    began: Option<Instant>,
+}
+
 struct Watch {
     user: Arc<AtomicBool>,
+    /// When the measured window began (the first tick, less its elapsed time).
+    began: Option<Instant>,
     own: Arc<AtomicBool>,
     rates: Vec<f64>,
     last: (f64, u64),
@@ -426,6 +462,7 @@ impl Watch {
     fn new(user: Arc<AtomicBool>, bytes: bool) -> Watch {
         Watch {
             user,
+            began: None,
             own: Arc::new(AtomicBool::new(false)),
             rates: Vec::new(),
             last: (0.0, 0),
@@ -439,6 +476,9 @@ impl Observer for Watch {
     fn tick(&mut self, p: &Progress) {
         if self.user.load(Ordering::Relaxed) {
             self.own.store(true, Ordering::Relaxed);
+        }
+        if self.began.is_none() {
+            self.began = Instant::now().checked_sub(p.elapsed);
         }
         let t = p.elapsed.as_secs_f64();
         let n = if self.bytes { p.bytes } else { p.ios };
