@@ -23,9 +23,10 @@ fn rows(rows: &[TableRow]) -> Vec<u8> {
     for p in &params {
         let _ = write!(out, ",{p}");
     }
-    out.push_str(",status,read_iops,write_iops,iops,bw_bytes,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_p999_ns,cpu_percent,runtime_ns\n");
+    out.push_str(",status,read_iops,write_iops,iops,bw_bytes,lat_mean_ns,lat_p50_ns,lat_p99_ns,lat_p999_ns,cpu_percent,runtime_ns,lat_from\n");
     for r in rows {
-        let (mean, p50, p99, p999) = latency(r.job);
+        let l = latency(r.job);
+        let (mean, p50, p99, p999) = (l.mean, l.p50, l.p99, l.p999);
         let _ = write!(out, "{}", csv_field(&r.label));
         for p in &params {
             let v = r
@@ -37,7 +38,7 @@ fn rows(rows: &[TableRow]) -> Vec<u8> {
         }
         let _ = writeln!(
             out,
-            ",{},{:.3},{:.3},{:.3},{:.1},{:.1},{p50},{p99},{p999},{:.2},{}",
+            ",{},{:.3},{:.3},{:.3},{:.1},{:.1},{p50},{p99},{p999},{:.2},{},{}",
             r.status,
             r.job.read.as_ref().map_or(0.0, |d| d.iops),
             r.job.write.as_ref().map_or(0.0, |d| d.iops),
@@ -45,7 +46,8 @@ fn rows(rows: &[TableRow]) -> Vec<u8> {
             r.job.total_bw_bytes(),
             mean,
             cpu_percent(r.job),
-            r.job.runtime_ns
+            r.job.runtime_ns,
+            if l.due { "due" } else { "issue" }
         );
     }
     out.into_bytes()

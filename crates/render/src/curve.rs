@@ -30,6 +30,9 @@ pub(crate) fn cells(p: &CurvePoint) -> Vec<String> {
     if p.depth_reached {
         note.push("queue full");
     }
+    if p.host_late {
+        note.push("volbench late (busy host)");
+    }
     vec![
         format!("{} %", p.share_percent),
         fmt_count(p.offered_iops),
@@ -86,8 +89,8 @@ pub fn text(c: &CurveReport) -> String {
         let _ = writeln!(out, "{}", line(r));
     }
     out.push('\n');
-    if let Some(k) = knee_line(c) {
-        let _ = writeln!(out, "  {k}");
+    for f in findings(c) {
+        let _ = writeln!(out, "  {f}");
     }
     for a in &c.slo {
         let _ = writeln!(out, "  SLO {}", a.message);
@@ -95,8 +98,28 @@ pub fn text(c: &CurveReport) -> String {
     out
 }
 
+/// What the curve found beyond its table: the knee, and the points a busy host made late.
+pub fn findings(c: &CurveReport) -> Vec<String> {
+    knee_line(c).into_iter().chain(host_line(c)).collect()
+}
+
+/// The points where volbench itself issued late, in one line.
+fn host_line(c: &CurveReport) -> Option<String> {
+    let late: Vec<&CurvePoint> = c.points.iter().filter(|p| p.host_late).collect();
+    let worst = late.iter().map(|p| p.issue_late.p99_ns).max()?;
+    let shares: Vec<String> = late
+        .iter()
+        .map(|p| format!("{} %", p.share_percent))
+        .collect();
+    Some(format!(
+        "warning: volbench itself issued I/Os late at {} (p99 up to {}, half or more of those points' due p99): the host was busy, so those points are left out of the knee and of any SLO they would move; stop other work on this host and run the curve again",
+        shares.join(", "),
+        fmt_ns(worst as f64)
+    ))
+}
+
 /// Where the latency starts to climb, in words.
-pub fn knee_line(c: &CurveReport) -> Option<String> {
+fn knee_line(c: &CurveReport) -> Option<String> {
     let k = c.knee?;
     Some(format!(
         "knee: {} IOPS ({} % of the maximum, due p99 {}); past it the due p99 stays above twice the curve's lowest",
@@ -119,8 +142,8 @@ pub fn markdown(c: &CurveReport) -> String {
         let _ = writeln!(out, "| {} |", cs.join(" | "));
     }
     out.push('\n');
-    if let Some(k) = knee_line(c) {
-        let _ = writeln!(out, "- {k}");
+    for f in findings(c) {
+        let _ = writeln!(out, "- {f}");
     }
     for a in &c.slo {
         let _ = writeln!(out, "- **SLO** {}", a.message);
@@ -133,13 +156,13 @@ pub fn csv(c: &CurveReport) -> String {
     let mut out = String::from(
         "load_percent,offered_iops,achieved_iops,achieved_bw_bytes,lat_due_p50_ns,lat_due_p90_ns,\
          lat_due_p99_ns,lat_due_p99_9_ns,lat_due_max_ns,clat_p50_ns,clat_p99_ns,clat_max_ns,\
-         fell_behind,queue_full\n",
+         fell_behind,queue_full,issue_late_p99_ns,host_late\n",
     );
     for p in &c.points {
         let (d, k) = (&p.lat_due, &p.clat);
         let _ = writeln!(
             out,
-            "{},{:.1},{:.1},{:.1},{},{},{},{},{},{},{},{},{},{}",
+            "{},{:.1},{:.1},{:.1},{},{},{},{},{},{},{},{},{},{},{},{}",
             p.share_percent,
             p.offered_iops,
             p.achieved_iops,
@@ -153,7 +176,9 @@ pub fn csv(c: &CurveReport) -> String {
             k.p99_ns,
             k.max_ns,
             p.fell_behind,
-            p.depth_reached
+            p.depth_reached,
+            p.issue_late.p99_ns,
+            p.host_late
         );
     }
     if !c.slo.is_empty() {

@@ -16,11 +16,13 @@ fn table(out: &mut String, rows: &[TableRow]) {
     );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|");
     for r in rows {
-        let (mean, p50, p99, p999) = latency(r.job);
+        let l = latency(r.job);
+        let (mean, p50, p99, p999) = (l.mean, l.p50, l.p99, l.p999);
         let _ = writeln!(
             out,
-            "| {}{} | {} | {}/s | {} | {} | {} | {} | {:.0}% |",
+            "| {}{}{} | {} | {}/s | {} | {} | {} | {} | {:.0}% |",
             r.label,
+            l.mark(),
             if r.status.is_empty() {
                 String::new()
             } else {

@@ -72,7 +72,10 @@ pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, 
                 "fsync and db reports are charted in their HTML report (volbench report ID)".into(),
             )
         }
-        Document::Suite(s) => suite_lines(s, metric, x)?,
+        Document::Suite(s) => match &s.curve {
+            Some(c) => curve_lines(c, metric, x)?,
+            None => suite_lines(s, metric, x)?,
+        },
         Document::Run(r) => {
             if x.is_some_and(|x| x != "time") {
                 return Err("a single run can be charted against time only: --x time".into());
@@ -128,6 +131,50 @@ pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, 
         }
     };
     draw(&lines, metric)
+}
+
+/// A curve against its load (`--x load_percent`, the default): its p99 from the due time
+/// (with fio's clat beside it), or offered and achieved IOPS, or bandwidth.
+fn curve_lines(
+    c: &report::curve::CurveReport,
+    metric: Metric,
+    x: Option<&str>,
+) -> Result<Lines, String> {
+    if let Some(x) = x.filter(|x| *x != "load_percent") {
+        return Err(format!(
+            "--x {x}: a curve is charted against its load: --x load_percent"
+        ));
+    }
+    let line = |name: &str, f: &dyn Fn(&report::curve::CurvePoint) -> f64| {
+        (
+            name.to_string(),
+            c.points.iter().map(|p| Some(f(p))).collect(),
+        )
+    };
+    let lines = match metric {
+        Metric::P99 => vec![
+            line("due p99", &|p| p.lat_due.p99_ns as f64),
+            line("clat p99 (wait left out)", &|p| p.clat.p99_ns as f64),
+        ],
+        Metric::LatMean => {
+            return Err("a curve keeps percentiles, not a mean: --metric p99, iops or bw".into())
+        }
+        Metric::Iops => vec![
+            line("offered", &|p| p.offered_iops),
+            line("achieved", &|p| p.achieved_iops),
+        ],
+        Metric::Bw => vec![line("achieved", &|p| p.achieved_bw_bytes)],
+    };
+    Ok(Lines {
+        title: format!("{} against the load (share of the maximum)", metric.name()),
+        x_name: "load_percent".into(),
+        xs: c
+            .points
+            .iter()
+            .map(|p| format!("{} %", p.share_percent))
+            .collect(),
+        lines,
+    })
 }
 
 fn suite_lines(s: &SuiteReport, metric: Metric, x: Option<&str>) -> Result<Lines, String> {

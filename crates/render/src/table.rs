@@ -66,22 +66,56 @@ pub fn suite_rows(s: &SuiteReport) -> Vec<TableRow<'_>> {
         .collect()
 }
 
-/// Mean and percentile of total latency over both directions (weighted by count for the mean;
-/// the direction with more I/Os for percentiles).
-pub fn latency(j: &JobReport) -> (f64, u64, u64, u64) {
-    let dirs: Vec<_> = [&j.read, &j.write].into_iter().flatten().collect();
-    let n: u64 = dirs.iter().map(|d| d.lat_ns.n).sum();
+/// A row's latency: mean, p50, p99, p99.9 (ns), and whether it runs from the due time.
+pub struct RowLat {
+    pub mean: f64,
+    pub p50: u64,
+    pub p99: u64,
+    pub p999: u64,
+    /// A rate cap paced the job: the figures run from each I/O's due time, which holds the
+    /// wait the latency from issue leaves out (issue 53: tables led with the issue's).
+    pub due: bool,
+}
+
+impl RowLat {
+    /// What a table adds to the row's label when the figures run from the due time.
+    pub fn mark(&self) -> &'static str {
+        if self.due {
+            " (latency from due time)"
+        } else {
+            ""
+        }
+    }
+}
+
+/// The latency a summary row shows over both directions (weighted by count for the mean;
+/// the direction with more I/Os for percentiles): from the due time where a rate cap paced
+/// the job, else from issue.
+pub fn latency(j: &JobReport) -> RowLat {
+    let dirs: Vec<&report::DirReport> = [&j.read, &j.write].into_iter().flatten().collect();
+    let due = !dirs.is_empty() && dirs.iter().all(|d| d.lat_due_ns.is_some());
+    let lats: Vec<&stats::LatencySummary> = dirs
+        .iter()
+        .map(|d| match (&d.lat_due_ns, due) {
+            (Some(l), true) => l,
+            _ => &d.lat_ns,
+        })
+        .collect();
+    let n: u64 = lats.iter().map(|l| l.n).sum();
     let mean = if n == 0 {
         0.0
     } else {
-        dirs.iter()
-            .map(|d| d.lat_ns.mean_ns * d.lat_ns.n as f64)
-            .sum::<f64>()
-            / n as f64
+        lats.iter().map(|l| l.mean_ns * l.n as f64).sum::<f64>() / n as f64
     };
-    let main = dirs.iter().max_by_key(|d| d.lat_ns.n);
-    let p = |q| main.and_then(|d| d.lat_ns.percentile(q)).unwrap_or(0);
-    (mean, p(50.0), p(99.0), p(99.9))
+    let main = lats.iter().max_by_key(|l| l.n);
+    let p = |q| main.and_then(|l| l.percentile(q)).unwrap_or(0);
+    RowLat {
+        mean,
+        p50: p(50.0),
+        p99: p(99.0),
+        p999: p(99.9),
+        due,
+    }
 }
 
 pub fn cpu_percent(j: &JobReport) -> f64 {

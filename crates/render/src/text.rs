@@ -8,21 +8,31 @@ use workload::format_bytes;
 
 pub struct Text;
 
+/// A direction's row; a rate-capped one leads with its latency from each I/O's due time
+/// (which holds any wait before issue), then the latency from issue beneath it.
 fn dir_row(out: &mut String, label: &str, d: &DirReport) {
-    let [mean, p50, p99, p999, max] = super::table::lat_cells(&d.lat_ns);
+    let (first, second) = match &d.lat_due_ns {
+        Some(due) => (due, Some(&d.lat_ns)),
+        None => (&d.lat_ns, None),
+    };
+    let [mean, p50, p99, p999, max] = super::table::lat_cells(first);
     let _ = writeln!(
         out,
-        "  {label:<6} {:>9} {:>13}  {mean:>9} {p50:>9} {p99:>9} {p999:>9} {max:>9}",
+        "  {label:<6} {:>9} {:>13}  {mean:>9} {p50:>9} {p99:>9} {p999:>9} {max:>9}{}",
         fmt_count(d.iops),
         format!("{}/s", format_bytes(d.bw_bytes)),
+        if second.is_some() {
+            "  from due time"
+        } else {
+            ""
+        },
     );
-    // A rate-capped direction: latency again, from when each I/O was due on the schedule.
-    if let Some(due) = &d.lat_due_ns {
-        let [mean, p50, p99, p999, max] = super::table::lat_cells(due);
+    if let Some(l) = second {
+        let [mean, p50, p99, p999, max] = super::table::lat_cells(l);
         let _ = writeln!(
             out,
-            "  {:<6} {:>9} {:>13}  {mean:>9} {p50:>9} {p99:>9} {p999:>9} {max:>9}",
-            " due", "", "from due time",
+            "  {:<6} {:>9} {:>13}  {mean:>9} {p50:>9} {p99:>9} {p999:>9} {max:>9}  from issue",
+            "", "", "",
         );
     }
 }
@@ -385,7 +395,8 @@ fn suite_table(out: &mut String, rows: &[table::TableRow], findings: &[report::F
         "test", "IOPS", "bandwidth", "lat mean", "p50", "p99", "p99.9", "CPU"
     );
     for r in rows {
-        let (mean, p50, p99, p999) = table::latency(r.job);
+        let l = table::latency(r.job);
+        let (mean, p50, p99, p999) = (l.mean, l.p50, l.p99, l.p999);
         let marks: Vec<&str> = findings
             .iter()
             .filter(|f| f.point.as_deref() == Some(r.label.as_str()))
@@ -397,7 +408,7 @@ fn suite_table(out: &mut String, rows: &[table::TableRow], findings: &[report::F
         });
         let _ = writeln!(
             out,
-            "  {:<w$} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>5.0}%{spread}{}{}",
+            "  {:<w$} {:>9} {:>13}  {:>9} {:>9} {:>9} {:>9} {:>5.0}%{spread}{}{}{}",
             r.label,
             fmt_count(r.job.total_iops()),
             format!("{}/s", format_bytes(r.job.total_bw_bytes())),
@@ -416,6 +427,7 @@ fn suite_table(out: &mut String, rows: &[table::TableRow], findings: &[report::F
             } else {
                 format!("  <- {}", marks.join(", "))
             },
+            l.mark(),
         );
     }
     if !findings.is_empty() {
@@ -493,6 +505,14 @@ fn targets(out: &mut String, r: &RunReport) {
             );
         }
         let _ = writeln!(out, "{line}");
+        if let Some(c) = &t.checked_reads {
+            let _ = writeln!(
+                out,
+                "  checked before the run: blkid -p read it {} times ({}) to see that it holds no data; those reads are not in the run's counts (--allow-destructive skips the check)",
+                fmt_count(c.ios as f64),
+                format_bytes(c.bytes as f64)
+            );
+        }
     }
     if r.workload.jobs.iter().any(|j| j.rw.writes()) {
         let _ = writeln!(out, "  data {}", report::run_data_words(r));

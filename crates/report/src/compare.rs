@@ -162,12 +162,13 @@ fn units(d: &Document) -> Vec<(String, Metrics)> {
             metrics(&r.group, &reps(r, &|run| Some(&run.group))),
         )],
         Document::Suite(s) => s
-            .runs
+            .curve
             .iter()
-            .map(|x| {
+            .map(|c| ("curve answers".to_string(), curve_answers(c)))
+            .chain(s.runs.iter().map(|x| {
                 let runs = reps(&x.report, &|run| Some(&run.group));
                 (x.label.clone(), metrics(&x.report.group, &runs))
-            })
+            }))
             .collect(),
         Document::Fsync(f) => f
             .cases
@@ -237,6 +238,26 @@ fn units(d: &Document) -> Vec<(String, Metrics)> {
     }
 }
 
+/// What a curve answers, compared first: its maximum, its knee, each SLO's answer (IOPS).
+fn curve_answers(c: &crate::curve::CurveReport) -> Metrics {
+    let mut m = vec![("maximum IOPS".to_string(), "iops", c.max.iops)];
+    if let Some(k) = c.knee {
+        m.push(("knee IOPS".to_string(), "iops", k.achieved_iops));
+    }
+    for a in &c.slo {
+        let slo = crate::curve::Slo {
+            percentile: a.percentile,
+            limit_ns: a.limit_ns,
+        };
+        m.push((
+            format!("SLO {} IOPS", slo.name()),
+            "iops",
+            a.slo_iops.unwrap_or(0.0),
+        ));
+    }
+    bare(m)
+}
+
 /// The power cuts as counts, and the flush cost measured beside them.
 fn durability_units(d: &crate::DurabilityReport) -> Vec<(String, Metrics)> {
     let (n, lossy, checked, lost) = d.totals();
@@ -291,6 +312,18 @@ fn metrics(j: &JobReport, runs: &[&JobReport]) -> Metrics {
         ),
         ("write", |j: &JobReport| j.write.as_ref()),
     ] {
+        // A rate-capped direction leads with its latency from the due time: the figure a
+        // curve's point and a paced run are judged by (the wait before issue included).
+        if pick(j).is_some_and(|d| d.lat_due_ns.is_some()) {
+            defs.push((
+                format!("{dir} due p99"),
+                "ns",
+                Box::new(move |j: &JobReport| {
+                    let due = pick(j)?.lat_due_ns.as_ref()?;
+                    Some(due.percentile(99.0).unwrap_or(0) as f64)
+                }),
+            ));
+        }
         if pick(j).is_some() {
             defs.push((
                 format!("{dir} lat mean"),
@@ -464,9 +497,13 @@ fn keyed(d: &Document, shared: Option<&[String]>) -> Vec<Keyed> {
     match (d, shared) {
         (Document::Suite(s), Some(sh)) if s.runs.iter().all(|r| !r.params.is_empty()) => {
             let own = axes(s);
-            s.runs
-                .iter()
-                .map(|x| {
+            let answers = s.curve.iter().map(|c| Keyed {
+                key: "curve answers".into(),
+                detail: String::new(),
+                metrics: curve_answers(c),
+            });
+            answers
+                .chain(s.runs.iter().map(|x| {
                     let pick = |f: &dyn Fn(&String) -> bool| {
                         label(&x.params.iter().filter(|(k, _)| f(k)).collect::<Vec<_>>())
                     };
@@ -478,7 +515,7 @@ fn keyed(d: &Document, shared: Option<&[String]>) -> Vec<Keyed> {
                             &reps(&x.report, &|run| Some(&run.group)),
                         ),
                     }
-                })
+                }))
                 .collect()
         }
         _ => units(d)

@@ -53,6 +53,15 @@ pub struct CurvePoint {
     pub lat_due: Pcts,
     /// Completion latency from issue, as fio reports it (the wait left out).
     pub clat: Pcts,
+    /// How late volbench itself issued (from when an I/O was due and the queue had room):
+    /// the host's share of `lat_due`, which a busy CPU raises and the device never does.
+    #[serde(default)]
+    pub issue_late: Pcts,
+    /// volbench's own lateness at p99 was at least half the point's due-time p99 (and over
+    /// [`HOST_JITTER_NS`]): the host, more than the device, set the point's latency (marked,
+    /// and left out of the knee).
+    #[serde(default)]
+    pub host_late: bool,
     /// Achieved fell short of offered (by more than 5 % and more than the arrivals' own
     /// randomness explains) or the run spent a tenth of its time behind the schedule.
     pub fell_behind: bool,
@@ -91,6 +100,11 @@ pub struct SloAnswer {
     /// The first point (its share) whose percentile broke the limit; none if none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub broke_at_percent: Option<u32>,
+    /// Points (their shares) left out of the answer: volbench itself issued late there, by
+    /// more than [`HOST_SHARE`] of the limit at the SLO's percentile (and more than
+    /// [`HOST_JITTER_NS`]), so their latency is the host's as much as the device's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out_percent: Vec<u32>,
     /// The answer in words, as the text output prints it.
     pub message: String,
 }
@@ -139,13 +153,31 @@ impl Slo {
     }
 }
 
+/// The share of an SLO's limit that volbench's own lateness at a point may take before the
+/// point is left out of the answer: a tenth, so a busy host cannot move an answer by more
+/// than the noise of the measurement itself.
+pub const HOST_SHARE: f64 = 0.1;
+
+/// Issue lateness (p99) an idle host shows anyway: a late wake-up in a VM, which the spin
+/// before each due I/O mostly absorbs (20-90 us seen on this project's idle VM, most at the
+/// lightest load; 4 ms beside four busy loops). Below it nothing is marked or left out.
+pub const HOST_JITTER_NS: u64 = 250_000;
+
+/// Which latency of a direction.
+#[derive(Clone, Copy)]
+enum Of {
+    Due,
+    Clat,
+    IssueLate,
+}
+
 /// Both directions' histogram as one (a mixed workload's SLO is on all its I/Os).
-fn merged(j: &JobReport, due: bool) -> Option<LatHist> {
+fn merged(j: &JobReport, of: Of) -> Option<LatHist> {
     let pick = |d: &crate::DirReport| -> Option<LatencySummary> {
-        if due {
-            d.lat_due_ns.clone()
-        } else {
-            Some(d.clat_ns.clone())
+        match of {
+            Of::Due => d.lat_due_ns.clone(),
+            Of::Clat => Some(d.clat_ns.clone()),
+            Of::IssueLate => d.issue_late_ns.clone(),
         }
     };
     let mut all: Option<LatHist> = None;
@@ -212,8 +244,10 @@ impl CurvePoint {
             offered_iops,
             achieved_iops,
             achieved_bw_bytes,
-            lat_due: pcts(merged(g, true).as_ref()),
-            clat: pcts(merged(g, false).as_ref()),
+            lat_due: pcts(merged(g, Of::Due).as_ref()),
+            clat: pcts(merged(g, Of::Clat).as_ref()),
+            issue_late: pcts(merged(g, Of::IssueLate).as_ref()),
+            host_late: false,
             fell_behind: behind || short(offered_iops, achieved_iops, g.runtime_ns),
             depth_reached: depth >= asked,
             run,
@@ -224,17 +258,31 @@ impl CurvePoint {
 impl CurveReport {
     /// Answers each SLO from the points' runs (`runs` is the suite's list) and finds the knee.
     pub fn answer(&mut self, slos: &[Slo], runs: &[crate::SuiteRun]) {
+        self.mark_host_late();
         self.slo = slos.iter().map(|s| self.answer_one(s, runs)).collect();
         self.knee = self.knee();
     }
 
+    /// Marks the points where volbench's own issue lateness (p99) is at least half their
+    /// due-time p99 and above [`HOST_JITTER_NS`]: a busy host, not the device, set their
+    /// latency. Each point is judged on its own: under a busy host every point is late, the
+    /// curve's lowest with them.
+    fn mark_host_late(&mut self) {
+        for p in &mut self.points {
+            let own = p.issue_late.p99_ns;
+            p.host_late = own >= HOST_JITTER_NS && own >= p.lat_due.p99_ns / 2;
+        }
+    }
+
     /// The last point before the due p99 went above twice the curve's lowest p99 and stayed
     /// there to the end (one noisy light point moves no knee; no knee while it stays flat).
+    /// Points the host made late are not the device's and are skipped.
     fn knee(&self) -> Option<Knee> {
-        let p99: Vec<u64> = self.points.iter().map(|p| p.lat_due.p99_ns).collect();
+        let own: Vec<&CurvePoint> = self.points.iter().filter(|p| !p.host_late).collect();
+        let p99: Vec<u64> = own.iter().map(|p| p.lat_due.p99_ns).collect();
         let floor = p99.iter().copied().min()?.max(1);
         let stays = p99.iter().rposition(|&v| v <= 2 * floor)?;
-        let p = self.points.get(stays).filter(|_| stays + 1 < p99.len())?;
+        let p = own.get(stays).filter(|_| stays + 1 < p99.len())?;
         Some(Knee {
             share_percent: p.share_percent,
             achieved_iops: p.achieved_iops,
@@ -256,17 +304,21 @@ impl CurveReport {
     }
 
     fn answer_one(&self, slo: &Slo, runs: &[crate::SuiteRun]) -> SloAnswer {
-        // Each point's percentile from its full due-time histogram: any percentile, exactly.
-        let lat: Vec<(f64, Option<u64>)> = self
+        let at = |p: &CurvePoint, of: Of| {
+            let h = runs.get(p.run).and_then(|r| merged(&r.report.group, of));
+            h.filter(|h| h.count() > 0)
+                .map(|h| h.percentile(slo.percentile))
+        };
+        // A point where volbench itself issued late answers nothing about the device.
+        let host = ((slo.limit_ns as f64 * HOST_SHARE) as u64).max(HOST_JITTER_NS);
+        let (kept, left): (Vec<&CurvePoint>, Vec<&CurvePoint>) = self
             .points
             .iter()
-            .map(|p| {
-                let h = runs.get(p.run).and_then(|r| merged(&r.report.group, true));
-                let v = h
-                    .filter(|h| h.count() > 0)
-                    .map(|h| h.percentile(slo.percentile));
-                (p.achieved_iops, v)
-            })
+            .partition(|p| at(p, Of::IssueLate).is_none_or(|v| v <= host));
+        // Each point's percentile from its full due-time histogram: any percentile, exactly.
+        let lat: Vec<(f64, Option<u64>)> = kept
+            .iter()
+            .map(|p| (p.achieved_iops, at(p, Of::Due)))
             .collect();
         let first_bad = lat
             .iter()
@@ -276,18 +328,38 @@ impl CurveReport {
             Some(0) => (None, false),
             Some(k) => interpolate(lat[k - 1], lat[k], slo.limit_ns),
         };
-        let broke_at_percent = first_bad.map(|k| self.points[k].share_percent);
         let mut a = SloAnswer {
             percentile: slo.percentile,
             limit_ns: slo.limit_ns,
             slo_iops,
             interpolated,
-            broke_at_percent,
+            broke_at_percent: first_bad.map(|k| kept[k].share_percent),
+            left_out_percent: left.iter().map(|p| p.share_percent).collect(),
             message: String::new(),
         };
-        a.message = words(slo, &a, first_bad.map(|k| &self.points[k]), &lat, first_bad);
+        a.message = match kept.is_empty() && !left.is_empty() {
+            true => format!("{}: no answer", slo.name()),
+            false => words(slo, &a, first_bad.map(|k| kept[k]), &lat, first_bad),
+        };
+        if !left.is_empty() {
+            a.message += &left_out_words(slo, &left, host);
+        }
         a
     }
+}
+
+/// What was left out of an answer and why, appended to its words.
+fn left_out_words(slo: &Slo, left: &[&CurvePoint], host: u64) -> String {
+    let shares: Vec<String> = left
+        .iter()
+        .map(|p| format!("{} %", p.share_percent))
+        .collect();
+    format!(
+        "; left out: {} (volbench itself issued I/Os late there, by more than {} at p{}: the host was busy; stop other work on it and run the curve again)",
+        shares.join(", "),
+        figures::fmt_ns(host as f64),
+        slo.percentile
+    )
 }
 
 /// Between the last point within the limit and the first beyond it, the IOPS where the
@@ -383,6 +455,8 @@ mod tests {
                     ..Default::default()
                 },
                 clat: Pcts::default(),
+                issue_late: Pcts::default(),
+                host_late: false,
                 fell_behind: false,
                 depth_reached: false,
                 run: i,
@@ -409,6 +483,20 @@ mod tests {
         assert_eq!(c.knee().map(|k| k.share_percent), Some(70));
         // Flat to the end: no knee.
         assert!(curve_of(&[10, 12, 11, 15]).knee().is_none());
+    }
+
+    #[test]
+    fn points_the_host_made_late_are_marked_and_move_no_knee() {
+        // The last point read 400 us because volbench itself issued 390 us late there: alone
+        // it would make a knee at 40 %; the device's own curve is flat.
+        let mut c = curve_of(&[10, 12, 11, 15, 400]);
+        assert_eq!(c.knee().map(|k| k.share_percent), Some(40));
+        c.points[4].issue_late.p99_ns = 390_000;
+        c.points[1].issue_late.p99_ns = 5_000;
+        c.mark_host_late();
+        let late: Vec<bool> = c.points.iter().map(|p| p.host_late).collect();
+        assert_eq!(late, [false, false, false, false, true]);
+        assert!(c.knee().is_none());
     }
 
     #[test]

@@ -24,10 +24,12 @@ pub fn apply_percentile_lists(r: &mut RunReport) {
         for d in [j.read.as_mut(), j.write.as_mut()].into_iter().flatten() {
             d.clat_ns = d.clat_ns.with_percentiles(ps);
             d.lat_ns = d.lat_ns.with_percentiles(ps);
-            for s in [d.slat_ns.as_mut(), d.lat_due_ns.as_mut()]
-                .into_iter()
-                .flatten()
-            {
+            let optional = [
+                d.slat_ns.as_mut(),
+                d.lat_due_ns.as_mut(),
+                d.issue_late_ns.as_mut(),
+            ];
+            for s in optional.into_iter().flatten() {
                 *s = s.with_percentiles(ps);
             }
         }

@@ -236,6 +236,17 @@ pub struct TargetInfo {
     /// What the kernel counted on the device during the measured run (`/sys/block/*/stat`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel_counters: Option<KernelCounters>,
+    /// What volbench read of the device before the run to check that writing it destroys
+    /// nothing (`blkid -p`): said, and outside `kernel_counters`. Absent where no check ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked_reads: Option<CheckedReads>,
+}
+
+/// The reads of the safety check before a run that writes a block device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckedReads {
+    pub ios: u64,
+    pub bytes: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -505,6 +516,10 @@ pub struct DirReport {
     /// holds the wait before issue that `lat_ns` leaves out when the device falls behind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lat_due_ns: Option<LatencySummary>,
+    /// With a rate cap: how late volbench itself issued each I/O once it was due and the
+    /// queue had room (a busy host's share of `lat_due_ns`, not the device's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue_late_ns: Option<LatencySummary>,
     /// With a rate cap: how far, and how long, the issues fell behind the schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub late: Option<stats::Lateness>,
@@ -561,6 +576,7 @@ fn verify_reads(s: &JobStats) -> Option<DirReport> {
         bw_bytes_per_sec: SeriesSummary::default(),
         runtime_ns: Some(s.verify_ns.max(1)),
         lat_due_ns: None,
+        issue_late_ns: None,
         late: None,
     })
 }
@@ -596,6 +612,7 @@ fn dir_report(s: &JobStats, i: usize, sync_engine: bool) -> Option<DirReport> {
         },
         runtime_ns: s.dir_runtime_ns.get(i).copied().filter(|&r| r != 0),
         lat_due_ns: paced.then(|| d.lat_due.summary()),
+        issue_late_ns: paced.then(|| d.issue_late.summary()),
         late: paced.then_some(d.late),
     })
 }

@@ -188,12 +188,23 @@ pub fn prepare(
         existing,
         new: meta.is_none(),
     };
-    let (dev, state) = match &meta {
-        Some(m) if is_block => (check_device(&r, m)?, None),
-        _ if r.len == 0 && tiny_files(spec, nfiles) => ready_tiny(&r, nfiles, created)?,
-        _ => ready_file(&r, stop, created, progress)?,
+    let (dev, state, checked) = match &meta {
+        Some(m) if is_block => {
+            let (dev, checked) = check_device(&r, m)?;
+            (dev, None, checked)
+        }
+        _ if r.len == 0 && tiny_files(spec, nfiles) => {
+            let (dev, state) = ready_tiny(&r, nfiles, created)?;
+            (dev, state, None)
+        }
+        _ => {
+            let (dev, state) = ready_file(&r, stop, created, progress)?;
+            (dev, state, None)
+        }
     };
-    open_target(&r, dev, state, is_block)
+    let mut t = open_target(&r, dev, state, is_block)?;
+    t.info.checked_reads = checked;
+    Ok(t)
 }
 
 /// fio's rule for a size split over so many files that each gets less than a block (the
@@ -291,7 +302,12 @@ fn fill_len(spec: &JobSpec, path: &Path, nfiles: u32, existing: u64, offset: u64
 }
 
 /// A block device's region fits it, and a device holding data is written only when allowed.
-fn check_device(r: &Region, m: &fs::Metadata) -> Result<Option<DevId>, RunError> {
+/// Returns the device, and what the check read of it (said in the report, outside its
+/// counts: a write replay of 200 I/Os left 251 reads on the device, 51 of them blkid's).
+fn check_device(
+    r: &Region,
+    m: &fs::Metadata,
+) -> Result<(Option<DevId>, Option<report::CheckedReads>), RunError> {
     let dev = DevId::from_raw(m.rdev());
     if r.offset + r.len > r.existing || r.len < r.spec.bs {
         return Err(RunError::TooBig {
@@ -301,17 +317,25 @@ fn check_device(r: &Region, m: &fs::Metadata) -> Result<Option<DevId>, RunError>
             capacity: r.existing,
         });
     }
-    if r.spec.rw.writes() && !r.spec.allow_destructive {
-        // blkid reads the device: a settle before the window.
-        crate::settle::touched();
-        if let Some(why) = safety::in_use(r.path, dev) {
-            return Err(RunError::Destructive {
-                path: r.path.to_path_buf(),
-                why,
-            });
-        }
+    if !r.spec.rw.writes() || r.spec.allow_destructive {
+        return Ok((Some(dev), None));
     }
-    Ok(Some(dev))
+    // blkid reads the device: a settle before the window.
+    crate::settle::touched();
+    let before = probe::kernel_counters(dev);
+    if let Some(why) = safety::in_use(r.path, dev) {
+        return Err(RunError::Destructive {
+            path: r.path.to_path_buf(),
+            why,
+        });
+    }
+    let checked = before
+        .zip(probe::kernel_counters(dev))
+        .map(|(a, b)| report::CheckedReads {
+            ios: b.read_ios.saturating_sub(a.read_ios),
+            bytes: b.read_bytes.saturating_sub(a.read_bytes),
+        });
+    Ok((Some(dev), checked.filter(|c| c.ios > 0)))
 }
 
 /// A file's region, ready for the job: checked, laid out or allocated as fio would, and for a
@@ -561,6 +585,7 @@ fn open_target(
         filesystem,
         device,
         kernel_counters: None,
+        checked_reads: None,
     };
     Ok(Target {
         file,
@@ -704,6 +729,7 @@ fn null_target(spec: &JobSpec, path: &Path, nfiles: u32, offset: u64) -> Result<
             filesystem: None,
             device: None,
             kernel_counters: None,
+            checked_reads: None,
         },
     })
 }

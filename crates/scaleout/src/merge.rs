@@ -264,6 +264,9 @@ pub fn to_stats(j: &JobReport) -> Result<JobStats, String> {
             if let Some(s) = &d.lat_due_ns {
                 dir.lat_due = hist(s)?;
             }
+            if let Some(s) = &d.issue_late_ns {
+                dir.issue_late = hist(s)?;
+            }
             dir.late = d.late.unwrap_or_default();
         }
     }

@@ -20,6 +20,10 @@ pub struct DirStats {
     /// completion. Equal to `lat` while the device keeps up; behind, it holds the wait before
     /// issue that `lat` and `clat` leave out (coordinated omission). Empty without a cap.
     pub lat_due: LatHist,
+    /// With a rate cap: how late volbench itself issued each I/O, from when it was due and
+    /// the queue had room to its issue. The part of `lat_due` that is the host's (a busy
+    /// CPU, a late wake-up), not the device's. Empty without a cap.
+    pub issue_late: LatHist,
     /// How far behind its rate's schedule the job issued.
     pub late: Lateness,
 }
@@ -49,6 +53,7 @@ impl DirStats {
         self.clat.merge(&o.clat);
         self.lat.merge(&o.lat);
         self.lat_due.merge(&o.lat_due);
+        self.issue_late.merge(&o.issue_late);
         self.late.merge(&o.late);
     }
 }

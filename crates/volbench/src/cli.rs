@@ -706,7 +706,8 @@ pub struct ChartArgs {
     /// iops, bw, p99 or lat (mean latency).
     #[arg(long, default_value = "iops")]
     pub metric: String,
-    /// The parameter on the x axis (numjobs, iodepth, bs, rw, ...; time for a run)
+    /// The parameter on the x axis (numjobs, iodepth, bs, rw, ...; time for a run; load_percent
+    /// for a curve)
     /// [default: the innermost swept one].
     #[arg(long, value_name = "PARAM")]
     pub x: Option<String>,

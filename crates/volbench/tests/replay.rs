@@ -339,11 +339,13 @@ fn a_replay_issues_the_trace_as_the_devices_counters_strace_and_fio_see_it() {
         "--no-store".into(),
     ];
     let cmd: Vec<&str> = cmd.iter().map(String::as_str).collect();
+    let whole = block_stat(&z.name());
     let (log, json) = strace(
         dir.path(),
         &["-e", "trace=pread64,pwrite64,preadv2,pwritev2"],
         &cmd,
     );
+    let whole = [0, 1, 2, 3].map(|i| block_stat(&z.name())[i] - whole[i]);
     assert!(
         strace_ios(&log, 1500) == want,
         "strace's offsets and sizes differ from the trace's"
@@ -355,6 +357,15 @@ fn a_replay_issues_the_trace_as_the_devices_counters_strace_and_fio_see_it() {
         reported_kernel(&v),
         kernel,
         "volbench's replay against the kernel"
+    );
+    // The safety check's reads before the run (blkid -p: the trace writes) are said, and the
+    // device saw them beside the replay's own (udev may add its own probe once the device,
+    // written, is closed: at most as many again).
+    let checked = u(&v["environment"]["targets"][0], "/checked_reads/ios");
+    let extra = whole[0] - kernel[0];
+    assert!(
+        checked > 0 && checked <= extra && extra <= 2 * checked,
+        "checked {checked} reads; the device saw {extra} beyond the replay's"
     );
     let rp = &v["jobs"][0]["replay"];
     assert_eq!(rp["trace_ios"], 1500);

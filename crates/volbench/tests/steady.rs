@@ -68,7 +68,20 @@ fn due_time_latency_holds_the_backlog_that_clat_leaves_out() {
             format!("--rate_iops={rate}"),
         ]
     };
-    let ours = vb_in(&cap, &job(1000));
+    let d = tmpdir();
+    let store = d.path().join("due.db");
+    let mut stored = job(1000);
+    stored.extend([
+        "--label=behind".to_string(),
+        format!("--store={}", store.display()),
+    ]);
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let mut all: Vec<String> = ["run", "--output-format=volbench-json", "-q"]
+        .map(String::from)
+        .to_vec();
+    all.extend(stored);
+    let ours: Value = serde_json::from_slice(&cap.run(vb.to_str().unwrap(), &all)).unwrap();
+    due_time_leads_every_table(&store);
     let r = &ours["group"]["read"];
     let due = &r["lat_due_ns"];
     // 4 s at 500 of 1,000 IOPS: the last I/O went 2 s after it was due (1.5 s to 2.5 s
@@ -121,6 +134,44 @@ fn due_time_latency_holds_the_backlog_that_clat_leaves_out() {
         kept["warnings"]
     );
     assert_eq!(r["late"]["behind_ns"].as_u64(), Some(0), "{}", r["late"]);
+}
+
+/// Every summary of a run that fell behind its rate leads with the latency from the due time
+/// (issue 53: the tables showed the latency from issue, microseconds, above a due-time table
+/// of seconds): the text row, the Markdown and CSV rows, the HTML table.
+fn due_time_leads_every_table(store: &std::path::Path) {
+    let export = |format: &str| {
+        ok_stdout(
+            volbench()
+                .args(["export", "behind", "--output-format", format, "--store"])
+                .arg(store),
+        )
+    };
+    let text = export("normal");
+    let read = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("read "));
+    let read = read.unwrap_or_else(|| panic!("no read row:\n{text}"));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[read].ends_with("from due time"), "{text}");
+    assert!(lines[read + 1].ends_with("from issue"), "{text}");
+    let md = export("md");
+    assert!(md.contains("(latency from due time)"), "{md}");
+    let csv = export("csv");
+    let row = csv.lines().nth(1).unwrap_or_default();
+    assert!(
+        csv.lines().next().unwrap().ends_with(",lat_from") && row.ends_with(",due"),
+        "{csv}"
+    );
+    let html = export("html");
+    let (due, issue) = (
+        html.find("read (from due time)"),
+        html.find("read (from issue)"),
+    );
+    assert!(
+        due.is_some() && due < issue,
+        "the HTML table's rows: {due:?} {issue:?}"
+    );
 }
 
 /// Without a rate cap no I/O is due at any time: no due-time figure, in either report.

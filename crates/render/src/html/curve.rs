@@ -9,7 +9,7 @@ pub(super) fn section(p: &mut Page, c: &CurveReport) {
     let mut sec = Section::new("curve", "Latency under load", 2);
     sec.text = Some(crate::curve::max_line(c));
     sec.tables.push(table(c));
-    sec.findings = crate::curve::knee_line(c).into_iter().collect();
+    sec.findings = crate::curve::findings(c);
     sec.findings
         .extend(c.slo.iter().map(|a| format!("SLO {}", a.message)));
     if !c.points.is_empty() {
@@ -37,9 +37,25 @@ fn table(c: &CurveReport) -> Table {
     }
 }
 
-/// Each point's achieved IOPS: the x of every line, so the spacing is the load's.
+/// Each point's achieved IOPS: the x of every line, so the spacing is the load's. A point
+/// past the maximum achieves the maximum too: it is drawn at its offered load, or it would
+/// sit on the 100 % point.
 fn xs(c: &CurveReport) -> Vec<f64> {
-    c.points.iter().map(|p| p.achieved_iops).collect()
+    c.points
+        .iter()
+        .map(|p| match p.share_percent > 100 {
+            true => p.offered_iops,
+            false => p.achieved_iops,
+        })
+        .collect()
+}
+
+/// One star at (`x`, `y`): a mark where the text puts an answer.
+fn star(label: &str, x: f64, y: f64) -> Dataset {
+    let mut m = Dataset::new(label, vec![Some(y.max(1.0))], "ns");
+    m.mark = true;
+    m.xs = Some(vec![x]);
+    m
 }
 
 fn line(label: &str, c: &CurveReport, f: &dyn Fn(&CurvePoint) -> u64) -> Dataset {
@@ -52,8 +68,9 @@ fn line(label: &str, c: &CurveReport, f: &dyn Fn(&CurvePoint) -> u64) -> Dataset
     d
 }
 
-/// Each SLO's limit as a horizontal rule across `c`'s points, and its answer as a mark on
-/// the last point within it.
+/// Each SLO's limit as a horizontal rule across `c`'s points, and its answer as a star where
+/// the text puts it: at the answer's IOPS (interpolated between two points, or on one) on
+/// the limit.
 fn slo_lines(c: &CurveReport, prefix: &str) -> Vec<Dataset> {
     let mut out = Vec::new();
     for a in &c.slo {
@@ -64,21 +81,12 @@ fn slo_lines(c: &CurveReport, prefix: &str) -> Vec<Dataset> {
         );
         rule.xs = Some(xs(c));
         out.push(rule);
-        let within = c
-            .points
-            .iter()
-            .rposition(|p| a.slo_iops.is_some_and(|v| p.achieved_iops <= v + 0.5));
-        if let Some(k) = within {
-            let mut d = vec![None; c.points.len()];
-            d[k] = Some(a.limit_ns as f64);
-            let mut m = Dataset::new(
+        if let Some(v) = a.slo_iops {
+            out.push(star(
                 &format!("{prefix}SLO p{} met up to here", a.percentile),
-                d,
-                "ns",
-            );
-            m.mark = true;
-            m.xs = Some(xs(c));
-            out.push(m);
+                v,
+                a.limit_ns as f64,
+            ));
         }
     }
     out
@@ -89,7 +97,7 @@ fn chart_of(title: &str, datasets: Vec<Dataset>) -> Chart {
         id: String::new(),
         kind: "line",
         title: title.into(),
-        x_title: "achieved IOPS".into(),
+        x_title: "achieved IOPS (past 100 %: offered)".into(),
         y_title: "latency (log scale)".into(),
         y2_title: None,
         y_log: true,
@@ -108,6 +116,9 @@ fn chart(c: &CurveReport) -> Chart {
         line("clat p99 (fio's, wait left out)", c, &|p| p.clat.p99_ns),
     ];
     datasets.extend(slo_lines(c, ""));
+    if let Some(k) = c.knee {
+        datasets.push(star("knee", k.achieved_iops, k.lat_due_p99_ns as f64));
+    }
     chart_of("Latency from the due time against achieved IOPS", datasets)
 }
 

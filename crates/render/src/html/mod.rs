@@ -698,17 +698,23 @@ fn dir_table(j: &JobReport) -> Table {
         r.extend(table::lat_cells(l));
         r
     };
-    let mut rows: Vec<Vec<String>> = dirs(j)
-        .into_iter()
-        .map(|(n, d)| {
-            row(
-                n,
-                fmt_count(d.iops),
-                format!("{}/s", format_bytes(d.bw_bytes)),
-                &d.lat_ns,
-            )
-        })
-        .collect();
+    // A rate-capped direction leads with its latency from the due time, then from issue.
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for (n, d) in dirs(j) {
+        let (rate, bw) = (fmt_count(d.iops), format!("{}/s", format_bytes(d.bw_bytes)));
+        match &d.lat_due_ns {
+            Some(due) => {
+                rows.push(row(&format!("{n} (from due time)"), rate, bw, due));
+                rows.push(row(
+                    &format!("{n} (from issue)"),
+                    "".into(),
+                    "".into(),
+                    &d.lat_ns,
+                ));
+            }
+            None => rows.push(row(n, rate, bw, &d.lat_ns)),
+        }
+    }
     if let Some(s) = &j.sync {
         let rate = s.total_ios as f64 / (j.runtime_ns as f64 / 1e9).max(1e-9);
         rows.push(row("fsync", fmt_count(rate), "-".into(), &s.lat_ns));
