@@ -129,6 +129,10 @@ fn one_target(
         _ => None,
     };
     let sums_before = backend.check()?;
+    // The load, the flush probe and the check just did I/O: a throttle's slice or a cloud
+    // volume's bucket remembers it and would grant the run credit it never earned (issue 53).
+    // The run starts after the idle every runner window starts after.
+    std::thread::sleep(runner::settle::SETTLE);
     phase(&name, "run");
     let before = (backend.wal_flushes(), backend.server_cpu_ns());
     let m = drive(backend.as_ref(), o, scale, stop)?;

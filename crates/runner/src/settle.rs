@@ -1,6 +1,7 @@
 //! The idle before a run's window (issue 53), in the one place every run passes: the
 //! runner's start line, whatever drives the run (run, each repeat, each sweep point and suite
-//! test, each curve step and point, PTS rounds, infer's probes).
+//! test, each curve step and point, PTS rounds, infer's probes). `db`, whose I/O is the
+//! database's, not the runner's, waits [`SETTLE`] itself between its load and its run.
 //!
 //! An I/O throttle remembers recent I/O: cgroup v1's slice, resumed after a pause shorter than
 //! it, grants the pause as credit (a second run of a repeat under a 3,000 IOPS cap read 3,146,
