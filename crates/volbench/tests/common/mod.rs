@@ -171,10 +171,47 @@ fn find_zram(size: &str) -> PathBuf {
     PathBuf::from(sh("zramctl", &["--find", "--size", size]))
 }
 
+/// Where each test-made zram device is written down with its test's pid, so a device a killed
+/// test left set up (SIGKILL, a machine restarted mid-run: its Drop never ran) is reset by the
+/// next test that makes one.
+const ZRAM_OWNERS: &str = "/tmp/volbench-test-zram";
+
+/// Resets the devices of tests that are gone. Called under the device lock.
+fn reset_orphaned_zram() {
+    for e in std::fs::read_dir(ZRAM_OWNERS)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let pid = std::fs::read_to_string(e.path()).unwrap_or_default();
+        if Path::new("/proc").join(pid.trim()).exists() && !pid.trim().is_empty() {
+            continue;
+        }
+        let dev = Path::new("/dev").join(e.file_name());
+        let reset = Std::new("zramctl").arg("--reset").arg(&dev).status();
+        if reset.is_ok_and(|s| s.success()) || !dev.exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Makes a zram device of `size`, written down as this test process's.
+fn own_zram(size: &str) -> PathBuf {
+    reset_orphaned_zram();
+    let path = find_zram(size);
+    let _ = std::fs::create_dir_all(ZRAM_OWNERS);
+    let name = path.file_name().unwrap_or_default();
+    let _ = std::fs::write(
+        Path::new(ZRAM_OWNERS).join(name),
+        std::process::id().to_string(),
+    );
+    path
+}
+
 impl Zram {
     pub fn new(size: &str) -> Zram {
         let lock = std::rc::Rc::new(device_lock());
-        let path = find_zram(size);
+        let path = own_zram(size);
         Zram { path, _lock: lock }
     }
     /// `n` devices under one hold of the device lock (a second lock in the same test would
@@ -183,7 +220,7 @@ impl Zram {
         let lock = std::rc::Rc::new(device_lock());
         (0..n)
             .map(|_| Zram {
-                path: find_zram(size),
+                path: own_zram(size),
                 _lock: lock.clone(),
             })
             .collect()
@@ -220,6 +257,7 @@ impl Drop for Zram {
                 .status()
                 .is_ok_and(|s| s.success());
             if ok {
+                let _ = std::fs::remove_file(Path::new(ZRAM_OWNERS).join(self.name()));
                 return;
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
