@@ -120,8 +120,11 @@ def main():
             # udev may still hold the device for a moment: settle, and retry the reset.
             if shutil.which("udevadm"):
                 subprocess.run(["udevadm", "settle"])
-            for _ in range(10):
-                if subprocess.run(["zramctl", "--reset", z]).returncode == 0:
+            # Quiet while retrying (an EBUSY that the next try clears is not a failure); the
+            # last try says why it failed.
+            for k in range(10):
+                err = None if k == 9 else subprocess.DEVNULL
+                if subprocess.run(["zramctl", "--reset", z], stderr=err).returncode == 0:
                     break
                 time.sleep(0.5)
     if not args.skip_disk:
