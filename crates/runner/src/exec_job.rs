@@ -91,7 +91,7 @@ pub fn drive(inp: &JobInput, out: &mut JobOutput) {
     let st = &mut out.stats;
     st.runtime_ns = t0.elapsed().as_nanos() as u64;
     (st.usr_ns, st.sys_ns) = (cpu1.0 - cpu0.0.min(cpu1.0), cpu1.1 - cpu0.1.min(cpu1.1));
-    inp.live.ended.store(true, Relaxed);
+    inp.live.end(std::time::Instant::now());
     out.ended_by = Some(match out.error {
         Some(_) => report::Ended::Error,
         None => report::Ended::Runtime,

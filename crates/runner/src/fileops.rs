@@ -122,7 +122,7 @@ pub fn drive(op: FileOp, inp: &JobInput, out: &mut JobOutput) {
     stats.runtime_ns = t0.elapsed().as_nanos() as u64;
     (stats.usr_ns, stats.sys_ns) = (cpu1.0 - cpu0.0.min(cpu1.0), cpu1.1 - cpu0.1.min(cpu1.1));
     stats.ctx = cpu1.2.saturating_sub(cpu0.2);
-    inp.live.ended.store(true, Relaxed);
+    inp.live.end(std::time::Instant::now());
     out.ended_by = Some(match (&out.error, deadline) {
         (Some(_), _) => report::Ended::Error,
         (None, Some(_)) => report::Ended::Runtime,

@@ -1446,14 +1446,18 @@ impl<'a, E: Engine> Job<'a, E> {
         out.ended_by = Some(self.ended_by());
         self.end_fsync();
         let t_end = self.clock.now();
-        self.inp.live.ended.store(true, Relaxed);
+        let c = &self.clock;
+        let end = c.cut.map_or(t_end, |cut| cut.min(t_end));
+        // A thread descheduled across its deadline ends late but does no I/O meanwhile.
+        self.inp
+            .live
+            .end(c.base + std::time::Duration::from_nanos(end));
         // Ended inside the ramp: fio never reset its stats, so the whole run is the figure.
         if !self.clock.measuring {
             out.ramp_swallowed = self.stats.dirs.iter().any(|d| d.ios > 0);
             publish(&self.inp.live, &self.stats);
         }
         let (c, cpu1) = (&self.clock, rusage(libc::RUSAGE_THREAD));
-        let end = c.cut.map_or(t_end, |cut| cut.min(t_end));
         self.stats.runtime_ns = end - c.measure_start;
         // fio's per-direction time with a verify backlog: the writes end where the read-back
         // starts; the reads are the read-back, or in a job that also reads, the whole run.

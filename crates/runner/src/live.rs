@@ -24,6 +24,9 @@ pub struct Live {
     /// The job's measured I/O is over (set before its verify pass and engine teardown, which
     /// the kernel's counters for the run must not include).
     pub ended: AtomicBool,
+    /// Where the job's measured I/O ended (its window's cut, or its last I/O): the run's
+    /// kernel-counter interval ends at the last job's, not when the sampler reads the counters.
+    pub ended_at: OnceLock<Instant>,
     /// The measured window closed (the runtime ran out, or a stop): what completes from now
     /// on is the queue draining, outside the figures, so the sampler stops sampling the job.
     pub closed: AtomicBool,
@@ -33,6 +36,14 @@ pub struct Live {
     /// The job dropped what it had counted and measures again from now (a latency search
     /// found its depth): the sampler starts the job's series over.
     pub restarted: AtomicBool,
+}
+
+impl Live {
+    /// The job's measured I/O is over; it ended at `at`.
+    pub fn end(&self, at: Instant) {
+        let _ = self.ended_at.set(at);
+        self.ended.store(true, Relaxed);
+    }
 }
 
 /// The start delay of clone `clone` of `spec`: its `startdelay`, or with `startdelay=low-high`
