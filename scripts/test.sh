@@ -25,6 +25,7 @@ pkgs=(
   dpkg-dev gzip                          # the package: cargo-deb's dependency scan, man pages
   libssl-dev pkg-config openssl          # the team store's TLS (openssl-sys builds against
                                          # libssl); the TLS test makes a certificate
+  prometheus                             # a real scraper (and promtool) for --metrics-listen
   btrfs-progs btrfs-compsize xfsprogs    # what a compressing file system does to written
                                          # data (compsize the reference), and no false alarm
                                          # on xfs or plain btrfs

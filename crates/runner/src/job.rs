@@ -742,6 +742,7 @@ impl<'a, E: Engine> Job<'a, E> {
         }
         if self.clock.ramp_ns == 0 {
             self.clock.measure_from(0, &self.inp.live);
+            self.feed_live();
         } else {
             self.clock.cpu0 = rusage(libc::RUSAGE_THREAD);
         }
@@ -755,6 +756,14 @@ impl<'a, E: Engine> Job<'a, E> {
         c.measure_from(c.ramp_ns, &self.inp.live);
         self.picker.restart_schedule(c.ramp_ns);
         (self.stats, self.windows) = fresh_counts(&self.inp.spec, self.sync_engine);
+        self.feed_live();
+    }
+
+    /// The measured intervals' latencies reach the live board too (the ramp's do not).
+    fn feed_live(&mut self) {
+        for (d, l) in self.stats.dirs.iter_mut().zip(&self.inp.live.hist) {
+            d.lat.feed(l.clone());
+        }
     }
 
     /// fio's ramp_size: the job has done that much I/O (reads and writes), so its ramp ends.
@@ -1231,6 +1240,10 @@ impl<'a, E: Engine> Job<'a, E> {
         self.q.comps = comps;
         if ok && self.clock.measuring {
             publish(&self.inp.live, &self.stats);
+            self.inp
+                .live
+                .inflight
+                .store(self.q.in_flight as u64, Relaxed);
         }
         ok
     }
@@ -1374,6 +1387,7 @@ impl<'a, E: Engine> Job<'a, E> {
         c.measure_from(now, &self.inp.live);
         c.deadline = self.inp.spec.runtime.map(|r| now + r.as_nanos() as u64);
         (self.stats, self.windows) = fresh_counts(&self.inp.spec, self.sync_engine);
+        self.feed_live();
         publish(&self.inp.live, &self.stats);
         self.inp.live.restarted.store(true, Relaxed);
     }
@@ -1643,6 +1657,7 @@ fn log_issue(w: &mut Iolog, n: &Next, at: u64, error: &mut Option<String>) {
 /// Hands the sampler the job's running totals: relaxed stores, once per turn.
 #[inline]
 fn publish(live: &Live, stats: &JobStats) {
+    live.errors.store(stats.errors.total, Relaxed);
     for d in 0..2 {
         let s = &stats.dirs[d];
         live.ios[d].store(s.ios, Relaxed);

@@ -27,6 +27,11 @@ pub struct Live {
     /// Where the job's measured I/O ended (its window's cut, or its last I/O): the run's
     /// kernel-counter interval ends at the last job's, not when the sampler reads the counters.
     pub ended_at: OnceLock<Instant>,
+    /// Each direction's latency, counted as each interval closes (for live scrapers).
+    pub hist: [Arc<stats::LiveHist>; 2],
+    /// I/Os in flight at the last turn, and failed I/Os so far (for live scrapers).
+    pub inflight: AtomicU64,
+    pub errors: AtomicU64,
     /// The measured window closed (the runtime ran out, or a stop): what completes from now
     /// on is the queue draining, outside the figures, so the sampler stops sampling the job.
     pub closed: AtomicBool,

@@ -6,6 +6,7 @@ use crate::live::{self, JobInput, JobOutput, Live, StartLine};
 use crate::plan::Plan;
 use crate::settle;
 use crate::steady::Judge;
+use crate::tap::Tap;
 use crate::{flow, job, Observer, Progress, RunError, RunOptions, RATE_WINDOW, TICK};
 use report::KernelCounters;
 use stats::{Sample, Series};
@@ -126,6 +127,9 @@ impl<'a> Phases<'a> {
     ) -> Result<(), RunError> {
         let crew = Crew::spawn(self.w, self.plan, members, self.opts, self.sample_ms);
         let mut s = Sampler::new(self.w, self.plan, members, self.sample_ms);
+        let who = members.iter().map(|&i| &self.plan.jobs[i]);
+        let who = who.map(|p| (p.name.clone(), p.clone)).collect();
+        s.tap = Tap::open(who, &crew.lives, self.sample_ms);
         // Every job is set up (engine, buffers, histograms) before the clock starts: the
         // common start is fixed only once all have arrived at the line.
         while crew.line.ready.load(Relaxed) < members.len() {
@@ -230,6 +234,9 @@ impl<'a> Phases<'a> {
             self.got.series[i].start_ms = phase_ms + s.rebase_ms[k];
             self.got.last[i] = s.last[k];
             self.got.last_t[i] = s.last_t_ms[k] - s.rebase_ms[k];
+        }
+        if let Some(t) = s.tap.take() {
+            s.close_tap(t, &crew.lives);
         }
         for j in &s.judges {
             for &k in &j.members {
@@ -375,6 +382,8 @@ struct Sampler {
     drain_from: Option<Instant>,
     /// The steady-state checks of the jobs that asked for one.
     judges: Vec<Judge>,
+    /// The live board's view of the phase, when a command shows one.
+    tap: Option<Tap>,
 }
 
 impl Sampler {
@@ -440,6 +449,7 @@ impl Sampler {
             rate: (0.0, 0.0),
             drain_from: None,
             judges: Vec::new(),
+            tap: None,
         }
     }
 
@@ -460,11 +470,32 @@ impl Sampler {
             let cur = counters(l);
             let dt = t_ms - self.last_t_ms[k];
             let s = delta(t_ms - self.rebase_ms[k], dt, &cur, &self.last[k]);
+            if let Some(tap) = &mut self.tap {
+                tap.sampled(k, &s);
+            }
             self.series[k].samples.push(s);
             self.last[k] = cur;
             self.last_t_ms[k] = t_ms;
         }
         self.next_sample += Duration::from_millis(sample_ms);
+    }
+
+    /// The interval log's last record of each job: from its last sample to its measured end
+    /// (the report closes its series the same way).
+    fn close_tap(&self, mut tap: Tap, lives: &[Arc<Live>]) {
+        let origin = self.start + self.ramp;
+        for (k, l) in lives.iter().enumerate() {
+            let Some(end) = l.ended_at.get() else {
+                continue;
+            };
+            let end = end.saturating_duration_since(origin).as_millis() as u64;
+            let cur = counters(l);
+            if end > self.last_t_ms[k] && cur != self.last[k] {
+                let dt = end - self.last_t_ms[k];
+                tap.sampled(k, &delta(end - self.rebase_ms[k], dt, &cur, &self.last[k]));
+            }
+        }
+        tap.close();
     }
 
     /// The job's measured window is over: its deadline passed at its last sample, its loop saw

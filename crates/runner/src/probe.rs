@@ -29,7 +29,7 @@ pub fn environment() -> Environment {
         })
         .map_or(0, |kb| kb * 1024);
     Environment {
-        hostname: read_trim("/proc/sys/kernel/hostname").unwrap_or_default(),
+        hostname: hostname(),
         kernel: read_trim("/proc/sys/kernel/osrelease").unwrap_or_default(),
         cpu_model,
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
@@ -344,4 +344,9 @@ mod tests {
         assert!(e.cpus >= 1);
         assert!(e.memory_bytes > 0);
     }
+}
+
+/// This machine's host name (empty if the kernel does not say).
+pub fn hostname() -> String {
+    read_trim("/proc/sys/kernel/hostname").unwrap_or_default()
 }

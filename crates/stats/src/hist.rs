@@ -57,6 +57,18 @@ impl LatHist {
             .get_or_insert_with(|| Box::new(crate::interval::Intervals::new(Self::fresh())));
     }
 
+    /// Counts each interval, as it closes, in `live` too (intervals must be on).
+    pub fn feed(&mut self, live: std::sync::Arc<crate::live::LiveHist>) {
+        if let Some(iv) = self.ival.as_mut() {
+            iv.live = Some(live);
+        }
+    }
+
+    /// The HDR histogram itself, once anything was recorded.
+    pub(crate) fn hdr(&self) -> Option<&Histogram<u64>> {
+        self.hist.as_ref()
+    }
+
     /// Records `ns` in interval `idx` (intervals count up; a new one closes the last). Without
     /// intervals, as [`LatHist::record`].
     #[inline]

@@ -45,6 +45,8 @@ pub struct Intervals {
     cur_n: u64,
     pub(crate) idx: u64,
     closed: Vec<Closed>,
+    /// Where each closed interval is also counted for a live scraper, if anyone watches.
+    pub(crate) live: Option<std::sync::Arc<crate::live::LiveHist>>,
 }
 
 impl Intervals {
@@ -54,6 +56,7 @@ impl Intervals {
             cur_n: 0,
             idx: 0,
             closed: Vec::new(),
+            live: None,
         }
     }
 
@@ -74,9 +77,13 @@ impl Intervals {
                 .expect("auto-resizing histograms always accept another");
             let taken = std::mem::replace(&mut self.cur, LatHist::fresh_hist());
             let h = LatHist::from_hist(taken);
+            let pct = Pct::of(&h);
+            if let (Some(live), Some(hist)) = (&self.live, h.hdr()) {
+                live.add(self.idx, hist, pct);
+            }
             self.closed.push(Closed {
                 idx: self.idx,
-                pct: Pct::of(&h),
+                pct,
                 hdr: h.encode(),
             });
             self.cur_n = 0;

@@ -9,6 +9,7 @@
 pub mod hist;
 pub mod interval;
 pub mod job;
+pub mod live;
 pub mod series;
 pub mod spread;
 pub mod steady;
@@ -17,6 +18,7 @@ pub mod winlog;
 
 pub use hist::{LatHist, LatencySummary, Percentile, FIO_PERCENTILES};
 pub use job::{DirStats, Errors, JobStats, Lateness, ReplayStats, DEPTH_BUCKETS};
+pub use live::LiveHist;
 pub use series::{LatPct, Sample, Series, SeriesSummary};
 pub use spread::{welch, Spread, Verdict, Welch};
 pub use warnings::Warning;

@@ -41,8 +41,47 @@ Examples:
     propagate_version = true
 )]
 pub struct Cli {
+    #[command(flatten)]
+    pub live: LiveArgs,
     #[command(subcommand)]
     pub cmd: Cmd,
+}
+
+/// Watching a measuring command while it runs (docs/live.md); accepted by every command.
+#[derive(Args, Debug, Clone, Default)]
+pub struct LiveArgs {
+    /// Serve live metrics (OpenMetrics, for Prometheus) at ADDR:PORT, e.g. 127.0.0.1:9464;
+    /// an address other hosts can reach needs --metrics-token-file.
+    #[arg(long, global = true, value_name = "ADDR:PORT")]
+    pub metrics_listen: Option<String>,
+    /// The token a scraper must send (Authorization: Bearer), first line of FILE.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub metrics_token_file: Option<PathBuf>,
+    /// One line per job (and host) redrawn each second: IOPS, MiB/s, p99, queue depth, errors.
+    #[arg(long, global = true)]
+    pub live: bool,
+    /// fio's --status-interval: those lines every TIME (seconds without a unit), each for the
+    /// interval since the last, on stderr.
+    #[arg(long, global = true, value_name = "TIME", value_parser = status_interval)]
+    pub status_interval: Option<std::time::Duration>,
+    /// Each job's interval records as NDJSON, one line each as it is made, to FILE (- for
+    /// stdout).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub interval_log: Option<PathBuf>,
+}
+
+/// fio's status-interval: a time, seconds when the unit is left out; at least 100 ms.
+fn status_interval(s: &str) -> Result<std::time::Duration, String> {
+    let d = match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => std::time::Duration::from_secs_f64(v),
+        Ok(_) => return Err(format!("{s}: give a positive time, e.g. 5 or 500ms")),
+        Err(_) => humantime::parse_duration(s)
+            .map_err(|e| format!("{s}: {e}: give seconds (5) or a time with a unit (500ms)"))?,
+    };
+    if d < std::time::Duration::from_millis(100) {
+        return Err(format!("{s}: at least 100ms"));
+    }
+    Ok(d)
 }
 
 #[derive(Subcommand, Debug)]

@@ -6,6 +6,7 @@
 
 mod cli;
 mod cmd;
+mod live;
 mod output;
 mod usage;
 
@@ -59,6 +60,10 @@ fn dispatch() -> ExitCode {
     if !matches!(cli.cmd, cli::Cmd::Clean(_)) {
         cmd::clean::at_start();
     }
+    let _watch = match live::start(&cli.live) {
+        Ok(w) => w,
+        Err(e) => return finish(Err(cmd::usage(format!("{e:#}")))),
+    };
     match &mut cli.cmd {
         cli::Cmd::Run(a) => a.fio = fio,
         cli::Cmd::Sweep(a) => a.run.fio = fio,

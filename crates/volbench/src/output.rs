@@ -156,7 +156,8 @@ impl Output {
     }
 
     pub fn progress(&self) -> Bar {
-        Bar::new(if self.quiet || self.no_progress {
+        let live_view = crate::live::VIEW_ON.load(std::sync::atomic::Ordering::Relaxed);
+        Bar::new(if self.quiet || self.no_progress || live_view {
             Show::Hidden
         } else if std::io::stderr().is_terminal() {
             Show::Bar(drawn_bar())

@@ -27,7 +27,13 @@ pub struct Site {
     /// threads queueing here is far quicker than each retrying through SQLite's busy waits
     /// (40 requests at once took 25 s that way). Pages render after the store is closed.
     pub sqlite: std::sync::Mutex<()>,
+    /// A live metrics endpoint (`--metrics-listen`) instead of the store's pages: it answers
+    /// `/metrics` alone, made by this from the scraper's `Accept` (body, content type).
+    pub metrics: Option<Metrics>,
 }
+
+/// What makes a scrape: the scraper's `Accept` header in, (text, content type) out.
+pub type Metrics = Box<dyn Fn(Option<&str>) -> (String, &'static str) + Send + Sync>;
 
 impl Site {
     pub fn new(store: PathBuf, token: Option<String>) -> Site {
@@ -36,6 +42,7 @@ impl Site {
             token,
             bound: None,
             sqlite: std::sync::Mutex::new(()),
+            metrics: None,
         }
     }
 
@@ -62,6 +69,10 @@ pub struct Request<'a> {
     pub cookie: Option<&'a str>,
     /// The body the request claims (Content-Length, or a chunked one): `None` for none.
     pub body: Option<u64>,
+    pub accept: Option<&'a str>,
+    /// `Authorization: Bearer TOKEN`, as a scraper sends a token (Prometheus's
+    /// `authorization.credentials_file`).
+    pub authorization: Option<&'a str>,
 }
 
 pub struct Answer {
@@ -176,11 +187,16 @@ pub fn answer(site: &Site, r: &Request) -> Answer {
         if token_matches(given, t) {
             return enter(path, &params, t);
         }
-        if !token_matches(cookie_token(r.cookie), t) {
+        let bearer = r.authorization.and_then(|a| a.strip_prefix("Bearer "));
+        if !token_matches(cookie_token(r.cookie), t) && !token_matches(bearer, t) {
             return error(401, "this server needs its token: open the address with ?token=... that `volbench serve` printed, or that its owner gave you");
         }
     }
-    std::panic::catch_unwind(|| route(site, path, &params)).unwrap_or_else(|_| {
+    if let Some(m) = &site.metrics {
+        return metrics(m, path, r.accept);
+    }
+    let site = std::panic::AssertUnwindSafe(site);
+    std::panic::catch_unwind(|| route(&site, path, &params)).unwrap_or_else(|_| {
         error(
             500,
             "this page failed to render: please report it with the address",
@@ -259,6 +275,24 @@ pub fn content_security_policy(body: &[u8]) -> String {
             &hashes
         }
     )
+}
+
+/// The metrics endpoint's one page.
+fn metrics(m: &Metrics, path: &str, accept: Option<&str>) -> Answer {
+    if path != "/metrics" {
+        let mut a = error(404, "this is a metrics endpoint: scrape /metrics");
+        a.content_type = "text/plain; charset=utf-8";
+        a.body = b"this is a metrics endpoint: scrape /metrics\n".to_vec();
+        return a;
+    }
+    let (text, content_type) = m(accept);
+    Answer {
+        status: 200,
+        content_type,
+        body: text.into_bytes(),
+        headers: Vec::new(),
+        close: false,
+    }
 }
 
 fn route(site: &Site, path: &str, params: &[(String, String)]) -> Answer {

@@ -11,7 +11,9 @@ use crate::routes::{self, Answer, Request, Site};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, CONNECTION, CONTENT_LENGTH, COOKIE, HOST, TRANSFER_ENCODING};
+use hyper::header::{
+    HeaderValue, ACCEPT, AUTHORIZATION, CONNECTION, CONTENT_LENGTH, COOKIE, HOST, TRANSFER_ENCODING,
+};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -26,6 +28,8 @@ pub struct Options {
     /// Threads making pages at once (the blocking pool's size).
     pub threads: u32,
     pub limits: Limits,
+    /// Serve live metrics instead of the store (see [`routes::Metrics`]).
+    pub metrics: Option<routes::Metrics>,
 }
 
 /// What one client can make the server hold.
@@ -84,6 +88,7 @@ pub fn serve(
         .build()?;
     let mut site = Site::new(o.store, o.token);
     site.bound = Some(addr);
+    site.metrics = o.metrics;
     let limits = Limits {
         connections: o.limits.connections.min(fd_room()),
         ..o.limits
@@ -189,10 +194,12 @@ async fn handle(
             .to_string(),
         header(HOST).map(String::from),
         header(COOKIE).map(String::from),
+        header(ACCEPT).map(String::from),
+        header(AUTHORIZATION).map(String::from),
     );
     let head = req.method() == hyper::Method::HEAD;
     let answer = tokio::task::spawn_blocking(move || {
-        let (method, url, host, cookie) = &owned;
+        let (method, url, host, cookie, accept, authorization) = &owned;
         routes::answer(
             &site,
             &Request {
@@ -201,6 +208,8 @@ async fn handle(
                 host: host.as_deref(),
                 cookie: cookie.as_deref(),
                 body,
+                accept: accept.as_deref(),
+                authorization: authorization.as_deref(),
             },
         )
     })

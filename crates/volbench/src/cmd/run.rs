@@ -236,10 +236,11 @@ pub fn main_fio_cli(args: &[String]) -> Result<ExitCode> {
         });
         argv.extend(v);
     }
-    let a = match crate::cli::Cli::try_parse_from(argv) {
+    let (a, live) = match crate::cli::Cli::try_parse_from(argv) {
         Ok(crate::cli::Cli {
             cmd: crate::cli::Cmd::Run(a),
-        }) => a,
+            live,
+        }) => (a, live),
         Ok(_) => return Err(usage("fio's command line is volbench run's")),
         Err(e) => {
             let msg = e.to_string();
@@ -249,5 +250,6 @@ pub fn main_fio_cli(args: &[String]) -> Result<ExitCode> {
     };
     let (w, warnings) =
         fio::workload(&sections, a.ignore_unsupported).map_err(|e| usage(e.to_string()))?;
+    let _watch = crate::live::start(&live).map_err(|e| usage(format!("{e:#}")))?;
     run_workload(w, warnings, &a, true, "command line")
 }

@@ -32,6 +32,7 @@ pub fn main(a: WebArgs) -> Result<ExitCode> {
         token,
         threads: a.threads,
         limits: web::Limits::default(),
+        metrics: None,
     };
     web::serve(o, super::stop_flag(), |addr| {
         // The token is printed only when it was made here: one the user gave is theirs, and
@@ -48,7 +49,7 @@ pub fn main(a: WebArgs) -> Result<ExitCode> {
 }
 
 /// The first line of a token file (bounded: a token is a line).
-fn read_token(f: &std::path::Path) -> Result<String> {
+pub fn read_token(f: &std::path::Path) -> Result<String> {
     use std::io::Read;
     let mut s = String::new();
     std::fs::File::open(f)

@@ -61,10 +61,8 @@ fn cli_only(name: &str) -> Option<(CliOnly, bool)> {
     Some(match name {
         "output" | "output-format" => (Same, true),
         "parse-only" | "showcmd" | "readonly" | "version" | "help" => (Same, false),
-        "eta" | "section" => (Same, true),
-        "eta-interval" | "eta-newline" | "status-interval" | "latency-log" | "bandwidth-log" => {
-            (Ignored, true)
-        }
+        "eta" | "section" | "status-interval" => (Same, true),
+        "eta-interval" | "eta-newline" | "latency-log" | "bandwidth-log" => (Ignored, true),
         "debug" | "alloc-size" | "max-jobs" | "aux-path" | "inflate-log" => (Ignored, true),
         "minimal" | "append-terse" | "warnings-fatal" | "terse-version" => (Ignored, false),
         "idle-prof"

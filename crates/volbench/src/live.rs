@@ -1,0 +1,291 @@
+//! Watching a run while it goes: `--metrics-listen` (an OpenMetrics endpoint), `--live` (one
+//! line per job and host, redrawn each second), `--status-interval` (those lines every N
+//! seconds, as intervals) and `--interval-log` (NDJSON interval records as they are made).
+//!
+//! All of them read the runner's live board (`runner::board`), which stays off, and costs
+//! nothing, unless one of these flags turns it on. Every measuring command runs through the
+//! runner, so every one of them is watched the same way.
+
+use crate::cli::LiveArgs;
+use anyhow::{bail, Context, Result};
+use runner::board::{self, Board, Figures, JobFigures, Record};
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The live view replaces the progress bar (two redrawn displays would fight over stderr).
+pub static VIEW_ON: AtomicBool = AtomicBool::new(false);
+
+/// What watches the run: stopped, and its last records written, when dropped.
+pub struct Watch {
+    stop: Arc<AtomicBool>,
+    view: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.stop.store(true, Relaxed);
+        if let Some(v) = self.view.take() {
+            let _ = v.join();
+        }
+    }
+}
+
+/// Starts what the flags ask for (nothing without them).
+pub fn start(a: &LiveArgs) -> Result<Option<Watch>> {
+    let wanted = a.metrics_listen.is_some()
+        || a.live
+        || a.status_interval.is_some()
+        || a.interval_log.is_some();
+    if !wanted {
+        return Ok(None);
+    }
+    let board = board::enable();
+    board.set_info("command", &command_name());
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Some(addr) = &a.metrics_listen {
+        serve(addr, a.metrics_token_file.as_deref(), board, stop.clone())?;
+    }
+    let log = match &a.interval_log {
+        Some(p) => Some(LogSink::open(p)?),
+        None => None,
+    };
+    if log.is_some() {
+        board.keep_records();
+    }
+    let view = View {
+        live: a.live,
+        status: a.status_interval,
+        log,
+        terminal: std::io::stderr().is_terminal(),
+        drawn: 0,
+    };
+    VIEW_ON.store(a.live, Relaxed);
+    let flag = stop.clone();
+    let view = std::thread::Builder::new()
+        .name("live-view".into())
+        .spawn(move || view.run(board, &flag))
+        .context("starting the live view")?;
+    Ok(Some(Watch {
+        stop,
+        view: Some(view),
+    }))
+}
+
+/// The subcommand (and its subcommand), as the info metric names what runs.
+fn command_name() -> String {
+    let args: Vec<String> = std::env::args().skip(1).take(2).collect();
+    let words: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .take_while(|a| !a.starts_with('-') && !a.contains('/'))
+        .collect();
+    words.join(" ")
+}
+
+/// The metrics endpoint on its own thread, with serve's rules: loopback without a token,
+/// any other address only with one; one line says where to scrape.
+fn serve(
+    addr: &str,
+    token_file: Option<&std::path::Path>,
+    board: &'static Board,
+    stop: Arc<AtomicBool>,
+) -> Result<()> {
+    let token = match token_file {
+        Some(p) => Some(crate::cmd::serve::read_token(p).map_err(|e| {
+            anyhow::anyhow!(format!("{e:#}").replace("--token-file", "--metrics-token-file"))
+        })?),
+        None => None,
+    };
+    let render = move |accept: Option<&str>| {
+        let flavor = runner::openmetrics::Flavor::from_accept(accept);
+        let text = runner::openmetrics::render(&board.snapshot(), &board.info(), flavor);
+        (text, flavor.content_type())
+    };
+    let o = web::Options {
+        store: Default::default(),
+        listen: addr.to_string(),
+        token,
+        threads: 2,
+        limits: web::Limits::default(),
+        metrics: Some(Box::new(render)),
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tx2 = tx.clone();
+    std::thread::Builder::new()
+        .name("metrics".into())
+        .spawn(move || {
+            if let Err(e) = web::serve(o, stop, |a| drop(tx.send(Ok(a)))) {
+                let _ = tx2.send(Err(e));
+            }
+        })
+        .context("starting the metrics endpoint")?;
+    match rx.recv() {
+        Ok(Ok(a)) => {
+            eprintln!("metrics: http://{a}/metrics");
+            Ok(())
+        }
+        Ok(Err(e)) => bail!(
+            "--metrics-listen: {}",
+            e.to_string()
+                .replace("--listen", "--metrics-listen")
+                .replace("give --token or --token-file", "give --metrics-token-file")
+        ),
+        Err(_) => bail!("--metrics-listen {addr}: the endpoint did not start"),
+    }
+}
+
+/// Where the interval records go: a file (appended) or stdout.
+struct LogSink(Box<dyn Write + Send>);
+
+impl LogSink {
+    fn open(p: &std::path::Path) -> Result<LogSink> {
+        if p.as_os_str() == "-" {
+            return Ok(LogSink(Box::new(std::io::stdout())));
+        }
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .with_context(|| {
+                format!("--interval-log {}: cannot open it for writing", p.display())
+            })?;
+        Ok(LogSink(Box::new(f)))
+    }
+
+    /// Each record is one line, written whole with one write: a reader tailing the file
+    /// never sees half of one.
+    fn write(&mut self, recs: &[Record], dropped: u64) {
+        let mut buf = Vec::with_capacity(recs.len() * 400);
+        for r in recs {
+            if serde_json::to_writer(&mut buf, r).is_ok() {
+                buf.push(b'\n');
+            }
+        }
+        if dropped > 0 {
+            buf.extend(format!("{{\"dropped_records\":{dropped}}}\n").as_bytes());
+        }
+        if !buf.is_empty() {
+            let _ = self.0.write_all(&buf);
+            let _ = self.0.flush();
+        }
+    }
+}
+
+struct View {
+    live: bool,
+    status: Option<Duration>,
+    log: Option<LogSink>,
+    terminal: bool,
+    /// Lines the live view drew last (to redraw over them on a terminal).
+    drawn: usize,
+}
+
+impl View {
+    fn run(mut self, board: &'static Board, stop: &AtomicBool) {
+        let t0 = Instant::now();
+        let mut last_live = (Instant::now(), board.snapshot());
+        let mut last_status = last_live.clone();
+        loop {
+            let stopping = stop.load(Relaxed);
+            if let Some(log) = &mut self.log {
+                let (recs, dropped) = board.take_records();
+                log.write(&recs, dropped);
+            }
+            let now = Instant::now();
+            if self.live && (now - last_live.0 >= Duration::from_secs(1) || stopping) {
+                let snap = board.snapshot();
+                let lines = lines(&last_live.1, &snap, now - last_live.0);
+                self.draw(&lines);
+                last_live = (now, snap);
+            }
+            if let Some(every) = self.status {
+                if now - last_status.0 >= every {
+                    let snap = board.snapshot();
+                    let at = figures::fmt_secs((now - t0).as_secs_f64());
+                    for l in lines(&last_status.1, &snap, now - last_status.0) {
+                        eprintln!("[{at}] {l}");
+                    }
+                    last_status = (now, snap);
+                }
+            }
+            if stopping {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The live view: redrawn in place on a terminal, plain lines otherwise.
+    fn draw(&mut self, lines: &[String]) {
+        let mut err = std::io::stderr().lock();
+        if self.terminal && self.drawn > 0 {
+            // Up to the first line drawn last time, and clear from there down.
+            let _ = write!(err, "\x1b[{}F\x1b[J", self.drawn);
+        }
+        for l in lines {
+            let _ = writeln!(err, "{l}");
+        }
+        self.drawn = lines.len();
+    }
+}
+
+/// One line per job and host: its rates and p99 between two snapshots, queue depth, errors
+/// and stage.
+fn lines(prev: &[JobFigures], now: &[JobFigures], dt: Duration) -> Vec<String> {
+    let before: HashMap<(&str, &str), &Figures> = prev
+        .iter()
+        .map(|j| ((j.host.as_str(), j.job.as_str()), &j.figures))
+        .collect();
+    let hosts = now
+        .iter()
+        .map(|j| &j.host)
+        .collect::<std::collections::HashSet<_>>();
+    let secs = dt.as_secs_f64().max(1e-3);
+    now.iter()
+        .map(|j| {
+            let empty = Figures::default();
+            let b = before
+                .get(&(j.host.as_str(), j.job.as_str()))
+                .copied()
+                .unwrap_or(&empty);
+            let who = match hosts.len() {
+                1 => j.job.clone(),
+                _ => format!("{} {}", j.host, j.job),
+            };
+            line(&who, b, &j.figures, secs)
+        })
+        .collect()
+}
+
+fn line(who: &str, b: &Figures, f: &Figures, secs: f64) -> String {
+    let mut parts = vec![who.to_string()];
+    for (d, rw) in ["read", "write"].iter().enumerate() {
+        let ios = f.ios[d].saturating_sub(b.ios[d]);
+        if ios == 0 && f.ios[d] == 0 {
+            continue;
+        }
+        let bytes = f.bytes[d].saturating_sub(b.bytes[d]);
+        let delta: Vec<u64> = match (&f.buckets[d], &b.buckets[d]) {
+            (n, o) if o.len() == n.len() => {
+                n.iter().zip(o).map(|(x, y)| x.saturating_sub(*y)).collect()
+            }
+            (n, _) => n.clone(),
+        };
+        let p99 = stats::live::quantile(&delta, 0.99).map_or("-".to_string(), figures::fmt_ns);
+        parts.push(format!(
+            "{rw} {} IOPS {}/s p99 {p99}",
+            figures::fmt_count(ios as f64 / secs),
+            figures::fmt_bytes(bytes as f64 / secs)
+        ));
+    }
+    parts.push(format!(
+        "qd {} errors {} [{}]",
+        f.inflight,
+        f.errors,
+        f.stage.name()
+    ));
+    parts.join("  ")
+}

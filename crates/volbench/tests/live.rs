@@ -1,0 +1,295 @@
+//! Live figures (docs/live.md): a real Prometheus scrapes `--metrics-listen` every second,
+//! and what its PromQL answers must be what volbench itself measured over the same seconds,
+//! which the interval log (`--interval-log`) says interval by interval as the run goes.
+
+mod common;
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The binary as a plain process (to read its output while it runs).
+fn vb() -> Command {
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("volbench"));
+    c.env("VOLBENCH_STORE", common::test_store());
+    c
+}
+
+/// A port nobody holds now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Debian's Prometheus scraping `target` every second, its data in `dir`; killed on drop.
+struct Prometheus {
+    child: Child,
+    port: u16,
+}
+
+impl Prometheus {
+    fn start(dir: &Path, target: &str) -> Prometheus {
+        let cfg = dir.join("prometheus.yml");
+        std::fs::write(
+            &cfg,
+            format!(
+                "global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n  - job_name: volbench\n    static_configs:\n      - targets: ['{target}']\n"
+            ),
+        )
+        .unwrap();
+        let port = free_port();
+        let child = Command::new("prometheus")
+            .arg(format!("--config.file={}", cfg.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("tsdb").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let p = Prometheus { child, port };
+        let t0 = Instant::now();
+        while ureq::get(&p.url("/-/ready")).call().is_err() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(30),
+                "prometheus never became ready"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        p
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// A query's whole answer, for a failure's message.
+    fn raw(&self, q: &str, at: f64) -> String {
+        ureq::get(&self.url("/api/v1/query"))
+            .query("query", q)
+            .query("time", &format!("{at:.3}"))
+            .call()
+            .unwrap()
+            .into_string()
+            .unwrap()
+    }
+
+    /// When the series `q` was first scraped (unix s), looking back a minute from `at`.
+    fn first_sample(&self, q: &str, at: f64) -> f64 {
+        let v: Value = serde_json::from_str(&self.raw(&format!("{q}[1m]"), at)).unwrap();
+        v["data"]["result"][0]["values"][0][0]
+            .as_f64()
+            .expect("scraped at least once")
+    }
+
+    /// One instant query's scalar answer at unix time `at` (None: no series).
+    fn query(&self, q: &str, at: f64) -> Option<f64> {
+        let text = ureq::get(&self.url("/api/v1/query"))
+            .query("query", q)
+            .query("time", &format!("{at:.3}"))
+            .call()
+            .unwrap()
+            .into_string()
+            .unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let r = &v["data"]["result"][0]["value"][1];
+        r.as_str()
+            .and_then(|s| s.parse().ok())
+            .filter(|x: &f64| x.is_finite())
+    }
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One interval record of the log: its end (unix s), I/Os per second and p99 (ns).
+struct Interval {
+    end: f64,
+    iops: f64,
+    p99_ns: Option<f64>,
+}
+
+fn intervals(log: &Path) -> Vec<Interval> {
+    let text = std::fs::read_to_string(log).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("each line is a whole JSON object"))
+        .filter(|r| r.get("sample").is_some())
+        .map(|r| {
+            let s = &r["sample"];
+            Interval {
+                end: r["unix_ms"].as_f64().unwrap() / 1e3,
+                iops: s["ios"][0].as_f64().unwrap() / (s["dt_ms"].as_f64().unwrap() / 1e3),
+                p99_ns: s["lat_pct"]["read"]["p99_ns"].as_f64(),
+            }
+        })
+        .collect()
+}
+
+/// A 30 s rate-capped run scraped every second: over 10 s windows inside it, Prometheus's
+/// `rate()` of the I/O counter is volbench's own per-second IOPS over those seconds within
+/// 2 %, and `histogram_quantile(0.99, ...)` lies within one bucket (19 %) of the range of
+/// volbench's interval p99s. The interval log is read, line by line, while the run goes.
+#[test]
+fn prometheus_agrees_with_the_runs_own_seconds() {
+    require_tool!("prometheus");
+    let dir = common::tmpdir();
+    let port = free_port();
+    let prom = Prometheus::start(dir.path(), &format!("127.0.0.1:{port}"));
+    let log = dir.path().join("intervals.ndjson");
+    let file = dir.path().join("data");
+    let mut run = vb()
+        .arg("run")
+        .arg(format!("--filename={}", file.display()))
+        .args([
+            "--rw=randread",
+            "--size=64m",
+            "--rate_iops=2000",
+            "--runtime=30s",
+        ])
+        .arg(format!("--metrics-listen=127.0.0.1:{port}"))
+        .arg(format!("--interval-log={}", log.display()))
+        .args(["-q", "--no-store", "--output-format=volbench-json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(run.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert_eq!(
+        first.trim(),
+        format!("metrics: http://127.0.0.1:{port}/metrics")
+    );
+    // Mid-run, the log already holds whole records, each line parsing on its own.
+    std::thread::sleep(Duration::from_secs(12));
+    let early = intervals(&log);
+    assert!(early.len() >= 8, "{} records after 12 s", early.len());
+    let out = run.wait_with_output().unwrap();
+    assert!(out.status.success());
+    // Prometheus's last scrape of the run's end.
+    std::thread::sleep(Duration::from_secs(2));
+    let ivs = intervals(&log);
+    assert!(ivs.len() >= 29, "{} interval records", ivs.len());
+    // Prometheus starts scraping a new target some seconds after it starts (its discovery
+    // settles first): only windows after its first scrape are whole.
+    let last = ivs.last().unwrap().end + 1.5;
+    let first = prom.first_sample(r#"volbench_io_total{rw="read"}"#, last);
+    let mut windows = 0;
+    let ends = ivs
+        .iter()
+        .map(|i| i.end)
+        .filter(|e| e - 10.5 > first && *e < last - 3.0);
+    for end in ends {
+        let inside: Vec<&Interval> = ivs
+            .iter()
+            .filter(|i| i.end > end - 9.0 && i.end <= end - 1.0)
+            .collect();
+        let ours = inside.iter().map(|i| i.iops).sum::<f64>() / inside.len() as f64;
+        let rate = prom
+            .query(r#"rate(volbench_io_total{rw="read"}[10s])"#, end)
+            .unwrap();
+        assert!(
+            (rate - ours).abs() / ours <= 0.02,
+            "at {end}: rate() {rate:.1} vs volbench's {ours:.1} IOPS; scraped: {}",
+            prom.raw(r#"volbench_io_total{rw="read"}[12s]"#, end)
+        );
+        let q =
+            r#"histogram_quantile(0.99, rate(volbench_io_latency_seconds_bucket{rw="read"}[10s]))"#;
+        let p99 = prom.query(q, end).unwrap() * 1e9;
+        let ps: Vec<f64> = inside.iter().filter_map(|i| i.p99_ns).collect();
+        let (lo, hi) = ps
+            .iter()
+            .fold((f64::MAX, 0f64), |(a, b), &p| (a.min(p), b.max(p)));
+        let width = 2f64.powf(0.25);
+        assert!(
+            p99 >= lo / width && p99 <= hi * width,
+            "at {end}: histogram_quantile {p99:.0} ns outside volbench's interval p99s {lo:.0}-{hi:.0} ns"
+        );
+        windows += 1;
+    }
+    assert!(
+        windows >= 8,
+        "{windows} windows after the first scrape at {first}"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let total = common::u(&report, "/group/read/total_ios") as f64;
+    // The endpoint goes with the process: the last scrape misses at most the last second.
+    let scraped = prom
+        .query(r#"max_over_time(volbench_io_total{rw="read"}[1m])"#, last)
+        .unwrap();
+    assert!(
+        scraped <= total && scraped >= total - 2.0 * 2000.0,
+        "the last scrape {scraped} vs the report's {total} I/Os"
+    );
+}
+
+/// The endpoint's text passes promtool's lint, in the middle of a run and after it, and
+/// an address other hosts could reach is refused without a token.
+#[test]
+fn the_scrape_is_clean_and_a_public_address_needs_a_token() {
+    require_tool!("promtool");
+    let dir = common::tmpdir();
+    let port = free_port();
+    let file = dir.path().join("data");
+    let mut run = vb()
+        .arg("run")
+        .arg(format!("--filename={}", file.display()))
+        .args(["--rw=randrw", "--size=16m", "--runtime=3s", "--numjobs=2"])
+        .arg(format!("--metrics-listen=127.0.0.1:{port}"))
+        .args(["-q", "--no-store", "--output-format=volbench-json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(run.stderr.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    let text = ureq::get(&format!("http://127.0.0.1:{port}/metrics"))
+        .call()
+        .unwrap()
+        .into_string()
+        .unwrap();
+    let mut lint = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut lint.stdin.take().unwrap(), text.as_bytes()).unwrap();
+    let lint = lint.wait_with_output().unwrap();
+    assert!(
+        lint.status.success() && lint.stdout.is_empty() && lint.stderr.is_empty(),
+        "promtool: {}{}",
+        String::from_utf8_lossy(&lint.stdout),
+        String::from_utf8_lossy(&lint.stderr)
+    );
+    assert!(
+        text.contains(r#"volbench_io_latency_seconds_bucket{host="#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"volbench_job_stage="measure"} 1"#),
+        "{text}"
+    );
+    assert!(run.wait().unwrap().success());
+    let out = common::volbench()
+        .args(["run", "--runtime=1s", "--metrics-listen=0.0.0.0:0"])
+        .arg(format!("--filename={}", file.display()))
+        .output()
+        .unwrap();
+    common::fails_saying(&out, 2, "give --metrics-token-file");
+}
