@@ -44,6 +44,10 @@ pub fn start(a: &LiveArgs) -> Result<Option<Watch>> {
     }
     let board = board::enable();
     board.set_info("command", &command_name());
+    // Under MPI the other ranks send their figures to rank 0, which serves and shows them all.
+    if !scaleout::world::is_root() {
+        return Ok(None);
+    }
     let stop = Arc::new(AtomicBool::new(false));
     if let Some(addr) = &a.metrics_listen {
         serve(addr, a.metrics_token_file.as_deref(), board, stop.clone())?;
@@ -198,7 +202,9 @@ impl View {
             if self.live && (now - last_live.0 >= Duration::from_secs(1) || stopping) {
                 let snap = board.snapshot();
                 let lines = lines(&last_live.1, &snap, now - last_live.0);
-                self.draw(&lines);
+                if !lines.is_empty() {
+                    self.draw(&lines);
+                }
                 last_live = (now, snap);
             }
             if let Some(every) = self.status {
@@ -244,7 +250,9 @@ fn lines(prev: &[JobFigures], now: &[JobFigures], dt: Duration) -> Vec<String> {
         .map(|j| &j.host)
         .collect::<std::collections::HashSet<_>>();
     let secs = dt.as_secs_f64().max(1e-3);
+    // A sweep or fsync's many runs leave their jobs on the board: show the running ones.
     now.iter()
+        .filter(|j| j.figures.stage != board::Stage::Idle)
         .map(|j| {
             let empty = Figures::default();
             let b = before

@@ -293,3 +293,59 @@ fn the_scrape_is_clean_and_a_public_address_needs_a_token() {
         .unwrap();
     common::fails_saying(&out, 2, "give --metrics-token-file");
 }
+
+/// Two MPI ranks, one endpoint: rank 0 serves both ranks' figures (sent to it once a second
+/// over MPI), each under its own `host` label, and Prometheus's rate() of each is the rate
+/// that rank was capped at.
+#[test]
+fn one_endpoint_serves_every_mpi_rank_with_its_host_label() {
+    require_tool!("prometheus");
+    let bin = std::env::var_os("VOLBENCH_MPI_BIN").map(std::path::PathBuf::from);
+    let Some(bin) = bin.filter(|p| p.exists()) else {
+        cannot_run!("needs VOLBENCH_MPI_BIN (a build with --features mpi): run scripts/test.sh");
+    };
+    let dir = common::tmpdir();
+    let port = free_port();
+    let prom = Prometheus::start(dir.path(), &format!("127.0.0.1:{port}"));
+    let out = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
+        .args(["--mca", "btl", "self,vader,tcp"])
+        .arg(bin)
+        .arg("run")
+        .arg(format!("--directory={}", dir.path().display()))
+        .args([
+            "--rw=randread",
+            "--size=16m",
+            "--rate_iops=1000",
+            "--runtime=25s",
+        ])
+        .arg(format!("--metrics-listen=127.0.0.1:{port}"))
+        .args(["-q", "--no-store", "--output-format=volbench-json"])
+        .env("VOLBENCH_STORE", common::test_store())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let first = prom.first_sample(r#"volbench_io_total{rw="read"}"#, at);
+    // A whole 10 s window after the first scrape, and before the run's end.
+    let end = first + 11.0;
+    assert!(
+        end < at - 3.0,
+        "the first scrape came too late in the run ({first} vs {at})"
+    );
+    let host = runner::probe::hostname();
+    for rank in 0..2 {
+        let q = format!(r#"rate(volbench_io_total{{rw="read",host="{host} rank {rank}"}}[10s])"#);
+        let rate = prom
+            .query(&q, end)
+            .unwrap_or_else(|| panic!("no series for rank {rank}"));
+        assert!((rate - 1000.0).abs() <= 20.0, "rank {rank}: rate() {rate}");
+    }
+}
