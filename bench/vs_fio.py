@@ -13,8 +13,11 @@ comparison of what each tool costs to write data nothing can flatter.
 
 Usage (root, for zram):  python3 bench/vs_fio.py [--runtime 5] [--reps 3] [--dir /var/tmp]
                                                  [--fio-data default|refill]
+`--metrics` runs volbench alone instead, with and without `--metrics-listen` (scraped once a
+second, as Prometheus would), alternating, and prints the CPU per I/O of each.
 """
-import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VB = os.path.join(ROOT, "target", "release", "volbench")
@@ -44,10 +47,11 @@ def fio(target, rw, bs, qd, engine, runtime, size):
     return d["iops"], d["total_ios"], cpu, rss
 
 
-def volbench(target, rw, bs, qd, engine, runtime, size):
+def volbench(target, rw, bs, qd, engine, runtime, size, extra=()):
     cmd = [VB, "run", f"--filename={target}", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
            f"--ioengine={engine}", "--direct=1", f"--runtime={runtime}s", "--time_based",
-           f"--size={size}", "--output-format=json", "-q", "--allow-destructive", "--no-store"]
+           f"--size={size}", "--output-format=json", "-q", "--allow-destructive", "--no-store",
+           *extra]
     out, cpu, rss = run(cmd)
     j = json.loads(out)["group"]
     d = j["write"] if "write" in rw else j["read"]
@@ -82,6 +86,42 @@ def compare(label, target, size, args):
               f"{fc:.2f} | {vc:.2f} | {vc/fc:.2f} |", flush=True)
 
 
+def scrape_every_second(port, stop):
+    """A scraper as Prometheus is one: GET /metrics once a second until stopped."""
+    while not stop.wait(1.0):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=1).read()
+        except OSError:
+            pass
+
+
+def metrics_cost(label, target, size, args):
+    """volbench alone against volbench with --metrics-listen scraped every second, alternating."""
+    print(f"\n## --metrics-listen scraped every second vs off: {label}\n")
+    print("| case | CPU µs/IO off | CPU µs/IO on | on/off |")
+    print("|---|---:|---:|---:|")
+    for rw, bs, qd, engine in CASES:
+        off, on = [], []
+        for _ in range(args.reps):
+            _, n, c, _ = volbench(target, rw, bs, qd, engine, args.runtime, size)
+            off.append(c / n * 1e6)
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            stop = threading.Event()
+            t = threading.Thread(target=scrape_every_second, args=(port, stop))
+            t.start()
+            try:
+                _, n, c, _ = volbench(target, rw, bs, qd, engine, args.runtime, size,
+                                      [f"--metrics-listen=127.0.0.1:{port}"])
+            finally:
+                stop.set()
+                t.join()
+            on.append(c / n * 1e6)
+        a, b = statistics.median(off), statistics.median(on)
+        print(f"| {rw} {bs} QD{qd} {engine} | {a:.3f} | {b:.3f} | {b/a:.3f} |", flush=True)
+
+
 def ceiling(args):
     print("\n## Tool ceiling: null engine (no I/O), 4k, QD32, one job\n")
     print("| tool | IOPS | IOPS per CPU-second | peak RSS |")
@@ -100,6 +140,8 @@ def main():
     ap.add_argument("--dir", default="/var/tmp", help="directory on the real disk")
     ap.add_argument("--skip-zram", action="store_true")
     ap.add_argument("--skip-disk", action="store_true")
+    ap.add_argument("--metrics", action="store_true",
+                    help="instead: volbench with --metrics-listen scraped each second against without")
     ap.add_argument("--fio-data", choices=["default", "refill"], default="default",
                     help="fio's write data: its default, or --refill_buffers")
     args = ap.parse_args()
@@ -109,13 +151,15 @@ def main():
     print(f"# volbench vs {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}"
           f", {args.runtime} s per run, median of {args.reps}, kernel {os.uname().release}, {os.cpu_count()} CPUs"
           f", fio's data: {args.fio_data}")
-    ceiling(args)
+    if not args.metrics:
+        ceiling(args)
     if not args.skip_zram:
         z = subprocess.run(["zramctl", "--find", "--size", "1G"], capture_output=True, text=True, check=True).stdout.strip()
         try:
             # Incompressible data, so zram stores and copies real pages (zeros would be free).
             subprocess.run(["dd", "if=/dev/urandom", f"of={z}", "bs=1M", "count=1024", "oflag=direct", "status=none"], check=True)
-            compare("zram (RAM block device: the tools' overhead shows)", z, "1g", args)
+            label = "zram (RAM block device: the tools' overhead shows)"
+            (metrics_cost if args.metrics else compare)(label, z, "1g", args)
         finally:
             # udev may still hold the device for a moment: settle, and retry the reset.
             if shutil.which("udevadm"):
@@ -131,7 +175,8 @@ def main():
         with tempfile.TemporaryDirectory(dir=args.dir) as d:
             f = os.path.join(d, "bench.test")
             run([VB, "run", f"--filename={f}", "--size=1g", "--rw=read", "--bs=1m", "--runtime=1s", "-q", "--no-store"])
-            compare("file on the real disk (the device limit shows)", f, "1g", args)
+            label = "file on the real disk (the device limit shows)"
+            (metrics_cost if args.metrics else compare)(label, f, "1g", args)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,10 @@ pub fn start(a: &LiveArgs) -> Result<Option<Watch>> {
     if log.is_some() {
         board.keep_records();
     }
+    // A scraper alone needs no thread of ours besides the endpoint's.
+    if !a.live && a.status_interval.is_none() && log.is_none() {
+        return Ok(Some(Watch { stop, view: None }));
+    }
     let view = View {
         live: a.live,
         status: a.status_interval,

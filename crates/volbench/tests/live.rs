@@ -349,3 +349,54 @@ fn one_endpoint_serves_every_mpi_rank_with_its_host_label() {
         assert!((rate - 1000.0).abs() <= 20.0, "rank {rank}: rate() {rate}");
     }
 }
+
+/// `--status-interval=1` prints each second's own figures (not the run's so far), prefixed
+/// with the time; `--live` on a pipe prints plain lines, never an escape code; both leave the
+/// JSON report on stdout one document.
+#[test]
+fn status_lines_are_intervals_and_a_pipe_gets_no_escape_codes() {
+    let dir = common::tmpdir();
+    let file = dir.path().join("data");
+    let out = common::volbench()
+        .arg("run")
+        .arg(format!("--filename={}", file.display()))
+        .args([
+            "--rw=randread",
+            "--size=16m",
+            "--rate_iops=500",
+            "--runtime=4s",
+        ])
+        .args([
+            "--status-interval=1",
+            "--live",
+            "--no-store",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    assert!(report["group"]["read"]["total_ios"].as_u64().unwrap() > 1000);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains('\x1b'), "escape codes on a pipe: {err:?}");
+    let status: Vec<&str> = err.lines().filter(|l| l.starts_with('[')).collect();
+    assert!(status.len() >= 3, "{err}");
+    // Each line is its own second's rate: the cap, not a cumulative count.
+    for l in &status[1..3] {
+        let iops: f64 = l
+            .split("read ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((iops - 500.0).abs() <= 50.0, "{l}");
+    }
+    let live = err
+        .lines()
+        .filter(|l| l.starts_with("volbench  read"))
+        .count();
+    assert!(live >= 3, "one live line a second: {err}");
+}
