@@ -318,6 +318,11 @@ pub fn filesystem_of(path: &Path, dev: DevId) -> Option<FilesystemInfo> {
         })
 }
 
+/// This machine's host name (empty if the kernel does not say).
+pub fn hostname() -> String {
+    read_trim("/proc/sys/kernel/hostname").unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,9 +349,4 @@ mod tests {
         assert!(e.cpus >= 1);
         assert!(e.memory_bytes > 0);
     }
-}
-
-/// This machine's host name (empty if the kernel does not say).
-pub fn hostname() -> String {
-    read_trim("/proc/sys/kernel/hostname").unwrap_or_default()
 }

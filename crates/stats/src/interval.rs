@@ -6,27 +6,17 @@
 
 use crate::LatHist;
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 
-/// One interval's latency percentiles, ns.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pct {
-    pub p50_ns: u64,
-    pub p90_ns: u64,
-    pub p99_ns: u64,
-    pub p999_ns: u64,
-    pub max_ns: u64,
-}
+pub use crate::pct::Pct;
 
-impl Pct {
-    pub fn of(h: &LatHist) -> Pct {
-        Pct {
-            p50_ns: h.percentile(50.0),
-            p90_ns: h.percentile(90.0),
-            p99_ns: h.percentile(99.0),
-            p999_ns: h.percentile(99.9),
-            max_ns: h.percentile(100.0),
-        }
+/// An interval's percentiles, from its histogram.
+fn pct_of(h: &LatHist) -> Pct {
+    Pct {
+        p50_ns: h.percentile(50.0),
+        p90_ns: h.percentile(90.0),
+        p99_ns: h.percentile(99.0),
+        p999_ns: h.percentile(99.9),
+        max_ns: h.percentile(100.0),
     }
 }
 
@@ -77,7 +67,7 @@ impl Intervals {
                 .expect("auto-resizing histograms always accept another");
             let taken = std::mem::replace(&mut self.cur, LatHist::fresh_hist());
             let h = LatHist::from_hist(taken);
-            let pct = Pct::of(&h);
+            let pct = pct_of(&h);
             if let (Some(live), Some(hist)) = (&self.live, h.hdr()) {
                 live.add(self.idx, hist, pct);
             }
@@ -106,7 +96,7 @@ impl Intervals {
                         continue;
                     };
                     a.merge(&b);
-                    m.pct = Pct::of(&a);
+                    m.pct = pct_of(&a);
                     m.hdr = a.encode();
                 }
                 None => self.closed.push(c.clone()),
@@ -126,7 +116,7 @@ pub fn merged(jobs: &[&[Closed]], idx: u64) -> Option<Pct> {
             any = true;
         }
     }
-    any.then(|| Pct::of(&h))
+    any.then(|| pct_of(&h))
 }
 
 #[cfg(test)]
@@ -156,5 +146,30 @@ mod tests {
         assert_eq!(a.summary().percentiles, whole.summary().percentiles);
         let m = merged(&[c, c], 2).unwrap();
         assert_eq!(m.p99_ns, c[2].pct.p99_ns);
+    }
+
+    /// Closed intervals reach the live buckets with every value once, and their percentiles
+    /// are the intervals' own.
+    #[test]
+    fn closed_intervals_feed_the_buckets_once() {
+        let live = std::sync::Arc::new(crate::live::LiveHist::default());
+        let mut h = LatHist::new();
+        h.with_intervals();
+        h.feed(live.clone());
+        for i in 0..3000u64 {
+            h.record_at(10_000 * (1 + i / 1000), i / 1000);
+        }
+        h.close_intervals();
+        let (counts, sum) = live.snapshot();
+        assert_eq!(counts.iter().sum::<u64>(), 3000);
+        assert_eq!(counts[crate::live::bucket_of(10_000)], 1000);
+        assert_eq!(counts[crate::live::bucket_of(30_000)], 1000);
+        let exact = 1000 * (10_000 + 20_000 + 30_000);
+        assert!(
+            (sum as f64 - exact as f64).abs() / exact as f64 <= 0.002,
+            "{sum}"
+        );
+        assert_eq!(live.pct(1).unwrap().p50_ns, h.intervals()[1].pct.p50_ns);
+        assert_eq!(live.latest().unwrap().0, 2);
     }
 }

@@ -10,6 +10,7 @@ pub mod hist;
 pub mod interval;
 pub mod job;
 pub mod live;
+pub mod pct;
 pub mod series;
 pub mod spread;
 pub mod steady;
