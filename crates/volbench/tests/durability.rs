@@ -383,7 +383,9 @@ fn create(w: &Witness, file: &Path, extra: &[&str]) -> Child {
         .arg(file)
         .args(extra)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        // Kept for a failure's message (a cycle that stopped early once in a loaded full run
+        // said nothing of why); a few lines, so the pipe never fills.
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap()
 }
@@ -418,7 +420,14 @@ fn cycle(disk: &mut LyingDisk, w: &Witness, secs: f64) -> (i32, Value) {
     let file = disk.dir.join("dc.dat");
     let mut c = create(w, &file, &[]);
     std::thread::sleep(Duration::from_secs_f64(secs));
-    assert!(c.try_wait().unwrap().is_none(), "create stopped early");
+    if c.try_wait().unwrap().is_some() {
+        let out = c.wait_with_output().unwrap();
+        panic!(
+            "create stopped early ({:?}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     c.kill().unwrap();
     c.wait().unwrap();
     disk.cut();
