@@ -307,7 +307,8 @@ fn one_endpoint_serves_every_mpi_rank_with_its_host_label() {
     let dir = common::tmpdir();
     let port = free_port();
     let prom = Prometheus::start(dir.path(), &format!("127.0.0.1:{port}"));
-    let out = Command::new("mpirun")
+    let mut mpirun = Command::new("mpirun");
+    mpirun
         .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
         .args(["--mca", "btl", "self,vader,tcp"])
         .arg(bin)
@@ -320,15 +321,8 @@ fn one_endpoint_serves_every_mpi_rank_with_its_host_label() {
             "--runtime=25s",
         ])
         .arg(format!("--metrics-listen=127.0.0.1:{port}"))
-        .args(["-q", "--no-store", "--output-format=volbench-json"])
-        .env("VOLBENCH_STORE", common::test_store())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .args(["-q", "--no-store", "--output-format=volbench-json"]);
+    common::stdout_of(mpirun, "mpirun -n 2 volbench run");
     let at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -374,10 +368,10 @@ fn status_lines_are_intervals_and_a_pipe_gets_no_escape_codes() {
         ])
         .output()
         .unwrap();
-    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
     let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
     assert!(report["group"]["read"]["total_ios"].as_u64().unwrap() > 1000);
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains('\x1b'), "escape codes on a pipe: {err:?}");
     let status: Vec<&str> = err.lines().filter(|l| l.starts_with('[')).collect();
     assert!(status.len() >= 3, "{err}");

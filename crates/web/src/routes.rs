@@ -86,6 +86,7 @@ pub struct Answer {
 }
 
 const HTML: &str = "text/html; charset=utf-8";
+const TEXT: &str = "text/plain; charset=utf-8";
 const COOKIE: &str = "volbench_token";
 /// The shortest token accepted, in every form it is given.
 pub const MIN_TOKEN: usize = 16;
@@ -279,15 +280,15 @@ pub fn content_security_policy(body: &[u8]) -> String {
 
 /// The metrics endpoint's one page.
 fn metrics(m: &Metrics, path: &str, accept: Option<&str>) -> Answer {
-    if path != "/metrics" {
-        let mut a = error(404, "this is a metrics endpoint: scrape /metrics");
-        a.content_type = "text/plain; charset=utf-8";
-        a.body = b"this is a metrics endpoint: scrape /metrics\n".to_vec();
-        return a;
-    }
-    let (text, content_type) = m(accept);
+    let (status, (text, content_type)) = match path {
+        "/metrics" => (200, m(accept)),
+        _ => (
+            404,
+            ("this is a metrics endpoint: scrape /metrics\n".into(), TEXT),
+        ),
+    };
     Answer {
-        status: 200,
+        status,
         content_type,
         body: text.into_bytes(),
         headers: Vec::new(),
@@ -418,4 +419,64 @@ fn compare(site: &Site, params: &[(String, String)]) -> anyhow::Result<Answer> {
         200,
         pages::with_nav(html, &format!("compare {}", which.join(" "))),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A metrics site bound to loopback port 9464, with `token` if given.
+    fn metrics_site(token: Option<&str>) -> Site {
+        let mut site = Site::new(PathBuf::new(), token.map(String::from));
+        site.bound = Some("127.0.0.1:9464".parse().unwrap());
+        site.metrics = Some(Box::new(|_| ("volbench_io_total 1\n".into(), TEXT)));
+        site
+    }
+
+    fn get<'a>(url: &'a str, host: &'a str, authorization: Option<&'a str>) -> Request<'a> {
+        Request {
+            method: "GET",
+            url,
+            host: Some(host),
+            authorization,
+            ..Request::default()
+        }
+    }
+
+    /// A scraper's bearer token opens /metrics; a wrong or missing one, a foreign Host on a
+    /// loopback bind, a body or another path does not; the store is never looked at.
+    #[test]
+    fn the_metrics_endpoint_answers_its_one_page_to_its_token_only() {
+        let open = metrics_site(None);
+        let a = answer(&open, &get("/metrics", "127.0.0.1:9464", None));
+        assert_eq!(
+            (a.status, a.body.as_slice()),
+            (200, &b"volbench_io_total 1\n"[..])
+        );
+        assert_eq!(answer(&open, &get("/", "localhost:9464", None)).status, 404);
+        assert_eq!(
+            answer(&open, &get("/metrics", "evil.example:9464", None)).status,
+            421
+        );
+        let mut body = get("/metrics", "127.0.0.1:9464", None);
+        body.body = Some(1 << 40);
+        assert_eq!(answer(&open, &body).status, 413);
+        let t = "a-token-of-20-chars!";
+        let locked = metrics_site(Some(t));
+        let bearer = format!("Bearer {t}");
+        assert_eq!(
+            answer(&locked, &get("/metrics", "h", Some(&bearer))).status,
+            200
+        );
+        for wrong in [
+            None,
+            Some("Bearer "),
+            Some("Bearer a-token-of-20-chars"),
+            Some(t),
+        ] {
+            let a = answer(&locked, &get("/metrics", "h", wrong));
+            assert_eq!(a.status, 401, "{wrong:?}");
+            assert!(!String::from_utf8_lossy(&a.body).contains(t));
+        }
+    }
 }
