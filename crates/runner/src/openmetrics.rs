@@ -192,7 +192,7 @@ impl Metrics<'_> {
             "volbench_run",
             "info",
             None,
-            "What is running: workload, label, store id",
+            "What is running: the command",
         );
         let l: Vec<(&str, &str)> = info.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         self.sample("volbench_run_info", &l, 1);
