@@ -65,8 +65,19 @@ fn reads_done(name: &str) -> u64 {
     s.split_whitespace().next().unwrap().parse().unwrap()
 }
 
+/// Tests in this binary run in parallel, and one test's drop_caches evicts another's pages
+/// mid-measurement (a CI run saw pre_read's file 109 pages short). A drop takes this lock
+/// for writing; a test that counts what stays cached holds it for reading (`cache_held`).
+static PAGE_CACHE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 fn drop_caches() {
+    let _only_us = PAGE_CACHE.write().unwrap_or_else(|e| e.into_inner());
     std::fs::write("/proc/sys/vm/drop_caches", "3").unwrap();
+}
+
+/// Holds off every other test's drop_caches until the guard is dropped.
+fn cache_held() -> std::sync::RwLockReadGuard<'static, ()> {
+    PAGE_CACHE.read().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The device reads of one buffered sequential 4 KiB read of 8 MiB under `hint`, by `tool`.
@@ -790,6 +801,7 @@ fn uncached_reads_leave_nothing_in_the_page_cache() {
     let f = format!("--filename={}", file.display());
     for (flag, want_all) in [("--uncached=0", true), ("--uncached=1", false)] {
         drop_caches();
+        let _held = cache_held();
         ok_stdout(volbench().args([
             "run",
             "--name=u",
@@ -1180,6 +1192,7 @@ fn pre_read_starts_the_job_with_its_file_cached_as_fio_does() {
     for tool in ["fio", "vb"] {
         for pre in [0u8, 1] {
             // Cold first: a job without pre_read drops the cache itself (invalidate=1).
+            let _held = cache_held();
             let mut c = if tool == "fio" {
                 let mut c = std::process::Command::new("fio");
                 c.args(job(pre)).arg("--output-format=json");
