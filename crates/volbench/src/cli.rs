@@ -1156,11 +1156,52 @@ fn long_names(a: &clap::Arg) -> Vec<String> {
         .collect()
 }
 
-/// volbench's own flags of a subcommand (not the generated fio ones): each long name, alias
-/// and short letter, with whether it takes a value.
-pub fn own_flags(sub: &str) -> Vec<(String, bool)> {
+/// The command line with any global flag given before the subcommand (`volbench --live run
+/// ...`, as clap allows) moved after it: the fio layers read `args[1]` as the subcommand, and
+/// would otherwise miss a pasted fio command line's options.
+pub fn subcommand_first(args: Vec<String>) -> Vec<String> {
     use clap::CommandFactory;
     let cmd = Cli::command();
+    let globals: Vec<(String, bool)> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .flat_map(|a| {
+            let takes = a.get_action().takes_values();
+            long_names(a).into_iter().map(move |n| (n, takes))
+        })
+        .collect();
+    let mut moved = Vec::new();
+    let mut i = 1;
+    while let Some(a) = args.get(i) {
+        let Some(name) = a.strip_prefix("--") else {
+            break;
+        };
+        let (key, inline) = name
+            .split_once('=')
+            .map_or((name, false), |(k, _)| (k, true));
+        let Some(&(_, takes)) = globals.iter().find(|(n, _)| n == key) else {
+            break;
+        };
+        let n = if takes && !inline { 2 } else { 1 };
+        moved.extend(args.iter().skip(i).take(n).cloned());
+        i += n;
+    }
+    if moved.is_empty() || i >= args.len() {
+        return args;
+    }
+    let mut out = vec![args[0].clone(), args[i].clone()];
+    out.extend(moved);
+    out.extend(args[i + 1..].iter().cloned());
+    out
+}
+
+/// volbench's own flags of a subcommand (not the generated fio ones), the global ones among
+/// them: each long name, alias and short letter, with whether it takes a value.
+pub fn own_flags(sub: &str) -> Vec<(String, bool)> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    // Built, a subcommand holds the global flags too (`--live`, `--interval-log`, ...).
+    cmd.build();
     let Some(c) = cmd.find_subcommand(sub) else {
         return Vec::new();
     };

@@ -22,7 +22,7 @@ fn main() -> ExitCode {
 }
 
 fn dispatch() -> ExitCode {
-    let args = match fio_argv(std::env::args().collect()) {
+    let args = match fio_argv(cli::subcommand_first(std::env::args().collect())) {
         Ok(a) => a,
         Err(e) => return finish(Err(e)),
     };
@@ -48,12 +48,12 @@ fn dispatch() -> ExitCode {
     // fio options the clap declaration does not list are taken out here and applied by the
     // fio option table, so `--blocksize=8k` or `--norandommap` work as in a job file.
     let (args, fio) = cmd::run::split_fio_options(args);
+    let sub = args.get(1).cloned().unwrap_or_default();
     let mut cli = match cli::Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => return cmd::usage_error(e),
     };
     // Under a launcher of several processes: join the MPI world, or refuse to run N copies.
-    let sub = std::env::args().nth(1).unwrap_or_default();
     if let Err(e) = usage::refused_if(scaleout::world::init(&sub)) {
         return finish(Err(e));
     }

@@ -394,3 +394,40 @@ fn status_lines_are_intervals_and_a_pipe_gets_no_escape_codes() {
         .count();
     assert!(live >= 3, "one live line a second: {err}");
 }
+
+/// A global flag given before the subcommand reaches a pasted fio command line, whose
+/// options stay fio's: the run lasts its --runtime and the interval log fills.
+#[test]
+fn a_flag_before_run_leaves_fios_command_line_whole() {
+    let dir = common::tmpdir();
+    let log = dir.path().join("i.ndjson");
+    let out = common::volbench()
+        .arg(format!("--interval-log={}", log.display()))
+        .args(["--status-interval", "1", "run", "--name=x"])
+        .arg(format!("--filename={}", dir.path().join("data").display()))
+        .args([
+            "--rw=randread",
+            "--size=8m",
+            "--rate_iops=200",
+            "--runtime=3s",
+        ])
+        .args([
+            "--time_based",
+            "--no-store",
+            "-q",
+            "--output-format=volbench-json",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let secs = common::u(&r, "/group/runtime_ns") as f64 / 1e9;
+    assert!((2.9..3.5).contains(&secs), "ran {secs} s for --runtime=3s");
+    let records = std::fs::read_to_string(&log).unwrap().lines().count();
+    assert!(records >= 3, "{records} interval records");
+    assert!(
+        err.lines().filter(|l| l.starts_with('[')).count() >= 2,
+        "{err}"
+    );
+}
