@@ -100,6 +100,11 @@ fn windows(j: &JobReport, avg_ms: u64) -> Vec<Window> {
         cur.sum.add(s);
         cur.ms += s.dt_ms;
         if s.t_ms + step / 2 >= cur.end_ms {
+            // A folded sample (a long run's later records) is longer than the window: the
+            // window it closes ends where it ends.
+            if s.dt_ms > width + step / 2 {
+                cur.end_ms = (s.t_ms + width / 2) / width * width;
+            }
             let next = cur.end_ms + width;
             out.push(std::mem::replace(
                 &mut cur,

@@ -296,7 +296,9 @@ fn not_settled(specs: &[JobSpec], groups: &[GroupReport]) -> Vec<Warning> {
         let judged = specs.get(g.spec_index).is_some_and(|s| s.steadystate.on());
         let series = &g.report.series;
         for (d, dir) in [(0, "read"), (1, "write")] {
-            let ys: Vec<f64> = series.full().map(|s| s.iops(d)).collect();
+            // A trend is fitted over evenly spaced points: the fold's last tier.
+            let tier = series.last_tier();
+            let ys: Vec<f64> = tier.iter().map(|s| s.iops(d)).collect();
             if judged || !countable(series, [d]) {
                 continue;
             }
@@ -306,7 +308,7 @@ fn not_settled(specs: &[JobSpec], groups: &[GroupReport]) -> Vec<Warning> {
             w.push(Warning::NotSettled {
                 dir,
                 change_pct: 100.0 * t.change,
-                secs: t.samples as f64 * series.interval_ms as f64 / 1e3,
+                secs: t.samples as f64 * tier.last().map_or(0, |s| s.dt_ms) as f64 / 1e3,
             });
         }
     }

@@ -135,7 +135,7 @@ fn job_reports(
         );
         let series = &mut got.series[i];
         if rest.ios != [0, 0] || rest.bytes != [0, 0] || series.samples.is_empty() {
-            series.samples.push(rest);
+            series.push(rest);
         }
         series.interval_ms = sample_ms;
         st.series = std::mem::take(series);

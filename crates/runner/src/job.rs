@@ -661,7 +661,7 @@ impl<'a, E: Engine> Job<'a, E> {
         for s in 0..depth as u32 {
             data.fill_slot(eng.slot(s), s);
         }
-        let (stats, windows) = fresh_counts(spec, sync_engine);
+        let (stats, windows) = fresh_counts(spec, sync_engine, inp.interval_ns);
         let mut error = None;
         let mut picker = Picker::new(spec, seed, rng, &inp.regions, depth, inp.flow.take());
         if spec.replay.on() {
@@ -755,7 +755,8 @@ impl<'a, E: Engine> Job<'a, E> {
         let c = &mut self.clock;
         c.measure_from(c.ramp_ns, &self.inp.live);
         self.picker.restart_schedule(c.ramp_ns);
-        (self.stats, self.windows) = fresh_counts(&self.inp.spec, self.sync_engine);
+        (self.stats, self.windows) =
+            fresh_counts(&self.inp.spec, self.sync_engine, self.inp.interval_ns);
         self.feed_live();
     }
 
@@ -1386,7 +1387,8 @@ impl<'a, E: Engine> Job<'a, E> {
         let c = &mut self.clock;
         c.measure_from(now, &self.inp.live);
         c.deadline = self.inp.spec.runtime.map(|r| now + r.as_nanos() as u64);
-        (self.stats, self.windows) = fresh_counts(&self.inp.spec, self.sync_engine);
+        (self.stats, self.windows) =
+            fresh_counts(&self.inp.spec, self.sync_engine, self.inp.interval_ns);
         self.feed_live();
         publish(&self.inp.live, &self.stats);
         self.inp.live.restarted.store(true, Relaxed);
@@ -1679,7 +1681,11 @@ fn overlaps(meta: &[Meta], n: &Next) -> bool {
 /// Empty figures and fio-log windows for the job, with the histograms it will fill allocated
 /// up front (before the start line, and again at the ramp's end), so that neither the start of
 /// hundreds of jobs nor the first I/O of each pays for the others.
-fn fresh_counts(spec: &JobSpec, sync_engine: bool) -> (JobStats, Option<WindowLog>) {
+fn fresh_counts(
+    spec: &JobSpec,
+    sync_engine: bool,
+    interval_ns: u64,
+) -> (JobStats, Option<WindowLog>) {
     let mut stats = JobStats::default();
     // A verify backlog reads back what a write job wrote, and counts the reads.
     let reads = spec.rw.reads() || spec.verify_backlog > 0;
@@ -1688,7 +1694,7 @@ fn fresh_counts(spec: &JobSpec, sync_engine: bool) -> (JobStats, Option<WindowLo
             let dir = &mut stats.dirs[d];
             dir.clat.prepare();
             dir.lat.prepare();
-            dir.lat.with_intervals();
+            dir.lat.with_intervals(interval_ns / 1_000_000);
             if spec.rate_capped(d) {
                 dir.lat_due.prepare();
                 dir.issue_late.prepare();

@@ -417,13 +417,7 @@ impl Sampler {
             .sum();
         let now = Instant::now();
         Sampler {
-            series: members
-                .iter()
-                .map(|_| Series {
-                    interval_ms: sample_ms,
-                    ..Series::default()
-                })
-                .collect(),
+            series: members.iter().map(|_| Series::new(sample_ms)).collect(),
             last: vec![[0; 10]; members.len()],
             last_t_ms: vec![0; members.len()],
             deadline_ms: members
@@ -460,7 +454,7 @@ impl Sampler {
         for (k, l) in lives.iter().enumerate() {
             // Checked before the counters are read: a restart seen here has zeroed them.
             if l.restarted.swap(false, Relaxed) {
-                self.series[k].samples.clear();
+                self.series[k].clear();
                 self.last[k] = [0; 10];
                 self.rebase_ms[k] = self.last_t_ms[k];
             }
@@ -473,7 +467,7 @@ impl Sampler {
             if let Some(tap) = &mut self.tap {
                 tap.sampled(k, &s);
             }
-            self.series[k].samples.push(s);
+            self.series[k].push(s);
             self.last[k] = cur;
             self.last_t_ms[k] = t_ms;
         }

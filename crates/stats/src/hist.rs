@@ -51,10 +51,12 @@ impl LatHist {
         }
     }
 
-    /// Keeps each interval's own distribution from now on (`record_at`).
-    pub fn with_intervals(&mut self) {
-        self.ival
-            .get_or_insert_with(|| Box::new(crate::interval::Intervals::new(Self::fresh())));
+    /// Keeps each interval's own distribution from now on (`record_at`), intervals of
+    /// `interval_ms` each (folded over a long run as the series is: `crate::fold`).
+    pub fn with_intervals(&mut self, interval_ms: u64) {
+        self.ival.get_or_insert_with(|| {
+            Box::new(crate::interval::Intervals::new(Self::fresh(), interval_ms))
+        });
     }
 
     /// Counts each interval, as it closes, in `live` too (intervals must be on).
@@ -94,6 +96,7 @@ impl LatHist {
             let hist = self.hist.get_or_insert_with(Self::fresh);
             let next = iv.idx + 1;
             iv.close(hist, next);
+            iv.seal();
         }
     }
 
@@ -151,7 +154,7 @@ impl LatHist {
         if let Some(o) = other.ival.as_ref().filter(|o| !o.closed().is_empty()) {
             let mine = self
                 .ival
-                .get_or_insert_with(|| Box::new(crate::interval::Intervals::new(Self::fresh())));
+                .get_or_insert_with(|| Box::new(crate::interval::Intervals::new(Self::fresh(), 0)));
             mine.merge(o.closed());
         }
     }

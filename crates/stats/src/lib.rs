@@ -6,12 +6,14 @@
 //! percentiles. Nothing here formats output but the warnings' own sentences, whose figures
 //! go through `figures` as every report's do.
 
+pub mod fold;
 pub mod hist;
 pub mod interval;
 pub mod job;
 pub mod live;
 pub mod pct;
 pub mod series;
+pub mod spill;
 pub mod spread;
 pub mod steady;
 pub mod warnings;

@@ -84,7 +84,7 @@ fn rate(n: u64, dt_ms: u64) -> f64 {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Series {
     pub interval_ms: u64,
     /// Where the series starts on the run's one timeline, in ms after the run's first measured
@@ -92,7 +92,18 @@ pub struct Series {
     /// `t_ms` count from here.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub start_ms: u64,
+    /// One per interval at first, then folded (`crate::fold`): a sample's `dt_ms` says how
+    /// long it is. Add through [`Series::push`].
     pub samples: Vec<Sample>,
+    /// The intervals pushed so far (the fold's clock): bookkeeping, not content.
+    #[serde(skip)]
+    pushed: u64,
+}
+
+impl PartialEq for Series {
+    fn eq(&self, o: &Series) -> bool {
+        (self.interval_ms, self.start_ms, &self.samples) == (o.interval_ms, o.start_ms, &o.samples)
+    }
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -110,19 +121,49 @@ pub struct SeriesSummary {
 }
 
 impl Series {
-    /// Sets each sample's latency percentiles from its interval's (interval k is the k-th
-    /// sample), for reads and writes.
+    pub fn new(interval_ms: u64) -> Series {
+        Series {
+            interval_ms,
+            ..Series::default()
+        }
+    }
+
+    /// The next interval's sample: kept as it is, or added to the last sample when the fold
+    /// puts both in one record.
+    pub fn push(&mut self, s: Sample) {
+        let rec = crate::fold::bucket(self.pushed, self.interval_ms);
+        self.pushed += 1;
+        let kept = self.samples.len() as u64;
+        match self.samples.last_mut() {
+            Some(last) if rec < kept => {
+                last.add(&s);
+                last.t_ms = s.t_ms;
+                last.dt_ms += s.dt_ms;
+            }
+            _ => self.samples.push(s),
+        }
+    }
+
+    /// Starts over (a latency search restarted its counts).
+    pub fn clear(&mut self) {
+        self.samples.clear();
+        self.pushed = 0;
+    }
+
+    /// Sets each sample's latency percentiles from its record's histograms (record k is the
+    /// k-th sample; both are folded alike), for reads and writes.
     pub fn attach_percentiles(&mut self, read: &crate::LatHist, write: &crate::LatHist) {
+        let (r, w) = (read.intervals(), write.intervals());
+        let (mut ri, mut wi) = (r.iter().peekable(), w.iter().peekable());
         for (k, s) in self.samples.iter_mut().enumerate() {
-            let at = |h: &crate::LatHist| {
-                h.intervals()
-                    .iter()
-                    .find(|c| c.idx == k as u64)
-                    .map(|c| c.pct)
+            // Both lists are sorted by record: walk them beside the samples.
+            let at = |it: &mut std::iter::Peekable<std::slice::Iter<crate::interval::Closed>>| {
+                while it.next_if(|c| c.idx < k as u64).is_some() {}
+                it.next_if(|c| c.idx == k as u64).map(|c| c.pct)
             };
             s.lat_pct = LatPct {
-                read: at(read),
-                write: at(write),
+                read: at(&mut ri),
+                write: at(&mut wi),
             };
         }
     }
@@ -163,37 +204,63 @@ impl Series {
         self.samples.iter().filter(move |s| s.dt_ms >= min.max(1))
     }
 
+    /// Min, max, mean and standard deviation of a per-sample rate. Each sample weighs its
+    /// length: once the fold makes later samples longer, a minute counts as sixty seconds.
     pub fn summarize(&self, f: impl Fn(&Sample) -> f64) -> SeriesSummary {
-        let v: Vec<f64> = self.full().map(f).collect();
+        let v: Vec<(f64, f64)> = self.full().map(|s| (f(s), s.dt_ms as f64)).collect();
         if v.is_empty() {
             return SeriesSummary::default();
         }
-        let n = v.len() as f64;
-        let mean = v.iter().sum::<f64>() / n;
+        let w1: f64 = v.iter().map(|x| x.1).sum();
+        let w2: f64 = v.iter().map(|x| x.1 * x.1).sum();
+        let mean = v.iter().map(|x| x.0 * x.1).sum::<f64>() / w1;
+        // Reliability weights: with equal lengths this is the sample variance (n - 1).
         let var = if v.len() > 1 {
-            v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+            v.iter().map(|x| x.1 * (x.0 - mean).powi(2)).sum::<f64>() / (w1 - w2 / w1)
         } else {
             0.0
         };
         SeriesSummary {
-            min: v.iter().cloned().fold(f64::INFINITY, f64::min),
-            max: v.iter().cloned().fold(0.0, f64::max),
+            min: v.iter().map(|x| x.0).fold(f64::INFINITY, f64::min),
+            max: v.iter().map(|x| x.0).fold(0.0, f64::max),
             mean,
-            stdev: var.sqrt(),
+            stdev: var.max(0.0).sqrt(),
             samples: v.len() as u64,
         }
     }
 
-    /// Mean total IOPS over the first and the last third of the run, the shape of a burst.
+    /// Mean total IOPS over the first and the last third of the run's time, the shape of a
+    /// burst.
     pub fn thirds(&self) -> Option<(f64, f64)> {
-        let v: Vec<f64> = self.full().map(|s| s.total_iops()).collect();
-        if v.len() < 6 {
+        let full: Vec<&Sample> = self.full().collect();
+        if full.len() < 6 {
             return None;
         }
-        let k = v.len() / 3;
-        let first = v[..k].iter().sum::<f64>() / k as f64;
-        let last = v[v.len() - k..].iter().sum::<f64>() / k as f64;
+        let (from, to) = (full[0].t_ms - full[0].dt_ms, full[full.len() - 1].t_ms);
+        let third = (to - from) / 3;
+        let rate = |keep: &dyn Fn(&Sample) -> bool| {
+            let (n, ms) = full
+                .iter()
+                .filter(|s| keep(s))
+                .fold((0, 0), |(n, ms), s| (n + s.ios[0] + s.ios[1], ms + s.dt_ms));
+            n as f64 * 1000.0 / ms.max(1) as f64
+        };
+        let first = rate(&|s| s.t_ms <= from + third);
+        let last = rate(&|s| s.t_ms - s.dt_ms >= to - third);
         Some((first, last))
+    }
+
+    /// The run's last stretch of samples of one length (the fold's last tier; all of them
+    /// before the fold begins): a trend is fitted over evenly spaced points.
+    pub fn last_tier(&self) -> Vec<&Sample> {
+        let full: Vec<&Sample> = self.full().collect();
+        let Some(last) = full.last() else {
+            return full;
+        };
+        // Native samples jitter by a tick or two; a folded one is ten times longer at least.
+        let like = |s: &Sample| s.dt_ms * 2 > last.dt_ms && s.dt_ms < last.dt_ms * 2;
+        let start = full.iter().rposition(|s| !like(s)).map_or(0, |k| k + 1);
+        full[start..].to_vec()
     }
 }
 
@@ -217,11 +284,13 @@ mod tests {
             interval_ms: 1000,
             start_ms: 0,
             samples: vec![s(1000, 1000, 1000), s(2000, 1000, 1000)],
+            ..Series::default()
         };
         let b = Series {
             interval_ms: 1000,
             start_ms: 2100,
             samples: vec![s(1000, 1000, 3000), s(2000, 1000, 3000)],
+            ..Series::default()
         };
         a.append(&b);
         let t: Vec<u64> = a.samples.iter().map(|x| x.t_ms).collect();
@@ -236,6 +305,7 @@ mod tests {
             interval_ms: 1000,
             start_ms: 0,
             samples: vec![s(1000, 1000, 100), s(2000, 1000, 300), s(2010, 10, 50)],
+            ..Series::default()
         };
         let sum = series.summarize(|x| x.iops(0));
         assert_eq!(
@@ -250,11 +320,13 @@ mod tests {
             interval_ms: 1000,
             start_ms: 0,
             samples: vec![s(1000, 1000, 1), s(2000, 1000, 2)],
+            ..Series::default()
         };
         let b = Series {
             interval_ms: 1000,
             start_ms: 0,
             samples: vec![s(1000, 1000, 10), s(2000, 1000, 20), s(2500, 500, 5)],
+            ..Series::default()
         };
         a.merge(&b);
         let ios: Vec<u64> = a.samples.iter().map(|x| x.ios[0]).collect();
@@ -268,9 +340,38 @@ mod tests {
             .collect();
         let series = Series {
             interval_ms: 1000,
-            start_ms: 0,
             samples,
+            ..Series::default()
         };
         assert_eq!(series.thirds(), Some((1000.0, 100.0)));
+    }
+
+    /// Past the fold's first 1,200 intervals ten 100 ms samples make one record; a summary
+    /// weighs each record by its length, a trend is fitted over the last tier only, and the
+    /// thirds are thirds of the time.
+    #[test]
+    fn pushed_samples_fold_and_summaries_weigh_their_length() {
+        let mut a = Series::new(100);
+        for k in 0..1500u64 {
+            let r = if k < 1200 { 10 } else { 30 };
+            a.push(s(100 * (k + 1), 100, r));
+        }
+        assert_eq!(a.samples.len(), 1230);
+        let last = a.samples[1229];
+        assert_eq!((last.t_ms, last.dt_ms, last.ios[0]), (150_000, 1000, 300));
+        let sum = a.summarize(|x| x.iops(0));
+        assert_eq!((sum.min, sum.max), (100.0, 300.0));
+        // 120 s at 100 IOPS and 30 s at 300, by time: not the mean of 1,230 records (~105).
+        assert!((sum.mean - 140.0).abs() < 1e-9, "{}", sum.mean);
+        assert_eq!(a.last_tier().len(), 30);
+        let (first, later) = a.thirds().unwrap();
+        // The last 50 s: 20 s at 100 and 30 s at 300.
+        assert_eq!((first, later), (100.0, 220.0));
+        let mut b = a.clone();
+        b.merge(&a);
+        assert_eq!(b.samples[1229].ios[0], 600);
+        a.clear();
+        a.push(s(100, 100, 1));
+        assert_eq!(a.samples.len(), 1);
     }
 }

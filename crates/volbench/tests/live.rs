@@ -395,6 +395,84 @@ fn status_lines_are_intervals_and_a_pipe_gets_no_escape_codes() {
     assert!(live >= 3, "one live line a second: {err}");
 }
 
+/// A run past the fold (docs/live.md, "A long run's memory"): at a 100 ms interval the report
+/// keeps the first 1,200 intervals as they came and one record a second after, and no I/O is
+/// lost on the way: each folded record holds exactly its ten streamed intervals' I/Os (the
+/// interval log has every one), its p99 lies between theirs (a merged histogram's must), the
+/// samples add up to the run's total, and fio's iops log follows the records.
+#[test]
+fn a_long_run_folds_its_records_and_loses_no_io() {
+    let dir = common::tmpdir();
+    let d = dir.path();
+    let log = d.join("intervals.ndjson");
+    let out = common::volbench()
+        .arg(format!("--interval-log={}", log.display()))
+        .arg("run")
+        .arg("--name=soak")
+        .arg(format!("--filename={}", d.join("data").display()))
+        .args(["--rw=randread", "--size=16m", "--rate_iops=2000"])
+        .args(["--runtime=150s", "--time_based", "--log_avg_msec=100"])
+        .arg(format!("--write_iops_log={}", d.join("soak").display()))
+        .args(["--no-store", "-q", "--output-format=volbench-json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let samples = r["group"]["series"]["samples"].as_array().unwrap().clone();
+    let n = samples.len();
+    assert!((1228..=1232).contains(&n), "{n} records for 150 s");
+    let dt = |s: &Value| s["dt_ms"].as_u64().unwrap();
+    let t = |s: &Value| s["t_ms"].as_u64().unwrap();
+    let ios = |s: &Value| s["ios"][0].as_u64().unwrap();
+    assert!(samples[..1200].iter().all(|s| (50..=150).contains(&dt(s))));
+    assert!(samples[1200..n - 1]
+        .iter()
+        .all(|s| (900..=1100).contains(&dt(s))));
+    let total: u64 = samples.iter().map(ios).sum();
+    assert_eq!(total, common::u(&r, "/group/read/total_ios"));
+    let natives: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter_map(|v| v.get("sample").cloned())
+        .collect();
+    assert!(
+        natives.len() >= 1490,
+        "{} streamed intervals",
+        natives.len()
+    );
+    for s in &samples[1200..n - 1] {
+        let inside: Vec<&Value> = natives
+            .iter()
+            .filter(|x| t(x) > t(s) - dt(s) && t(x) <= t(s))
+            .collect();
+        assert_eq!(inside.iter().map(|x| ios(x)).sum::<u64>(), ios(s), "{s}");
+        let p99 = |x: &Value| x["lat_pct"]["read"]["p99_ns"].as_u64().unwrap();
+        let (lo, hi) = (
+            inside.iter().map(|x| p99(x)).min().unwrap(),
+            inside.iter().map(|x| p99(x)).max().unwrap(),
+        );
+        assert!((lo..=hi).contains(&p99(s)), "{s}: theirs {lo}..{hi}");
+    }
+    let lines = std::fs::read_to_string(d.join("soak_iops.1.log")).unwrap();
+    let times: Vec<u64> = lines
+        .lines()
+        .map(|l| l.split(',').next().unwrap().trim().parse().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{lines}");
+    let late: Vec<u64> = times.iter().copied().filter(|&x| x > 121_000).collect();
+    assert!(
+        late.windows(2)
+            .all(|w| (900..=1100).contains(&(w[1] - w[0]))),
+        "{late:?}"
+    );
+    assert!(times.last().unwrap().abs_diff(150_000) <= 1000, "{lines}");
+}
+
 /// A global flag given before the subcommand reaches a pasted fio command line, whose
 /// options stay fio's: the run lasts its --runtime and the interval log fills.
 #[test]
