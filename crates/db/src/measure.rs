@@ -6,9 +6,10 @@
 use crate::tpcb::Tx;
 use crate::Session;
 use rand::SeedableRng;
+use runner::board::Tally;
 use stats::LatHist;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long each client runs: a number of transactions (pgbench -t) or a time (-T).
@@ -28,6 +29,26 @@ pub struct Measured {
     pub elapsed: Duration,
     pub client_cpu_ns: u64,
     pub error: Option<String>,
+    /// Where a client counts its transactions for live watchers (`--metrics-listen`, `--live`).
+    tally: Option<Arc<Tally>>,
+}
+
+/// The current run's tally, when the live board is on: each client takes it as it starts.
+static TALLY: Mutex<Option<Arc<Tally>>> = Mutex::new(None);
+
+/// Puts the run of `job` on the live board (if a command turned it on) while the guard lives:
+/// it is taken off when the clients have ended, whether they succeeded or not.
+pub fn watch(job: &str) -> Watched {
+    *TALLY.lock().unwrap_or_else(|p| p.into_inner()) = runner::board::tally(job).map(Arc::new);
+    Watched
+}
+
+pub struct Watched;
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        TALLY.lock().unwrap_or_else(|p| p.into_inner()).take();
+    }
 }
 
 /// Most attempts of one transaction before it counts as failed.
@@ -50,6 +71,15 @@ impl Measured {
             elapsed: Duration::ZERO,
             client_cpu_ns: 0,
             error: None,
+            tally: None,
+        }
+    }
+
+    /// A client's: it counts on the live board too, if the run is on it.
+    pub fn for_client() -> Measured {
+        Measured {
+            tally: TALLY.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+            ..Measured::new()
         }
     }
 
@@ -73,7 +103,11 @@ impl Measured {
     ) -> bool {
         match r {
             Ok(()) => {
-                self.hist.record(t0.elapsed().as_nanos() as u64);
+                let ns = t0.elapsed().as_nanos() as u64;
+                self.hist.record(ns);
+                if let Some(t) = &self.tally {
+                    t.commit(ns);
+                }
                 self.committed += 1;
                 LIVE_COMMITS.fetch_add(1, Relaxed);
                 let sec = start.elapsed().as_secs() as usize;
@@ -85,6 +119,9 @@ impl Measured {
             }
             Err(e) => {
                 self.failed += 1;
+                if let Some(t) = &self.tally {
+                    t.fail();
+                }
                 if e.retryable {
                     return true;
                 }
@@ -154,7 +191,7 @@ fn client(
     stop: &AtomicBool,
 ) -> Measured {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(0x7bcb_0000 + i);
-    let mut m = Measured::new();
+    let mut m = Measured::for_client();
     while !m.finished(size, start, stop) {
         let tx = Tx::random(scale, &mut rng);
         let t0 = Instant::now();

@@ -183,7 +183,7 @@ impl Client {
             error: None,
             rolling_back: false,
             done: false,
-            m: Measured::new(),
+            m: Measured::for_client(),
         }
     }
 

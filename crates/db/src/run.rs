@@ -135,7 +135,11 @@ fn one_target(
     std::thread::sleep(runner::settle::SETTLE);
     phase(&name, "run");
     let before = (backend.wal_flushes(), backend.server_cpu_ns());
-    let m = drive(backend.as_ref(), o, scale, stop)?;
+    let watched = crate::measure::watch(&format!("db {name}"));
+    let m = drive(backend.as_ref(), o, scale, stop);
+    drop(watched);
+    let m = m?;
+    let started = SystemTime::now() - m.elapsed;
     let after = (backend.wal_flushes(), backend.server_cpu_ns());
     // The invariant and the row count are checked on every run: a wrong number is worse than none.
     crate::tpcb::check_run(sums_before, backend.check()?, m.committed)?;
@@ -155,6 +159,9 @@ fn one_target(
         tps: m.committed as f64 / m.elapsed.as_secs_f64().max(1e-9),
         latency_ns: m.hist.summary(),
         tps_per_sec: m.per_sec.iter().map(|&n| n as f64).collect(),
+        started_unix_ms: started
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
         elapsed_ns: m.elapsed.as_nanos() as u64,
         load_ns,
         explanation: Explanation::default(),

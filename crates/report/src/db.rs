@@ -64,6 +64,9 @@ pub struct DbRun {
     pub latency_ns: LatencySummary,
     /// Committed transactions in each second of the run.
     pub tps_per_sec: Vec<f64>,
+    /// When the clients' clock started (Unix ms): second k of `tps_per_sec` is the k-th after.
+    #[serde(default)]
+    pub started_unix_ms: u64,
     pub elapsed_ns: u64,
     /// Creating and filling the tables (pgbench -i's work), in nanoseconds.
     pub load_ns: u64,

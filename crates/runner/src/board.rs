@@ -66,6 +66,16 @@ impl Stage {
     }
 }
 
+/// What a job on the board counts: I/Os, or a database run's transactions (`ios[0]` then
+/// counts commits, `errors` failed transactions, and the latency is the transaction's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    #[default]
+    Io,
+    Tx,
+}
+
 /// One job's figures since the process started (all its clones, every run of it).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
@@ -102,6 +112,8 @@ impl Figures {
 pub struct JobFigures {
     pub host: String,
     pub job: String,
+    #[serde(default)]
+    pub unit: Unit,
     pub figures: Figures,
 }
 
@@ -119,6 +131,7 @@ pub struct Record {
 /// A job on the board: what its finished runs did, and its running clones.
 struct Entry {
     job: String,
+    unit: Unit,
     done: Figures,
     lives: Vec<Arc<Live>>,
 }
@@ -182,21 +195,26 @@ impl Board {
 
     /// A phase's jobs start: `jobs` are (name, live) in start order.
     pub(crate) fn join(&self, jobs: &[(&str, Arc<Live>)]) {
-        let mut s = self.lock();
         for (name, live) in jobs {
-            let e = match s.jobs.iter().position(|e| e.job == *name) {
-                Some(i) => &mut s.jobs[i],
-                None => {
-                    s.jobs.push(Entry {
-                        job: name.to_string(),
-                        done: Figures::default(),
-                        lives: Vec::new(),
-                    });
-                    s.jobs.last_mut().expect("just pushed")
-                }
-            };
-            e.lives.push(live.clone());
+            self.join_as(name, Unit::Io, live.clone());
         }
+    }
+
+    fn join_as(&self, name: &str, unit: Unit, live: Arc<Live>) {
+        let mut s = self.lock();
+        let e = match s.jobs.iter().position(|e| e.job == name && e.unit == unit) {
+            Some(i) => &mut s.jobs[i],
+            None => {
+                s.jobs.push(Entry {
+                    job: name.to_string(),
+                    unit,
+                    done: Figures::default(),
+                    lives: Vec::new(),
+                });
+                s.jobs.last_mut().expect("just pushed")
+            }
+        };
+        e.lives.push(live);
     }
 
     /// A phase's jobs have ended: their last figures join what the board keeps.
@@ -239,6 +257,7 @@ impl Board {
             .map(|e| JobFigures {
                 host: s.host.clone(),
                 job: e.job.clone(),
+                unit: e.unit,
                 figures: figures(e),
             })
             .collect()
@@ -272,5 +291,43 @@ impl Board {
         let dropped = std::mem::take(&mut s.dropped);
         let recs = s.records.as_mut().map(|q| q.drain(..).collect());
         (recs.unwrap_or_default(), dropped)
+    }
+}
+
+/// A database run's transactions on the board, counted by its clients as each ends; the run
+/// leaves the board when the last holder drops it.
+pub struct Tally {
+    live: Arc<Live>,
+}
+
+/// A tally for `job`'s transactions, if a command turned the board on (None: nobody watches,
+/// and the clients count nothing more).
+pub fn tally(job: &str) -> Option<Tally> {
+    let board = get()?;
+    let live = Arc::new(Live::default());
+    live.measuring.store(true, Relaxed);
+    board.join_as(job, Unit::Tx, live.clone());
+    Some(Tally { live })
+}
+
+impl Tally {
+    /// A transaction committed after `ns` (its retries included).
+    pub fn commit(&self, ns: u64) {
+        self.live.ios[0].fetch_add(1, Relaxed);
+        self.live.hist[0].record(ns);
+    }
+
+    /// A transaction failed (after its retries).
+    pub fn fail(&self) {
+        self.live.errors.fetch_add(1, Relaxed);
+    }
+}
+
+impl Drop for Tally {
+    fn drop(&mut self) {
+        self.live.done.store(true, Relaxed);
+        if let Some(b) = get() {
+            b.leave(std::slice::from_ref(&self.live));
+        }
     }
 }

@@ -3,10 +3,11 @@
 //!
 //! Per host, job and direction: I/Os, bytes, errors, in-flight depth, the latency histogram
 //! (its buckets are `stats::live`'s), the job's stage, and the run's identity as an info
-//! metric. Label values come from job files and command lines: they are escaped, never
+//! metric; a database run's transactions have families of their own. Label values come from
+//! job files and command lines: they are escaped, never
 //! trusted.
 
-use crate::board::{JobFigures, Stage};
+use crate::board::{JobFigures, Stage, Unit};
 use stats::live::{bound_ns, BUCKETS};
 use std::fmt::Write as _;
 
@@ -43,10 +44,15 @@ pub fn render(jobs: &[JobFigures], info: &[(String, String)], flavor: Flavor) ->
         out: &mut out,
         flavor,
     };
-    m.counters(jobs);
-    m.gauges(jobs);
-    m.histograms(jobs);
-    m.stages(jobs);
+    let (io, tx): (Vec<JobFigures>, Vec<JobFigures>) =
+        jobs.iter().cloned().partition(|j| j.unit == Unit::Io);
+    m.counters(&io);
+    m.gauges(&io);
+    m.histograms(&io);
+    m.stages(&io);
+    if !tx.is_empty() {
+        m.transactions(&tx);
+    }
     m.info(info);
     if flavor == Flavor::OpenMetrics {
         out.push_str("# EOF\n");
@@ -187,6 +193,29 @@ impl Metrics<'_> {
         }
     }
 
+    /// A database run's (`volbench db`): commits, failures and the transaction's latency.
+    fn transactions(&mut self, jobs: &[JobFigures]) {
+        let help = "Transactions committed (pgbench's count: retried ones once)";
+        self.family("volbench_db_transactions", "counter", None, help);
+        for j in jobs {
+            let l = [("host", j.host.as_str()), ("job", j.job.as_str())];
+            self.sample("volbench_db_transactions_total", &l, j.figures.ios[0]);
+        }
+        let help = "Transactions that failed after their retries";
+        self.family("volbench_db_transaction_errors", "counter", None, help);
+        for j in jobs {
+            let l = [("host", j.host.as_str()), ("job", j.job.as_str())];
+            self.sample("volbench_db_transaction_errors_total", &l, j.figures.errors);
+        }
+        let name = "volbench_db_transaction_latency_seconds";
+        let help = "A committed transaction's latency, its retries included, as each commits";
+        self.family(name, "histogram", Some("seconds"), help);
+        for j in jobs.iter().filter(|j| !j.figures.buckets[0].is_empty()) {
+            let l = [("host", j.host.as_str()), ("job", j.job.as_str())];
+            self.buckets(name, &l, &j.figures.buckets[0], j.figures.lat_sum_ns[0]);
+        }
+    }
+
     fn info(&mut self, info: &[(String, String)]) {
         self.family("volbench_run", "info", None, "What is running: the command");
         let l: Vec<(&str, &str)> = info.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -218,6 +247,7 @@ mod tests {
         vec![JobFigures {
             host: "h".into(),
             job: "a \"quoted\"\nname\\".into(),
+            unit: Unit::Io,
             figures: f,
         }]
     }

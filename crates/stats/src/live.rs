@@ -77,6 +77,12 @@ impl LiveHist {
         last.push_back((idx, pct));
     }
 
+    /// Counts one value as it comes (a database transaction: there is no interval to close).
+    pub fn record(&self, ns: u64) {
+        self.counts[bucket_of(ns)].fetch_add(1, Relaxed);
+        self.sum_ns.fetch_add(ns, Relaxed);
+    }
+
     /// The counts per bucket (not cumulative; `+Inf` last) and the sum of the latencies, ns.
     pub fn snapshot(&self) -> ([u64; BUCKETS + 1], u64) {
         let counts = std::array::from_fn(|k| self.counts[k].load(Relaxed));

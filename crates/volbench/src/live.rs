@@ -267,9 +267,23 @@ fn lines(prev: &[JobFigures], now: &[JobFigures], dt: Duration) -> Vec<String> {
                 1 => j.job.clone(),
                 _ => format!("{} {}", j.host, j.job),
             };
-            line(&who, b, &j.figures, secs)
+            match j.unit {
+                board::Unit::Io => line(&who, b, &j.figures, secs),
+                board::Unit::Tx => tx_line(&who, b, &j.figures, secs),
+            }
         })
         .collect()
+}
+
+/// The p99 of direction `d` between two snapshots (their bucket counts' difference).
+fn p99_between(b: &Figures, f: &Figures, d: usize) -> String {
+    let delta: Vec<u64> = match (&f.buckets[d], &b.buckets[d]) {
+        (n, o) if o.len() == n.len() => {
+            n.iter().zip(o).map(|(x, y)| x.saturating_sub(*y)).collect()
+        }
+        (n, _) => n.clone(),
+    };
+    stats::live::quantile(&delta, 0.99).map_or("-".to_string(), figures::fmt_ns)
 }
 
 fn line(who: &str, b: &Figures, f: &Figures, secs: f64) -> String {
@@ -280,17 +294,11 @@ fn line(who: &str, b: &Figures, f: &Figures, secs: f64) -> String {
             continue;
         }
         let bytes = f.bytes[d].saturating_sub(b.bytes[d]);
-        let delta: Vec<u64> = match (&f.buckets[d], &b.buckets[d]) {
-            (n, o) if o.len() == n.len() => {
-                n.iter().zip(o).map(|(x, y)| x.saturating_sub(*y)).collect()
-            }
-            (n, _) => n.clone(),
-        };
-        let p99 = stats::live::quantile(&delta, 0.99).map_or("-".to_string(), figures::fmt_ns);
         parts.push(format!(
-            "{rw} {} IOPS {}/s p99 {p99}",
+            "{rw} {} IOPS {}/s p99 {}",
             figures::fmt_count(ios as f64 / secs),
-            figures::fmt_bytes(bytes as f64 / secs)
+            figures::fmt_bytes(bytes as f64 / secs),
+            p99_between(b, f, d)
         ));
     }
     parts.push(format!(
@@ -300,4 +308,16 @@ fn line(who: &str, b: &Figures, f: &Figures, secs: f64) -> String {
         f.stage.name()
     ));
     parts.join("  ")
+}
+
+/// A database run's line: transactions per second, their p99, failures.
+fn tx_line(who: &str, b: &Figures, f: &Figures, secs: f64) -> String {
+    let tx = f.ios[0].saturating_sub(b.ios[0]);
+    format!(
+        "{who}  {} tps p99 {}  errors {} [{}]",
+        figures::fmt_count(tx as f64 / secs),
+        p99_between(b, f, 0),
+        f.errors,
+        f.stage.name()
+    )
 }

@@ -262,21 +262,7 @@ fn the_scrape_is_clean_and_a_public_address_needs_a_token() {
         .unwrap()
         .into_string()
         .unwrap();
-    let mut lint = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut lint.stdin.take().unwrap(), text.as_bytes()).unwrap();
-    let lint = lint.wait_with_output().unwrap();
-    assert!(
-        lint.status.success() && lint.stdout.is_empty() && lint.stderr.is_empty(),
-        "promtool: {}{}",
-        String::from_utf8_lossy(&lint.stdout),
-        String::from_utf8_lossy(&lint.stderr)
-    );
+    promtool_clean(&text);
     assert!(
         text.contains(r#"volbench_io_latency_seconds_bucket{host="#),
         "{text}"
@@ -507,5 +493,123 @@ fn a_flag_before_run_leaves_fios_command_line_whole() {
     assert!(
         err.lines().filter(|l| l.starts_with('[')).count() >= 2,
         "{err}"
+    );
+}
+
+/// Unix time now, in seconds.
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// A scrape's value of the sample named `name` (first match).
+fn scraped(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .find(|l| l.starts_with(name) && l[name.len()..].starts_with('{'))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
+/// `volbench db` on the board: scraped every 50 ms, the transactions counter grows as the
+/// run's own per-second counts say (over 3 s windows, within 2 %: the scrapes are
+/// interpolated to the seconds' edges; 0.15 % at most over five windows here), the latency histogram counts the same commits, and
+/// promtool passes the text.
+#[test]
+fn db_transactions_reach_the_endpoint_as_they_commit() {
+    require_tool!("promtool");
+    let dir = common::tmpdir();
+    let port = free_port();
+    let mut run = vb()
+        .arg(format!("--metrics-listen=127.0.0.1:{port}"))
+        .arg("db")
+        .arg(dir.path())
+        .args(["--time", "10", "--clients", "10", "--no-probe"])
+        .args(["--no-store", "--output-format=json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(run.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(first.contains("/metrics"), "{first}");
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let url = format!("http://127.0.0.1:{port}/metrics");
+    let (mut points, mut linted) = (Vec::new(), false);
+    while run.try_wait().unwrap().is_none() {
+        let t0 = unix_now();
+        let Ok(resp) = ureq::get(&url).call() else {
+            continue;
+        };
+        let text = resp.into_string().unwrap();
+        let at = (t0 + unix_now()) / 2.0;
+        let tx = scraped(&text, "volbench_db_transactions_total");
+        let lat = scraped(&text, "volbench_db_transaction_latency_seconds_count");
+        if let (Some(tx), Some(lat)) = (tx, lat) {
+            // The two are read a moment apart: at most a commit per client in between.
+            assert!((tx - lat).abs() <= 10.0, "{tx} commits, {lat} latencies");
+            if !linted && tx > 0.0 {
+                promtool_clean(&text);
+                linted = true;
+            }
+            points.push((at, tx));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = run.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let start = common::u(&r, "/runs/0/started_unix_ms") as f64 / 1e3;
+    let secs: Vec<f64> = r["runs"][0]["tps_per_sec"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let at = |t: f64| {
+        let k = points.iter().position(|p| p.0 >= t)?;
+        let (a, b) = (points[k.checked_sub(1)?], points[k]);
+        Some(a.1 + (b.1 - a.1) * (t - a.0) / (b.0 - a.0))
+    };
+    let mut windows = 0;
+    for k in 1..secs.len().saturating_sub(4) {
+        let (from, to) = (start + k as f64, start + k as f64 + 3.0);
+        let (Some(a), Some(b)) = (at(from), at(to)) else {
+            continue;
+        };
+        let ours: f64 = secs[k..k + 3].iter().sum();
+        assert!(
+            ((b - a) - ours).abs() / ours <= 0.02,
+            "seconds {k}-{}: the counter grew {} where the run counted {ours}",
+            k + 3,
+            b - a
+        );
+        windows += 1;
+    }
+    assert!(
+        windows >= 4,
+        "{windows} windows from {} scrapes",
+        points.len()
+    );
+    assert!(linted, "no scrape held a transaction");
+}
+
+/// Asserts `promtool check metrics` finds nothing to say about a scrape's text.
+fn promtool_clean(text: &str) {
+    let mut lint = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut lint.stdin.take().unwrap(), text.as_bytes()).unwrap();
+    let lint = lint.wait_with_output().unwrap();
+    assert!(
+        lint.status.success() && lint.stdout.is_empty() && lint.stderr.is_empty(),
+        "promtool: {}{}",
+        String::from_utf8_lossy(&lint.stdout),
+        String::from_utf8_lossy(&lint.stderr)
     );
 }
