@@ -39,7 +39,8 @@ static TALLY: Mutex<Option<Arc<Tally>>> = Mutex::new(None);
 /// Puts the run of `job` on the live board (if a command turned it on) while the guard lives:
 /// it is taken off when the clients have ended, whether they succeeded or not.
 pub fn watch(job: &str) -> Watched {
-    *TALLY.lock().unwrap_or_else(|p| p.into_inner()) = runner::board::tally(job).map(Arc::new);
+    *TALLY.lock().unwrap_or_else(|p| p.into_inner()) =
+        runner::board::tally(job, runner::board::Unit::Tx).map(Arc::new);
     Watched
 }
 
@@ -106,7 +107,7 @@ impl Measured {
                 let ns = t0.elapsed().as_nanos() as u64;
                 self.hist.record(ns);
                 if let Some(t) = &self.tally {
-                    t.commit(ns);
+                    t.count(0, 0, ns);
                 }
                 self.committed += 1;
                 LIVE_COMMITS.fetch_add(1, Relaxed);

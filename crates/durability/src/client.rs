@@ -178,13 +178,21 @@ pub fn create(
     })?;
     c.expect_ok()?;
     layout(&o.file, blocks * o.block as u64, o.block)?;
+    // Each acknowledged record is a durable write: live watchers see them as they are made.
+    let tally =
+        runner::board::tally(&format!("durability {name}"), runner::board::Unit::Io).map(Arc::new);
     let seq = Arc::new(AtomicU64::new(1));
     let began = Instant::now();
     let threads = o.threads.clamp(1, (blocks - 1).min(256) as u32);
     let handles: Vec<_> = (0..threads)
         .map(|w| {
-            let (stop, counters, seq, name) =
-                (stop.clone(), counters.clone(), seq.clone(), name.clone());
+            let (stop, counters, seq, name, tally) = (
+                stop.clone(),
+                counters.clone(),
+                seq.clone(),
+                name.clone(),
+                tally.clone(),
+            );
             let (witness, token, file) = (o.witness.clone(), o.token.clone(), o.file.clone());
             let (sync, block, runtime) = (o.sync, o.block, o.runtime);
             std::thread::spawn(move || {
@@ -200,6 +208,7 @@ pub fn create(
                         blocks,
                         w: w as u64,
                         n: threads as u64,
+                        tally,
                     };
                     wk.run(&stop, &counters, &seq, began, runtime)
                 })();
@@ -326,6 +335,7 @@ struct Worker {
     /// This worker owns blocks b with (b - 1) % n == w.
     w: u64,
     n: u64,
+    tally: Option<Arc<runner::board::Tally>>,
 }
 
 impl Worker {
@@ -370,7 +380,11 @@ impl Worker {
                 None => self.conn.send(&intent)?,
             }
             self.conn.expect_ok()?;
+            let t0 = Instant::now();
             self.write_durably(buf, block)?;
+            if let Some(t) = &self.tally {
+                t.count(1, self.block as u64, t0.elapsed().as_nanos() as u64);
+            }
             counters.acked.fetch_add(1, Relaxed);
             pending_ack = Some(Request::Ack {
                 file: self.name.clone(),

@@ -256,6 +256,7 @@ fn verify(w: &mut TcpStream, ctx: &Ctx, file: &str, peer: &SocketAddr) -> std::i
 /// Commits requests in groups: waits for one, takes whatever else is queued, one transaction,
 /// then the replies.
 fn journal_loop(mut j: Journal, rx: mpsc::Receiver<Job>, stop: &AtomicBool) {
+    let mut acks = Acks::default();
     loop {
         let first = match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(job) => job,
@@ -280,7 +281,33 @@ fn journal_loop(mut j: Journal, rx: mpsc::Receiver<Job>, stop: &AtomicBool) {
             }
         };
         for (job, r) in jobs.into_iter().zip(replies) {
+            acks.count(&job.op, &r);
             let _ = job.reply.send(r);
+        }
+    }
+}
+
+/// The acknowledged records the witness journaled, per file, for live watchers
+/// (`--metrics-listen`, `--live` on `serve` or `cycle`): each a durable write on the tested
+/// machine, counted when the witness has it.
+#[derive(Default)]
+struct Acks(std::collections::HashMap<String, runner::board::Tally>);
+
+impl Acks {
+    fn count(&mut self, op: &Op, r: &Reply) {
+        let (Op::Req(Request::Ack { file, .. }), Reply::Ok) = (op, r) else {
+            return;
+        };
+        if !self.0.contains_key(file) {
+            let job = format!("witness {file}");
+            // None: nobody watches.
+            let Some(t) = runner::board::tally(&job, runner::board::Unit::Io) else {
+                return;
+            };
+            self.0.insert(file.clone(), t);
+        }
+        if let Some(t) = self.0.get(file) {
+            t.acked(1);
         }
     }
 }

@@ -294,30 +294,39 @@ impl Board {
     }
 }
 
-/// A database run's transactions on the board, counted by its clients as each ends; the run
-/// leaves the board when the last holder drops it.
+/// Work counted on the board by a command that does its own I/O or transactions (`db`'s
+/// clients, `durability create`'s writers) as each ends; it leaves the board when the last
+/// holder drops it.
 pub struct Tally {
     live: Arc<Live>,
 }
 
-/// A tally for `job`'s transactions, if a command turned the board on (None: nobody watches,
-/// and the clients count nothing more).
-pub fn tally(job: &str) -> Option<Tally> {
+/// A tally for `job`, counted in `unit`s, if a command turned the board on (None: nobody
+/// watches, and the callers count nothing more).
+pub fn tally(job: &str, unit: Unit) -> Option<Tally> {
     let board = get()?;
     let live = Arc::new(Live::default());
     live.measuring.store(true, Relaxed);
-    board.join_as(job, Unit::Tx, live.clone());
+    board.join_as(job, unit, live.clone());
     Some(Tally { live })
 }
 
 impl Tally {
-    /// A transaction committed after `ns` (its retries included).
-    pub fn commit(&self, ns: u64) {
-        self.live.ios[0].fetch_add(1, Relaxed);
-        self.live.hist[0].record(ns);
+    /// One I/O of direction `dir` (0 read, 1 write; a transaction is a read's place) of
+    /// `bytes`, done in `ns`.
+    pub fn count(&self, dir: usize, bytes: u64, ns: u64) {
+        self.live.ios[dir].fetch_add(1, Relaxed);
+        self.live.bytes[dir].fetch_add(bytes, Relaxed);
+        self.live.hist[dir].record(ns);
     }
 
-    /// A transaction failed (after its retries).
+    /// One I/O of direction `dir` done elsewhere and told of (a witness's acknowledged
+    /// record): counted, with no bytes or latency of its own.
+    pub fn acked(&self, dir: usize) {
+        self.live.ios[dir].fetch_add(1, Relaxed);
+    }
+
+    /// One failed (after its retries).
     pub fn fail(&self) {
         self.live.errors.fetch_add(1, Relaxed);
     }

@@ -271,9 +271,14 @@ impl Witness {
     /// A witness on an existing journal: without a token, it keeps (the hash of) the one it
     /// printed first and cannot print it again; `known` is that token.
     fn restart(journal: &Path, listen: &str, known: Option<&str>) -> Witness {
+        Witness::spawn(journal, listen, known, &[])
+    }
+
+    fn spawn(journal: &Path, listen: &str, known: Option<&str>, extra: &[&str]) -> Witness {
         let mut child = Std::new(bin())
             .args(["durability", "serve", "--listen", listen, "--journal"])
             .arg(journal)
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -382,7 +387,8 @@ fn create(w: &Witness, file: &Path, extra: &[&str]) -> Child {
         ])
         .arg(file)
         .args(extra)
-        .stdout(Stdio::null())
+        // Its one closing line (what it acknowledged), for those who wait for it.
+        .stdout(Stdio::piped())
         // Kept for a failure's message (a cycle that stopped early once in a loaded full run
         // said nothing of why); a few lines, so the pipe never fills.
         .stderr(Stdio::piped())
@@ -1218,4 +1224,85 @@ fn status_counts_a_runs_acks_and_stop_ends_its_writer() {
         Some(n),
         "{counted} against {said}"
     );
+}
+
+/// A value of the scrape's sample `name` whose labels contain `with`.
+fn sample_of(text: &str, name: &str, with: &str) -> f64 {
+    text.lines()
+        .find(|l| l.starts_with(&format!("{name}{{")) && l.contains(with))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} with {with} in:\n{text}"))
+}
+
+/// A port nobody holds now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `durability create --metrics-listen`: each acknowledged record is a durable write on the
+/// endpoint as it is made. Scraped every 100 ms: the count grows, its bytes are the records'
+/// blocks, its latency histogram counts the same writes, and the last scrape is what create
+/// says it acknowledged, less at most a second of its rate. The witness (`serve`, as `cycle`
+/// runs it) shows the records it journaled: all that create acknowledged, once it is done.
+#[test]
+fn create_shows_its_durable_writes_on_the_endpoint() {
+    let d = tmpdir();
+    let wport = free_port();
+    let wm = format!("--metrics-listen=127.0.0.1:{wport}");
+    let w = Witness::spawn(&d.path().join("w.db"), "127.0.0.1:0", None, &[&wm]);
+    let port = free_port();
+    let file = d.path().join("r.dat");
+    let metrics = format!("--metrics-listen=127.0.0.1:{port}");
+    let mut c = create(&w, &file, &["--runtime", "4s", &metrics]);
+    let url = format!("http://127.0.0.1:{port}/metrics");
+    let mut counts = Vec::new();
+    while c.try_wait().unwrap().is_none() {
+        std::thread::sleep(Duration::from_millis(100));
+        let Ok(r) = ureq::get(&url).call() else {
+            continue;
+        };
+        let text = r.into_string().unwrap();
+        if !text.contains("volbench_io_total{") {
+            continue;
+        }
+        let ios = sample_of(&text, "volbench_io_total", "rw=\"write\"");
+        let bytes = sample_of(&text, "volbench_io_bytes_total", "rw=\"write\"");
+        let lat = sample_of(&text, "volbench_io_latency_seconds_count", "rw=\"write\"");
+        // Read a moment apart: at most a write per thread (4) in between.
+        assert!(
+            (bytes / 4096.0 - ios).abs() <= 4.0,
+            "{ios} writes, {bytes} bytes"
+        );
+        assert!((lat - ios).abs() <= 4.0, "{ios} writes, {lat} latencies");
+        // The job is the file as the witness knows it: HOST:PATH.
+        assert!(text.contains("r.dat\",rw=\"write\"} "), "{text}");
+        counts.push(ios);
+    }
+    let out = c.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // "N records acknowledged in T s (R/s); ..."
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(said.contains("records acknowledged in"), "{said}{err}");
+    let acked: f64 = said.split_whitespace().next().unwrap().parse().unwrap();
+    let last = *counts.last().expect("scraped while it ran");
+    assert!(counts.len() >= 10, "{} scrapes", counts.len());
+    assert!(counts.windows(2).all(|p| p[0] <= p[1]), "{counts:?}");
+    assert!(counts.first() < counts.last(), "{counts:?}");
+    assert!(
+        last <= acked && acked - last <= acked / 4.0 + 4.0,
+        "last scrape {last}, create acknowledged {acked}"
+    );
+    let text = ureq::get(&format!("http://127.0.0.1:{wport}/metrics"))
+        .call()
+        .unwrap()
+        .into_string()
+        .unwrap();
+    let journaled = sample_of(&text, "volbench_io_total", "rw=\"write\"");
+    assert_eq!(journaled, acked, "{text}");
+    assert!(text.contains("job=\"witness "), "{text}");
 }
