@@ -1209,6 +1209,11 @@ impl<'a, E: Engine> Job<'a, E> {
         let quiescing = self.search.as_ref().is_some_and(|s| s.quiescing);
         let drain = self.syncs.need || turn.stopping || self.think.due.is_some() || quiescing;
         let q = &self.q;
+        // The depth the job waits at (a scraper's `volbench_inflight`): with the queue full,
+        // the iodepth, not the one fewer left after a reap.
+        if self.clock.measuring {
+            self.inp.live.inflight.store(q.in_flight as u64, Relaxed);
+        }
         let min = match drain {
             true => q.in_flight,
             false if q.in_flight >= q.depth => q.in_flight - q.low.min(q.in_flight - 1),
@@ -1241,10 +1246,6 @@ impl<'a, E: Engine> Job<'a, E> {
         self.q.comps = comps;
         if ok && self.clock.measuring {
             publish(&self.inp.live, &self.stats);
-            self.inp
-                .live
-                .inflight
-                .store(self.q.in_flight as u64, Relaxed);
         }
         ok
     }

@@ -134,7 +134,7 @@ impl Metrics<'_> {
     }
 
     fn gauges(&mut self, jobs: &[JobFigures]) {
-        let help = "I/Os in flight at the job's last turn (all its clones)";
+        let help = "I/Os in flight as the job last waited for completions (all its clones)";
         self.family("volbench_inflight", "gauge", None, help);
         for j in jobs {
             let l = [("host", j.host.as_str()), ("job", j.job.as_str())];

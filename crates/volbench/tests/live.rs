@@ -613,3 +613,123 @@ fn promtool_clean(text: &str) {
         String::from_utf8_lossy(&lint.stderr)
     );
 }
+
+/// One scrape's sample `name` with labels containing `with` (None: not there).
+fn sample_with(text: &str, name: &str, with: &str) -> Option<f64> {
+    text.lines()
+        .find(|l| l.starts_with(&format!("{name}{{")) && l.contains(with))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
+/// Scrapes `port` every 100 ms while `child` runs: each scrape's text.
+fn scrapes_while(child: &mut Child, port: u16) -> Vec<String> {
+    let url = format!("http://127.0.0.1:{port}/metrics");
+    let mut out = Vec::new();
+    while child.try_wait().unwrap().is_none() {
+        std::thread::sleep(Duration::from_millis(100));
+        if let Ok(r) = ureq::get(&url).call() {
+            out.push(r.into_string().unwrap());
+        }
+    }
+    out
+}
+
+/// `volbench_inflight` is the depth the job waits at: behind a 300 IOPS throttle a QD16 job
+/// has all 16 in flight whenever it is measuring (the queue cannot be fuller, and the throttle
+/// keeps it full).
+#[test]
+fn inflight_is_the_queue_a_throttle_keeps_full() {
+    require_root!();
+    let z = common::Zram::new("64M");
+    let Some(t) = common::Throttle::new(z.p(), 300, 1 << 30) else {
+        cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
+    };
+    let port = free_port();
+    let args: Vec<String> = [
+        format!("--metrics-listen=127.0.0.1:{port}"),
+        "run".into(),
+        "--name=qd".into(),
+        format!("--filename={}", z.p()),
+        "--rw=randread".into(),
+        "--ioengine=libaio".into(),
+        "--direct=1".into(),
+        "--iodepth=16".into(),
+        "--runtime=4s".into(),
+        "--time_based".into(),
+        "--no-store".into(),
+        "-q".into(),
+    ]
+    .into();
+    let vb = assert_cmd::cargo::cargo_bin("volbench");
+    let mut child = t
+        .command(vb.to_str().unwrap(), &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let texts = scrapes_while(&mut child, port);
+    assert!(child.wait().unwrap().success());
+    let measuring: Vec<f64> = texts
+        .iter()
+        .filter(|t| t.contains("volbench_job_stage=\"measure\"} 1"))
+        .filter_map(|t| sample_with(t, "volbench_inflight", "job=\"qd\""))
+        .collect();
+    assert!(
+        measuring.len() >= 20,
+        "{} scrapes while measuring",
+        measuring.len()
+    );
+    assert!(measuring.iter().all(|&q| q == 16.0), "{measuring:?}");
+}
+
+/// `volbench_io_errors_total` counts the failed I/Os as they fail: a zram device that stores
+/// 8 MiB fails every write after that, and with continue_on_error the scrapes count them
+/// from zero up to what the report says, less at most a second of them.
+#[test]
+fn errors_are_counted_as_they_fail() {
+    require_root!();
+    let z = common::Zram::with_mem_limit("64M", "8M");
+    let port = free_port();
+    let mut child = vb()
+        .arg(format!("--metrics-listen=127.0.0.1:{port}"))
+        .args(["run", "--name=err"])
+        .arg(format!("--filename={}", z.p()))
+        .args(["--rw=write", "--bs=4k", "--direct=1", "--rate_iops=2000"])
+        .args(["--continue_on_error=all", "--runtime=4s", "--time_based"])
+        .args([
+            "--allow-destructive",
+            "--no-store",
+            "-q",
+            "--output-format=volbench-json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).unwrap();
+        s
+    });
+    let texts = scrapes_while(&mut child, port);
+    assert!(child.wait().unwrap().success());
+    let r: Value = serde_json::from_str(&reader.join().unwrap()).unwrap();
+    let total = r["jobs"][0]["errors"]["total"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{r}"));
+    let errs: Vec<f64> = texts
+        .iter()
+        .filter_map(|t| sample_with(t, "volbench_io_errors_total", "job=\"err\""))
+        .collect();
+    assert!(errs.windows(2).all(|p| p[0] <= p[1]), "{errs:?}");
+    assert!(
+        errs.contains(&0.0) && errs.iter().any(|&e| e > 0.0),
+        "{errs:?}"
+    );
+    let last = *errs.last().unwrap();
+    assert!(
+        last <= total && total - last <= 2000.0,
+        "scraped {last}, reported {total}"
+    );
+}
