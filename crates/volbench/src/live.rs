@@ -82,15 +82,26 @@ pub fn start(a: &LiveArgs) -> Result<Option<Watch>> {
     }))
 }
 
-/// The subcommand (and its subcommand), as the info metric names what runs.
+/// The subcommand (and its subcommand, or a suite's name), as the info metric names what
+/// runs; global flags before it are skipped.
 fn command_name() -> String {
-    let args: Vec<String> = std::env::args().skip(1).take(2).collect();
+    let args = crate::cli::subcommand_first(std::env::args().collect());
     let words: Vec<&str> = args
         .iter()
+        .skip(1)
+        .take(2)
         .map(String::as_str)
         .take_while(|a| !a.starts_with('-') && !a.contains('/'))
         .collect();
     words.join(" ")
+}
+
+/// One more label of the run's identity on the info metric (`workload`, `label`,
+/// `store_id`), if the board is on.
+pub fn identify(key: &str, value: &str) {
+    if let Some(b) = board::get() {
+        b.set_info(key, value);
+    }
 }
 
 /// The metrics endpoint on its own thread, with serve's rules: loopback without a token,

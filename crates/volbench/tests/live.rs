@@ -247,6 +247,7 @@ fn the_scrape_is_clean_and_a_public_address_needs_a_token() {
         .arg(format!("--filename={}", file.display()))
         .args(["--rw=randrw", "--size=16m", "--runtime=3s", "--numjobs=2"])
         .arg(format!("--metrics-listen=127.0.0.1:{port}"))
+        .args(["--label", "soak \"q\"\\"])
         .args(["-q", "--no-store", "--output-format=volbench-json"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -263,6 +264,14 @@ fn the_scrape_is_clean_and_a_public_address_needs_a_token() {
         .into_string()
         .unwrap();
     promtool_clean(&text);
+    // The run's identity, its label's quote and backslash escaped.
+    for want in [
+        r#"label="soak \"q\"\\""#,
+        r#"workload="options""#,
+        r#"command="run""#,
+    ] {
+        assert!(text.contains(want), "{want} in {text}");
+    }
     assert!(
         text.contains(r#"volbench_io_latency_seconds_bucket{host="#),
         "{text}"
@@ -732,4 +741,46 @@ fn errors_are_counted_as_they_fail() {
         last <= total && total - last <= 2000.0,
         "scraped {last}, reported {total}"
     );
+}
+
+/// A sweep stores each point as it ends: a scrape during its second point names the stored
+/// result (`store_id`) beside the command, and the id is the one the store lists.
+#[test]
+fn the_info_metric_names_the_stored_result_once_stored() {
+    let dir = common::tmpdir();
+    let store = dir.path().join("results.db");
+    let port = free_port();
+    let mut run = vb()
+        .env("VOLBENCH_STORE", &store)
+        .args([
+            "sweep",
+            "--numjobs=1,2",
+            "--runtime=2s",
+            "--rw=randread",
+            "--size=16m",
+        ])
+        .arg(format!("--filename={}", dir.path().join("data").display()))
+        .arg(format!("--metrics-listen=127.0.0.1:{port}"))
+        .args(["-q", "--output-format=json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let texts = scrapes_while(&mut run, port);
+    assert!(run.wait().unwrap().success());
+    let ids: Vec<&str> = texts
+        .iter()
+        .filter_map(|t| t.split("store_id=\"").nth(1)?.split('"').next())
+        .collect();
+    assert!(!ids.is_empty(), "no scrape named the stored result");
+    let listed = vb()
+        .env("VOLBENCH_STORE", &store)
+        .args(["history", "--output-format=json"])
+        .output()
+        .unwrap();
+    assert!(listed.status.success());
+    let h: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let id = h[0]["id"].to_string();
+    assert!(ids.iter().all(|i| *i == id), "{ids:?} vs the store's {id}");
+    assert!(texts.iter().any(|t| t.contains(r#"command="sweep""#)));
 }

@@ -907,23 +907,32 @@ fn series_chart(p: &mut Page, sec: &mut Section, r: &RunReport) {
     }
     if r.warnings.iter().any(|w| w.code == "burst_suspected") {
         if let Some((first, last)) = s.thirds() {
+            // Thirds of the time, as `thirds` takes them (a folded series' samples differ in
+            // length).
             let n = full.len();
-            let k = n / 3;
-            let line = |from: usize, to: usize, v: f64| {
-                (0..n).map(|i| (i >= from && i < to).then_some(v)).collect()
+            let (from, to) = (full[0].t_ms - full[0].dt_ms, full[n - 1].t_ms);
+            let third = (to - from) / 3;
+            let k0 = full.iter().filter(|x| x.t_ms <= from + third).count();
+            let k1 = full
+                .iter()
+                .filter(|x| x.t_ms - x.dt_ms < to - third)
+                .count();
+            let line = |a: usize, b: usize, v: f64| {
+                (0..n).map(|i| (i >= a && i < b).then_some(v)).collect()
             };
             datasets.push(Dataset::new(
                 "burst: mean IOPS, first third",
-                line(0, k, first),
+                line(0, k0, first),
                 "count",
             ));
             datasets.push(Dataset::new(
                 "after: mean IOPS, last third",
-                line(n - k, n, last),
+                line(k1, n, last),
                 "count",
             ));
         }
     }
+    on_time(&mut datasets, &full);
     let c = Chart {
         id: String::new(),
         kind: "line",
@@ -938,6 +947,22 @@ fn series_chart(p: &mut Page, sec: &mut Section, r: &RunReport) {
     };
     p.add_chart(sec, c);
     latency_chart(p, sec, &full, labels);
+}
+
+/// A long run's folded samples (docs/live.md) differ in length: its charts then put each on a
+/// linear time axis at its end, so the first hour's seconds do not take most of the width.
+fn on_time(datasets: &mut [Dataset], full: &[&stats::Sample]) {
+    let first = full.first().map_or(0, |x| x.dt_ms);
+    if full
+        .iter()
+        .all(|x| x.dt_ms * 2 > first && x.dt_ms < first * 2)
+    {
+        return;
+    }
+    let xs: Vec<f64> = full.iter().map(|x| x.t_ms as f64 / 1e3).collect();
+    for d in datasets {
+        d.xs = Some(xs.clone());
+    }
 }
 
 /// Latency over time: each interval's own p50, p99 and p99.9 per direction (log scale),
@@ -966,6 +991,7 @@ fn latency_chart(p: &mut Page, sec: &mut Section, full: &[&stats::Sample], label
     if datasets.is_empty() {
         return;
     }
+    on_time(&mut datasets, full);
     let c = Chart {
         id: String::new(),
         kind: "line",

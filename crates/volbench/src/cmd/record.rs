@@ -66,6 +66,9 @@ impl Recorder {
             tags: a.tags.clone(),
             quiet,
         };
+        if let Some(l) = &r.label {
+            crate::live::identify("label", l);
+        }
         // Opened once now, so a store that cannot be used is said before a long sweep.
         if let Some(Dest::Asked(at)) = &r.dest {
             match Store::open_at(at) {
@@ -151,6 +154,7 @@ impl Recorder {
             None => {
                 let id = store.insert_uid(d, self.label.as_deref(), &self.tags, &self.uid)?;
                 self.id = Some(id);
+                crate::live::identify("store_id", &id.to_string());
                 if let Some(Dest::Fallback(_, url)) = &self.dest {
                     store.set_pending(id, Some(url))?;
                 }

@@ -112,6 +112,7 @@ fn run_workload(
     for warn in warnings.iter().filter(|_| scaleout::world::speaks()) {
         eprintln!("warning: {warn}");
     }
+    crate::live::identify("workload", source);
     if let Some(j) = w.jobs.iter().find(|j| a.readonly && j.rw.writes()) {
         return Err(usage(format!(
             "--readonly: job {} writes ({}); drop --readonly or the writes",
