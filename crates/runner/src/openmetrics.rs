@@ -217,7 +217,8 @@ impl Metrics<'_> {
     }
 
     fn info(&mut self, info: &[(String, String)]) {
-        self.family("volbench_run", "info", None, "What is running: the command");
+        let help = "What is running: the command, workload, label and stored result's id";
+        self.family("volbench_run", "info", None, help);
         let l: Vec<(&str, &str)> = info.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         self.sample("volbench_run_info", &l, 1);
     }
