@@ -22,6 +22,10 @@ fn pct_of(h: &LatHist) -> Pct {
     }
 }
 
+/// Records whose histograms stay in memory before the rest go to the spill file
+/// (`crate::spill`): a minute at fio's 1 s interval, about 60 KB.
+const IN_MEMORY: usize = 60;
+
 /// A kept record: its index (the fold's record, which is interval k's own for the first
 /// intervals: interval k covers [k, k+1) intervals after measuring began), its percentiles and
 /// its histogram (HDR V2 deflate, base64; in the spill file while the run goes).
@@ -100,12 +104,17 @@ impl Intervals {
     }
 
     /// Keeps the open record (its percentiles and encoded histogram): no interval comes after.
+    /// A run's first records stay in memory, so a short run touches no file of its own.
     pub(crate) fn seal(&mut self) {
         if let Some((idx, h)) = self.open.take() {
+            let text = h.encode();
             self.closed.push(Closed {
                 idx,
                 pct: pct_of(&h),
-                hdr: Hdr::put(h.encode()),
+                hdr: match self.closed.len() < IN_MEMORY {
+                    true => Hdr::Mem(text),
+                    false => Hdr::put(text),
+                },
             });
         }
     }

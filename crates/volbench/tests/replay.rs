@@ -273,9 +273,11 @@ fn synthetic(dir: &Path, name: &str, n: u64, gap_us: u64) -> PathBuf {
 
 /// The last `n` reads and writes in an strace log (the replay's; the safety check's reads of
 /// the device's first blocks come before them).
-fn strace_ios(log: &str, n: usize) -> Ios {
+fn strace_ios(log: &str, n: usize, dev: &str) -> Ios {
     let mut all = Vec::new();
-    for l in log.lines() {
+    // strace -y names each call's file: only the device's calls are the replay's.
+    let on_dev = format!("{dev}>");
+    for l in log.lines().filter(|l| l.contains(&on_dev)) {
         let op = if l.contains("pread64(") || l.contains("preadv2(") {
             'R'
         } else if l.contains("pwrite64(") || l.contains("pwritev2(") {
@@ -342,12 +344,12 @@ fn a_replay_issues_the_trace_as_the_devices_counters_strace_and_fio_see_it() {
     let whole = block_stat(&z.name());
     let (log, json) = strace(
         dir.path(),
-        &["-e", "trace=pread64,pwrite64,preadv2,pwritev2"],
+        &["-y", "-e", "trace=pread64,pwrite64,preadv2,pwritev2"],
         &cmd,
     );
     let whole = [0, 1, 2, 3].map(|i| block_stat(&z.name())[i] - whole[i]);
     assert!(
-        strace_ios(&log, 1500) == want,
+        strace_ios(&log, 1500, z.p()) == want,
         "strace's offsets and sizes differ from the trace's"
     );
     let (r, w) = (count(&want, 'R'), count(&want, 'W'));

@@ -91,7 +91,9 @@ pub(super) const OPTIONS: &[O] = &[
     },
     O {
         details: "from 100 ms; 0 or unset (fio: one line per I/O) gives one line per second, \
-                  since volbench keeps no per-I/O record",
+                  since volbench keeps no per-I/O record. Past the first 1,200 windows a long \
+                  run's lines follow the report's folded samples: one a second until the first \
+                  hour ends, one a minute after (fio writes every window; docs/live.md)",
         show: Some(|j| Some(j.logs.avg_msec.to_string())),
         ..O::new(
             "log_avg_msec",
