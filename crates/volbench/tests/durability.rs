@@ -1226,21 +1226,9 @@ fn status_counts_a_runs_acks_and_stop_ends_its_writer() {
     );
 }
 
-/// A value of the scrape's sample `name` whose labels contain `with`.
-fn sample_of(text: &str, name: &str, with: &str) -> f64 {
-    text.lines()
-        .find(|l| l.starts_with(&format!("{name}{{")) && l.contains(with))
-        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
-        .unwrap_or_else(|| panic!("no {name} with {with} in:\n{text}"))
-}
-
-/// A port nobody holds now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// A scrape's figure `name` of the writes (the test fails naming it if absent).
+fn writes_in(text: &str, name: &str) -> f64 {
+    scraped(text, name, "rw=\"write\"").unwrap_or_else(|| panic!("no {name} in:\n{text}"))
 }
 
 /// `durability create --metrics-listen`: each acknowledged record is a durable write on the
@@ -1269,9 +1257,9 @@ fn create_shows_its_durable_writes_on_the_endpoint() {
         if !text.contains("volbench_io_total{") {
             continue;
         }
-        let ios = sample_of(&text, "volbench_io_total", "rw=\"write\"");
-        let bytes = sample_of(&text, "volbench_io_bytes_total", "rw=\"write\"");
-        let lat = sample_of(&text, "volbench_io_latency_seconds_count", "rw=\"write\"");
+        let ios = writes_in(&text, "volbench_io_total");
+        let bytes = writes_in(&text, "volbench_io_bytes_total");
+        let lat = writes_in(&text, "volbench_io_latency_seconds_count");
         // Read a moment apart: at most a write per thread (4) in between.
         assert!(
             (bytes / 4096.0 - ios).abs() <= 4.0,
@@ -1302,7 +1290,7 @@ fn create_shows_its_durable_writes_on_the_endpoint() {
         .unwrap()
         .into_string()
         .unwrap();
-    let journaled = sample_of(&text, "volbench_io_total", "rw=\"write\"");
+    let journaled = writes_in(&text, "volbench_io_total");
     assert_eq!(journaled, acked, "{text}");
     assert!(text.contains("job=\"witness "), "{text}");
 }

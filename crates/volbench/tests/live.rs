@@ -17,15 +17,6 @@ fn vb() -> Command {
     c
 }
 
-/// A port nobody holds now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// Debian's Prometheus scraping `target` every second, its data in `dir`; killed on drop.
 struct Prometheus {
     child: Child,
@@ -42,7 +33,7 @@ impl Prometheus {
             ),
         )
         .unwrap();
-        let port = free_port();
+        let port = common::free_port();
         let child = Command::new("prometheus")
             .arg(format!("--config.file={}", cfg.display()))
             .arg(format!(
@@ -144,7 +135,7 @@ fn intervals(log: &Path) -> Vec<Interval> {
 fn prometheus_agrees_with_the_runs_own_seconds() {
     require_tool!("prometheus");
     let dir = common::tmpdir();
-    let port = free_port();
+    let port = common::free_port();
     let prom = Prometheus::start(dir.path(), &format!("127.0.0.1:{port}"));
     let log = dir.path().join("intervals.ndjson");
     let file = dir.path().join("data");
@@ -240,7 +231,7 @@ fn prometheus_agrees_with_the_runs_own_seconds() {
 fn the_scrape_is_clean_and_a_public_address_needs_a_token() {
     require_tool!("promtool");
     let dir = common::tmpdir();
-    let port = free_port();
+    let port = common::free_port();
     let file = dir.path().join("data");
     let mut run = vb()
         .arg("run")
@@ -300,7 +291,7 @@ fn one_endpoint_serves_every_mpi_rank_with_its_host_label() {
         cannot_run!("needs VOLBENCH_MPI_BIN (a build with --features mpi): run scripts/test.sh");
     };
     let dir = common::tmpdir();
-    let port = free_port();
+    let port = common::free_port();
     let prom = Prometheus::start(dir.path(), &format!("127.0.0.1:{port}"));
     let mut mpirun = Command::new("mpirun");
     mpirun
@@ -400,23 +391,16 @@ fn a_long_run_folds_its_records_and_loses_no_io() {
     let dir = common::tmpdir();
     let d = dir.path();
     let log = d.join("intervals.ndjson");
-    let out = common::volbench()
-        .arg(format!("--interval-log={}", log.display()))
+    let mut run = common::volbench();
+    run.arg(format!("--interval-log={}", log.display()))
         .arg("run")
         .arg("--name=soak")
         .arg(format!("--filename={}", d.join("data").display()))
         .args(["--rw=randread", "--size=16m", "--rate_iops=2000"])
         .args(["--runtime=150s", "--time_based", "--log_avg_msec=100"])
         .arg(format!("--write_iops_log={}", d.join("soak").display()))
-        .args(["--no-store", "-q", "--output-format=volbench-json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        .args(["--no-store", "-q", "--output-format=volbench-json"]);
+    let r = common::ok_json(&mut run);
     let samples = r["group"]["series"]["samples"].as_array().unwrap().clone();
     let n = samples.len();
     assert!((1228..=1232).contains(&n), "{n} records for 150 s");
@@ -513,13 +497,6 @@ fn unix_now() -> f64 {
         .as_secs_f64()
 }
 
-/// A scrape's value of the sample named `name` (first match).
-fn scraped(text: &str, name: &str) -> Option<f64> {
-    text.lines()
-        .find(|l| l.starts_with(name) && l[name.len()..].starts_with('{'))
-        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
-}
-
 /// `volbench db` on the board: scraped every 50 ms, the transactions counter grows as the
 /// run's own per-second counts say (over 3 s windows, within 2 %: the scrapes are
 /// interpolated to the seconds' edges; 0.15 % at most over five windows here), the latency histogram counts the same commits, and
@@ -528,7 +505,7 @@ fn scraped(text: &str, name: &str) -> Option<f64> {
 fn db_transactions_reach_the_endpoint_as_they_commit() {
     require_tool!("promtool");
     let dir = common::tmpdir();
-    let port = free_port();
+    let port = common::free_port();
     let mut run = vb()
         .arg(format!("--metrics-listen=127.0.0.1:{port}"))
         .arg("db")
@@ -553,8 +530,8 @@ fn db_transactions_reach_the_endpoint_as_they_commit() {
         };
         let text = resp.into_string().unwrap();
         let at = (t0 + unix_now()) / 2.0;
-        let tx = scraped(&text, "volbench_db_transactions_total");
-        let lat = scraped(&text, "volbench_db_transaction_latency_seconds_count");
+        let tx = common::scraped(&text, "volbench_db_transactions_total", "");
+        let lat = common::scraped(&text, "volbench_db_transaction_latency_seconds_count", "");
         if let (Some(tx), Some(lat)) = (tx, lat) {
             // The two are read a moment apart: at most a commit per client in between.
             assert!((tx - lat).abs() <= 10.0, "{tx} commits, {lat} latencies");
@@ -623,13 +600,6 @@ fn promtool_clean(text: &str) {
     );
 }
 
-/// One scrape's sample `name` with labels containing `with` (None: not there).
-fn sample_with(text: &str, name: &str, with: &str) -> Option<f64> {
-    text.lines()
-        .find(|l| l.starts_with(&format!("{name}{{")) && l.contains(with))
-        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
-}
-
 /// Scrapes `port` every 100 ms while `child` runs: each scrape's text.
 fn scrapes_while(child: &mut Child, port: u16) -> Vec<String> {
     let url = format!("http://127.0.0.1:{port}/metrics");
@@ -653,7 +623,7 @@ fn inflight_is_the_queue_a_throttle_keeps_full() {
     let Some(t) = common::Throttle::new(z.p(), 300, 1 << 30) else {
         cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
     };
-    let port = free_port();
+    let port = common::free_port();
     let args: Vec<String> = [
         format!("--metrics-listen=127.0.0.1:{port}"),
         "run".into(),
@@ -681,7 +651,7 @@ fn inflight_is_the_queue_a_throttle_keeps_full() {
     let measuring: Vec<f64> = texts
         .iter()
         .filter(|t| t.contains("volbench_job_stage=\"measure\"} 1"))
-        .filter_map(|t| sample_with(t, "volbench_inflight", "job=\"qd\""))
+        .filter_map(|t| common::scraped(t, "volbench_inflight", "job=\"qd\""))
         .collect();
     assert!(
         measuring.len() >= 20,
@@ -698,7 +668,7 @@ fn inflight_is_the_queue_a_throttle_keeps_full() {
 fn errors_are_counted_as_they_fail() {
     require_root!();
     let z = common::Zram::with_mem_limit("64M", "8M");
-    let port = free_port();
+    let port = common::free_port();
     let mut child = vb()
         .arg(format!("--metrics-listen=127.0.0.1:{port}"))
         .args(["run", "--name=err"])
@@ -729,7 +699,7 @@ fn errors_are_counted_as_they_fail() {
         .unwrap_or_else(|| panic!("{r}"));
     let errs: Vec<f64> = texts
         .iter()
-        .filter_map(|t| sample_with(t, "volbench_io_errors_total", "job=\"err\""))
+        .filter_map(|t| common::scraped(t, "volbench_io_errors_total", "job=\"err\""))
         .collect();
     assert!(errs.windows(2).all(|p| p[0] <= p[1]), "{errs:?}");
     assert!(
@@ -749,7 +719,7 @@ fn errors_are_counted_as_they_fail() {
 fn the_info_metric_names_the_stored_result_once_stored() {
     let dir = common::tmpdir();
     let store = dir.path().join("results.db");
-    let port = free_port();
+    let port = common::free_port();
     let mut run = vb()
         .env("VOLBENCH_STORE", &store)
         .args([

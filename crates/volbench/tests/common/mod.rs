@@ -747,6 +747,13 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A scrape's value of the sample `name` whose labels contain `with` (None: not there).
+pub fn scraped(text: &str, name: &str, with: &str) -> Option<f64> {
+    text.lines()
+        .find(|l| l.starts_with(&format!("{name}{{")) && l.contains(with))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
 /// One HTTP/1.0 request to `addr`: (status, head, body).
 pub fn http(addr: &str, method: &str, path: &str, headers: &str) -> (u16, String, String) {
     raw_http(
