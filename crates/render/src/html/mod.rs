@@ -932,7 +932,9 @@ fn series_chart(p: &mut Page, sec: &mut Section, r: &RunReport) {
             ));
         }
     }
-    on_time(&mut datasets, &full);
+    // Folded: the last tier of one length is not the whole series.
+    let folded = s.last_tier().len() < s.full().count();
+    on_time(&mut datasets, &full, folded);
     let c = Chart {
         id: String::new(),
         kind: "line",
@@ -946,17 +948,13 @@ fn series_chart(p: &mut Page, sec: &mut Section, r: &RunReport) {
         datasets,
     };
     p.add_chart(sec, c);
-    latency_chart(p, sec, &full, labels);
+    latency_chart(p, sec, (&full, folded), labels);
 }
 
 /// A long run's folded samples (docs/live.md) differ in length: its charts then put each on a
 /// linear time axis at its end, so the first hour's seconds do not take most of the width.
-fn on_time(datasets: &mut [Dataset], full: &[&stats::Sample]) {
-    let first = full.first().map_or(0, |x| x.dt_ms);
-    if full
-        .iter()
-        .all(|x| x.dt_ms * 2 > first && x.dt_ms < first * 2)
-    {
+fn on_time(datasets: &mut [Dataset], full: &[&stats::Sample], folded: bool) {
+    if !folded {
         return;
     }
     let xs: Vec<f64> = full.iter().map(|x| x.t_ms as f64 / 1e3).collect();
@@ -967,7 +965,12 @@ fn on_time(datasets: &mut [Dataset], full: &[&stats::Sample]) {
 
 /// Latency over time: each interval's own p50, p99 and p99.9 per direction (log scale),
 /// where a cliff shows first.
-fn latency_chart(p: &mut Page, sec: &mut Section, full: &[&stats::Sample], labels: Vec<String>) {
+fn latency_chart(
+    p: &mut Page,
+    sec: &mut Section,
+    (full, folded): (&[&stats::Sample], bool),
+    labels: Vec<String>,
+) {
     let mut datasets = Vec::new();
     for (d, name) in [(0usize, "read"), (1, "write")] {
         if full.iter().all(|x| x.lat_pct.dir(d).is_none()) {
@@ -991,7 +994,7 @@ fn latency_chart(p: &mut Page, sec: &mut Section, full: &[&stats::Sample], label
     if datasets.is_empty() {
         return;
     }
-    on_time(&mut datasets, full);
+    on_time(&mut datasets, full, folded);
     let c = Chart {
         id: String::new(),
         kind: "line",
