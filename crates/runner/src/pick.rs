@@ -75,7 +75,8 @@ pub struct Picker {
     random_job: bool,
     /// fio's bs_unaligned: a bsrange's sizes are any byte count in it, not its multiples.
     unaligned: bool,
-    /// The random map of mixed sizes is per file, as fio's: both directions use `offs[f][0]`.
+    /// fio keeps one random map per file, so a mixed job reads or writes each block once a
+    /// pass (never both): both directions use `offs[f][0]`.
     one_map: bool,
     /// fio's `openfiles` below the file count: the files worked on at once (and
     /// `file_service_type=sequential`: one at a time).
@@ -276,7 +277,11 @@ impl Picker {
             .rate_iops
             .map(|r| 1_000_000_000u64.checked_div(r).unwrap_or(0));
         let byte_gap = spec.rate.map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 });
-        let one_map = matches!(offs.first(), Some([Offsets::Mapped { .. }, _]));
+        let mapped = matches!(
+            offs.first(),
+            Some([Offsets::Mapped { .. }, Offsets::Mapped { .. }])
+        );
+        let one_map = mapped || shares_map(spec);
         Picker {
             starts: Starts::new(spec, regions),
             replay: None,
@@ -456,7 +461,8 @@ impl Picker {
             }
             None => {
                 r.left = self.run - 1;
-                self.offs[file][dir].next(len)
+                let map = if self.one_map { 0 } else { dir };
+                self.offs[file][map].next(len)
             }
         };
         let r = &mut self.runs[file][dir];
@@ -719,18 +725,23 @@ fn offsets_for(
     }
 }
 
+/// Whether reads and writes share one random map, as fio's one map per file: they draw
+/// their offsets on the same grid (no sizes or blockalign of the writes' own). A verify_only
+/// job keeps the writes' own stream, so it reads in the order its write job wrote.
+fn shares_map(spec: &JobSpec) -> bool {
+    spec.write_sizes.is_none() && spec.write_blockalign() == spec.blockalign && !spec.verify_only
+}
+
 /// The one size of a direction's I/Os where `bs=R,W` gives reads and writes sizes of their
 /// own and neither side is a range or split: fio keeps such an I/O whole on offsets aligned to
 /// its size (its blockalign defaults to the direction's own smallest block, and its random
 /// map counts each direction in those blocks), so the direction gets a random map of its own.
 fn one_size(spec: &JobSpec, writes: bool) -> Option<u64> {
     let w = spec.write_sizes?;
-    if !spec.bssplit.is_empty() {
-        return None;
-    }
     match writes {
+        // Writes of one size keep it whatever split the reads draw from.
         true => w.range.is_none().then_some(w.bs),
-        false => spec.bs_range.is_none().then_some(spec.bs),
+        false => (spec.bs_range.is_none() && spec.bssplit.is_empty()).then_some(spec.bs),
     }
 }
 
@@ -750,6 +761,15 @@ fn bs_table(spec: &JobSpec, writes: bool) -> Vec<u32> {
         Some(w) => (w.bs, w.range),
         None => (spec.bs, spec.bs_range),
     };
+    let split = match writes && !spec.bssplit_write.is_empty() {
+        true => &spec.bssplit_write,
+        false => &spec.bssplit,
+    };
+    // A split given before a range: fio keeps drawing from the split, each size cut to the
+    // range's top (its get_next_buflen clamps to max_bs).
+    if let (Some((_, hi)), false) = (range, split.is_empty() || spec.write_sizes.is_some()) {
+        return weighted(split.iter().map(|b| (b.bs.min(hi), b.percent)));
+    }
     // A range: every multiple of its low end, once each (uniform, as fio's bsrange).
     if let Some((lo, hi)) = range {
         return (1..=hi / lo).map(|k| (k * lo) as u32).collect();
@@ -760,13 +780,14 @@ fn bs_table(spec: &JobSpec, writes: bool) -> Vec<u32> {
     if spec.bssplit.is_empty() {
         return vec![spec.bs as u32];
     }
-    let split = match writes && !spec.bssplit_write.is_empty() {
-        true => &spec.bssplit_write,
-        false => &spec.bssplit,
-    };
+    weighted(split.iter().map(|b| (b.bs, b.percent)))
+}
+
+/// A 100-entry table of sizes by their percentages.
+fn weighted(split: impl Iterator<Item = (u64, u8)>) -> Vec<u32> {
     let mut t = Vec::with_capacity(100);
-    for b in split {
-        t.extend(std::iter::repeat_n(b.bs as u32, b.percent as usize));
+    for (bs, percent) in split {
+        t.extend(std::iter::repeat_n(bs as u32, percent as usize));
     }
     t
 }

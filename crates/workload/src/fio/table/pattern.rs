@@ -65,7 +65,8 @@ pub(super) const OPTIONS: &[O] = &[
         details: "one size; `bs=R,W` sets reads and writes apart, also in a job doing both \
                   (each direction keeps to its own size, on offsets aligned to it, as fio: strace); \
                   `bs=4k-64k` and `bs=4k:64k` are `bs=4k,64k`, as fio splits them (a range is \
-                  `bsrange`'s; a note says so)",
+                  `bsrange`'s; a note says so); only a default, as fio's: a `bsrange` or \
+                  `bssplit` in the same job wins whichever comes first",
         note: Some(bs_note),
         show: Some(|j| {
             let one = j.bssplit.is_empty() && j.bs_range.is_none();
@@ -108,7 +109,9 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "one split for both directions (`4k/50:64k/30:1m/`), or the reads' and the \
                   writes' apart (`64k/40:1m/60,1m/100`), each I/O's size drawn from its \
-                  direction's; blanks share the rest equally",
+                  direction's; blanks share the rest equally; as in fio, it wins over `bs` in \
+                  either order and over a `bsrange` given before it (one given after it cuts \
+                  the split's sizes to its top)",
         show: Some(|j| {
             let side = |split: &[BsSplit]| {
                 let parts: Vec<String> = split
@@ -461,6 +464,13 @@ fn set_bs(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     // The trims' size is read, as fio reads it, and runs at the reads' (volbench's trims
     // take the job's block size).
     sides.get(2).map(|t| lead(t)).transpose()?;
+    // fio's bs is only the default of each direction's smallest and largest size: a bsrange
+    // or bssplit sets those itself, before or after bs (fio 3.33: bsrange=1k-4k then bs=8k
+    // runs 1k-4k).
+    let ranged = j.write_sizes.is_some_and(|w| w.range.is_some());
+    if j.bs_range.is_some() || ranged || !j.bssplit.is_empty() {
+        return Ok(());
+    }
     j.bs = r;
     j.bs_range = None;
     j.write_sizes = (w != r).then_some(WriteSizes { bs: w, range: None });
@@ -531,6 +541,9 @@ fn set_bssplit(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
         .unwrap_or(j.bs);
     j.bssplit = reads;
     j.bssplit_write = writes;
+    // The split's sizes are the job's smallest and largest now, as fio's str_bssplit_cb sets
+    // them: an earlier bsrange no longer applies.
+    j.bs_range = None;
     j.write_sizes = None;
     Ok(())
 }
