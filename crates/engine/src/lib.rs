@@ -120,6 +120,9 @@ pub struct EngineConfig {
     pub force_async: u32,
     /// psync with `hipri`: the share of I/Os that are polled (fio's `hipri_percentage`).
     pub hipri_percent: u8,
+    /// The job asked for direct I/O: mmap cannot bypass the page cache, so, as fio's mmap
+    /// engine, it msyncs each read and write's pages before the I/O completes.
+    pub direct: bool,
 }
 
 /// RWF_DONTCACHE (Linux 6.14): buffered I/O whose pages leave the page cache once done.

@@ -107,6 +107,7 @@ mod tests {
             nowait: false,
             force_async: 0,
             hipri_percent: 100,
+            direct: false,
         };
         Calls::new(&cfg, op)
     }

@@ -71,6 +71,7 @@ pub fn run(inp: JobInput) -> JobOutput {
         nowait: inp.spec.nowait,
         force_async: inp.spec.force_async,
         hipri_percent: inp.spec.hipri_percent,
+        direct: inp.spec.direct,
     };
     match inp.spec.ioengine {
         EngineKind::IoUring => match engine::IoUring::new(&cfg) {

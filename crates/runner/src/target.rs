@@ -352,7 +352,10 @@ fn ready_file(
     // fio's rule: data is written first only where reads need it (or `overwrite` asks); a
     // write-only job's file just gets its space, as `fallocate` says.
     // fill_fs writes until the file system is full: nothing to lay out first.
-    let fill = (r.spec.rw.reads() || r.spec.overwrite) && !r.spec.fill_fs;
+    // mmap cannot extend a file, so fio (its FIO_NOEXTEND engines) writes a write job's file
+    // first too: the mapping's writes then replace data, as they do in fio.
+    let no_extend = r.spec.ioengine == EngineKind::Mmap && r.spec.rw.writes();
+    let fill = (r.spec.rw.reads() || r.spec.overwrite || no_extend) && !r.spec.fill_fs;
     // Only the job's region is written or reserved: what lies before `offset` is never touched
     // by the job, and stays a hole. (Filling from 0, as fio does, wrote 20 GB for
     // `--offset=20g --size=4m`, up to a full disk.)

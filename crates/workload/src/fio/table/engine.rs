@@ -547,8 +547,9 @@ fn external_engine(name: &str) -> Option<(&'static str, &'static str)> {
 pub(super) const OPTIONS: &[O] = &[
     O {
         details: "`io_uring`, `libaio`, `psync`, `mmap` (the file mapped shared, data copied \
-                  to and from it, MADV_RANDOM for random jobs, msync then fsync to sync, as \
-                  fio's), `null`; `sync`, `vsync`, `pvsync`, `pvsync2`, `splice` run as psync \
+                  to and from it, MADV_RANDOM for random jobs, msync then fsync to sync; with \
+                  `direct=1` each I/O's pages msynced before it completes, and a write job's \
+                  new file written first, since a mapping cannot extend it: as fio's), `null`; `sync`, `vsync`, `pvsync`, `pvsync2`, `splice` run as psync \
                   and `posixaio` as io_uring at the same depth (the device sees the same I/O; a \
                   warning says so); fio's `falloc` (each write fallocates its range, each \
                   read does so keeping the size, each trim punches a hole) and `ftruncate` \
