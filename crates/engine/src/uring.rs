@@ -95,6 +95,15 @@ impl IoUring {
     /// the task that created them.
     pub fn new(cfg: &EngineConfig) -> Result<IoUring, EngineError> {
         let entries = cfg.depth.max(1).next_power_of_two();
+        // The kernel's IORING_MAX_ENTRIES: a deeper ring fails with EINVAL, which is the
+        // depth's fault, not the kernel's (fio 3.33 fails there too).
+        if entries > 32_768 {
+            return Err(EngineError::Setup(format!(
+                "iodepth={} is more than io_uring's ring takes (32768): give --iodepth=32768 \
+                 or less, or use --ioengine=libaio",
+                cfg.depth
+            )));
+        }
         let ring = build_ring(entries, cfg.hipri, cfg.sqpoll).map_err(|source| {
             EngineError::Unavailable {
                 engine: "io_uring",

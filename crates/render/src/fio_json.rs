@@ -369,6 +369,56 @@ fn volbench_key(r: &RunReport) -> Value {
     v
 }
 
+/// The document fio writes for jobs that failed before any I/O (fio 3.33 with an engine that
+/// cannot start: each job with its errno, every figure zero), for jobs volbench refused or
+/// could not start, so a harness that reads fio's JSON finds the jobs and their error rather
+/// than nothing. `why` is volbench's one line, under its own key.
+pub fn failed(names: &[&str], why: &str, started_unix: u64, started_at: &str) -> Value {
+    let sh = Shape {
+        pct: [true, false, false],
+        only: None,
+        plus: false,
+    };
+    // EINVAL, fio's errno for a job it cannot set up, unless the OS named another.
+    let errno = if why.contains("os error") {
+        errno_of(why)
+    } else {
+        22
+    };
+    let jobs: Vec<Value> = names
+        .iter()
+        .map(|name| {
+            json!({
+                "jobname": name,
+                "groupid": 0,
+                "error": errno,
+                "eta": 0,
+                "elapsed": 0,
+                "job options": {},
+                "read": dir(None, 0, 0.0, sh),
+                "write": dir(None, 0, 0.0, sh),
+                "trim": dir(None, 0, 0.0, sh),
+                "job_runtime": 0,
+                "usr_cpu": 0.0,
+                "sys_cpu": 0.0,
+                "ctx": 0,
+                "majf": 0,
+                "minf": 0,
+            })
+        })
+        .collect();
+    json!({
+        "fio version": FIO_VERSION,
+        "volbench": { "version": env!("CARGO_PKG_VERSION"), "error": why },
+        "timestamp": started_unix,
+        "timestamp_ms": started_unix * 1000,
+        "time": started_at,
+        "global options": {},
+        "jobs": jobs,
+        "disk_util": [],
+    })
+}
+
 /// The whole fio document for one run; `plus`: fio's json+.
 pub fn document(r: &RunReport, plus: bool) -> Value {
     let secs = r.started_unix;

@@ -153,3 +153,94 @@ fn an_mmap_write_job_lays_its_new_file_out_first_as_fio() {
         assert_eq!(zeros, 0, "{tool}: {zeros} blocks of zeros");
     }
 }
+
+/// The options fio 3.33 lists for an engine (`fio --enghelp=ENGINE`).
+fn engine_options(engine: &str) -> Vec<String> {
+    let out = std::process::Command::new("fio")
+        .arg(format!("--enghelp={engine}"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let names = text.lines().filter_map(|l| l.split_once(':'));
+    names.map(|(n, _)| n.trim().to_string()).collect()
+}
+
+/// Every option fio 3.33 has is known: the options of the engines volbench does not run are
+/// named as that engine's (not "not a fio option", nor "did you mean 'port'" for rbd's pool),
+/// verify_async_cpus is accepted with a note, and a queue deeper than 4,096 runs as in fio.
+#[test]
+fn every_fio_option_is_known_and_an_engines_own_are_named_as_its() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let job = d.path().join("o.fio");
+    for engine in ["rbd", "rados", "gfapi", "mtd", "nbd", "rdma"] {
+        let names = engine_options(engine);
+        assert!(!names.is_empty(), "fio --enghelp={engine} listed nothing");
+        for name in names
+            .iter()
+            .filter(|n| !["hostname", "port"].contains(&n.as_str()))
+        {
+            std::fs::write(&job, format!("[j]\nioengine=null\nsize=1m\n{name}=1\n")).unwrap();
+            let (ok, err) = parse_only(&job);
+            assert!(!ok, "{name} accepted");
+            assert!(
+                !err.contains("not a fio option") && err.contains("engine"),
+                "{engine}'s {name}: {err}"
+            );
+        }
+    }
+    std::fs::write(&job, "[j]\nioengine=null\nsize=1m\nverify_async_cpus=0\n").unwrap();
+    let (ok, err) = parse_only(&job);
+    assert!(ok && err.contains("verify_async_cpus accepted"), "{err}");
+    let text = "[j]\nioengine=null\nsize=64m\niodepth=8192\n";
+    std::fs::write(&job, text).unwrap();
+    let (fio, ours) = (fio_on(d.path(), &job, &[]), vb_json(d.path(), &job, &[]));
+    assert_eq!(
+        u(&ours, "/group/read/total_ios"),
+        u(&fio, "/jobs/0/read/total_ios")
+    );
+}
+
+/// A job fio cannot start (an io_uring ring deeper than the kernel's 32,768 entries) gets
+/// fio's document with the job's errno, EINVAL, in both tools, and a failing exit; so does a
+/// job volbench refuses, where fio would run it (the rbd engine): a harness reading fio's JSON
+/// finds the job and its error instead of nothing.
+#[test]
+fn a_job_that_cannot_start_gets_fios_document_with_its_error() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let job = d.path().join("e.fio");
+    let deep = "[deep]\nioengine=io_uring\nsize=1m\niodepth=65536\nfilename=f\nrw=read\n";
+    let rbd = "[img]\nioengine=rbd\nclientname=admin\npool=rbd\nrbdname=img\nsize=1m\n";
+    for (text, name, fio_too) in [(deep, "deep", true), (rbd, "img", false)] {
+        std::fs::write(&job, text).unwrap();
+        let mut docs = Vec::new();
+        if fio_too {
+            let out = std::process::Command::new("fio")
+                .current_dir(d.path())
+                .args(["--output-format=json", "e.fio"])
+                .output()
+                .unwrap();
+            assert!(!out.status.success());
+            docs.push(("fio", out.stdout));
+        }
+        let out = volbench()
+            .current_dir(d.path())
+            .args(["run", "e.fio", "--output-format=json", "--no-store"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+        docs.push(("volbench", out.stdout));
+        for (tool, stdout) in docs {
+            let text = String::from_utf8_lossy(&stdout);
+            let at = text
+                .find('{')
+                .unwrap_or_else(|| panic!("{tool} wrote no JSON"));
+            let v: Value = serde_json::from_str(&text[at..]).unwrap();
+            assert_eq!(v["jobs"][0]["jobname"], name, "{tool}");
+            assert_eq!(v["jobs"][0]["error"], 22, "{tool}");
+            assert_eq!(v["jobs"][0]["read"]["io_bytes"], 0, "{tool}");
+        }
+    }
+}

@@ -1520,7 +1520,7 @@ fn one() -> u32 {
 }
 
 /// Limits chosen so a typo fails fast instead of exhausting memory or kernel resources.
-pub const MAX_IODEPTH: u32 = 4096;
+pub const MAX_IODEPTH: u32 = 65_536;
 pub const MAX_NUMJOBS: u32 = 1024;
 /// fio accepts block sizes up to its 2 GiB I/O limit; dd's `bs=1G` must run.
 pub const MAX_BS: u64 = 1 << 30;

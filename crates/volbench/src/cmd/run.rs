@@ -66,9 +66,38 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
     let sections: Vec<_> = std::iter::once(cmdline::as_global(&a.fio))
         .chain(sections)
         .collect();
-    let (w, warnings) =
-        fio::workload(&sections, a.ignore_unsupported).map_err(|e| usage(e.to_string()))?;
+    let (w, warnings) = fio::workload(&sections, a.ignore_unsupported).map_err(|e| {
+        let names = sections.iter().map(|s| s.name.as_str());
+        let names: Vec<&str> = names.filter(|&n| n != "global").collect();
+        failed_as_fio(&a, &names, &e.to_string());
+        usage(e.to_string())
+    })?;
     run_workload(w, warnings, &a, true, &jobfile.display().to_string())
+}
+
+/// A job file refused, or jobs that failed before any I/O, under a fio JSON format: fio's
+/// document with each job's error goes out before the error line (fio 3.33 writes one for
+/// jobs whose engine cannot start), so a harness reading fio's JSON finds the jobs and why.
+fn failed_as_fio(a: &RunArgs, names: &[&str], why: &str) {
+    let Ok(mut out) = Output::open(&a.out, true) else {
+        return;
+    };
+    if !matches!(
+        out.format,
+        render::Format::FioJson | render::Format::FioJsonPlus
+    ) {
+        return;
+    }
+    let now = std::time::SystemTime::now();
+    let unix = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let at = humantime::format_rfc3339_seconds(now).to_string();
+    let doc = render::fio_json::failed(names, why, unix, &at);
+    if let Ok(mut v) = serde_json::to_vec_pretty(&doc) {
+        v.push(b'\n');
+        let _ = out.write(&v);
+    }
 }
 
 /// `--direct 1`, as clap users type a value: fio's options take their value after '=' where
@@ -160,10 +189,19 @@ fn run_workload(
     let report = if a.repeat.repeat.is_some() || a.repeat.until_stable.is_some() {
         super::repeat::runs(&a.repeat, &opts.stop, &mut || {
             measure(&w, &opts, &out, a.shared_file)
-        })?
+        })
     } else {
-        measure(&w, &opts, &out, a.shared_file)?
+        measure(&w, &opts, &out, a.shared_file)
     };
+    let report = report.inspect_err(|e| {
+        if fio_input {
+            let clones = w
+                .jobs
+                .iter()
+                .flat_map(|j| std::iter::repeat_n(j.name.as_str(), j.numjobs as usize));
+            failed_as_fio(a, &clones.collect::<Vec<_>>(), &format!("{e:#}"));
+        }
+    })?;
     // fio's log files, where the jobs asked for them, in the current directory as fio writes
     // them (rank 0 only under MPI: the merged series).
     if scaleout::world::is_root() && report.workload.jobs.iter().any(|j| j.logs.any()) {

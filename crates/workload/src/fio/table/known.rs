@@ -110,6 +110,10 @@ pub(super) const NOTED: &[O] = &[
         "volbench checks each read in the job's own thread as it completes; fio's helper threads only move that CPU work elsewhere",
     ),
     noted(
+        "verify_async_cpus",
+        "the CPUs of fio's verify_async helper threads; volbench checks each read in the job's own thread (see verify_async), so there is nothing to place",
+    ),
+    noted(
         "create_fsync",
         "volbench syncs the files it lays out before the run, always",
     ),
@@ -179,6 +183,16 @@ const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (re
 const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
 
 const R_NET: &str = "an option of fio's net engines (TCP/UDP between hosts), which volbench does not run: it measures block and file I/O; measure the network with iperf3";
+const R_CEPH: &str = "an option of fio's rbd and rados engines (Ceph through librbd/librados), which volbench does not run: map the volume as a block device (rbd map) and run the job on it with libaio or io_uring";
+const R_GFAPI: &str = "an option of fio's gfapi engines (GlusterFS through libgfapi), which volbench does not run: mount the volume and run the job on a file in it";
+const R_NBD: &str = "an option of fio's nbd engine (libnbd), which volbench does not run: attach the export as a block device (nbd-client) and run the job on it";
+const R_RDMA: &str = "an option of fio's rdma engine (RDMA between hosts), which volbench does not run: it measures block and file I/O";
+const R_HTTP: &str = "an option of fio's http engine (S3, Swift and WebDAV objects over HTTP), which volbench does not run: it measures block and file I/O; mount the bucket (s3fs, rclone mount) to measure it as files";
+const R_HDFS: &str = "an option of fio's libhdfs engine (HDFS), which volbench does not run: mount HDFS (fuse-dfs) and run the job on a file in it";
+const R_DFS: &str = "an option of fio's dfs engine (DAOS), which volbench does not run: mount the container (dfuse) and run the job on a file in it";
+const R_XNVME: &str = "an option of fio's xnvme engine, which volbench does not run: run the job on the block device with io_uring";
+const R_BLKIO: &str = "an option of fio's libblkio engine, which volbench does not run: run the job on the block device with io_uring";
+const R_CUFILE: &str = "an option of fio's libcufile engine (GPUDirect Storage), which volbench does not run: it measures I/O into host memory";
 const R_SG: &str = "an option of fio's sg engine (SCSI passthrough), which volbench does not run: run the job on the block device with io_uring";
 
 /// fio options volbench knows but does not implement, each with why and what to do instead.
@@ -193,6 +207,57 @@ pub(super) const REFUSED: &[O] = &[
     refused("protocol", R_NET),
     refused("ttl", R_NET),
     refused("window_size", R_NET),
+    refused("clustername", R_CEPH),
+    refused("rbdname", R_CEPH),
+    refused("pool", R_CEPH),
+    refused("clientname", R_CEPH),
+    refused("busy_poll", R_CEPH),
+    refused("conf", R_CEPH),
+    refused("touch_objects", R_CEPH),
+    refused("volume", R_GFAPI),
+    refused("brick", R_GFAPI),
+    refused("single-instance", R_GFAPI),
+    refused("skip_bad", "an option of fio's mtd engine (raw flash through libmtd), which volbench does not run: test the flash through the block device or file system above it"),
+    refused("uri", R_NBD),
+    refused("bindname", R_RDMA),
+    refused("verb", R_RDMA),
+    refused("http_host", R_HTTP),
+    refused("http_user", R_HTTP),
+    refused("http_pass", R_HTTP),
+    refused("https", R_HTTP),
+    refused("http_mode", R_HTTP),
+    refused("http_verbose", R_HTTP),
+    refused("http_s3_key", R_HTTP),
+    refused("http_s3_keyid", R_HTTP),
+    refused("http_s3_region", R_HTTP),
+    refused("http_swift_auth_token", R_HTTP),
+    refused("nfs_url", "an option of fio's nfs engine (libnfs), which volbench does not run: mount the export and run the job on a file in it"),
+    refused("namenode", R_HDFS),
+    refused("hdfsdirectory", R_HDFS),
+    refused("chunk_size", R_HDFS),
+    refused("hdfs_use_direct", R_HDFS),
+    refused("cont", R_DFS),
+    refused("object_class", R_DFS),
+    refused("svcl", R_DFS),
+    refused("xnvme_be", R_XNVME),
+    refused("xnvme_async", R_XNVME),
+    refused("xnvme_sync", R_XNVME),
+    refused("xnvme_admin", R_XNVME),
+    refused("xnvme_dev_nsid", R_XNVME),
+    refused("xnvme_iovec", R_XNVME),
+    refused("xnvme_mem", R_XNVME),
+    refused("libblkio_driver", R_BLKIO),
+    refused("libblkio_path", R_BLKIO),
+    refused("libblkio_pre_connect_props", R_BLKIO),
+    refused("libblkio_num_entries", R_BLKIO),
+    refused("libblkio_queue_size", R_BLKIO),
+    refused("libblkio_pre_start_props", R_BLKIO),
+    refused("libblkio_vectored", R_BLKIO),
+    refused("libblkio_write_zeroes_on_trim", R_BLKIO),
+    refused("libblkio_wait_mode", R_BLKIO),
+    refused("libblkio_force_enable_completion_eventfd", R_BLKIO),
+    refused("gpu_dev_ids", R_CUFILE),
+    refused("cuda_io", R_CUFILE),
     refused("readfua", R_SG),
     refused("writefua", R_SG),
     refused("sg_write_mode", R_SG),
