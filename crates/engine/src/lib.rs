@@ -193,6 +193,11 @@ pub trait Engine: Send {
     /// The bytes of one slot, to fill before a write or read after a read completes.
     fn slot(&mut self, slot: u32) -> &mut [u8];
 
+    /// For large-block slots (over 64 KiB), whether they sit on huge pages; None otherwise.
+    fn huge_page_buffers(&self) -> Option<bool> {
+        None
+    }
+
     /// Flushes file `file` to stable storage (fdatasync when `datasync`). The runner calls it
     /// with nothing in flight, so the sync covers every write completed before it.
     fn sync(&mut self, file: u32, datasync: bool) -> io::Result<()>;

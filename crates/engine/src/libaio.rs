@@ -236,6 +236,10 @@ impl Engine for Libaio {
         self.bufs.slot(slot)
     }
 
+    fn huge_page_buffers(&self) -> Option<bool> {
+        (self.bufs.slot_size() > 64 << 10).then(|| self.bufs.on_huge_pages())
+    }
+
     fn sync(&mut self, file: u32, datasync: bool) -> io::Result<()> {
         sync_fd(self.fds[file as usize], datasync)
     }

@@ -141,6 +141,10 @@ impl Engine for Psync {
         self.bufs.slot(slot)
     }
 
+    fn huge_page_buffers(&self) -> Option<bool> {
+        (self.bufs.slot_size() > 64 << 10).then(|| self.bufs.on_huge_pages())
+    }
+
     fn sync(&mut self, file: u32, datasync: bool) -> std::io::Result<()> {
         match &self.maps {
             Some(m) => m.sync(file, datasync),

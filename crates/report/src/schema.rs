@@ -414,6 +414,10 @@ pub struct JobReport {
     /// counted in any figure, but the run waited for them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drain_ns: Option<u64>,
+    /// Whether the job's large-block buffers sit on huge pages (only slots over 64 KiB are
+    /// put there): on small pages a 1 MiB direct I/O can become two requests on a virtio disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge_page_buffers: Option<bool>,
     /// I/Os that failed and were carried past (`continue_on_error`): per errno, left out of
     /// every figure above.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -679,6 +683,7 @@ impl JobReport {
             replay: None,
             ended_by: None,
             drain_ns: None,
+            huge_page_buffers: None,
             errors: (s.errors.total > 0).then(|| s.errors.clone()),
         }
     }

@@ -50,6 +50,7 @@ fn warnings(
         w.extend(data_warnings(specs, targets));
         w.extend(short_run(specs, jobs, groups));
         w.extend(long_drain(specs, jobs));
+        w.extend(small_page_buffers(specs, jobs));
         w.extend(io_errors(jobs));
         w.extend(cpu_bound(specs, jobs));
         w.extend(burst(groups));
@@ -584,6 +585,16 @@ fn long_drain(specs: &[JobSpec], jobs: &[JobReport]) -> Option<Warning> {
             workload::format_bytes(s.max_bs() as f64),
             workload::format_bytes((s.effective_iodepth() as u64 * s.max_bs()) as f64)
         ),
+    })
+}
+
+/// A direct job's large-block buffers on small pages: said once, for the first such job.
+fn small_page_buffers(specs: &[JobSpec], jobs: &[JobReport]) -> Option<Warning> {
+    let j = jobs.iter().find(|j| j.huge_page_buffers == Some(false))?;
+    let s = specs.get(j.spec_index).filter(|s| s.direct)?;
+    Some(Warning::SmallPageBuffers {
+        job: j.name.clone(),
+        bs: workload::format_bytes(s.max_bs() as f64),
     })
 }
 

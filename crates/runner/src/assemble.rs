@@ -152,6 +152,7 @@ fn job_reports(
         jr.ramp_swallowed = o.ramp_swallowed;
         jr.ended_by = o.ended_by;
         jr.drain_ns = o.drain_ns;
+        jr.huge_page_buffers = o.huge_page_buffers;
         jr.fio_windows = o.windows;
         jr.steadystate = got.steady[i].take();
         let trace = traces.get(p.spec_idx).and_then(|t| t.as_ref());

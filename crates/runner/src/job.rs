@@ -188,6 +188,7 @@ fn fail(inp: &JobInput, out: &mut JobOutput, e: EngineError) {
 
 /// fio's do_io: turn until the job ends, then finish it.
 fn drive<E: Engine>(eng: E, inp: &JobInput, out: &mut JobOutput) {
+    out.huge_page_buffers = eng.huge_page_buffers();
     let mut job = Job::new(eng, inp);
     job.start();
     loop {

@@ -146,6 +146,8 @@ pub struct JobOutput {
     /// What ended the measured I/O, and how long the queue then took to drain.
     pub ended_by: Option<report::Ended>,
     pub drain_ns: Option<u64>,
+    /// The engine's large-block buffers and whether they sit on huge pages.
+    pub huge_page_buffers: Option<bool>,
 }
 
 /// (user ns, system ns, context switches) from getrusage: `RUSAGE_THREAD` for a job thread,

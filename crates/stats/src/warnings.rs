@@ -47,6 +47,9 @@ pub enum Warning {
         secs: f64,
         queue: String,
     },
+    /// A direct job's large-block buffers are on small pages (no transparent huge page was
+    /// given): on a device with a segment limit each I/O may become several requests.
+    SmallPageBuffers { job: String, bs: String },
     /// A job carried on past `total` failed I/Os (`continue_on_error`); `which` names the
     /// errnos and their counts.
     IoErrors {
@@ -119,6 +122,7 @@ impl Warning {
             Warning::CompressibleData { .. } => "compressible_data",
             Warning::ShortRun { .. } => "short_run",
             Warning::LongDrain { .. } => "long_drain",
+            Warning::SmallPageBuffers { .. } => "small_page_buffers",
             Warning::IoErrors { .. } => "io_errors",
             Warning::RampSwallowed { .. } => "ramp_swallowed",
             Warning::CpuBound { .. } => "cpu_bound",
@@ -261,6 +265,13 @@ fn timing(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
              complete ({queue} queued): no figure counts them, but the run waited for \
              them; lower --iodepth or --bs to end sooner",
             figures::fmt_secs(*secs)
+        ),
+        Warning::SmallPageBuffers { job, bs } => write!(
+            f,
+            "job {job}: its {bs} buffers are on 4 KiB pages (the kernel gave no transparent \
+             huge page): a virtio disk takes 254 segments per request, so each {bs} direct \
+             I/O may reach it as two requests; echo madvise > \
+             /sys/kernel/mm/transparent_hugepage/enabled, or free memory, and run again"
         ),
         Warning::IoErrors { job, total, which } => write!(
             f,

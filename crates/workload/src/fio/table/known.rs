@@ -179,7 +179,7 @@ pub(super) const IGNORED: &[O] = &[
 
 const R_ZONES: &str = "volbench does not drive zoned devices (ZNS, SMR): it writes anywhere in its region, which a zoned device refuses; test a conventional namespace or a file on a zoned file system";
 const R_VERIFYFMT: &str = "volbench's verify header is fixed (magic, offset, sequence, length, checksum at the start of each written block); fio's pattern, interval, offset and seed settings shape fio's own format, which volbench cannot read";
-const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows); the memory type (malloc, shm, mmap, huge pages) does not change the I/O the device sees, only the CPU per I/O";
+const R_MEM: &str = "volbench's buffers are its own page-aligned allocations (registered with io_uring where the kernel allows), those over 64 KiB on transparent huge pages (so a 1 MiB direct I/O is one request on a virtio disk's 254 segments, in every run; the report's huge_page_buffers says where they were); the memory type named here does not change that";
 const R_TRIGGER: &str = "volbench has no remote trigger; stop a run with Ctrl-C or SIGTERM (the partial result is kept and marked)";
 
 const R_NET: &str = "an option of fio's net engines (TCP/UDP between hosts), which volbench does not run: it measures block and file I/O; measure the network with iperf3";
