@@ -26,7 +26,7 @@ use rand::SeedableRng;
 use stats::{JobStats, WindowLog};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use workload::{EngineKind, JobSpec, SyncMode, Think, Trim};
 
 /// Runs one job on this thread: builds the engine here (io_uring rings belong to the thread that
@@ -286,6 +286,8 @@ struct Clock {
     /// When a write job's writes were all issued and its verify backlog began to drain: fio
     /// ends the writes' runtime there and counts the reads' from there.
     drain_at: Option<u64>,
+    /// Time spent reading back a loop's writes between loops: not the writes' time.
+    verify_ns: u64,
 }
 
 impl Clock {
@@ -308,6 +310,7 @@ impl Clock {
             measure_start: 0,
             cpu0: (0, 0, 0),
             drain_at: None,
+            verify_ns: 0,
         }
     }
 
@@ -417,6 +420,9 @@ struct Passes {
     drop: bool,
     /// fio's unlink_each_loop: delete the files and create them afresh at each loop.
     unlink: bool,
+    /// fio verifies after every loop of a write job: each loop's writes read back before the
+    /// next loop, inside the runtime (not with experimental_verify, which verifies once).
+    verify: bool,
 }
 
 impl Passes {
@@ -426,12 +432,17 @@ impl Passes {
         let cached = !spec.direct && spec.ioengine != EngineKind::Null;
         let drop = spec.drops_cache() && cached && again;
         let unlink = spec.unlink_each_loop && spec.io_loops() > 1 && !spec.time_based;
-        ((drop || unlink) && bytes > 0).then_some(Passes {
+        let verify = spec.reads_back_at_end()
+            && !spec.experimental_verify
+            && spec.io_loops() > 1
+            && !spec.time_based;
+        ((drop || unlink || verify) && bytes > 0).then_some(Passes {
             bytes,
             next: bytes,
             due: false,
             drop,
             unlink,
+            verify,
         })
     }
 }
@@ -857,6 +868,9 @@ impl<'a, E: Engine> Job<'a, E> {
     /// the closing read-back, sync them first (fio's do_verify).
     #[cold]
     fn new_pass(&mut self) {
+        if self.passes.as_ref().is_some_and(|p| p.verify) && !self.settle {
+            self.verify_loop();
+        }
         let (drop, unlink) = match &self.passes {
             Some(p) if !self.settle => (p.drop, p.unlink),
             _ => (true, false),
@@ -875,6 +889,31 @@ impl<'a, E: Engine> Job<'a, E> {
         if let Some(p) = &mut self.passes {
             p.due = false;
         }
+    }
+
+    /// fio's do_verify after a loop of writes: the loop's blocks read back and checked before
+    /// the next loop starts, inside the job's runtime. The writes' time leaves it out.
+    #[cold]
+    fn verify_loop(&mut self) {
+        let until = self
+            .clock
+            .deadline
+            .map(|d| self.clock.base + Duration::from_nanos(d));
+        let t0 = self.clock.now();
+        let starts = self.picker.starts.as_ref();
+        let trimmed = self.trimback.as_ref().map(|t| (&t.done, t.zero));
+        let r = crate::readback::loop_verify(
+            &mut self.eng,
+            self.inp,
+            self.q.depth,
+            (starts, trimmed),
+            &mut self.stats,
+            until,
+        );
+        if let Err(e) = r {
+            self.error = Some(format!("verify failed: {e}"));
+        }
+        self.clock.verify_ns += self.clock.now() - t0;
     }
 
     /// unlink_each_loop: every file deleted and created afresh; a failure ends the job with
@@ -1489,6 +1528,11 @@ impl<'a, E: Engine> Job<'a, E> {
             };
             self.stats.dir_runtime_ns = [reads, (d - c.measure_start).max(1)];
         }
+        // fio's write runtime leaves out the read-back between loops; the reads' is its own.
+        if c.verify_ns > 0 {
+            let ran = end - c.measure_start;
+            self.stats.dir_runtime_ns = [0, ran.saturating_sub(c.verify_ns).max(1)];
+        }
         let late = self.picker.lateness(end);
         for (d, l) in self.stats.dirs.iter_mut().zip(late) {
             d.late = l;
@@ -1499,12 +1543,17 @@ impl<'a, E: Engine> Job<'a, E> {
         if self.error.is_none() {
             let starts = self.picker.starts.as_ref();
             let trimmed = self.trimback.as_ref().map(|t| (&t.done, t.zero));
+            // A size-based job's runtime bounds its read-back, as fio's; a time-based job's
+            // has run out by now, and its written blocks are read back once after it.
+            let until = c.deadline.filter(|_| !self.inp.spec.time_based);
+            let until = until.map(|d| c.base + Duration::from_nanos(d));
             match closing_verify(
                 &mut self.eng,
                 self.inp,
                 self.q.depth,
                 (starts, trimmed),
                 &mut self.stats,
+                until,
             ) {
                 Ok(n) => out.verified = n,
                 Err(e) => self.error = Some(format!("verify failed: {e}")),

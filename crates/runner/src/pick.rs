@@ -76,8 +76,9 @@ pub struct Picker {
     /// fio's bs_unaligned: a bsrange's sizes are any byte count in it, not its multiples.
     unaligned: bool,
     /// fio keeps one random map per file, so a mixed job reads or writes each block once a
-    /// pass (never both): both directions use `offs[f][0]`.
-    one_map: bool,
+    /// pass (never both): both directions use `offs[f][i]` for this `i` (the writes' stream
+    /// in a job that writes, so a verify_only job's reads of it name the same blocks).
+    one_map: Option<usize>,
     /// fio's `openfiles` below the file count: the files worked on at once (and
     /// `file_service_type=sequential`: one at a time).
     window: Option<Window>,
@@ -281,7 +282,11 @@ impl Picker {
             offs.first(),
             Some([Offsets::Mapped { .. }, Offsets::Mapped { .. }])
         );
-        let one_map = mapped || shares_map(spec);
+        let one_map = match (mapped, shares_map(spec)) {
+            (true, _) => Some(0),
+            (false, true) => Some(spec.rw.writes() as usize),
+            (false, false) => None,
+        };
         Picker {
             starts: Starts::new(spec, regions),
             replay: None,
@@ -442,7 +447,7 @@ impl Picker {
     fn offset_in(&mut self, file: usize, dir: usize, len: u64) -> (u64, u64) {
         if self.run <= 1 && self.rand_pct[dir] >= 100 {
             // fio keeps one random map per file: reads and writes share it.
-            let dir = if self.one_map { 0 } else { dir };
+            let dir = self.one_map.unwrap_or(dir);
             return self.offs[file][dir].next_io(len);
         }
         if self.run <= 1 {
@@ -461,7 +466,7 @@ impl Picker {
             }
             None => {
                 r.left = self.run - 1;
-                let map = if self.one_map { 0 } else { dir };
+                let map = self.one_map.unwrap_or(dir);
                 self.offs[file][map].next(len)
             }
         };
@@ -484,7 +489,7 @@ impl Picker {
         let (o, len) = if !random && r.end + len <= r.region_end {
             (r.end, len)
         } else {
-            let map = if self.one_map { 0 } else { dir };
+            let map = self.one_map.unwrap_or(dir);
             self.offs[file][map].next_io(len)
         };
         let r = &mut self.runs[file][dir];

@@ -40,15 +40,47 @@ pub(crate) fn closing_verify<E: Engine>(
     depth: usize,
     (starts, trimmed): (Option<&Starts>, Option<Trimmed>),
     out: &mut JobStats,
+    until: Option<Instant>,
 ) -> Result<u64, String> {
     let spec = &inp.spec;
     let wanted = spec.reads_back_at_end() && !inp.stop.load(Relaxed);
-    let Some(algo) = spec.verify.filter(|_| wanted) else {
+    if spec.verify.is_none() || !wanted || until.is_some_and(|u| Instant::now() >= u) {
         return Ok(0);
-    };
+    }
     while !inp.start.counted.load(Relaxed) && !inp.stop.load(Relaxed) {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
+    // fio verifies after every loop of the writes: the loops before the last were read back
+    // between them (Job::verify_loop), unless experimental_verify verifies once.
+    let between = match spec.experimental_verify || spec.time_based {
+        true => 0,
+        false => spec.io_loops() - 1,
+    };
+    let mut n = 0;
+    for _ in between..spec.verify_passes() {
+        n += loop_verify(eng, inp, depth, (starts, trimmed), out, until)?;
+        if inp.stop.load(Relaxed) || until.is_some_and(|u| Instant::now() >= u) {
+            break;
+        }
+    }
+    Ok(n)
+}
+
+/// One read-back of every written block (fio's do_verify after a loop): the files synced and
+/// their cached pages dropped first, so it checks what reached the device; it ends with the
+/// job's runtime (`until`), as fio's does. Its reads and time add to `out`'s verify figures.
+pub(crate) fn loop_verify<E: Engine>(
+    eng: &mut E,
+    inp: &JobInput,
+    depth: usize,
+    (starts, trimmed): (Option<&Starts>, Option<Trimmed>),
+    out: &mut JobStats,
+    until: Option<Instant>,
+) -> Result<u64, String> {
+    let spec = &inp.spec;
+    let Some(algo) = spec.verify else {
+        return Ok(0);
+    };
     let t0 = Instant::now();
     if spec.ioengine != workload::EngineKind::Null {
         for (&fd, &(offset, len)) in inp.fds.iter().zip(&inp.regions) {
@@ -63,17 +95,11 @@ pub(crate) fn closing_verify<E: Engine>(
         algo,
         pattern: spec.verify_pattern.as_deref(),
         trimmed,
+        until,
     };
-    // fio verifies after every loop of the writes: the same blocks, read back each time.
-    let mut n = 0;
-    for _ in 0..spec.verify_passes() {
-        n += pass.run(eng, &inp.stop, &mut out.verify)?;
-        if inp.stop.load(Relaxed) {
-            break;
-        }
-    }
-    out.verify_ns = t0.elapsed().as_nanos() as u64;
-    Ok(n)
+    let n = pass.run(eng, &inp.stop, &mut out.verify);
+    out.verify_ns += t0.elapsed().as_nanos() as u64;
+    n
 }
 
 /// The written blocks of a region in order: every `bs`, or from each start bit to the next.
@@ -119,6 +145,8 @@ struct Pass<'a> {
     /// fio's verify-after-trim: the blocks trimmed again, and whether they must read zeros
     /// (else they are not read).
     trimmed: Option<Trimmed<'a>>,
+    /// The job's runtime ends here: no further block is read (those in flight complete).
+    until: Option<Instant>,
 }
 
 /// The blocks a job trimmed after writing them, and `trim_verify_zero`.
@@ -160,6 +188,9 @@ impl Pass<'_> {
         let (mut in_flight, mut checked, mut more) = (0, 0, true);
         while (more || in_flight > 0) && !stop.load(Relaxed) {
             let mut pushed = false;
+            if self.until.is_some_and(|u| Instant::now() >= u) {
+                more = false;
+            }
             while let Some(&slot) = free.last().filter(|_| more) {
                 let Some((offset, len)) = blocks.next() else {
                     more = false;

@@ -7,6 +7,14 @@ use common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+/// The tests of this file one at a time: one counts a shared disk's requests, which the
+/// others' I/O would add to.
+fn serial() -> MutexGuard<'static, ()> {
+    static ONE: Mutex<()> = Mutex::new(());
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The offsets of the reads and the writes `strace -y` saw on file `name`.
 fn offsets(log: &str, name: &str) -> [BTreeSet<u64>; 2] {
@@ -47,6 +55,7 @@ fn traced(d: &Path, tool: &str, job: &str, name: &str) -> [BTreeSet<u64>; 2] {
 /// and written (volbench with a map per direction read and wrote 47-63 of them).
 #[test]
 fn a_mixed_random_job_reads_or_writes_each_block_once_a_pass_as_fio() {
+    let _one = serial();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -82,6 +91,7 @@ fn mean_io(v: &Value, dir: &str) -> f64 {
 /// cuts move it about 3 %).
 #[test]
 fn a_split_after_a_range_or_beside_bs_draws_from_the_split_as_fio() {
+    let _one = serial();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("b.fio");
@@ -110,6 +120,7 @@ fn a_split_after_a_range_or_beside_bs_draws_from_the_split_as_fio() {
 /// writing nothing to the disk). Both tools make one msync per read and write.
 #[test]
 fn mmap_with_direct_msyncs_every_io_as_fio() {
+    let _one = serial();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -132,6 +143,7 @@ fn mmap_with_direct_msyncs_every_io_as_fio() {
 /// it: 252 blocks of zeros).
 #[test]
 fn an_mmap_write_job_lays_its_new_file_out_first_as_fio() {
+    let _one = serial();
     require_tool!("fio");
     let d = tmpdir();
     let text = "[m]\nfilename=mf\nioengine=mmap\nrw=randwrite\nbs=4k\nsize=1m\nnumber_ios=4\n";
@@ -167,9 +179,10 @@ fn engine_options(engine: &str) -> Vec<String> {
 
 /// Every option fio 3.33 has is known: the options of the engines volbench does not run are
 /// named as that engine's (not "not a fio option", nor "did you mean 'port'" for rbd's pool),
-/// verify_async_cpus is accepted with a note, and a queue deeper than 4,096 runs as in fio.
+/// verify_async_cpus and the deprecated verifysort are accepted with a note, and a queue deeper than 4,096 runs as in fio.
 #[test]
 fn every_fio_option_is_known_and_an_engines_own_are_named_as_its() {
+    let _one = serial();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("o.fio");
@@ -189,9 +202,16 @@ fn every_fio_option_is_known_and_an_engines_own_are_named_as_its() {
             );
         }
     }
-    std::fs::write(&job, "[j]\nioengine=null\nsize=1m\nverify_async_cpus=0\n").unwrap();
-    let (ok, err) = parse_only(&job);
-    assert!(ok && err.contains("verify_async_cpus accepted"), "{err}");
+    for name in ["verify_async_cpus", "verifysort", "verifysort_nr"] {
+        std::fs::write(&job, format!("[j]\nioengine=null\nsize=1m\n{name}=1\n")).unwrap();
+        let (ok, err) = parse_only(&job);
+        assert!(ok && err.contains(&format!("{name} accepted")), "{err}");
+        let out = std::process::Command::new("fio")
+            .args(["--parse-only", job.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "fio refused {name}");
+    }
     let text = "[j]\nioengine=null\nsize=64m\niodepth=8192\n";
     std::fs::write(&job, text).unwrap();
     let (fio, ours) = (fio_on(d.path(), &job, &[]), vb_json(d.path(), &job, &[]));
@@ -207,6 +227,7 @@ fn every_fio_option_is_known_and_an_engines_own_are_named_as_its() {
 /// finds the job and its error instead of nothing.
 #[test]
 fn a_job_that_cannot_start_gets_fios_document_with_its_error() {
+    let _one = serial();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("e.fio");
@@ -252,6 +273,7 @@ fn a_job_that_cannot_start_gets_fios_document_with_its_error() {
 /// says where its buffers were.
 #[test]
 fn large_direct_io_reaches_a_virtio_disk_as_one_request_per_io() {
+    let _one = serial();
     let d = tmpdir();
     let job = d.path().join("big.fio");
     for (i, engine) in ["psync", "io_uring", "libaio", "psync"].iter().enumerate() {
@@ -278,5 +300,39 @@ fn large_direct_io_reaches_a_virtio_disk_as_one_request_per_io() {
             "run {i} ({engine}): {reqs} requests for {ios} reads of 1 MiB"
         );
         assert_eq!(v["jobs"][0]["huge_page_buffers"], true, "run {i}");
+    }
+}
+
+/// fio verifies after each loop the writes of that loop, inside the job's runtime: a 2-loop
+/// verified write job whose runtime ends during the first read-back writes one loop and reads
+/// part of it back, in both tools (volbench wrote both loops, then read both back whole after
+/// the runtime: 1.6 GiB written and 2 GiB read where fio wrote 1 GiB and read 18 MiB).
+#[test]
+fn loops_with_verify_read_each_loop_back_inside_the_runtime_as_fio() {
+    let _one = serial();
+    require_tool!("fio");
+    let d = tmpdir();
+    let job = d.path().join("l.fio");
+    let text =
+        "[l]\nfilename=lf\nsize=256m\nbs=4k\nrw=randwrite\nloops=2\nverify=crc32c\nruntime=2\n";
+    std::fs::write(&job, text).unwrap();
+    for tool in ["fio", "volbench"] {
+        let _ = std::fs::remove_file(d.path().join("lf"));
+        let v = match tool {
+            "fio" => fio_on(d.path(), &job, &[]),
+            _ => ok_json(volbench().current_dir(d.path()).args([
+                "run",
+                "l.fio",
+                "--output-format=fio-json",
+                "-q",
+                "--no-store",
+            ])),
+        };
+        let (w, r) = (
+            u(&v, "/jobs/0/write/io_bytes"),
+            u(&v, "/jobs/0/read/io_bytes"),
+        );
+        assert_eq!(w, 256 << 20, "{tool}: one loop written, read {r}");
+        assert!(r > 0 && r < 256 << 20, "{tool}: read back {r} of the loop");
     }
 }

@@ -110,6 +110,14 @@ pub(super) const NOTED: &[O] = &[
         "volbench checks each read in the job's own thread as it completes; fio's helper threads only move that CPU work elsewhere",
     ),
     noted(
+        "verifysort",
+        "deprecated in fio, which ignores it with a note; so does volbench",
+    ),
+    noted(
+        "verifysort_nr",
+        "deprecated in fio, which ignores it with a note; so does volbench",
+    ),
+    noted(
         "verify_async_cpus",
         "the CPUs of fio's verify_async helper threads; volbench checks each read in the job's own thread (see verify_async), so there is nothing to place",
     ),
