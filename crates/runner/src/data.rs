@@ -7,8 +7,8 @@
 //! is the run's own unless `randseed` is given), and nothing a compressor can use is left.
 //! It costs one pass over the buffer in cache: 28 GB/s at 4 KiB here, where filling each
 //! buffer anew from a generator runs at 4-6 GB/s (wyrand 4.6, splitmix64 3.6). A slot a read
-//! filled is refilled from the generator before its next write: the read may have brought
-//! back zeros, which keys alone would only make periodic.
+//! filled is copied from a pool of random bytes made once and rekeyed before its next write:
+//! the read may have brought back zeros, which keys alone would only make periodic.
 //!
 //! fio's data options shape the bytes as fio's do: compressible chunks (random then zeros or
 //! a pattern, the random part fresh per write), a share of whole buffers repeating another
