@@ -154,29 +154,7 @@ fn run_workload(
         return Ok(ExitCode::SUCCESS);
     }
     if a.parse_only {
-        // With a JSON format, the effective jobs (every default filled in) for scripts and
-        // for checking that --showcmd round-trips.
-        if a.out.output_format.contains("json") {
-            let mut v = serde_json::to_vec_pretty(&w.jobs)?;
-            v.push(b'\n');
-            crate::output::stdout(&v)?;
-            return Ok(ExitCode::SUCCESS);
-        }
-        let threads: u32 = w.jobs.iter().map(|j| j.numjobs).sum();
-        let n = w.jobs.len();
-        let clones = if threads as usize != n {
-            format!(" ({threads} threads with numjobs)")
-        } else {
-            String::new()
-        };
-        crate::output::stdout(
-            format!(
-                "{source}: {n} job{}{clones}, no errors\n",
-                if n == 1 { "" } else { "s" }
-            )
-            .as_bytes(),
-        )?;
-        return Ok(ExitCode::SUCCESS);
+        return parse_only(&w, a, source);
     }
     let mut out = Output::open(&a.out, fio_input)?;
     out.no_progress |= a.eta.as_deref() == Some("never");
@@ -186,22 +164,7 @@ fn run_workload(
         stop: super::stop_flag(),
         ..Default::default()
     };
-    let report = if a.repeat.repeat.is_some() || a.repeat.until_stable.is_some() {
-        super::repeat::runs(&a.repeat, &opts.stop, &mut || {
-            measure(&w, &opts, &out, a.shared_file)
-        })
-    } else {
-        measure(&w, &opts, &out, a.shared_file)
-    };
-    let report = report.inspect_err(|e| {
-        if fio_input {
-            let clones = w
-                .jobs
-                .iter()
-                .flat_map(|j| std::iter::repeat_n(j.name.as_str(), j.numjobs as usize));
-            failed_as_fio(a, &clones.collect::<Vec<_>>(), &format!("{e:#}"));
-        }
-    })?;
+    let report = measured(&w, a, &opts, &out, fio_input)?;
     // fio's log files, where the jobs asked for them, in the current directory as fio writes
     // them (rank 0 only under MPI: the merged series).
     if scaleout::world::is_root() && report.workload.jobs.iter().any(|j| j.logs.any()) {
@@ -214,6 +177,60 @@ fn run_workload(
     let code = out.emit(&doc)?;
     recorder.announce();
     Ok(code)
+}
+
+/// `--parse-only`: the effective jobs as JSON with a JSON format, else one line naming them.
+fn parse_only(w: &Workload, a: &RunArgs, source: &str) -> Result<ExitCode> {
+    // With a JSON format, the effective jobs (every default filled in) for scripts and
+    // for checking that --showcmd round-trips.
+    if a.out.output_format.contains("json") {
+        let mut v = serde_json::to_vec_pretty(&w.jobs)?;
+        v.push(b'\n');
+        crate::output::stdout(&v)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let threads: u32 = w.jobs.iter().map(|j| j.numjobs).sum();
+    let n = w.jobs.len();
+    let clones = if threads as usize != n {
+        format!(" ({threads} threads with numjobs)")
+    } else {
+        String::new()
+    };
+    crate::output::stdout(
+        format!(
+            "{source}: {n} job{}{clones}, no errors\n",
+            if n == 1 { "" } else { "s" }
+        )
+        .as_bytes(),
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The run (or its repeats); jobs that could not start get fio's document with their error
+/// under a fio JSON format before the error goes up.
+fn measured(
+    w: &Workload,
+    a: &RunArgs,
+    opts: &runner::RunOptions,
+    out: &Output,
+    fio_input: bool,
+) -> Result<report::RunReport> {
+    let report = if a.repeat.repeat.is_some() || a.repeat.until_stable.is_some() {
+        super::repeat::runs(&a.repeat, &opts.stop, &mut || {
+            measure(w, opts, out, a.shared_file)
+        })
+    } else {
+        measure(w, opts, out, a.shared_file)
+    };
+    report.inspect_err(|e| {
+        if fio_input {
+            let clones = w
+                .jobs
+                .iter()
+                .flat_map(|j| std::iter::repeat_n(j.name.as_str(), j.numjobs as usize));
+            failed_as_fio(a, &clones.collect::<Vec<_>>(), &format!("{e:#}"));
+        }
+    })
 }
 
 /// One measured run of `w`, with the host's checks before and after.
