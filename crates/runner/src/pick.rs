@@ -730,11 +730,17 @@ fn offsets_for(
     }
 }
 
-/// Whether reads and writes share one random map, as fio's one map per file: they draw
-/// their offsets on the same grid (no sizes or blockalign of the writes' own). A verify_only
-/// job keeps the writes' own stream, so it reads in the order its write job wrote.
+/// Whether reads and writes share one random map, as fio's one map per file: a random job
+/// whose directions draw their offsets on the same grid (no sizes or blockalign of the
+/// writes' own). A verify_only job keeps the writes' own stream, so it reads in the order its
+/// write job wrote.
 fn shares_map(spec: &JobSpec) -> bool {
-    spec.write_sizes.is_none() && spec.write_blockalign() == spec.blockalign && !spec.verify_only
+    // A sequential mixed job keeps a cursor per direction, as fio's last_pos per ddir: a
+    // shared one cut `rw=rw`'s 64 KiB writes short where the reads had moved it.
+    spec.rw.is_random()
+        && spec.write_sizes.is_none()
+        && spec.write_blockalign() == spec.blockalign
+        && !spec.verify_only
 }
 
 /// The one size of a direction's I/Os where `bs=R,W` gives reads and writes sizes of their
