@@ -141,7 +141,7 @@ impl Data {
 
     /// A slot a read filled, made random again: the pool's bytes, rekeyed for this write
     /// (every sector XORed with a key of its own, so no sector repeats another write's).
-    #[cold]
+    #[inline]
     fn repool(&mut self, buf: &mut [u8], key: u64) {
         if self.pool.len() < buf.len() {
             self.pool.resize(buf.len(), 0);

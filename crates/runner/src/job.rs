@@ -17,7 +17,7 @@ use crate::pace::{hold_back, sleep_unless_stopped, think_for, wait_ns};
 use crate::permutation::splitmix;
 use crate::pick::{Next, Pick, Picker, NOT_DUE};
 use crate::placement::pin;
-use crate::readback::{closing_verify, describe};
+use crate::readback::describe;
 use crate::replay::Feed;
 use crate::target::{drop_cached, recreate, settle_written};
 use engine::{Completion, Engine, EngineConfig, EngineError, Op, Request, SpaceOp};
@@ -286,8 +286,6 @@ struct Clock {
     /// When a write job's writes were all issued and its verify backlog began to drain: fio
     /// ends the writes' runtime there and counts the reads' from there.
     drain_at: Option<u64>,
-    /// Time spent reading back a loop's writes between loops: not the writes' time.
-    verify_ns: u64,
 }
 
 impl Clock {
@@ -310,7 +308,6 @@ impl Clock {
             measure_start: 0,
             cpu0: (0, 0, 0),
             drain_at: None,
-            verify_ns: 0,
         }
     }
 
@@ -643,6 +640,8 @@ struct Job<'a, E: Engine> {
     vlimit: Option<crate::vstate::Limit>,
     /// fio's verify-after-trim (trim_percentage with trim_backlog).
     trimback: Option<crate::trimback::TrimBack>,
+    /// Loops whose writes were read back before the next loop (fio's do_verify per loop).
+    loops_read_back: u32,
 }
 
 type Iolog = trace::IologWriter<std::io::BufWriter<std::fs::File>>;
@@ -696,6 +695,7 @@ impl<'a, E: Engine> Job<'a, E> {
         let saves = spec.verify_state_save && spec.verify.is_some() && spec.rw.writes();
         Job {
             trimback: crate::trimback::TrimBack::new(spec, splitmix(seed ^ 0x74_72_69_6d)),
+            loops_read_back: 0,
             vsave: saves.then(|| crate::vstate::Recorder::new(depth as u32, spec.verify_fsynced)),
             vlimit,
             picker,
@@ -895,25 +895,29 @@ impl<'a, E: Engine> Job<'a, E> {
     /// the next loop starts, inside the job's runtime. The writes' time leaves it out.
     #[cold]
     fn verify_loop(&mut self) {
-        let until = self
-            .clock
-            .deadline
-            .map(|d| self.clock.base + Duration::from_nanos(d));
-        let t0 = self.clock.now();
-        let starts = self.picker.starts.as_ref();
-        let trimmed = self.trimback.as_ref().map(|t| (&t.done, t.zero));
-        let r = crate::readback::loop_verify(
-            &mut self.eng,
-            self.inp,
-            self.q.depth,
-            (starts, trimmed),
-            &mut self.stats,
-            until,
-        );
-        if let Err(e) = r {
+        self.loops_read_back += 1;
+        if let Err(e) = self.read_back(None, self.clock.deadline) {
             self.error = Some(format!("verify failed: {e}"));
         }
-        self.clock.verify_ns += self.clock.now() - t0;
+    }
+
+    /// Read-backs of the written blocks ending at `deadline` (the job's clock): one between
+    /// loops (`closing` None), or the job's closing ones (one per loop not yet read back);
+    /// the blocks checked.
+    fn read_back(&mut self, closing: Option<u32>, deadline: Option<u64>) -> Result<u64, String> {
+        let rb = crate::readback::ReadBack {
+            inp: self.inp,
+            depth: self.q.depth,
+            marks: (
+                self.picker.starts.as_ref(),
+                self.trimback.as_ref().map(|t| (&t.done, t.zero)),
+            ),
+            until: deadline.map(|d| self.clock.base + Duration::from_nanos(d)),
+        };
+        match closing {
+            None => rb.once(&mut self.eng, &mut self.stats),
+            Some(passes) => rb.closing(&mut self.eng, &mut self.stats, passes),
+        }
     }
 
     /// unlink_each_loop: every file deleted and created afresh; a failure ends the job with
@@ -1529,9 +1533,10 @@ impl<'a, E: Engine> Job<'a, E> {
             self.stats.dir_runtime_ns = [reads, (d - c.measure_start).max(1)];
         }
         // fio's write runtime leaves out the read-back between loops; the reads' is its own.
-        if c.verify_ns > 0 {
+        // (Before the closing read-back, the verify time is the loops' read-backs alone.)
+        if self.loops_read_back > 0 {
             let ran = end - c.measure_start;
-            self.stats.dir_runtime_ns = [0, ran.saturating_sub(c.verify_ns).max(1)];
+            self.stats.dir_runtime_ns = [0, ran.saturating_sub(self.stats.verify_ns).max(1)];
         }
         let late = self.picker.lateness(end);
         for (d, l) in self.stats.dirs.iter_mut().zip(late) {
@@ -1541,20 +1546,11 @@ impl<'a, E: Engine> Job<'a, E> {
         self.stats.sys_ns = cpu1.1.saturating_sub(c.cpu0.1);
         self.stats.ctx = cpu1.2.saturating_sub(c.cpu0.2);
         if self.error.is_none() {
-            let starts = self.picker.starts.as_ref();
-            let trimmed = self.trimback.as_ref().map(|t| (&t.done, t.zero));
             // A size-based job's runtime bounds its read-back, as fio's; a time-based job's
             // has run out by now, and its written blocks are read back once after it.
-            let until = c.deadline.filter(|_| !self.inp.spec.time_based);
-            let until = until.map(|d| c.base + Duration::from_nanos(d));
-            match closing_verify(
-                &mut self.eng,
-                self.inp,
-                self.q.depth,
-                (starts, trimmed),
-                &mut self.stats,
-                until,
-            ) {
+            let deadline = c.deadline.filter(|_| !self.inp.spec.time_based);
+            let left = self.inp.spec.verify_passes() - self.loops_read_back;
+            match self.read_back(Some(left), deadline) {
                 Ok(n) => out.verified = n,
                 Err(e) => self.error = Some(format!("verify failed: {e}")),
             }

@@ -28,78 +28,77 @@ pub(crate) fn describe(res: i64, op: Op, offset: u64, len: u32) -> String {
     }
 }
 
-/// fio's do_verify: read back what the job wrote and check every block; the number checked
-/// (0 when there is no such pass, `JobSpec::reads_back_at_end`). A job that only writes one size wrote
-/// every block; otherwise `starts` marks where each write began and ended, and each is read
-/// back whole. The pass is not part of the measured figures: it waits for the runner to
-/// have read the kernel's counters. Its reads, their latency and its duration go to `out`,
-/// which fio-JSON counts as the job's reads.
-pub(crate) fn closing_verify<E: Engine>(
-    eng: &mut E,
-    inp: &JobInput,
-    depth: usize,
-    (starts, trimmed): (Option<&Starts>, Option<Trimmed>),
-    out: &mut JobStats,
-    until: Option<Instant>,
-) -> Result<u64, String> {
-    let spec = &inp.spec;
-    let wanted = spec.reads_back_at_end() && !inp.stop.load(Relaxed);
-    if spec.verify.is_none() || !wanted || until.is_some_and(|u| Instant::now() >= u) {
-        return Ok(0);
-    }
-    while !inp.start.counted.load(Relaxed) && !inp.stop.load(Relaxed) {
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    // fio verifies after every loop of the writes: the loops before the last were read back
-    // between them (Job::verify_loop), unless experimental_verify verifies once.
-    let between = match spec.experimental_verify || spec.time_based {
-        true => 0,
-        false => spec.io_loops() - 1,
-    };
-    let mut n = 0;
-    for _ in between..spec.verify_passes() {
-        n += loop_verify(eng, inp, depth, (starts, trimmed), out, until)?;
-        if inp.stop.load(Relaxed) || until.is_some_and(|u| Instant::now() >= u) {
-            break;
-        }
-    }
-    Ok(n)
+/// What a read-back needs of its job: the job, its depth, where its writes began and ended
+/// and what it trimmed (`JobSpec::reads_back_at_end`: a job that only writes one size wrote
+/// every block, otherwise `marks.0` says where each write began and ended, and each is read
+/// back whole), and when its runtime ends.
+pub(crate) struct ReadBack<'a> {
+    pub inp: &'a JobInput,
+    pub depth: usize,
+    pub marks: (Option<&'a Starts>, Option<Trimmed<'a>>),
+    pub until: Option<Instant>,
 }
 
-/// One read-back of every written block (fio's do_verify after a loop): the files synced and
-/// their cached pages dropped first, so it checks what reached the device; it ends with the
-/// job's runtime (`until`), as fio's does. Its reads and time add to `out`'s verify figures.
-pub(crate) fn loop_verify<E: Engine>(
-    eng: &mut E,
-    inp: &JobInput,
-    depth: usize,
-    (starts, trimmed): (Option<&Starts>, Option<Trimmed>),
-    out: &mut JobStats,
-    until: Option<Instant>,
-) -> Result<u64, String> {
-    let spec = &inp.spec;
-    let Some(algo) = spec.verify else {
-        return Ok(0);
-    };
-    let t0 = Instant::now();
-    if spec.ioengine != workload::EngineKind::Null {
-        for (&fd, &(offset, len)) in inp.fds.iter().zip(&inp.regions) {
-            crate::target::settle_written(fd, offset, len);
-        }
+impl ReadBack<'_> {
+    fn over(&self) -> bool {
+        self.inp.stop.load(Relaxed) || self.until.is_some_and(|u| Instant::now() >= u)
     }
-    let pass = Pass {
-        regions: &inp.regions,
-        bs: spec.unit(),
-        starts,
-        depth,
-        algo,
-        pattern: spec.verify_pattern.as_deref(),
-        trimmed,
-        until,
-    };
-    let n = pass.run(eng, &inp.stop, &mut out.verify);
-    out.verify_ns += t0.elapsed().as_nanos() as u64;
-    n
+
+    /// fio's do_verify at the job's end: `passes` read-backs of every written block (one per
+    /// loop not yet read back), once the runner has read the kernel's counters, so they are
+    /// outside the measured figures. The number of blocks checked (0 with no such pass).
+    pub(crate) fn closing<E: Engine>(
+        &self,
+        eng: &mut E,
+        out: &mut JobStats,
+        passes: u32,
+    ) -> Result<u64, String> {
+        let spec = &self.inp.spec;
+        if !spec.reads_back_at_end() || passes == 0 || self.over() {
+            return Ok(0);
+        }
+        while !self.inp.start.counted.load(Relaxed) && !self.inp.stop.load(Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let mut n = 0;
+        for _ in 0..passes {
+            n += self.once(eng, out)?;
+            if self.over() {
+                break;
+            }
+        }
+        Ok(n)
+    }
+
+    /// One read-back of every written block (fio's do_verify after a loop): the files synced
+    /// and their cached pages dropped first, so it checks what reached the device; it ends
+    /// with the job's runtime, as fio's does. Its reads and time add to `out`'s verify
+    /// figures, which fio-JSON counts as the job's reads.
+    pub(crate) fn once<E: Engine>(&self, eng: &mut E, out: &mut JobStats) -> Result<u64, String> {
+        let (inp, spec) = (self.inp, &self.inp.spec);
+        let Some(algo) = spec.verify else {
+            return Ok(0);
+        };
+        let t0 = Instant::now();
+        if spec.ioengine != workload::EngineKind::Null {
+            for (&fd, &(offset, len)) in inp.fds.iter().zip(&inp.regions) {
+                crate::target::settle_written(fd, offset, len);
+            }
+        }
+        let pass = Pass {
+            regions: &inp.regions,
+            bs: spec.unit(),
+            starts: self.marks.0,
+            depth: self.depth,
+            algo,
+            pattern: spec.verify_pattern.as_deref(),
+            trimmed: self.marks.1,
+            until: self.until,
+        };
+        let n = pass.run(eng, &inp.stop, &mut out.verify);
+        out.verify_ns += t0.elapsed().as_nanos() as u64;
+        n
+    }
 }
 
 /// The written blocks of a region in order: every `bs`, or from each start bit to the next.
