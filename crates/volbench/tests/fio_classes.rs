@@ -320,13 +320,7 @@ fn loops_with_verify_read_each_loop_back_inside_the_runtime_as_fio() {
         let _ = std::fs::remove_file(d.path().join("lf"));
         let v = match tool {
             "fio" => fio_on(d.path(), &job, &[]),
-            _ => ok_json(volbench().current_dir(d.path()).args([
-                "run",
-                "l.fio",
-                "--output-format=fio-json",
-                "-q",
-                "--no-store",
-            ])),
+            _ => vb_fio_json(d.path(), &job),
         };
         let (w, r) = (
             u(&v, "/jobs/0/write/io_bytes"),

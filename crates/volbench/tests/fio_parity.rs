@@ -656,11 +656,7 @@ fn loops_with_verify_write_and_read_back_as_fio_counts_them() {
         let _ = std::fs::remove_file(&file);
         let theirs = fio_on(d.path(), &job, &[]);
         let _ = std::fs::remove_file(&file);
-        let ours = ok_json(volbench().current_dir(d.path()).arg("run").arg(&job).args([
-            "--output-format=fio-json",
-            "-q",
-            "--no-store",
-        ]));
+        let ours = vb_fio_json(d.path(), &job);
         for dir in ["write", "read"] {
             let ptr = format!("/jobs/0/{dir}/io_bytes");
             assert_eq!(
@@ -763,13 +759,7 @@ fn a_percentage_offset_is_rounded_up_as_fio_rounds_it() {
             std::fs::write(&job, &text).unwrap();
             let v = match tool {
                 "fio" => fio_on(d.path(), &job, &[]),
-                _ => ok_json(volbench().current_dir(d.path()).args([
-                    "run",
-                    "o.fio",
-                    "--output-format=fio-json",
-                    "-q",
-                    "--no-store",
-                ])),
+                _ => vb_fio_json(d.path(), &job),
             };
             got.push(u(&v, "/jobs/0/write/io_bytes"));
         }
@@ -796,13 +786,7 @@ fn create_only_lays_the_files_out_and_does_no_io_as_fio() {
             std::fs::write(&job, &text).unwrap();
             let v = match tool {
                 "fio" => fio_on(&here, &job, &[]),
-                _ => ok_json(volbench().current_dir(&here).args([
-                    "run",
-                    "j.fio",
-                    "--output-format=fio-json",
-                    "-q",
-                    "--no-store",
-                ])),
+                _ => vb_fio_json(&here, &job),
             };
             assert_eq!(u(&v, &format!("/jobs/0/{rw}/io_bytes")), 0, "{tool} {rw}");
             let data = std::fs::read(here.join("f")).unwrap();

@@ -641,6 +641,16 @@ pub fn vb_json(dir: &Path, file: &Path, extra: &[&str]) -> Value {
     )
 }
 
+/// Runs volbench on the same job file in `dir` and returns its fio-shaped JSON, as fio's
+/// (`fio_on`) for the same file.
+pub fn vb_fio_json(dir: &Path, file: &Path) -> Value {
+    ok_json(volbench().current_dir(dir).arg("run").arg(file).args([
+        "--output-format=fio-json",
+        "-q",
+        "--no-store",
+    ]))
+}
+
 /// How many times `prog args`, run in `dir` under `strace -f -c`, called each of `calls`
 /// (its exit must be a success).
 pub fn syscall_counts(dir: &Path, calls: &[&str], prog: &str, args: &[&str]) -> Vec<u64> {
