@@ -166,6 +166,39 @@ fn an_mmap_write_job_lays_its_new_file_out_first_as_fio() {
     }
 }
 
+/// fio drops what its layout wrote from the cache whatever `invalidate` says: a buffered read
+/// of a new 64 MiB file with `invalidate=0` reads all of it from the disk in both tools (the
+/// disk's own counters; volbench read it from the pages its layout left: 0 bytes).
+#[test]
+fn a_new_files_layout_is_dropped_from_the_cache_as_fio() {
+    let _one = serial();
+    require_tool!("fio");
+    let d = tmpdir();
+    let text = "[c]\nfilename=cf\nbs=1m\nsize=64m\nrw=read\ninvalidate=0\n";
+    let job = d.path().join("c.fio");
+    std::fs::write(&job, text).unwrap();
+    let mut disk = String::new();
+    for tool in ["volbench", "fio", "volbench"] {
+        let _ = std::fs::remove_file(d.path().join("cf"));
+        let before = (!disk.is_empty()).then(|| block_stat(&disk));
+        let v = match tool {
+            "fio" => fio_on(d.path(), &job, &[]),
+            _ => vb_json(d.path(), &job, &[]),
+        };
+        if disk.is_empty() {
+            let name = &v["environment"]["targets"][0]["device"]["name"];
+            disk = name.as_str().unwrap().to_string();
+            continue;
+        }
+        // Other reads on the shared disk only add; a cached file reads none of it.
+        let read = (block_stat(&disk)[1] - before.unwrap()[1]) * 512;
+        assert!(
+            read >= 48 << 20,
+            "{tool}: the disk read {read} bytes of the 64 MiB file"
+        );
+    }
+}
+
 /// The options fio 3.33 lists for an engine (`fio --enghelp=ENGINE`).
 fn engine_options(engine: &str) -> Vec<String> {
     let out = std::process::Command::new("fio")
