@@ -2,8 +2,8 @@
 //! (budgets, loops, syncs, ramp and deadline), and one conformance matrix that runs the same
 //! checks on every engine over a real file, reading back what it wrote.
 
-use crate::job::run;
 use crate::live::{JobInput, JobOutput, Live, StartLine};
+use crate::start::run;
 use std::cell::Cell;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};

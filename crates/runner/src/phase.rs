@@ -7,7 +7,7 @@ use crate::plan::Plan;
 use crate::settle;
 use crate::steady::Judge;
 use crate::tap::Tap;
-use crate::{flow, job, Observer, Progress, RunError, RunOptions, RATE_WINDOW, TICK};
+use crate::{flow, start, Observer, Progress, RunError, RunOptions, RATE_WINDOW, TICK};
 use report::KernelCounters;
 use stats::{Sample, Series};
 use std::collections::HashMap;
@@ -293,7 +293,7 @@ impl Crew {
             handles.push(
                 std::thread::Builder::new()
                     .name(format!("job-{}", p.name))
-                    .spawn(move || job::run(inp))
+                    .spawn(move || start::run(inp))
                     .expect("spawning a job thread"),
             );
         }
