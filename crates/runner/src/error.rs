@@ -13,7 +13,7 @@ pub enum RunError {
     #[error("another rank could not start, so none did (its error is reported with it)")]
     PeerFailed,
     #[error(transparent)]
-    Spec(#[from] workload::spec::SpecError),
+    Spec(#[from] workload::validate::SpecError),
     #[error("job {job}: wait_for={waitee} names no job before it: name an earlier job's section (fio waits only for one defined earlier)")]
     WaitFor { job: String, waitee: String },
     #[error("opendir={0} holds no regular file (or cannot be read): name a directory with the files to use, or give filename=")]

@@ -13,6 +13,8 @@ pub mod replay;
 pub mod spec;
 pub mod steady;
 pub mod units;
+pub mod validate;
+pub mod values;
 
 pub use distribution::Distribution;
 pub use spec::{
