@@ -139,8 +139,8 @@ pub fn line<T: Serialize>(m: &T) -> Vec<u8> {
 
 /// Compares secrets in time independent of where they differ.
 pub fn same_token(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use subtle::ConstantTimeEq;
+    a.as_bytes().ct_eq(b.as_bytes()).into()
 }
 
 /// The smallest and largest block a run may use (a sector; the largest I/O worth a record).
