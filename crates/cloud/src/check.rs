@@ -5,26 +5,13 @@
 use crate::measured::Measured;
 use crate::model::Model;
 use report::JobReport;
-use serde::Serialize;
 use workload::BufferMode;
 
 /// Within this ratio of the model either way a result is "as advertised": providers promise
 /// their figures 90-99.9 % of the time, and a guest's own measurement moves a few percent.
 pub const TOLERANCE: f64 = 0.10;
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Row {
-    pub test: String,
-    pub bs: u64,
-    /// "iops" or "bandwidth": the cap that binds at this block size, and so the one compared.
-    pub metric: &'static str,
-    pub model: f64,
-    pub measured: f64,
-    pub ratio: f64,
-    /// "above", "as advertised" or "below".
-    pub verdict: &'static str,
-    pub reasons: Vec<String>,
-}
+pub use report::volume::{CurveCheck, Row};
 
 /// The verdict for one measured test against `m`.
 pub fn check(m: &Model, t: &Measured) -> Option<Row> {
@@ -220,17 +207,6 @@ fn units(ratio: f64) -> Option<String> {
 fn cpu_per_job(r: &JobReport, jobs: u32) -> Option<f64> {
     let c = r.cpu.usr_percent + r.cpu.sys_percent;
     (c > 0.0).then(|| c / jobs.max(1) as f64)
-}
-
-/// A stored curve against the model's IOPS cap at its block size: where its maximum, its
-/// knee and each SLO answer sit as shares of what the provider advertises.
-#[derive(Clone, Debug, Serialize)]
-pub struct CurveCheck {
-    pub model_iops: f64,
-    pub max_ratio: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub knee_ratio: Option<f64>,
-    pub lines: Vec<String>,
 }
 
 pub fn curve(m: &Model, c: &report::curve::CurveReport) -> Option<CurveCheck> {

@@ -1,7 +1,7 @@
 //! Cloud block volumes: the providers' published models as data (`catalog`), a configured
 //! volume's caps, burst and price (`model`), the cheapest product for a target (`cheapest`),
-//! measured vs advertised (`check`), the limits inferred from a measurement (`infer`, with
-//! `step` finding a burst), and a volume's caps emulated on a local device (`emulate`, with
+//! measured vs advertised (`check`), a burst found in a series (`step`; `experiment`'s infer
+//! probes with it), and a volume's caps emulated on a local device (`emulate`, with
 //! `bucket` as its credit model).
 
 pub mod bucket;
@@ -9,7 +9,6 @@ pub mod catalog;
 pub mod cheapest;
 pub mod check;
 pub mod emulate;
-pub mod infer;
 pub mod instance;
 pub mod measured;
 pub mod model;

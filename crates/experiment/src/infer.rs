@@ -15,8 +15,8 @@
 //! The cap is the rate after any burst (the sweeps run with the bucket drained), which is what
 //! the volume sustains.
 
-use crate::catalog::Catalog;
-use crate::{model, step};
+use cloud::catalog::Catalog;
+use cloud::{model, step};
 use report::{
     BurstFound, BwBurstFound, Closest, InferReport, JobReport, Limits, Point, Status, Tool,
 };
@@ -247,7 +247,7 @@ impl Probe<'_> {
 
     fn record(&mut self, phase: &str, spec: &JobSpec, r: &report::RunReport) -> Point {
         let g = &r.group;
-        let (iops, bw, lat) = crate::measured::rates(g);
+        let (iops, bw, lat) = cloud::measured::rates(g);
         let p = Point {
             phase: phase.into(),
             bs: spec.bs,
@@ -749,8 +749,8 @@ fn burst_dist(m: &model::Model, l: &Limits) -> f64 {
 
 /// Sizes and provisioning to try for one product: a log-spaced size grid, each VPU level,
 /// and provisioned products set to exactly the IOPS and bandwidth found.
-fn candidates(p: &crate::catalog::Product, iops: f64, bw: Option<f64>) -> Vec<model::Params> {
-    use crate::catalog::Kind;
+fn candidates(p: &cloud::catalog::Product, iops: f64, bw: Option<f64>) -> Vec<model::Params> {
+    use cloud::catalog::Kind;
     let sizes: Vec<f64> = (0..=60)
         .map(|i| (p.size_min * (p.size_max / p.size_min).powf(i as f64 / 60.0)).round())
         .collect();
@@ -793,13 +793,13 @@ pub fn from_document(
     name: &str,
     cat: Option<&Catalog>,
 ) -> anyhow::Result<InferReport> {
-    let tests = crate::measured::measured(doc);
+    let tests = cloud::measured::measured(doc);
     let Some(longest) = tests.iter().max_by_key(|t| t.report.runtime_ns) else {
         anyhow::bail!("{name}: infer takes a run, sweep or suite result");
     };
     let points: Vec<Point> = tests.iter().map(point).collect();
     let seen = Seen::of(&points);
-    let burst = crate::measured::series_step(&longest.report);
+    let burst = cloud::measured::series_step(&longest.report);
     let mut r = InferReport {
         schema_version: report::SCHEMA_VERSION,
         tool: Tool::volbench(),
@@ -850,8 +850,8 @@ pub fn from_document(
 }
 
 /// One stored test as a point of the inference.
-fn point(t: &crate::measured::Measured) -> Point {
-    let (iops, bw, lat) = crate::measured::rates(&t.report);
+fn point(t: &cloud::measured::Measured) -> Point {
+    let (iops, bw, lat) = cloud::measured::rates(&t.report);
     Point {
         phase: t.test.clone(),
         bs: t.spec.bs,

@@ -1,16 +1,15 @@
 //! The cloud volume models as text: `volbench cloud show` (a volume's figures and what it gives
 //! per block size) and `volbench cloud check` (results measured against their volumes).
 
-use cloud::check;
-use cloud::model::Model;
 use figures::fmt_count;
+use report::volume::{Model, Row};
 use std::fmt::Write as _;
 
 /// The block sizes a volume's table shows (and its JSON gives).
 pub const SHOWN_BS: [u64; 4] = [4 << 10, 16 << 10, 64 << 10, 1 << 20];
 
 /// A result checked against a volume: the result's name, the volume, the rows.
-pub type Check<'a> = (&'a str, &'a Model, Vec<check::Row>);
+pub type Check<'a> = (&'a str, &'a Model, Vec<Row>);
 
 fn mibs(b: f64) -> String {
     format!("{:.1} MiB/s ({:.1} MB/s)", b / 1048576.0, b / 1e6)
@@ -178,7 +177,7 @@ pub fn check(checks: &[Check]) -> String {
     s
 }
 
-fn check_line(lead: &str, r: &check::Row) -> String {
+fn check_line(lead: &str, r: &Row) -> String {
     let v = |x: f64| {
         if r.metric == "iops" {
             fmt_count(x)

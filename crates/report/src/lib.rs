@@ -21,6 +21,7 @@ pub mod schema;
 pub mod secrets;
 pub mod suite;
 pub mod trust;
+pub mod volume;
 
 pub use db::{DbReport, DbRun, Explanation};
 pub use durability::{Cycle, CycleSettings, DurabilityReport, FsyncCost};
