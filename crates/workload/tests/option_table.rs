@@ -132,6 +132,17 @@ fn every_refused_option_says_why_and_the_error_carries_it() {
     }
 }
 
+/// An option newer than the fio the tests run (thinkcycles came with fio 3.38) is named as
+/// fio's and refused with what to use, never "not a fio option".
+#[test]
+fn a_newer_fio_option_is_refused_with_what_to_use() {
+    let text = "[j]\nthinkcycles=100000\n";
+    let f = parse_str(text, Path::new("t.fio"), &|_| None, 0).unwrap();
+    let e = fio::workload(&f, false).unwrap_err().to_string();
+    assert!(e.contains("thinkcycles") && e.contains("use thinktime"), "{e}");
+    assert!(!e.contains("not a fio option"), "{e}");
+}
+
 #[test]
 fn every_accepted_option_has_help_and_a_valid_example() {
     for o in table::all() {

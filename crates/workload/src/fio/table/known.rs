@@ -205,6 +205,12 @@ const R_SG: &str = "an option of fio's sg engine (SCSI passthrough), which volbe
 
 /// fio options volbench knows but does not implement, each with why and what to do instead.
 pub(super) const REFUSED: &[O] = &[
+    refused(
+        "thinkcycles",
+        "fio 3.38's stall of a number of CPU cycles after each completion: a cycle's length \
+         differs from one CPU to the next, and volbench's think is timed instead; use \
+         thinktime (µs, with thinktime_spin to busy-wait) for the same stall",
+    ),
     refused("hostname", R_NET),
     refused("interface", R_NET),
     refused("listen", R_NET),
