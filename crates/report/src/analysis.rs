@@ -2,6 +2,7 @@
 //! sweep turns from IOPS-limited to bandwidth-limited (the crossover).
 
 use crate::{Finding, SuiteReport, SuiteRun};
+use workload::fio::table::names;
 use workload::{format_bytes, parse_size};
 
 /// More parallelism that adds less than this share of throughput is not worth its latency.
@@ -73,14 +74,14 @@ fn ctx(key: &str) -> String {
 
 pub fn analyze(s: &SuiteReport) -> Vec<Finding> {
     let mut out = Vec::new();
-    for param in ["numjobs", "iodepth"] {
+    for param in [names::NUMJOBS, names::IODEPTH] {
         for (key, pts) in series(s, param) {
             if let Some(f) = knee(param, &key, &pts) {
                 out.push(f);
             }
         }
     }
-    for (key, pts) in series(s, "bs") {
+    for (key, pts) in series(s, names::BS) {
         out.extend(crossover(&key, &pts));
     }
     out

@@ -3,6 +3,7 @@
 //! builds its engine.
 
 use engine::EngineError;
+use workload::fio::table::names;
 use workload::JobSpec;
 
 /// fio's `prioclass`/`prio`: the I/O priority of this thread (ioprio_set with
@@ -96,7 +97,7 @@ fn node_cpus(nodes: &[u32]) -> Result<Vec<u32>, EngineError> {
         let list = std::fs::read_to_string(root.join(format!("node{n}/cpulist")));
         let Ok(list) = list else {
             return Err(EngineError::Io {
-                engine: "numa_cpu_nodes",
+                engine: names::NUMA_CPU_NODES,
                 what: "no such NUMA node here (see /sys/devices/system/node/online)",
                 source: std::io::Error::from_raw_os_error(libc::ENOENT),
             });
@@ -133,7 +134,7 @@ fn set_mempolicy(m: &workload::spec::NumaMem) -> Result<(), EngineError> {
     let rc = unsafe { libc::syscall(libc::SYS_set_mempolicy, m.mode as i64, ptr, maxnode as u64) };
     if rc != 0 {
         return Err(EngineError::Io {
-            engine: "numa_mem_policy",
+            engine: names::NUMA_MEM_POLICY,
             what: "the memory policy was refused (a node that is not online?)",
             source: std::io::Error::last_os_error(),
         });

@@ -8,6 +8,7 @@
 
 use crate::{blktrace, open, Format, Io, Reader, TraceError};
 use std::path::{Path, PathBuf};
+use workload::fio::table::names;
 
 /// One input: its reader and where it is in its repeats.
 struct Cursor {
@@ -82,8 +83,8 @@ pub fn merge(
             ))),
         }
     };
-    per(scalars, "merge_blktrace_scalars")?;
-    per(iters, "merge_blktrace_iters")?;
+    per(scalars, names::MERGE_BLKTRACE_SCALARS)?;
+    per(iters, names::MERGE_BLKTRACE_ITERS)?;
     let mut cursors = Vec::with_capacity(inputs.len());
     for (k, p) in inputs.iter().enumerate() {
         let reader = open(p)?;

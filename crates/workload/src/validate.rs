@@ -114,8 +114,8 @@ impl SpecError {
             SpecError::HipriEngine(_) => &[HIPRI, IOENGINE],
             SpecError::HipriBuffered => &[HIPRI, DIRECT, BUFFERED],
             SpecError::VerifyEngine(_) => &[VERIFY, IOENGINE],
-            SpecError::Zones(_) => &["zonemode", "zonesize"],
-            SpecError::NoIo(_) => &["cpuload", "program", "runtime", "exit_on_io_done"],
+            SpecError::Zones(_) => &[ZONEMODE, ZONESIZE],
+            SpecError::NoIo(_) => &[CPULOAD, PROGRAM, RUNTIME, EXIT_ON_IO_DONE],
             SpecError::ThinkBlocks(..) => &[THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE, IODEPTH],
             SpecError::MinOverRate(_) => &[RATE_MIN, RATE_IOPS_MIN],
         }

@@ -139,7 +139,10 @@ fn a_newer_fio_option_is_refused_with_what_to_use() {
     let text = "[j]\nthinkcycles=100000\n";
     let f = parse_str(text, Path::new("t.fio"), &|_| None, 0).unwrap();
     let e = fio::workload(&f, false).unwrap_err().to_string();
-    assert!(e.contains("thinkcycles") && e.contains("use thinktime"), "{e}");
+    assert!(
+        e.contains("thinkcycles") && e.contains("use thinktime"),
+        "{e}"
+    );
     assert!(!e.contains("not a fio option"), "{e}");
 }
 

@@ -15,6 +15,7 @@ use report::curve::{totals, CurveMax, CurvePoint, CurveReport, Slo};
 use report::{Document, Status, SuiteReport};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use workload::fio::table::names;
 use workload::fio::{self, cmdline::Given};
 use workload::JobSpec;
 
@@ -29,13 +30,17 @@ fn base_options(a: &CurveArgs) -> Result<(Vec<Given>, Option<PathBuf>)> {
     let given = |name: &str| a.fio.iter().any(|(k, _)| fio::canonical(k) == name);
     let mut opts: Vec<Given> = Vec::new();
     let mut temp = None;
-    for (k, v) in [("rw", "randread"), ("runtime", "10s"), ("time_based", "1")] {
+    for (k, v) in [
+        (names::RW, "randread"),
+        (names::RUNTIME, "10s"),
+        (names::TIME_BASED, "1"),
+    ] {
         if !given(k) {
             opts.push((k.into(), Some(v.into())));
         }
     }
-    let names = ["filename", "directory"];
-    let target = match (&a.target, names.iter().any(|n| given(n))) {
+    let targets = [names::FILENAME, names::DIRECTORY];
+    let target = match (&a.target, targets.iter().any(|n| given(n))) {
         (Some(_), true) => {
             return Err(usage(
                 "give the target once: as TARGET or as --filename/--directory, not both",
@@ -49,8 +54,8 @@ fn base_options(a: &CurveArgs) -> Result<(Vec<Given>, Option<PathBuf>)> {
         let file = if t.is_dir() {
             let f = t.join(format!("volbench-curve.{}.tmp", std::process::id()));
             temp = Some(f.clone());
-            if !given("size") {
-                opts.push(("size".into(), Some("1g".into())));
+            if !given(names::SIZE) {
+                opts.push((names::SIZE.into(), Some("1g".into())));
             }
             f
         } else {
@@ -97,7 +102,7 @@ pub fn main(a: CurveArgs) -> Result<ExitCode> {
         .collect::<Result<Vec<_>>>()?;
     let (base, temp) = base_options(&a)?;
     // Checked before any I/O: a bad option fails here, not after the search.
-    let first = spec(&base, &[("iodepth", "1".into())])?;
+    let first = spec(&base, &[(names::IODEPTH, "1".into())])?;
     if first.rate_iops != [0, 0] || first.rate != [0, 0] {
         return Err(usage(
             "curve sets the rate of each point itself: leave out --rate and --rate_iops",
@@ -146,9 +151,9 @@ fn search_max(plan: &Plan, state: &mut Running) -> Result<Option<CurveMax>> {
         state,
         depths,
         |(suite, out, _), step, depth| {
-            let spec = spec(&plan.base, &[("iodepth", depth.to_string())])?;
+            let spec = spec(&plan.base, &[(names::IODEPTH, depth.to_string())])?;
             let prefix = format!("maximum {} QD{depth} ", step.position());
-            let param = ("iodepth", depth.to_string());
+            let param = (names::IODEPTH, depth.to_string());
             let (st, run) = one(
                 plan,
                 suite,
@@ -237,9 +242,9 @@ fn run_points(plan: &Plan, state: &mut Running, max: CurveMax) -> Result<()> {
             let spec = spec(
                 &plan.base,
                 &[
-                    ("iodepth", depth.to_string()),
-                    ("rate_iops", rate_option(offered, read_share, jobs)),
-                    ("rate_process", "poisson".into()),
+                    (names::IODEPTH, depth.to_string()),
+                    (names::RATE_IOPS, rate_option(offered, read_share, jobs)),
+                    (names::RATE_PROCESS, "poisson".into()),
                 ],
             )?;
             let (suite, out, _) = &mut **state;

@@ -5,6 +5,7 @@ use super::usage;
 use crate::cli::{ReplayArgs, RunArgs};
 use anyhow::Result;
 use std::process::ExitCode;
+use workload::fio::table::names;
 
 pub fn main(a: ReplayArgs) -> Result<ExitCode> {
     let fio = options(&a)?;
@@ -41,24 +42,24 @@ fn options(a: &ReplayArgs) -> Result<Vec<(String, Option<String>)>> {
     }
     let o = |k: &str, v: Option<String>| (k.to_string(), v);
     let mut fio = vec![
-        o("name", Some("replay".into())),
-        o("read_iolog", Some(a.trace.display().to_string())),
-        o("filename", Some(targets.join(":"))),
-        o("ioengine", Some(a.ioengine.clone())),
-        o("direct", Some(a.direct.clone())),
-        o("loops", Some(a.loops.to_string())),
+        o(names::NAME, Some("replay".into())),
+        o(names::READ_IOLOG, Some(a.trace.display().to_string())),
+        o(names::FILENAME, Some(targets.join(":"))),
+        o(names::IOENGINE, Some(a.ioengine.clone())),
+        o(names::DIRECT, Some(a.direct.clone())),
+        o(names::LOOPS, Some(a.loops.to_string())),
     ];
     // The trace's own depth where it holds completions (the runner reads it in its pass over
     // the trace); else room for the I/Os its times overlap.
     match a.iodepth {
-        Some(d) => fio.push(o("iodepth", Some(d.to_string()))),
+        Some(d) => fio.push(o(names::IODEPTH, Some(d.to_string()))),
         None => {
-            fio.push(o("iodepth", Some("32".into())));
-            fio.push(o("replay_trace_depth", None));
+            fio.push(o(names::IODEPTH, Some("32".into())));
+            fio.push(o(names::REPLAY_TRACE_DEPTH, None));
         }
     }
     match a.speed.as_str() {
-        "max" => fio.push(o("replay_no_stall", Some("1".into()))),
+        "max" => fio.push(o(names::REPLAY_NO_STALL, Some("1".into()))),
         s => {
             let x: f64 = s
                 .parse()
@@ -66,25 +67,25 @@ fn options(a: &ReplayArgs) -> Result<Vec<(String, Option<String>)>> {
                 .filter(|x: &f64| *x > 0.0 && x.is_finite())
                 .ok_or_else(|| usage(format!("--speed {s}: give a factor (1, 2, 0.5) or max")))?;
             let pct = (x * 100.0).round().max(1.0) as u64;
-            fio.push(o("replay_time_scale", Some(pct.to_string())));
+            fio.push(o(names::REPLAY_TIME_SCALE, Some(pct.to_string())));
         }
     }
     if !a.map.is_empty() {
-        fio.push(o("replay_map", Some(a.map.join(","))));
+        fio.push(o(names::REPLAY_MAP, Some(a.map.join(","))));
     }
     for (flag, key) in [
-        (a.wrap, "replay_wrap"),
-        (a.allow_destructive, "allow_destructive"),
+        (a.wrap, names::REPLAY_WRAP),
+        (a.allow_destructive, names::ALLOW_DESTRUCTIVE),
     ] {
         if flag {
             fio.push(o(key, None));
         }
     }
     if let Some(s) = &a.skip {
-        fio.push(o("replay_skip", Some(s.clone())));
+        fio.push(o(names::REPLAY_SKIP, Some(s.clone())));
     }
     if let Some(p) = &a.write_iolog {
-        fio.push(o("write_iolog", Some(p.display().to_string())));
+        fio.push(o(names::WRITE_IOLOG, Some(p.display().to_string())));
     }
     Ok(fio)
 }

@@ -283,7 +283,7 @@ pub(super) const JOB: &[O] = &[
                   job thread if volbench is killed",
         show: Some(|j| j.exec.program.clone()),
         ..O::new(
-            "program",
+            names::PROGRAM,
             C::Engine,
             Kind::Text,
             "exec: the program to run",
@@ -347,7 +347,7 @@ pub(super) const JOB: &[O] = &[
                   as fio's; its CPU time (usr+sys) is what fio's is for the same job",
         show: Some(|j| (j.cpuio.load > 0).then(|| j.cpuio.load.to_string())),
         ..O::new(
-            "cpuload",
+            names::CPULOAD,
             C::Engine,
             Kind::Int {
                 min: 1,
@@ -405,7 +405,7 @@ pub(super) const JOB: &[O] = &[
         details: "cpuio: the job ends once the I/O jobs of its phase have ended",
         show: Some(|j| j.cpuio.exit_on_io_done.then(|| "1".into())),
         ..O::new(
-            "exit_on_io_done",
+            names::EXIT_ON_IO_DONE,
             C::Engine,
             Kind::Flag,
             "cpuio: end when the I/O jobs end",
@@ -477,7 +477,7 @@ pub(super) const JOB: &[O] = &[
         show: Some(|j| j.allow_destructive.then(String::new)),
         common: true,
         ..O::new(
-            "allow_destructive",
+            names::ALLOW_DESTRUCTIVE,
             C::Job,
             Kind::Flag,
             "Allow writing to a block device that holds data (its data is destroyed)",
@@ -1038,7 +1038,7 @@ pub(super) const OPTIONS: &[O] = &[
                   numa_run_on_node_mask; strace shows the same sched_setaffinity in both tools",
         show: Some(|j| j.numa_cpu_nodes.as_ref().map(|n| list_form(n))),
         ..O::new(
-            "numa_cpu_nodes",
+            names::NUMA_CPU_NODES,
             C::Engine,
             Kind::Text,
             "Run on the CPUs of these NUMA nodes: 0, 0-1,3 or all",
@@ -1060,7 +1060,7 @@ pub(super) const OPTIONS: &[O] = &[
                   `local`; strace shows the same mode and node mask in both tools",
         show: Some(|j| j.numa_mem.as_ref().map(crate::spec::NumaMem::fio_form)),
         ..O::new(
-            "numa_mem_policy",
+            names::NUMA_MEM_POLICY,
             C::Engine,
             Kind::Text,
             "Memory policy of the job: default, local, prefer:N, bind:NODES, interleave:NODES",

@@ -30,7 +30,7 @@ pub(super) const OPTIONS: &[O] = &[
         sweep: 1,
         common: true,
         ..O::new(
-            "filename",
+            names::FILENAME,
             C::Files,
             Kind::Text,
             "File or block device to test; several separated by ':' (volbench run: DIR/NAME.test)",
@@ -46,7 +46,7 @@ pub(super) const OPTIONS: &[O] = &[
         show: Some(|j| j.directory.as_ref().map(|d| d.display().to_string())),
         common: true,
         ..O::new(
-            "directory",
+            names::DIRECTORY,
             C::Files,
             Kind::Text,
             "Directory for test files when --filename is not given (volbench run: .)",
@@ -484,7 +484,7 @@ pub(super) const OPTIONS: &[O] = &[
                   job that both reads and writes moves zones at other points",
         show: Some(|j| j.zones.strided.map(|s| if s { "strided" } else { "none" }.into())),
         ..O::new(
-            "zonemode",
+            names::ZONEMODE,
             C::Files,
             Kind::Text,
             "Zones: none, strided (zbd needs a zoned device)",
@@ -514,7 +514,7 @@ pub(super) const OPTIONS: &[O] = &[
                   an error, as in fio 3.33, whose zonemode defaults to none)",
         show: Some(|j| (j.zones.size > 0).then(|| show_size(j, j.zones.size))),
         ..O::new(
-            "zonesize",
+            names::ZONESIZE,
             C::Files,
             Kind::Size,
             "Bytes of I/O in each zone (zonemode=strided)",

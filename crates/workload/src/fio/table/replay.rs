@@ -2,7 +2,7 @@
 //! files or fio's iologs), how its time and offsets are taken (`replay_*`), and the iolog a
 //! job writes of what it issued (`write_iolog`).
 
-use super::{show_flag, Category as C, FioOption as O, Kind};
+use super::{names, show_flag, Category as C, FioOption as O, Kind};
 use crate::replay::Replay;
 use std::path::PathBuf;
 
@@ -26,7 +26,7 @@ pub(super) const OPTIONS: &[O] = &[
                 .map(|p| p.display().to_string())
         }),
         ..O::new(
-            "read_iolog",
+            names::READ_IOLOG,
             C::Pattern,
             Kind::Text,
             "Replay this trace (volbench's, blktrace's or fio's iolog) instead of a pattern",
@@ -62,7 +62,7 @@ pub(super) const OPTIONS: &[O] = &[
                   whole): 50 replays that trace at twice its speed",
         show: Some(|j| join(&j.replay.merge_scalars)),
         ..O::new(
-            "merge_blktrace_scalars",
+            names::MERGE_BLKTRACE_SCALARS,
             C::Pattern,
             Kind::Text,
             "Each merged trace's time scale in percent (A:B)",
@@ -77,7 +77,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "repeats per trace, `:`-separated, one per trace",
         show: Some(|j| join(&j.replay.merge_iters)),
         ..O::new(
-            "merge_blktrace_iters",
+            names::MERGE_BLKTRACE_ITERS,
             C::Pattern,
             Kind::Text,
             "How many times each merged trace runs (A:B)",
@@ -91,7 +91,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         show: Some(|j| show_flag(j.replay.no_stall)),
         ..O::new(
-            "replay_no_stall",
+            names::REPLAY_NO_STALL,
             C::Pattern,
             Kind::Flag,
             "Replay as fast as the queue allows, in the trace's order, ignoring its times",
@@ -105,7 +105,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         show: Some(|j| (j.replay.time_scale != 100).then(|| j.replay.time_scale.to_string())),
         ..O::new(
-            "replay_time_scale",
+            names::REPLAY_TIME_SCALE,
             C::Pattern,
             Kind::Int {
                 min: 1,
@@ -171,7 +171,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         show: Some(|j| (j.replay.skip != 0).then(|| Replay::show_skip(j.replay.skip))),
         ..O::new(
-            "replay_skip",
+            names::REPLAY_SKIP,
             C::Pattern,
             Kind::Text,
             "Leave these I/O kinds out of the replay: a list of read, write, trim, sync",
@@ -189,7 +189,7 @@ pub(super) const OPTIONS: &[O] = &[
                   stays; without this option, a job at depth 1 takes the trace's depth",
         show: Some(|j| show_flag(j.replay.trace_depth)),
         ..O::new(
-            "replay_trace_depth",
+            names::REPLAY_TRACE_DEPTH,
             C::Pattern,
             Kind::Flag,
             "Replay at the trace's own deepest queue, where it holds completions",
@@ -205,7 +205,7 @@ pub(super) const OPTIONS: &[O] = &[
                   refused before any I/O",
         show: Some(|j| show_flag(j.replay.wrap)),
         ..O::new(
-            "replay_wrap",
+            names::REPLAY_WRAP,
             C::Pattern,
             Kind::Flag,
             "Wrap the trace's offsets into a target smaller than its reach (with a warning)",
@@ -230,7 +230,7 @@ pub(super) const OPTIONS: &[O] = &[
             })
         }),
         ..O::new(
-            "replay_map",
+            names::REPLAY_MAP,
             C::Pattern,
             Kind::Text,
             "Replay the trace's file or device SRC on the job's file DST (SRC=DST, a list)",
@@ -253,7 +253,7 @@ pub(super) const OPTIONS: &[O] = &[
                   with a trace's",
         show: Some(|j| j.write_iolog.as_ref().map(|p| p.display().to_string())),
         ..O::new(
-            "write_iolog",
+            names::WRITE_IOLOG,
             C::Reporting,
             Kind::Text,
             "Write an iolog (fio's v3) of every I/O issued, with its time",

@@ -135,7 +135,7 @@ pub(super) const OPTIONS: &[O] = &[
             (j.rate_iops != [0, 0]).then(|| format!("{},{}", j.rate_iops[0], j.rate_iops[1]))
         }),
         ..O::new(
-            "rate_iops",
+            names::RATE_IOPS,
             C::Timing,
             Kind::Text,
             "IOPS cap per direction: 500, or read,write",
@@ -210,7 +210,7 @@ pub(super) const OPTIONS: &[O] = &[
                   under strace for both tools (about 3.3 for Poisson, 1 for linear)",
         show: Some(|j| Some(if j.rate_poisson { "poisson" } else { "linear" }.into())),
         ..O::new(
-            "rate_process",
+            names::RATE_PROCESS,
             C::Timing,
             Kind::Choice(&["linear", "poisson"]),
             "How rate-capped I/Os are spaced: linear or poisson",
