@@ -151,24 +151,7 @@ pub fn welch(a: &[f64], b: &[f64]) -> Welch {
     let se = (va + vb).sqrt();
     let diff = sb.mean - sa.mean;
     if se == 0.0 {
-        // Both sides exact (a throttle's rate repeats to the I/O): no noise to weigh against,
-        // so a difference counts when it is more than a rounding (0.1 % of the base).
-        let verdict = if diff.abs() <= 1e-3 * sa.mean.abs() {
-            Verdict::NotSignificant
-        } else {
-            Verdict::Significant
-        };
-        let p_value = Some(if verdict == Verdict::Significant {
-            0.0
-        } else {
-            1.0
-        });
-        return Welch {
-            verdict,
-            ratio,
-            ratio_ci95: Some([ratio, ratio]),
-            p_value,
-        };
+        return exact(diff, sa.mean, ratio);
     }
     let df = (va + vb).powi(2) / (va.powi(2) / (sa.n - 1) as f64 + vb.powi(2) / (sb.n - 1) as f64);
     let t = diff / se;
@@ -190,6 +173,23 @@ pub fn welch(a: &[f64], b: &[f64]) -> Welch {
         ratio,
         ratio_ci95,
         p_value: Some(p),
+    }
+}
+
+/// Welch's verdict where both sides are exact (a throttle's rate repeats to the I/O): no
+/// noise to weigh against, so a difference counts when it is more than a rounding (0.1 % of
+/// the base mean `base`).
+fn exact(diff: f64, base: f64, ratio: f64) -> Welch {
+    let significant = diff.abs() > 1e-3 * base.abs();
+    Welch {
+        verdict: if significant {
+            Verdict::Significant
+        } else {
+            Verdict::NotSignificant
+        },
+        ratio,
+        ratio_ci95: Some([ratio, ratio]),
+        p_value: Some(if significant { 0.0 } else { 1.0 }),
     }
 }
 

@@ -290,6 +290,18 @@ fn timing(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
             "a job thread was busy {percent:.0}% of the time: the CPU, not the device, may be \
              the limit; {advice}"
         ),
+        Warning::BurstSuspected { .. }
+        | Warning::LatencyCliff { .. }
+        | Warning::NotSettled { .. }
+        | Warning::FellBehind { .. } => drift(f, w),
+        _ => Ok(()),
+    }
+}
+
+/// The warnings about a run whose rate or latency moved during it: a burst ran out, a
+/// latency cliff, a device not settled, a rate the job fell behind.
+fn drift(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
+    match w {
         Warning::BurstSuspected {
             first_iops,
             last_iops,
