@@ -89,11 +89,13 @@ fn above(
 ) -> Vec<String> {
     let s = &t.spec;
     let mut why = Vec::new();
-    let flushed = s.end_fsync || s.sync_every > 0 || !matches!(s.sync_io, workload::SyncIo::None);
+    let flushed = s.sync.end_fsync
+        || s.sync.sync_every > 0
+        || !matches!(s.sync.sync_io, workload::SyncIo::None);
     if !s.direct && (s.rw.reads() || !flushed) {
         why.push("page cache: buffered I/O without a flush measures memory, not the volume (use --direct=1, or --end_fsync=1 for writes as dd's conv=fdatasync)".to_string());
     }
-    if !matches!(s.buffer, BufferMode::Random) {
+    if !matches!(s.buffers.buffer, BufferMode::Random) {
         why.push("compression: the data written was zeros or a repeated pattern, which compressing or deduplicating storage hardly writes (volbench writes incompressible data by default)".to_string());
     }
     if let Some(b) = burst_bw {

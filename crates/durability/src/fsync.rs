@@ -84,17 +84,17 @@ impl Method {
 
     fn apply(self, j: &mut JobSpec) {
         j.direct = self.direct();
-        j.sync_every = u32::from(self.sync_call());
-        j.sync_mode = match self {
+        j.sync.sync_every = u32::from(self.sync_call());
+        j.sync.sync_mode = match self {
             Method::Fsync => SyncMode::Fsync,
             _ => SyncMode::Fdatasync,
         };
-        j.sync_io = if self == Method::Odsync {
+        j.sync.sync_io = if self == Method::Odsync {
             SyncIo::Dsync
         } else {
             SyncIo::None
         };
-        j.rwf_dsync = self == Method::RwfDsync;
+        j.engine.rwf_dsync = self == Method::RwfDsync;
     }
 }
 
@@ -388,16 +388,22 @@ fn base_spec(t: &Target, o: &Options, bs: u64, threads: u32) -> JobSpec {
         bs,
         iodepth: 1,
         numjobs: threads,
-        group_reporting: true,
+        reporting: workload::Reporting {
+            group_reporting: true,
+            ..Default::default()
+        },
         ioengine: EngineKind::Psync,
         filename: vec![t.path.clone()],
         size: Some(o.size),
         runtime: Some(o.runtime),
         time_based: true,
-        // Drop the file's cached pages first, as fio does by default (invalidate=1): on a file
-        // just laid out, cached pages made 4k O_DSYNC writes 3.6x slower on ext4 (zram),
-        // measuring the page cache's state rather than the sync.
-        invalidate: true,
+        files: workload::Files {
+            // Drop the file's cached pages first, as fio does by default (invalidate=1): on a file
+            // just laid out, cached pages made 4k O_DSYNC writes 3.6x slower on ext4 (zram),
+            // measuring the page cache's state rather than the sync.
+            invalidate: true,
+            ..Default::default()
+        },
         allow_destructive: o.allow_destructive,
         ..JobSpec::default()
     }
@@ -546,7 +552,7 @@ fn penalty(
         j.rw = Rw::RandRw;
         j.rwmixread = p.rwmixread;
         j.direct = t.direct_ok;
-        j.sync_every = u32::from(sync);
+        j.sync.sync_every = u32::from(sync);
         let r = run_one(&j, stop, obs);
         env(&r);
         let rates = match r {

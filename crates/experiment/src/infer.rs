@@ -163,7 +163,7 @@ fn target(o: &Options) -> anyhow::Result<(PathBuf, ProbeFile)> {
         path: Some(f.clone()),
     };
     let mut spec = base_spec(o, &f, 4096, 1);
-    spec.number_ios = Some(1);
+    spec.region.number_ios = Some(1);
     spec.time_based = false;
     spec.runtime = None;
     run(o, spec)?;
@@ -184,11 +184,17 @@ fn base_spec(o: &Options, path: &Path, bs: u64, depth: u32) -> JobSpec {
             .is_ok_and(|m| m.is_dir())
             .then_some(o.size),
         runtime: Some(o.point_time),
-        // A throttle lets a first slice through at once; a short ramp keeps it out of a
-        // 2-second point (it read 6 % over a 20 MiB/s cap without one).
-        ramp_time: Duration::from_millis(500),
+        timing: workload::Timing {
+            // A throttle lets a first slice through at once; a short ramp keeps it out of a
+            // 2-second point (it read 6 % over a 20 MiB/s cap without one).
+            ramp_time: Duration::from_millis(500),
+            ..Default::default()
+        },
         time_based: true,
-        group_reporting: true,
+        reporting: workload::Reporting {
+            group_reporting: true,
+            ..Default::default()
+        },
         allow_destructive: o.allow_destructive,
         ..JobSpec::default()
     }
@@ -367,7 +373,7 @@ impl Probe<'_> {
         let mut spec = base_spec(self.o, &self.path, bs, depth);
         spec.runtime = Some(self.o.burst_time);
         // No ramp here: the burst's first second is part of the burst.
-        spec.ramp_time = Duration::ZERO;
+        spec.timing.ramp_time = Duration::ZERO;
         spec.name = format!("infer-{phase}");
         let mut w = Watch::new(self.o.stop.clone(), bytes);
         let own = w.own.clone();

@@ -207,8 +207,8 @@ fn latency_buckets(j: &JobReport) -> (Value, Value, Value) {
 fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64, plus: bool) -> Value {
     let spec = r.workload.jobs.get(spec_idx);
     let sh = Shape {
-        pct: spec.map_or([true, false, false], |s| s.percentiles_for),
-        only: spec.and_then(|s| s.percentile_list.as_deref()),
+        pct: spec.map_or([true, false, false], |s| s.reporting.percentiles_for),
+        only: spec.and_then(|s| s.reporting.percentile_list.as_deref()),
         plus,
     };
     let mut levels = Map::new();
@@ -264,7 +264,7 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64, plus: bool)
         v["desc"] = json!(d);
     }
     // fio adds these with continue_on_error, zero when nothing failed.
-    if spec.is_some_and(|s| s.continue_on_error != 0) {
+    if spec.is_some_and(|s| s.errors.continue_on_error != 0) {
         let e = j.errors.clone().unwrap_or_default();
         v["total_err"] = json!(e.total);
         v["first_error"] = json!(e.first);
@@ -433,7 +433,7 @@ pub fn document(r: &RunReport, plus: bool) -> Value {
             .workload
             .jobs
             .get(j.spec_index)
-            .is_some_and(|s| s.group_reporting);
+            .is_some_and(|s| s.reporting.group_reporting);
         match group {
             Some(g) if grouped => {
                 if !emitted_groups.contains(&j.groupid) {
@@ -446,7 +446,7 @@ pub fn document(r: &RunReport, plus: bool) -> Value {
                                 && r.workload
                                     .jobs
                                     .get(x.spec_index)
-                                    .is_some_and(|s| s.group_reporting)
+                                    .is_some_and(|s| s.reporting.group_reporting)
                         })
                         .collect();
                     // The group entry stands for the grouped jobs only.

@@ -31,7 +31,7 @@ pub fn write(r: &RunReport, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         let Some(spec) = r.workload.jobs.get(j.spec_index) else {
             continue;
         };
-        let logs = &spec.logs;
+        let logs = &spec.reporting.logs;
         if !logs.any() {
             continue;
         }

@@ -192,8 +192,8 @@ pub fn fio_options(spec: &workload::JobSpec) -> serde_json::Map<String, serde_js
 /// 512-byte chunks", "zeros", with a share of duplicates where fio's dedupe asks for one.
 pub fn data_words(j: &workload::JobSpec) -> String {
     use workload::BufferMode;
-    let mut s = match &j.buffer {
-        BufferMode::Random if j.refill_buffers || j.scramble_buffers => {
+    let mut s = match &j.buffers.buffer {
+        BufferMode::Random if j.buffers.refill_buffers || j.buffers.scramble_buffers => {
             "random, fresh every write".to_string()
         }
         BufferMode::Random => "random, each buffer filled once and written again".into(),
@@ -209,7 +209,7 @@ pub fn data_words(j: &workload::JobSpec) -> String {
             if filler.is_empty() { "zero" } else { "pattern" }
         ),
     };
-    let d = &j.dedupe;
+    let d = &j.buffers.dedupe;
     if d.on() {
         s += &format!(", {}% duplicate buffers", d.percent);
         if d.working_set {

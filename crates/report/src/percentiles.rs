@@ -12,7 +12,7 @@ pub fn apply_percentile_lists(r: &mut RunReport) {
     let list = |i: usize| {
         specs
             .get(i)
-            .and_then(|s| s.percentile_list.clone())
+            .and_then(|s| s.reporting.percentile_list.clone())
             .map(|mut ps| {
                 ps.extend(stats::FIO_PERCENTILES);
                 ps.sort_by(f64::total_cmp);

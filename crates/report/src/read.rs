@@ -39,8 +39,13 @@ fn read_as_its_kind(v: &serde_json::Value) -> std::result::Result<Document, Stri
         v: &serde_json::Value,
         kind: &str,
     ) -> std::result::Result<T, String> {
-        serde_path_to_error::deserialize(v)
-            .map_err(|e| format!("as {kind}, field `{}`: {}", e.path(), e.inner()))
+        serde_path_to_error::deserialize(v).map_err(|e| {
+            let (path, inner) = match within_families(v, e.path()) {
+                Some((field, inner)) => (format!("{}.{field}", e.path()), inner),
+                None => (e.path().to_string(), e.inner().to_string()),
+            };
+            format!("as {kind}, field `{path}`: {inner}")
+        })
     }
     let has = |k: &str| v.get(k).is_some();
     if has("kind") {
@@ -58,5 +63,73 @@ fn read_as_its_kind(v: &serde_json::Value) -> std::result::Result<Document, Stri
         read(v, "a sweep or suite report").map(|r| Document::Suite(Box::new(r)))
     } else {
         read(v, "a run report").map(|r| Document::Run(Box::new(r)))
+    }
+}
+
+/// serde names no field inside a flattened struct, and a job's options are flattened families
+/// (`workload::family`): a bad option is found by reading the job's object as each family on
+/// its own, so the refusal still names it (`jobs[0].do_verify`, not `jobs[0]`).
+fn within_families(
+    v: &serde_json::Value,
+    at: &serde_path_to_error::Path,
+) -> Option<(String, String)> {
+    use serde_path_to_error::Segment;
+    let mut job = v;
+    for seg in at.iter() {
+        job = match seg {
+            Segment::Seq { index } => job.get(index)?,
+            Segment::Map { key } => job.get(key)?,
+            _ => return None,
+        };
+    }
+    // Only a field the family holds, with a value it refuses (not one it misses: a job with
+    // no field of a family is a job the family's defaults fill).
+    fn bad<T: serde::de::DeserializeOwned>(v: &serde_json::Value) -> Option<(String, String)> {
+        let e = serde_path_to_error::deserialize::<_, T>(v).err()?;
+        let field = e
+            .path()
+            .iter()
+            .next()
+            .is_some()
+            .then(|| e.path().to_string())?;
+        Some((field, e.inner().to_string()))
+    }
+    use workload::family::*;
+    // A job, not another object the error stopped at: it has a job's own fields.
+    (job.get("rw").is_some() && job.get("ioengine").is_some()).then_some(())?;
+    bad::<Pattern>(job)
+        .or_else(|| bad::<Region>(job))
+        .or_else(|| bad::<Files>(job))
+        .or_else(|| bad::<Timing>(job))
+        .or_else(|| bad::<Rates>(job))
+        .or_else(|| bad::<EngineOptions>(job))
+        .or_else(|| bad::<ProcessOptions>(job))
+        .or_else(|| bad::<SyncOptions>(job))
+        .or_else(|| bad::<Checking>(job))
+        .or_else(|| bad::<Buffers>(job))
+        .or_else(|| bad::<OnError>(job))
+        .or_else(|| bad::<Reporting>(job))
+        .or_else(|| bad::<LatencyLimits>(job))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::from_json;
+
+    /// A job's options sit in flattened families, where serde's own path stops at the job:
+    /// the refusal must still name the option, in each family (first, middle and last).
+    #[test]
+    fn a_bad_option_in_a_stored_job_is_named() {
+        let run: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/data/run.json")).unwrap();
+        for key in ["bssplit", "do_verify", "max_latency_ns", "rwmixread"] {
+            let mut v = run.clone();
+            v["workload"]["jobs"][0][key] = "weird".into();
+            let e = from_json(&v.to_string()).unwrap_err();
+            assert!(
+                e.contains(&format!("workload.jobs[0].{key}`")),
+                "{key}: {e}"
+            );
+        }
     }
 }

@@ -39,7 +39,7 @@ fn warnings(
 ) -> Vec<Warning> {
     let mut w = Vec::new();
     // create_only jobs measure nothing: no figure to warn about, only the host's checks.
-    if !specs.is_empty() && specs.iter().all(|s| s.create_only) {
+    if !specs.is_empty() && specs.iter().all(|s| s.files.create_only) {
         w.extend(device_checks(specs, jobs, groups, targets));
         return w;
     }
@@ -82,8 +82,8 @@ fn fell_behind(specs: &[JobSpec], groups: &[GroupReport]) -> Vec<Warning> {
             if late.behind_ns < (r.runtime_ns / 10).max(100_000_000) {
                 continue;
             }
-            let asked = match spec.rate_iops[i] {
-                0 => format!("{}/s", workload::format_bytes(spec.rate[i] as f64)),
+            let asked = match spec.rates.rate_iops[i] {
+                0 => format!("{}/s", workload::format_bytes(spec.rates.rate[i] as f64)),
                 n => format!("{} IOPS", figures::fmt_count(n as f64)),
             };
             w.push(Warning::FellBehind {
@@ -110,7 +110,7 @@ fn buffered_io(specs: &[JobSpec]) -> Option<Warning> {
     }
     let unflushed = buffered
         .iter()
-        .any(|s| s.rw.writes() && !s.end_fsync && s.sync_every == 0);
+        .any(|s| s.rw.writes() && !s.sync.end_fsync && s.sync.sync_every == 0);
     let reads = buffered.iter().any(|s| s.rw.reads());
     let what = match (unflushed, reads) {
         (true, _) => {
@@ -160,8 +160,8 @@ fn data_warnings(specs: &[JobSpec], targets: &[TargetInfo]) -> Vec<Warning> {
 /// Written data that compresses or dedupes flatters smart storage.
 fn compressible(specs: &[JobSpec]) -> Option<Warning> {
     let flattering = |s: &&JobSpec| {
-        let fresh = s.refill_buffers || s.scramble_buffers;
-        !matches!(s.buffer, BufferMode::Random) || s.dedupe.on() || !fresh
+        let fresh = s.buffers.refill_buffers || s.buffers.scramble_buffers;
+        !matches!(s.buffers.buffer, BufferMode::Random) || s.buffers.dedupe.on() || !fresh
     };
     let s = specs.iter().filter(|s| s.rw.writes()).find(flattering)?;
     Some(Warning::CompressibleData {
@@ -192,7 +192,7 @@ fn ramp_swallowed(specs: &[JobSpec], jobs: &[JobReport]) -> Option<Warning> {
     let first = swallowed.next()?;
     let ramp = specs
         .get(first.spec_index)
-        .map_or(0.0, |s| s.ramp_time.as_secs_f64());
+        .map_or(0.0, |s| s.timing.ramp_time.as_secs_f64());
     let jobs = match swallowed.count() {
         0 => format!("job {}", first.name),
         others => format!("{} jobs ({} and others)", others + 1, first.name),
@@ -387,8 +387,12 @@ fn writes_flushed(specs: &[JobSpec]) -> bool {
     let mut writers = specs.iter().filter(|s| s.rw.writes()).peekable();
     writers.peek().is_some()
         && writers.all(|s| {
-            let synced = s.end_fsync || s.sync_every == 1 || !matches!(s.sync_io, SyncIo::None);
-            let once = !s.time_based && s.loops <= 1 && (!s.rw.is_random() || !s.norandommap);
+            let synced = s.sync.end_fsync
+                || s.sync.sync_every == 1
+                || !matches!(s.sync.sync_io, SyncIo::None);
+            let once = !s.time_based
+                && s.region.loops <= 1
+                && (!s.rw.is_random() || !s.pattern.norandommap);
             s.ioengine.moves_data() && (s.direct || (synced && once))
         })
 }
@@ -459,7 +463,7 @@ fn volatile_cache(specs: &[JobSpec], groups: &[GroupReport]) -> Option<Warning> 
         } else {
             s.rw.reads() && !s.rw.writes()
         };
-        (only && s.direct && s.sync_every == 0).then_some((
+        (only && s.direct && s.sync.sync_every == 0).then_some((
             s.bs,
             s.rw.is_random(),
             dir.as_ref()?.bw_bytes,
@@ -499,7 +503,10 @@ fn summed(
 /// ran out is not helped by a longer --runtime.
 fn short_run_fix(specs: &[JobSpec], jobs: &[JobReport], secs: f64) -> String {
     // A latency search ends a window or two after it settles: its measurement is those windows.
-    if specs.iter().any(|s| s.lat_target.on() && !s.lat_target.run) {
+    if specs
+        .iter()
+        .any(|s| s.latency.lat_target.on() && !s.latency.lat_target.run)
+    {
         return "the latency search measures its last windows at the depth it found: give a \
                 longer latency_window (or latency_run=1 to go on to the end of --runtime)"
             .into();
@@ -765,7 +772,7 @@ mod tests {
         let other_bs = [spec(Rw::Write, 1 << 20), spec(Rw::Read, 4096)];
         assert_eq!(volatile_cache(&other_bs, &fast), None, "other block sizes");
         let mut synced = specs.clone();
-        synced[0].sync_every = 1;
+        synced[0].sync.sync_every = 1;
         assert_eq!(volatile_cache(&synced, &fast), None, "synced writes");
     }
 

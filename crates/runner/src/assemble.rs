@@ -67,7 +67,7 @@ pub(crate) fn report(
     // thread, and leaving them out would understate the cost per I/O.
     // A latency search measures only its last windows, which the process's CPU since the
     // start does not isolate: there the job threads' own CPU over those windows is the figure.
-    if !w.jobs.iter().any(|s| s.lat_target.on()) {
+    if !w.jobs.iter().any(|s| s.latency.lat_target.on()) {
         all.usr_ns = cpu_after.0.saturating_sub(cpu_before.0);
         all.sys_ns = cpu_after.1.saturating_sub(cpu_before.1);
         all.ctx = cpu_after.2.saturating_sub(cpu_before.2);
@@ -160,7 +160,7 @@ fn job_reports(
             jr.replay = Some(Box::new(crate::replay::report(spec, sum, c, &st)));
         }
         jr.lat_target = o.lat_depth.map(|(depth, settled)| {
-            let t = spec.lat_target;
+            let t = spec.latency.lat_target;
             report::LatTargetReport {
                 target_ns: t.target_ns,
                 window_ns: t.window_ns,
@@ -211,7 +211,9 @@ fn group_reports(w: &Workload, placed: &[Placed], last_group: u32) -> Vec<GroupR
         r.groupid = g;
         r.spec_index = first.2;
         groups.push(GroupReport {
-            group_reporting: members.iter().any(|m| w.jobs[m.2].group_reporting),
+            group_reporting: members
+                .iter()
+                .any(|m| w.jobs[m.2].reporting.group_reporting),
             spec_index: first.2,
             report: r,
         });

@@ -22,9 +22,9 @@ impl Backlog {
     /// The job's backlog, if it verifies as it writes. `depth` writes can complete on top of
     /// a full backlog, so the queue never grows in the hot loop.
     pub fn new(spec: &JobSpec, depth: usize) -> Option<Backlog> {
-        let every = spec.verify_backlog as usize;
-        (every > 0 && spec.verify.is_some() && spec.do_verify).then(|| {
-            let batch = match spec.verify_backlog_batch as usize {
+        let every = spec.checking.verify_backlog as usize;
+        (every > 0 && spec.checking.verify.is_some() && spec.checking.do_verify).then(|| {
+            let batch = match spec.checking.verify_backlog_batch as usize {
                 0 => every,
                 b => b.min(every),
             };
@@ -68,9 +68,12 @@ mod tests {
 
     fn backlog(every: u64, batch: u64) -> Backlog {
         let spec = JobSpec {
-            verify: Some(Verify::Crc32c),
-            verify_backlog: every,
-            verify_backlog_batch: batch,
+            checking: workload::Checking {
+                verify: Some(Verify::Crc32c),
+                verify_backlog: every,
+                verify_backlog_batch: batch,
+                ..Default::default()
+            },
             ..JobSpec::default()
         };
         Backlog::new(&spec, 4).unwrap()
@@ -109,12 +112,15 @@ mod tests {
     #[test]
     fn off_without_verify_or_do_verify() {
         let mut spec = JobSpec {
-            verify_backlog: 16,
+            checking: workload::Checking {
+                verify_backlog: 16,
+                ..Default::default()
+            },
             ..JobSpec::default()
         };
         assert!(Backlog::new(&spec, 1).is_none());
-        spec.verify = Some(Verify::Crc32c);
-        spec.do_verify = false;
+        spec.checking.verify = Some(Verify::Crc32c);
+        spec.checking.do_verify = false;
         assert!(Backlog::new(&spec, 1).is_none());
     }
 }

@@ -31,7 +31,7 @@ impl<'a, E: Engine> Job<'a, E> {
         let spec = &inp.spec;
         let depth = spec.effective_iodepth() as usize;
         let sync_engine = eng.is_sync();
-        let seed = splitmix(spec.randseed ^ splitmix(inp.clone as u64));
+        let seed = splitmix(spec.pattern.randseed ^ splitmix(inp.clone as u64));
         let rng = SmallRng::seed_from_u64(seed);
         let size = inp.regions.iter().map(|r| r.1).sum();
         let (job_seed, run_seed) = inp.data_seed;
@@ -42,11 +42,13 @@ impl<'a, E: Engine> Job<'a, E> {
         let (stats, windows) = fresh_counts(spec, sync_engine, inp.interval_ns);
         let mut picker = Picker::new(spec, seed, rng, &inp.regions, depth, inp.flow.take());
         let (iolog, vlimit, error) = open_files(inp, &mut picker);
-        let saves = spec.verify_state_save && spec.verify.is_some() && spec.rw.writes();
+        let saves =
+            spec.checking.verify_state_save && spec.checking.verify.is_some() && spec.rw.writes();
         Job {
             trimback: crate::trimback::TrimBack::new(spec, splitmix(seed ^ 0x74_72_69_6d)),
             loops_read_back: 0,
-            vsave: saves.then(|| crate::vstate::Recorder::new(depth as u32, spec.verify_fsynced)),
+            vsave: saves
+                .then(|| crate::vstate::Recorder::new(depth as u32, spec.checking.verify_fsynced)),
             vlimit,
             picker,
             clock: Clock::new(spec),
@@ -65,11 +67,13 @@ impl<'a, E: Engine> Job<'a, E> {
             full: false,
             iolog,
             search: spec
+                .latency
                 .lat_target
                 .on()
-                .then(|| Search::new(spec.lat_target, depth as u32)),
+                .then(|| Search::new(spec.latency.lat_target, depth as u32)),
             minrate: crate::minrate::MinRate::new(spec),
             cmdprio: spec
+                .process
                 .cmdprio
                 .clone()
                 .map(|p| (p, SmallRng::seed_from_u64(splitmix(seed ^ 0x70_72_69_6f)))),
@@ -133,7 +137,7 @@ fn open_files(inp: &JobInput, picker: &mut Picker) -> Opened {
         error.get_or_insert(e);
         None
     });
-    let vlimit = match spec.verify_state_load && spec.verify_only {
+    let vlimit = match spec.checking.verify_state_load && spec.checking.verify_only {
         true => crate::vstate::Limit::load(&spec.name, inp.clone)
             .map_err(|e| error.get_or_insert(e))
             .ok(),

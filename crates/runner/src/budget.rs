@@ -14,7 +14,10 @@ pub(crate) struct Budget {
 /// The bytes of one pass over the job's files: `io_size`, or the files' regions, or less
 /// where a sequential pass with holes ends short ([`holed_pass`]).
 pub(crate) fn pass_bytes(spec: &JobSpec, regions: &[(u64, u64)]) -> u64 {
-    let whole = spec.io_size.unwrap_or(regions.iter().map(|r| r.1).sum());
+    let whole = spec
+        .region
+        .io_size
+        .unwrap_or(regions.iter().map(|r| r.1).sum());
     let holed: Option<u64> = regions.iter().map(|r| holed_pass(spec, r.1)).sum();
     holed.map_or(whole, |h| whole.min(h))
 }
@@ -25,10 +28,10 @@ pub(crate) fn pass_bytes(spec: &JobSpec, regions: &[(u64, u64)]) -> u64 {
 /// test asserts it); when it falls at or past the end, fio wraps to the start and goes on.
 /// None: the pass is not cut short.
 pub(crate) fn holed_pass(spec: &JobSpec, len: u64) -> Option<u64> {
-    if spec.rw.is_random() || spec.seq_skip <= 0 || spec.mixed_sizes() || len < spec.bs {
+    if spec.rw.is_random() || spec.pattern.seq_skip <= 0 || spec.mixed_sizes() || len < spec.bs {
         return None;
     }
-    let step = spec.bs + spec.seq_skip as u64;
+    let step = spec.bs + spec.pattern.seq_skip as u64;
     let n = (len - spec.bs) / step + 1;
     (n * step < len).then_some(n * spec.bs)
 }
@@ -37,7 +40,7 @@ impl Budget {
     pub(crate) fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Budget {
         // A replay ends with its trace (or its runtime).
         let empty = !regions.is_empty() && regions.iter().all(|r| r.1 == 0);
-        let bytes = if spec.create_only || (empty && !spec.replay.on()) {
+        let bytes = if spec.files.create_only || (empty && !spec.replay.on()) {
             // fio's create_only: the files are laid out, and that is the job. So it is when
             // each file is smaller than a block (fio's nrfiles over a small size), even
             // time-based.
@@ -50,7 +53,7 @@ impl Budget {
         Budget {
             bytes,
             // number_ios only stops a job early: it never extends the work past size (fio's rule).
-            ios: spec.number_ios.unwrap_or(u64::MAX),
+            ios: spec.region.number_ios.unwrap_or(u64::MAX),
             issued: 0,
             issued_ios: 0,
         }
@@ -66,6 +69,7 @@ impl Budget {
     /// is no whole number of blocks leaves fio a remainder, and it goes round once more.
     pub(crate) fn spent_as_fio(&self, spec: &JobSpec) -> bool {
         let whole = spec
+            .region
             .io_size
             .or(spec.size)
             .is_none_or(|n| n % spec.bs.max(1) == 0);
@@ -97,9 +101,9 @@ impl Passes {
         let again = spec.time_based || spec.io_loops() > 1;
         let cached = !spec.direct && spec.ioengine != EngineKind::Null;
         let drop = spec.drops_cache() && cached && again;
-        let unlink = spec.unlink_each_loop && spec.io_loops() > 1 && !spec.time_based;
+        let unlink = spec.files.unlink_each_loop && spec.io_loops() > 1 && !spec.time_based;
         let verify = spec.reads_back_at_end()
-            && !spec.experimental_verify
+            && !spec.checking.experimental_verify
             && spec.io_loops() > 1
             && !spec.time_based;
         ((drop || unlink || verify) && bytes > 0).then_some(Passes {

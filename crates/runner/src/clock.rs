@@ -33,10 +33,10 @@ impl Clock {
     pub(crate) fn new(spec: &JobSpec) -> Clock {
         // fio's ramp_size ends the ramp after that much I/O, whenever it is: the clock's ramp
         // then ends where the bytes say, and the runtime counts from there.
-        let ramp_ns = if spec.ramp_size > 0 {
+        let ramp_ns = if spec.timing.ramp_size > 0 {
             u64::MAX
         } else {
-            spec.ramp_time.as_nanos() as u64
+            spec.timing.ramp_time.as_nanos() as u64
         };
         Clock {
             base: Instant::now(),

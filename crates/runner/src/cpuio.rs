@@ -35,7 +35,7 @@ fn sorts(data: &mut [i32]) {
 /// jobs; its CPU time is the job's figure.
 pub fn drive(inp: &JobInput, out: &mut JobOutput) {
     let spec = &inp.spec;
-    let c = spec.cpuio;
+    let c = spec.engine.cpuio;
     let load = u64::from(c.load.clamp(1, 100));
     let mut data = if c.qsort { qsort_data() } else { Vec::new() };
     let start = inp.start.arrive() + crate::live::start_delay(spec, inp.clone);

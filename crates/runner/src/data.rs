@@ -101,11 +101,11 @@ impl Data {
     /// `seed` is this job's own (the run's seed or randseed, and the job), `size` its
     /// region (a working set's share is of it).
     pub fn new(spec: &JobSpec, seed: u64, run_seed: u64, size: u64) -> Data {
-        let pct = spec.dedupe.working_set_percent as u64;
+        let pct = spec.buffers.dedupe.working_set_percent as u64;
         Data {
-            mode: spec.buffer.clone(),
-            fresh: spec.refill_buffers || spec.scramble_buffers,
-            dedupe: spec.dedupe,
+            mode: spec.buffers.buffer.clone(),
+            fresh: spec.buffers.refill_buffers || spec.buffers.scramble_buffers,
+            dedupe: spec.buffers.dedupe,
             seed,
             run_seed,
             writes: 0,
@@ -475,7 +475,7 @@ mod tests {
     fn buffers_filled_once_stay() {
         let mut d = Data::new(
             &job(|j| {
-                j.scramble_buffers = false;
+                j.buffers.scramble_buffers = false;
             }),
             7,
             9,
@@ -492,7 +492,7 @@ mod tests {
     #[test]
     fn compressible_chunks_end_in_their_filler() {
         let spec = job(|j| {
-            j.buffer = BufferMode::Compressible {
+            j.buffers.buffer = BufferMode::Compressible {
                 percent: 75,
                 chunk: 512,
                 filler: vec![0xab],
@@ -510,7 +510,7 @@ mod tests {
     /// With dedupe_percentage=100 in repeat mode, every buffer is the same one.
     #[test]
     fn full_dedupe_repeats_one_buffer() {
-        let spec = job(|j| j.dedupe.percent = 100);
+        let spec = job(|j| j.buffers.dedupe.percent = 100);
         let mut d = Data::new(&spec, 7, 9, 1 << 20);
         let (mut a, mut b) = (vec![0u8; 4096], vec![0u8; 4096]);
         d.prepare(&mut a, false);
@@ -520,7 +520,7 @@ mod tests {
 
     #[test]
     fn pattern_repeats() {
-        let spec = job(|j| j.buffer = BufferMode::Pattern(vec![1, 2, 3]));
+        let spec = job(|j| j.buffers.buffer = BufferMode::Pattern(vec![1, 2, 3]));
         let mut d = Data::new(&spec, 7, 9, 1 << 20);
         let mut b = vec![0u8; 7];
         d.fill_slot(&mut b, 0);

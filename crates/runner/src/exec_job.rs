@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 /// The command fio would run: program and arguments split at spaces, variables expanded.
 fn command(spec: &workload::JobSpec) -> Vec<String> {
-    let e = &spec.exec;
+    let e = &spec.engine.exec;
     let secs = spec.runtime.map_or(0, |d| d.as_secs()).to_string();
     let args = e.arguments.as_deref().unwrap_or("");
     let args = args.replace("%r", &secs).replace("%n", &spec.name);
@@ -31,7 +31,7 @@ fn start(spec: &workload::JobSpec) -> std::io::Result<Child> {
         .ok_or_else(|| std::io::Error::other("no program"))?;
     let mut c = Command::new(prog);
     c.args(args).stdin(Stdio::null());
-    if spec.exec.std_redirect {
+    if spec.engine.exec.std_redirect {
         let out = std::fs::File::create(format!("{}.stdout", spec.name))?;
         let err = std::fs::File::create(format!("{}.stderr", spec.name))?;
         c.stdout(out).stderr(err);
@@ -79,11 +79,11 @@ pub fn drive(inp: &JobInput, out: &mut JobOutput) {
             }
             stop(
                 &mut child,
-                Duration::from_secs(u64::from(spec.exec.grace_s)),
+                Duration::from_secs(u64::from(spec.engine.exec.grace_s)),
             );
         }
         Err(e) => {
-            let prog = spec.exec.program.as_deref().unwrap_or("");
+            let prog = spec.engine.exec.program.as_deref().unwrap_or("");
             out.error = Some(format!("exec: cannot run {prog}: {e}"));
         }
     }

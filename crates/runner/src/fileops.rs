@@ -96,12 +96,12 @@ pub fn drive(op: FileOp, inp: &JobInput, out: &mut JobOutput) {
         .map(|r| (r.1 / spec.bs.max(1)).max(1))
         .collect();
     let mut pass = 0;
-    'run: while pass < spec.loops.max(1) || deadline.is_some_and(|d| t0.elapsed() < d) {
+    'run: while pass < spec.region.loops.max(1) || deadline.is_some_and(|d| t0.elapsed() < d) {
         for (p, n) in paths.iter().zip(blocks.iter().cycle()) {
             if inp.stop.load(Relaxed) || deadline.is_some_and(|d| t0.elapsed() >= d) {
                 break 'run;
             }
-            let ns = match once(op, p, spec.stat_type) {
+            let ns = match once(op, p, spec.reporting.stat_type) {
                 Ok(ns) => ns,
                 Err(e) => {
                     out.error = Some(format!("{}({}): {e}", op.name(), p.display()));

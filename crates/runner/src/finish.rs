@@ -118,11 +118,11 @@ impl<'a, E: Engine> Job<'a, E> {
     /// fio's end_fsync: every file flushed once the writes have all completed.
     pub(crate) fn end_fsync(&mut self) {
         let spec = &self.inp.spec;
-        let wanted = spec.end_fsync || spec.end_syncfs;
+        let wanted = spec.sync.end_fsync || spec.sync.end_syncfs;
         if !(wanted && spec.rw.writes() && self.error.is_none() && self.q.in_flight == 0) {
             return;
         }
-        if spec.end_syncfs {
+        if spec.sync.end_syncfs {
             if let Err(e) = syncfs_each(&self.inp.fds) {
                 self.error = Some(format!("final syncfs failed: {e}"));
             }

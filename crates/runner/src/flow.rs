@@ -31,21 +31,23 @@ const CHUNK: u64 = 32;
 /// The groups of one phase, by `flow_id`, with each weighted job's weight added.
 pub fn groups<'a>(specs: impl Iterator<Item = &'a JobSpec>) -> HashMap<u32, Arc<Group>> {
     let mut g: HashMap<u32, Arc<Group>> = HashMap::new();
-    for s in specs.filter(|s| s.flow > 0) {
-        g.entry(s.flow_id)
+    for s in specs.filter(|s| s.rates.flow > 0) {
+        g.entry(s.rates.flow_id)
             .or_default()
             .weight
-            .fetch_add(s.flow as u64, Relaxed);
+            .fetch_add(s.rates.flow as u64, Relaxed);
     }
     g
 }
 
 impl Flow {
     pub fn new(spec: &JobSpec, groups: &HashMap<u32, Arc<Group>>) -> Option<Flow> {
-        let group = groups.get(&spec.flow_id).filter(|_| spec.flow > 0)?;
+        let group = groups
+            .get(&spec.rates.flow_id)
+            .filter(|_| spec.rates.flow > 0)?;
         Some(Flow {
             group: group.clone(),
-            weight: spec.flow as u64,
+            weight: spec.rates.flow as u64,
             mine: 0,
             credit: 0,
         })
@@ -84,8 +86,11 @@ mod tests {
 
     fn spec(flow: u32, id: u32) -> JobSpec {
         JobSpec {
-            flow,
-            flow_id: id,
+            rates: workload::Rates {
+                flow,
+                flow_id: id,
+                ..Default::default()
+            },
             ..JobSpec::default()
         }
     }

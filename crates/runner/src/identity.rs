@@ -17,10 +17,10 @@ pub(crate) fn become_user(
     fds: &[RawFd],
     paths: &[String],
 ) -> Result<(), EngineError> {
-    if spec.uid.is_none() && spec.gid.is_none() {
+    if spec.process.uid.is_none() && spec.process.gid.is_none() {
         return Ok(());
     }
-    if let Some(g) = spec.gid {
+    if let Some(g) = spec.process.gid {
         // SAFETY: a plain syscall with integer arguments, for this thread only.
         let rc = unsafe { libc::syscall(libc::SYS_setresgid, g, g, g) };
         check(
@@ -29,7 +29,7 @@ pub(crate) fn become_user(
             "the kernel refused the group (changing it needs root)",
         )?;
     }
-    if let Some(u) = spec.uid {
+    if let Some(u) = spec.process.uid {
         // SAFETY: as above.
         let rc = unsafe { libc::syscall(libc::SYS_setresuid, u, u, u) };
         check(
@@ -46,8 +46,8 @@ pub(crate) fn become_user(
             EngineError::Setup(format!(
                 "open {path} as uid {} gid {}: {e} (the job's user cannot use the file: \
                  change its owner or mode, or drop uid=/gid=)",
-                show(spec.uid),
-                show(spec.gid)
+                show(spec.process.uid),
+                show(spec.process.gid)
             ))
         })?;
     }

@@ -8,7 +8,7 @@ pub(crate) type Iolog = trace::IologWriter<std::io::BufWriter<std::fs::File>>;
 
 /// Opens the job's `write_iolog` (None without one; the error ends the job).
 pub(crate) fn open_iolog(inp: &JobInput) -> Result<Option<Iolog>, String> {
-    let Some(p) = &inp.spec.write_iolog else {
+    let Some(p) = &inp.spec.reporting.write_iolog else {
         return Ok(None);
     };
     let f = std::fs::File::create(p).map_err(|e| format!("write_iolog {}: {e}", p.display()))?;

@@ -46,7 +46,7 @@ fn file_lock(inp: &JobInput, file: u32, op: Op) -> Held<'_> {
     let Some(lock) = inp.locks.get(file as usize) else {
         return (None, None);
     };
-    if op == Op::Read && inp.spec.lockfile == workload::LockFile::ReadWrite {
+    if op == Op::Read && inp.spec.files.lockfile == workload::LockFile::ReadWrite {
         (Some(lock.read().unwrap_or_else(|e| e.into_inner())), None)
     } else {
         (None, Some(lock.write().unwrap_or_else(|e| e.into_inner())))
@@ -168,7 +168,7 @@ impl<'a, E: Engine> Job<'a, E> {
     /// fio's ramp_size: the job has done that much I/O (reads and writes), so its ramp ends.
     #[inline]
     fn ramp_bytes_done(&self) -> bool {
-        let size = self.inp.spec.ramp_size;
+        let size = self.inp.spec.timing.ramp_size;
         size > 0 && self.stats.dirs.iter().map(|d| d.bytes).sum::<u64>() >= size
     }
 
@@ -277,7 +277,7 @@ impl<'a, E: Engine> Job<'a, E> {
                     }
                 }
                 // rw=trim/randtrim: the write pattern's I/Os are discards.
-                if self.inp.spec.trim == Trim::Only && n.op == Op::Write && !n.back {
+                if self.inp.spec.pattern.trim == Trim::Only && n.op == Op::Write && !n.back {
                     n.op = Op::Trim;
                 }
                 if !self.push(slot, &n, &mut prep_at) {
@@ -349,7 +349,7 @@ impl<'a, E: Engine> Job<'a, E> {
         if n.op == Op::Trim {
             return self.push_trim(slot, n, prep_at, true);
         }
-        if n.op == Op::Write && self.inp.spec.trim == Trim::ThenWrite && !n.back {
+        if n.op == Op::Write && self.inp.spec.pattern.trim == Trim::ThenWrite && !n.back {
             // trimwrite: the block is discarded, then written (fio's pair, in that order).
             let trim = Next { op: Op::Trim, ..*n };
             if !self.push_trim(slot, &trim, prep_at, false) {
@@ -412,8 +412,8 @@ impl<'a, E: Engine> Job<'a, E> {
             buf,
             n.offset,
             self.seq,
-            spec.verify,
-            spec.verify_pattern.as_deref(),
+            spec.checking.verify,
+            spec.checking.verify_pattern.as_deref(),
         );
         self.seq += 1;
     }
@@ -520,7 +520,7 @@ impl<'a, E: Engine> Job<'a, E> {
             think_for(tk, deadline.map(|d| d.saturating_sub(t0)), stop);
             self.think.last = b;
             self.think.last_t = self.clock.now();
-            if self.inp.spec.rate_ignore_thinktime {
+            if self.inp.spec.rates.rate_ignore_thinktime {
                 self.picker.skip_schedule(self.think.last_t - t0);
             }
         } else if filled.rate_wait > 0 {
@@ -528,7 +528,7 @@ impl<'a, E: Engine> Job<'a, E> {
             let until = deadline.map_or(wait, |d| wait.min(d.saturating_sub(turn.t)));
             wait_ns(0, until, stop);
         } else if filled.held {
-            hold_back(self.inp.spec.flow_sleep, stop);
+            hold_back(self.inp.spec.rates.flow_sleep, stop);
         }
         true
     }
@@ -634,7 +634,7 @@ impl<'a, E: Engine> Job<'a, E> {
             );
         }
         let dir = usize::from(m.op == Op::Write);
-        let max = self.inp.spec.max_latency_ns[dir];
+        let max = self.inp.spec.latency.max_latency_ns[dir];
         if max > 0 && tc - m.start > max && matches!(m.op, Op::Read | Op::Write) {
             self.over_max_latency(&m, tc - m.start, max);
         }

@@ -77,7 +77,10 @@ fn a_size_based_job_issues_its_region_exactly_once() {
 fn loops_repeat_the_region_and_number_ios_cuts_it_short() {
     let looped = null(
         JobSpec {
-            loops: 3,
+            region: workload::Region {
+                loops: 3,
+                ..Default::default()
+            },
             ..spec(EngineKind::Null, Rw::Read, 4)
         },
         MIB,
@@ -85,7 +88,10 @@ fn loops_repeat_the_region_and_number_ios_cuts_it_short() {
     assert_eq!(looped.stats.dirs[0].ios, 3 * 256);
     let cut = null(
         JobSpec {
-            number_ios: Some(100),
+            region: workload::Region {
+                number_ios: Some(100),
+                ..Default::default()
+            },
             ..spec(EngineKind::Null, Rw::Read, 4)
         },
         MIB,
@@ -94,7 +100,10 @@ fn loops_repeat_the_region_and_number_ios_cuts_it_short() {
     // number_ios never extends the work past the region (fio's rule).
     let long = null(
         JobSpec {
-            number_ios: Some(10_000),
+            region: workload::Region {
+                number_ios: Some(10_000),
+                ..Default::default()
+            },
             ..spec(EngineKind::Null, Rw::Read, 4)
         },
         MIB,
@@ -107,7 +116,10 @@ fn fsync_every_n_writes_issues_one_sync_per_n_but_not_after_the_last() {
     for (every, depth) in [(1, 1), (4, 8), (5, 3)] {
         let out = null(
             JobSpec {
-                sync_every: every,
+                sync: workload::SyncOptions {
+                    sync_every: every,
+                    ..Default::default()
+                },
                 ..spec(EngineKind::Null, Rw::Write, depth)
             },
             64 * 4 * KIB,
@@ -129,7 +141,10 @@ fn a_time_based_window_ends_at_the_deadline_after_the_ramp() {
             time_based: true,
             // Long enough that a thread starved on a loaded machine still issues in it.
             runtime: Some(Duration::from_millis(400)),
-            ramp_time: Duration::from_millis(100),
+            timing: workload::Timing {
+                ramp_time: Duration::from_millis(100),
+                ..Default::default()
+            },
             ..spec(EngineKind::Null, Rw::RandRead, 16)
         },
         MIB,
@@ -147,7 +162,10 @@ fn a_rate_cap_is_never_exceeded() {
         JobSpec {
             time_based: true,
             runtime: Some(Duration::from_millis(200)),
-            rate_iops: [1000, 0],
+            rates: workload::Rates {
+                rate_iops: [1000, 0],
+                ..Default::default()
+            },
             ..spec(EngineKind::Null, Rw::RandRead, 4)
         },
         MIB,
@@ -185,8 +203,11 @@ fn every_engine_writes_what_it_is_asked_and_reads_it_back() {
         let f = tempfile::NamedTempFile::new().expect("a temp file");
         f.as_file().set_len(2 * MIB).expect("the file is sized");
         let job = JobSpec {
-            verify: moves_data.then_some(Verify::Crc32c),
-            do_verify: moves_data,
+            checking: workload::Checking {
+                verify: moves_data.then_some(Verify::Crc32c),
+                do_verify: moves_data,
+                ..Default::default()
+            },
             ..spec(engine, Rw::RandWrite, depth)
         };
         let out = run_one(job, f.as_file().as_raw_fd(), 2 * MIB);
@@ -263,7 +284,7 @@ fn a_replay_at_max_speed_keeps_order_without_waiting_and_loops_repeat_it() {
     let t = iolog(dir.path(), 200, 1_000_000);
     let mut s = replaying(&t, 8);
     s.replay.no_stall = true;
-    s.loops = 3;
+    s.region.loops = 3;
     let out = null(s, 16 * MIB);
     assert_eq!(out.error, None);
     assert_eq!(out.stats.total_ios(), 600);

@@ -75,10 +75,10 @@ fn own_group(mount: &Path) -> PathBuf {
 /// Makes or finds job `spec`'s group (none when it names none and sets no weight) and sets
 /// its weight; returns where the job's thread goes.
 pub(crate) fn prepare(spec: &JobSpec, groups: &mut Vec<Group>) -> Result<Option<Member>, RunError> {
-    if spec.cgroup.is_none() && spec.cgroup_weight == 0 {
+    if spec.process.cgroup.is_none() && spec.process.cgroup_weight == 0 {
         return Ok(None);
     }
-    let name = spec.cgroup.as_deref().unwrap_or(&spec.name);
+    let name = spec.process.cgroup.as_deref().unwrap_or(&spec.name);
     let fail = |why: String| RunError::Cgroup {
         name: name.to_string(),
         why,
@@ -109,16 +109,16 @@ pub(crate) fn prepare(spec: &JobSpec, groups: &mut Vec<Group>) -> Result<Option<
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
             Err(e) => return Err(fail(format!("cannot make {}: {e}", dir.display()))),
         };
-        let keep = made && !spec.cgroup_nodelete;
+        let keep = made && !spec.process.cgroup_nodelete;
         groups.push(Group {
             dir: dir.clone(),
             made,
-            nodelete: spec.cgroup_nodelete,
+            nodelete: spec.process.cgroup_nodelete,
             _held: keep.then_some(held),
         });
     }
-    if spec.cgroup_weight > 0 {
-        weigh(&dir, spec.cgroup_weight).map_err(fail)?;
+    if spec.process.cgroup_weight > 0 {
+        weigh(&dir, spec.process.cgroup_weight).map_err(fail)?;
     }
     Ok(Some(Member {
         back: own_group(&mount),

@@ -84,8 +84,8 @@ pub const SAMPLE_MS: u64 = 1000;
 fn sample_interval(w: &Workload) -> u64 {
     w.jobs
         .iter()
-        .filter(|j| j.logs.any())
-        .map(|j| j.logs.avg_msec as u64)
+        .filter(|j| j.reporting.logs.any())
+        .map(|j| j.reporting.logs.avg_msec as u64)
         .filter(|&m| m > 0)
         .min()
         .map_or(SAMPLE_MS, |m| m.clamp(100, SAMPLE_MS))
@@ -175,7 +175,7 @@ pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Ru
     // A replaying job is sized from its trace (its sizes, depth, reach) before anything else.
     let (mut w, traces) = replay::prepare(w)?;
     // fio's verify_only: the job's own pattern, reading, every block checked.
-    for j in w.jobs.iter_mut().filter(|j| j.verify_only) {
+    for j in w.jobs.iter_mut().filter(|j| j.checking.verify_only) {
         j.rw = j.rw.reading();
     }
     let w = &w;
@@ -201,7 +201,7 @@ pub fn lay_out(spec: &workload::JobSpec, stop: &AtomicBool) -> Result<Vec<PathBu
     spec.validate()?;
     let mut created = Vec::new();
     for path in target::resolve_paths(spec, 0) {
-        let n = spec.nrfiles.max(1);
+        let n = spec.files.nrfiles.max(1);
         if let Err(e) = target::prepare(spec, 0, &path, n, stop, &mut created, &mut |_, _, _| {}) {
             plan::remove_created(&created);
             return Err(e);

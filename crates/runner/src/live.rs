@@ -55,12 +55,13 @@ impl Live {
 /// a time drawn uniformly from the range (in microseconds, as fio's `rand_between`), one per
 /// clone as fio draws one per thread, repeatable from `randseed`.
 pub fn start_delay(spec: &JobSpec, clone: u32) -> std::time::Duration {
-    let lo = spec.startdelay;
-    let Some(hi) = spec.startdelay_high.filter(|h| *h > lo) else {
+    let lo = spec.timing.startdelay;
+    let Some(hi) = spec.timing.startdelay_high.filter(|h| *h > lo) else {
         return lo;
     };
     let span = (hi - lo).as_micros() as u64 + 1;
-    let r = crate::permutation::splitmix(spec.randseed ^ 0x5354_4152_5400 ^ u64::from(clone));
+    let r =
+        crate::permutation::splitmix(spec.pattern.randseed ^ 0x5354_4152_5400 ^ u64::from(clone));
     lo + std::time::Duration::from_micros(r % span)
 }
 

@@ -20,10 +20,10 @@ pub struct MinRate {
 impl MinRate {
     /// None for a job without floors: the hot loop then pays one branch.
     pub fn new(spec: &JobSpec) -> Option<MinRate> {
-        (spec.rate_min != [0, 0] || spec.rate_iops_min != [0, 0]).then(|| MinRate {
-            bytes: spec.rate_min,
-            ios: spec.rate_iops_min,
-            cycle_ns: spec.rate_cycle_ms * 1_000_000,
+        (spec.rates.rate_min != [0, 0] || spec.rates.rate_iops_min != [0, 0]).then(|| MinRate {
+            bytes: spec.rates.rate_min,
+            ios: spec.rates.rate_iops_min,
+            cycle_ns: spec.rates.rate_cycle_ms * 1_000_000,
             last: [None; 2],
         })
     }

@@ -16,7 +16,7 @@ impl<'a, E: Engine> Job<'a, E> {
         let full = [libc::ENOSPC, libc::EDQUOT].map(|n| -(n as i64));
         if let Some(errno) = self.carry_on(m, c) {
             self.stats.errors.note(errno, usize::from(m.op != Op::Read));
-        } else if self.inp.spec.fill_fs && full.contains(&c.result) {
+        } else if self.inp.spec.files.fill_fs && full.contains(&c.result) {
             self.full = true;
             self.inp.live.halt.store(true, Relaxed);
         } else {
@@ -36,12 +36,12 @@ impl<'a, E: Engine> Job<'a, E> {
         };
         // EILSEQ from the device is a verify error too, as in fio's td_error_type.
         let kind = if errno == libc::EILSEQ { 2 } else { kind };
-        let listed = &spec.ignore_error[kind];
+        let listed = &spec.errors.ignore_error[kind];
         let carried = match listed.is_empty() {
             true => errno == libc::EIO || errno == libc::EILSEQ,
             false => listed.contains(&errno),
         };
-        (spec.continue_on_error & (1 << kind) != 0 && carried).then_some(errno)
+        (spec.errors.continue_on_error & (1 << kind) != 0 && carried).then_some(errno)
     }
 
     /// A completion's result: the whole length moved, and for a read of a verifying job, the
@@ -51,9 +51,9 @@ impl<'a, E: Engine> Job<'a, E> {
         if c.result != m.len as i64 {
             return Err(describe(c.result, m.op, m.offset, m.len));
         }
-        if let (Some(algo), true) = (self.inp.spec.verify, m.verify) {
+        if let (Some(algo), true) = (self.inp.spec.checking.verify, m.verify) {
             let buf = &self.eng.slot(c.slot)[..m.len as usize];
-            let pattern = self.inp.spec.verify_pattern.as_deref();
+            let pattern = self.inp.spec.checking.verify_pattern.as_deref();
             data::verify_block(buf, m.offset, algo, pattern)
                 .map_err(|e| format!("verify failed: {e}"))?;
         }

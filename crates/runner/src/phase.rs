@@ -313,7 +313,7 @@ fn file_locks(
     files: &[crate::target::Target],
     by_path: &mut HashMap<String, Arc<RwLock<()>>>,
 ) -> Vec<Arc<RwLock<()>>> {
-    if spec.lockfile.is_none() {
+    if spec.files.lockfile.is_none() {
         return Vec::new();
     }
     files
@@ -333,7 +333,7 @@ fn waitees(
 ) -> Vec<Arc<Live>> {
     let spec = &w.jobs[si];
     // fio's cpuio with exit_on_io_done: it ends when the phase's I/O jobs have.
-    if spec.ioengine == workload::EngineKind::CpuIo && spec.cpuio.exit_on_io_done {
+    if spec.ioengine == workload::EngineKind::CpuIo && spec.engine.cpuio.exit_on_io_done {
         return members
             .iter()
             .zip(lives)
@@ -341,7 +341,7 @@ fn waitees(
             .map(|(_, l)| l.clone())
             .collect();
     }
-    let Some(name) = &spec.wait_for else {
+    let Some(name) = &spec.timing.wait_for else {
         return Vec::new();
     };
     members
@@ -394,7 +394,7 @@ impl Sampler {
             .collect();
         let ramp = specs
             .iter()
-            .map(|s| s.ramp_time + s.startdelay_longest())
+            .map(|s| s.timing.ramp_time + s.startdelay_longest())
             .max()
             .unwrap_or_default();
         let planned = specs.iter().all(|s| s.time_based).then(|| {
@@ -411,7 +411,10 @@ impl Sampler {
             .map(|&i| (&w.jobs[plan.jobs[i].spec_idx], &plan.files[i]))
             .filter(|(s, _)| !s.time_based)
             .map(|(s, f)| {
-                let pass = s.io_size.unwrap_or(f.iter().map(|t| t.len).sum::<u64>());
+                let pass = s
+                    .region
+                    .io_size
+                    .unwrap_or(f.iter().map(|t| t.len).sum::<u64>());
                 pass.saturating_mul(s.io_loops() as u64)
             })
             .sum();
@@ -425,10 +428,10 @@ impl Sampler {
                 .map(|&i| {
                     let s = &w.jobs[plan.jobs[i].spec_idx];
                     let delay = crate::live::start_delay(s, plan.jobs[i].clone);
-                    let end = delay + s.ramp_time + s.runtime?;
+                    let end = delay + s.timing.ramp_time + s.runtime?;
                     // A latency search moves its deadline when it restarts its counts, and
                     // a job that waits for another starts when that one ends.
-                    let moves = s.lat_target.on() || s.wait_for.is_some();
+                    let moves = s.latency.lat_target.on() || s.timing.wait_for.is_some();
                     (!moves).then(|| end.saturating_sub(ramp).as_millis() as u64)
                 })
                 .collect(),
@@ -617,12 +620,12 @@ fn judges(w: &Workload, plan: &Plan, members: &[usize], start: Instant) -> Vec<J
         if !spec.steadystate.on() {
             continue;
         }
-        let group = spec.group_reporting.then_some(plan.jobs[i].group);
+        let group = spec.reporting.group_reporting.then_some(plan.jobs[i].group);
         match out.iter_mut().find(|(g, _)| group.is_some() && *g == group) {
             Some((_, j)) => j.members.push(k),
             None => out.push((
                 group,
-                Judge::new(vec![k], spec.steadystate, start + spec.startdelay),
+                Judge::new(vec![k], spec.steadystate, start + spec.timing.startdelay),
             )),
         }
     }

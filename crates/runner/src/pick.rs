@@ -162,7 +162,7 @@ struct Service {
 
 impl Service {
     fn new(spec: &JobSpec, regions: &[(u64, u64)]) -> Option<Service> {
-        let f = spec.file_service;
+        let f = spec.files.file_service;
         let on = match f.kind {
             FileServiceKind::RoundRobin => f.every > 1,
             FileServiceKind::Sequential => false,
@@ -171,12 +171,12 @@ impl Service {
         let lens: Vec<u64> = regions.iter().map(|r| r.1).collect();
         let ranks = (lens.len() as u64) << FILE_RANKS_SHIFT;
         let skew = f.distribution().and_then(|d| {
-            let s = crate::skew::Skew::new(&d, (ranks, 1), spec.randseed, f.center())?;
+            let s = crate::skew::Skew::new(&d, (ranks, 1), spec.pattern.randseed, f.center())?;
             // fio turns the files' ranks round by its center; without one, zipf's and
             // pareto's by a random share, normal's not at all (its middle file is hottest).
             let turn = s.center_turn().unwrap_or(match d {
                 workload::Distribution::Normal(_) => 0,
-                _ => crate::permutation::splitmix(spec.randseed ^ 0x66_69_6c_65) % ranks,
+                _ => crate::permutation::splitmix(spec.pattern.randseed ^ 0x66_69_6c_65) % ranks,
             });
             Some((s, turn))
         });
@@ -264,7 +264,7 @@ impl Picker {
                 let f = f as u64;
                 // verify_only reads in the order its write job wrote (the writes' own
                 // stream), so a loaded verify state's count of writes names the same blocks.
-                let (salt, writes) = match spec.verify_only {
+                let (salt, writes) = match spec.checking.verify_only {
                     true => (2 * f + 2, true),
                     false => (2 * f + 1, false),
                 };
@@ -275,9 +275,13 @@ impl Picker {
             })
             .collect();
         let iops_gap = spec
+            .rates
             .rate_iops
             .map(|r| 1_000_000_000u64.checked_div(r).unwrap_or(0));
-        let byte_gap = spec.rate.map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 });
+        let byte_gap = spec
+            .rates
+            .rate
+            .map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 });
         let mapped = matches!(
             offs.first(),
             Some([Offsets::Mapped { .. }, Offsets::Mapped { .. }])
@@ -292,9 +296,9 @@ impl Picker {
             replay: None,
             ended: false,
             window: Window::new(
-                match spec.file_service.kind {
+                match spec.files.file_service.kind {
                     FileServiceKind::Sequential => 1,
-                    _ => spec.openfiles,
+                    _ => spec.files.openfiles,
                 },
                 regions,
             ),
@@ -304,6 +308,7 @@ impl Picker {
             read_pct: spec.rw.read_percent(spec.rwmixread) as u32,
             bs_choices: [bs_table(spec, false), bs_table(spec, true)],
             zones: spec
+                .region
                 .zones
                 .strided(regions.len() as u32)
                 .zip(regions.first())
@@ -320,24 +325,24 @@ impl Picker {
             late: [0, 1].map(|d| Behind::new(iops_gap[d], byte_gap[d], spec.max_bs())),
             iops_gap,
             byte_gap,
-            poisson: spec.rate_poisson,
+            poisson: spec.rates.rate_poisson,
             next_ok: [0; 2],
             pending: None,
             held: None,
             backlog: Backlog::new(spec, depth),
             flow,
             run: if spec.rw.is_random() {
-                spec.rand_run
+                spec.pattern.rand_run
             } else {
                 0
             },
-            identical: spec.rand_identical,
-            seq_rand: spec.bs_is_seq_rand,
+            identical: spec.pattern.rand_identical,
+            seq_rand: spec.pattern.bs_is_seq_rand,
             drawn_random: None,
             random_job: spec.rw.is_random(),
-            unaligned: spec.bs_unaligned && spec.bssplit.is_empty(),
+            unaligned: spec.pattern.bs_unaligned && spec.pattern.bssplit.is_empty(),
             rand_pct: if spec.rw.is_random() {
-                spec.percentage_random.map(u32::from)
+                spec.pattern.percentage_random.map(u32::from)
             } else {
                 [100, 100]
             },
@@ -709,19 +714,24 @@ fn offsets_for(
 ) -> Offsets {
     let key = splitmix(seed ^ salt);
     if !spec.rw.is_random() {
-        return Offsets::sequential(start, len, spec.seq_skip);
+        return Offsets::sequential(start, len, spec.pattern.seq_skip);
     }
     // fio's blockalign: offsets on its boundaries, and no random map.
     let ba = match writes {
         true => spec.write_blockalign(),
-        false => spec.blockalign,
+        false => spec.pattern.blockalign,
     };
     let own = one_size(spec, writes);
     let unit = ba.or(own).unwrap_or_else(|| spec.unit());
-    let center = spec.random_center;
-    if let Some(s) = Skew::new(&spec.random_distribution, (len / unit, unit), key, center) {
+    let center = spec.pattern.random_center;
+    if let Some(s) = Skew::new(
+        &spec.pattern.random_distribution,
+        (len / unit, unit),
+        key,
+        center,
+    ) {
         Offsets::skewed(start, len, unit, s, key)
-    } else if spec.norandommap || ba.is_some() {
+    } else if spec.pattern.norandommap || ba.is_some() {
         Offsets::uniform(start, len, unit, key)
     } else if spec.mixed_sizes() && own.is_none() {
         Offsets::mapped(start, len, unit, key)
@@ -738,9 +748,9 @@ fn shares_map(spec: &JobSpec) -> bool {
     // A sequential mixed job keeps a cursor per direction, as fio's last_pos per ddir: a
     // shared one cut `rw=rw`'s 64 KiB writes short where the reads had moved it.
     spec.rw.is_random()
-        && spec.write_sizes.is_none()
-        && spec.write_blockalign() == spec.blockalign
-        && !spec.verify_only
+        && spec.pattern.write_sizes.is_none()
+        && spec.write_blockalign() == spec.pattern.blockalign
+        && !spec.checking.verify_only
 }
 
 /// The one size of a direction's I/Os where `bs=R,W` gives reads and writes sizes of their
@@ -748,11 +758,13 @@ fn shares_map(spec: &JobSpec) -> bool {
 /// its size (its blockalign defaults to the direction's own smallest block, and its random
 /// map counts each direction in those blocks), so the direction gets a random map of its own.
 fn one_size(spec: &JobSpec, writes: bool) -> Option<u64> {
-    let w = spec.write_sizes?;
+    let w = spec.pattern.write_sizes?;
     match writes {
         // Writes of one size keep it whatever split the reads draw from.
         true => w.range.is_none().then_some(w.bs),
-        false => (spec.bs_range.is_none() && spec.bssplit.is_empty()).then_some(spec.bs),
+        false => {
+            (spec.pattern.bs_range.is_none() && spec.pattern.bssplit.is_empty()).then_some(spec.bs)
+        }
     }
 }
 
@@ -768,27 +780,30 @@ fn exponential(mean: u64, r: u64) -> u64 {
 /// Block sizes drawn by weight: a 100-entry table, so choosing costs one random number. The
 /// writes' table differs only where the job gives writes their own sizes (bs=R,W).
 fn bs_table(spec: &JobSpec, writes: bool) -> Vec<u32> {
-    let (bs, range) = match spec.write_sizes.filter(|_| writes) {
+    let (bs, range) = match spec.pattern.write_sizes.filter(|_| writes) {
         Some(w) => (w.bs, w.range),
-        None => (spec.bs, spec.bs_range),
+        None => (spec.bs, spec.pattern.bs_range),
     };
-    let split = match writes && !spec.bssplit_write.is_empty() {
-        true => &spec.bssplit_write,
-        false => &spec.bssplit,
+    let split = match writes && !spec.pattern.bssplit_write.is_empty() {
+        true => &spec.pattern.bssplit_write,
+        false => &spec.pattern.bssplit,
     };
     // A split given before a range: fio keeps drawing from the split, each size cut to the
     // range's top (its get_next_buflen clamps to max_bs).
-    if let (Some((_, hi)), false) = (range, split.is_empty() || spec.write_sizes.is_some()) {
+    if let (Some((_, hi)), false) = (
+        range,
+        split.is_empty() || spec.pattern.write_sizes.is_some(),
+    ) {
         return weighted(split.iter().map(|b| (b.bs.min(hi), b.percent)));
     }
     // A range: every multiple of its low end, once each (uniform, as fio's bsrange).
     if let Some((lo, hi)) = range {
         return (1..=hi / lo).map(|k| (k * lo) as u32).collect();
     }
-    if spec.write_sizes.is_some() {
+    if spec.pattern.write_sizes.is_some() {
         return vec![bs as u32];
     }
-    if spec.bssplit.is_empty() {
+    if spec.pattern.bssplit.is_empty() {
         return vec![spec.bs as u32];
     }
     weighted(split.iter().map(|b| (b.bs, b.percent)))

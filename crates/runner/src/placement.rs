@@ -26,12 +26,14 @@ fn set_ioprio(class: u8, level: u8) -> Result<(), EngineError> {
 /// Puts this job's thread on its CPUs (fio's `cpus_allowed`): all of them, or with
 /// `cpus_allowed_policy=split` one per clone in turn.
 pub(crate) fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
-    if let Some((class, level)) = spec.ioprio {
+    if let Some((class, level)) = spec.process.ioprio {
         set_ioprio(class, level)?;
     }
     // SAFETY: setpriority on this thread's id (a thread is a process to it on Linux).
-    if spec.nice != 0
-        && unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as u32, spec.nice) } != 0
+    if spec.process.nice != 0
+        && unsafe {
+            libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as u32, spec.process.nice)
+        } != 0
     {
         return Err(EngineError::Io {
             engine: "nice",
@@ -45,17 +47,17 @@ pub(crate) fn pin(spec: &JobSpec, clone: u32) -> Result<(), EngineError> {
         // SAFETY: prctl with integer arguments, on this thread only.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
     }
-    if let Some(m) = &spec.numa_mem {
+    if let Some(m) = &spec.process.numa_mem {
         set_mempolicy(m)?;
     }
-    if let Some(nodes) = &spec.numa_cpu_nodes {
+    if let Some(nodes) = &spec.process.numa_cpu_nodes {
         let cpus = node_cpus(nodes)?;
         return set_affinity(&cpus, "the NUMA nodes' CPUs were refused");
     }
-    let Some(cpus) = &spec.cpus else {
+    let Some(cpus) = &spec.process.cpus else {
         return Ok(());
     };
-    let chosen: Vec<u32> = if spec.cpus_split {
+    let chosen: Vec<u32> = if spec.process.cpus_split {
         vec![cpus[clone as usize % cpus.len()]]
     } else {
         cpus.clone()

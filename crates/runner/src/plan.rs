@@ -59,8 +59,8 @@ impl Plan {
     /// job's place in the plan keeps two jobs' data apart either way.
     pub fn data_seed(&self, w: &Workload, i: usize) -> (u64, u64) {
         let spec = &w.jobs[self.jobs[i].spec_idx];
-        let run = if spec.randseed_set {
-            crate::data::mix(spec.randseed)
+        let run = if spec.pattern.randseed_set {
+            crate::data::mix(spec.pattern.randseed)
         } else {
             self.data_seed
         };
@@ -87,7 +87,7 @@ impl Plan {
         };
         let mut seen: HashMap<PathBuf, usize> = HashMap::new();
         for (si, spec) in w.jobs.iter().enumerate() {
-            if let Some(name) = &spec.wait_for {
+            if let Some(name) = &spec.timing.wait_for {
                 if !w.jobs[..si].iter().any(|j| j.name == *name) {
                     return Err(RunError::WaitFor {
                         job: spec.name.clone(),
@@ -95,10 +95,10 @@ impl Plan {
                     });
                 }
             }
-            if si > 0 && spec.stonewall {
+            if si > 0 && spec.timing.stonewall {
                 plan.last_phase += 1;
             }
-            if si > 0 && (spec.stonewall || spec.new_group) {
+            if si > 0 && (spec.timing.stonewall || spec.timing.new_group) {
                 plan.last_group += 1;
             }
             for clone in 0..spec.numjobs {
@@ -123,7 +123,7 @@ impl Plan {
         seen: &mut HashMap<PathBuf, usize>,
     ) -> Result<(), RunError> {
         let paths = target::resolve_paths(spec, clone);
-        if let (Some(dir), true) = (&spec.opendir, paths.is_empty()) {
+        if let (Some(dir), true) = (&spec.files.opendir, paths.is_empty()) {
             return Err(RunError::EmptyOpendir(dir.clone()));
         }
         self.file_ops(spec, &paths)?;
@@ -140,7 +140,7 @@ impl Plan {
                 &mut self.created,
                 &mut |p, d, t| obs.layout(p, d, t),
             )?;
-            if let (Some(want), Some(dev)) = (&spec.ioscheduler, t.dev) {
+            if let (Some(want), Some(dev)) = (&spec.engine.ioscheduler, t.dev) {
                 crate::sched::switch(dev, want, &mut self.schedulers)?;
             }
             idxs.push(*seen.entry(path.clone()).or_insert_with(|| {
@@ -231,7 +231,9 @@ impl Plan {
         let paths: Vec<PathBuf> = self
             .jobs
             .iter()
-            .filter(|p| all || w.jobs[p.spec_idx].unlink || w.jobs[p.spec_idx].unlink_each_loop)
+            .filter(|p| {
+                all || w.jobs[p.spec_idx].files.unlink || w.jobs[p.spec_idx].files.unlink_each_loop
+            })
             .flat_map(|p| target::resolve_paths(&w.jobs[p.spec_idx], p.clone))
             .collect();
         let doomed: Vec<PathBuf> = self
@@ -262,7 +264,7 @@ pub(crate) fn remove_created(created: &[PathBuf]) {
 /// fio's unlink_each_loop deletes the job's files after each loop. volbench deletes only what
 /// it creates: a file there before the run needs --allow-destructive, a device is refused.
 fn unlinks_only_its_own(spec: &JobSpec, paths: &[PathBuf]) -> Result<(), RunError> {
-    if !spec.unlink_each_loop {
+    if !spec.files.unlink_each_loop {
         return Ok(());
     }
     for p in paths {

@@ -91,11 +91,11 @@ impl Queue {
             free: (0..depth as u32).rev().collect(),
             meta: vec![EMPTY; depth],
             batch: Vec::with_capacity(depth),
-            batch_submit: (spec.iodepth_batch_submit.max(1) as usize).min(depth),
+            batch_submit: (spec.engine.iodepth_batch_submit.max(1) as usize).min(depth),
             comps: Vec::with_capacity(depth),
             in_flight: 0,
-            serialize: spec.serialize_overlap && depth > 1,
-            low: match spec.iodepth_low as usize {
+            serialize: spec.pattern.serialize_overlap && depth > 1,
+            low: match spec.engine.iodepth_low as usize {
                 0 => depth,
                 n => n.min(depth),
             },

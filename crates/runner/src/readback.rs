@@ -76,7 +76,7 @@ impl ReadBack<'_> {
     /// figures, which fio-JSON counts as the job's reads.
     pub(crate) fn once<E: Engine>(&self, eng: &mut E, out: &mut JobStats) -> Result<u64, String> {
         let (inp, spec) = (self.inp, &self.inp.spec);
-        let Some(algo) = spec.verify else {
+        let Some(algo) = spec.checking.verify else {
             return Ok(0);
         };
         let t0 = Instant::now();
@@ -91,7 +91,7 @@ impl ReadBack<'_> {
             starts: self.marks.0,
             depth: self.depth,
             algo,
-            pattern: spec.verify_pattern.as_deref(),
+            pattern: spec.checking.verify_pattern.as_deref(),
             trimmed: self.marks.1,
             until: self.until,
         };

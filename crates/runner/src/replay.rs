@@ -90,7 +90,7 @@ fn prepare_job(spec: &mut JobSpec) -> Result<Option<Summary>, RunError> {
     };
     spec.time_based = false;
     // A pass is the trace's bytes: the progress's fraction, and loops' cache drops.
-    spec.io_size = Some((sum.bytes[0] + sum.bytes[1]).max(1));
+    spec.region.io_size = Some((sum.bytes[0] + sum.bytes[1]).max(1));
     if !spec.replay.wrap {
         fits(spec, &sum)?;
     }
@@ -114,7 +114,7 @@ fn fits(spec: &mut JobSpec, sum: &Summary) -> Result<(), RunError> {
         .map(|d| d.1)
         .chain(spec.size)
         .min()
-        .map(|r| r.saturating_sub(spec.offset));
+        .map(|r| r.saturating_sub(spec.region.offset));
     if let Some(room) = room.filter(|&r| r < reach) {
         return Err(fail(format!(
             "the trace reaches {} into its target, which has {}: replay on a larger target, \
@@ -198,7 +198,7 @@ impl Feed {
             first_at: None,
             base: 0,
             last_due: 0,
-            loops_left: spec.loops.max(1),
+            loops_left: spec.region.loops.max(1),
             next: None,
             counts: Counts::default(),
         })
@@ -362,7 +362,7 @@ pub fn report(
     st: &stats::JobStats,
 ) -> report::ReplayReport {
     let r = &spec.replay;
-    let loops = spec.loops.max(1);
+    let loops = spec.region.loops.max(1);
     let scale = r.time_scale.max(1) as u128;
     let trace_ns = (sum.end_ns as u128 * 100 / scale) as u64 * loops as u64;
     let speed = match (r.no_stall, r.time_scale) {

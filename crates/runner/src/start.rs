@@ -24,12 +24,12 @@ pub fn run(inp: JobInput) -> JobOutput {
     };
     run_job(&inp, &mut out);
     // fio ignores how the postrun command ends.
-    if let Some(c) = inp.spec.exec_postrun.as_deref() {
+    if let Some(c) = inp.spec.process.exec_postrun.as_deref() {
         let _ = exec(&inp.spec.name, "postrun", c);
     }
     // fio's exitall: this job's end (or with exitall_on_error, its error) ends the others.
     let spec = &inp.spec;
-    if spec.exitall || (spec.exitall_on_error && out.error.is_some()) {
+    if spec.errors.exitall || (spec.errors.exitall_on_error && out.error.is_some()) {
         inp.stop.store(true, Relaxed);
     }
     // Out of the job's cgroup before the run removes it (fio moves its job out too); the
@@ -49,11 +49,11 @@ type Held = (
 fn set_up(inp: &JobInput) -> Result<Held, EngineError> {
     crate::identity::become_user(&inp.spec, &inp.fds, &inp.paths)?;
     let joined = inp.cgroup.as_ref().map(crate::jobgroup::join).transpose()?;
-    if let Some(c) = inp.spec.exec_prerun.as_deref() {
+    if let Some(c) = inp.spec.process.exec_prerun.as_deref() {
         exec(&inp.spec.name, "prerun", c)?;
     }
     pin(&inp.spec, inp.clone)?;
-    let locked = crate::lockmem::Pinned::new(&inp.spec.name, inp.spec.lockmem)?;
+    let locked = crate::lockmem::Pinned::new(&inp.spec.name, inp.spec.process.lockmem)?;
     Ok((joined, locked))
 }
 
@@ -93,15 +93,18 @@ fn engine_config(inp: &JobInput) -> EngineConfig {
         depth: spec.effective_iodepth(),
         slot_size: spec.max_bs() as usize,
         align: inp.lbs as usize,
-        write_dsync: spec.rwf_dsync,
-        hipri: spec.hipri,
+        write_dsync: spec.engine.rwf_dsync,
+        hipri: spec.engine.hipri,
         random: spec.rw.is_random(),
-        sqpoll: spec.sqthread_poll.then_some(spec.sqthread_poll_cpu),
-        uncached: spec.uncached,
-        atomic: spec.atomic,
-        nowait: spec.nowait,
-        force_async: spec.force_async,
-        hipri_percent: spec.hipri_percent,
+        sqpoll: spec
+            .engine
+            .sqthread_poll
+            .then_some(spec.engine.sqthread_poll_cpu),
+        uncached: spec.engine.uncached,
+        atomic: spec.engine.atomic,
+        nowait: spec.engine.nowait,
+        force_async: spec.engine.force_async,
+        hipri_percent: spec.engine.hipri_percent,
         direct: spec.direct,
     }
 }
@@ -133,8 +136,9 @@ pub(crate) fn exec(name: &str, mode: &str, cmd: &str) -> Result<(), EngineError>
 pub(crate) fn defrag(inp: &JobInput, cfg: &EngineConfig) -> Result<engine::Defrag, EngineError> {
     use std::os::unix::fs::OpenOptionsExt;
     let spec = &inp.spec;
-    let name = spec.e4defrag_donor.as_deref().unwrap_or_default();
+    let name = spec.files.e4defrag_donor.as_deref().unwrap_or_default();
     let path = spec
+        .files
         .directory
         .as_deref()
         .map_or_else(|| name.into(), |d| d.join(name));
@@ -151,7 +155,7 @@ pub(crate) fn defrag(inp: &JobInput, cfg: &EngineConfig) -> Result<engine::Defra
             ))
         })?;
     let region = inp.regions.first().copied().unwrap_or_default();
-    engine::Donor::engine(cfg, donor.into(), spec.e4defrag_inplace, region)
+    engine::Donor::engine(cfg, donor.into(), spec.files.e4defrag_inplace, region)
 }
 
 /// The engine could not be built: stop the phase, but still meet the others at the start

@@ -53,7 +53,7 @@ impl<'a, E: Engine> Job<'a, E> {
             Step::Keep | Step::Quiesce => {}
             Step::Done => self.inp.live.halt.store(true, Relaxed),
             Step::Fatal => {
-                let target = self.inp.spec.lat_target.target_ns;
+                let target = self.inp.spec.latency.lat_target.target_ns;
                 self.error.get_or_insert(format!(
                     "an I/O took {} at depth 1, over latency_target={} (with \
                      latency_percentile=100 one such I/O ends the job, as in fio): raise the \

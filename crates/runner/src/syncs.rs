@@ -23,13 +23,13 @@ pub(crate) struct Syncs {
 
 impl Syncs {
     pub(crate) fn new(spec: &JobSpec, files: usize) -> Syncs {
-        let range = match spec.sync_mode {
+        let range = match spec.sync.sync_mode {
             SyncMode::FileRange(f) => Some(f),
             _ => None,
         };
         Syncs {
-            every: spec.sync_every as u64,
-            datasync: spec.sync_mode == SyncMode::Fdatasync,
+            every: spec.sync.sync_every as u64,
+            datasync: spec.sync.sync_mode == SyncMode::Fdatasync,
             since: 0,
             need: false,
             from: 0,

@@ -78,7 +78,7 @@ pub(crate) fn fresh_counts(
 ) -> (JobStats, Option<WindowLog>) {
     let mut stats = JobStats::default();
     // A verify backlog reads back what a write job wrote, and counts the reads.
-    let reads = spec.rw.reads() || spec.verify_backlog > 0;
+    let reads = spec.rw.reads() || spec.checking.verify_backlog > 0;
     for (used, d) in [(reads, 0), (spec.rw.writes(), 1)] {
         if used {
             let dir = &mut stats.dirs[d];
@@ -94,13 +94,13 @@ pub(crate) fn fresh_counts(
             }
         }
     }
-    if spec.sync_every > 0 || spec.replay.on() {
+    if spec.sync.sync_every > 0 || spec.replay.on() {
         stats.sync.prepare();
         stats.durable.prepare();
     }
     if spec.replay.on() {
         stats.replay = Some(Box::new(stats::ReplayStats::new(trace::SIZE_CLASSES.len())));
     }
-    let (max_ms, hist_ms) = spec.logs.window_ms();
+    let (max_ms, hist_ms) = spec.reporting.logs.window_ms();
     (stats, WindowLog::new(max_ms, hist_ms))
 }

@@ -34,7 +34,7 @@ pub struct Target {
 /// fio's rule for `directory`: it prefixes every `filename`, so `directory=/d filename=a` is
 /// `/d/a` (fio prefixes absolute names too: `/d` + `/x/a` is `/d/x/a`).
 pub fn resolve_paths(spec: &JobSpec, clone: u32) -> Vec<PathBuf> {
-    if let Some(dir) = &spec.opendir {
+    if let Some(dir) = &spec.files.opendir {
         // fio's opendir: every regular file below the directory, after any named ones.
         let mut paths = named(spec);
         paths.extend(files_below(dir));
@@ -43,9 +43,13 @@ pub fn resolve_paths(spec: &JobSpec, clone: u32) -> Vec<PathBuf> {
     if !spec.filename.is_empty() {
         return named(spec);
     }
-    let dir = spec.directory.clone().unwrap_or_else(|| PathBuf::from("."));
-    if let Some(fmt) = &spec.filename_format {
-        return (0..spec.nrfiles)
+    let dir = spec
+        .files
+        .directory
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
+    if let Some(fmt) = &spec.files.filename_format {
+        return (0..spec.files.nrfiles)
             .map(|f| {
                 dir.join(
                     fmt.replace("$jobname", &spec.name)
@@ -56,10 +60,10 @@ pub fn resolve_paths(spec: &JobSpec, clone: u32) -> Vec<PathBuf> {
             })
             .collect();
     }
-    if spec.numjobs == 1 && spec.nrfiles == 1 {
+    if spec.numjobs == 1 && spec.files.nrfiles == 1 {
         return vec![dir.join(format!("{}.test", spec.name))];
     }
-    (0..spec.nrfiles)
+    (0..spec.files.nrfiles)
         .map(|f| dir.join(format!("{}.{clone}.{f}", spec.name)))
         .collect()
 }
@@ -68,7 +72,7 @@ pub fn resolve_paths(spec: &JobSpec, clone: u32) -> Vec<PathBuf> {
 fn named(spec: &JobSpec) -> Vec<PathBuf> {
     spec.filename
         .iter()
-        .map(|f| match &spec.directory {
+        .map(|f| match &spec.files.directory {
             Some(d) => d.join(f.strip_prefix("/").unwrap_or(f)),
             None => f.clone(),
         })
@@ -135,7 +139,7 @@ pub fn prepare(
         _ => false,
     };
     if no_layout {
-        let offset = spec.offset + clone as u64 * spec.offset_increment;
+        let offset = spec.region.offset + clone as u64 * spec.region.offset_increment;
         return null_target(spec, path, nfiles, offset);
     }
     let is_block = meta
@@ -143,7 +147,7 @@ pub fn prepare(
         .is_some_and(|m| m.file_type().is_block_device());
     check_hipri(spec, path, is_block, meta.as_ref())?;
     let punches = spec.ioengine == EngineKind::Falloc;
-    if spec.trim != workload::Trim::None && !is_block && !punches {
+    if spec.pattern.trim != workload::Trim::None && !is_block && !punches {
         return Err(RunError::TrimFile {
             path: path.to_path_buf(),
         });
@@ -163,21 +167,21 @@ pub fn prepare(
     // clone's increment rounded UP to offset_align or the smallest block (fio's
     // get_start_offset). The job file sets either it or `offset`; a rank's region under MPI
     // adds to both.
-    let (inc, shares) = match spec.offset_increment_percent {
+    let (inc, shares) = match spec.region.offset_increment_percent {
         Some(p) => (clone as u64 * (existing * p as u64 / 100), true),
-        None => (clone as u64 * spec.offset_increment, false),
+        None => (clone as u64 * spec.region.offset_increment, false),
     };
-    let align = match spec.offset_align {
+    let align = match spec.pattern.offset_align {
         0 => spec.unit(),
         a => a,
     };
-    let mut offset = match spec.offset_percent {
+    let mut offset = match spec.region.offset_percent {
         Some(p) => (existing * p as u64 / 100 + inc).div_ceil(align) * align,
-        None if shares => (spec.offset + inc).div_ceil(align) * align,
-        None => spec.offset + inc,
+        None if shares => (spec.region.offset + inc).div_ceil(align) * align,
+        None => spec.region.offset + inc,
     };
     // fio's file_append: a regular file's I/O starts at its end (devices ignore it).
-    if spec.file_append && !is_block {
+    if spec.files.file_append && !is_block {
         offset = existing;
     }
     let r = Region {
@@ -212,7 +216,10 @@ pub fn prepare(
 /// does no I/O on them.
 fn tiny_files(spec: &JobSpec, nfiles: u32) -> bool {
     let size = spec.size.unwrap_or(0);
-    nfiles > 1 && size >= spec.bs && size / (nfiles as u64) < spec.bs && spec.filesize.is_none()
+    nfiles > 1
+        && size >= spec.bs
+        && size / (nfiles as u64) < spec.bs
+        && spec.region.filesize.is_none()
 }
 
 /// A file of [`tiny_files`]: created (if new) with its share of the size in data, as fio lays
@@ -258,21 +265,21 @@ fn region_len(
     offset: u64,
 ) -> Result<u64, RunError> {
     let per_file = |total: u64| (total / nfiles as u64) / spec.bs * spec.bs;
-    if spec.fill_fs {
+    if spec.files.fill_fs {
         return Ok(fill_len(spec, path, nfiles, existing, offset));
     }
-    if let Some((lo, hi)) = spec.filesize {
+    if let Some((lo, hi)) = spec.region.filesize {
         let h = path
             .as_os_str()
             .as_encoded_bytes()
             .iter()
-            .fold(spec.randseed, |a, &b| {
+            .fold(spec.pattern.randseed, |a, &b| {
                 crate::permutation::splitmix(a ^ b as u64)
             });
         let pick = lo + h % (hi - lo + 1);
         return Ok((pick / spec.bs * spec.bs).max(spec.bs));
     }
-    Ok(match (spec.size, spec.size_percent) {
+    Ok(match (spec.size, spec.region.size_percent) {
         (Some(s), _) => per_file(s),
         (None, Some(p)) => {
             if existing <= offset {
@@ -355,12 +362,12 @@ fn ready_file(
     // mmap cannot extend a file, so fio (its FIO_NOEXTEND engines) writes a write job's file
     // first too: the mapping's writes then replace data, as they do in fio.
     let no_extend = r.spec.ioengine == EngineKind::Mmap && r.spec.rw.writes();
-    let fill = (r.spec.rw.reads() || r.spec.overwrite || no_extend) && !r.spec.fill_fs;
+    let fill = (r.spec.rw.reads() || r.spec.files.overwrite || no_extend) && !r.spec.files.fill_fs;
     // Only the job's region is written or reserved: what lies before `offset` is never touched
     // by the job, and stays a hole. (Filling from 0, as fio does, wrote 20 GB for
     // `--offset=20g --size=4m`, up to a full disk.)
     let from = r.existing.max(r.offset);
-    let seed = r.spec.randseed;
+    let seed = r.spec.pattern.randseed;
     if r.existing < want && fill {
         layout(
             r.path, dir, from, want, r.new, seed, stop, created, progress,
@@ -368,9 +375,9 @@ fn ready_file(
         state = "filled";
     } else if r.existing < want {
         // fill_fs writes until ENOSPC: reserving the space first would take it all.
-        let mode = match r.spec.fill_fs {
+        let mode = match r.spec.files.fill_fs {
             true => Fallocate::None,
-            false => r.spec.fallocate,
+            false => r.spec.files.fallocate,
         };
         allocate(r.path, dir, from, want, r.new, mode, created)?;
         state = match mode {
@@ -419,7 +426,7 @@ fn check_file<'a>(r: &Region<'a>, created: &[PathBuf]) -> Result<(&'a Path, bool
         .unwrap_or(Path::new("."));
     // fio makes the missing directories of a file's path (mode 0700) before it lays files
     // out, but refuses a `directory=` that does not exist: so does volbench.
-    let base_ok = r.spec.directory.as_ref().is_none_or(|d| d.is_dir());
+    let base_ok = r.spec.files.directory.as_ref().is_none_or(|d| d.is_dir());
     if !dir.is_dir() && r.spec.fio_job && base_ok {
         use std::os::unix::fs::DirBuilderExt;
         let made = fs::DirBuilder::new()
@@ -446,7 +453,7 @@ fn check_file<'a>(r: &Region<'a>, created: &[PathBuf]) -> Result<(&'a Path, bool
             path: path.to_path_buf(),
         });
     }
-    if r.new && !r.spec.allow_file_create {
+    if r.new && !r.spec.files.allow_file_create {
         return Err(RunError::NoCreate {
             path: path.to_path_buf(),
         });
@@ -557,7 +564,7 @@ fn open_target(
         // Drop cached pages so buffered reads start cold, as fio's invalidate=1 does.
         drop_cached(file.as_raw_fd(), offset, len);
     }
-    if spec.pre_read {
+    if spec.files.pre_read {
         pre_read(path, offset, len)?;
     }
     // A file's disk, where its file system names another device (btrfs's anonymous one).
@@ -566,7 +573,7 @@ fn open_target(
     let lbs = device
         .as_ref()
         .map_or(512, |d| d.logical_block_size.max(512));
-    if spec.atomic && spec.rw.writes() {
+    if spec.engine.atomic && spec.rw.writes() {
         check_atomic(path, disk)?;
     }
     // O_DIRECT's alignment is the block device's rule; a file system without one (FUSE, a
@@ -605,7 +612,7 @@ fn open_target(
 /// kernel that refuses it fails the job, as in fio).
 fn advise(spec: &JobSpec, file: &File, path: &Path, offset: u64, len: u64) -> Result<(), RunError> {
     use workload::spec::Fadvise;
-    let advice = match spec.fadvise {
+    let advice = match spec.files.fadvise {
         Fadvise::None => None,
         Fadvise::Pattern if spec.rw.is_random() => Some(libc::POSIX_FADV_RANDOM),
         Fadvise::Pattern | Fadvise::Sequential => Some(libc::POSIX_FADV_SEQUENTIAL),
@@ -616,7 +623,7 @@ fn advise(spec: &JobSpec, file: &File, path: &Path, offset: u64, len: u64) -> Re
         // SAFETY: a valid fd of an open file; the call only records advice.
         unsafe { libc::posix_fadvise(file.as_raw_fd(), offset as i64, len as i64, a) };
     }
-    if let Some(hint) = spec.write_hint {
+    if let Some(hint) = spec.engine.write_hint {
         // F_SET_RW_HINT (1024 + 12) takes a pointer to a u64 RWH_WRITE_LIFE_* value.
         const F_SET_RW_HINT: libc::c_int = 1036;
         // SAFETY: the pointer is to a live u64 for the duration of the call.
@@ -655,9 +662,10 @@ fn check_atomic(path: &Path, disk: Option<DevId>) -> Result<(), RunError> {
 /// O_DIRECT needs every block size and the region's start on the device's logical block.
 fn check_alignment(spec: &JobSpec, path: &Path, offset: u64, lbs: u32) -> Result<(), RunError> {
     let smallest = spec
+        .pattern
         .bssplit
         .iter()
-        .chain(&spec.bssplit_write)
+        .chain(&spec.pattern.bssplit_write)
         .map(|b| b.bs)
         .min()
         .unwrap_or(spec.bs)
@@ -688,7 +696,7 @@ fn check_hipri(
     is_block: bool,
     meta: Option<&fs::Metadata>,
 ) -> Result<(), RunError> {
-    if !spec.hipri || spec.ioengine != EngineKind::IoUring {
+    if !spec.engine.hipri || spec.ioengine != EngineKind::IoUring {
         return Ok(());
     }
     let raw = match meta {
@@ -826,7 +834,7 @@ fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, 
     o.read(true)
         .write(spec.rw.writes() || spec.ioengine == EngineKind::Falloc);
     let mut flags = if spec.direct { libc::O_DIRECT } else { 0 };
-    flags |= match spec.sync_io {
+    flags |= match spec.sync.sync_io {
         SyncIo::None => 0,
         SyncIo::Sync => libc::O_SYNC,
         SyncIo::Dsync => libc::O_DSYNC,

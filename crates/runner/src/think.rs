@@ -18,13 +18,13 @@ pub(crate) struct Thinking {
 impl Thinking {
     pub(crate) fn new(spec: &JobSpec) -> Thinking {
         Thinking {
-            spec: spec.think.filter(|t| t.us > 0),
+            spec: spec.timing.think.filter(|t| t.us > 0),
             last: 0,
             due: None,
             completed: 0,
             // fio 3.33's first interval of thinktime_iotime lasts iotime + thinktime
             // (strace: 400 ms then 300 ms cycles at iotime=300ms thinktime=100ms).
-            last_t: spec.think.map_or(0, |t| t.us * 1000),
+            last_t: spec.timing.think.map_or(0, |t| t.us * 1000),
         }
     }
 

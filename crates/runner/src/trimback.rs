@@ -27,8 +27,9 @@ pub(crate) struct TrimBack {
 impl TrimBack {
     /// None unless the job verifies its writes and sets trim_percentage and trim_backlog.
     pub fn new(spec: &workload::JobSpec, seed: u64) -> Option<TrimBack> {
-        let t = spec.trim_back;
-        let on = t.percent > 0 && t.backlog > 0 && spec.verify.is_some() && spec.rw.writes();
+        let t = spec.checking.trim_back;
+        let on =
+            t.percent > 0 && t.backlog > 0 && spec.checking.verify.is_some() && spec.rw.writes();
         on.then(|| TrimBack {
             percent: u64::from(t.percent.min(100)),
             backlog: t.backlog,

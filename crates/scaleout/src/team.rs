@@ -159,7 +159,7 @@ impl Team {
                 r.workload
                     .jobs
                     .iter()
-                    .map(|j| j.ramp_time + j.startdelay_longest())
+                    .map(|j| j.timing.ramp_time + j.startdelay_longest())
                     .max()
             })
             .unwrap_or_default();

@@ -222,6 +222,7 @@ fn shared_path(s: &JobSpec) -> PathBuf {
     match s.filename.first() {
         Some(f) => f.clone(),
         None => s
+            .files
             .directory
             .clone()
             .unwrap_or_else(|| ".".into())
@@ -239,14 +240,14 @@ fn region(s: &JobSpec, ranks: u32) -> u64 {
     let clones = (ranks.max(1) * s.numjobs.max(1)) as u64;
     let meta = std::fs::metadata(shared_path(s)).ok();
     match meta.as_ref().and_then(runner::probe::device_bytes) {
-        Some(cap) => (cap.saturating_sub(s.offset) / clones / s.bs.max(1) * s.bs).max(s.bs),
+        Some(cap) => (cap.saturating_sub(s.region.offset) / clones / s.bs.max(1) * s.bs).max(s.bs),
         None => runner::DEFAULT_FILE_SIZE,
     }
 }
 
 /// This rank's version of the workload: its own files, or its own regions of a shared one.
 pub fn for_rank(w: &Workload, rank: u32, ranks: u32, layout: Layout) -> Result<Workload, String> {
-    let phases = w.jobs.iter().skip(1).filter(|s| s.stonewall).count();
+    let phases = w.jobs.iter().skip(1).filter(|s| s.timing.stonewall).count();
     if phases > 0 {
         return Err(
             "under mpirun a workload runs as one phase: split stonewall phases into \
@@ -258,7 +259,7 @@ pub fn for_rank(w: &Workload, rank: u32, ranks: u32, layout: Layout) -> Result<W
     for s in &mut out.jobs {
         // A given randseed makes each rank's data repeat from run to run, not across ranks:
         // every rank's written sectors stay its own.
-        s.randseed ^= (rank as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        s.pattern.randseed ^= (rank as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         match layout {
             Layout::AsGiven => {}
             Layout::FilePerProcess => {
@@ -270,7 +271,7 @@ pub fn for_rank(w: &Workload, rank: u32, ranks: u32, layout: Layout) -> Result<W
                     ));
                 }
                 // fio's default naming (a job file's) gets the rank in it too.
-                let fmt = match s.filename_format.as_deref() {
+                let fmt = match s.files.filename_format.as_deref() {
                     None | Some(workload::spec::FIO_FILENAME_FORMAT) => {
                         "$jobname.$clientuid.$jobnum.$filenum".to_string()
                     }
@@ -282,18 +283,18 @@ pub fn for_rank(w: &Workload, rank: u32, ranks: u32, layout: Layout) -> Result<W
                          $clientuid (the rank) to it, or pass --shared-file"
                     ));
                 }
-                s.filename_format = Some(fmt.replace("$clientuid", &rank.to_string()));
+                s.files.filename_format = Some(fmt.replace("$clientuid", &rank.to_string()));
             }
             Layout::Shared => {
-                if s.filename.len() > 1 || s.nrfiles > 1 {
+                if s.filename.len() > 1 || s.files.nrfiles > 1 {
                     return Err("--shared-file takes one file: give one --filename".into());
                 }
                 let r = region(s, ranks);
                 s.filename = vec![shared_path(s)];
-                s.directory = None;
+                s.files.directory = None;
                 s.size = Some(r);
-                s.offset += (rank * s.numjobs) as u64 * r;
-                s.offset_increment = r;
+                s.region.offset += (rank * s.numjobs) as u64 * r;
+                s.region.offset_increment = r;
             }
         }
     }
@@ -307,7 +308,10 @@ mod tests {
     fn w(f: impl FnOnce(&mut JobSpec)) -> Workload {
         let mut s = JobSpec {
             name: "j".into(),
-            directory: Some("/mnt/shared".into()),
+            files: workload::Files {
+                directory: Some("/mnt/shared".into()),
+                ..Default::default()
+            },
             size: Some(1 << 20),
             ..Default::default()
         };
@@ -328,7 +332,10 @@ mod tests {
         let b = for_rank(&w(|s| s.numjobs = 2), 3, 4, Layout::Shared).unwrap();
         let s = &b.jobs[0];
         assert_eq!(s.filename, [PathBuf::from("/mnt/shared/j.shared")]);
-        assert_eq!((s.offset, s.offset_increment), (6 << 20, 1 << 20));
+        assert_eq!(
+            (s.region.offset, s.region.offset_increment),
+            (6 << 20, 1 << 20)
+        );
         let e = for_rank(
             &w(|s| s.filename = vec!["/dev/x".into()]),
             0,
@@ -338,7 +345,7 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("--shared-file"), "{e}");
         let e = for_rank(
-            &w(|s| s.filename_format = Some("$jobname.x".into())),
+            &w(|s| s.files.filename_format = Some("$jobname.x".into())),
             0,
             4,
             Layout::FilePerProcess,

@@ -20,7 +20,10 @@ fn rank_report(ios: u64, bs: u64, seed: u64) -> RunReport {
         size: Some(ios * bs),
         time_based: false,
         runtime: None,
-        randseed: seed,
+        pattern: workload::Pattern {
+            randseed: seed,
+            ..Default::default()
+        },
         filename: vec![format!("/nonexistent/rank-{seed}").into()],
         ..Default::default()
     };

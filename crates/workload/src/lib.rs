@@ -5,6 +5,7 @@
 //! the runner, because only it knows the device.
 
 pub mod distribution;
+pub mod family;
 pub mod fio;
 pub mod input;
 pub mod jobfile;
@@ -17,6 +18,10 @@ pub mod validate;
 pub mod values;
 
 pub use distribution::Distribution;
+pub use family::{
+    Buffers, Checking, EngineOptions, Files, LatencyLimits, OnError, Pattern, ProcessOptions,
+    Rates, Region, Reporting, SyncOptions, Timing,
+};
 pub use spec::{
     BsSplit, BufferMode, CmdPrio, CpuIo, Dedupe, EngineKind, ExecJob, Fallocate, FileOp,
     FileService, FileServiceKind, JobSpec, LockFile, Rw, SyncIo, SyncMode, Think, Trim, TrimBack,

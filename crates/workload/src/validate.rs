@@ -136,7 +136,7 @@ impl JobSpec {
 
     /// Depths, block sizes (O_DIRECT's sectors), the mix, the size, the offset, the runtime.
     fn check_shape(&self) -> Result<(), SpecError> {
-        if let Some(w) = self.write_sizes {
+        if let Some(w) = self.pattern.write_sizes {
             let (lo, hi) = w.range.unwrap_or((w.bs, w.bs));
             for b in [lo, hi] {
                 let aligned = !self.direct || self.fio_job || b.is_multiple_of(512);
@@ -174,8 +174,8 @@ impl JobSpec {
         }
         // fio starts the region anywhere (cross-stripe-verify.fio writes 16k blocks from
         // 120k); only O_DIRECT needs it on a sector boundary.
-        if self.direct && !self.offset.is_multiple_of(512) {
-            return Err(SpecError::Offset(self.offset));
+        if self.direct && !self.region.offset.is_multiple_of(512) {
+            return Err(SpecError::Offset(self.region.offset));
         }
         if self.time_based && self.runtime.is_none_or(|r| r.is_zero()) {
             return Err(SpecError::NoRuntime);
@@ -185,20 +185,20 @@ impl JobSpec {
 
     /// What the writes carry and the verify that checks it; the block-size split.
     fn check_data(&self) -> Result<(), SpecError> {
-        let header = self.verify.is_some_and(|v| v != Verify::Pattern);
+        let header = self.checking.verify.is_some_and(|v| v != Verify::Pattern);
         if header && self.bs < 512 {
             return Err(SpecError::VerifyBs);
         }
-        if self.verify == Some(Verify::Pattern) && self.verify_pattern.is_none() {
+        if self.checking.verify == Some(Verify::Pattern) && self.checking.verify_pattern.is_none() {
             return Err(SpecError::NoVerifyPattern);
         }
-        if self.verify_only && self.verify.is_none() {
+        if self.checking.verify_only && self.checking.verify.is_none() {
             return Err(SpecError::VerifyOnlyNoVerify);
         }
-        if matches!(&self.buffer, BufferMode::Pattern(p) if p.is_empty()) {
+        if matches!(&self.buffers.buffer, BufferMode::Pattern(p) if p.is_empty()) {
             return Err(SpecError::EmptyPattern);
         }
-        for split in [&self.bssplit, &self.bssplit_write] {
+        for split in [&self.pattern.bssplit, &self.pattern.bssplit_write] {
             if split.is_empty() {
                 continue;
             }
@@ -218,16 +218,16 @@ impl JobSpec {
 
     /// size=N%, nrfiles, and a minimum rate above its cap.
     fn check_files_and_rates(&self) -> Result<(), SpecError> {
-        if self.size_percent.is_some_and(|p| p == 0 || p > 100) {
-            return Err(SpecError::SizePercent(self.size_percent.unwrap()));
+        if self.region.size_percent.is_some_and(|p| p == 0 || p > 100) {
+            return Err(SpecError::SizePercent(self.region.size_percent.unwrap()));
         }
-        if self.nrfiles == 0 {
+        if self.files.nrfiles == 0 {
             return Err(SpecError::NrFiles);
         }
         for (d, dir) in ["read", "write"].into_iter().enumerate() {
             let over = |cap: u64, floor: u64| cap > 0 && floor > cap;
-            if over(self.rate[d], self.rate_min[d])
-                || over(self.rate_iops[d], self.rate_iops_min[d])
+            if over(self.rates.rate[d], self.rates.rate_min[d])
+                || over(self.rates.rate_iops[d], self.rates.rate_iops_min[d])
             {
                 return Err(SpecError::MinOverRate(dir));
             }
@@ -238,25 +238,25 @@ impl JobSpec {
     /// Jobs that are not I/O (cpuio, e4defrag, exec) need their own options.
     fn check_engine_jobs(&self) -> Result<(), SpecError> {
         if self.ioengine == EngineKind::CpuIo {
-            if self.cpuio.load == 0 {
+            if self.engine.cpuio.load == 0 {
                 return Err(SpecError::NoIo(
                     "a cpuio job needs cpuload= (1 to 100), as fio's",
                 ));
             }
-            if self.runtime.is_none() && !self.cpuio.exit_on_io_done {
+            if self.runtime.is_none() && !self.engine.cpuio.exit_on_io_done {
                 return Err(SpecError::NoIo(
                     "a cpuio job does no I/O, so only a runtime= (or exit_on_io_done=1 beside \
                      I/O jobs) ends it",
                 ));
             }
         }
-        if self.ioengine == EngineKind::E4Defrag && self.e4defrag_donor.is_none() {
+        if self.ioengine == EngineKind::E4Defrag && self.files.e4defrag_donor.is_none() {
             return Err(SpecError::NoIo(
                 "an e4defrag job needs donorname=, as fio's",
             ));
         }
         if self.ioengine == EngineKind::Exec {
-            if self.exec.program.is_none() {
+            if self.engine.exec.program.is_none() {
                 return Err(SpecError::NoIo("an exec job needs program=, as fio's"));
             }
             if self.runtime.is_none() {
@@ -270,7 +270,7 @@ impl JobSpec {
 
     /// zonemode with its zonesize, and a thinktime_blocks count fio would count differently.
     fn check_zones_and_think(&self) -> Result<(), SpecError> {
-        match (self.zones.strided, self.zones.size) {
+        match (self.region.zones.strided, self.region.zones.size) {
             (Some(true), 0) => return Err(SpecError::Zones("zonemode=strided needs zonesize")),
             (None | Some(false), n) if n > 0 => {
                 return Err(SpecError::Zones(
@@ -280,6 +280,7 @@ impl JobSpec {
             _ => {}
         }
         if let Some(t) = self
+            .timing
             .think
             .filter(|t| t.us > 0 && !t.on_issue && t.blocks > 1 && t.counts_blocks())
         {
@@ -294,12 +295,12 @@ impl JobSpec {
     fn check_hipri(&self) -> Result<(), SpecError> {
         // fio's falloc reads return no data and ftruncate fakes its verify: neither checks
         // anything, so a verify on them would be a promise with nothing behind it.
-        if self.verify.is_some()
+        if self.checking.verify.is_some()
             && matches!(self.ioengine, EngineKind::Falloc | EngineKind::Ftruncate)
         {
             return Err(SpecError::VerifyEngine(self.ioengine.as_str()));
         }
-        match (self.hipri, self.ioengine) {
+        match (self.engine.hipri, self.ioengine) {
             (true, EngineKind::Libaio) => Err(SpecError::HipriEngine("libaio")),
             (true, EngineKind::IoUring) if !self.direct => Err(SpecError::HipriBuffered),
             _ => Ok(()),

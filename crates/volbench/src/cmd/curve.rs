@@ -103,7 +103,7 @@ pub fn main(a: CurveArgs) -> Result<ExitCode> {
     let (base, temp) = base_options(&a)?;
     // Checked before any I/O: a bad option fails here, not after the search.
     let first = spec(&base, &[(names::IODEPTH, "1".into())])?;
-    if first.rate_iops != [0, 0] || first.rate != [0, 0] {
+    if first.rates.rate_iops != [0, 0] || first.rates.rate != [0, 0] {
         return Err(usage(
             "curve sets the rate of each point itself: leave out --rate and --rate_iops",
         ));

@@ -60,7 +60,7 @@ fn expected_rate(j: &JobSpec) -> Option<(f64, String)> {
             };
             caps.push((per_s, format!("the {unit} {dir} cap on {}", l.device)));
         }
-        let own = [j.rate[d] as f64, j.rate_iops[d] as f64 * bs];
+        let own = [j.rates.rate[d] as f64, j.rates.rate_iops[d] as f64 * bs];
         if let Some(&r) = own
             .iter()
             .filter(|&&r| r > 0.0)

@@ -167,7 +167,7 @@ fn run_workload(
     let report = measured(&w, a, &opts, &out, fio_input)?;
     // fio's log files, where the jobs asked for them, in the current directory as fio writes
     // them (rank 0 only under MPI: the merged series).
-    if scaleout::world::is_root() && report.workload.jobs.iter().any(|j| j.logs.any()) {
+    if scaleout::world::is_root() && report.workload.jobs.iter().any(|j| j.reporting.logs.any()) {
         if let Err(e) = render::fio_logs::write(&report, std::path::Path::new(".")) {
             eprintln!("warning: the fio log files could not be written: {e}");
         }

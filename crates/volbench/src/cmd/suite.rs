@@ -85,8 +85,8 @@ fn params(j: &JobSpec) -> Vec<(String, String)> {
 fn suite_job(job: &JobSpec, filename: &Path, o: &Overrides) -> Result<JobSpec> {
     let mut j = job.clone();
     j.filename = vec![filename.to_path_buf()];
-    j.directory = None;
-    j.stonewall = false;
+    j.files.directory = None;
+    j.timing.stonewall = false;
     j.allow_destructive |= o.allow_destructive;
     for (k, v) in [
         (names::RUNTIME, &o.runtime),
@@ -160,7 +160,7 @@ pub fn run_suite(
             // volbench's own temporary file is written whole before its first test (fio's
             // overwrite): a time-based write that does not cover it (a slow volume, a short
             // --runtime) would leave the reading tests after it unwritten extents to refuse.
-            j.overwrite |= tmp.is_some();
+            j.files.overwrite |= tmp.is_some();
             let label = j.description.clone().unwrap_or_else(|| j.name.clone());
             let prefix = format!("{} {label} ", step.position());
             let how = (&opts, layout, &o.repeat);

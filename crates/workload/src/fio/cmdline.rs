@@ -470,11 +470,11 @@ pub fn single_job(given: &[Given]) -> Result<JobSpec, String> {
         apply(&mut j, k, v.as_deref()).map_err(cli_text)?;
         // Two sync options (fsync and fdatasync) would each want every N writes synced their
         // way: volbench issues one kind per job.
-        if j.sync_every > 0 {
-            if sync.is_some_and(|m| m != j.sync_mode) {
+        if j.sync.sync_every > 0 {
+            if sync.is_some_and(|m| m != j.sync.sync_mode) {
                 return Err("--fsync and --fdatasync exclude each other: pick one".into());
             }
-            sync = Some(j.sync_mode);
+            sync = Some(j.sync.sync_mode);
         }
     }
     let given_as = |name: &str| given.iter().any(|(k, _)| super::canonical(k) == name);

@@ -143,7 +143,10 @@ pub fn depth_note(j: &JobSpec) -> Option<String> {
 /// pass for one that checked. volbench reads back one block size after any run, mixed sizes
 /// only after one size-based pass that writes every block once.
 pub fn verify_note(j: &JobSpec) -> Option<String> {
-    let asks = j.verify.is_some() && j.do_verify && j.rw.writes() && j.verify_backlog == 0;
+    let asks = j.checking.verify.is_some()
+        && j.checking.do_verify
+        && j.rw.writes()
+        && j.checking.verify_backlog == 0;
     (asks && !j.reads_back_at_end()).then(|| {
         format!(
             "{}: verify: the written blocks are not read back at the end: with mixed block sizes (or \
@@ -218,8 +221,8 @@ fn apply_located(
 /// the section when the defaults alone make it.
 fn finish_job(mut j: JobSpec, s: &Section, opts: &[&RawOption]) -> Result<JobSpec, LocatedError> {
     // With filesize, fio's size is the I/O to do over the files, not their size.
-    if j.filesize.is_some() && j.io_size.is_none() {
-        j.io_size = j.size.take();
+    if j.region.filesize.is_some() && j.region.io_size.is_none() {
+        j.region.io_size = j.size.take();
     }
     j.settle_sizes();
     j.validate().map_err(|e| {
@@ -313,7 +316,7 @@ mod tests {
         let j = &w.jobs[0];
         assert_eq!(j.rwmixread, 70);
         assert_eq!(
-            j.bssplit,
+            j.pattern.bssplit,
             vec![
                 BsSplit {
                     bs: 4096,
@@ -329,16 +332,19 @@ mod tests {
                 }
             ]
         );
-        assert_eq!(j.size_percent, Some(50));
-        assert_eq!(j.rate, [1 << 20, 0]);
-        assert_eq!(j.rate_iops, [100, 100]);
+        assert_eq!(j.region.size_percent, Some(50));
+        assert_eq!(j.rates.rate, [1 << 20, 0]);
+        assert_eq!(j.rates.rate_iops, [100, 100]);
         assert_eq!(j.filename, vec![PathBuf::from("/a"), PathBuf::from("/b:c")]);
-        assert_eq!(j.sync_io, SyncIo::Dsync);
-        assert_eq!((j.sync_every, j.sync_mode), (4, SyncMode::Fdatasync));
-        assert_eq!(j.verify, Some(Verify::Md5));
-        assert!(j.norandommap);
-        assert_eq!(j.startdelay, std::time::Duration::from_secs(2));
-        assert_eq!(j.loops, 3);
+        assert_eq!(j.sync.sync_io, SyncIo::Dsync);
+        assert_eq!(
+            (j.sync.sync_every, j.sync.sync_mode),
+            (4, SyncMode::Fdatasync)
+        );
+        assert_eq!(j.checking.verify, Some(Verify::Md5));
+        assert!(j.pattern.norandommap);
+        assert_eq!(j.timing.startdelay, std::time::Duration::from_secs(2));
+        assert_eq!(j.region.loops, 3);
     }
 
     #[test]
@@ -409,8 +415,14 @@ mod tests {
     #[test]
     fn offset_percent_is_a_share_and_replaces_a_byte_offset() {
         let w = load("[a]\noffset=1m\noffset=25%\n[b]\noffset=25%\noffset=8k\n").unwrap();
-        assert_eq!((w.jobs[0].offset, w.jobs[0].offset_percent), (0, Some(25)));
-        assert_eq!((w.jobs[1].offset, w.jobs[1].offset_percent), (8192, None));
+        assert_eq!(
+            (w.jobs[0].region.offset, w.jobs[0].region.offset_percent),
+            (0, Some(25))
+        );
+        assert_eq!(
+            (w.jobs[1].region.offset, w.jobs[1].region.offset_percent),
+            (8192, None)
+        );
         let e = load("[a]\noffset=101%\n").unwrap_err().to_string();
         assert!(e.contains("t.fio:2") && e.contains("0 to 100"), "{e}");
         // --showcmd keeps it.
@@ -425,7 +437,7 @@ mod tests {
             "[global]\nopenfiles=1\n[a]\nnrfiles=4\n",
         ] {
             let j = &load(t).unwrap().jobs[0];
-            assert_eq!((j.openfiles, j.nrfiles), (1, 4), "{t}");
+            assert_eq!((j.files.openfiles, j.files.nrfiles), (1, 4), "{t}");
         }
     }
 
@@ -437,7 +449,10 @@ mod tests {
         .unwrap();
         let j = &w.jobs[0];
         assert_eq!(j.runtime, Some(std::time::Duration::from_secs(5)));
-        assert_eq!((j.offset, j.nrfiles, j.logs.max_value), (8192, 2, true));
+        assert_eq!(
+            (j.region.offset, j.files.nrfiles, j.reporting.logs.max_value),
+            (8192, 2, true)
+        );
         // A reporting-only option under its alias is skipped like the option.
         let s = parse_str(
             "[a]\nsize=1m\ndisable_bw=1\n",
@@ -498,13 +513,13 @@ mod tests {
         // fio 3.38's log_window_value spells fio 3.33's log_max_value as avg and max.
         for (v, max) in [("max", true), ("avg", false), ("1", true), ("0", false)] {
             let w = load(&format!("[a]\nwrite_lat_log=l\nlog_window_value={v}\n")).unwrap();
-            assert_eq!(w.jobs[0].logs.max_value, max, "{v}");
+            assert_eq!(w.jobs[0].reporting.logs.max_value, max, "{v}");
         }
         let w = load("[a]\nwrite_lat_log=l\nlog_window_value=both\n").unwrap();
-        let logs = &w.jobs[0].logs;
+        let logs = &w.jobs[0].reporting.logs;
         assert!(logs.max_value && logs.both_values);
         let w = load("[a]\nverify=crc32c\nverify_policy=fsynced\n").unwrap();
-        assert!(w.jobs[0].verify_fsynced);
+        assert!(w.jobs[0].checking.verify_fsynced);
         for (opt, says) in [("sprandom=1", "pts-"), ("spr_op=0.15", "sprandom")] {
             let e = load(&format!("[a]\n{opt}\n")).unwrap_err().to_string();
             assert!(e.contains(says), "{opt}: {e}");
@@ -523,11 +538,11 @@ mod tests {
         let j = &load("[a]\nignore_error=EAGAIN,ENOSPC:122,0x54\n")
             .unwrap()
             .jobs[0];
-        assert_eq!(j.ignore_error, [vec![11], vec![28, 122], vec![84]]);
-        assert_eq!(j.continue_on_error, 7);
+        assert_eq!(j.errors.ignore_error, [vec![11], vec![28, 122], vec![84]]);
+        assert_eq!(j.errors.continue_on_error, 7);
         let j = &load("[a]\nignore_error=,ENOSPC\n").unwrap().jobs[0];
         assert_eq!(
-            (j.continue_on_error, j.ignore_error[1].clone()),
+            (j.errors.continue_on_error, j.errors.ignore_error[1].clone()),
             (2, vec![28])
         );
         let e = load("[a]\nignore_error=EWHAT\n").unwrap_err().to_string();
@@ -536,7 +551,11 @@ mod tests {
         let w = load("[a]\ncontinue_on_error=io\nfill_device=1\nfile_append=1\n").unwrap();
         let j = &w.jobs[0];
         assert_eq!(
-            (j.continue_on_error, j.fill_fs, j.file_append),
+            (
+                j.errors.continue_on_error,
+                j.files.fill_fs,
+                j.files.file_append
+            ),
             (3, true, true)
         );
     }

@@ -9,7 +9,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "the pattern fills each buffer (flagged as compressible data in the report); \
                   with `buffer_compress_percentage`, it fills each chunk's compressible part \
                   instead of zeros, as fio's",
-        show: Some(|j| match &j.buffer {
+        show: Some(|j| match &j.buffers.buffer {
             BufferMode::Pattern(p) => Some(hex(p)),
             BufferMode::Compressible { filler, .. } if !filler.is_empty() => Some(hex(filler)),
             _ => None,
@@ -23,7 +23,7 @@ pub(super) const OPTIONS: &[O] = &[
             "0xdeadbeef",
             |j, v| {
                 let p = pattern(v)?;
-                j.buffer = match &j.buffer {
+                j.buffers.buffer = match &j.buffers.buffer {
                     BufferMode::Compressible { percent, chunk, .. } => BufferMode::Compressible {
                         percent: *percent,
                         chunk: *chunk,
@@ -37,7 +37,7 @@ pub(super) const OPTIONS: &[O] = &[
     },
     O {
         details: "flagged as compressible data in the report",
-        show: Some(|j| (j.buffer == BufferMode::Zero).then(String::new)),
+        show: Some(|j| (j.buffers.buffer == BufferMode::Zero).then(String::new)),
         common: true,
         ..O::new(
             "zero_buffers",
@@ -47,7 +47,7 @@ pub(super) const OPTIONS: &[O] = &[
             "",
             |j, v| {
                 if v.flag()? {
-                    j.buffer = BufferMode::Zero;
+                    j.buffers.buffer = BufferMode::Zero;
                 }
                 Ok(())
             },
@@ -59,7 +59,7 @@ pub(super) const OPTIONS: &[O] = &[
                   `buffer_pattern`), as fio shapes it; 100 writes zeros (or the pattern); \
                   written files compress as fio's do, within a few points (a test writes the \
                   same job with both tools); flagged in the report",
-        show: Some(|j| match j.buffer {
+        show: Some(|j| match j.buffers.buffer {
             BufferMode::Compressible { percent, .. } => Some(percent.to_string()),
             _ => None,
         }),
@@ -71,7 +71,7 @@ pub(super) const OPTIONS: &[O] = &[
             "60",
             |j, v| {
                 let (_, chunk, filler) = compressible(j);
-                j.buffer = BufferMode::Compressible {
+                j.buffers.buffer = BufferMode::Compressible {
                     percent: v.int()?,
                     chunk,
                     filler,
@@ -81,7 +81,7 @@ pub(super) const OPTIONS: &[O] = &[
         )
     },
     O {
-        show: Some(|j| match j.buffer {
+        show: Some(|j| match j.buffers.buffer {
             BufferMode::Compressible { chunk, .. } => Some(chunk.to_string()),
             _ => None,
         }),
@@ -94,7 +94,7 @@ pub(super) const OPTIONS: &[O] = &[
             |j, v| {
                 let (percent, _, filler) = compressible(j);
                 let chunk = v.size()?.clamp(1, 1 << 20) as u32;
-                j.buffer = BufferMode::Compressible {
+                j.buffers.buffer = BufferMode::Compressible {
                     percent,
                     chunk,
                     filler,
@@ -107,7 +107,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "volbench's data is fresh for every write whether or not this is set; it \
                   matters with `scramble_buffers=0`, where leaving both off writes each buffer \
                   as it was filled once, as fio does",
-        show: Some(|j| j.refill_buffers.then(String::new)),
+        show: Some(|j| j.buffers.refill_buffers.then(String::new)),
         ..O::new(
             "refill_buffers",
             C::Data,
@@ -115,7 +115,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Fill write buffers with new random data for every write",
             "",
             |j, v| {
-                j.refill_buffers = v.flag()?;
+                j.buffers.refill_buffers = v.flag()?;
                 Ok(())
             },
         )
@@ -125,7 +125,7 @@ pub(super) const OPTIONS: &[O] = &[
                   byte, where fio changes a few bytes of each 512; see differences); off with \
                   `refill_buffers` off: each buffer is written as it was filled once, so \
                   blocks repeat as fio's do",
-        show: Some(|j| Some(if j.scramble_buffers { "1" } else { "0" }.into())),
+        show: Some(|j| Some(if j.buffers.scramble_buffers { "1" } else { "0" }.into())),
         ..O::new(
             "scramble_buffers",
             C::Data,
@@ -133,7 +133,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Change write buffers for every write (on by default)",
             "0",
             |j, v| {
-                j.scramble_buffers = v.flag()?;
+                j.buffers.scramble_buffers = v.flag()?;
                 Ok(())
             },
         )
@@ -144,7 +144,12 @@ pub(super) const OPTIONS: &[O] = &[
                   unique buffers (`dedupe_working_set_percentage` of the size); the written \
                   file holds as many duplicate 4 KiB blocks as fio's, within a few points (a \
                   test writes the same job with both tools)",
-        show: Some(|j| j.dedupe.on().then(|| j.dedupe.percent.to_string())),
+        show: Some(|j| {
+            j.buffers
+                .dedupe
+                .on()
+                .then(|| j.buffers.dedupe.percent.to_string())
+        }),
         ..O::new(
             "dedupe_percentage",
             C::Data,
@@ -152,13 +157,13 @@ pub(super) const OPTIONS: &[O] = &[
             "Make this percentage of the written buffers duplicates",
             "30",
             |j, v| {
-                j.dedupe.percent = v.int()?;
+                j.buffers.dedupe.percent = v.int()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| j.dedupe.working_set.then(|| "working_set".into())),
+        show: Some(|j| j.buffers.dedupe.working_set.then(|| "working_set".into())),
         ..O::new(
             "dedupe_mode",
             C::Data,
@@ -166,7 +171,7 @@ pub(super) const OPTIONS: &[O] = &[
             "What a duplicate repeats: the next unique buffer, or a page of a working set",
             "working_set",
             |j, v| {
-                j.dedupe.working_set = match v.need()? {
+                j.buffers.dedupe.working_set = match v.need()? {
                     "repeat" => false,
                     "working_set" => true,
                     s => return Err(v.bad(s, "choose repeat or working_set")),
@@ -177,7 +182,8 @@ pub(super) const OPTIONS: &[O] = &[
     },
     O {
         show: Some(|j| {
-            (j.dedupe.working_set_percent != 5).then(|| j.dedupe.working_set_percent.to_string())
+            (j.buffers.dedupe.working_set_percent != 5)
+                .then(|| j.buffers.dedupe.working_set_percent.to_string())
         }),
         ..O::new(
             "dedupe_working_set_percentage",
@@ -186,13 +192,13 @@ pub(super) const OPTIONS: &[O] = &[
             "The working set's share of the size, for dedupe_mode=working_set (5 by default)",
             "10",
             |j, v| {
-                j.dedupe.working_set_percent = v.int()?;
+                j.buffers.dedupe.working_set_percent = v.int()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| j.dedupe.global.then(String::new)),
+        show: Some(|j| j.buffers.dedupe.global.then(String::new)),
         ..O::new(
             "dedupe_global",
             C::Data,
@@ -200,7 +206,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Share the working set's pages among the run's jobs",
             "",
             |j, v| {
-                j.dedupe.global = v.flag()?;
+                j.buffers.dedupe.global = v.flag()?;
                 Ok(())
             },
         )
@@ -212,7 +218,7 @@ pub(super) const OPTIONS: &[O] = &[
                   block still carries its offset, sequence and a checksum; a warning says so). A \
                   flipped byte is caught with each, by a test; see differences",
         show: Some(|j| {
-            j.verify.map(|v| {
+            j.checking.verify.map(|v| {
                 match v {
                     Verify::Crc32c => "crc32c",
                     Verify::Md5 => "md5",
@@ -241,7 +247,7 @@ pub(super) const OPTIONS: &[O] = &[
                   quoted string; every written block holds it, repeated from the block's start \
                   (under the header with a checksum method), and `verify=pattern` checks every \
                   byte of each block read against it, as fio's pattern check",
-        show: Some(|j| j.verify_pattern.as_deref().map(hex)),
+        show: Some(|j| j.checking.verify_pattern.as_deref().map(hex)),
         ..O::new(
             "verify_pattern",
             C::Data,
@@ -249,7 +255,7 @@ pub(super) const OPTIONS: &[O] = &[
             "The pattern every written block holds and verify=pattern checks: 0xAA, 'text'",
             "0xdeadbeef",
             |j, v| {
-                j.verify_pattern = Some(pattern(v)?);
+                j.checking.verify_pattern = Some(pattern(v)?);
                 Ok(())
             },
         )
@@ -258,7 +264,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "the job writes nothing: it reads its region with its own pattern (random \
                   jobs at random, sequential ones in order) and checks every block, what an \
                   earlier run of the same job wrote, as fio's verify_only",
-        show: Some(|j| j.verify_only.then(|| "1".into())),
+        show: Some(|j| j.checking.verify_only.then(|| "1".into())),
         ..O::new(
             "verify_only",
             C::Data,
@@ -266,7 +272,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Write nothing; read back and check what an earlier run of the job wrote",
             "1",
             |j, v| {
-                j.verify_only = v.flag()?;
+                j.checking.verify_only = v.flag()?;
                 Ok(())
             },
         )
@@ -278,7 +284,9 @@ pub(super) const OPTIONS: &[O] = &[
                   skips them. A block is drawn once its write has completed. On zram both \
                   tools trim about this share and verify clean; the device's stored bytes \
                   are the writes less the trims",
-        show: Some(|j| (j.trim_back.percent > 0).then(|| j.trim_back.percent.to_string())),
+        show: Some(|j| {
+            (j.checking.trim_back.percent > 0).then(|| j.checking.trim_back.percent.to_string())
+        }),
         ..O::new(
             "trim_percentage",
             C::Data,
@@ -286,14 +294,16 @@ pub(super) const OPTIONS: &[O] = &[
             "Percent of written blocks to trim again (with verify and trim_backlog)",
             "50",
             |j, v| {
-                j.trim_back.percent = v.int()?;
+                j.checking.trim_back.percent = v.int()?;
                 Ok(())
             },
         )
     },
     O {
         details: "trims fall due after every this many writes (without it fio trims nothing)",
-        show: Some(|j| (j.trim_back.backlog > 0).then(|| j.trim_back.backlog.to_string())),
+        show: Some(|j| {
+            (j.checking.trim_back.backlog > 0).then(|| j.checking.trim_back.backlog.to_string())
+        }),
         ..O::new(
             "trim_backlog",
             C::Data,
@@ -304,14 +314,16 @@ pub(super) const OPTIONS: &[O] = &[
             "Trim after every this many writes",
             "16",
             |j, v| {
-                j.trim_back.backlog = v.int()?;
+                j.checking.trim_back.backlog = v.int()?;
                 Ok(())
             },
         )
     },
     O {
         details: "trims per batch (0: `trim_backlog`)",
-        show: Some(|j| (j.trim_back.batch > 0).then(|| j.trim_back.batch.to_string())),
+        show: Some(|j| {
+            (j.checking.trim_back.batch > 0).then(|| j.checking.trim_back.batch.to_string())
+        }),
         ..O::new(
             "trim_backlog_batch",
             C::Data,
@@ -322,7 +334,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Trims issued per batch",
             "4",
             |j, v| {
-                j.trim_back.batch = v.int()?;
+                j.checking.trim_back.batch = v.int()?;
                 Ok(())
             },
         )
@@ -330,7 +342,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "the closing verify reads trimmed blocks and expects zeros (fio's default \
                   1); 0 leaves them out of the verify",
-        show: Some(|j| (!j.trim_back.verify_zero).then(|| "0".into())),
+        show: Some(|j| (!j.checking.trim_back.verify_zero).then(|| "0".into())),
         ..O::new(
             "trim_verify_zero",
             C::Data,
@@ -338,7 +350,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Trimmed blocks must read as zeros",
             "0",
             |j, v| {
-                j.trim_back.verify_zero = v.flag()?;
+                j.checking.trim_back.verify_zero = v.flag()?;
                 Ok(())
             },
         )
@@ -348,7 +360,7 @@ pub(super) const OPTIONS: &[O] = &[
                   directory (fio's name; volbench's JSON): how many writes it issued and \
                   which of the last `iodepth` completed. fio writes it by default; volbench \
                   only when the job asks (`1`), so runs leave no files behind unasked",
-        show: Some(|j| j.verify_state_save.then(|| "1".into())),
+        show: Some(|j| j.checking.verify_state_save.then(|| "1".into())),
         ..O::new(
             "verify_state_save",
             C::Data,
@@ -356,7 +368,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Write down which writes completed, for a later verify_state_load",
             "1",
             |j, v| {
-                j.verify_state_save = v.flag()?;
+                j.checking.verify_state_save = v.flag()?;
                 Ok(())
             },
         )
@@ -368,7 +380,7 @@ pub(super) const OPTIONS: &[O] = &[
                   (volbench issues an fsync once the writes before it have completed, so \
                   these are exactly the writes it covered); none if no fsync completed. \
                   `completed` (default): every write that completed",
-        show: Some(|j| j.verify_fsynced.then(|| "fsynced".into())),
+        show: Some(|j| j.checking.verify_fsynced.then(|| "fsynced".into())),
         ..O::new(
             "verify_policy",
             C::Data,
@@ -376,7 +388,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Which writes a saved verify state covers: completed, or fsynced",
             "fsynced",
             |j, v| {
-                j.verify_fsynced = v.choice()? == 1;
+                j.checking.verify_fsynced = v.choice()? == 1;
                 Ok(())
             },
         )
@@ -388,7 +400,7 @@ pub(super) const OPTIONS: &[O] = &[
                   completed; the job ends at the first that had not, as fio's \
                   verify_state_should_stop. A job killed mid-write then verifies clean, \
                   where a whole verify_only would find the blocks it never wrote",
-        show: Some(|j| j.verify_state_load.then(|| "1".into())),
+        show: Some(|j| j.checking.verify_state_load.then(|| "1".into())),
         ..O::new(
             "verify_state_load",
             C::Data,
@@ -396,13 +408,17 @@ pub(super) const OPTIONS: &[O] = &[
             "Verify only what the saved state says completed",
             "1",
             |j, v| {
-                j.verify_state_load = v.flag()?;
+                j.checking.verify_state_load = v.flag()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| j.verify.and((!j.do_verify).then(|| "0".into()))),
+        show: Some(|j| {
+            j.checking
+                .verify
+                .and((!j.checking.do_verify).then(|| "0".into()))
+        }),
         ..O::new(
             "do_verify",
             C::Data,
@@ -410,7 +426,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Read back and check what a verified write job wrote",
             "0",
             |j, v| {
-                j.do_verify = v.flag()?;
+                j.checking.do_verify = v.flag()?;
                 Ok(())
             },
         )
@@ -424,7 +440,7 @@ pub(super) const OPTIONS: &[O] = &[
                   and the order of the calls (strace) match fio's; `do_verify=0` turns it off, as \
                   in fio. In a job that also reads, the read-backs come on top of its own reads, \
                   which are not checked, as in fio",
-        show: Some(|j| Some(j.verify_backlog.to_string())),
+        show: Some(|j| Some(j.checking.verify_backlog.to_string())),
         ..O::new(
             names::VERIFY_BACKLOG,
             C::Data,
@@ -435,13 +451,13 @@ pub(super) const OPTIONS: &[O] = &[
             "Read back written blocks once this many are waiting",
             "16",
             |j, v| {
-                j.verify_backlog = v.int()?;
+                j.checking.verify_backlog = v.int()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| Some(j.verify_backlog_batch.to_string())),
+        show: Some(|j| Some(j.checking.verify_backlog_batch.to_string())),
         ..O::new(
             "verify_backlog_batch",
             C::Data,
@@ -452,7 +468,7 @@ pub(super) const OPTIONS: &[O] = &[
             "How many waiting blocks each read-back checks",
             "8",
             |j, v| {
-                j.verify_backlog_batch = v.int()?;
+                j.checking.verify_backlog_batch = v.int()?;
                 Ok(())
             },
         )
@@ -462,7 +478,7 @@ pub(super) const OPTIONS: &[O] = &[
 /// The job's compressibility so far (none yet: 0 % in fio's 512-byte chunks), with the
 /// pattern that fills the compressible part (a `buffer_pattern` given before).
 fn compressible(j: &JobSpec) -> (u8, u32, Vec<u8>) {
-    match &j.buffer {
+    match &j.buffers.buffer {
         BufferMode::Compressible {
             percent,
             chunk,
@@ -504,7 +520,7 @@ fn pattern(v: &Val) -> Result<Vec<u8>, OptError> {
 
 fn set_verify(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     let s = v.need()?;
-    j.verify = match s {
+    j.checking.verify = match s {
         "0" | "null" => None,
         "crc32c" | "crc32c-intel" => Some(Verify::Crc32c),
         "md5" => Some(Verify::Md5),

@@ -81,7 +81,7 @@ pub(super) const JOB: &[O] = &[
     },
     O {
         aliases: &["wait_for_previous"],
-        show: Some(|j| j.stonewall.then(String::new)),
+        show: Some(|j| j.timing.stonewall.then(String::new)),
         ..O::new(
             "stonewall",
             C::Job,
@@ -89,13 +89,13 @@ pub(super) const JOB: &[O] = &[
             "Wait for the jobs before this one to end before starting",
             "",
             |j, v| {
-                j.stonewall = v.flag()?;
+                j.timing.stonewall = v.flag()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| j.new_group.then(String::new)),
+        show: Some(|j| j.timing.new_group.then(String::new)),
         ..O::new(
             "new_group",
             C::Job,
@@ -103,14 +103,14 @@ pub(super) const JOB: &[O] = &[
             "Start a new reporting group with this job",
             "",
             |j, v| {
-                j.new_group = v.flag()?;
+                j.timing.new_group = v.flag()?;
                 Ok(())
             },
         )
     },
     O {
         details: "a group is one entry in fio-json, as in fio",
-        show: Some(|j| j.group_reporting.then(String::new)),
+        show: Some(|j| j.reporting.group_reporting.then(String::new)),
         ..O::new(
             names::GROUP_REPORTING,
             C::Job,
@@ -118,7 +118,7 @@ pub(super) const JOB: &[O] = &[
             "Report the jobs of a group (numjobs clones included) as one",
             "",
             |j, v| {
-                j.group_reporting = v.flag()?;
+                j.reporting.group_reporting = v.flag()?;
                 Ok(())
             },
         )
@@ -149,7 +149,7 @@ pub(super) const JOB: &[O] = &[
                   every thread) and opens its files again as that user, so their permissions \
                   apply as to fio's job (a root-owned 0600 file: Permission denied in both). \
                   Set before anything else of the job, exec_prerun included, as fio does",
-        show: Some(|j| j.uid.map(|u| u.to_string())),
+        show: Some(|j| j.process.uid.map(|u| u.to_string())),
         ..O::new(
             "uid",
             C::Job,
@@ -157,14 +157,14 @@ pub(super) const JOB: &[O] = &[
             "Do the job's I/O as this user id (needs root)",
             "65534",
             |j, v| {
-                j.uid = Some(id(v)?);
+                j.process.uid = Some(id(v)?);
                 Ok(())
             },
         )
     },
     O {
         details: "as fio: the job's group, set before its user (see uid)",
-        show: Some(|j| j.gid.map(|g| g.to_string())),
+        show: Some(|j| j.process.gid.map(|g| g.to_string())),
         ..O::new(
             "gid",
             C::Job,
@@ -172,7 +172,7 @@ pub(super) const JOB: &[O] = &[
             "Do the job's I/O as this group id (needs root)",
             "65534",
             |j, v| {
-                j.gid = Some(id(v)?);
+                j.process.gid = Some(id(v)?);
                 Ok(())
             },
         )
@@ -186,7 +186,7 @@ pub(super) const JOB: &[O] = &[
                   thread, so the job thread alone moves, and back after the job. cgroup v2 \
                   moves whole processes: refused, naming `systemd-run --scope`. The group's \
                   `blkio.throttle.io_serviced` counts the job's I/O, in both tools",
-        show: Some(|j| j.cgroup.clone()),
+        show: Some(|j| j.process.cgroup.clone()),
         ..O::new(
             "cgroup",
             C::Job,
@@ -194,7 +194,7 @@ pub(super) const JOB: &[O] = &[
             "Do the job's I/O from this blkio cgroup (made if missing)",
             "volbench-test",
             |j, v| {
-                j.cgroup = Some(v.need()?.trim().to_string());
+                j.process.cgroup = Some(v.need()?.trim().to_string());
                 Ok(())
             },
         )
@@ -204,7 +204,7 @@ pub(super) const JOB: &[O] = &[
                   when `cgroup` is not given. fio writes CFQ's `blkio.weight`, gone since Linux \
                   5.0; volbench then writes BFQ's `blkio.bfq.weight`, and where neither exists \
                   the job fails in one line, as fio's does",
-        show: Some(|j| (j.cgroup_weight > 0).then(|| j.cgroup_weight.to_string())),
+        show: Some(|j| (j.process.cgroup_weight > 0).then(|| j.process.cgroup_weight.to_string())),
         ..O::new(
             "cgroup_weight",
             C::Job,
@@ -216,7 +216,7 @@ pub(super) const JOB: &[O] = &[
             "500",
             |j, v| {
                 let s = v.need()?;
-                j.cgroup_weight = s
+                j.process.cgroup_weight = s
                     .trim()
                     .parse()
                     .ok()
@@ -228,7 +228,7 @@ pub(super) const JOB: &[O] = &[
     },
     O {
         details: "as fio: a group the run made is left after it (its counters can be read)",
-        show: Some(|j| j.cgroup_nodelete.then(|| "1".into())),
+        show: Some(|j| j.process.cgroup_nodelete.then(|| "1".into())),
         ..O::new(
             "cgroup_nodelete",
             C::Job,
@@ -236,7 +236,7 @@ pub(super) const JOB: &[O] = &[
             "Leave a cgroup the run made",
             "1",
             |j, v| {
-                j.cgroup_nodelete = v.flag()?;
+                j.process.cgroup_nodelete = v.flag()?;
                 Ok(())
             },
         )
@@ -246,7 +246,7 @@ pub(super) const JOB: &[O] = &[
                   if missing and left after the run, as fio leaves it. Each write moves its \
                   blocks into the job's file from the donor with EXT4_IOC_MOVE_EXT (ext4 \
                   only), as fio's: the same moves under strace",
-        show: Some(|j| j.e4defrag_donor.clone()),
+        show: Some(|j| j.files.e4defrag_donor.clone()),
         ..O::new(
             "donorname",
             C::Engine,
@@ -254,7 +254,7 @@ pub(super) const JOB: &[O] = &[
             "e4defrag: the donor file",
             "file.def",
             |j, v| {
-                j.e4defrag_donor = Some(v.need()?.trim().to_string());
+                j.files.e4defrag_donor = Some(v.need()?.trim().to_string());
                 Ok(())
             },
         )
@@ -262,7 +262,7 @@ pub(super) const JOB: &[O] = &[
     O {
         details: "e4defrag: 1 allocates the donor's space for each move and frees it after; \
                   0 (fio's default) allocates the donor whole before the job",
-        show: Some(|j| j.e4defrag_inplace.then(|| "1".into())),
+        show: Some(|j| j.files.e4defrag_inplace.then(|| "1".into())),
         ..O::new(
             "inplace",
             C::Engine,
@@ -270,7 +270,7 @@ pub(super) const JOB: &[O] = &[
             "e4defrag: allocate the donor per move",
             "1",
             |j, v| {
-                j.e4defrag_inplace = v.int::<u32>()? == 1;
+                j.files.e4defrag_inplace = v.int::<u32>()? == 1;
                 Ok(())
             },
         )
@@ -281,7 +281,7 @@ pub(super) const JOB: &[O] = &[
                   `grace_time` seconds later if it is still there (volbench stops waiting \
                   once it has gone; fio sleeps the whole grace), and killed with volbench's \
                   job thread if volbench is killed",
-        show: Some(|j| j.exec.program.clone()),
+        show: Some(|j| j.engine.exec.program.clone()),
         ..O::new(
             names::PROGRAM,
             C::Engine,
@@ -289,7 +289,7 @@ pub(super) const JOB: &[O] = &[
             "exec: the program to run",
             "iostat",
             |j, v| {
-                j.exec.program = Some(v.need()?.trim().to_string());
+                j.engine.exec.program = Some(v.need()?.trim().to_string());
                 Ok(())
             },
         )
@@ -297,7 +297,7 @@ pub(super) const JOB: &[O] = &[
     O {
         details: "exec: the program's arguments, split at spaces (no quoting, as fio); `%r` is \
                   the runtime in seconds, `%n` the job's name",
-        show: Some(|j| j.exec.arguments.clone()),
+        show: Some(|j| j.engine.exec.arguments.clone()),
         ..O::new(
             "arguments",
             C::Engine,
@@ -305,14 +305,14 @@ pub(super) const JOB: &[O] = &[
             "exec: arguments (%r runtime, %n job name)",
             "-x 1",
             |j, v| {
-                j.exec.arguments = Some(v.need()?.to_string());
+                j.engine.exec.arguments = Some(v.need()?.to_string());
                 Ok(())
             },
         )
     },
     O {
         details: "exec: seconds between SIGTERM and SIGKILL (fio's default 1)",
-        show: Some(|j| (j.exec.grace_s != 1).then(|| j.exec.grace_s.to_string())),
+        show: Some(|j| (j.engine.exec.grace_s != 1).then(|| j.engine.exec.grace_s.to_string())),
         ..O::new(
             "grace_time",
             C::Engine,
@@ -320,7 +320,7 @@ pub(super) const JOB: &[O] = &[
             "exec: seconds from SIGTERM to SIGKILL",
             "2",
             |j, v| {
-                j.exec.grace_s = v.int()?;
+                j.engine.exec.grace_s = v.int()?;
                 Ok(())
             },
         )
@@ -328,7 +328,7 @@ pub(super) const JOB: &[O] = &[
     O {
         details: "exec: the program's output in `NAME.stdout` and `NAME.stderr` in the \
                   working directory (fio's default 1); 0 leaves it on volbench's",
-        show: Some(|j| (!j.exec.std_redirect).then(|| "0".into())),
+        show: Some(|j| (!j.engine.exec.std_redirect).then(|| "0".into())),
         ..O::new(
             "std_redirect",
             C::Engine,
@@ -336,7 +336,7 @@ pub(super) const JOB: &[O] = &[
             "exec: the program's output into NAME.stdout/NAME.stderr",
             "0",
             |j, v| {
-                j.exec.std_redirect = v.flag()?;
+                j.engine.exec.std_redirect = v.flag()?;
                 Ok(())
             },
         )
@@ -345,7 +345,7 @@ pub(super) const JOB: &[O] = &[
         details: "fio's cpuio engine: the percent of one CPU the job keeps busy, in cycles of \
                   `cpuchunks` µs of work each followed by a sleep of chunk·(100−load)/load, \
                   as fio's; its CPU time (usr+sys) is what fio's is for the same job",
-        show: Some(|j| (j.cpuio.load > 0).then(|| j.cpuio.load.to_string())),
+        show: Some(|j| (j.engine.cpuio.load > 0).then(|| j.engine.cpuio.load.to_string())),
         ..O::new(
             names::CPULOAD,
             C::Engine,
@@ -357,14 +357,16 @@ pub(super) const JOB: &[O] = &[
             "50",
             |j, v| {
                 // fio takes any number and caps it at 100.
-                j.cpuio.load = v.int::<u32>()?.min(100) as u8;
+                j.engine.cpuio.load = v.int::<u32>()?.min(100) as u8;
                 Ok(())
             },
         )
     },
     O {
         details: "cpuio: the microseconds of work per cycle (fio's default 50,000)",
-        show: Some(|j| (j.cpuio.chunk_us != 50_000).then(|| j.cpuio.chunk_us.to_string())),
+        show: Some(|j| {
+            (j.engine.cpuio.chunk_us != 50_000).then(|| j.engine.cpuio.chunk_us.to_string())
+        }),
         ..O::new(
             "cpuchunks",
             C::Engine,
@@ -375,7 +377,7 @@ pub(super) const JOB: &[O] = &[
             "cpuio: microseconds of work per cycle",
             "10000",
             |j, v| {
-                j.cpuio.chunk_us = v.int::<u32>()?.max(1);
+                j.engine.cpuio.chunk_us = v.int::<u32>()?.max(1);
                 Ok(())
             },
         )
@@ -383,7 +385,7 @@ pub(super) const JOB: &[O] = &[
     O {
         details: "cpuio: `noop` spins; `qsort` sorts fio's 256 Ki random integers four ways \
                   per cycle, the sort's own time becoming the chunk, as fio's",
-        show: Some(|j| j.cpuio.qsort.then(|| "qsort".into())),
+        show: Some(|j| j.engine.cpuio.qsort.then(|| "qsort".into())),
         ..O::new(
             "cpumode",
             C::Engine,
@@ -392,7 +394,7 @@ pub(super) const JOB: &[O] = &[
             "qsort",
             |j, v| {
                 let s = v.need()?;
-                j.cpuio.qsort = match s.trim() {
+                j.engine.cpuio.qsort = match s.trim() {
                     "noop" => false,
                     "qsort" => true,
                     _ => return Err(v.bad(s, "use noop or qsort")),
@@ -403,7 +405,7 @@ pub(super) const JOB: &[O] = &[
     },
     O {
         details: "cpuio: the job ends once the I/O jobs of its phase have ended",
-        show: Some(|j| j.cpuio.exit_on_io_done.then(|| "1".into())),
+        show: Some(|j| j.engine.cpuio.exit_on_io_done.then(|| "1".into())),
         ..O::new(
             names::EXIT_ON_IO_DONE,
             C::Engine,
@@ -411,7 +413,7 @@ pub(super) const JOB: &[O] = &[
             "cpuio: end when the I/O jobs end",
             "1",
             |j, v| {
-                j.cpuio.exit_on_io_done = v.flag()?;
+                j.engine.cpuio.exit_on_io_done = v.flag()?;
                 Ok(())
             },
         )
@@ -419,7 +421,7 @@ pub(super) const JOB: &[O] = &[
     O {
         details: "the job thread's nice value, set with setpriority when the job starts \
                   (negative values need root), as fio sets its job process's",
-        show: Some(|j| (j.nice != 0).then(|| j.nice.to_string())),
+        show: Some(|j| (j.process.nice != 0).then(|| j.process.nice.to_string())),
         ..O::new(
             "nice",
             C::Job,
@@ -428,7 +430,7 @@ pub(super) const JOB: &[O] = &[
             "10",
             |j, v| {
                 let s = v.need()?;
-                j.nice = s
+                j.process.nice = s
                     .trim()
                     .parse()
                     .ok()
@@ -441,7 +443,7 @@ pub(super) const JOB: &[O] = &[
     O {
         details: "when this job ends, the jobs running beside it stop too (what they did is \
                   kept), as in fio",
-        show: Some(|j| j.exitall.then(String::new)),
+        show: Some(|j| j.errors.exitall.then(String::new)),
         ..O::new(
             "exitall",
             C::Job,
@@ -449,7 +451,7 @@ pub(super) const JOB: &[O] = &[
             "Stop the other running jobs when this one ends",
             "",
             |j, v| {
-                j.exitall = v.flag()?;
+                j.errors.exitall = v.flag()?;
                 Ok(())
             },
         )
@@ -457,7 +459,7 @@ pub(super) const JOB: &[O] = &[
     O {
         details: "when this job ends in an error, the jobs running beside it stop too, as in \
                   fio",
-        show: Some(|j| j.exitall_on_error.then(String::new)),
+        show: Some(|j| j.errors.exitall_on_error.then(String::new)),
         ..O::new(
             "exitall_on_error",
             C::Job,
@@ -465,7 +467,7 @@ pub(super) const JOB: &[O] = &[
             "Stop the other running jobs when this one fails",
             "",
             |j, v| {
-                j.exitall_on_error = v.flag()?;
+                j.errors.exitall_on_error = v.flag()?;
                 Ok(())
             },
         )
@@ -614,7 +616,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         aliases: &["iodepth_batch"],
         details: "default 1, as fio: each I/O is submitted as soon as it is ready",
-        show: Some(|j| Some(j.iodepth_batch_submit.to_string())),
+        show: Some(|j| Some(j.engine.iodepth_batch_submit.to_string())),
         common: true,
         ..O::new(
             "iodepth_batch_submit",
@@ -627,7 +629,7 @@ pub(super) const OPTIONS: &[O] = &[
             "16",
             // fio: 0 means 1 (submit each I/O as it is ready).
             |j, v| {
-                j.iodepth_batch_submit = v.int::<u32>()?.max(1);
+                j.engine.iodepth_batch_submit = v.int::<u32>()?.max(1);
                 Ok(())
             },
         )
@@ -637,7 +639,7 @@ pub(super) const OPTIONS: &[O] = &[
                   than this many are before it fills the queue again (its I/Os then see \
                   depths between the two; a test compares the latency on a throttled device \
                   with fio's); 0 or iodepth and more keep the queue full",
-        show: Some(|j| (j.iodepth_low != 0).then(|| j.iodepth_low.to_string())),
+        show: Some(|j| (j.engine.iodepth_low != 0).then(|| j.engine.iodepth_low.to_string())),
         ..O::new(
             "iodepth_low",
             C::Engine,
@@ -648,7 +650,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Once the queue is full, let it drain to N before filling it again",
             "4",
             |j, v| {
-                j.iodepth_low = v.int::<u32>()?;
+                j.engine.iodepth_low = v.int::<u32>()?;
                 Ok(())
             },
         )
@@ -661,7 +663,7 @@ pub(super) const OPTIONS: &[O] = &[
                   RWF_HIPRI on every preadv2/pwritev2, checked with strace against fio's calls. \
                   libaio: refused (fio has no such option there). No disk here polls, so the \
                   polled io_uring path itself is untested",
-        show: Some(|j| j.hipri.then(|| "1".into())),
+        show: Some(|j| j.engine.hipri.then(|| "1".into())),
         ..O::new(
             names::HIPRI,
             C::Engine,
@@ -669,14 +671,14 @@ pub(super) const OPTIONS: &[O] = &[
             "Polled completions (io_uring) or RWF_HIPRI (pvsync2)",
             "1",
             |j, v| {
-                j.hipri = v.flag()?;
+                j.engine.hipri = v.flag()?;
                 Ok(())
             },
         )
     },
     O {
         details: "`0`/`none`, `1`/`sync` (O_SYNC), `dsync` (O_DSYNC)",
-        show: Some(|j| match j.sync_io {
+        show: Some(|j| match j.sync.sync_io {
             SyncIo::None => None,
             SyncIo::Sync => Some("sync".into()),
             SyncIo::Dsync => Some("dsync".into()),
@@ -689,7 +691,7 @@ pub(super) const OPTIONS: &[O] = &[
             "dsync",
             |j, v| {
                 let s = v.raw.unwrap_or("1");
-                j.sync_io = match s {
+                j.sync.sync_io = match s {
                     "0" | "none" => SyncIo::None,
                     "1" | "sync" => SyncIo::Sync,
                     "dsync" => SyncIo::Dsync,
@@ -702,7 +704,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "sync latency is reported in `sync` (fio counts them in `sync.lat_ns.N`)",
         show: Some(|j| {
-            (j.sync_every > 0 && j.sync_mode == SyncMode::Fsync).then(|| j.sync_every.to_string())
+            (j.sync.sync_every > 0 && j.sync.sync_mode == SyncMode::Fsync).then(|| j.sync.sync_every.to_string())
         }),
         common: true,
         ..O::new(
@@ -715,16 +717,16 @@ pub(super) const OPTIONS: &[O] = &[
             "fsync after every N writes (its latency is reported as its own metric)",
             "1",
             |j, v| {
-                j.sync_every = v.int()?;
-                j.sync_mode = SyncMode::Fsync;
+                j.sync.sync_every = v.int()?;
+                j.sync.sync_mode = SyncMode::Fsync;
                 Ok(())
             },
         )
     },
     O {
         show: Some(|j| {
-            (j.sync_every > 0 && j.sync_mode == SyncMode::Fdatasync)
-                .then(|| j.sync_every.to_string())
+            (j.sync.sync_every > 0 && j.sync.sync_mode == SyncMode::Fdatasync)
+                .then(|| j.sync.sync_every.to_string())
         }),
         common: true,
         ..O::new(
@@ -737,8 +739,8 @@ pub(super) const OPTIONS: &[O] = &[
             "fdatasync after every N writes",
             "1",
             |j, v| {
-                j.sync_every = v.int()?;
-                j.sync_mode = SyncMode::Fdatasync;
+                j.sync.sync_every = v.int()?;
+                j.sync.sync_mode = SyncMode::Fdatasync;
                 Ok(())
             },
         )
@@ -748,7 +750,7 @@ pub(super) const OPTIONS: &[O] = &[
                   it ends, as fio's fio_pin_memory; like fio it pins at most the machine's \
                   memory less 128 MiB, and a pin the kernel refuses (RLIMIT_MEMLOCK) is the \
                   job's error",
-        show: Some(|j| (j.lockmem > 0).then(|| j.lockmem.to_string())),
+        show: Some(|j| (j.process.lockmem > 0).then(|| j.process.lockmem.to_string())),
         ..O::new(
             "lockmem",
             C::Engine,
@@ -756,7 +758,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Pin this much memory while the job runs (less is left for the page cache)",
             "1g",
             |j, v| {
-                j.lockmem = v.size()?;
+                j.process.lockmem = v.size()?;
                 Ok(())
             },
         )
@@ -768,9 +770,9 @@ pub(super) const OPTIONS: &[O] = &[
                   `wait_after`, joined by `,`), as fio does; with nothing in flight, as for \
                   fsync=N. Its latency is reported in `sync`. On io_uring it is a system call, \
                   where fio queues it as an SQE",
-        show: Some(|j| match j.sync_mode {
-            SyncMode::FileRange(f) if j.sync_every > 0 => {
-                Some(format!("{}:{}", sfr_names(f), j.sync_every))
+        show: Some(|j| match j.sync.sync_mode {
+            SyncMode::FileRange(f) if j.sync.sync_every > 0 => {
+                Some(format!("{}:{}", sfr_names(f), j.sync.sync_every))
             }
             _ => None,
         }),
@@ -792,19 +794,19 @@ pub(super) const OPTIONS: &[O] = &[
                         _ => return Err(v.bad(s, "flags are wait_before, write and wait_after, joined by ','")),
                     };
                 }
-                j.sync_every = n
+                j.sync.sync_every = n
                     .trim()
                     .parse::<u32>()
                     .ok()
                     .filter(|n| *n > 0)
                     .ok_or_else(|| v.bad(s, "give the number of writes after ':' (write:8)"))?;
-                j.sync_mode = SyncMode::FileRange(bits);
+                j.sync.sync_mode = SyncMode::FileRange(bits);
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| j.end_fsync.then(|| "1".into())),
+        show: Some(|j| j.sync.end_fsync.then(|| "1".into())),
         common: true,
         ..O::new(
             "end_fsync",
@@ -813,7 +815,7 @@ pub(super) const OPTIONS: &[O] = &[
             "fsync once when the job's writes are done (counted in the runtime)",
             "1",
             |j, v| {
-                j.end_fsync = v.flag()?;
+                j.sync.end_fsync = v.flag()?;
                 Ok(())
             },
         )
@@ -829,13 +831,13 @@ pub(super) const OPTIONS: &[O] = &[
             "fsync each file as it is closed",
             "1",
             |j, v| {
-                j.end_fsync = v.flag()?;
+                j.sync.end_fsync = v.flag()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| j.rwf_dsync.then(|| "1".into())),
+        show: Some(|j| j.engine.rwf_dsync.then(|| "1".into())),
         ..O::new(
             "rwf_dsync",
             C::Engine,
@@ -843,7 +845,7 @@ pub(super) const OPTIONS: &[O] = &[
             "RWF_DSYNC on every write (pvsync2/io_uring)",
             "1",
             |j, v| {
-                j.rwf_dsync = v.flag()?;
+                j.engine.rwf_dsync = v.flag()?;
                 Ok(())
             },
         )
@@ -854,7 +856,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "each job thread's I/O priority (ioprio_set): class 1 realtime, 2 best effort, \
                   3 idle; a class alone has level 0, as fio sets it (the calls under strace are \
                   fio's)",
-        show: Some(|j| j.ioprio.map(|p| p.0.to_string())),
+        show: Some(|j| j.process.ioprio.map(|p| p.0.to_string())),
         ..O::new(
             names::PRIOCLASS,
             C::Engine,
@@ -863,7 +865,7 @@ pub(super) const OPTIONS: &[O] = &[
             "2",
             |j, v| {
                 let class: u8 = v.int()?;
-                j.ioprio = Some((class, j.ioprio.map_or(0, |p| p.1)));
+                j.process.ioprio = Some((class, j.process.ioprio.map_or(0, |p| p.1)));
                 Ok(())
             },
         )
@@ -871,7 +873,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "level 0 (highest) to 7; a `prio` alone is in the best-effort class, as fio \
                   sets it",
-        show: Some(|j| j.ioprio.map(|p| p.1.to_string())),
+        show: Some(|j| j.process.ioprio.map(|p| p.1.to_string())),
         ..O::new(
             "prio",
             C::Engine,
@@ -880,7 +882,7 @@ pub(super) const OPTIONS: &[O] = &[
             "4",
             |j, v| {
                 let level: u8 = v.int()?;
-                j.ioprio = Some((j.ioprio.map_or(2, |p| p.0), level));
+                j.process.ioprio = Some((j.process.ioprio.map_or(2, |p| p.0), level));
                 Ok(())
             },
         )
@@ -890,7 +892,7 @@ pub(super) const OPTIONS: &[O] = &[
                   `cpus_allowed_policy=split` one per clone in turn; checked in `/proc` during a \
                   run; a CPU the machine lacks is one error line",
         show: Some(|j| {
-            j.cpus.as_ref().map(|c| {
+            j.process.cpus.as_ref().map(|c| {
                 let l: Vec<String> = c.iter().map(|c| c.to_string()).collect();
                 l.join(",")
             })
@@ -902,7 +904,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Pin the job to these CPUs: 0-3,6",
             "0-1",
             |j, v| {
-                j.cpus = Some(cpu_list(v.opt.name, v.need()?)?);
+                j.process.cpus = Some(cpu_list(v.opt.name, v.need()?)?);
                 Ok(())
             },
         )
@@ -925,12 +927,12 @@ pub(super) const OPTIONS: &[O] = &[
             if cpus.is_empty() {
                 return Err(v.bad(s, "the mask names no CPU"));
             }
-            j.cpus = Some(cpus);
+            j.process.cpus = Some(cpus);
             Ok(())
         },
     ),
     O {
-        show: Some(|j| Some(if j.cpus_split { "split" } else { "shared" }.into())),
+        show: Some(|j| Some(if j.process.cpus_split { "split" } else { "shared" }.into())),
         ..O::new(
             "cpus_allowed_policy",
             C::Engine,
@@ -938,7 +940,7 @@ pub(super) const OPTIONS: &[O] = &[
             "shared: every clone on all the CPUs; split: one CPU per clone in turn",
             "split",
             |j, v| {
-                j.cpus_split = v.choice()? == 1;
+                j.process.cpus_split = v.choice()? == 1;
                 Ok(())
             },
         )
@@ -947,7 +949,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "posix_fadvise(2) on each file's region when it is opened, as fio: `1` (fio's \
                   default) advises random for random jobs and sequential otherwise, so buffered \
                   random reads run without readahead; `0` gives no advice",
-        show: Some(|j| Some(j.fadvise.as_str().into())),
+        show: Some(|j| Some(j.files.fadvise.as_str().into())),
         ..O::new(
             "fadvise_hint",
             C::Engine,
@@ -955,7 +957,7 @@ pub(super) const OPTIONS: &[O] = &[
             "posix_fadvise advice on each file: 0, 1 (by the pattern), random, sequential, noreuse",
             "sequential",
             |j, v| {
-                j.fadvise = crate::spec::Fadvise::from_index(v.choice()?);
+                j.files.fadvise = crate::spec::Fadvise::from_index(v.choice()?);
                 Ok(())
             },
         )
@@ -964,7 +966,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "the write-lifetime hint set on each file with fcntl(F_SET_RW_HINT) before the \
                   job, as fio; the kernel keeps it on the inode (a test reads it back)",
         show: Some(|j| {
-            j.write_hint
+            j.engine.write_hint
                 .map(|h| crate::spec::WRITE_HINTS[(h as usize).clamp(1, 5) - 1].into())
         }),
         ..O::new(
@@ -974,7 +976,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Write-lifetime hint on each file: none, short, medium, long, extreme",
             "short",
             |j, v| {
-                j.write_hint = Some(v.choice()? as u64 + 1);
+                j.engine.write_hint = Some(v.choice()? as u64 + 1);
                 Ok(())
             },
         )
@@ -983,7 +985,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "the job's disk is switched to this scheduler before the run (the kernel must \
                   take it, as fio checks) and switched back after it, after an error or Ctrl-C, \
                   and by the next volbench to start after a SIGKILL; fio leaves it switched",
-        show: Some(|j| j.ioscheduler.clone()),
+        show: Some(|j| j.engine.ioscheduler.clone()),
         ..O::new(
             "ioscheduler",
             C::Engine,
@@ -995,7 +997,7 @@ pub(super) const OPTIONS: &[O] = &[
                 if s.is_empty() || !s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
                     return Err(v.bad(s, "name a scheduler: none, mq-deadline, bfq or kyber"));
                 }
-                j.ioscheduler = Some(s.to_string());
+                j.engine.ioscheduler = Some(s.to_string());
                 Ok(())
             },
         )
@@ -1004,7 +1006,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "io_uring's IORING_SETUP_SQPOLL: a kernel thread (`iou-sqp-PID`) takes the \
                   submissions, so the job thread submits without a syscall while it is awake \
                   (1 s idle, the kernel's default, as fio); other engines ignore it, as fio's do",
-        show: Some(|j| j.sqthread_poll.then(|| "1".into())),
+        show: Some(|j| j.engine.sqthread_poll.then(|| "1".into())),
         ..O::new(
             "sqthread_poll",
             C::Engine,
@@ -1012,14 +1014,14 @@ pub(super) const OPTIONS: &[O] = &[
             "io_uring: a kernel thread polls the submission queue",
             "1",
             |j, v| {
-                j.sqthread_poll = v.flag()?;
+                j.engine.sqthread_poll = v.flag()?;
                 Ok(())
             },
         )
     },
     O {
         details: "the CPU the submission thread runs on (IORING_SETUP_SQ_AFF)",
-        show: Some(|j| j.sqthread_poll_cpu.map(|c| c.to_string())),
+        show: Some(|j| j.engine.sqthread_poll_cpu.map(|c| c.to_string())),
         ..O::new(
             "sqthread_poll_cpu",
             C::Engine,
@@ -1027,7 +1029,7 @@ pub(super) const OPTIONS: &[O] = &[
             "io_uring: the CPU of the submission-polling thread",
             "0",
             |j, v| {
-                j.sqthread_poll_cpu = Some(v.int::<u32>()?);
+                j.engine.sqthread_poll_cpu = Some(v.int::<u32>()?);
                 Ok(())
             },
         )
@@ -1036,7 +1038,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "the job thread runs on the CPUs of these nodes (from \
                   /sys/devices/system/node/nodeN/cpulist; `all`: every online node), as fio's \
                   numa_run_on_node_mask; strace shows the same sched_setaffinity in both tools",
-        show: Some(|j| j.numa_cpu_nodes.as_ref().map(|n| list_form(n))),
+        show: Some(|j| j.process.numa_cpu_nodes.as_ref().map(|n| list_form(n))),
         ..O::new(
             names::NUMA_CPU_NODES,
             C::Engine,
@@ -1045,7 +1047,7 @@ pub(super) const OPTIONS: &[O] = &[
             "0",
             |j, v| {
                 let s = v.need()?;
-                j.numa_cpu_nodes = Some(if s.trim() == "all" {
+                j.process.numa_cpu_nodes = Some(if s.trim() == "all" {
                     Vec::new()
                 } else {
                     cpu_list(v.opt.name, s)?
@@ -1058,7 +1060,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "set_mempolicy(2) on the job thread before its buffers are allocated, as fio \
                   does through libnuma: `default`, `prefer:N`, `bind:NODES`, `interleave:NODES`, \
                   `local`; strace shows the same mode and node mask in both tools",
-        show: Some(|j| j.numa_mem.as_ref().map(crate::spec::NumaMem::fio_form)),
+        show: Some(|j| j.process.numa_mem.as_ref().map(crate::spec::NumaMem::fio_form)),
         ..O::new(
             names::NUMA_MEM_POLICY,
             C::Engine,
@@ -1083,7 +1085,7 @@ pub(super) const OPTIONS: &[O] = &[
                 if needs == nodes.is_empty() || (mode == 1 && nodes.len() != 1) {
                     return Err(v.bad(s, fix));
                 }
-                j.numa_mem = Some(crate::spec::NumaMem {
+                j.process.numa_mem = Some(crate::spec::NumaMem {
                     mode: mode as u8,
                     nodes,
                 });
@@ -1094,7 +1096,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "the system call of `filestat` and `dirstat`, as fio's engine option",
         show: Some(|j| {
-            (j.stat_type != 0).then(|| ["stat", "lstat", "statx"][j.stat_type as usize % 3].into())
+            (j.reporting.stat_type != 0).then(|| ["stat", "lstat", "statx"][j.reporting.stat_type as usize % 3].into())
         }),
         ..O::new(
             "stat_type",
@@ -1103,7 +1105,7 @@ pub(super) const OPTIONS: &[O] = &[
             "filestat/dirstat: stat, lstat or statx",
             "statx",
             |j, v| {
-                j.stat_type = v.choice()? as u8;
+                j.reporting.stat_type = v.choice()? as u8;
                 Ok(())
             },
         )
@@ -1112,7 +1114,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "fio 3.40's option: buffered reads and writes with RWF_DONTCACHE (Linux \
                   6.14), so their pages leave the page cache once done (a test counts the \
                   file's resident pages after the run with fincore); psync, libaio and io_uring",
-        show: Some(|j| j.uncached.then(|| "1".into())),
+        show: Some(|j| j.engine.uncached.then(|| "1".into())),
         ..O::new(
             "uncached",
             C::Engine,
@@ -1120,7 +1122,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Buffered I/O that leaves no pages in the page cache (RWF_DONTCACHE)",
             "1",
             |j, v| {
-                j.uncached = v.int::<u8>()? == 1;
+                j.engine.uncached = v.int::<u8>()? == 1;
                 Ok(())
             },
         )
@@ -1130,7 +1132,7 @@ pub(super) const OPTIONS: &[O] = &[
                   at all; refused before any I/O where the target's device has no atomic write \
                   unit (its queue/atomic_write_unit_max_bytes is 0), as the kernel would refuse \
                   every write",
-        show: Some(|j| j.atomic.then(|| "1".into())),
+        show: Some(|j| j.engine.atomic.then(|| "1".into())),
         ..O::new(
             "atomic",
             C::Engine,
@@ -1138,7 +1140,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Writes with torn-write protection (RWF_ATOMIC)",
             "1",
             |j, v| {
-                j.atomic = v.flag()?;
+                j.engine.atomic = v.flag()?;
                 Ok(())
             },
         )
@@ -1147,7 +1149,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "pvsync2 (psync here) with `hipri`: this share of the reads and writes \
                   carries RWF_HIPRI, the rest not, drawn per I/O as fio's (strace counts the \
                   flagged preadv2 calls of both)",
-        show: Some(|j| (j.hipri_percent != 100).then(|| j.hipri_percent.to_string())),
+        show: Some(|j| (j.engine.hipri_percent != 100).then(|| j.engine.hipri_percent.to_string())),
         ..O::new(
             "hipri_percentage",
             C::Engine,
@@ -1155,7 +1157,7 @@ pub(super) const OPTIONS: &[O] = &[
             "psync with hipri: the share of I/Os that are polled",
             "50",
             |j, v| {
-                j.hipri_percent = v.int()?;
+                j.engine.hipri_percent = v.int()?;
                 Ok(())
             },
         )
@@ -1164,7 +1166,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "io_uring: every Nth request carries IOSQE_ASYNC, so the kernel hands it to \
                   an io-wq worker thread (`iou-wrk-PID`) instead of trying it inline first, as \
                   fio's (a test finds those workers under both tools with it, none without)",
-        show: Some(|j| (j.force_async != 0).then(|| j.force_async.to_string())),
+        show: Some(|j| (j.engine.force_async != 0).then(|| j.engine.force_async.to_string())),
         ..O::new(
             "force_async",
             C::Engine,
@@ -1175,7 +1177,7 @@ pub(super) const OPTIONS: &[O] = &[
             "io_uring: hand every Nth request to a kernel worker thread",
             "4",
             |j, v| {
-                j.force_async = v.int()?;
+                j.engine.force_async = v.int()?;
                 Ok(())
             },
         )
@@ -1185,7 +1187,7 @@ pub(super) const OPTIONS: &[O] = &[
                   RWF_NOWAIT, so one that would block (a page-cache miss, a write that must \
                   allocate) fails with EAGAIN and ends the job, as fio's does (a test runs \
                   both on a cold and on a cached file)",
-        show: Some(|j| j.nowait.then(|| "1".into())),
+        show: Some(|j| j.engine.nowait.then(|| "1".into())),
         ..O::new(
             "nowait",
             C::Engine,
@@ -1193,7 +1195,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Fail an I/O that would block with EAGAIN (RWF_NOWAIT)",
             "1",
             |j, v| {
-                j.nowait = v.flag()?;
+                j.engine.nowait = v.flag()?;
                 Ok(())
             },
         )
@@ -1205,8 +1207,8 @@ pub(super) const OPTIONS: &[O] = &[
                   (fio-JSON's total_err and first_error) and left out of every other figure, \
                   and the report warns that they happened",
         show: Some(|j| {
-            (j.continue_on_error != 0).then(|| {
-                match j.continue_on_error {
+            (j.errors.continue_on_error != 0).then(|| {
+                match j.errors.continue_on_error {
                     1 => "read",
                     2 => "write",
                     3 => "io",
@@ -1223,7 +1225,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Carry on past I/O errors (EIO) or verify mismatches, counting them",
             "none",
             |j, v| {
-                j.continue_on_error = [0, 1, 2, 3, 4, 7, 0, 7][v.choice()?];
+                j.errors.continue_on_error = [0, 1, 2, 3, 4, 7, 0, 7][v.choice()?];
                 Ok(())
             },
         )
@@ -1234,7 +1236,7 @@ pub(super) const OPTIONS: &[O] = &[
                   free space when the job starts (a device's, all of it), and ENOSPC or EDQUOT \
                   ends the job (`ended_by: full`) instead of failing it; the file stays, as \
                   fio's does",
-        show: Some(|j| j.fill_fs.then(|| "1".into())),
+        show: Some(|j| j.files.fill_fs.then(|| "1".into())),
         ..O::new(
             "fill_fs",
             C::Engine,
@@ -1242,7 +1244,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Write until the file system is full (its free space as the size)",
             "1",
             |j, v| {
-                j.fill_fs = v.flag()?;
+                j.files.fill_fs = v.flag()?;
                 Ok(())
             },
         )
@@ -1251,7 +1253,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "fio's `file_append`: the job's I/O starts at the end of each regular file \
                   that exists (as `offset` set to its size), so a write job appends `size` \
                   bytes and leaves what was there untouched; ignored on devices, as in fio",
-        show: Some(|j| j.file_append.then(|| "1".into())),
+        show: Some(|j| j.files.file_append.then(|| "1".into())),
         ..O::new(
             "file_append",
             C::Engine,
@@ -1259,7 +1261,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Do the I/O after the end of each file (append)",
             "1",
             |j, v| {
-                j.file_append = v.flag()?;
+                j.files.file_append = v.flag()?;
                 Ok(())
             },
         )
@@ -1270,7 +1272,7 @@ pub(super) const OPTIONS: &[O] = &[
                   are the same. As fio 3.33 counts: the closing verify is one of the `loops` \
                   (a write job of loops=8 writes 7 passes) and reads the blocks back once, \
                   where plain verify reads them back after every loop",
-        show: Some(|j| j.experimental_verify.then(|| "1".into())),
+        show: Some(|j| j.checking.experimental_verify.then(|| "1".into())),
         ..O::new(
             "experimental_verify",
             C::Engine,
@@ -1278,7 +1280,7 @@ pub(super) const OPTIONS: &[O] = &[
             "fio's experimental verify: one closing check, counted as a loop",
             "1",
             |j, v| {
-                j.experimental_verify = v.flag()?;
+                j.checking.experimental_verify = v.flag()?;
                 Ok(())
             },
         )
@@ -1288,7 +1290,7 @@ pub(super) const OPTIONS: &[O] = &[
                   (after the files are laid out, before the common start), its output in \
                   `JOBNAME.prerun.txt` in the working directory; a command that fails fails \
                   the job before any I/O (`echo 3 > /proc/sys/vm/drop_caches` is the usual one)",
-        show: Some(|j| j.exec_prerun.clone()),
+        show: Some(|j| j.process.exec_prerun.clone()),
         ..O::new(
             "exec_prerun",
             C::Engine,
@@ -1296,7 +1298,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Shell command the job runs before its I/O",
             "sync",
             |j, v| {
-                j.exec_prerun = Some(v.need()?.to_string());
+                j.process.exec_prerun = Some(v.need()?.to_string());
                 Ok(())
             },
         )
@@ -1304,7 +1306,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "as fio: run with `sh -c` by the job's thread after its I/O, its output in \
                   `JOBNAME.postrun.txt`; its exit status does not change the job's, as in fio",
-        show: Some(|j| j.exec_postrun.clone()),
+        show: Some(|j| j.process.exec_postrun.clone()),
         ..O::new(
             "exec_postrun",
             C::Engine,
@@ -1312,7 +1314,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Shell command the job runs after its I/O",
             "sync",
             |j, v| {
-                j.exec_postrun = Some(v.need()?.to_string());
+                j.process.exec_postrun = Some(v.need()?.to_string());
                 Ok(())
             },
         )
@@ -1322,10 +1324,10 @@ pub(super) const OPTIONS: &[O] = &[
                   ENOSPC, or numbers), each carried past for its kind of I/O in place of EIO \
                   and EILSEQ, and that kind added to `continue_on_error`",
         show: Some(|j| {
-            j.ignore_error.iter().any(|l| !l.is_empty()).then(|| {
+            j.errors.ignore_error.iter().any(|l| !l.is_empty()).then(|| {
                 let list =
                     |l: &Vec<i32>| l.iter().map(i32::to_string).collect::<Vec<_>>().join(":");
-                j.ignore_error
+                j.errors.ignore_error
                     .iter()
                     .map(list)
                     .collect::<Vec<_>>()
@@ -1351,8 +1353,8 @@ pub(super) const OPTIONS: &[O] = &[
                         })?);
                     }
                     if !errs.is_empty() {
-                        j.continue_on_error |= 1 << k;
-                        j.ignore_error[k] = errs;
+                        j.errors.continue_on_error |= 1 << k;
+                        j.errors.ignore_error[k] = errs;
                     }
                 }
                 Ok(())
@@ -1364,7 +1366,7 @@ pub(super) const OPTIONS: &[O] = &[
                   each file system \
                   its files are on (in place of end_fsync's fsync of each file), timed in the \
                   job's runtime as fio's is",
-        show: Some(|j| j.end_syncfs.then(|| "1".into())),
+        show: Some(|j| j.sync.end_syncfs.then(|| "1".into())),
         ..O::new(
             "end_syncfs",
             C::Engine,
@@ -1372,7 +1374,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Sync each file system the job wrote to (syncfs) when it ends",
             "1",
             |j, v| {
-                j.end_syncfs = v.flag()?;
+                j.sync.end_syncfs = v.flag()?;
                 Ok(())
             },
         )
@@ -1380,7 +1382,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "as fio: an `offset=N%` (with the clone's `offset_increment`) is rounded up to \
                   a multiple of this; without it, up to a multiple of the smallest block size",
-        show: Some(|j| (j.offset_align != 0).then(|| j.offset_align.to_string())),
+        show: Some(|j| (j.pattern.offset_align != 0).then(|| j.pattern.offset_align.to_string())),
         ..O::new(
             "offset_align",
             C::Engine,
@@ -1388,7 +1390,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Round a percentage offset up to a multiple of this",
             "64k",
             |j, v| {
-                j.offset_align = v.size()?;
+                j.pattern.offset_align = v.size()?;
                 Ok(())
             },
         )
@@ -1397,7 +1399,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "as fio: the job's files are laid out (written where the job reads, given \
                   their space where it only writes) and the job ends there, with no I/O \
                   measured (`ended_by: size`, 0 I/Os)",
-        show: Some(|j| j.create_only.then(|| "1".into())),
+        show: Some(|j| j.files.create_only.then(|| "1".into())),
         ..O::new(
             "create_only",
             C::Engine,
@@ -1405,7 +1407,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Only lay the files out; do no I/O",
             "1",
             |j, v| {
-                j.create_only = v.flag()?;
+                j.files.create_only = v.flag()?;
                 Ok(())
             },
         )

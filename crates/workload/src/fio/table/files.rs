@@ -43,7 +43,7 @@ pub(super) const OPTIONS: &[O] = &[
                   command line: `name.test` for one file); `directory` prefixes `filename` as in \
                   fio (`directory=/d filename=a` is `/d/a`, an absolute `filename=/x/a` becomes \
                   `/d/x/a`), checked against fio's placement by a test",
-        show: Some(|j| j.directory.as_ref().map(|d| d.display().to_string())),
+        show: Some(|j| j.files.directory.as_ref().map(|d| d.display().to_string())),
         common: true,
         ..O::new(
             names::DIRECTORY,
@@ -52,14 +52,14 @@ pub(super) const OPTIONS: &[O] = &[
             "Directory for test files when --filename is not given (volbench run: .)",
             "/mnt/test",
             |j, v| {
-                j.directory = Some(PathBuf::from(v.need()?));
+                j.files.directory = Some(PathBuf::from(v.need()?));
                 Ok(())
             },
         )
     },
     O {
         details: "takes `$jobname`, `$jobnum`, `$filenum` and `$clientuid` (the MPI rank)",
-        show: Some(|j| j.filename_format.clone()),
+        show: Some(|j| j.files.filename_format.clone()),
         ..O::new(
             "filename_format",
             C::Files,
@@ -67,14 +67,14 @@ pub(super) const OPTIONS: &[O] = &[
             "How files are named: $jobname.$jobnum.$filenum",
             "$jobname.$filenum",
             |j, v| {
-                j.filename_format = Some(v.need()?.to_string());
+                j.files.filename_format = Some(v.need()?.to_string());
                 Ok(())
             },
         )
     },
     O {
         aliases: &["nr_files"],
-        show: Some(|j| Some(j.nrfiles.to_string())),
+        show: Some(|j| Some(j.files.nrfiles.to_string())),
         ..O::new(
             names::NRFILES,
             C::Files,
@@ -82,7 +82,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Files per job",
             "4",
             |j, v| {
-                j.nrfiles = v.int()?;
+                j.files.nrfiles = v.int()?;
                 Ok(())
             },
         )
@@ -94,7 +94,7 @@ pub(super) const OPTIONS: &[O] = &[
                   each has done its share, then to the next ones, in fio's order (checked \
                   against fio's reads under strace); volbench keeps every descriptor open, \
                   so fio's close and reopen between files is not timed",
-        show: Some(|j| (j.openfiles > 0).then(|| j.openfiles.to_string())),
+        show: Some(|j| (j.files.openfiles > 0).then(|| j.files.openfiles.to_string())),
         ..O::new(
             "openfiles",
             C::Files,
@@ -102,7 +102,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Files worked on at once",
             "4",
             |j, v| {
-                j.openfiles = v.int()?;
+                j.files.openfiles = v.int()?;
                 Ok(())
             },
         )
@@ -120,7 +120,7 @@ pub(super) const OPTIONS: &[O] = &[
                   moved there; without it zipf's and pareto's at random, normal's in the \
                   middle): the same two busiest files as fio's under strace",
         show: Some(|j| {
-            let f = j.file_service;
+            let f = j.files.file_service;
             (!f.is_default()).then(|| {
                 let k = match f.kind {
                     FileServiceKind::RoundRobin => "roundrobin",
@@ -175,7 +175,7 @@ pub(super) const OPTIONS: &[O] = &[
                         return Err(v.bad(s, "zipf's theta is over 0 and not 1, pareto's h between 0 and 1, normal's deviation 0 to 100"));
                     }
                     let center_micro = center.map(|c| (c * 1e6).round() as u32);
-                    j.file_service = FileService { kind, every: 1, skew_milli: (p * 1000.0).round() as u32, center_micro };
+                    j.files.file_service = FileService { kind, every: 1, skew_milli: (p * 1000.0).round() as u32, center_micro };
                     return Ok(());
                 }
                 let every = n
@@ -184,7 +184,7 @@ pub(super) const OPTIONS: &[O] = &[
                     .ok()
                     .filter(|n| *n > 0)
                     .ok_or_else(|| v.bad(s, "the number after ':' is the I/Os per file, 1 or more"))?;
-                j.file_service = FileService { kind, every, skew_milli: 0, center_micro: None };
+                j.files.file_service = FileService { kind, every, skew_milli: 0, center_micro: None };
                 Ok(())
             },
         )
@@ -192,7 +192,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "bytes or a percentage of the file/device (`size=50%`); split over the job's \
                   files",
-        show: Some(|j| match (j.size, j.size_percent) {
+        show: Some(|j| match (j.size, j.region.size_percent) {
             (Some(s), _) => Some(show_size(j, s)),
             (None, Some(p)) => Some(format!("{p}%")),
             _ => None,
@@ -210,7 +210,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "each file's size (a range picks one per file); `size` is then the I/O to do \
                   over the files, as in fio",
-        show: Some(|j| j.filesize.map(|(lo, hi)| format!("{lo}-{hi}"))),
+        show: Some(|j| j.region.filesize.map(|(lo, hi)| format!("{lo}-{hi}"))),
         ..O::new(
             "filesize",
             C::Files,
@@ -218,7 +218,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Each file's size, or a range to draw it from (size is then the I/O to do)",
             "1m-2m",
             |j, v| {
-                j.filesize = Some(super::pattern::range(v, v.need()?)?);
+                j.region.filesize = Some(super::pattern::range(v, v.need()?)?);
                 Ok(())
             },
         )
@@ -234,9 +234,9 @@ pub(super) const OPTIONS: &[O] = &[
                   from byte 0, which for `--offset=20g --size=4m` is 20 GB of writes no I/O of \
                   the job reads",
         show: Some(|j| {
-            Some(match j.offset_percent {
+            Some(match j.region.offset_percent {
                 Some(p) => format!("{p}%"),
-                None => show_size(j, j.offset),
+                None => show_size(j, j.region.offset),
             })
         }),
         common: true,
@@ -253,9 +253,9 @@ pub(super) const OPTIONS: &[O] = &[
         details: "bytes, or a share of the existing file or device (`25%`), which rounds each \
                   clone's start up to `offset_align` or the smallest block, as fio's \
                   get_start_offset",
-        show: Some(|j| match j.offset_increment_percent {
+        show: Some(|j| match j.region.offset_increment_percent {
             Some(p) => Some(format!("{p}%")),
-            None => Some(show_size(j, j.offset_increment)),
+            None => Some(show_size(j, j.region.offset_increment)),
         }),
         ..O::new(
             "offset_increment",
@@ -265,7 +265,7 @@ pub(super) const OPTIONS: &[O] = &[
             "1m",
             |j, v| {
                 let s = v.need()?;
-                (j.offset_increment, j.offset_increment_percent) = match percent(s) {
+                (j.region.offset_increment, j.region.offset_increment_percent) = match percent(s) {
                     Some(p) => match num::<u8>(v.opt.name, p)? {
                         p if p <= 100 => (0, Some(p)),
                         _ => return Err(v.bad(s, "a percentage is 0 to 100")),
@@ -279,7 +279,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         aliases: &["io_limit"],
         details: "the I/O to do, which may be more or less than `size`",
-        show: Some(|j| j.io_size.map(|s| show_size(j, s))),
+        show: Some(|j| j.region.io_size.map(|s| show_size(j, s))),
         ..O::new(
             "io_size",
             C::Files,
@@ -287,14 +287,14 @@ pub(super) const OPTIONS: &[O] = &[
             "Bytes of I/O to do over the region",
             "10m",
             |j, v| {
-                j.io_size = Some(v.size()?);
+                j.region.io_size = Some(v.size()?);
                 Ok(())
             },
         )
     },
     O {
         details: "stops a job early but never extends it past `size`, as in fio",
-        show: Some(|j| j.number_ios.map(|n| n.to_string())),
+        show: Some(|j| j.region.number_ios.map(|n| n.to_string())),
         ..O::new(
             "number_ios",
             C::Files,
@@ -305,13 +305,13 @@ pub(super) const OPTIONS: &[O] = &[
             "Stop after this many I/Os",
             "1000",
             |j, v| {
-                j.number_ios = Some(v.int()?);
+                j.region.number_ios = Some(v.int()?);
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| Some(j.loops.to_string())),
+        show: Some(|j| Some(j.region.loops.to_string())),
         ..O::new(
             names::LOOPS,
             C::Files,
@@ -319,7 +319,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Run the job this many times over",
             "3",
             |j, v| {
-                j.loops = v.int()?;
+                j.region.loops = v.int()?;
                 Ok(())
             },
         )
@@ -331,7 +331,7 @@ pub(super) const OPTIONS: &[O] = &[
                   job writes 10 I/Os, not the file. Sizes and allocated blocks are checked \
                   against fio's; the report's `targets[].layout` says `existing`, `filled`, \
                   `allocated` or `sparse`",
-        show: Some(|j| Some(j.fallocate.as_str().into())),
+        show: Some(|j| Some(j.files.fallocate.as_str().into())),
         ..O::new(
             "fallocate",
             C::Files,
@@ -340,14 +340,14 @@ pub(super) const OPTIONS: &[O] = &[
             "posix",
             |j, v| {
                 let s = v.need()?;
-                j.fallocate = crate::spec::Fallocate::parse(s)
+                j.files.fallocate = crate::spec::Fallocate::parse(s)
                     .ok_or_else(|| v.bad(s, "use native, posix, keep, truncate or none"))?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| show_bit(j.overwrite)),
+        show: Some(|j| show_bit(j.files.overwrite)),
         ..O::new(
             "overwrite",
             C::Files,
@@ -355,14 +355,14 @@ pub(super) const OPTIONS: &[O] = &[
             "Write a new file in full before the job",
             "1",
             |j, v| {
-                j.overwrite = v.flag()?;
+                j.files.overwrite = v.flag()?;
                 Ok(())
             },
         )
     },
     O {
         details: "`0` refuses to create a missing file (a guard against a mistyped device name)",
-        show: Some(|j| show_bit(j.allow_file_create)),
+        show: Some(|j| show_bit(j.files.allow_file_create)),
         ..O::new(
             "allow_file_create",
             C::Files,
@@ -370,7 +370,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Create missing files (0: refuse)",
             "0",
             |j, v| {
-                j.allow_file_create = v.flag()?;
+                j.files.allow_file_create = v.flag()?;
                 Ok(())
             },
         )
@@ -390,7 +390,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "drops the file's cached pages (`posix_fadvise`) before the job and, as fio, \
                   at every further pass of a buffered time-based or `loops` job",
-        show: Some(|j| show_bit(j.invalidate)),
+        show: Some(|j| show_bit(j.files.invalidate)),
         ..O::new(
             "invalidate",
             C::Files,
@@ -398,7 +398,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Drop the file's cached pages before the job",
             "0",
             |j, v| {
-                j.invalidate = v.flag()?;
+                j.files.invalidate = v.flag()?;
                 Ok(())
             },
         )
@@ -408,7 +408,7 @@ pub(super) const OPTIONS: &[O] = &[
                   (after laying it out), so a buffered job begins with its data cached; as in \
                   fio it turns `invalidate` off. With `direct=1` the job's I/O bypasses that \
                   cache, as in fio",
-        show: Some(|j| j.pre_read.then(|| "1".into())),
+        show: Some(|j| j.files.pre_read.then(|| "1".into())),
         ..O::new(
             "pre_read",
             C::Files,
@@ -416,7 +416,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Read the files into the page cache before the job starts",
             "0",
             |j, v| {
-                j.pre_read = v.flag()?;
+                j.files.pre_read = v.flag()?;
                 Ok(())
             },
         )
@@ -426,7 +426,7 @@ pub(super) const OPTIONS: &[O] = &[
                   order, at most 100,000) is one of the job's files, after any `filename`; \
                   the whole of each, or `size` split over them. Tested against fio's bytes \
                   and the files read (strace)",
-        show: Some(|j| j.opendir.as_ref().map(|d| d.display().to_string())),
+        show: Some(|j| j.files.opendir.as_ref().map(|d| d.display().to_string())),
         ..O::new(
             "opendir",
             C::Files,
@@ -434,14 +434,14 @@ pub(super) const OPTIONS: &[O] = &[
             "Use every file below this directory",
             "/data",
             |j, v| {
-                j.opendir = Some(PathBuf::from(v.need()?));
+                j.files.opendir = Some(PathBuf::from(v.need()?));
                 Ok(())
             },
         )
     },
     O {
         details: "removes the job's files afterwards, only if volbench created them",
-        show: Some(|j| j.unlink.then(|| "1".into())),
+        show: Some(|j| j.files.unlink.then(|| "1".into())),
         common: true,
         ..O::new(
             "unlink",
@@ -450,7 +450,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Remove the test files this run created when it ends",
             "1",
             |j, v| {
-                j.unlink = v.flag()?;
+                j.files.unlink = v.flag()?;
                 Ok(())
             },
         )
@@ -460,7 +460,7 @@ pub(super) const OPTIONS: &[O] = &[
                   next loop creates them empty (its writes allocate afresh; a job that only \
                   reads then fails with ENOENT, as fio's); volbench also removes the last \
                   loop's files. Only files this run created, unless --allow-destructive",
-        show: Some(|j| j.unlink_each_loop.then(|| "1".into())),
+        show: Some(|j| j.files.unlink_each_loop.then(|| "1".into())),
         ..O::new(
             "unlink_each_loop",
             C::Files,
@@ -468,7 +468,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Delete the job's files after each loop; the next loop creates them",
             "1",
             |j, v| {
-                j.unlink_each_loop = v.flag()?;
+                j.files.unlink_each_loop = v.flag()?;
                 Ok(())
             },
         )
@@ -482,7 +482,7 @@ pub(super) const OPTIONS: &[O] = &[
                   (zoned devices) is refused: it needs a zoned device. The offsets are fio's \
                   under strace. volbench keeps a zone's bytes per direction, fio per job: a \
                   job that both reads and writes moves zones at other points",
-        show: Some(|j| j.zones.strided.map(|s| if s { "strided" } else { "none" }.into())),
+        show: Some(|j| j.region.zones.strided.map(|s| if s { "strided" } else { "none" }.into())),
         ..O::new(
             names::ZONEMODE,
             C::Files,
@@ -491,7 +491,7 @@ pub(super) const OPTIONS: &[O] = &[
             "strided",
             |j, v| {
                 let s = v.need()?;
-                j.zones.strided = Some(match s.trim() {
+                j.region.zones.strided = Some(match s.trim() {
                     "strided" => true,
                     "none" => false,
                     "zbd" => {
@@ -512,7 +512,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "with `zonemode=strided`, the bytes of I/O done in each zone (without it, \
                   an error, as in fio 3.33, whose zonemode defaults to none)",
-        show: Some(|j| (j.zones.size > 0).then(|| show_size(j, j.zones.size))),
+        show: Some(|j| (j.region.zones.size > 0).then(|| show_size(j, j.region.zones.size))),
         ..O::new(
             names::ZONESIZE,
             C::Files,
@@ -520,14 +520,14 @@ pub(super) const OPTIONS: &[O] = &[
             "Bytes of I/O in each zone (zonemode=strided)",
             "1m",
             |j, v| {
-                j.zones.size = v.size()?;
+                j.region.zones.size = v.size()?;
                 Ok(())
             },
         )
     },
     O {
         details: "a zone's size (default: `zonesize`)",
-        show: Some(|j| (j.zones.range > 0).then(|| show_size(j, j.zones.range))),
+        show: Some(|j| (j.region.zones.range > 0).then(|| show_size(j, j.region.zones.range))),
         ..O::new(
             "zonerange",
             C::Files,
@@ -535,14 +535,14 @@ pub(super) const OPTIONS: &[O] = &[
             "The size of a zone (zonemode=strided)",
             "4m",
             |j, v| {
-                j.zones.range = v.size()?;
+                j.region.zones.range = v.size()?;
                 Ok(())
             },
         )
     },
     O {
         details: "bytes skipped after each zone",
-        show: Some(|j| (j.zones.skip > 0).then(|| show_size(j, j.zones.skip))),
+        show: Some(|j| (j.region.zones.skip > 0).then(|| show_size(j, j.region.zones.skip))),
         ..O::new(
             "zoneskip",
             C::Files,
@@ -550,7 +550,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Bytes skipped after each zone (zonemode=strided)",
             "4m",
             |j, v| {
-                j.zones.skip = v.size()?;
+                j.region.zones.skip = v.size()?;
                 Ok(())
             },
         )
@@ -565,7 +565,7 @@ pub(super) const OPTIONS: &[O] = &[
                   it). fio 3.33 locks only files named after `lockfile` is set (give it \
                   before `filename`, or in `[global]`); volbench locks them wherever it is \
                   given. No I/O of two jobs overlaps under strace, in both tools",
-        show: Some(|j| (!j.lockfile.is_none()).then(|| j.lockfile.as_str().into())),
+        show: Some(|j| (!j.files.lockfile.is_none()).then(|| j.files.lockfile.as_str().into())),
         ..O::new(
             "lockfile",
             C::Files,
@@ -574,7 +574,7 @@ pub(super) const OPTIONS: &[O] = &[
             "exclusive",
             |j, v| {
                 let s = v.need()?;
-                j.lockfile = crate::spec::LockFile::parse(s)
+                j.files.lockfile = crate::spec::LockFile::parse(s)
                     .ok_or_else(|| v.bad(s, "use none, exclusive or readwrite"))?;
                 Ok(())
             },
@@ -609,11 +609,11 @@ fn set_filename(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
 fn set_size(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     let s = v.need()?;
     if let Some(p) = percent(s) {
-        j.size_percent = Some(num(v.opt.name, p)?);
+        j.region.size_percent = Some(num(v.opt.name, p)?);
         j.size = None;
     } else {
         j.size = Some(v.size()?);
-        j.size_percent = None;
+        j.region.size_percent = None;
     }
     Ok(())
 }
@@ -625,11 +625,11 @@ fn set_offset(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
         if p > 100 {
             return Err(v.bad(s, "a percentage is 0 to 100"));
         }
-        j.offset_percent = Some(p);
-        j.offset = 0;
+        j.region.offset_percent = Some(p);
+        j.region.offset = 0;
     } else {
-        j.offset = v.size()?;
-        j.offset_percent = None;
+        j.region.offset = v.size()?;
+        j.region.offset_percent = None;
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ pub(super) const OPTIONS: &[O] = &[
                   lat) exceeds it ends the job with ETIMEDOUT, its figures kept up to there. \
                   `R,W` gives reads and writes their own; one value is both",
         show: Some(|j| {
-            let [r, w] = j.max_latency_ns;
+            let [r, w] = j.latency.max_latency_ns;
             match (r, w) {
                 (0, 0) => None,
                 (r, w) if r == w => Some(show_us(r)),
@@ -30,7 +30,7 @@ pub(super) const OPTIONS: &[O] = &[
                         .map(|d| d.as_micros() as u64)
                         .map_err(|e| v.bad(p, e.to_string())),
                 };
-                j.max_latency_ns = super::timing::pair(v, us)?.map(|u| u.saturating_mul(1000));
+                j.latency.max_latency_ns = super::timing::pair(v, us)?.map(|u| u.saturating_mul(1000));
                 Ok(())
             },
         )
@@ -44,7 +44,7 @@ pub(super) const OPTIONS: &[O] = &[
                   issue to completion (fio's lat). With `latency_percentile=100` an I/O over \
                   the target at depth 1 ends the job with an error, as in fio",
         show: Some(|j| {
-            let t = j.lat_target;
+            let t = j.latency.lat_target;
             t.on().then(|| show_us(t.target_ns))
         }),
         ..O::new(
@@ -54,14 +54,14 @@ pub(super) const OPTIONS: &[O] = &[
             "Find the deepest queue (up to iodepth) that keeps latency within this (µs unless a unit is given)",
             "2ms",
             |j, v| {
-                j.lat_target.target_ns = micros(v)?.saturating_mul(1000);
+                j.latency.lat_target.target_ns = micros(v)?.saturating_mul(1000);
                 Ok(())
             },
         )
     },
     O {
         show: Some(|j| {
-            let t = j.lat_target;
+            let t = j.latency.lat_target;
             (t.on() && t.window_ns > 0).then(|| show_us(t.window_ns))
         }),
         ..O::new(
@@ -71,14 +71,14 @@ pub(super) const OPTIONS: &[O] = &[
             "Run each depth this long before judging it (µs unless a unit is given)",
             "1s",
             |j, v| {
-                j.lat_target.window_ns = micros(v)?.saturating_mul(1000);
+                j.latency.lat_target.window_ns = micros(v)?.saturating_mul(1000);
                 Ok(())
             },
         )
     },
     O {
         show: Some(|j| {
-            let t = j.lat_target;
+            let t = j.latency.lat_target;
             (t.on() && t.percentile != 100.0).then(|| t.percentile.to_string())
         }),
         ..O::new(
@@ -96,14 +96,14 @@ pub(super) const OPTIONS: &[O] = &[
                     .ok()
                     .filter(|p| *p > 0.0 && *p <= 100.0)
                     .ok_or_else(|| v.bad(s, "give a percentage above 0, up to 100"))?;
-                j.lat_target.percentile = p;
+                j.latency.lat_target.percentile = p;
                 Ok(())
             },
         )
     },
     O {
         show: Some(|j| {
-            let t = j.lat_target;
+            let t = j.latency.lat_target;
             (t.on() && t.run).then(|| show_flag(true)).flatten()
         }),
         ..O::new(
@@ -113,7 +113,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Keep adjusting the depth to the end of the run instead of ending at the depth found",
             "1",
             |j, v| {
-                j.lat_target.run = v.flag()?;
+                j.latency.lat_target.run = v.flag()?;
                 Ok(())
             },
         )

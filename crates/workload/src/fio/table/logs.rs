@@ -27,7 +27,7 @@ const LOG_DETAILS: &str = "fio's averaged log files, written in the current dire
 pub(super) const OPTIONS: &[O] = &[
     O {
         details: LOG_DETAILS,
-        show: Some(|j| j.logs.bw.clone()),
+        show: Some(|j| j.reporting.logs.bw.clone()),
         ..O::new(
             "write_bw_log",
             C::Reporting,
@@ -35,13 +35,13 @@ pub(super) const OPTIONS: &[O] = &[
             "Write NAME_bw.N.log, bandwidth per window",
             "bwlog",
             |j, v| {
-                j.logs.bw = prefix(v, j);
+                j.reporting.logs.bw = prefix(v, j);
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| j.logs.iops.clone()),
+        show: Some(|j| j.reporting.logs.iops.clone()),
         ..O::new(
             "write_iops_log",
             C::Reporting,
@@ -49,13 +49,13 @@ pub(super) const OPTIONS: &[O] = &[
             "Write NAME_iops.N.log, IOPS per window",
             "iopslog",
             |j, v| {
-                j.logs.iops = prefix(v, j);
+                j.reporting.logs.iops = prefix(v, j);
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| j.logs.lat.clone()),
+        show: Some(|j| j.reporting.logs.lat.clone()),
         ..O::new(
             "write_lat_log",
             C::Reporting,
@@ -63,7 +63,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Write NAME_lat/clat/slat.N.log, mean latency per window",
             "latlog",
             |j, v| {
-                j.logs.lat = prefix(v, j);
+                j.reporting.logs.lat = prefix(v, j);
                 Ok(())
             },
         )
@@ -76,7 +76,7 @@ pub(super) const OPTIONS: &[O] = &[
                   not) and `log_hist_msec=0` writes an empty file. Bins, columns and lines per \
                   window are checked against fio's, and the bins' median against the report's \
                   (fio's `tools/hist/fiologparser_hist.py` reads the files)",
-        show: Some(|j| j.logs.hist.clone()),
+        show: Some(|j| j.reporting.logs.hist.clone()),
         ..O::new(
             "write_hist_log",
             C::Reporting,
@@ -84,7 +84,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Write NAME_clat_hist.N.log, completion-latency histograms per window",
             "histlog",
             |j, v| {
-                j.logs.hist = prefix(v, j);
+                j.reporting.logs.hist = prefix(v, j);
                 Ok(())
             },
         )
@@ -94,7 +94,7 @@ pub(super) const OPTIONS: &[O] = &[
                   since volbench keeps no per-I/O record. Past the first 1,200 windows a long \
                   run's lines follow the report's folded samples: one a second until the first \
                   hour ends, one a minute after (fio writes every window; docs/live.md)",
-        show: Some(|j| Some(j.logs.avg_msec.to_string())),
+        show: Some(|j| Some(j.reporting.logs.avg_msec.to_string())),
         ..O::new(
             "log_avg_msec",
             C::Reporting,
@@ -102,13 +102,13 @@ pub(super) const OPTIONS: &[O] = &[
             "The window of the averaged logs, ms",
             "500",
             |j, v| {
-                j.logs.avg_msec = v.int()?;
+                j.reporting.logs.avg_msec = v.int()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| Some(j.logs.hist_msec.to_string())),
+        show: Some(|j| Some(j.reporting.logs.hist_msec.to_string())),
         ..O::new(
             "log_hist_msec",
             C::Reporting,
@@ -116,13 +116,13 @@ pub(super) const OPTIONS: &[O] = &[
             "The window of the histogram log, ms",
             "1000",
             |j, v| {
-                j.logs.hist_msec = v.int()?;
+                j.reporting.logs.hist_msec = v.int()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| Some(j.logs.hist_coarseness.to_string())),
+        show: Some(|j| Some(j.reporting.logs.hist_coarseness.to_string())),
         ..O::new(
             "log_hist_coarseness",
             C::Reporting,
@@ -130,7 +130,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Sum 2^N histogram bins per column",
             "2",
             |j, v| {
-                j.logs.hist_coarseness = v.int()?;
+                j.reporting.logs.hist_coarseness = v.int()?;
                 Ok(())
             },
         )
@@ -143,11 +143,13 @@ pub(super) const OPTIONS: &[O] = &[
                   completion by the job thread); the largest line equals the report's maximum. \
                   Newer fio's `both` writes the window's mean and then its largest value, \
                   `msec, mean, max, ddir, 0, 0`, as fio's HOWTO gives the form",
-        show: Some(|j| match (j.logs.max_value, j.logs.both_values) {
-            (_, true) => Some("both".into()),
-            (true, false) => Some("1".into()),
-            _ => None,
-        }),
+        show: Some(
+            |j| match (j.reporting.logs.max_value, j.reporting.logs.both_values) {
+                (_, true) => Some("both".into()),
+                (true, false) => Some("1".into()),
+                _ => None,
+            },
+        ),
         ..O::new(
             "log_max_value",
             C::Reporting,
@@ -156,13 +158,13 @@ pub(super) const OPTIONS: &[O] = &[
             "1",
             |j, v| {
                 let both = v.raw.map(str::trim) == Some("both");
-                j.logs.max_value = match v.raw.map(str::trim) {
+                j.reporting.logs.max_value = match v.raw.map(str::trim) {
                     Some("max" | "both") => true,
                     Some("avg") => false,
                     // fio 3.33's boolean: bare, 1/0, on/off ...
                     _ => v.flag()?,
                 };
-                j.logs.both_values = both;
+                j.reporting.logs.both_values = both;
                 Ok(())
             },
         )
@@ -172,7 +174,7 @@ pub(super) const OPTIONS: &[O] = &[
                   prints (checked key by key); native reports keep fio's default set and add the \
                   list",
         show: Some(|j| {
-            j.percentile_list.as_ref().map(|ps| {
+            j.reporting.percentile_list.as_ref().map(|ps| {
                 let l: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
                 l.join(":")
             })
@@ -196,13 +198,13 @@ pub(super) const OPTIONS: &[O] = &[
                 if ps.is_empty() {
                     return Err(v.bad(s, "give one or more percentiles, e.g. 99:99.9"));
                 }
-                j.percentile_list = Some(ps);
+                j.reporting.percentile_list = Some(ps);
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| show_bit(j.percentiles_for[0])),
+        show: Some(|j| show_bit(j.reporting.percentiles_for[0])),
         ..O::new(
             "clat_percentiles",
             C::Reporting,
@@ -210,13 +212,13 @@ pub(super) const OPTIONS: &[O] = &[
             "Print completion-latency percentiles (fio-json)",
             "0",
             |j, v| {
-                j.percentiles_for[0] = v.flag()?;
+                j.reporting.percentiles_for[0] = v.flag()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| show_bit(j.percentiles_for[1])),
+        show: Some(|j| show_bit(j.reporting.percentiles_for[1])),
         ..O::new(
             "lat_percentiles",
             C::Reporting,
@@ -224,13 +226,13 @@ pub(super) const OPTIONS: &[O] = &[
             "Print total-latency percentiles (fio-json)",
             "1",
             |j, v| {
-                j.percentiles_for[1] = v.flag()?;
+                j.reporting.percentiles_for[1] = v.flag()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| show_bit(j.percentiles_for[2])),
+        show: Some(|j| show_bit(j.reporting.percentiles_for[2])),
         ..O::new(
             "slat_percentiles",
             C::Reporting,
@@ -238,7 +240,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Print submission-latency percentiles (fio-json)",
             "1",
             |j, v| {
-                j.percentiles_for[2] = v.flag()?;
+                j.reporting.percentiles_for[2] = v.flag()?;
                 Ok(())
             },
         )

@@ -69,8 +69,8 @@ pub(super) const OPTIONS: &[O] = &[
                   `bssplit` in the same job wins whichever comes first",
         note: Some(bs_note),
         show: Some(|j| {
-            let one = j.bssplit.is_empty() && j.bs_range.is_none();
-            one.then(|| match j.write_sizes {
+            let one = j.pattern.bssplit.is_empty() && j.pattern.bs_range.is_none();
+            one.then(|| match j.pattern.write_sizes {
                 Some(w) if w.range.is_none() => {
                     format!("{},{}", show_size(j, j.bs), show_size(j, w.bs))
                 }
@@ -93,9 +93,9 @@ pub(super) const OPTIONS: &[O] = &[
         details: "each I/O's size drawn uniformly from the multiples of the low end; mean size \
                   checked against fio's within 5 %; `low:high` as well, and `R,W` pairs as `bs`'s",
         show: Some(|j| {
-            let w = j.write_sizes.and_then(|w| w.range);
+            let w = j.pattern.write_sizes.and_then(|w| w.range);
             let w = w.map_or(String::new(), |(lo, hi)| format!(",{lo}-{hi}"));
-            j.bs_range.map(|(lo, hi)| format!("{lo}-{hi}{w}"))
+            j.pattern.bs_range.map(|(lo, hi)| format!("{lo}-{hi}{w}"))
         }),
         ..O::new(
             names::BSRANGE,
@@ -120,9 +120,9 @@ pub(super) const OPTIONS: &[O] = &[
                     .collect();
                 parts.join(":")
             };
-            (!j.bssplit.is_empty()).then(|| match j.bssplit_write.is_empty() {
-                true => side(&j.bssplit),
-                false => format!("{},{}", side(&j.bssplit), side(&j.bssplit_write)),
+            (!j.pattern.bssplit.is_empty()).then(|| match j.pattern.bssplit_write.is_empty() {
+                true => side(&j.pattern.bssplit),
+                false => format!("{},{}", side(&j.pattern.bssplit), side(&j.pattern.bssplit_write)),
             })
         }),
         ..O::new(
@@ -156,7 +156,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "offsets always repeat from `randseed`; given, the written data repeats \
                   from run to run too (else each run writes data of its own)",
-        show: Some(|j| Some(j.randseed.to_string())),
+        show: Some(|j| Some(j.pattern.randseed.to_string())),
         common: true,
         ..O::new(
             "randseed",
@@ -168,8 +168,8 @@ pub(super) const OPTIONS: &[O] = &[
             "Seed for offsets and data, so a run can be repeated exactly",
             "1234",
             |j, v| {
-                j.randseed = v.int()?;
-                j.randseed_set = true;
+                j.pattern.randseed = v.int()?;
+                j.pattern.randseed_set = true;
                 Ok(())
             },
         )
@@ -196,7 +196,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "random offsets are drawn with replacement, as in fio (without it each block \
                   is visited once per pass)",
-        show: Some(|j| j.norandommap.then(String::new)),
+        show: Some(|j| j.pattern.norandommap.then(String::new)),
         ..O::new(
             "norandommap",
             C::Pattern,
@@ -204,7 +204,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Draw random offsets with replacement",
             "",
             |j, v| {
-                j.norandommap = v.flag()?;
+                j.pattern.norandommap = v.flag()?;
                 Ok(())
             },
         )
@@ -216,7 +216,7 @@ pub(super) const OPTIONS: &[O] = &[
                   the random map is then off (offsets drawn with replacement); `R,W` aligns \
                   the reads and the writes apart (a blank side is the other's)",
         show: Some(|j| {
-            j.blockalign.map(|b| match j.blockalign_write {
+            j.pattern.blockalign.map(|b| match j.pattern.blockalign_write {
                 Some(w) if w != b => format!("{b},{w}"),
                 _ => b.to_string(),
             })
@@ -241,8 +241,8 @@ pub(super) const OPTIONS: &[O] = &[
                 let Some(ba) = r.or(w) else {
                     return Err(v.bad(s, "give an alignment in bytes, above 0 (ba=4k)"));
                 };
-                j.blockalign = Some(ba);
-                j.blockalign_write = w.filter(|&w| w != ba);
+                j.pattern.blockalign = Some(ba);
+                j.pattern.blockalign_write = w.filter(|&w| w != ba);
                 Ok(())
             },
         )
@@ -250,7 +250,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         show: Some(|j| {
             Some(
-                if j.rand_identical {
+                if j.pattern.rand_identical {
                     "identical"
                 } else {
                     "sequential"
@@ -265,7 +265,7 @@ pub(super) const OPTIONS: &[O] = &[
             "With randread:N, run on sequentially between draws, or repeat the offset",
             "identical",
             |j, v| {
-                j.rand_identical = v.choice()? == 1;
+                j.pattern.rand_identical = v.choice()? == 1;
                 Ok(())
             },
         )
@@ -275,8 +275,8 @@ pub(super) const OPTIONS: &[O] = &[
                   otherwise follows the last one of its file and direction (fio's draw from 1 to \
                   100 per I/O); sequential jobs ignore it, as fio's do",
         show: Some(|j| {
-            let [r, w] = j.percentage_random;
-            (j.percentage_random != [100, 100]).then(|| format!("{r},{w}"))
+            let [r, w] = j.pattern.percentage_random;
+            (j.pattern.percentage_random != [100, 100]).then(|| format!("{r},{w}"))
         }),
         ..O::new(
             "percentage_random",
@@ -285,7 +285,7 @@ pub(super) const OPTIONS: &[O] = &[
             "A random job's share of random I/O, the rest sequential: 50, or read,write",
             "80",
             |j, v| {
-                j.percentage_random = shares(v)?;
+                j.pattern.percentage_random = shares(v)?;
                 Ok(())
             },
         )
@@ -296,7 +296,7 @@ pub(super) const OPTIONS: &[O] = &[
                   low end's multiples, while offsets stay on that grid (a random map marks \
                   every block a write touches); buffered I/O only, as O_DIRECT refuses such \
                   sizes in both tools. Checked against fio's write sizes under strace",
-        show: Some(|j| j.bs_unaligned.then(|| "1".into())),
+        show: Some(|j| j.pattern.bs_unaligned.then(|| "1".into())),
         ..O::new(
             "blocksize_unaligned",
             C::Pattern,
@@ -304,7 +304,7 @@ pub(super) const OPTIONS: &[O] = &[
             "bsrange sizes of any byte count, not multiples of its low end",
             "1",
             |j, v| {
-                j.bs_unaligned = v.flag()?;
+                j.pattern.bs_unaligned = v.flag()?;
                 Ok(())
             },
         )
@@ -314,7 +314,7 @@ pub(super) const OPTIONS: &[O] = &[
                   sequential I/Os (A) and of random ones (B), in either direction, each I/O's \
                   kind drawn before its size (percentage_random); checked against fio's sizes \
                   under strace",
-        show: Some(|j| j.bs_is_seq_rand.then(|| "1".into())),
+        show: Some(|j| j.pattern.bs_is_seq_rand.then(|| "1".into())),
         ..O::new(
             "bs_is_seq_rand",
             C::Pattern,
@@ -322,7 +322,7 @@ pub(super) const OPTIONS: &[O] = &[
             "bs=A,B sizes sequential (A) and random (B) I/Os, not reads and writes",
             "1",
             |j, v| {
-                j.bs_is_seq_rand = v.flag()?;
+                j.pattern.bs_is_seq_rand = v.flag()?;
                 Ok(())
             },
         )
@@ -336,7 +336,7 @@ pub(super) const OPTIONS: &[O] = &[
             "A random job's share of sequential I/O: 50, or read,write",
             "20",
             |j, v| {
-                j.percentage_random = shares(v)?.map(|p| 100 - p);
+                j.pattern.percentage_random = shares(v)?.map(|p| 100 - p);
                 Ok(())
             },
         )
@@ -356,8 +356,8 @@ pub(super) const OPTIONS: &[O] = &[
                   gives zones in bytes (`60/20g:40/100g`), a zone past the region's end cut at \
                   it",
         show: Some(|j| {
-            let d = j.random_distribution.fio_form();
-            Some(match j.random_center {
+            let d = j.pattern.random_distribution.fio_form();
+            Some(match j.pattern.random_center {
                 Some(c) => format!("{d}:{c}"),
                 None => d,
             })
@@ -370,7 +370,7 @@ pub(super) const OPTIONS: &[O] = &[
             "zipf:1.2",
             |j, v| {
                 let s = v.need()?;
-                (j.random_distribution, j.random_center) =
+                (j.pattern.random_distribution, j.pattern.random_center) =
                     crate::Distribution::parse_fio(s, v.kb).map_err(|why| v.bad(s, why))?;
                 Ok(())
             },
@@ -381,7 +381,7 @@ pub(super) const OPTIONS: &[O] = &[
                   that one completes (one pass over the job's queue per I/O, only for jobs that \
                   ask). Checked against fio: 16 blocks drawn with replacement at QD16 never \
                   reach depth 16 in either tool with it, and do without it",
-        show: Some(|j| j.serialize_overlap.then(|| "1".into())),
+        show: Some(|j| j.pattern.serialize_overlap.then(|| "1".into())),
         ..O::new(
             "serialize_overlap",
             C::Pattern,
@@ -389,7 +389,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Never have two overlapping I/Os in flight",
             "1",
             |j, v| {
-                j.serialize_overlap = v.flag()?;
+                j.pattern.serialize_overlap = v.flag()?;
                 Ok(())
             },
         )
@@ -397,10 +397,10 @@ pub(super) const OPTIONS: &[O] = &[
 ];
 
 fn show_rw(j: &JobSpec) -> Option<String> {
-    Some(if j.seq_skip != 0 {
-        format!("{}:{}", j.rw_name(), j.seq_skip)
-    } else if j.rand_run > 1 {
-        format!("{}:{}", j.rw_name(), j.rand_run)
+    Some(if j.pattern.seq_skip != 0 {
+        format!("{}:{}", j.rw_name(), j.pattern.seq_skip)
+    } else if j.pattern.rand_run > 1 {
+        format!("{}:{}", j.rw_name(), j.pattern.rand_run)
     } else {
         j.rw_name().into()
     })
@@ -410,7 +410,7 @@ fn set_rw(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     let full = v.need()?;
     let (s, modifier) = full.split_once(':').unwrap_or((full, ""));
     // fio's discard workloads follow the write pattern of the same order.
-    (j.rw, j.trim) = match s.trim() {
+    (j.rw, j.pattern.trim) = match s.trim() {
         "trim" => (Rw::Write, Trim::Only),
         "randtrim" => (Rw::RandWrite, Trim::Only),
         "trimwrite" => (Rw::Write, Trim::ThenWrite),
@@ -426,14 +426,14 @@ fn set_rw(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
         },
     };
     // `read:8k` skips 8k after each I/O (a hole); `read:-8k` steps back (backwards).
-    j.seq_skip = 0;
-    j.rand_run = 0;
+    j.pattern.seq_skip = 0;
+    j.pattern.rand_run = 0;
     if modifier.is_empty() {
         return Ok(());
     }
     // `randread:8`: a new random offset every 8 I/Os (a count, as fio reads it).
     if j.rw.is_random() {
-        j.rand_run = num(v.opt.name, modifier)?;
+        j.pattern.rand_run = num(v.opt.name, modifier)?;
         return Ok(());
     }
     let (neg, m) = match modifier.strip_prefix('-') {
@@ -441,7 +441,7 @@ fn set_rw(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
         None => (false, modifier),
     };
     let n = v.size_of(m)? as i64;
-    j.seq_skip = if neg { -n } else { n };
+    j.pattern.seq_skip = if neg { -n } else { n };
     Ok(())
 }
 
@@ -455,7 +455,7 @@ fn set_bs(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
         let p = p.split(['-', ':']).next().unwrap_or(p).trim();
         (!p.is_empty()).then(|| v.size_of(p)).transpose()
     };
-    let had_w = j.write_sizes.map_or(j.bs, |w| w.bs);
+    let had_w = j.pattern.write_sizes.map_or(j.bs, |w| w.bs);
     let r = lead(sides[0])?.unwrap_or(j.bs);
     let w = match sides.get(1) {
         None => r,
@@ -467,13 +467,13 @@ fn set_bs(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
     // fio's bs is only the default of each direction's smallest and largest size: a bsrange
     // or bssplit sets those itself, before or after bs (fio 3.33: bsrange=1k-4k then bs=8k
     // runs 1k-4k).
-    let ranged = j.write_sizes.is_some_and(|w| w.range.is_some());
-    if j.bs_range.is_some() || ranged || !j.bssplit.is_empty() {
+    let ranged = j.pattern.write_sizes.is_some_and(|w| w.range.is_some());
+    if j.pattern.bs_range.is_some() || ranged || !j.pattern.bssplit.is_empty() {
         return Ok(());
     }
     j.bs = r;
-    j.bs_range = None;
-    j.write_sizes = (w != r).then_some(WriteSizes { bs: w, range: None });
+    j.pattern.bs_range = None;
+    j.pattern.write_sizes = (w != r).then_some(WriteSizes { bs: w, range: None });
     Ok(())
 }
 
@@ -498,8 +498,8 @@ fn set_bs_range(j: &mut JobSpec, v: &Val, s: &str) -> Result<(), OptError> {
     let (lo, hi) = range(v, r)?;
     let (wlo, whi) = if w.is_empty() { (lo, hi) } else { range(v, w)? };
     j.bs = lo;
-    j.bs_range = (lo != hi).then_some((lo, hi));
-    j.write_sizes = ((wlo, whi) != (lo, hi)).then_some(WriteSizes {
+    j.pattern.bs_range = (lo != hi).then_some((lo, hi));
+    j.pattern.write_sizes = ((wlo, whi) != (lo, hi)).then_some(WriteSizes {
         bs: wlo,
         range: (wlo != whi).then_some((wlo, whi)),
     });
@@ -539,12 +539,12 @@ fn set_bssplit(j: &mut JobSpec, v: &Val) -> Result<(), OptError> {
         .map(|b| b.bs)
         .min()
         .unwrap_or(j.bs);
-    j.bssplit = reads;
-    j.bssplit_write = writes;
+    j.pattern.bssplit = reads;
+    j.pattern.bssplit_write = writes;
     // The split's sizes are the job's smallest and largest now, as fio's str_bssplit_cb sets
     // them: an earlier bsrange no longer applies.
-    j.bs_range = None;
-    j.write_sizes = None;
+    j.pattern.bs_range = None;
+    j.pattern.write_sizes = None;
     Ok(())
 }
 

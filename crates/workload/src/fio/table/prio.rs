@@ -12,7 +12,7 @@ const CHECKED: &str = "the same share of requests carries the class and level as
                        fio's per-priority latency in its JSON (`prios`) is not written";
 
 fn prio(j: &mut JobSpec) -> &mut CmdPrio {
-    j.cmdprio.get_or_insert_with(CmdPrio::new)
+    j.process.cmdprio.get_or_insert_with(CmdPrio::new)
 }
 
 /// `a` or `a,b` (reads, writes), each at most `max`.
@@ -73,7 +73,7 @@ fn show_splits(p: &CmdPrio) -> Option<String> {
 pub(super) const OPTIONS: &[O] = &[
     O {
         details: CHECKED,
-        show: Some(|j| j.cmdprio.as_ref().map(|p| show_pair(p.percent))),
+        show: Some(|j| j.process.cmdprio.as_ref().map(|p| show_pair(p.percent))),
         ..O::new(
             "cmdprio_percentage",
             C::Engine,
@@ -88,7 +88,7 @@ pub(super) const OPTIONS: &[O] = &[
     },
     O {
         details: "1 realtime (the default: fio's highest), 2 best effort, 3 idle",
-        show: Some(|j| j.cmdprio.as_ref().map(|p| show_pair(p.class))),
+        show: Some(|j| j.process.cmdprio.as_ref().map(|p| show_pair(p.class))),
         ..O::new(
             "cmdprio_class",
             C::Engine,
@@ -103,7 +103,7 @@ pub(super) const OPTIONS: &[O] = &[
     },
     O {
         details: "0 (the default, highest) to 7",
-        show: Some(|j| j.cmdprio.as_ref().map(|p| show_pair(p.level))),
+        show: Some(|j| j.process.cmdprio.as_ref().map(|p| show_pair(p.level))),
         ..O::new(
             "cmdprio",
             C::Engine,
@@ -120,7 +120,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "per block size (with bssplit): `4k/30:64k/10` at cmdprio_class/cmdprio, or \
                   `4k/30/1/0:64k/10/2/5` with each entry's own class and level; reads,writes \
                   apart with a comma",
-        show: Some(|j| j.cmdprio.as_ref().and_then(show_splits)),
+        show: Some(|j| j.process.cmdprio.as_ref().and_then(show_splits)),
         ..O::new(
             "cmdprio_bssplit",
             C::Engine,

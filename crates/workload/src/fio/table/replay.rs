@@ -251,7 +251,12 @@ pub(super) const OPTIONS: &[O] = &[
         details: "fio's iolog v3: a line per I/O with its submission time in µs, so that \
                   the run can be replayed by volbench or fio, and its issue times compared \
                   with a trace's",
-        show: Some(|j| j.write_iolog.as_ref().map(|p| p.display().to_string())),
+        show: Some(|j| {
+            j.reporting
+                .write_iolog
+                .as_ref()
+                .map(|p| p.display().to_string())
+        }),
         ..O::new(
             names::WRITE_IOLOG,
             C::Reporting,
@@ -259,7 +264,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Write an iolog (fio's v3) of every I/O issued, with its time",
             "issued.iolog",
             |j, v| {
-                j.write_iolog = Some(path(v)?);
+                j.reporting.write_iolog = Some(path(v)?);
                 Ok(())
             },
         )

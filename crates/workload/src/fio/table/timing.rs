@@ -48,7 +48,7 @@ pub(super) const OPTIONS: &[O] = &[
     RUNTIME,
     TIME_BASED,
     O {
-        show: Some(|j| Some(show_time(j.ramp_time))),
+        show: Some(|j| Some(show_time(j.timing.ramp_time))),
         common: true,
         ..O::new(
             "ramp_time",
@@ -57,7 +57,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Warm-up time before measuring starts",
             "2s",
             |j, v| {
-                j.ramp_time = v.time()?;
+                j.timing.ramp_time = v.time()?;
                 Ok(())
             },
         )
@@ -66,7 +66,7 @@ pub(super) const OPTIONS: &[O] = &[
         details: "fio 3.36's option: the ramp ends once the job has done this much I/O \
                   (reads and writes), and its runtime counts from there; per job (fio counts a \
                   group's together with group_reporting)",
-        show: Some(|j| (j.ramp_size > 0).then(|| show_size(j, j.ramp_size))),
+        show: Some(|j| (j.timing.ramp_size > 0).then(|| show_size(j, j.timing.ramp_size))),
         ..O::new(
             "ramp_size",
             C::Timing,
@@ -74,7 +74,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Warm-up as an amount of I/O: measuring starts after it",
             "64m",
             |j, v| {
-                j.ramp_size = v.size()?;
+                j.timing.ramp_size = v.size()?;
                 Ok(())
             },
         )
@@ -84,8 +84,8 @@ pub(super) const OPTIONS: &[O] = &[
                   waits a time drawn uniformly from the range, as fio draws one per thread \
                   (repeatable from `randseed`)",
         show: Some(|j| {
-            let lo = show_time(j.startdelay);
-            Some(match j.startdelay_high {
+            let lo = show_time(j.timing.startdelay);
+            Some(match j.timing.startdelay_high {
                 Some(hi) => format!("{lo}-{}", show_time(hi)),
                 None => lo,
             })
@@ -105,8 +105,8 @@ pub(super) const OPTIONS: &[O] = &[
                 if hi.is_some_and(|h| h < lo) {
                     return Err(v.bad(s, "give low-high with low <= high, e.g. 2-5"));
                 }
-                j.startdelay = lo;
-                j.startdelay_high = hi.filter(|&h| h > lo);
+                j.timing.startdelay = lo;
+                j.timing.startdelay_high = hi.filter(|&h| h > lo);
                 Ok(())
             },
         )
@@ -116,7 +116,9 @@ pub(super) const OPTIONS: &[O] = &[
                   is owed, and issued as soon as the device allows); the report adds each \
                   direction's latency from when its I/Os were due (`lat_due_ns`) and warns when \
                   the device fell behind",
-        show: Some(|j| (j.rate != [0, 0]).then(|| format!("{},{}", j.rate[0], j.rate[1]))),
+        show: Some(|j| {
+            (j.rates.rate != [0, 0]).then(|| format!("{},{}", j.rates.rate[0], j.rates.rate[1]))
+        }),
         ..O::new(
             "rate",
             C::Timing,
@@ -124,7 +126,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Bandwidth cap per direction, bytes/s: 10m, or read,write",
             "1m,",
             |j, v| {
-                j.rate = pair(v, |s| v.size_of(s))?;
+                j.rates.rate = pair(v, |s| v.size_of(s))?;
                 Ok(())
             },
         )
@@ -132,7 +134,8 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "as `rate`, in I/Os per second",
         show: Some(|j| {
-            (j.rate_iops != [0, 0]).then(|| format!("{},{}", j.rate_iops[0], j.rate_iops[1]))
+            (j.rates.rate_iops != [0, 0])
+                .then(|| format!("{},{}", j.rates.rate_iops[0], j.rates.rate_iops[1]))
         }),
         ..O::new(
             names::RATE_IOPS,
@@ -141,7 +144,7 @@ pub(super) const OPTIONS: &[O] = &[
             "IOPS cap per direction: 500, or read,write",
             "100",
             |j, v| {
-                j.rate_iops = pair(v, |s| num(v.opt.name, s))?;
+                j.rates.rate_iops = pair(v, |s| num(v.opt.name, s))?;
                 Ok(())
             },
         )
@@ -153,7 +156,8 @@ pub(super) const OPTIONS: &[O] = &[
                   fio on a throttled device",
         aliases: &["ratemin"],
         show: Some(|j| {
-            (j.rate_min != [0, 0]).then(|| format!("{},{}", j.rate_min[0], j.rate_min[1]))
+            (j.rates.rate_min != [0, 0])
+                .then(|| format!("{},{}", j.rates.rate_min[0], j.rates.rate_min[1]))
         }),
         ..O::new(
             names::RATE_MIN,
@@ -162,7 +166,7 @@ pub(super) const OPTIONS: &[O] = &[
             "End the job when its bandwidth falls under this, bytes/s: 1m, or read,write",
             "1m,",
             |j, v| {
-                j.rate_min = pair(v, |s| v.size_of(s))?;
+                j.rates.rate_min = pair(v, |s| v.size_of(s))?;
                 Ok(())
             },
         )
@@ -170,8 +174,8 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "as `rate_min`, in I/Os per second (fio judges bytes when both are given)",
         show: Some(|j| {
-            (j.rate_iops_min != [0, 0])
-                .then(|| format!("{},{}", j.rate_iops_min[0], j.rate_iops_min[1]))
+            (j.rates.rate_iops_min != [0, 0])
+                .then(|| format!("{},{}", j.rates.rate_iops_min[0], j.rates.rate_iops_min[1]))
         }),
         ..O::new(
             names::RATE_IOPS_MIN,
@@ -180,7 +184,7 @@ pub(super) const OPTIONS: &[O] = &[
             "End the job when its IOPS fall under this: 100, or read,write",
             "100",
             |j, v| {
-                j.rate_iops_min = pair(v, |s| num(v.opt.name, s))?;
+                j.rates.rate_iops_min = pair(v, |s| num(v.opt.name, s))?;
                 Ok(())
             },
         )
@@ -188,7 +192,7 @@ pub(super) const OPTIONS: &[O] = &[
     O {
         details: "a number alone is milliseconds, as in fio",
         aliases: &["ratecycle"],
-        show: Some(|j| (j.rate_cycle_ms != 1000).then(|| j.rate_cycle_ms.to_string())),
+        show: Some(|j| (j.rates.rate_cycle_ms != 1000).then(|| j.rates.rate_cycle_ms.to_string())),
         ..O::new(
             "rate_cycle",
             C::Timing,
@@ -199,7 +203,7 @@ pub(super) const OPTIONS: &[O] = &[
             "The span, in ms, over which rate_min and rate_iops_min are judged (1000)",
             "500",
             |j, v| {
-                j.rate_cycle_ms = v.int()?;
+                j.rates.rate_cycle_ms = v.int()?;
                 Ok(())
             },
         )
@@ -208,7 +212,16 @@ pub(super) const OPTIONS: &[O] = &[
         details: "`poisson`: rate-limited I/Os arrive with exponential gaps of the rate's mean \
                   (a Poisson process), `linear` (default) evenly; the gaps' p90/median is checked \
                   under strace for both tools (about 3.3 for Poisson, 1 for linear)",
-        show: Some(|j| Some(if j.rate_poisson { "poisson" } else { "linear" }.into())),
+        show: Some(|j| {
+            Some(
+                if j.rates.rate_poisson {
+                    "poisson"
+                } else {
+                    "linear"
+                }
+                .into(),
+            )
+        }),
         ..O::new(
             names::RATE_PROCESS,
             C::Timing,
@@ -216,7 +229,7 @@ pub(super) const OPTIONS: &[O] = &[
             "How rate-capped I/Os are spaced: linear or poisson",
             "poisson",
             |j, v| {
-                j.rate_poisson = v.choice()? == 1;
+                j.rates.rate_poisson = v.choice()? == 1;
                 Ok(())
             },
         )
@@ -232,7 +245,12 @@ pub(super) const OPTIONS: &[O] = &[
                   thinks then depends on when each tool reaps (fio only reaps with a full queue), \
                   and the counts differ; `thinktime_blocks_type=issue`, depth 1 or \
                   `thinktime_blocks=1` match fio",
-        show: Some(|j| j.think.filter(|t| t.us > 0).map(|t| t.us.to_string())),
+        show: Some(|j| {
+            j.timing
+                .think
+                .filter(|t| t.us > 0)
+                .map(|t| t.us.to_string())
+        }),
         ..O::new(
             "thinktime",
             C::Timing,
@@ -247,7 +265,8 @@ pub(super) const OPTIONS: &[O] = &[
     },
     O {
         show: Some(|j| {
-            j.think
+            j.timing
+                .think
                 .filter(|t| t.us > 0 && t.spin_us > 0)
                 .map(|t| t.spin_us.to_string())
         }),
@@ -265,7 +284,8 @@ pub(super) const OPTIONS: &[O] = &[
     },
     O {
         show: Some(|j| {
-            j.think
+            j.timing
+                .think
                 .filter(|t| t.us > 0 && t.blocks_set)
                 .map(|t| t.blocks.to_string())
         }),
@@ -279,7 +299,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Pause after every N I/Os",
             "4",
             |j, v| {
-                let t = j.think.get_or_insert_with(Default::default);
+                let t = j.timing.think.get_or_insert_with(Default::default);
                 t.blocks = v.int::<u64>()?.max(1);
                 t.blocks_set = true;
                 Ok(())
@@ -291,7 +311,7 @@ pub(super) const OPTIONS: &[O] = &[
                   earlier section) has ended, while the other jobs of its group run on; its \
                   measured time starts then. A test times it against fio's (the waiting job \
                   starts after the 2 s job, beside a 4 s one)",
-        show: Some(|j| j.wait_for.clone()),
+        show: Some(|j| j.timing.wait_for.clone()),
         ..O::new(
             "wait_for",
             C::Timing,
@@ -299,7 +319,7 @@ pub(super) const OPTIONS: &[O] = &[
             "Start when the named earlier job has ended",
             "prep",
             |j, v| {
-                j.wait_for = Some(v.need()?.to_string());
+                j.timing.wait_for = Some(v.need()?.to_string());
                 Ok(())
             },
         )
@@ -311,7 +331,8 @@ pub(super) const OPTIONS: &[O] = &[
                   10 s cycle, 9 s of I/O and 1 s idle (a test counts the idle gaps against \
                   fio's)",
         show: Some(|j| {
-            j.think
+            j.timing
+                .think
                 .filter(|t| t.us > 0 && t.iotime_us > 0)
                 .map(|t| format!("{}us", t.iotime_us))
         }),
@@ -336,7 +357,7 @@ pub(super) const OPTIONS: &[O] = &[
                   (the rate's schedule moves on by the think, less one block so the next I/O \
                   goes at once); without it the job catches up on what it did not issue while \
                   thinking, as fio's does by default",
-        show: Some(|j| j.rate_ignore_thinktime.then(|| "1".into())),
+        show: Some(|j| j.rates.rate_ignore_thinktime.then(|| "1".into())),
         ..O::new(
             "rate_ignore_thinktime",
             C::Timing,
@@ -344,14 +365,15 @@ pub(super) const OPTIONS: &[O] = &[
             "Do not catch up on the rate after a think",
             "1",
             |j, v| {
-                j.rate_ignore_thinktime = v.flag()?;
+                j.rates.rate_ignore_thinktime = v.flag()?;
                 Ok(())
             },
         )
     },
     O {
         show: Some(|j| {
-            j.think
+            j.timing
+                .think
                 .filter(|t| t.us > 0 && t.on_issue)
                 .map(|_| "issue".into())
         }),
@@ -375,7 +397,7 @@ pub(super) const OPTIONS: &[O] = &[
                   the test holds volbench to the weights (3:1 on the null engine within 3 %). fio \
                   gives 3:1 too on an idle machine, but its balance is erratic under load (844 \
                   against 25,799 I/Os for weights 3:1 in one CI run)",
-        show: Some(|j| Some(j.flow.to_string())),
+        show: Some(|j| Some(j.rates.flow.to_string())),
         ..O::new(
             "flow",
             C::Timing,
@@ -383,13 +405,13 @@ pub(super) const OPTIONS: &[O] = &[
             "This job's weight among the jobs of its flow_id",
             "3",
             |j, v| {
-                j.flow = v.int()?;
+                j.rates.flow = v.int()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| Some(j.flow_id.to_string())),
+        show: Some(|j| Some(j.rates.flow_id.to_string())),
         ..O::new(
             "flow_id",
             C::Timing,
@@ -400,13 +422,13 @@ pub(super) const OPTIONS: &[O] = &[
             "The group of jobs whose I/Os are balanced by their flow weights",
             "1",
             |j, v| {
-                j.flow_id = v.int()?;
+                j.rates.flow_id = v.int()?;
                 Ok(())
             },
         )
     },
     O {
-        show: Some(|j| Some(j.flow_sleep.to_string())),
+        show: Some(|j| Some(j.rates.flow_sleep.to_string())),
         ..O::new(
             "flow_sleep",
             C::Timing,
@@ -417,7 +439,7 @@ pub(super) const OPTIONS: &[O] = &[
             "µs a job ahead of its share sleeps before trying again",
             "100",
             |j, v| {
-                j.flow_sleep = v.int()?;
+                j.rates.flow_sleep = v.int()?;
                 Ok(())
             },
         )
@@ -426,7 +448,7 @@ pub(super) const OPTIONS: &[O] = &[
 
 /// The job's think settings, made on first use with fio's one block between thinks.
 fn think(j: &mut JobSpec) -> &mut Think {
-    j.think.get_or_insert(Think {
+    j.timing.think.get_or_insert(Think {
         blocks: 1,
         ..Default::default()
     })
