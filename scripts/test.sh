@@ -63,11 +63,11 @@ if command -v mpicc >/dev/null; then
 else
   echo "Open MPI is missing: tests/mpi.rs will skip (apt-get install -y libopenmpi-dev openmpi-bin libclang-dev)" >&2
 fi
-# fio-plot (PyPI), the client that draws fio's JSON: tests/fio_plot.rs draws volbench's with
+# fio-plot (PyPI), the client that draws fio's JSON: tests/fio/reporting.rs draws volbench's with
 # it. A pinned version in a venv under target/, so the system's Python stays untouched.
 if [ ! -x target/fio-plot-venv/bin/fio-plot ]; then
   python3 -m venv target/fio-plot-venv && target/fio-plot-venv/bin/pip install -q fio-plot==1.1.21 \
-    || echo "fio-plot could not be installed (no PyPI?): tests/fio_plot.rs will skip" >&2
+    || echo "fio-plot could not be installed (no PyPI?): tests/fio/reporting.rs will skip" >&2
 fi
 if [ -x target/fio-plot-venv/bin/fio-plot ]; then
   export VOLBENCH_FIO_PLOT="$PWD/target/fio-plot-venv/bin/fio-plot"

@@ -1,12 +1,132 @@
-//! fio's grammar on job files and command lines nobody tuned volbench to (issue 44), each
-//! checked against fio 3.33 itself: comments that end a value without a blank, fio's unit
-//! spellings under `kb_base`, blocks below 512 bytes on buffered I/O, the single-dash command
-//! line fio parses with `getopt_long_only`, and fio's command-line-only options.
+//! fio's grammar on values (units, comments, keywords, arithmetic, pairs and ranges, single-dash
+//! command lines), checked against fio itself.
 
-mod common;
-use common::*;
+use crate::common;
+use crate::common::*;
+use crate::shared::*;
 use serde_json::Value;
 use std::path::Path;
+
+/// fio 3.33's value forms that volbench refused, each against fio on the same job: a whole
+/// number with a unit (`nrfiles=1k` makes 1,024 files), `offset_increment=50%` (the second
+/// clone starts halfway through the existing file: its reads, under strace), `verify`
+/// with sha3 (written and read back clean), and `softrandommap` (accepted; nothing to do).
+#[test]
+fn fio_value_forms_run_as_fio_runs_them() {
+    require_tool!("fio");
+    require_tool!("strace");
+    for tool in ["fio", "vb"] {
+        let d = tmpdir();
+        let dir = format!("--directory={}", d.path().display());
+        let files = [
+            "--name=many",
+            &dir,
+            "--nrfiles=1k",
+            "--filesize=4k",
+            "--rw=write",
+        ];
+        let (ok, _, err) = outcome(tool, &[&files[..], &["--softrandommap=1"]].concat());
+        assert!(ok, "{tool}: {err}");
+        let made = std::fs::read_dir(d.path()).unwrap().count();
+        assert_eq!(made, 1024, "{tool}: files made");
+        let file = d.path().join("half.dat");
+        fill_random(&file, 4 << 20);
+        let f = format!("--filename={}", file.display());
+        let job = [
+            "--name=half",
+            &f,
+            "--numjobs=2",
+            "--offset_increment=50%",
+            "--size=64k",
+            "--bs=64k",
+            "--rw=read",
+            "--ioengine=psync",
+        ];
+        let (log, _) = strace_job(d.path(), tool, &["-y", "-e", "trace=pread64"], &job, false);
+        // Each clone's lowest read (its region's start). Two clones' calls interleave, so a
+        // call may be split into `<unfinished ...>` and `<... pread64 resumed>` lines: the
+        // length and offset are read from the end of the line that ends the call (the data
+        // before them may hold anything).
+        let mut start = std::collections::HashMap::<&str, u64>::new();
+        for l in log
+            .lines()
+            .filter(|l| l.contains("pread64") && l.contains(") = 65536"))
+        {
+            let pid = l.split_whitespace().next().unwrap();
+            if let Some((65536, o)) = len_off(l) {
+                let e = start.entry(pid).or_insert(o);
+                *e = (*e).min(o);
+            }
+        }
+        let mut firsts: Vec<u64> = start.into_values().collect();
+        firsts.sort();
+        assert_eq!(firsts, [0, 2 << 20], "{tool}: each clone's region start");
+        let sha3 = [
+            "--name=s3",
+            &f,
+            "--size=1m",
+            "--bs=4k",
+            "--rw=write",
+            "--verify=sha3-256",
+        ];
+        // In the test's directory: fio writes its verify state where it runs.
+        let out = tool_in(d.path(), tool).args(sha3).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{tool}: {err}");
+    }
+}
+
+#[test]
+fn keyword_values_are_computed_as_fio_computes_them() {
+    require_tool!("fio");
+    require_tool!("bc");
+    let d = tmpdir();
+    // fio replaces $pagesize, $ncpus and $mb_memory by this host's values and hands the
+    // arithmetic to bc; the same host gives both tools the same numbers.
+    let text = "[k]\nioengine=null\nrw=read\nbs=$pagesize\nsize=16*$pagesize*$ncpus\n";
+    let (theirs, ours) = both(d.path(), text, "read");
+    assert_eq!(ours, theirs);
+    assert!(ours.0 >= 16, "{ours:?}");
+    // $mb_memory divided down to something small enough to run.
+    let text = "[m]\nioengine=null\nrw=read\nbs=4k\nsize=$mb_memory/64*4096\n";
+    let (theirs, ours) = both(d.path(), text, "read");
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn parenthesised_values_follow_fios_grammar_and_bare_arithmetic_is_refused() {
+    require_tool!("fio");
+    let d = tmpdir();
+    // Debian's fio is built without its expression grammar (it refuses "(...)"), so fio runs
+    // the plain value the expression comes to: 4 KiB blocks, 512 KiB + 32 KiB.
+    let job = |bs: &str, size: &str| format!("[p]\nioengine=null\nrw=read\nbs={bs}\nsize={size}\n");
+    let plain = job("4096", "557056");
+    let (theirs, _) = both(d.path(), &plain, "read");
+    let p = d.path().join("e.fio");
+    std::fs::write(&p, job("(2*2k)", "(1m/2+4k*8)")).unwrap();
+    let ours = vb_io(&vb_json(d.path(), &p, &[]), "read");
+    assert_eq!(ours, theirs);
+    assert_eq!(ours, (136, 557_056));
+    // fio reads only the 3 of 3*1k: refused, with the way to have it computed.
+    let (ok, err) = parse_text(d.path(), &job("4k", "3*1m"));
+    assert!(!ok && err.contains("write (3*1m)"), "{err}");
+    let (ok, err) = parse_text(d.path(), &job("4k", "(4/0)"));
+    assert!(!ok && err.contains("division by zero"), "{err}");
+}
+
+#[test]
+fn an_escaped_percent_size_is_a_percent_as_in_fio() {
+    require_tool!("fio");
+    let d = tmpdir();
+    let f = d.path().join("data");
+    std::fs::write(&f, vec![7u8; 1 << 20]).unwrap();
+    for size in ["50%%", "50%"] {
+        let text = format!("[s]\nfilename=data\nrw=read\nbs=4k\nsize={size}\n");
+        let (theirs, ours) = both(d.path(), &text, "read");
+        assert_eq!(ours, theirs, "size={size}");
+        assert_eq!(ours.1, 512 << 10, "size={size}");
+    }
+}
 
 /// volbench's effective jobs for a job file (`--parse-only --output-format=json`).
 fn jobs_of(job: &Path) -> Value {
