@@ -2,6 +2,7 @@
 
 use crate::common;
 use crate::common::*;
+use crate::shared::*;
 
 /// zram's own account of what it stored: (original bytes, compressed bytes).
 fn zram_mm(z: &Zram) -> (u64, u64) {
@@ -12,6 +13,7 @@ fn zram_mm(z: &Zram) -> (u64, u64) {
 
 #[test]
 fn buffer_compress_percentage_compresses_as_fios_data_does_and_is_flagged() {
+    let _disk = shared_disk();
     require_root!();
     let d = tmpdir();
     let job = d.path().join("c.fio");
@@ -66,6 +68,7 @@ fn buffer_compress_percentage_compresses_as_fios_data_does_and_is_flagged() {
 /// in the note.
 #[test]
 fn buffer_and_barrier_options_run_with_a_note() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("mem.fio");
     std::fs::write(

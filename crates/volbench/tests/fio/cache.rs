@@ -39,6 +39,7 @@ fn reads_under(tool: &str, dev: &Zram, hint: &str) -> u64 {
 /// `sequential` lets the kernel read ahead in large requests. volbench's counts equal fio's.
 #[test]
 fn fadvise_hint_advises_the_kernel_as_fio_does() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let z = Zram::new("64M");
@@ -71,6 +72,7 @@ fn resident(file: &Path) -> u64 {
 /// for any writer that sets it.
 #[test]
 fn uncached_reads_leave_nothing_in_the_page_cache() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fincore");
     require_tool!("strace");
@@ -124,6 +126,7 @@ fn uncached_reads_leave_nothing_in_the_page_cache() {
 /// never (the kernel's counter for the run, in its report).
 #[test]
 fn pre_read_starts_the_job_with_its_file_cached_as_fio_does() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     require_tool!("fincore");
@@ -194,7 +197,7 @@ fn pre_read_starts_the_job_with_its_file_cached_as_fio_does() {
 /// disk's own counters; volbench read it from the pages its layout left: 0 bytes).
 #[test]
 fn a_new_files_layout_is_dropped_from_the_cache_as_fio() {
-    let _one = serial();
+    let _disk = alone();
     require_tool!("fio");
     let d = tmpdir();
     let text = "[c]\nfilename=cf\nbs=1m\nsize=64m\nrw=read\ninvalidate=0\n";
@@ -234,6 +237,7 @@ fn cache_drops(d: &Path, cmd: &[&str]) -> (usize, String) {
 
 #[test]
 fn buffered_jobs_drop_the_cache_at_every_pass_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();

@@ -36,6 +36,7 @@ fn pattern_job(tool: &str, file: &Path, only: bool) -> (bool, String) {
 /// other's file; a byte changed on disk fails both, and volbench names where.
 #[test]
 fn verify_pattern_files_check_across_tools_and_a_flipped_byte_fails_both() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     for writer in ["fio", "vb"] {
@@ -67,6 +68,7 @@ fn verify_pattern_files_check_across_tools_and_a_flipped_byte_fails_both() {
 /// fails. The state file is fio's name in the working directory.
 #[test]
 fn verify_state_limits_a_later_verify_to_what_was_written() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let dir = d.path();
@@ -124,6 +126,7 @@ fn verify_state_limits_a_later_verify_to_what_was_written() {
 /// any fsync the fsynced state covers nothing.
 #[test]
 fn verify_policy_fsynced_covers_only_what_an_fsync_made_durable() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let dir = d.path();
     let base = [
@@ -182,6 +185,7 @@ fn verify_policy_fsynced_covers_only_what_an_fsync_made_durable() {
 /// a trim in a job that is not a trim job).
 #[test]
 fn trim_percentage_discards_written_blocks_and_verifies_them_as_zeros() {
+    let _disk = shared_disk();
     require_root!();
     let z = Zram::new("16M");
     let dev = format!("--filename={}", z.p());
@@ -235,6 +239,7 @@ fn trim_percentage_discards_written_blocks_and_verifies_them_as_zeros() {
 /// which hold random bytes and would fail the check.
 #[test]
 fn a_time_based_verify_reads_back_the_blocks_it_wrote() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let file = d.path().join("tv.dat");
@@ -293,6 +298,7 @@ fn a_time_based_verify_reads_back_the_blocks_it_wrote() {
 
 #[test]
 fn verify_hashes_write_check_and_catch_corruption() {
+    let _disk = shared_disk();
     let d = tmpdir();
     for algo in ["sha1", "sha256", "sha512", "crc64"] {
         let f = d.path().join(format!("v-{algo}"));
@@ -344,6 +350,7 @@ fn verify_hashes_write_check_and_catch_corruption() {
 
 #[test]
 fn verify_backlog_reads_back_while_writing_as_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("b.fio");
     let j = job.to_str().unwrap();
@@ -416,7 +423,7 @@ fn verify_backlog_reads_back_while_writing_as_fio() {
 /// the runtime: 1.6 GiB written and 2 GiB read where fio wrote 1 GiB and read 18 MiB).
 #[test]
 fn loops_with_verify_read_each_loop_back_inside_the_runtime_as_fio() {
-    let _one = serial();
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("l.fio");
@@ -453,6 +460,7 @@ fn fio_dir_of(v: &Value, dir: &str) -> (u64, u64, u64, u64) {
 
 #[test]
 fn verify_reads_count_as_reads_over_their_own_time_as_in_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     // fio's t0025: a verified 128 KiB write job reads its 128 KiB back, and fio counts them.
@@ -510,6 +518,7 @@ fn rw_counts(v: &Value) -> (u64, u64, u64, u64, u64) {
 
 #[test]
 fn verify_reads_back_blocks_of_any_size_and_mixed_jobs_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     // Each written block is read back whole and checked, 512-byte ones too: as many reads
@@ -576,6 +585,7 @@ fn verify_reads_back_blocks_of_any_size_and_mixed_jobs_as_fio() {
 /// passes): the bytes each tool writes and reads back are fio's in every case (fio's t0026).
 #[test]
 fn loops_with_verify_write_and_read_back_as_fio_counts_them() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let file = d.path().join("f");

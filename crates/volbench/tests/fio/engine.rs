@@ -23,6 +23,7 @@ fn rw_hint(path: &Path) -> u64 {
 /// write_hint=long leaves RWH_WRITE_LIFE_LONG (4) on the file's inode, as fio leaves it.
 #[test]
 fn write_hint_is_set_on_the_file_as_fio_sets_it() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     for (tool, name) in [("fio", "f.dat"), ("vb", "v.dat")] {
@@ -93,6 +94,7 @@ fn run_switched(dev: &Loop, want: &str) -> std::process::Child {
 /// next volbench to start (here `volbench clean`) switches it back.
 #[test]
 fn ioscheduler_is_switched_for_the_run_and_back_even_after_a_kill() {
+    let _disk = shared_disk();
     require_root!();
     let dev = Loop::new(64 << 20, 512);
     let (before, want) = schedulers(&dev.name());
@@ -157,6 +159,7 @@ fn enters(d: &Path, file: &Path, poll: bool) -> u64 {
 /// io_uring_enter calls (here about a sixth; the bound is half).
 #[test]
 fn sqthread_poll_submits_without_a_syscall_per_batch() {
+    let _disk = shared_disk();
     require_tool!("strace");
     let d = tmpdir();
     let file = d.path().join("q.dat");
@@ -176,6 +179,7 @@ fn sqthread_poll_submits_without_a_syscall_per_batch() {
 /// I/O, naming the device, where the kernel would refuse every write.
 #[test]
 fn atomic_writes_are_refused_where_the_device_has_no_atomic_unit() {
+    let _disk = shared_disk();
     require_root!();
     let z = Zram::new("16M");
     let unit =
@@ -212,6 +216,7 @@ fn atomic_writes_are_refused_where_the_device_has_no_atomic_unit() {
 /// read of the cached file (invalidate=0) completes in both.
 #[test]
 fn nowait_fails_a_blocking_read_with_eagain_as_fio_does() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let d = tmpdir();
@@ -297,6 +302,7 @@ fn refills(log: &str) -> (Vec<i64>, u64) {
 /// of its starts with more than 4 in flight either.
 #[test]
 fn iodepth_low_lets_the_queue_drain_before_refilling_as_fio_does() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     require_tool!("strace");
@@ -346,6 +352,7 @@ fn iodepth_low_lets_the_queue_drain_before_refilling_as_fio_does() {
 /// because the host was busy: thousands, with another io_uring job running.)
 #[test]
 fn force_async_sends_requests_to_io_wq_workers_as_fio() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let d = tmpdir();
@@ -394,6 +401,7 @@ fn force_async_sends_requests_to_io_wq_workers_as_fio() {
 /// reads carry RWF_HIPRI in both tools (strace; within 4 points, six standard deviations).
 #[test]
 fn hipri_percentage_polls_that_share_of_the_reads_as_fio() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     require_tool!("strace");
@@ -455,6 +463,7 @@ fn space_calls(dir: &Path, tool: &str, file: &Path, job: &[&str]) -> (Vec<String
 /// and leave the file the same size with the same blocks.
 #[test]
 fn falloc_and_ftruncate_engines_make_fios_calls() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     require_tool!("strace");
@@ -545,6 +554,7 @@ fn falloc_and_ftruncate_engines_make_fios_calls() {
 /// thread can lose CPU to other tests, never gain more than it asks.
 #[test]
 fn cpuio_burns_the_cpu_share_fios_does() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let cpu = |j: &Value| f(j, "/usr_cpu") + f(j, "/sys_cpu");
     for tool in ["fio", "vb"] {
@@ -603,6 +613,7 @@ fn cpuio_burns_the_cpu_share_fios_does() {
 /// program left running.
 #[test]
 fn exec_runs_the_program_as_fios_exec_engine() {
+    let _disk = shared_disk();
     use std::os::unix::fs::PermissionsExt;
     require_tool!("fio");
     let d = tmpdir();
@@ -673,6 +684,7 @@ fn exec_runs_the_program_as_fios_exec_engine() {
 /// whole first (inplace=0) or per move (inplace=1), and leave the donor file as fio does.
 #[test]
 fn e4defrag_moves_what_fios_moves() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     require_tool!("strace");
@@ -723,6 +735,7 @@ fn e4defrag_moves_what_fios_moves() {
 
 #[test]
 fn synchronous_engines_run_as_psync_and_say_so() {
+    let _disk = shared_disk();
     let d = tmpdir();
     for engine in ["sync", "vsync", "pvsync", "pvsync2"] {
         let job = d.path().join(format!("{engine}.fio"));
@@ -755,6 +768,7 @@ fn synchronous_engines_run_as_psync_and_say_so() {
 
 #[test]
 fn hipri_polls_as_fio_does_or_says_why_it_cannot() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let strace = |prog: &str, args: &[&str]| -> (bool, String) {
         let log = d.path().join("strace.txt");
@@ -848,7 +862,7 @@ fn hipri_polls_as_fio_does_or_says_why_it_cannot() {
 /// writing nothing to the disk). Both tools make one msync per read and write.
 #[test]
 fn mmap_with_direct_msyncs_every_io_as_fio() {
-    let _one = serial();
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -872,7 +886,7 @@ fn mmap_with_direct_msyncs_every_io_as_fio() {
 /// says where its buffers were.
 #[test]
 fn large_direct_io_reaches_a_virtio_disk_as_one_request_per_io() {
-    let _one = serial();
+    let _disk = alone();
     let d = tmpdir();
     let job = d.path().join("big.fio");
     for (i, engine) in ["psync", "io_uring", "libaio", "psync"].iter().enumerate() {
@@ -904,6 +918,7 @@ fn large_direct_io_reaches_a_virtio_disk_as_one_request_per_io() {
 
 #[test]
 fn mmap_runs_as_fios_mmap_engine_and_splice_as_psync() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     // Written through the mapping with verify headers, then read back by pread in another

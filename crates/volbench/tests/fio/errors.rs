@@ -19,6 +19,7 @@ fn failed_writes(z: &Zram) -> u64 {
 /// first failure and names it.
 #[test]
 fn continue_on_error_counts_failed_writes_as_the_kernel_and_fio_do() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let job = |dev: &str| -> Vec<String> {
@@ -81,6 +82,7 @@ fn continue_on_error_counts_failed_writes_as_the_kernel_and_fio_do() {
 /// failures counted as fio counts them; without it volbench stops at the first and says so.
 #[test]
 fn ignore_error_carries_past_the_errnos_listed_as_fio() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let args = |dir: &str, ignore: bool| -> Vec<String> {
@@ -134,6 +136,7 @@ fn ignore_error_carries_past_the_errnos_listed_as_fio() {
 /// 5 ms limit ends the job at once with ETIMEDOUT in both tools; a 2 s limit lets both run.
 #[test]
 fn max_latency_ends_a_job_with_etimedout_as_fio_does() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let z = Zram::new("64M");
@@ -156,6 +159,7 @@ fn max_latency_ends_a_job_with_etimedout_as_fio_does() {
 
 #[test]
 fn slat_and_clat_are_split_as_fio_splits_them() {
+    let _disk = shared_disk();
     require_root!();
     // QD16 libaio refills many slots per turn: slat is each I/O's own preparation to the
     // return of its submission (fio's definition), not the turn's.
@@ -220,7 +224,7 @@ fn slat_and_clat_are_split_as_fio_splits_them() {
 /// finds the job and its error instead of nothing.
 #[test]
 fn a_job_that_cannot_start_gets_fios_document_with_its_error() {
-    let _one = serial();
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("e.fio");

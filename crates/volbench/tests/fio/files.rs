@@ -14,6 +14,7 @@ use std::process::Command as Std;
 /// command line refuses a missing directory (tests/cli.rs).
 #[test]
 fn a_job_files_missing_directories_are_created_as_fio_creates_them() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let run = |tool: &str, job: &Path| by(tool, &[job], &[]);
@@ -59,6 +60,7 @@ fn a_job_files_missing_directories_are_created_as_fio_creates_them() {
 /// note) and keeps its own rule: a mounted device is written only with --allow-destructive.
 #[test]
 fn allow_mounted_write_is_read_and_the_safety_rule_holds() {
+    let _disk = shared_disk();
     require_root!();
     let fs = Ext4::new("64M");
     let d = tmpdir();
@@ -142,6 +144,7 @@ fn entries(dir: &Path) -> Vec<String> {
 /// engines (its directory engines came in 3.34): the directories are checked on disk.
 #[test]
 fn file_and_directory_engines_count_and_leave_what_fios_do() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let steps = [
@@ -184,6 +187,7 @@ fn file_and_directory_engines_count_and_leave_what_fios_do() {
 /// before are refused without --allow-destructive, and kept.
 #[test]
 fn filedelete_removes_only_what_the_run_made_unless_allowed() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let keep = d.path().join("t.0.0");
     std::fs::write(&keep, b"data").unwrap();
@@ -223,6 +227,7 @@ fn filedelete_removes_only_what_the_run_made_unless_allowed() {
 /// afterwards, and volbench says what ended the job.
 #[test]
 fn fill_fs_writes_until_the_file_system_is_full_as_fio() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let mut written = Vec::new();
@@ -289,6 +294,7 @@ fn fill_fs_writes_until_the_file_system_is_full_as_fio() {
 /// what was there byte for byte, in both tools.
 #[test]
 fn file_append_writes_after_the_end_of_the_file_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let old: Vec<u8> = (0..4u32 << 20)
@@ -377,6 +383,7 @@ fn read_order(d: &Path, tool: &str, service: &str) -> Vec<String> {
 /// among those with reads left, every file still read whole once. The same in fio (strace).
 #[test]
 fn file_service_type_orders_files_as_fio_does() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     for tool in ["fio", "vb"] {
@@ -416,6 +423,7 @@ fn file_service_type_orders_files_as_fio_does() {
 /// that was there before the run is refused (volbench deletes only what it creates).
 #[test]
 fn unlink_each_loop_deletes_the_files_between_loops_as_fio_does() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     require_tool!("strace");
@@ -471,6 +479,7 @@ fn unlink_each_loop_deletes_the_files_between_loops_as_fio_does() {
 /// so does volbench (it refused the job before).
 #[test]
 fn files_under_one_block_are_made_and_get_no_io_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     for rw in ["--rw=write", "--rw=randread"] {
         for timed in ["--time_based=0", "--time_based=1"] {
@@ -507,6 +516,7 @@ fn files_under_one_block_are_made_and_get_no_io_as_fio() {
 /// apiece), from the same files (strace's opens); an empty directory is refused in one line.
 #[test]
 fn opendir_takes_every_file_below_it_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -559,6 +569,7 @@ fn top_two_share(log: &str) -> f64 {
 /// per file; it was refused before.
 #[test]
 fn skewed_file_service_types_choose_files_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -634,6 +645,7 @@ fn overlaps(log: &str, file: &str) -> (usize, usize) {
 /// the two threads sharing one CPU.
 #[test]
 fn lockfile_serialises_the_io_of_jobs_on_one_file_as_fios() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     require_tool!("strace");
@@ -683,6 +695,7 @@ fn lockfile_serialises_the_io_of_jobs_on_one_file_as_fios() {
 /// fio starts a non-uniformly chosen file's map over.
 #[test]
 fn file_service_centers_put_the_hot_files_where_fio_does() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -740,6 +753,7 @@ fn file_service_centers_put_the_hot_files_where_fio_does() {
 
 #[test]
 fn nrfiles_spreads_io_and_do_verify_reads_it_back() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let v = job(
         d.path(),
@@ -765,6 +779,7 @@ fn nrfiles_spreads_io_and_do_verify_reads_it_back() {
 
 #[test]
 fn unlink_removes_only_what_volbench_created() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let mine = d.path().join("mine");
     std::fs::write(&mine, vec![1u8; 1 << 20]).unwrap();
@@ -781,6 +796,7 @@ fn unlink_removes_only_what_volbench_created() {
 
 #[test]
 fn write_only_jobs_are_laid_out_as_fio_lays_them_out() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let (f, v) = (d.path().join("fio"), d.path().join("vb"));
     std::fs::create_dir_all(&f).unwrap();
@@ -837,6 +853,7 @@ fn write_only_jobs_are_laid_out_as_fio_lays_them_out() {
 
 #[test]
 fn allow_file_create_0_refuses_a_missing_file() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("a.fio");
     std::fs::write(
@@ -872,7 +889,7 @@ fn allow_file_create_0_refuses_a_missing_file() {
 /// it: 252 blocks of zeros).
 #[test]
 fn an_mmap_write_job_lays_its_new_file_out_first_as_fio() {
-    let _one = serial();
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let text = "[m]\nfilename=mf\nioengine=mmap\nrw=randwrite\nbs=4k\nsize=1m\nnumber_ios=4\n";
@@ -919,6 +936,7 @@ fn openfiles_order(log: &str) -> String {
 
 #[test]
 fn openfiles_works_through_the_files_a_few_at_a_time_in_fios_order() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -945,6 +963,7 @@ fn openfiles_works_through_the_files_a_few_at_a_time_in_fios_order() {
 /// its length for a write job) and does no I/O, even time-based.
 #[test]
 fn create_only_lays_the_files_out_and_does_no_io_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     for rw in ["read", "write"] {

@@ -13,6 +13,7 @@ use std::path::Path;
 /// with sha3 (written and read back clean), and `softrandommap` (accepted; nothing to do).
 #[test]
 fn fio_value_forms_run_as_fio_runs_them() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     for tool in ["fio", "vb"] {
@@ -78,6 +79,7 @@ fn fio_value_forms_run_as_fio_runs_them() {
 
 #[test]
 fn keyword_values_are_computed_as_fio_computes_them() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("bc");
     let d = tmpdir();
@@ -95,6 +97,7 @@ fn keyword_values_are_computed_as_fio_computes_them() {
 
 #[test]
 fn parenthesised_values_follow_fios_grammar_and_bare_arithmetic_is_refused() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     // Debian's fio is built without its expression grammar (it refuses "(...)"), so fio runs
@@ -116,6 +119,7 @@ fn parenthesised_values_follow_fios_grammar_and_bare_arithmetic_is_refused() {
 
 #[test]
 fn an_escaped_percent_size_is_a_percent_as_in_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let f = d.path().join("data");
@@ -155,6 +159,7 @@ fn fio_bytes(size: &str, kb_base: u32) -> u64 {
 
 #[test]
 fn comments_end_values_and_units_read_as_fios() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("g.fio");
@@ -201,6 +206,7 @@ fn comments_end_values_and_units_read_as_fios() {
 /// names the ignored text once per line.
 #[test]
 fn text_after_a_number_and_a_blank_is_ignored_as_fio_ignores_it() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("noted.fio");
@@ -267,6 +273,7 @@ fn text_after_a_number_and_a_blank_is_ignored_as_fio_ignores_it() {
 /// says how to write a range. Each form's read and write sizes are fio's own on the same job.
 #[test]
 fn bs_with_a_dash_or_colon_sets_reads_and_writes_as_fio_does() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("bs.fio");
@@ -348,6 +355,7 @@ fn bs_with_a_dash_or_colon_sets_reads_and_writes_as_fio_does() {
 /// whole sectors.
 #[test]
 fn blocks_below_512_bytes_run_buffered() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let f = d.path().join("small.dat");
@@ -390,6 +398,7 @@ fn blocks_below_512_bytes_run_buffered() {
 /// its value after a space. fio runs it; volbench reads it as the `--` form.
 #[test]
 fn a_pasted_single_dash_fio_line_runs() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let f = d.path().join("sdb.dat");
@@ -430,6 +439,7 @@ fn a_pasted_single_dash_fio_line_runs() {
 /// change nothing are named in one note, fio's client and triggers are refused.
 #[test]
 fn fios_command_line_options_are_honoured_noted_or_refused() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("two.fio");
     std::fs::write(

@@ -12,6 +12,7 @@ use std::process::Command as Std;
 /// `[global-x]` is global, `[Global]` is a job. Both tools run the same jobs.
 #[test]
 fn section_names_mean_what_they_mean_to_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let file = d.path().join("s.dat");
@@ -60,6 +61,7 @@ fn section_names_mean_what_they_mean_to_fio() {
 /// refused in one line.
 #[test]
 fn profile_tiobench_runs_fios_jobs() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let dir = d.path();
@@ -139,6 +141,7 @@ fn profile_tiobench_runs_fios_jobs() {
 /// rounding); no device named is one line.
 #[test]
 fn profile_act_runs_fios_act_jobs() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let dev = Loop::new(64 << 20, 512);
@@ -164,6 +167,7 @@ fn profile_act_runs_fios_act_jobs() {
 
 #[test]
 fn kb_base_1000_makes_k_a_thousand_as_in_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("k.fio");
     // kb_base sets the units of every size in its own section, wherever it is written there;
@@ -191,6 +195,7 @@ fn kb_base_1000_makes_k_a_thousand_as_in_fio() {
 
 #[test]
 fn command_line_options_are_defaults_the_job_file_overrides() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("p.fio");
     std::fs::write(&job, "[global]\nbs=4k\n[j]\nrw=write\nsize=1m\n").unwrap();
@@ -212,6 +217,7 @@ fn command_line_options_are_defaults_the_job_file_overrides() {
 
 #[test]
 fn a_pasted_fio_command_line_means_what_it_means_to_fio() {
+    let _disk = shared_disk();
     // etcd's disk check: buffered synchronous 2300-byte writes, fdatasync after each.
     let d = tmpdir();
     let args = [
@@ -247,6 +253,7 @@ fn a_pasted_fio_command_line_means_what_it_means_to_fio() {
 
 #[test]
 fn a_job_error_names_the_option_and_its_line() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("e.fio");
     std::fs::write(
@@ -293,7 +300,7 @@ fn engine_options(engine: &str) -> Vec<String> {
 /// verify_async_cpus and the deprecated verifysort are accepted with a note, and a queue deeper than 4,096 runs as in fio.
 #[test]
 fn every_fio_option_is_known_and_an_engines_own_are_named_as_its() {
-    let _one = serial();
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("o.fio");
@@ -334,6 +341,7 @@ fn every_fio_option_is_known_and_an_engines_own_are_named_as_its() {
 
 #[test]
 fn job_file_runs_with_globals_numjobs_and_stonewall() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = write_job(
         d.path(),
@@ -385,6 +393,7 @@ fn job_file_runs_with_globals_numjobs_and_stonewall() {
 
 #[test]
 fn fio_command_line_form_takes_several_jobs() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let v = ok_json(volbench().current_dir(d.path()).args([
         "run",
@@ -404,6 +413,7 @@ fn fio_command_line_form_takes_several_jobs() {
 
 #[test]
 fn showcmd_and_parse_only_do_no_io() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let target = d.path().join("never-created");
     let job = write_job(
@@ -441,6 +451,7 @@ fn showcmd_and_parse_only_do_no_io() {
 
 #[test]
 fn bad_job_files_get_one_line_located_errors() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let cases = [
         (
@@ -499,6 +510,7 @@ fn bad_job_files_get_one_line_located_errors() {
 /// one-line message; none panics.
 #[test]
 fn fio_documentation_examples_parse_or_name_what_is_unsupported() {
+    let _disk = shared_disk();
     let dir = [
         "/usr/share/doc/fio-examples/examples",
         "/usr/share/doc/fio/examples",
@@ -576,6 +588,7 @@ fn words(cmd: &str) -> Vec<String> {
 /// shipped suite and every job file of fio's own examples that volbench parses.
 #[test]
 fn showcmd_round_trips_over_suites_and_fio_examples() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let mut files: Vec<std::path::PathBuf> = Vec::new();
     for suite in ["quick", "cloud-volume", "scaling", "crystal"] {
@@ -631,6 +644,7 @@ fn showcmd_round_trips_over_suites_and_fio_examples() {
 /// note, skipped as reporting-only, or refused as not supported, never "not a fio option".
 #[test]
 fn every_option_fio_lists_is_known() {
+    let _disk = shared_disk();
     let Ok(out) = std::process::Command::new("fio")
         .arg("--cmdhelp=all")
         .output()

@@ -1,7 +1,8 @@
 //! fio parity: each option family's behaviour checked against fio itself on the same job (or,
 //! where fio leaves no trace to compare, against the kernel's counters), one module per family
 //! of the option table (`workload/src/fio/table/`). One test binary: tests that drop or count
-//! the page cache share one lock (`shared::drop_caches`, `shared::cache_held`).
+//! the page cache share one lock (`shared::drop_caches`, `shared::cache_held`), and a test
+//! that counts the shared disk's requests runs alone (`shared::alone`).
 
 #[macro_use]
 #[path = "../common/mod.rs"]

@@ -24,6 +24,7 @@ fn sequential_share(log: &str) -> f64 {
 /// Over 4,000 I/Os the share's standard deviation is 0.7 points; the bound is 5.
 #[test]
 fn percentage_random_mixes_as_fio_mixes() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -85,6 +86,7 @@ fn read_offsets(d: &Path, tool: &str, extra: &[&str]) -> Vec<u64> {
 /// with ba=4k,64k and ba=64k,4k the reads keep to the first value in both tools.
 #[test]
 fn blockalign_aligns_random_offsets_as_fio_does() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -128,6 +130,7 @@ fn blockalign_aligns_random_offsets_as_fio_does() {
 /// with ENOTTY).
 #[test]
 fn trim_workloads_discard_what_fios_discard() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     require_tool!("strace");
@@ -198,6 +201,7 @@ fn trim_workloads_discard_what_fios_discard() {
 /// mean between, in fio and volbench alike (fio-JSON's bytes per I/O).
 #[test]
 fn bs_is_seq_rand_sizes_by_sequential_or_random_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let file = d.path().join("sr.dat");
@@ -249,6 +253,7 @@ fn bs_is_seq_rand_sizes_by_sequential_or_random_as_fio() {
 /// write io_size (2 MiB) and at most one write more.
 #[test]
 fn bs_unaligned_draws_any_size_of_the_range_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -304,6 +309,7 @@ fn bs_unaligned_draws_any_size_of_the_range_as_fio() {
 /// 10), in fio and volbench alike (fio-JSON); it was refused before.
 #[test]
 fn bssplit_takes_the_reads_and_the_writes_splits_apart_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let file = d.path().join("bw.dat");
@@ -338,6 +344,7 @@ fn bssplit_takes_the_reads_and_the_writes_splits_apart_as_fio() {
 /// boundary, every write 16k on a 16k boundary, and the job's bytes done.
 #[test]
 fn reads_and_writes_of_their_own_sizes_stay_whole_and_aligned() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -391,6 +398,7 @@ fn reads_and_writes_of_their_own_sizes_stay_whole_and_aligned() {
 /// blocks are hot, not how hot: file_service_type shows where it puts them).
 #[test]
 fn zoned_abs_and_a_center_draw_as_fio_does() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -446,6 +454,7 @@ fn zoned_abs_and_a_center_draw_as_fio_does() {
 
 #[test]
 fn bssplit_mixes_block_sizes_by_weight() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let v = job(
         d.path(),
@@ -465,6 +474,7 @@ fn bssplit_mixes_block_sizes_by_weight() {
 
 #[test]
 fn rw_offset_modifiers_skip_and_step_back_as_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     for (rw, name) in [("write:4k", "hole"), ("read:-8k", "back")] {
         let job = d.path().join(format!("{name}.fio"));
@@ -496,6 +506,7 @@ fn rw_offset_modifiers_skip_and_step_back_as_fio() {
 
 #[test]
 fn bsrange_draws_sizes_across_the_range_as_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("r.fio");
     std::fs::write(
@@ -520,6 +531,7 @@ fn bsrange_draws_sizes_across_the_range_as_fio() {
 
 #[test]
 fn serialize_overlap_keeps_overlapping_ios_out_of_flight_as_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("s.fio");
     // 16 blocks drawn with replacement at QD16: without serializing, the queue stays full of
@@ -571,6 +583,7 @@ fn serialize_overlap_keeps_overlapping_ios_out_of_flight_as_fio() {
 
 #[test]
 fn random_distributions_favour_the_blocks_fio_favours() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("z.fio");
     // The share of 20,000 reads that land on the hottest 1 % and 10 % of 4,096 blocks, from
@@ -639,6 +652,7 @@ fn random_distributions_favour_the_blocks_fio_favours() {
 
 #[test]
 fn a_random_jobs_modifier_runs_n_ios_from_each_random_start_as_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("r.fio");
     // The offsets each tool passes to pread: how many follow the one before, or repeat it.
@@ -732,7 +746,7 @@ fn traced(d: &Path, tool: &str, job: &str, name: &str) -> [BTreeSet<u64>; 2] {
 /// and written (volbench with a map per direction read and wrote 47-63 of them).
 #[test]
 fn a_mixed_random_job_reads_or_writes_each_block_once_a_pass_as_fio() {
-    let _one = serial();
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -768,7 +782,7 @@ fn mean_io(v: &Value, dir: &str) -> f64 {
 /// cuts move it about 3 %).
 #[test]
 fn a_split_after_a_range_or_beside_bs_draws_from_the_split_as_fio() {
-    let _one = serial();
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("b.fio");
@@ -794,6 +808,7 @@ fn a_split_after_a_range_or_beside_bs_draws_from_the_split_as_fio() {
 
 #[test]
 fn block_size_ranges_and_pairs_mean_what_they_mean_in_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let mean = |(ios, bytes): (u64, u64)| bytes as f64 / ios as f64;
@@ -855,6 +870,7 @@ fn block_size_ranges_and_pairs_mean_what_they_mean_in_fio() {
 
 #[test]
 fn sequential_holes_end_a_pass_where_fio_ends_it() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     // fio's own regression test: read:512k with 1 MiB blocks over 128 MiB reads 85 blocks,
@@ -884,6 +900,7 @@ fn sequential_holes_end_a_pass_where_fio_ends_it() {
 
 #[test]
 fn mixed_sizes_under_the_random_map_are_cut_short_as_fio_cuts_them() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     // fio's random map does each 4 KiB block once a pass and cuts an I/O short at the first

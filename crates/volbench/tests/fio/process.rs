@@ -54,6 +54,7 @@ fn placement_calls(d: &Path, tool: &str) -> (bool, bool) {
 /// and runs on node 0's CPUs, with the same calls as fio's (libnuma's) under strace.
 #[test]
 fn numa_options_place_the_job_as_fio_places_it() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -88,6 +89,7 @@ fn locked_kib(prog: &str, args: &[&str]) -> u64 {
 /// process, fio with --thread so its job is in the same process).
 #[test]
 fn lockmem_pins_memory_while_the_job_runs_as_fio_does() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let d = tmpdir();
@@ -155,6 +157,7 @@ fn prio_iocbs(log: &str, prio: &str, len: Option<u64>) -> (usize, usize) {
 /// puts every 4 KiB read, and no 64 KiB one, at realtime level 3 in both.
 #[test]
 fn cmdprio_gives_a_share_of_requests_their_own_priority_as_fio() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     require_tool!("strace");
@@ -211,6 +214,7 @@ fn cmdprio_gives_a_share_of_requests_their_own_priority_as_fio() {
 /// threads of one process) still reads the root-only file.
 #[test]
 fn uid_and_gid_do_the_io_as_that_user_as_fios() {
+    let _disk = shared_disk();
     use std::os::unix::fs::{chown, PermissionsExt};
     require_root!();
     require_tool!("fio");
@@ -311,6 +315,7 @@ fn group_writes(g: &Path) -> u64 {
 /// the run makes is removed after it, or kept with cgroup_nodelete=1, in both tools.
 #[test]
 fn cgroup_runs_the_job_from_that_group_as_fios() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let blkio = Path::new("/sys/fs/cgroup/blkio");
@@ -475,6 +480,7 @@ fn job_cpus(pid: u32) -> Vec<(String, String)> {
 
 #[test]
 fn cpus_allowed_and_split_policy_pin_job_threads() {
+    let _disk = shared_disk();
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
         cannot_run!("needs two CPUs");
     }
@@ -526,6 +532,7 @@ fn cpus_allowed_and_split_policy_pin_job_threads() {
 
 #[test]
 fn prio_and_prioclass_set_each_jobs_io_priority_as_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("p.fio");
     std::fs::write(
@@ -573,6 +580,7 @@ fn prio_and_prioclass_set_each_jobs_io_priority_as_fio() {
 
 #[test]
 fn exitall_ends_the_jobs_beside_it_and_nice_is_set_on_the_job_thread() {
+    let _disk = shared_disk();
     require_tool!("strace");
     let d = tmpdir();
     // A job of 16 I/Os with exitall beside one paced at 200 IOPS for 60 s: the paced job stops
@@ -611,6 +619,7 @@ fn exitall_ends_the_jobs_beside_it_and_nice_is_set_on_the_job_thread() {
 /// volbench ends it with one line naming the command, before any I/O.
 #[test]
 fn exec_prerun_and_postrun_run_as_fio_runs_them() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("j.fio");

@@ -18,6 +18,7 @@ fn under_floor(cap: &Throttle, tool: &str, dev: &str, floor: u32) -> (i64, f64) 
 /// one cycle, with EIO, in both tools; a floor under it lets both run their 6 s.
 #[test]
 fn rate_iops_min_ends_a_job_under_its_floor_as_fio_does() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let z = Zram::new("64M");
@@ -37,6 +38,7 @@ fn rate_iops_min_ends_a_job_under_its_floor_as_fio_does() {
 
 #[test]
 fn rate_iops_and_rate_cap_the_load() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let f = d.path().join("r");
     let v = job(
@@ -78,6 +80,7 @@ fn pread_gap_spread(dir: &Path, prog: &Path, args: &[&str]) -> (usize, f64) {
 
 #[test]
 fn rate_process_poisson_spaces_ios_at_random_as_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("p.fio");
     let fio = std::path::PathBuf::from("fio");
@@ -113,6 +116,7 @@ fn rate_process_poisson_spaces_ios_at_random_as_fio() {
 
 #[test]
 fn flow_weights_share_the_ios_as_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("f.fio");
     // Two jobs of one flow at 3:1 and a third in a flow of its own, on the null engine (no
@@ -170,6 +174,7 @@ fn flow_weights_share_the_ios_as_fio() {
 /// within 5 %, and volbench's I/O counts match the kernel's (less the final queue in flight).
 #[test]
 fn matches_fio_on_a_throttled_device() {
+    let _disk = shared_disk();
     require_root!();
     require_tool!("fio");
     let z = Zram::new("256M");
@@ -275,6 +280,7 @@ fn matches_fio_on_a_throttled_device() {
 
 #[test]
 fn a_rate_caps_each_direction_of_a_mixed_job_as_in_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     // One value caps reads and writes each; a read drawn while reads wait must not hold back

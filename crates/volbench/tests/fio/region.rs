@@ -21,6 +21,7 @@ fn pread_offsets(log: &str) -> Vec<u64> {
 /// without zonemode=strided is refused by both, as fio 3.33's zonemode defaults to none.
 #[test]
 fn strided_zones_read_fios_offsets() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -76,6 +77,7 @@ fn strided_zones_read_fios_offsets() {
 
 #[test]
 fn number_ios_io_size_and_loops_bound_the_work() {
+    let _disk = shared_disk();
     // number_ios stops a job early but never extends it past size, as fio: 1m of 4k is 256.
     let d0 = tmpdir();
     let f0 = d0.path().join("n");
@@ -111,6 +113,7 @@ fn number_ios_io_size_and_loops_bound_the_work() {
 
 #[test]
 fn filename_lists_offset_increment_and_size_percent() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let (a, b) = (d.path().join("a"), d.path().join("b:c"));
     // Two files named with fio's ':' list and '\:' escape.
@@ -149,6 +152,7 @@ fn filename_lists_offset_increment_and_size_percent() {
 
 #[test]
 fn offset_percent_starts_at_that_share_of_the_file_as_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let f = d.path().join("ex");
     fill_random(&f, 8 << 20);
@@ -197,6 +201,7 @@ fn offset_percent_starts_at_that_share_of_the_file_as_fio() {
 
 #[test]
 fn filesize_sizes_each_file_and_size_is_the_io_to_do() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let (f, v) = (d.path().join("fio"), d.path().join("vb"));
     std::fs::create_dir_all(&f).unwrap();
@@ -220,6 +225,7 @@ fn filesize_sizes_each_file_and_size_is_the_io_to_do() {
 
 #[test]
 fn a_file_written_then_read_back_and_jobs_laid_out_by_offset_increment_agree_with_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     // fio's t0029: a write job, then a verifying read job with loops=2 on the file it wrote.
@@ -252,6 +258,7 @@ fn a_file_written_then_read_back_and_jobs_laid_out_by_offset_increment_agree_wit
 /// offset_align=64k at 3,342,336; each tool then writes the whole blocks left to the end.
 #[test]
 fn a_percentage_offset_is_rounded_up_as_fio_rounds_it() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let f = d.path().join("odd");

@@ -10,6 +10,7 @@ use std::process::Command as Std;
 
 #[test]
 fn percentile_list_and_lat_percentiles_print_what_fio_prints() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("p.fio");
     std::fs::write(
@@ -61,6 +62,7 @@ fn percentile_list_and_lat_percentiles_print_what_fio_prints() {
 
 #[test]
 fn bw_iops_and_lat_logs_are_written_in_fios_format() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let (f, v) = (d.path().join("fio"), d.path().join("vb"));
     std::fs::create_dir_all(&f).unwrap();
@@ -130,6 +132,7 @@ fn bw_iops_and_lat_logs_are_written_in_fios_format() {
 
 #[test]
 fn hist_logs_and_window_maxima_are_written_in_fios_format() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let (f, v) = (d.path().join("fio"), d.path().join("vb"));
     std::fs::create_dir_all(&f).unwrap();
@@ -240,6 +243,7 @@ fn hist_logs_and_window_maxima_are_written_in_fios_format() {
 /// maximum, the largest maximum the job's, and every mean within the job's least and largest.
 #[test]
 fn log_window_value_both_gives_each_windows_mean_and_maximum() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("b.fio");
     std::fs::write(
@@ -380,6 +384,7 @@ const CLAIMED_DIR: &[&str] = &[
 
 #[test]
 fn fio_json_has_the_keys_and_types_of_real_fio_output() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let job = d.path().join("contract.fio");
@@ -545,6 +550,7 @@ fn check_latency_buckets(job: &Value) {
 
 #[test]
 fn json_means_fio_json_for_job_files_and_native_otherwise() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("j.fio");
     std::fs::write(
@@ -645,6 +651,7 @@ fn plots(dirs: &[&Path], args: &[&str], out: &Path) {
 
 #[test]
 fn fio_plot_draws_every_graph_from_volbench_files() {
+    let _disk = shared_disk();
     if fio_plot().is_none() {
         cannot_run!("fio-plot is not installed (scripts/test.sh puts it in a venv)");
     }
@@ -686,6 +693,7 @@ fn fio_plot_draws_every_graph_from_volbench_files() {
 /// latency bins into CSV, which it does for volbench's as for fio's.
 #[test]
 fn fios_own_tools_read_volbench_output() {
+    let _disk = shared_disk();
     require_tool!("fio_jsonplus_clat2csv");
     let d = tmpdir();
     let file = d.path().join("data.dat");
@@ -732,6 +740,7 @@ fn fios_own_tools_read_volbench_output() {
 /// latency logs as it plots fio's: one SVG per log type, each with its data line.
 #[test]
 fn fio_generate_plots_draws_volbench_logs() {
+    let _disk = shared_disk();
     require_tool!("fio_generate_plots");
     require_tool!("gnuplot");
     let d = tmpdir();

@@ -5,7 +5,7 @@ use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
 
 /// `fio ARGS` or `volbench run ARGS -q --no-store EXTRA`, by `tool`: its output.
@@ -266,11 +266,19 @@ pub(crate) fn files(dir: &Path) -> Vec<(String, u64, u64)> {
     v
 }
 
-/// The tests of this file one at a time: one counts a shared disk's requests, which the
-/// others' I/O would add to.
-pub(crate) fn serial() -> MutexGuard<'static, ()> {
-    static ONE: Mutex<()> = Mutex::new(());
-    ONE.lock().unwrap_or_else(|e| e.into_inner())
+/// Tests here run two at a time, each holding the shared disk (`shared_disk`) for its whole
+/// run; a test that counts the shared disk's requests runs alone (`alone`), since another
+/// test's I/O would add to its count. Taken first, before any other lock of this binary.
+static DISK: RwLock<()> = RwLock::new(());
+
+/// Every test but those that run `alone` holds this while it runs.
+pub(crate) fn shared_disk() -> RwLockReadGuard<'static, ()> {
+    DISK.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// No other test of this binary runs until the guard is dropped.
+pub(crate) fn alone() -> RwLockWriteGuard<'static, ()> {
+    DISK.write().unwrap_or_else(|e| e.into_inner())
 }
 
 pub(crate) fn volbench_fio_json(args: &[&str]) -> Value {

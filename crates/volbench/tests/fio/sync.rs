@@ -44,6 +44,7 @@ fn sfr_calls(d: &Path, tool: &str, file: &Path) -> Vec<(u64, u64, String)> {
 /// the same arguments, as fio's (strace).
 #[test]
 fn sync_file_range_issues_fios_calls() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -69,6 +70,7 @@ fn sync_file_range_issues_fios_calls() {
 /// with them on a device with a volatile write cache.
 #[test]
 fn fsync_and_dsync_reach_the_device_as_flushes() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let f = d.path().join("sync");
     // The probe must see a file: the null engine creates none, and without one there is no
@@ -109,6 +111,7 @@ fn fsync_and_dsync_reach_the_device_as_flushes() {
 
 #[test]
 fn fsync_on_close_syncs_once_like_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("c.fio");
     std::fs::write(&job, "[j]\nrw=write\nbs=64k\nsize=4m\nfsync_on_close=1\n").unwrap();
@@ -131,6 +134,7 @@ fn fsync_on_close_syncs_once_like_fio() {
 /// what fio moves.
 #[test]
 fn etcd_fdatasync_check_runs_as_in_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     let job = write_job(
@@ -167,6 +171,7 @@ fn etcd_fdatasync_check_runs_as_in_fio() {
 /// does once per mount, and no fsync of its own.
 #[test]
 fn end_syncfs_syncs_the_file_system_once_as_fio() {
+    let _disk = shared_disk();
     require_tool!("strace");
     let d = tmpdir();
     let job = d.path().join("s.fio");

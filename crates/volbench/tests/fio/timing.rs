@@ -12,6 +12,7 @@ use std::time::Instant;
 /// fixes them, within 2 %) in a run of at least 4 s.
 #[test]
 fn ramp_size_warms_up_by_bytes_then_runs_its_runtime() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let f = format!("--filename={}", d.path().join("r.dat").display());
     let t0 = Instant::now();
@@ -44,6 +45,7 @@ fn ramp_size_warms_up_by_bytes_then_runs_its_runtime() {
 /// two apart (a busy machine delays a paced job, more so one that does not catch up).
 #[test]
 fn thinktime_iotime_and_rate_ignore_thinktime_pace_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     for (ignore, want) in [("0", 2000.0), ("1", 1600.0)] {
         let args = [
@@ -76,6 +78,7 @@ fn thinktime_iotime_and_rate_ignore_thinktime_pace_as_fio() {
 /// b's. A wait_for naming no earlier job is refused in one line.
 #[test]
 fn wait_for_starts_a_job_when_the_one_it_names_ends_as_fio() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -131,6 +134,7 @@ fn wait_for_starts_a_job_when_the_one_it_names_ends_as_fio() {
 /// (never all together, never wider than it).
 #[test]
 fn a_start_delay_range_spreads_the_clones_over_it() {
+    let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
@@ -170,6 +174,7 @@ fn a_start_delay_range_spreads_the_clones_over_it() {
 
 #[test]
 fn startdelay_and_ramp_time_stay_out_of_the_measurement() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let f = d.path().join("s");
     let t = std::time::Instant::now();
@@ -187,6 +192,7 @@ fn startdelay_and_ramp_time_stay_out_of_the_measurement() {
 
 #[test]
 fn thinktime_pauses_after_every_n_ios_as_fio() {
+    let _disk = shared_disk();
     let d = tmpdir();
     let job = d.path().join("t.fio");
     let iops = |v: &Value| v["jobs"][0]["read"]["iops"].as_f64().unwrap();
@@ -249,6 +255,7 @@ fn thinktime_pauses_after_every_n_ios_as_fio() {
 
 #[test]
 fn a_job_that_ends_inside_its_ramp_is_counted_whole_and_warned_about() {
+    let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
     // fio resets its figures when the ramp ends; a job done before that keeps its whole run.
