@@ -191,7 +191,7 @@ fn json_output_file_and_summary_on_stdout() {
         .arg(format!("--output={}", json.display()))
         .output()
         .unwrap();
-    assert!(out.status.success());
+    succeeded(&out, "");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("IOPS"), "summary for the person: {stdout}");
     assert!(
@@ -218,11 +218,7 @@ fn quick_runs_five_tests_and_removes_what_it_created() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     for label in [
         "seq write 1M QD32",
         "rand read 4k QD128",
@@ -253,7 +249,7 @@ fn quick_json_holds_five_reports() {
         .arg(d.path())
         .output()
         .unwrap();
-    assert!(out.status.success());
+    succeeded(&out, "");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["suite"], "quick");
     let runs = v["runs"].as_array().unwrap();

@@ -410,7 +410,7 @@ fn infer(dev: &str, wrap: Option<&[String]>, extra: &[&str]) -> Value {
         c.args(&args[1..]);
     }
     let o = c.env("VOLBENCH_STORE", test_store()).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeeded(&o, "");
     serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap()
 }
 
@@ -666,7 +666,7 @@ fn emulate_passes_the_command_through_and_cleans_up() {
         .output()
         .unwrap();
     assert_eq!(o.stdout, b"hello  world\n", "stdout untouched");
-    assert!(o.status.success());
+    succeeded(&o, "");
     let (code, out, err) = stderr_of(volbench().args([
         "emulate",
         "--device",

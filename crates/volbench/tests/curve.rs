@@ -290,11 +290,7 @@ fn null_curve(dir: &std::path::Path, extra: &[&str]) -> String {
         .args(extra)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -371,11 +367,7 @@ fn two_curves_on_one_chart() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     let html = std::fs::read_to_string(&page).unwrap();
     let first = html.find("<section id=").unwrap();
     assert!(
@@ -478,7 +470,7 @@ fn a_partial_curve_is_refused_or_marked_wherever_its_answers_are_used() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--partial-curve"), "{err}");
     let o = cheapest(&["--partial-curve"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeeded(&o, "");
     assert!(String::from_utf8_lossy(&o.stdout).contains("from PARTIAL"));
     let check = ok_stdout(volbench().args(["cloud", "check", "--model", "aws:gp3", f]));
     assert!(

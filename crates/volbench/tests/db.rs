@@ -353,11 +353,7 @@ fn psql(c: &db::pg::Cluster, q: &str) -> String {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 

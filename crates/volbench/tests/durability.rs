@@ -599,11 +599,7 @@ fn an_fsync_result_is_stored_listed_shown_and_reported_like_every_run() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     let list = volbench()
         .env("VOLBENCH_STORE", &store)
         .args(["history", "--kind", "fsync"])
@@ -628,7 +624,7 @@ fn an_fsync_result_is_stored_listed_shown_and_reported_like_every_run() {
         .arg(&page)
         .output()
         .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    succeeded(&r, "");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("Durable writes per second") && html.contains("Flush honesty"));
 }
@@ -867,11 +863,7 @@ fn records_stay_until_verified_and_an_empty_verify_does_not_pass() {
     assert_eq!(code, 0, "{v}");
     assert!(create_out(&w, &file, &["--runtime", "1s"]).status.success());
     let forced = create_out(&w, &file, &["--runtime", "0s", "--discard-unverified"]);
-    assert!(
-        forced.status.success(),
-        "{}",
-        String::from_utf8_lossy(&forced.stderr)
-    );
+    succeeded(&forced, "");
     // That run acknowledged nothing: its verify has nothing to judge.
     let out = verify_out(&w, &file, &[]);
     fails_saying(&out, 1, "nothing to check");
@@ -936,11 +928,7 @@ fn slow_hellos_cannot_keep_a_real_client_out() {
     std::thread::sleep(Duration::from_secs(2));
     let file = dir.path().join("real.dat");
     let out = create_out(&w, &file, &["--runtime", "2s"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     let (code, v) = verify(&w, &file);
     assert_eq!(code, 0, "{v}");
     let open = attack.join().unwrap();
@@ -1118,11 +1106,7 @@ fn a_real_client_survives_every_hostile_client_at_once() {
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
     slow.join().unwrap();
     let (refused, accepted) = hostile.join().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     assert!(accepted.is_empty(), "{accepted:?}");
     assert!(refused >= 20, "{refused}");
     let (code, v) = verify(&w, &file);
@@ -1205,11 +1189,7 @@ fn status_counts_a_runs_acks_and_stop_ends_its_writer() {
     // The witness's count is the client's: a create run to its end says how many records
     // the witness acknowledged it, and status says the same number.
     let done = create_out(&w, &dir.path().join("n.dat"), &["--runtime", "1s"]);
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    succeeded(&done, "");
     let said = String::from_utf8_lossy(&done.stdout);
     let n: u64 = said.split_whitespace().next().unwrap().parse().unwrap();
     let line = format!(

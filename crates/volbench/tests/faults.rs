@@ -321,7 +321,7 @@ fn a_killed_sqlite_run_and_emulate_leave_files_and_a_cgroup_clean_removes() {
             .stdout(std::process::Stdio::piped())
             .output()
             .unwrap();
-        assert!(o.status.success());
+        succeeded(&o, "");
         out += &String::from_utf8_lossy(&o.stdout);
     }
     assert!(

@@ -249,11 +249,7 @@ fn suite_warnings_name_the_tests_they_concern() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     let buffered = text
         .lines()
         .find(|l| l.contains("buffered I/O"))
@@ -527,18 +523,14 @@ fn export_takes_output_format_like_every_command() {
         .args(["run", "--ioengine=null", "--runtime=1s", "-q"])
         .output()
         .unwrap();
-    assert!(ok.status.success());
+    succeeded(&ok, "");
     for flag in ["--output-format=csv", "--format=csv"] {
         let out = volbench()
             .env("VOLBENCH_STORE", &store)
             .args(["export", "1", flag])
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{flag}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, format_args!("{flag}"));
         assert!(String::from_utf8_lossy(&out.stdout).contains(','));
     }
 }
@@ -603,11 +595,7 @@ fn history_shows_what_each_row_is_and_never_averages_groups() {
         .args(["run", &job, "-q"])
         .output()
         .unwrap();
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    succeeded(&ok, "");
     let rows = volbench()
         .env("VOLBENCH_STORE", &store)
         .args(["history", "--output-format=json"])
@@ -644,7 +632,7 @@ fn parse_only_counts_jobs_and_threads() {
 #[test]
 fn help_about_help_and_every_option_has_a_help_text() {
     let out = volbench().args(["help", "--help"]).output().unwrap();
-    assert!(out.status.success());
+    succeeded(&out, "");
     assert!(String::from_utf8_lossy(&out.stdout).contains("Usage:"));
     for sub in [
         "run", "history", "show", "export", "compare", "sweep", "suite",
@@ -688,7 +676,7 @@ fn compare_keeps_settings_apart_from_the_environment() {
             .arg(format!("--label={label}"))
             .output()
             .unwrap();
-        assert!(ok.status.success());
+        succeeded(&ok, "");
     }
     let out = volbench()
         .env("VOLBENCH_STORE", &store)

@@ -16,11 +16,7 @@ fn vb(dir: &Path) -> assert_cmd::Command {
 
 fn stdout(c: &mut assert_cmd::Command) -> String {
     let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -288,7 +284,7 @@ fn store_survives_a_killed_writer() {
         .output()
     {
         Ok(out) => {
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            succeeded(&out, "");
             assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
         }
         Err(_) => common::cannot_run("needs python3 for SQLite's own integrity_check"),

@@ -27,7 +27,7 @@ fn json_report(dir: &Path, file: &str, args: &[&str]) -> (PathBuf, Value) {
         .arg(format!("--output={}", out.display()))
         .output()
         .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    succeeded(&r, "");
     let v = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     (out, v)
 }
@@ -40,7 +40,7 @@ fn report_page(dir: &Path, inputs: &[&Path]) -> String {
         .arg(format!("--output={}", page.display()))
         .output()
         .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    succeeded(&r, "");
     std::fs::read_to_string(page).unwrap()
 }
 
@@ -233,7 +233,7 @@ fn comparison_page_has_a_bar_chart_per_metric_with_every_input() {
         .arg("--output-format=html")
         .output()
         .unwrap();
-    assert!(out.status.success());
+    succeeded(&out, "");
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("<!DOCTYPE html>"));
 }
 
@@ -508,11 +508,7 @@ fn chart_command_writes_an_svg_of_the_swept_metric() {
         .arg(format!("--output={}", svg.display()))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg"), "{}", &text[..40.min(text.len())]);
     // The SVG's text elements, as a reader sees them.

@@ -167,7 +167,7 @@ fn prometheus_agrees_with_the_runs_own_seconds() {
     let early = intervals(&log);
     assert!(early.len() >= 8, "{} records after 12 s", early.len());
     let out = run.wait_with_output().unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out, "");
     // Prometheus's last scrape of the run's end.
     std::thread::sleep(Duration::from_secs(2));
     let ivs = intervals(&log);
@@ -544,7 +544,7 @@ fn db_transactions_reach_the_endpoint_as_they_commit() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let out = run.wait_with_output().unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out, "");
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     let start = common::u(&r, "/runs/0/started_unix_ms") as f64 / 1e3;
     let secs: Vec<f64> = r["runs"][0]["tps_per_sec"]
@@ -748,7 +748,7 @@ fn the_info_metric_names_the_stored_result_once_stored() {
         .args(["history", "--output-format=json"])
         .output()
         .unwrap();
-    assert!(listed.status.success());
+    common::succeeded(&listed, "");
     let h: Value = serde_json::from_slice(&listed.stdout).unwrap();
     let id = h[0]["id"].to_string();
     assert!(ids.iter().all(|i| *i == id), "{ids:?} vs the store's {id}");

@@ -26,11 +26,7 @@ fn bin() -> String {
 
 fn ip(args: &[&str]) {
     let o = Std::new("ip").args(args).output().unwrap();
-    assert!(
-        o.status.success(),
-        "ip {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    succeeded(&o, format_args!("ip {args:?}"));
 }
 
 /// Two emulated hosts on a bridge, the lying disk, and the scripts that cut, boot and reach
@@ -440,11 +436,7 @@ fn shown_like_every_result(lab: &Lab, honest: u64, lying: u64) {
             .env("VOLBENCH_STORE", &lab.store)
             .output()
             .unwrap();
-        assert!(
-            o.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        succeeded(&o, format_args!("{args:?}"));
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
     let listed = run(&["history", "--kind", "durability"]);

@@ -133,11 +133,7 @@ fn a_recording_holds_every_io_of_a_known_run_and_the_kernels_count() {
     interrupt(&rec);
     let inst = instance_of(rec.id());
     let out = rec.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     assert!(!inst.exists(), "Ctrl-C left the tracefs instance");
     let (got, want) = (trace_ios(&trace), iolog_ios(&issued));
     assert_eq!(count(&want, 'R').0 + count(&want, 'W').0, 3000);

@@ -122,11 +122,7 @@ fn sweep_cross_product_table_and_incremental_output() {
         .arg(format!("--output={}", json.display()))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     let table = String::from_utf8_lossy(&out.stdout);
     for label in [
         "rw=randread iodepth=1",

@@ -98,11 +98,7 @@ fn postgres_keeps_what_sqlite_keeps_and_copies_are_idempotent() {
     let lite = d.path().join("mine.db").display().to_string();
     for (label, rw) in [("x", "randread"), ("y", "randwrite")] {
         let out = null_run(&lite, label, &[&format!("--rw={rw}"), "--tag", "team"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, "");
     }
     ok_stdout(vb(&lite).args([
         "sweep",
@@ -349,11 +345,7 @@ fn a_misconfigured_team_store_fails_in_one_line_and_the_run_is_kept() {
             .unwrap()
     };
     let out = with_home();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     std::fs::set_permissions(&pass, std::fs::Permissions::from_mode(0o644)).unwrap();
     let out = with_home();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -392,11 +384,7 @@ fn tls_is_used_as_sslmode_asks() {
         .arg(&crt)
         .output()
         .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    succeeded(&st, "");
     let port = free_port();
     let hba = vec![
         "hostnossl all all 127.0.0.1/32 reject".into(),
@@ -419,11 +407,7 @@ fn tls_is_used_as_sslmode_asks() {
         url("127.0.0.1", "verify-ca"),
     ] {
         let out = vb(&good).args(["history"]).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{good}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, format_args!("{good}"));
     }
     let out = vb(&url("127.0.0.1", "disable"))
         .args(["history"])
@@ -768,9 +752,5 @@ fn the_password_file_matches_a_socket_by_its_directory() {
     let out = history_with(format!("localhost:{port}:teamdb:team:teampw\n"));
     fails_saying(&out, 2, "password");
     let out = history_with(format!("{sock}:{port}:teamdb:team:teampw\n"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
 }

@@ -18,11 +18,7 @@ fn emulated(dev: &str, cap: u32, args: &[&str]) -> Value {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, format_args!("{args:?}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 

@@ -3,7 +3,12 @@
 #![allow(dead_code)]
 
 pub mod hosts;
+pub mod tool;
 pub mod tracefs;
+
+// Only the fio comparison tests run both tools.
+#[allow(unused_imports)]
+pub use tool::Tool;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -24,10 +29,17 @@ pub fn tmpdir() -> tempfile::TempDir {
 
 /// Runs a prepared command, requires success (showing stderr if not), returns stdout.
 pub fn ok_stdout(c: &mut Command) -> String {
-    let out = c.output().unwrap();
+    succeeded(&c.output().unwrap(), "")
+}
+
+/// Requires a finished command's success (naming `what` and showing its stderr if not);
+/// returns its stdout.
+pub fn succeeded(out: &std::process::Output, what: impl std::fmt::Display) -> String {
+    let what = what.to_string();
+    let sep = if what.is_empty() { "" } else { ": " };
     assert!(
         out.status.success(),
-        "{}",
+        "{what}{sep}{}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()

@@ -40,11 +40,7 @@ fn buffer_compress_percentage_compresses_as_fios_data_does_and_is_flagged() {
                 .args(["-q", "--no-store", "--allow-destructive"]);
             c.output().unwrap()
         };
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, "");
         let (orig, compr) = zram_mm(&z);
         (
             compr as f64 / orig as f64,

@@ -15,7 +15,7 @@ fn reads_done(name: &str) -> u64 {
 }
 
 /// The device reads of one buffered sequential 4 KiB read of 8 MiB under `hint`, by `tool`.
-fn reads_under(tool: &str, dev: &Zram, hint: &str) -> u64 {
+fn reads_under(tool: Tool, dev: &Zram, hint: &str) -> u64 {
     drop_caches();
     let before = reads_done(&dev.name());
     let args = [
@@ -26,12 +26,8 @@ fn reads_under(tool: &str, dev: &Zram, hint: &str) -> u64 {
         "--size=8m".into(),
         format!("--fadvise_hint={hint}"),
     ];
-    let out = by(tool, &args, &[]);
-    assert!(
-        out.status.success(),
-        "{tool}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = tool.run(&args, &[]);
+    succeeded(&out, format_args!("{tool}"));
     reads_done(&dev.name()) - before
 }
 
@@ -45,7 +41,10 @@ fn fadvise_hint_advises_the_kernel_as_fio_does() {
     let z = Zram::new("64M");
     fill_random(&z.path, 64 << 20);
     for hint in ["random", "sequential"] {
-        let (f, v) = (reads_under("fio", &z, hint), reads_under("vb", &z, hint));
+        let (f, v) = (
+            reads_under(Tool::Fio, &z, hint),
+            reads_under(Tool::Volbench, &z, hint),
+        );
         if hint == "random" {
             assert!(v >= 2000, "random: {v} device reads, fio {f}");
         } else {
@@ -145,11 +144,11 @@ fn pre_read_starts_the_job_with_its_file_cached_as_fio_does() {
             format!("--pre_read={pre}"),
         ]
     };
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         for pre in [0u8, 1] {
             // Cold first: a job without pre_read drops the cache itself (invalidate=1).
             let _held = cache_held();
-            let mut c = if tool == "fio" {
+            let mut c = if tool == Tool::Fio {
                 let mut c = std::process::Command::new("fio");
                 c.args(job(pre)).arg("--output-format=json");
                 c
@@ -163,11 +162,7 @@ fn pre_read_starts_the_job_with_its_file_cached_as_fio_does() {
                 c
             };
             let out = c.output().unwrap();
-            assert!(
-                out.status.success(),
-                "{tool} pre_read={pre}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            succeeded(&out, format_args!("{tool} pre_read={pre}"));
             let res = resident(&file);
             if pre == 1 {
                 assert_eq!(res, 64 << 20, "{tool}: pre_read left {res} bytes cached");
@@ -177,7 +172,7 @@ fn pre_read_starts_the_job_with_its_file_cached_as_fio_does() {
                     "{tool}: {res} bytes cached without pre_read"
                 );
             }
-            if tool == "vb" {
+            if tool == Tool::Volbench {
                 let v: Value = serde_json::from_slice(&out.stdout).unwrap();
                 let k = v["environment"]["targets"][0]["kernel_counters"]["read_ios"]
                     .as_u64()
@@ -204,11 +199,11 @@ fn a_new_files_layout_is_dropped_from_the_cache_as_fio() {
     let job = d.path().join("c.fio");
     std::fs::write(&job, text).unwrap();
     let mut disk = String::new();
-    for tool in ["volbench", "fio", "volbench"] {
+    for tool in [Tool::Volbench, Tool::Fio, Tool::Volbench] {
         let _ = std::fs::remove_file(d.path().join("cf"));
         let before = (!disk.is_empty()).then(|| block_stat(&disk));
         let v = match tool {
-            "fio" => fio_on(d.path(), &job, &[]),
+            Tool::Fio => fio_on(d.path(), &job, &[]),
             _ => vb_json(d.path(), &job, &[]),
         };
         if disk.is_empty() {

@@ -10,7 +10,7 @@ use std::process::Command as Std;
 
 /// One verify=pattern job on `file` by `tool` (`verify_only` to check only): its exit status
 /// and stderr.
-fn pattern_job(tool: &str, file: &Path, only: bool) -> (bool, String) {
+fn pattern_job(tool: Tool, file: &Path, only: bool) -> (bool, String) {
     let args = [
         "--name=t".to_string(),
         format!("--filename={}", file.display()),
@@ -25,7 +25,7 @@ fn pattern_job(tool: &str, file: &Path, only: bool) -> (bool, String) {
         // fio would leave its verify state file in the working directory.
         "--verify_state_save=0".into(),
     ];
-    let out = by(tool, &args, &[]);
+    let out = tool.run(&args, &[]);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -39,8 +39,8 @@ fn verify_pattern_files_check_across_tools_and_a_flipped_byte_fails_both() {
     let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
-    for writer in ["fio", "vb"] {
-        for checker in ["fio", "vb"] {
+    for writer in Tool::BOTH {
+        for checker in Tool::BOTH {
             let file = d.path().join(format!("{writer}-{checker}.dat"));
             let (ok, err) = pattern_job(writer, &file, false);
             assert!(ok, "{writer} writing: {err}");
@@ -48,14 +48,14 @@ fn verify_pattern_files_check_across_tools_and_a_flipped_byte_fails_both() {
             assert!(ok, "{checker} checking {writer}'s file: {err}");
         }
     }
-    let file = d.path().join("vb-vb.dat");
+    let file = d.path().join("volbench-volbench.dat");
     let mut bytes = std::fs::read(&file).unwrap();
     bytes[(1 << 20) + 100] = 0x55;
     std::fs::write(&file, bytes).unwrap();
-    for checker in ["fio", "vb"] {
+    for checker in Tool::BOTH {
         let (ok, err) = pattern_job(checker, &file, true);
         assert!(!ok, "{checker} missed a changed byte");
-        if checker == "vb" {
+        if checker == Tool::Volbench {
             assert!(err.contains("offset 1048676"), "{err}");
         }
     }
@@ -82,15 +82,13 @@ fn verify_state_limits_a_later_verify_to_what_was_written() {
         "--ioengine=libaio",
         "--iodepth=8",
     ];
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         fill_random(&dir.join("v.dat"), 8 << 20);
         let _ = std::fs::remove_file(dir.join("local-t-0-verify.state"));
         let run = |extra: &[&str]| {
-            let json = match tool {
-                "fio" => "--output-format=json",
-                _ => "--output-format=fio-json",
-            };
-            let out = tool_in(dir, tool)
+            let json = tool.json_flag();
+            let out = tool
+                .command_in(dir)
                 .args(base)
                 .args(extra)
                 .arg(json)
@@ -140,7 +138,12 @@ fn verify_policy_fsynced_covers_only_what_an_fsync_made_durable() {
         "--output-format=fio-json",
     ];
     let run = |extra: &[&str]| -> (bool, Value) {
-        let out = tool_in(dir, "vb").args(base).args(extra).output().unwrap();
+        let out = Tool::Volbench
+            .command_in(dir)
+            .args(base)
+            .args(extra)
+            .output()
+            .unwrap();
         let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
         let ok = out.status.success() && v["jobs"][0]["error"].as_u64() == Some(0);
         (ok, v)
@@ -193,21 +196,18 @@ fn trim_percentage_discards_written_blocks_and_verifies_them_as_zeros() {
         fill_random(&z.path, 4 << 20);
         let tz = format!("--trim_verify_zero={zero}");
         let j = first_job(
-            &serde_json::to_string(&fio_json_by(
-                "vb",
-                &[
-                    "--name=t",
-                    &dev,
-                    "--size=4m",
-                    "--bs=4k",
-                    "--rw=randwrite",
-                    "--direct=1",
-                    "--verify=crc32c",
-                    "--trim_percentage=50",
-                    "--trim_backlog=16",
-                    &tz,
-                ],
-            ))
+            &serde_json::to_string(&Tool::Volbench.fio_json(&[
+                "--name=t",
+                &dev,
+                "--size=4m",
+                "--bs=4k",
+                "--rw=randwrite",
+                "--direct=1",
+                "--verify=crc32c",
+                "--trim_percentage=50",
+                "--trim_backlog=16",
+                &tz,
+            ]))
             .unwrap(),
         );
         let trims = u(&j, "/trim/total_ios");
@@ -278,16 +278,13 @@ fn a_time_based_verify_reads_back_the_blocks_it_wrote() {
         w > 512 && r >= 256 && fio["jobs"][0]["error"] == 0,
         "fio: {w} writes, {r} reads"
     );
-    let ours = fio_json_by(
-        "vb",
-        &job("").iter().map(String::as_str).collect::<Vec<_>>(),
-    );
+    let ours = Tool::Volbench.fio_json(&job("").iter().map(String::as_str).collect::<Vec<_>>());
     let (w, r) = counts(&ours);
     assert!(w > 512 && ours["jobs"][0]["error"] == 0, "{ours}");
     assert_eq!(r, 256, "each block written, read back once");
     fill_random(&file, 1 << 20);
     let rated = job("--rate_iops=100");
-    let ours = fio_json_by("vb", &rated.iter().map(String::as_str).collect::<Vec<_>>());
+    let ours = Tool::Volbench.fio_json(&rated.iter().map(String::as_str).collect::<Vec<_>>());
     let (w, r) = counts(&ours);
     assert!(
         (90..=110).contains(&w) && ours["jobs"][0]["error"] == 0,
@@ -430,10 +427,10 @@ fn loops_with_verify_read_each_loop_back_inside_the_runtime_as_fio() {
     let text =
         "[l]\nfilename=lf\nsize=256m\nbs=4k\nrw=randwrite\nloops=2\nverify=crc32c\nruntime=2\n";
     std::fs::write(&job, text).unwrap();
-    for tool in ["fio", "volbench"] {
+    for tool in Tool::BOTH {
         let _ = std::fs::remove_file(d.path().join("lf"));
         let v = match tool {
-            "fio" => fio_on(d.path(), &job, &[]),
+            Tool::Fio => fio_on(d.path(), &job, &[]),
             _ => vb_fio_json(d.path(), &job),
         };
         let (w, r) = (
@@ -495,7 +492,7 @@ fn verify_reads_count_as_reads_over_their_own_time_as_in_fio() {
             // millisecond of rounding), the writes at most the run. In volbench the two parts
             // add up to the run, ms rounding aside. (Dividing both by the run, as before,
             // gives reads the whole run.)
-            for (who, r, w) in [("fio", f, fw), ("volbench", o, ow)] {
+            for (who, r, w) in [(Tool::Fio, f, fw), (Tool::Volbench, o, ow)] {
                 assert!(r.2 < w.3 && w.2 <= w.3, "{who}: read {r:?} write {w:?}");
             }
             assert!(o.2 + ow.2 <= ow.3 + 2, "read {o:?} write {ow:?}");
@@ -546,7 +543,7 @@ fn verify_reads_back_blocks_of_any_size_and_mixed_jobs_as_fio() {
             "-q",
             "--no-store",
         ])));
-        for (who, (err, r, rb, w, wb)) in [("fio", theirs), ("volbench", ours)] {
+        for (who, (err, r, rb, w, wb)) in [(Tool::Fio, theirs), (Tool::Volbench, ours)] {
             assert_eq!(err, 0, "{who} {rw} {extra}");
             if rw.ends_with("write") {
                 assert_eq!((r, rb, wb), (w, wb, 4 << 20), "{who} {rw}");

@@ -26,7 +26,7 @@ fn write_hint_is_set_on_the_file_as_fio_sets_it() {
     let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
-    for (tool, name) in [("fio", "f.dat"), ("vb", "v.dat")] {
+    for (tool, name) in [(Tool::Fio, "f.dat"), (Tool::Volbench, "v.dat")] {
         let file = d.path().join(name);
         let args = [
             "--name=t".to_string(),
@@ -35,12 +35,8 @@ fn write_hint_is_set_on_the_file_as_fio_sets_it() {
             "--size=1m".into(),
             "--write_hint=long".into(),
         ];
-        let out = by(tool, &args, &[]);
-        assert!(
-            out.status.success(),
-            "{tool}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = tool.run(&args, &[]);
+        succeeded(&out, format_args!("{tool}"));
         assert_eq!(rw_hint(&file), 4, "{tool}'s file");
     }
 }
@@ -100,11 +96,7 @@ fn ioscheduler_is_switched_for_the_run_and_back_even_after_a_kill() {
     let (before, want) = schedulers(&dev.name());
     let child = run_switched(&dev, &want);
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     assert_eq!(
         schedulers(&dev.name()).0,
         before,
@@ -235,9 +227,9 @@ fn nowait_fails_a_blocking_read_with_eagain_as_fio_does() {
             "--nowait=1".into(),
             "--invalidate=0".into(),
         ];
-        for tool in ["fio", "vb"] {
+        for tool in Tool::BOTH {
             drop_caches();
-            let out = by(tool, &args, &[]);
+            let out = tool.run(&args, &[]);
             let text = format!(
                 "{}{}",
                 String::from_utf8_lossy(&out.stdout),
@@ -252,7 +244,7 @@ fn nowait_fails_a_blocking_read_with_eagain_as_fio_does() {
             let mut last = String::new();
             let ok = (0..5).any(|_| {
                 std::fs::read(&file).unwrap();
-                let out = by(tool, &args, &[]);
+                let out = tool.run(&args, &[]);
                 last = format!(
                     "{}{}",
                     String::from_utf8_lossy(&out.stdout),
@@ -360,7 +352,7 @@ fn force_async_sends_requests_to_io_wq_workers_as_fio() {
     std::fs::write(&file, vec![7u8; 4 << 20]).unwrap();
     let f = format!("--filename={}", file.display());
     let count = common::tracefs::EventCount::start("io_uring/io_uring_submit_req");
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         for force in ["1", "0"] {
             count.take_lines();
             let args = [
@@ -374,8 +366,8 @@ fn force_async_sends_requests_to_io_wq_workers_as_fio() {
                 "--size=4m",
                 &format!("--force_async={force}"),
             ];
-            let out = by(tool, &args, &[]);
-            assert!(out.status.success(), "{tool}");
+            let out = tool.run(&args, &[]);
+            succeeded(&out, tool);
             let reads: Vec<u64> = count
                 .take_lines()
                 .iter()
@@ -418,15 +410,15 @@ fn hipri_percentage_polls_that_share_of_the_reads_as_fio() {
         "--size=16m",
     ];
     let job = [&job[..], &["--hipri=1", "--hipri_percentage=30"]].concat();
-    for tool in ["fio", "vb"] {
-        let engine = if tool == "fio" {
+    for tool in Tool::BOTH {
+        let engine = if tool == Tool::Fio {
             "--ioengine=pvsync2"
         } else {
             "--ioengine=psync"
         };
         // fio takes an engine's options only after the engine.
         let job = [&[engine], &job[..]].concat();
-        let (log, _) = strace_job(d.path(), tool, &["-e", "trace=preadv2"], &job, false);
+        let (log, _) = tool.strace(d.path(), &["-e", "trace=preadv2"], &job, false);
         let reads = log.matches("preadv2(").count();
         let polled = log.lines().filter(|l| l.contains("RWF_HIPRI")).count();
         assert_eq!(reads, 4096, "{tool}");
@@ -437,13 +429,13 @@ fn hipri_percentage_polls_that_share_of_the_reads_as_fio() {
 
 /// The space calls (fallocate, ftruncate) `tool` makes for `job` on `file`, filled with 1 MiB
 /// of data first, without their descriptor; with the job's fio-JSON.
-fn space_calls(dir: &Path, tool: &str, file: &Path, job: &[&str]) -> (Vec<String>, Value) {
+fn space_calls(dir: &Path, tool: Tool, file: &Path, job: &[&str]) -> (Vec<String>, Value) {
     std::fs::write(file, vec![7u8; 1 << 20]).unwrap();
     let f = format!("--filename={}", file.display());
     let mut args = vec!["--name=t", &f, "--size=1m", "--bs=64k"];
     args.extend(job);
     let opts = ["-e", "trace=fallocate,ftruncate"];
-    let (log, stdout) = strace_job(dir, tool, &opts, &args, true);
+    let (log, stdout) = tool.strace(dir, &opts, &args, true);
     let calls = log
         .lines()
         .filter_map(|l| {
@@ -480,7 +472,7 @@ fn falloc_and_ftruncate_engines_make_fios_calls() {
         let mut job = vec![e.as_str()];
         job.extend(rw);
         let mut seen = Vec::new();
-        for tool in ["fio", "vb"] {
+        for tool in Tool::BOTH {
             let (mut calls, j) = space_calls(d.path(), tool, &file, &job);
             if rw[0].contains("rand") {
                 calls.sort();
@@ -501,7 +493,7 @@ fn falloc_and_ftruncate_engines_make_fios_calls() {
     // to each offset in turn leaves the last one's.
     let (calls, _) = space_calls(
         d.path(),
-        "vb",
+        Tool::Volbench,
         &file,
         &["--ioengine=ftruncate", "--rw=write"],
     );
@@ -522,15 +514,10 @@ fn falloc_and_ftruncate_engines_make_fios_calls() {
             .args(["--rw=randtrim", "--runtime=1", "--time_based"])
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{tool}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, format_args!("{tool}"));
     }
     // A read on ftruncate fails as in fio (EINVAL); a verify is refused before any I/O.
-    let out = by(
-        "vb",
+    let out = Tool::Volbench.run(
         &[
             "--name=t",
             &f,
@@ -557,7 +544,7 @@ fn cpuio_burns_the_cpu_share_fios_does() {
     let _disk = shared_disk();
     require_tool!("fio");
     let cpu = |j: &Value| f(j, "/usr_cpu") + f(j, "/sys_cpu");
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         for mode in ["noop", "qsort"] {
             let m = format!("--cpumode={mode}");
             let mut share = Vec::new();
@@ -570,7 +557,7 @@ fn cpuio_burns_the_cpu_share_fios_does() {
                     "--time_based",
                     "--runtime=2",
                 ];
-                share.push(cpu(&fio_jobs(tool, &a)[0]));
+                share.push(cpu(&tool.jobs(&a)[0]));
             }
             let [hi, lo] = [share[0], share[1]];
             assert!(
@@ -583,20 +570,17 @@ fn cpuio_burns_the_cpu_share_fios_does() {
             );
         }
         // Beside a paced I/O job of ~1 s, with exit_on_io_done and no runtime of its own.
-        let jobs = fio_jobs(
-            tool,
-            &[
-                "--name=io",
-                "--ioengine=null",
-                "--size=8m",
-                "--bs=4k",
-                "--rate_iops=2000",
-                "--name=burn",
-                "--ioengine=cpuio",
-                "--cpuload=20",
-                "--exit_on_io_done=1",
-            ],
-        );
+        let jobs = tool.jobs(&[
+            "--name=io",
+            "--ioengine=null",
+            "--size=8m",
+            "--bs=4k",
+            "--rate_iops=2000",
+            "--name=burn",
+            "--ioengine=cpuio",
+            "--cpuload=20",
+            "--exit_on_io_done=1",
+        ]);
         let io_ms = u(&jobs[0], "/job_runtime");
         let burn_ms = u(&jobs[1], "/job_runtime");
         assert!(io_ms > 800, "{tool}: the paced job ran {io_ms} ms");
@@ -631,7 +615,7 @@ fn exec_runs_the_program_as_fios_exec_engine() {
     .unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let prog = format!("--program={}", script.display());
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         for kind in ["polite", "stubborn"] {
             let tag = format!("{}-{tool}-{kind}", dir.join("x").display());
             let args = format!("--arguments={tag} {kind} %n %r");
@@ -644,13 +628,9 @@ fn exec_runs_the_program_as_fios_exec_engine() {
                 "--runtime=1",
             ];
             let t0 = Instant::now();
-            let out = tool_in(dir, tool).args(job).output().unwrap();
+            let out = tool.command_in(dir).args(job).output().unwrap();
             let took = t0.elapsed();
-            assert!(
-                out.status.success(),
-                "{tool}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            succeeded(&out, format_args!("{tool}"));
             let read =
                 |ext: &str| std::fs::read_to_string(format!("{tag}.{ext}")).unwrap_or_default();
             assert_eq!(
@@ -710,11 +690,11 @@ fn e4defrag_moves_what_fios_moves() {
             "--direct=1",
         ];
         let mut seen = Vec::new();
-        for tool in ["fio", "vb"] {
+        for tool in Tool::BOTH {
             fill_random(&dir.join("f1"), 1 << 20);
             let before = std::fs::read(dir.join("f1")).unwrap();
             let _ = std::fs::remove_file(dir.join("f.def"));
-            let (log, stdout) = strace_job(dir, tool, &opts, &job, true);
+            let (log, stdout) = tool.strace(dir, &opts, &job, true);
             let m = moves(&log);
             let n = m.iter().filter(|c| c.starts_with("move = 0")).count();
             assert_eq!(n, 32, "{tool} inplace={inplace}: {m:?}");
@@ -751,7 +731,7 @@ fn synchronous_engines_run_as_psync_and_say_so() {
             .args(["--output-format=volbench-json", "-q", "--no-store"])
             .output()
             .unwrap();
-        assert!(out.status.success());
+        succeeded(&out, "");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             err.contains(&format!("ioengine={engine} runs as psync")),

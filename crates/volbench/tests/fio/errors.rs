@@ -39,15 +39,11 @@ fn continue_on_error_counts_failed_writes_as_the_kernel_and_fio_do() {
         .to_vec()
     };
     let mut errs = Vec::new();
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let z = Zram::with_mem_limit("32M", "8M");
         let before = failed_writes(&z);
-        let out = by(tool, &job(z.p()), &["--allow-destructive"]);
-        assert!(
-            out.status.success(),
-            "{tool}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = tool.run(&job(z.p()), &["--allow-destructive"]);
+        succeeded(&out, format_args!("{tool}"));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         let j = &v["jobs"][0];
         let (total, first) = (u(j, "/total_err"), u(j, "/first_error"));
@@ -72,7 +68,7 @@ fn continue_on_error_counts_failed_writes_as_the_kernel_and_fio_do() {
     let z = Zram::with_mem_limit("32M", "8M");
     let mut plain = job(z.p());
     plain.retain(|a| !a.starts_with("--continue_on_error"));
-    let out = by("vb", &plain, &["--allow-destructive"]);
+    let out = Tool::Volbench.run(&plain, &["--allow-destructive"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("Input/output error"), "{err}");
@@ -105,14 +101,10 @@ fn ignore_error_carries_past_the_errnos_listed_as_fio() {
         a
     };
     let mut errs = Vec::new();
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let fs = Ext4::new("16M");
-        let out = by(tool, &args(fs.dir.path().to_str().unwrap(), true), &[]);
-        assert!(
-            out.status.success(),
-            "{tool}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = tool.run(&args(fs.dir.path().to_str().unwrap(), true), &[]);
+        succeeded(&out, format_args!("{tool}"));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         let j = &v["jobs"][0];
         assert_eq!(u(j, "/first_error"), libc::ENOSPC as u64, "{tool}");
@@ -126,7 +118,7 @@ fn ignore_error_carries_past_the_errnos_listed_as_fio() {
         errs[1]
     );
     let fs = Ext4::new("16M");
-    let out = by("vb", &args(fs.dir.path().to_str().unwrap(), false), &[]);
+    let out = Tool::Volbench.run(&args(fs.dir.path().to_str().unwrap(), false), &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("No space left on device"), "{err}");
@@ -144,7 +136,7 @@ fn max_latency_ends_a_job_with_etimedout_as_fio_does() {
     let Some(cap) = Throttle::new(z.p(), 100, 64 << 20) else {
         cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
     };
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let (err, secs, said) = on_cap(&cap, tool, z.p(), 3, "--max_latency=5ms");
         assert_eq!(
             err, 110,

@@ -17,8 +17,8 @@ fn a_job_files_missing_directories_are_created_as_fio_creates_them() {
     let _disk = shared_disk();
     require_tool!("fio");
     let d = tmpdir();
-    let run = |tool: &str, job: &Path| by(tool, &[job], &[]);
-    for tool in ["fio", "vb"] {
+    let run = |tool: Tool, job: &Path| tool.run(&[job], &[]);
+    for tool in Tool::BOTH {
         let job = d.path().join(format!("{tool}.fio"));
         let body = format!(
             "[t]\ndirectory={}\nfilename={tool}/new/f\nsize=1m\nrw=write\n",
@@ -26,12 +26,8 @@ fn a_job_files_missing_directories_are_created_as_fio_creates_them() {
         );
         std::fs::write(&job, body).unwrap();
         let out = run(tool, &job);
-        assert!(
-            out.status.success(),
-            "{tool}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let dir = d.path().join(tool).join("new");
+        succeeded(&out, format_args!("{tool}"));
+        let dir = d.path().join(tool.to_string()).join("new");
         assert_eq!(
             std::fs::metadata(dir.join("f")).unwrap().len(),
             1 << 20,
@@ -79,11 +75,7 @@ fn allow_mounted_write_is_read_and_the_safety_rule_holds() {
         .arg("--parse-only")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     let out = volbench()
         .arg("run")
         .arg(&job)
@@ -96,7 +88,7 @@ fn allow_mounted_write_is_read_and_the_safety_rule_holds() {
 
 /// One file-engine job (`[t]` with 50 files of 4 KiB in `dir`) by `tool`: (total_ios, clat
 /// samples) of its reads.
-fn file_engine(tool: &str, dir: &Path, engine: &str) -> (u64, u64) {
+fn file_engine(tool: Tool, dir: &Path, engine: &str) -> (u64, u64) {
     let job = dir.join(format!("{engine}.fio"));
     std::fs::write(
         &job,
@@ -104,18 +96,14 @@ fn file_engine(tool: &str, dir: &Path, engine: &str) -> (u64, u64) {
     )
     .unwrap();
     // The files an earlier run made are not this run's: removing them takes consent.
-    let consent = if tool != "fio" && engine.ends_with("delete") {
+    let consent = if tool != Tool::Fio && engine.ends_with("delete") {
         &["--allow-destructive"][..]
     } else {
         &[]
     };
     let args = [job.as_os_str(), "--output-format=json".as_ref()];
-    let out = by(tool, &args, consent);
-    assert!(
-        out.status.success(),
-        "{tool} {engine}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = tool.run(&args, consent);
+    succeeded(&out, format_args!("{tool} {engine}"));
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
     let r = &v["jobs"][0]["read"];
@@ -156,11 +144,11 @@ fn file_and_directory_engines_count_and_leave_what_fios_do() {
         ("dirdelete", 0),
     ];
     let mut made: Vec<Vec<String>> = Vec::new();
-    for tool in ["fio", "vb"] {
-        let dir = d.path().join(tool);
+    for tool in Tool::BOTH {
+        let dir = d.path().join(tool.to_string());
         std::fs::create_dir(&dir).unwrap();
         for (engine, after) in steps {
-            if tool == "fio" && engine.starts_with("dir") {
+            if tool == Tool::Fio && engine.starts_with("dir") {
                 continue;
             }
             let (ios, clat) = file_engine(tool, &dir, engine);
@@ -214,11 +202,7 @@ fn filedelete_removes_only_what_the_run_made_unless_allowed() {
         .args(["-q", "--no-store", "--allow-destructive"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     assert!(!keep.exists());
 }
 
@@ -231,7 +215,7 @@ fn fill_fs_writes_until_the_file_system_is_full_as_fio() {
     require_root!();
     require_tool!("fio");
     let mut written = Vec::new();
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let fs = Ext4::new("64M");
         let dir = fs.dir.path().to_str().unwrap().to_string();
         let args = [
@@ -245,12 +229,8 @@ fn fill_fs_writes_until_the_file_system_is_full_as_fio() {
             "--iodepth=4".into(),
             "--output-format=json".into(),
         ];
-        let out = by(tool, &args, &[]);
-        assert!(
-            out.status.success(),
-            "{tool}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = tool.run(&args, &[]);
+        succeeded(&out, format_args!("{tool}"));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["jobs"][0]["error"], 0, "{tool}");
         written.push(u(&v, "/jobs/0/write/io_bytes"));
@@ -300,7 +280,7 @@ fn file_append_writes_after_the_end_of_the_file_as_fio() {
     let old: Vec<u8> = (0..4u32 << 20)
         .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
         .collect();
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let f = d.path().join(format!("{tool}.dat"));
         std::fs::write(&f, &old).unwrap();
         let args = [
@@ -312,12 +292,8 @@ fn file_append_writes_after_the_end_of_the_file_as_fio() {
             "--file_append=1".into(),
             "--output-format=json".into(),
         ];
-        let out = by(tool, &args, &[]);
-        assert!(
-            out.status.success(),
-            "{tool}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = tool.run(&args, &[]);
+        succeeded(&out, format_args!("{tool}"));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(u(&v, "/jobs/0/write/io_bytes"), 2 << 20, "{tool}");
         let now = std::fs::read(&f).unwrap();
@@ -338,15 +314,11 @@ fn file_append_writes_after_the_end_of_the_file_as_fio() {
 }
 
 /// The files of a job's reads in issue order (file names, from strace's openat and pread64).
-fn read_order(d: &Path, tool: &str, service: &str) -> Vec<String> {
-    let vb = assert_cmd::cargo::cargo_bin("volbench");
+fn read_order(d: &Path, tool: Tool, service: &str) -> Vec<String> {
     let dir = format!("--directory={}", d.display());
     let fst = format!("--file_service_type={service}");
-    let mut cmd: Vec<&str> = if tool == "fio" {
-        vec!["fio"]
-    } else {
-        vec![vb.to_str().unwrap(), "run", "-q", "--no-store"]
-    };
+    let argv = tool.argv();
+    let mut cmd: Vec<&str> = argv.iter().map(String::as_str).collect();
     cmd.extend([
         "--name=j",
         &dir,
@@ -386,7 +358,7 @@ fn file_service_type_orders_files_as_fio_does() {
     let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         for service in ["sequential", "roundrobin:8", "random:8"] {
             let d = tmpdir();
             let order = read_order(d.path(), tool, service);
@@ -441,13 +413,13 @@ fn unlink_each_loop_deletes_the_files_between_loops_as_fio_does() {
             format!("--output-format={format}"),
         ]
     };
-    for (tool, unlinks) in [("fio", 2), ("vb", 3)] {
+    for (tool, unlinks) in [(Tool::Fio, 2), (Tool::Volbench, 3)] {
         let _ = std::fs::remove_file(&file);
-        let format = if tool == "fio" { "json" } else { "fio-json" };
+        let format = &tool.json_flag()["--output-format=".len()..];
         let writes = job("write", format);
         let writes: Vec<&str> = writes.iter().map(|s| s.as_str()).collect();
         let trace = ["-e", "trace=unlink,unlinkat"];
-        let (log, stdout) = strace_job(d.path(), tool, &trace, &writes, false);
+        let (log, stdout) = tool.strace(d.path(), &trace, &writes, false);
         let j = first_job(&stdout);
         assert_eq!(u(&j, "/write/io_bytes"), 3 << 20, "{tool}: {j}");
         let done = log
@@ -455,7 +427,7 @@ fn unlink_each_loop_deletes_the_files_between_loops_as_fio_does() {
             .filter(|l| l.contains("ul.dat") && l.ends_with("= 0"));
         assert_eq!(done.count(), unlinks, "{tool}'s unlinks: {log}");
         let _ = std::fs::remove_file(&file);
-        let out = by(tool, &job("read", format), &[]);
+        let out = tool.run(&job("read", format), &[]);
         let j = first_job(&String::from_utf8_lossy(&out.stdout));
         assert_eq!(u(&j, "/read/io_bytes"), 1 << 20, "{tool}: {j}");
         assert_eq!(u(&j, "/error"), 2, "{tool}: ENOENT at the second loop");
@@ -470,7 +442,11 @@ fn unlink_each_loop_deletes_the_files_between_loops_as_fio_does() {
         "--loops=2",
         "--unlink_each_loop=1",
     ];
-    fails_saying(&by("vb", &args, &[]), 2, "was there before this run");
+    fails_saying(
+        &Tool::Volbench.run(&args, &[]),
+        2,
+        "was there before this run",
+    );
     assert_eq!(std::fs::read(&file).unwrap(), b"not ours");
 }
 
@@ -483,7 +459,7 @@ fn files_under_one_block_are_made_and_get_no_io_as_fio() {
     require_tool!("fio");
     for rw in ["--rw=write", "--rw=randread"] {
         for timed in ["--time_based=0", "--time_based=1"] {
-            for tool in ["fio", "vb"] {
+            for tool in Tool::BOTH {
                 let d = tmpdir();
                 let dir = format!("--directory={}", d.path().display());
                 let args = [
@@ -496,7 +472,7 @@ fn files_under_one_block_are_made_and_get_no_io_as_fio() {
                     "--runtime=1",
                     timed,
                 ];
-                let out = fio_json_by(tool, &args);
+                let out = tool.fio_json(&args);
                 let j = &out["jobs"][0];
                 let ios = u(j, "/read/total_ios") + u(j, "/write/total_ios");
                 assert_eq!((ios, u(j, "/error")), (0, 0), "{tool} {rw} {timed}");
@@ -529,8 +505,8 @@ fn opendir_takes_every_file_below_it_as_fio() {
     for (size, want) in [(None, 3584u64 << 10), (Some("--size=1536k"), 1536 << 10)] {
         let mut job = vec!["--name=o", &od, "--rw=read", "--bs=64k"];
         job.extend(size);
-        for tool in ["fio", "vb"] {
-            let (log, stdout) = strace_job(d.path(), tool, &["-e", "trace=openat"], &job, true);
+        for tool in Tool::BOTH {
+            let (log, stdout) = tool.strace(d.path(), &["-e", "trace=openat"], &job, true);
             let j = first_job(&stdout);
             assert_eq!(u(&j, "/read/io_bytes"), want, "{tool} {size:?}");
             for name in ["/a\"", "/sub/b\"", "/c\""] {
@@ -542,7 +518,7 @@ fn opendir_takes_every_file_below_it_as_fio() {
     std::fs::create_dir(&empty).unwrap();
     let od = format!("--opendir={}", empty.display());
     fails_saying(
-        &by("vb", &["--name=o", &od, "--rw=read"], &[]),
+        &Tool::Volbench.run(&["--name=o", &od, "--rw=read"], &[]),
         2,
         "holds no regular file",
     );
@@ -591,9 +567,9 @@ fn skewed_file_service_types_choose_files_as_fio() {
         ];
         let job = [&job[..], &["--number_ios=1500", &fst]].concat();
         let mut shares = Vec::new();
-        for tool in ["fio", "vb"] {
+        for tool in Tool::BOTH {
             let trace = ["-y", "-e", "trace=pread64"];
-            let (log, _) = strace_job(d.path(), tool, &trace, &job, false);
+            let (log, _) = tool.strace(d.path(), &trace, &job, false);
             shares.push(top_two_share(&log));
         }
         let gap = (shares[0] - shares[1]).abs();
@@ -670,8 +646,8 @@ fn lockfile_serialises_the_io_of_jobs_on_one_file_as_fios() {
             "--ioengine=psync",
             "--direct=1",
         ];
-        for tool in ["fio", "vb"] {
-            let (log, _) = strace_job(d.path(), tool, &opts, &job, false);
+        for tool in Tool::BOTH {
+            let (log, _) = tool.strace(d.path(), &opts, &job, false);
             let (all, writes) = overlaps(&log, &file.display().to_string());
             match mode {
                 "none" => assert!(
@@ -719,8 +695,8 @@ fn file_service_centers_put_the_hot_files_where_fio_does() {
             &fst,
         ];
         let mut tops = Vec::new();
-        for tool in ["fio", "vb"] {
-            let (log, _) = strace_job(d.path(), tool, &["-y", "-e", "trace=pread64"], &job, false);
+        for tool in Tool::BOTH {
+            let (log, _) = tool.strace(d.path(), &["-y", "-e", "trace=pread64"], &job, false);
             let mut per = [0u32; 8];
             for l in log.lines().filter(|l| l.contains("pread64(")) {
                 let file = l.split('<').nth(1).and_then(|s| s.split('>').next());
@@ -895,11 +871,11 @@ fn an_mmap_write_job_lays_its_new_file_out_first_as_fio() {
     let text = "[m]\nfilename=mf\nioengine=mmap\nrw=randwrite\nbs=4k\nsize=1m\nnumber_ios=4\n";
     let job = d.path().join("m.fio");
     std::fs::write(&job, text).unwrap();
-    for tool in ["fio", "volbench"] {
+    for tool in Tool::BOTH {
         let file = d.path().join("mf");
         let _ = std::fs::remove_file(&file);
         match tool {
-            "fio" => drop(fio_on(d.path(), &job, &[])),
+            Tool::Fio => drop(fio_on(d.path(), &job, &[])),
             _ => drop(vb_json(d.path(), &job, &[])),
         }
         let data = std::fs::read(&file).unwrap();
@@ -971,13 +947,13 @@ fn create_only_lays_the_files_out_and_does_no_io_as_fio() {
             "[j]\nfilename=f\nsize=4m\nrw={rw}\nbs=4k\ncreate_only=1\ntime_based\nruntime=2\n"
         );
         let mut lens = Vec::new();
-        for tool in ["fio", "vb"] {
+        for tool in Tool::BOTH {
             let here = d.path().join(format!("{rw}-{tool}"));
             std::fs::create_dir(&here).unwrap();
             let job = here.join("j.fio");
             std::fs::write(&job, &text).unwrap();
             let v = match tool {
-                "fio" => fio_on(&here, &job, &[]),
+                Tool::Fio => fio_on(&here, &job, &[]),
                 _ => vb_fio_json(&here, &job),
             };
             assert_eq!(u(&v, &format!("/jobs/0/{rw}/io_bytes")), 0, "{tool} {rw}");

@@ -16,7 +16,7 @@ fn fio_value_forms_run_as_fio_runs_them() {
     let _disk = shared_disk();
     require_tool!("fio");
     require_tool!("strace");
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let d = tmpdir();
         let dir = format!("--directory={}", d.path().display());
         let files = [
@@ -26,7 +26,7 @@ fn fio_value_forms_run_as_fio_runs_them() {
             "--filesize=4k",
             "--rw=write",
         ];
-        let (ok, _, err) = outcome(tool, &[&files[..], &["--softrandommap=1"]].concat());
+        let (ok, _, err) = tool.outcome(&[&files[..], &["--softrandommap=1"]].concat());
         assert!(ok, "{tool}: {err}");
         let made = std::fs::read_dir(d.path()).unwrap().count();
         assert_eq!(made, 1024, "{tool}: files made");
@@ -43,7 +43,7 @@ fn fio_value_forms_run_as_fio_runs_them() {
             "--rw=read",
             "--ioengine=psync",
         ];
-        let (log, _) = strace_job(d.path(), tool, &["-y", "-e", "trace=pread64"], &job, false);
+        let (log, _) = tool.strace(d.path(), &["-y", "-e", "trace=pread64"], &job, false);
         // Each clone's lowest read (its region's start). Two clones' calls interleave, so a
         // call may be split into `<unfinished ...>` and `<... pread64 resumed>` lines: the
         // length and offset are read from the end of the line that ends the call (the data
@@ -71,9 +71,8 @@ fn fio_value_forms_run_as_fio_runs_them() {
             "--verify=sha3-256",
         ];
         // In the test's directory: fio writes its verify state where it runs.
-        let out = tool_in(d.path(), tool).args(sha3).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{tool}: {err}");
+        let out = tool.command_in(d.path()).args(sha3).output().unwrap();
+        succeeded(&out, format_args!("{tool}"));
     }
 }
 
@@ -235,7 +234,7 @@ fn text_after_a_number_and_a_blank_is_ignored_as_fio_ignores_it() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    succeeded(&out, "");
     let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(jobs(&ours, "io_bytes"), jobs(&fio, "io_bytes"), "{err}");
     for (line, said) in [
@@ -309,7 +308,7 @@ fn bs_with_a_dash_or_colon_sets_reads_and_writes_as_fio_does() {
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "bs={bs}: {err}");
+        succeeded(&out, format_args!("bs={bs}"));
         let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(sizes(&ours), want, "volbench, bs={bs}");
         if bs.contains(['-', ':']) {
@@ -317,7 +316,7 @@ fn bs_with_a_dash_or_colon_sets_reads_and_writes_as_fio_does() {
         }
     }
     // rate splits the same way: 1m for reads, 512k for writes.
-    let args = |tool: &str| {
+    let args = |tool: Tool| {
         [
             "--name=r".to_string(),
             format!("--filename={}", d.path().join("rate.dat").display()),
@@ -328,20 +327,16 @@ fn bs_with_a_dash_or_colon_sets_reads_and_writes_as_fio_does() {
             "--rate=1m-512k".into(),
             "--runtime=2".into(),
             "--time_based".into(),
-            format!(
-                "--output-format={}",
-                if tool == "fio" { "json" } else { "fio-json" }
-            ),
+            tool.json_flag().to_string(),
         ]
     };
-    let fio = fio_json(std::process::Command::new("fio").args(args("fio")));
+    let fio = fio_json(std::process::Command::new("fio").args(args(Tool::Fio)));
     let out = volbench()
         .arg("run")
-        .args(args("volbench"))
+        .args(args(Tool::Volbench))
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    succeeded(&out, "");
     let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
     for v in [&fio, &ours] {
         let bw = |dir: &str| u(v, &format!("/jobs/0/{dir}/bw_bytes")) as f64;
@@ -460,7 +455,7 @@ fn fios_command_line_options_are_honoured_noted_or_refused() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    succeeded(&out, "");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = v["jobs"]
         .as_array()

@@ -32,11 +32,7 @@ fn section_names_mean_what_they_mean_to_fio() {
         .args(["--output-format=json", "-q", "--no-store"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
     let names = |v: &Value| -> Vec<String> {
         let jobs = v["jobs"].as_array().unwrap();
@@ -72,11 +68,7 @@ fn profile_tiobench_runs_fios_jobs() {
             .env("VOLBENCH_STORE", test_store())
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, "");
         let t = String::from_utf8_lossy(&out.stdout);
         let v: Value = serde_json::from_str(&t[t.find("{\n").unwrap()..]).unwrap();
         v["jobs"]
@@ -146,8 +138,8 @@ fn profile_act_runs_fios_act_jobs() {
     require_tool!("fio");
     let dev = Loop::new(64 << 20, 512);
     let d = format!("--device-names={}", dev.p());
-    for tool in ["fio", "vb"] {
-        let jobs = fio_jobs(tool, &["--profile=act", &d, "--test-duration=3"]);
+    for tool in Tool::BOTH {
+        let jobs = tool.jobs(&["--profile=act", &d, "--test-duration=3"]);
         let (r, w) = jobs.iter().fold((0, 0), |(r, w), j| {
             (r + u(j, "/read/total_ios"), w + u(j, "/write/total_ios"))
         });
@@ -157,7 +149,7 @@ fn profile_act_runs_fios_act_jobs() {
         );
         assert!((34..=38).contains(&w), "{tool}: {w} writes in 3 s at 12/s");
     }
-    let out = by("vb", &["--profile=act", "--test-duration=1"], &[]);
+    let out = Tool::Volbench.run(&["--profile=act", "--test-duration=1"], &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && err.contains("--device-names"),
@@ -425,7 +417,7 @@ fn showcmd_and_parse_only_do_no_io() {
         .args(["run", job.to_str().unwrap(), "--showcmd"])
         .output()
         .unwrap();
-    assert!(out.status.success());
+    succeeded(&out, "");
     let cmd = String::from_utf8_lossy(&out.stdout);
     for want in [
         "volbench run",
@@ -444,7 +436,7 @@ fn showcmd_and_parse_only_do_no_io() {
         .args(["run", job.to_str().unwrap(), "--parse-only"])
         .output()
         .unwrap();
-    assert!(out.status.success());
+    succeeded(&out, "");
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 job"));
     assert!(!target.exists(), "no I/O, no file");
 }
@@ -496,7 +488,7 @@ fn bad_job_files_get_one_line_located_errors() {
             .args(extra)
             .output()
             .unwrap();
-        assert!(out.status.success());
+        succeeded(&out, "");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             err.contains("warning:") && err.contains("ignored 'log_offset'"),

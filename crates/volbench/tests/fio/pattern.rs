@@ -58,14 +58,10 @@ fn percentage_random_mixes_as_fio_mixes() {
 }
 
 /// The offsets of a job's reads (strace's pread64).
-fn read_offsets(d: &Path, tool: &str, extra: &[&str]) -> Vec<u64> {
-    let vb = assert_cmd::cargo::cargo_bin("volbench");
+fn read_offsets(d: &Path, tool: Tool, extra: &[&str]) -> Vec<u64> {
     let f = format!("--filename={}", d.join("ba.dat").display());
-    let mut cmd: Vec<&str> = if tool == "fio" {
-        vec!["fio"]
-    } else {
-        vec![vb.to_str().unwrap(), "run", "-q", "--no-store"]
-    };
+    let argv = tool.argv();
+    let mut cmd: Vec<&str> = argv.iter().map(String::as_str).collect();
     cmd.extend([
         "--name=b",
         &f,
@@ -91,7 +87,7 @@ fn blockalign_aligns_random_offsets_as_fio_does() {
     require_tool!("strace");
     let d = tmpdir();
     std::fs::write(d.path().join("ba.dat"), vec![3u8; 16 << 20]).unwrap();
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let offs = read_offsets(d.path(), tool, &["--bs=64k", "--ba=4k"]);
         assert_eq!(offs.len(), 256, "{tool}");
         assert!(
@@ -139,7 +135,7 @@ fn trim_workloads_discard_what_fios_discard() {
     for rw in ["trim", "randtrim", "trimwrite"] {
         let mut ranges: Vec<Vec<String>> = Vec::new();
         let mut lat = Vec::new();
-        for tool in ["fio", "vb"] {
+        for tool in Tool::BOTH {
             fill_random(&z.path, 8 << 20);
             assert_eq!(zram_stored(&z), 8 << 20);
             let dev = format!("--filename={}", z.p());
@@ -152,7 +148,7 @@ fn trim_workloads_discard_what_fios_discard() {
                 &rwa,
                 "--direct=1",
             ];
-            let (log, stdout) = strace_job(d.path(), tool, &["-e", "trace=ioctl"], &job, true);
+            let (log, stdout) = tool.strace(d.path(), &["-e", "trace=ioctl"], &job, true);
             let mut r: Vec<String> = log
                 .lines()
                 .filter(|l| l.contains("BLKDISCARD") && l.ends_with("= 0"))
@@ -192,7 +188,7 @@ fn trim_workloads_discard_what_fios_discard() {
     let file = d.path().join("t.dat");
     std::fs::write(&file, vec![1u8; 1 << 20]).unwrap();
     let f = format!("--filename={}", file.display());
-    let out = by("vb", &["--name=t", &f, "--size=1m", "--rw=trim"], &[]);
+    let out = Tool::Volbench.run(&["--name=t", &f, "--size=1m", "--rw=trim"], &[]);
     fails_saying(&out, 2, "only a block device takes");
 }
 
@@ -230,8 +226,8 @@ fn bs_is_seq_rand_sizes_by_sequential_or_random_as_fio() {
             "--size=16m",
             "--io_size=4m",
         ];
-        for tool in ["fio", "vb"] {
-            let out = fio_json_by(tool, &args);
+        for tool in Tool::BOTH {
+            let out = tool.fio_json(&args);
             let j = &out["jobs"][0];
             let dir = if rw[0].contains("read") {
                 "read"
@@ -257,7 +253,7 @@ fn bs_unaligned_draws_any_size_of_the_range_as_fio() {
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let file = d.path().join(format!("bu-{tool}.dat"));
         let f = format!("--filename={}", file.display());
         let job = [
@@ -268,13 +264,7 @@ fn bs_unaligned_draws_any_size_of_the_range_as_fio() {
             "--bsrange=1k-9k",
         ];
         let job = [&job[..], &["--bs_unaligned=1", "--size=4m", "--io_size=2m"]].concat();
-        let (log, stdout) = strace_job(
-            d.path(),
-            tool,
-            &["-s", "0", "-e", "trace=pwrite64"],
-            &job,
-            true,
-        );
+        let (log, stdout) = tool.strace(d.path(), &["-s", "0", "-e", "trace=pwrite64"], &job, true);
         // pwrite64(fd, ""..., LEN, OFFSET) = LEN
         let writes: Vec<(u64, u64)> = log
             .lines()
@@ -323,8 +313,8 @@ fn bssplit_takes_the_reads_and_the_writes_splits_apart_as_fio() {
         "--bssplit=4k/50:16k/50,64k/100",
         "--size=16m",
     ];
-    for tool in ["fio", "vb"] {
-        let out = fio_json_by(tool, &args);
+    for tool in Tool::BOTH {
+        let out = tool.fio_json(&args);
         let j = &out["jobs"][0];
         let per = |d: &str| {
             u(j, &format!("/{d}/io_bytes")) as f64 / u(j, &format!("/{d}/total_ios")) as f64
@@ -360,8 +350,8 @@ fn reads_and_writes_of_their_own_sizes_stay_whole_and_aligned() {
         "--ioengine=psync",
     ];
     let trace = ["-y", "-e", "trace=pread64,pwrite64"];
-    for tool in ["fio", "vb"] {
-        let (log, _) = strace_job(d.path(), tool, &trace, &job, false);
+    for tool in Tool::BOTH {
+        let (log, _) = tool.strace(d.path(), &trace, &job, false);
         let ours = "rw.dat>";
         let mut bytes = 0;
         for (call, size) in [("pread64(", 4096u64), ("pwrite64(", 16384)] {
@@ -385,7 +375,7 @@ fn reads_and_writes_of_their_own_sizes_stay_whole_and_aligned() {
         // volbench moves the job's size; fio stops a little short (2.7 % here), when its one
         // map, marked in each direction's own block units, reports no free block.
         match tool {
-            "fio" => assert!(bytes <= 4 << 20 && bytes > 15 << 18, "fio: {bytes}"),
+            Tool::Fio => assert!(bytes <= 4 << 20 && bytes > 15 << 18, "fio: {bytes}"),
             _ => assert_eq!(bytes, 4 << 20, "{tool}"),
         }
     }
@@ -405,7 +395,7 @@ fn zoned_abs_and_a_center_draw_as_fio_does() {
     let file = d.path().join("z.dat");
     fill_random(&file, 4 << 20);
     let f = format!("--filename={}", file.display());
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let job = [
             "--name=z",
             &f,
@@ -414,7 +404,7 @@ fn zoned_abs_and_a_center_draw_as_fio_does() {
             "--ioengine=psync",
             "--random_distribution=zoned_abs:60/1m:30/512k:10/2560k",
         ];
-        let (log, _) = strace_job(d.path(), tool, &["-y", "-e", "trace=pread64"], &job, false);
+        let (log, _) = tool.strace(d.path(), &["-y", "-e", "trace=pread64"], &job, false);
         let offs: Vec<u64> = log
             .lines()
             .filter(|l| l.contains("pread64(") && l.contains("z.dat>"))
@@ -435,8 +425,7 @@ fn zoned_abs_and_a_center_draw_as_fio_does() {
                 "{tool}: {got:.3} of the reads in {lo}..{hi}"
             );
         }
-        let centered = fio_json_by(
-            tool,
+        let centered = tool.fio_json(
             &[
                 "--name=c",
                 &f,
@@ -446,7 +435,7 @@ fn zoned_abs_and_a_center_draw_as_fio_does() {
                 "--number_ios=200",
                 "--random_distribution=zipf:1.2:0.25",
                 "--output-format=json",
-            ][..if tool == "fio" { 8 } else { 7 }],
+            ][..if tool == Tool::Fio { 8 } else { 7 }],
         );
         assert_eq!(u(&centered, "/jobs/0/read/total_ios"), 200, "{tool}");
     }
@@ -560,7 +549,7 @@ fn serialize_overlap_keeps_overlapping_ios_out_of_flight_as_fio() {
             .output()
             .unwrap();
         let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
-        for (who, v) in [("fio", &theirs), ("volbench", &ours)] {
+        for (who, v) in [(Tool::Fio, &theirs), (Tool::Volbench, &ours)] {
             assert!(
                 v["jobs"][0]["write"]["total_ios"].as_u64().unwrap() > 1000,
                 "{who}"
@@ -698,7 +687,7 @@ fn a_random_jobs_modifier_runs_n_ios_from_each_random_start_as_fio() {
         let j = job.to_str().unwrap();
         let theirs = pattern("fio", &[j]);
         let ours = pattern(bin.to_str().unwrap(), &["run", j, "-q", "--no-store"]);
-        for (who, got) in [("fio", theirs), ("volbench", ours)] {
+        for (who, got) in [(Tool::Fio, theirs), (Tool::Volbench, ours)] {
             assert!(
                 (got.0 - want.0).abs() < 0.01 && (got.1 - want.1).abs() < 0.01,
                 "{extra}{who}: {got:?}"
@@ -730,14 +719,9 @@ fn offsets(log: &str, name: &str) -> [BTreeSet<u64>; 2] {
 
 /// fio or volbench on job file `job` in `d` under `strace -f -y`: the offsets each direction
 /// read and wrote on file `name`, over a file of random bytes laid out first.
-fn traced(d: &Path, tool: &str, job: &str, name: &str) -> [BTreeSet<u64>; 2] {
+fn traced(d: &Path, tool: Tool, job: &str, name: &str) -> [BTreeSet<u64>; 2] {
     fill_random(&d.join(name), 1 << 20);
-    let vb = env!("CARGO_BIN_EXE_volbench");
-    let cmd: Vec<&str> = match tool {
-        "fio" => vec!["fio", job],
-        _ => vec![vb, "run", job, "-q", "--no-store"],
-    };
-    let (log, _) = strace(d, &["-y", "-e", "trace=pread64,pwrite64"], &cmd);
+    let (log, _) = tool.strace(d, &["-y", "-e", "trace=pread64,pwrite64"], &[job], false);
     offsets(&log, name)
 }
 
@@ -752,7 +736,7 @@ fn a_mixed_random_job_reads_or_writes_each_block_once_a_pass_as_fio() {
     let d = tmpdir();
     let text = "[rr]\nfilename=rrfile\nsize=1m\nbs=4k\nrw=randrw\nioengine=psync\n";
     std::fs::write(d.path().join("rr.fio"), text).unwrap();
-    for tool in ["fio", "volbench"] {
+    for tool in Tool::BOTH {
         let [r, w] = traced(d.path(), tool, "rr.fio", "rrfile");
         let both = r.intersection(&w).count();
         assert_eq!(both, 0, "{tool}: {both} blocks both read and written");
@@ -853,7 +837,7 @@ fn block_size_ranges_and_pairs_mean_what_they_mean_in_fio() {
             both(d.path(), &text, "read"),
             both(d.path(), &text, "write"),
         );
-        for (who, r, w) in [("fio", r.0, w.0), ("volbench", r.1, w.1)] {
+        for (who, r, w) in [(Tool::Fio, r.0, w.0), (Tool::Volbench, r.1, w.1)] {
             assert_eq!((r.1, w.1), (r.0 * 4096, w.0 * 65536), "{who} {rw}");
             assert!(
                 (64 << 20..(64 << 20) + 65536).contains(&(r.1 + w.1)),

@@ -10,7 +10,7 @@ use std::process::Command as Std;
 use std::time::{Duration, Instant};
 
 /// The job thread's set_mempolicy and sched_setaffinity calls under strace, by `tool`.
-fn placement_calls(d: &Path, tool: &str) -> (bool, bool) {
+fn placement_calls(d: &Path, tool: Tool) -> (bool, bool) {
     let file = d.join("n.dat");
     let f = format!("--filename={}", file.display());
     let opts = [
@@ -21,18 +21,8 @@ fn placement_calls(d: &Path, tool: &str) -> (bool, bool) {
         "--numa_mem_policy=bind:0",
         "--numa_cpu_nodes=0",
     ];
-    let vb = assert_cmd::cargo::cargo_bin("volbench");
-    let cmd: Vec<&str> = if tool == "fio" {
-        [&["fio"], &opts[..]].concat()
-    } else {
-        [
-            &[vb.to_str().unwrap(), "run"],
-            &opts[..],
-            &["-q", "--no-store"],
-        ]
-        .concat()
-    };
-    let (log, _) = strace(d, &["-e", "trace=set_mempolicy,sched_setaffinity"], &cmd);
+    let trace = ["-e", "trace=set_mempolicy,sched_setaffinity"];
+    let (log, _) = tool.strace(d, &trace, &opts, false);
     let node0 = std::fs::read_to_string("/sys/devices/system/node/node0/cpulist").unwrap();
     let mut cpus = Vec::new();
     for part in node0.trim().split(',') {
@@ -58,7 +48,7 @@ fn numa_options_place_the_job_as_fio_places_it() {
     require_tool!("fio");
     require_tool!("strace");
     let d = tmpdir();
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let (bound, placed) = placement_calls(d.path(), tool);
         assert!(bound, "{tool}: no set_mempolicy(MPOL_BIND, node 0)");
         assert!(placed, "{tool}: no sched_setaffinity to node 0's CPUs");
@@ -185,9 +175,9 @@ fn cmdprio_gives_a_share_of_requests_their_own_priority_as_fio() {
         "--size=16m",
         "--cmdprio_bssplit=4k/100/1/3:64k/0",
     ];
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let trace = ["-e", "trace=io_submit"];
-        let (log, _) = strace_job(d.path(), tool, &trace, &[&base[..], &share].concat(), false);
+        let (log, _) = tool.strace(d.path(), &trace, &[&base[..], &share].concat(), false);
         let (n, at) = prio_iocbs(&log, "IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 5)", None);
         assert_eq!(n, 4096, "{tool}");
         let pct = 100.0 * at as f64 / n as f64;
@@ -195,7 +185,7 @@ fn cmdprio_gives_a_share_of_requests_their_own_priority_as_fio() {
             (26.0..34.0).contains(&pct),
             "{tool}: {pct:.1} % at the priority"
         );
-        let (log, _) = strace_job(d.path(), tool, &trace, &[&base[..], &split].concat(), false);
+        let (log, _) = tool.strace(d.path(), &trace, &[&base[..], &split].concat(), false);
         let rt3 = "IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 3)";
         let (small, small_at) = prio_iocbs(&log, rt3, Some(4096));
         let (large, large_at) = prio_iocbs(&log, rt3, Some(65536));
@@ -228,7 +218,7 @@ fn uid_and_gid_do_the_io_as_that_user_as_fios() {
         chown(&p, Some(uid), Some(gid)).unwrap();
         format!("--filename={}", p.display())
     };
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let root = mk("root.dat", 0o600, 0, 0);
         let own = mk("own.dat", 0o600, 65534, 65534);
         let grp = mk("grp.dat", 0o660, 0, 4242);
@@ -243,7 +233,7 @@ fn uid_and_gid_do_the_io_as_that_user_as_fios() {
             a.extend(extra.iter().map(|s| s.to_string()));
             a
         };
-        let run = |a: Vec<String>| outcome(tool, &a.iter().map(String::as_str).collect::<Vec<_>>());
+        let run = |a: Vec<String>| tool.outcome(&a.iter().map(String::as_str).collect::<Vec<_>>());
         let (ok, _, err) = run(job(&root, "read", &["--uid=65534"]));
         assert!(!ok && err.contains("Permission denied"), "{tool}: {err}");
         let (ok, _, err) = run(job(&own, "write", &["--uid=65534"]));
@@ -262,7 +252,7 @@ fn uid_and_gid_do_the_io_as_that_user_as_fios() {
                 .into_iter()
                 .map(|s| s.replace("--name=a", "--name=b")),
         );
-        if tool == "vb" {
+        if tool == Tool::Volbench {
             let i = a.iter().position(|s| s == "--output-format=json").unwrap();
             a[i] = "--output-format=fio-json".into();
         }
@@ -343,9 +333,9 @@ fn cgroup_runs_the_job_from_that_group_as_fios() {
         "--rw=randwrite",
         "--direct=1",
     ];
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let before = group_writes(&g.0);
-        let j = first_job(&serde_json::to_string(&fio_json_by(tool, &job)).unwrap());
+        let j = first_job(&serde_json::to_string(&tool.fio_json(&job)).unwrap());
         assert_eq!(u(&j, "/write/total_ios"), 512, "{tool}");
         let iops = f(&j, "/write/iops");
         // Unthrottled, zram takes tens of thousands of writes a second.
@@ -361,7 +351,7 @@ fn cgroup_runs_the_job_from_that_group_as_fios() {
         assert!(g.0.is_dir(), "{tool}: a group there before the run stays");
     }
     // A group the run makes: removed after it, or left with cgroup_nodelete=1.
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         for keep in [false, true] {
             let made = TestGroup(blkio.join(format!("volbench-cgmade-{}", std::process::id())));
             let cg = format!("--cgroup={}", made.rel());
@@ -376,7 +366,7 @@ fn cgroup_runs_the_job_from_that_group_as_fios() {
                 "--rw=write",
                 "--direct=1",
             ];
-            let (ok, _, err) = outcome(tool, &job);
+            let (ok, _, err) = tool.outcome(&job);
             assert!(ok, "{tool}: {err}");
             assert_eq!(made.0.is_dir(), keep, "{tool} nodelete={keep}");
         }
@@ -419,7 +409,7 @@ fn cgroup_runs_the_job_from_that_group_as_fios() {
     assert!(said.contains("removed the cgroup"), "{said}");
     // A weight: fio 3.33 writes CFQ's blkio.weight (gone since Linux 5.0) and fails where a
     // group has none; volbench then writes BFQ's blkio.bfq.weight, read back here.
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let made = TestGroup(blkio.join(format!("volbench-cgweight-{}", std::process::id())));
         let cg = format!("--cgroup={}", made.rel());
         let w = [
@@ -429,7 +419,7 @@ fn cgroup_runs_the_job_from_that_group_as_fios() {
             "--cgroup_weight=300",
             "--cgroup_nodelete=1",
         ];
-        let (ok, out, _) = outcome(tool, &[&w[..], &["--size=64k", "--rw=write"]].concat());
+        let (ok, out, _) = tool.outcome(&[&w[..], &["--size=64k", "--rw=write"]].concat());
         let cfq = made.0.join("blkio.weight");
         let bfq = made.0.join("blkio.bfq.weight");
         let read = |p: &Path| {
@@ -440,7 +430,7 @@ fn cgroup_runs_the_job_from_that_group_as_fios() {
         };
         match (tool, cfq.exists()) {
             (_, true) => assert!(ok && read(&cfq) == "300", "{tool}: {out}"),
-            ("fio", false) => assert!(!ok || out.contains("err="), "fio wrote no weight"),
+            (Tool::Fio, false) => assert!(!ok || out.contains("err="), "fio wrote no weight"),
             _ => {
                 assert!(ok, "{out}");
                 // "300", or "default 300" on kernels that list per-device weights too.
@@ -629,11 +619,11 @@ fn exec_prerun_and_postrun_run_as_fio_runs_them() {
     )
     .unwrap();
     let mut outputs = Vec::new();
-    for tool in ["fio", "vb"] {
-        let here = d.path().join(tool);
+    for tool in Tool::BOTH {
+        let here = d.path().join(tool.to_string());
         std::fs::create_dir(&here).unwrap();
         match tool {
-            "fio" => drop(fio_on(&here, &job, &[])),
+            Tool::Fio => drop(fio_on(&here, &job, &[])),
             _ => drop(vb_json(&here, &job, &[])),
         }
         let read = |m: &str| std::fs::read_to_string(here.join(format!("j.{m}.txt"))).unwrap();

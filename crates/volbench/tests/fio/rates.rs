@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// One job under a 500-IOPS throttle with `rate_iops_min`, by `tool`: (its fio-JSON error,
 /// seconds it ran).
-fn under_floor(cap: &Throttle, tool: &str, dev: &str, floor: u32) -> (i64, f64) {
+fn under_floor(cap: &Throttle, tool: Tool, dev: &str, floor: u32) -> (i64, f64) {
     let (err, secs, _) = on_cap(cap, tool, dev, 6, &format!("--rate_iops_min={floor}"));
     (err, secs)
 }
@@ -26,7 +26,7 @@ fn rate_iops_min_ends_a_job_under_its_floor_as_fio_does() {
     let Some(cap) = Throttle::new(z.p(), 500, 64 << 20) else {
         cannot_run!("no cgroup I/O throttle here (v2 io.max or v1 blkio)");
     };
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         let (err, secs) = under_floor(&cap, tool, z.p(), 1000);
         assert_eq!(err, 5, "{tool}: a floor over the cap ends the job with EIO");
         assert!(secs < 5.5, "{tool}: it ran {secs:.1} s of its 6");

@@ -50,8 +50,8 @@ fn strided_zones_read_fios_offsets() {
         ];
         job.extend(case);
         let mut seen = Vec::new();
-        for tool in ["fio", "vb"] {
-            let (log, _) = strace_job(d.path(), tool, &opts, &job, false);
+        for tool in Tool::BOTH {
+            let (log, _) = tool.strace(d.path(), &opts, &job, false);
             let offs = pread_offsets(&log);
             assert_eq!(offs.len(), 64, "{tool} {case:?}");
             seen.push(offs);
@@ -66,8 +66,8 @@ fn strided_zones_read_fios_offsets() {
         assert_eq!(seen[0], seen[1], "{case:?}");
     }
     let bare = ["--name=t", &f, "--size=4m", "--zonesize=128k", "--rw=read"];
-    for tool in ["fio", "vb"] {
-        let (ok, out, _) = outcome(tool, &bare);
+    for tool in Tool::BOTH {
+        let (ok, out, _) = tool.outcome(&bare);
         assert!(
             !ok || out.contains("not compatible"),
             "{tool}: zonesize alone"
@@ -265,12 +265,12 @@ fn a_percentage_offset_is_rounded_up_as_fio_rounds_it() {
     for (align, start) in [("", 3_301_376u64), ("offset_align=64k\n", 3_342_336)] {
         let text = format!("[o]\nfilename=odd\nrw=write\nbs=4k\noffset=33%\n{align}");
         let mut got = Vec::new();
-        for tool in ["fio", "vb"] {
+        for tool in Tool::BOTH {
             std::fs::write(&f, vec![7u8; 10_000_000]).unwrap();
             let job = d.path().join("o.fio");
             std::fs::write(&job, &text).unwrap();
             let v = match tool {
-                "fio" => fio_on(d.path(), &job, &[]),
+                Tool::Fio => fio_on(d.path(), &job, &[]),
                 _ => vb_fio_json(d.path(), &job),
             };
             got.push(u(&v, "/jobs/0/write/io_bytes"));

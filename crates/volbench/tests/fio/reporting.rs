@@ -460,11 +460,7 @@ fn fio_json_has_the_keys_and_types_of_real_fio_output() {
         .args(["run", job.to_str().unwrap(), "--output-format=json+", "-q"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "");
     let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut problems = Vec::new();
     same_shape(&ours, &theirs, "", &mut problems);
@@ -705,7 +701,7 @@ fn fios_own_tools_read_volbench_output() {
         .arg(&csv)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeeded(&o, "");
     // It writes one CSV per job: its rows are the latency bins' percentiles.
     let made: Vec<_> = std::fs::read_dir(d.path())
         .unwrap()
@@ -722,7 +718,7 @@ fn fios_own_tools_read_volbench_output() {
         .arg("--validate")
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeeded(&o, "");
     // And the bins hold every I/O the figures count.
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -751,7 +747,7 @@ fn fio_generate_plots_draws_volbench_logs() {
         .current_dir(d.path())
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeeded(&o, "");
     for kind in ["bw", "iops", "lat", "clat"] {
         let svg = d.path().join(format!("volbench-{kind}.svg"));
         let text =

@@ -4,66 +4,8 @@
 use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command as Std;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
-
-/// `fio ARGS` or `volbench run ARGS -q --no-store EXTRA`, by `tool`: its output.
-pub(crate) fn by<S: AsRef<std::ffi::OsStr>>(
-    tool: &str,
-    args: &[S],
-    extra: &[&str],
-) -> std::process::Output {
-    if tool == "fio" {
-        Std::new("fio").args(args).output().unwrap()
-    } else {
-        volbench()
-            .arg("run")
-            .args(args)
-            .args(["-q", "--no-store"])
-            .args(extra)
-            .output()
-            .unwrap()
-    }
-}
-
-/// A job run by `tool` under strace in `dir` (`opts`: strace's filters): fio, or `volbench
-/// run` with no store; with `json`, each writes fio-JSON to stdout. strace's log and stdout.
-pub(crate) fn strace_job(
-    dir: &Path,
-    tool: &str,
-    opts: &[&str],
-    job: &[&str],
-    json: bool,
-) -> (String, String) {
-    let vb = assert_cmd::cargo::cargo_bin("volbench");
-    let mut cmd: Vec<&str> = match tool {
-        "fio" => vec!["fio"],
-        _ => vec![vb.to_str().unwrap(), "run", "-q", "--no-store"],
-    };
-    if json {
-        cmd.push(if tool == "fio" {
-            "--output-format=json"
-        } else {
-            "--output-format=fio-json"
-        });
-    }
-    cmd.extend(job);
-    strace(dir, opts, &cmd)
-}
-
-/// `args` run by `tool` (fio, or volbench with no store), as fio-JSON.
-pub(crate) fn fio_json_by(tool: &str, args: &[&str]) -> Value {
-    match tool {
-        "fio" => fio_json(Std::new("fio").args(args)),
-        _ => ok_json(
-            volbench()
-                .arg("run")
-                .args(args)
-                .args(["--output-format=fio-json", "--no-store"]),
-        ),
-    }
-}
 
 /// Tests in this binary run in parallel, and one test's drop_caches evicts another's pages
 /// mid-measurement (a CI run saw pre_read's file 109 pages short). A drop takes this lock
@@ -93,7 +35,7 @@ pub(crate) fn len_off(l: &str) -> Option<(u64, u64)> {
 /// volbench, fio-JSON either way): its first job's JSON, the seconds it ran, its stderr.
 pub(crate) fn capped_job(
     cap: &Throttle,
-    tool: &str,
+    tool: Tool,
     dev: &str,
     secs: u32,
     options: &[&str],
@@ -109,7 +51,7 @@ pub(crate) fn capped_job(
         "--output-format=json".into(),
     ];
     args.extend(options.iter().map(|o| o.to_string()));
-    let prog = if tool == "fio" {
+    let prog = if tool == Tool::Fio {
         "fio".to_string()
     } else {
         args.insert(0, "run".into());
@@ -132,7 +74,7 @@ pub(crate) fn capped_job(
 /// [`capped_job`] at iodepth 4 with `option`: its fio-JSON error, seconds, stderr.
 pub(crate) fn on_cap(
     cap: &Throttle,
-    tool: &str,
+    tool: Tool,
     dev: &str,
     secs: u32,
     option: &str,
@@ -166,43 +108,6 @@ pub(crate) fn first_job(stdout: &str) -> Value {
 pub(crate) fn zram_stored(z: &Zram) -> u64 {
     let s = std::fs::read_to_string(z.sysfs().join("mm_stat")).unwrap();
     s.split_whitespace().next().unwrap().parse().unwrap()
-}
-
-/// `tool` (fio, or `volbench run -q --no-store`) as a command run in `dir`, with the tests'
-/// store.
-pub(crate) fn tool_in(dir: &Path, tool: &str) -> Std {
-    let mut c = match tool {
-        "fio" => Std::new("fio"),
-        _ => {
-            let mut c = Std::new(assert_cmd::cargo::cargo_bin("volbench"));
-            c.args(["run", "-q", "--no-store"]);
-            c
-        }
-    };
-    c.current_dir(dir).env("VOLBENCH_STORE", test_store());
-    c
-}
-
-/// `tool` run on `args`: whether it succeeded, its stdout and stderr.
-pub(crate) fn outcome(tool: &str, args: &[&str]) -> (bool, String, String) {
-    let out = by(tool, args, &[]);
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    // fio prints a job's error on stdout, volbench on stderr: the message is in both.
-    let (o, e) = (text(&out.stdout), text(&out.stderr));
-    (out.status.success(), o.clone(), o + &e)
-}
-
-/// `tool`'s fio-JSON for `args` (fio prints its cpuio line before the JSON), all jobs.
-pub(crate) fn fio_jobs(tool: &str, args: &[&str]) -> Vec<Value> {
-    let json = if tool == "fio" {
-        "--output-format=json"
-    } else {
-        "--output-format=fio-json"
-    };
-    let (ok, out, err) = outcome(tool, &[args, &[json]].concat());
-    assert!(ok, "{tool}: {err}");
-    let v: Value = serde_json::from_str(&out[out.find("{\n").expect("JSON")..]).unwrap();
-    v["jobs"].as_array().unwrap().clone()
 }
 
 /// The space calls in an strace log, without their descriptors: EXT4_IOC_MOVE_EXT (strace
@@ -288,11 +193,7 @@ pub(crate) fn volbench_fio_json(args: &[&str]) -> Value {
         .args(["--output-format=fio-json", "-q"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "volbench failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "volbench failed");
     serde_json::from_slice(&out.stdout).expect("volbench's fio-json")
 }
 

@@ -8,14 +8,10 @@ use serde_json::Value;
 use std::path::Path;
 
 /// The sync_file_range calls of one tool's run: (offset, length, flags) each, from strace.
-fn sfr_calls(d: &Path, tool: &str, file: &Path) -> Vec<(u64, u64, String)> {
-    let vb = assert_cmd::cargo::cargo_bin("volbench");
+fn sfr_calls(d: &Path, tool: Tool, file: &Path) -> Vec<(u64, u64, String)> {
     let f = format!("--filename={}", file.display());
-    let mut cmd: Vec<&str> = if tool == "fio" {
-        vec!["fio"]
-    } else {
-        vec![vb.to_str().unwrap(), "run", "-q", "--no-store"]
-    };
+    let argv = tool.argv();
+    let mut cmd: Vec<&str> = argv.iter().map(String::as_str).collect();
     cmd.extend([
         "--name=s",
         &f,
@@ -49,9 +45,9 @@ fn sync_file_range_issues_fios_calls() {
     require_tool!("strace");
     let d = tmpdir();
     let file = d.path().join("s.dat");
-    let fio = sfr_calls(d.path(), "fio", &file);
+    let fio = sfr_calls(d.path(), Tool::Fio, &file);
     std::fs::remove_file(&file).unwrap();
-    let vb = sfr_calls(d.path(), "vb", &file);
+    let vb = sfr_calls(d.path(), Tool::Volbench, &file);
     // 63, not 64: fio decides on a sync when it picks the next I/O, and after the 1,024th
     // write the job is over.
     assert_eq!(fio.len(), 63, "fio: {fio:?}");

@@ -61,8 +61,8 @@ fn thinktime_iotime_and_rate_ignore_thinktime_pace_as_fio() {
             "--runtime=2",
             "--time_based",
         ];
-        for tool in ["fio", "vb"] {
-            let out = fio_json_by(tool, &args);
+        for tool in Tool::BOTH {
+            let out = tool.fio_json(&args);
             let ios = u(&out["jobs"][0], "/read/total_ios") as f64;
             assert!(
                 (ios / want - 1.0).abs() < 0.08,
@@ -88,12 +88,12 @@ fn wait_for_starts_a_job_when_the_one_it_names_ends_as_fio() {
                 [c]\nfilename=c.dat\nwait_for=a\nruntime=1\n";
     std::fs::write(&job, text).unwrap();
     let job_s = job.to_str().unwrap();
-    for tool in ["fio", "vb"] {
+    for tool in Tool::BOTH {
         for f in ["a", "b", "c"] {
             fill_random(&d.path().join(format!("{f}.dat")), 4 << 20);
         }
         let trace = ["-ttt", "-y", "-e", "trace=pread64"];
-        let (log, _) = strace_job(d.path(), tool, &trace, &[job_s], false);
+        let (log, _) = tool.strace(d.path(), &trace, &[job_s], false);
         let mut span = std::collections::BTreeMap::<char, (f64, f64, u32)>::new();
         for l in log.lines().filter(|l| l.contains(" pread64(")) {
             let t: f64 = l.split_whitespace().nth(1).unwrap().parse().unwrap();
@@ -147,8 +147,8 @@ fn a_start_delay_range_spreads_the_clones_over_it() {
         "--ioengine=psync",
     ];
     let trace = ["-ttt", "-y", "-e", "trace=execve,pread64"];
-    for tool in ["fio", "vb"] {
-        let (log, _) = strace_job(d.path(), tool, &trace, &job, false);
+    for tool in Tool::BOTH {
+        let (log, _) = tool.strace(d.path(), &trace, &job, false);
         let t = |l: &str| -> f64 { l.split_whitespace().nth(1).unwrap().parse().unwrap() };
         let t0 = t(log.lines().next().unwrap());
         let mut first: std::collections::BTreeMap<&str, f64> = Default::default();
@@ -227,7 +227,7 @@ fn thinktime_pauses_after_every_n_ios_as_fio() {
             .output()
             .unwrap();
         let ours = iops(&serde_json::from_slice(&out.stdout).unwrap());
-        for (who, v) in [("fio", theirs), ("volbench", ours)] {
+        for (who, v) in [(Tool::Fio, theirs), (Tool::Volbench, ours)] {
             assert!((1400.0..=4040.0).contains(&v), "{extra}: {who} {v:.0} IOPS");
         }
     }
