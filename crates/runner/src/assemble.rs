@@ -33,45 +33,14 @@ pub(crate) fn report(
         window,
         traces,
     } = m;
-    let Window {
-        before,
-        before_at,
-        after,
-        cpu_before,
-    } = window;
-    let (after, interval) = after.unwrap_or_else(|| (plan.snapshot(), before_at.elapsed()));
+    let cpu_before = count_devices(&mut plan, window);
     let cpu_after = process_cpu();
     let interrupted = opts.stop.load(Relaxed);
     plan.files.clear();
     let (jobs, placed, first_error) = job_reports(w, &plan, &mut got, &traces, sample_ms);
-    for (k, (ti, _)) in plan.devs.iter().enumerate() {
-        if let (Some(Some(a)), Some(Some(b))) = (before.get(k), after.get(k)) {
-            let mut k = crate::probe::counters_delta(*a, *b);
-            k.interval_ns = interval.as_nanos() as u64;
-            plan.targets[*ti].kernel_counters = Some(k);
-        }
-    }
-    let mut groups = group_reports(w, &placed, plan.last_group);
-    // A group's steady state is its first job's (with group_reporting, the group's own);
-    // its latency search's depth, the last job's, as fio's group stats take it.
-    for g in groups.iter_mut() {
-        let first = jobs.iter().find(|j| j.groupid == g.report.groupid);
-        g.report.steadystate = first.and_then(|j| j.steadystate.clone());
-        g.report.replay = first.and_then(|j| j.replay.clone());
-        let last = jobs.iter().rfind(|j| j.groupid == g.report.groupid);
-        g.report.lat_target = last.and_then(|j| j.lat_target.clone());
-    }
+    let groups = groups_of(w, &jobs, &placed, plan.last_group);
     let mut all = all_stats(&placed, plan.last_phase);
-    // The group's CPU is the whole process: io_uring runs work the device cannot take without
-    // blocking on kernel worker threads (iou-wrk) that belong to the process but not to a job
-    // thread, and leaving them out would understate the cost per I/O.
-    // A latency search measures only its last windows, which the process's CPU since the
-    // start does not isolate: there the job threads' own CPU over those windows is the figure.
-    if !w.jobs.iter().any(|s| s.latency.lat_target.on()) {
-        all.usr_ns = cpu_after.0.saturating_sub(cpu_before.0);
-        all.sys_ns = cpu_after.1.saturating_sub(cpu_before.1);
-        all.ctx = cpu_after.2.saturating_sub(cpu_before.2);
-    }
+    process_cpu_into(&mut all, w, cpu_before, cpu_after);
     let sync_only = w.jobs.iter().all(|s| s.ioengine.is_sync());
     let paths = plan.targets.iter().map(|t| t.path.clone()).collect();
     let group = JobReport::from_stats("all", paths, &all, sync_only);
@@ -108,6 +77,58 @@ pub(crate) fn report(
     report
 }
 
+/// The devices' kernel counters over the measured window, into their targets (the window
+/// closes now if no phase closed it); the process's CPU when it opened.
+fn count_devices(plan: &mut Plan, window: Window) -> (u64, u64, u64) {
+    let Window {
+        before,
+        before_at,
+        after,
+        cpu_before,
+    } = window;
+    let (after, interval) = after.unwrap_or_else(|| (plan.snapshot(), before_at.elapsed()));
+    for (k, (ti, _)) in plan.devs.iter().enumerate() {
+        if let (Some(Some(a)), Some(Some(b))) = (before.get(k), after.get(k)) {
+            let mut k = crate::probe::counters_delta(*a, *b);
+            k.interval_ns = interval.as_nanos() as u64;
+            plan.targets[*ti].kernel_counters = Some(k);
+        }
+    }
+    cpu_before
+}
+
+/// The group's CPU is the whole process: io_uring runs work the device cannot take without
+/// blocking on kernel worker threads (iou-wrk) that belong to the process but not to a job
+/// thread, and leaving them out would understate the cost per I/O. A latency search measures
+/// only its last windows, which the process's CPU since the start does not isolate: there the
+/// job threads' own CPU over those windows is the figure.
+fn process_cpu_into(
+    all: &mut JobStats,
+    w: &Workload,
+    before: (u64, u64, u64),
+    after: (u64, u64, u64),
+) {
+    if !w.jobs.iter().any(|s| s.latency.lat_target.on()) {
+        all.usr_ns = after.0.saturating_sub(before.0);
+        all.sys_ns = after.1.saturating_sub(before.1);
+        all.ctx = after.2.saturating_sub(before.2);
+    }
+}
+
+/// The reporting groups. A group's steady state is its first job's (with group_reporting,
+/// the group's own); its latency search's depth, the last job's, as fio's group stats take it.
+fn groups_of(w: &Workload, jobs: &[JobReport], placed: &[Placed], last: u32) -> Vec<GroupReport> {
+    let mut groups = group_reports(w, placed, last);
+    for g in groups.iter_mut() {
+        let first = jobs.iter().find(|j| j.groupid == g.report.groupid);
+        g.report.steadystate = first.and_then(|j| j.steadystate.clone());
+        g.report.replay = first.and_then(|j| j.replay.clone());
+        let last = jobs.iter().rfind(|j| j.groupid == g.report.groupid);
+        g.report.lat_target = last.and_then(|j| j.lat_target.clone());
+    }
+    groups
+}
+
 /// Each job's report, its series closed with the remainder up to its own end, so samples sum
 /// exactly to the job's totals. Jobs of phases that never started (interrupted) report nothing.
 fn job_reports(
@@ -125,20 +146,7 @@ fn job_reports(
             continue;
         };
         let mut st = o.stats;
-        let end_ms = st.runtime_ns / 1_000_000;
-        let last_t = got.last_t[i];
-        let rest = delta(
-            end_ms.max(last_t),
-            end_ms.saturating_sub(last_t),
-            &final_counters(&st),
-            &got.last[i],
-        );
-        let series = &mut got.series[i];
-        if rest.ios != [0, 0] || rest.bytes != [0, 0] || series.samples.is_empty() {
-            series.push(rest);
-        }
-        series.interval_ms = sample_ms;
-        st.series = std::mem::take(series);
+        st.series = close_series(got, i, &st, sample_ms);
         let spec = &w.jobs[p.spec_idx];
         let paths = p
             .targets
@@ -161,10 +169,11 @@ fn job_reports(
         }
         jr.lat_target = o.lat_depth.map(|(depth, settled)| {
             let t = spec.latency.lat_target;
+            let (target_ns, window_ns, percentile) = (t.target_ns, t.window_ns, t.percentile);
             report::LatTargetReport {
-                target_ns: t.target_ns,
-                window_ns: t.window_ns,
-                percentile: t.percentile,
+                target_ns,
+                window_ns,
+                percentile,
                 depth,
                 settled,
             }
@@ -177,6 +186,20 @@ fn job_reports(
         placed.push((p.group, p.phase, p.spec_idx, st));
     }
     (reports, placed, first_error)
+}
+
+/// Job `i`'s series, closed with the remainder up to its own end.
+fn close_series(got: &mut Collected, i: usize, st: &JobStats, sample_ms: u64) -> stats::Series {
+    let end_ms = st.runtime_ns / 1_000_000;
+    let last_t = got.last_t[i];
+    let since = end_ms.saturating_sub(last_t);
+    let rest = delta(end_ms.max(last_t), since, &final_counters(st), &got.last[i]);
+    let series = &mut got.series[i];
+    if rest.ios != [0, 0] || rest.bytes != [0, 0] || series.samples.is_empty() {
+        series.push(rest);
+    }
+    series.interval_ms = sample_ms;
+    std::mem::take(series)
 }
 
 /// The job's final totals, from its statistics: what the last sample closes up to.

@@ -164,24 +164,7 @@ impl Offsets {
                 end,
                 next,
                 skip,
-            } => {
-                // Off either end: a forward pass starts again at the start, a backward one at
-                // the last whole block.
-                if *next + len > *end {
-                    *next = if *skip >= 0 || len as i64 + *skip >= 0 {
-                        *start
-                    } else {
-                        (*end - len).max(*start)
-                    };
-                }
-                let o = *next;
-                let step = len as i64 + *skip;
-                *next = match o.checked_add_signed(step) {
-                    Some(n) if n >= *start => n,
-                    _ => u64::MAX / 2, // past the end: wraps on the next call
-                };
-                o
-            }
+            } => sequential((*start, *end, *skip), next, len),
             Offsets::Random {
                 start,
                 end,
@@ -225,6 +208,26 @@ impl Offsets {
             }
         }
     }
+}
+
+/// A sequential pass's next offset, stepping by `len` plus the `skip` of fio's rw modifier.
+/// Off either end: a forward pass starts again at the start, a backward one at the last
+/// whole block.
+#[inline(always)]
+fn sequential((start, end, skip): (u64, u64, i64), next: &mut u64, len: u64) -> u64 {
+    if *next + len > end {
+        *next = if skip >= 0 || len as i64 + skip >= 0 {
+            start
+        } else {
+            (end - len).max(start)
+        };
+    }
+    let o = *next;
+    *next = match o.checked_add_signed(len as i64 + skip) {
+        Some(n) if n >= start => n,
+        _ => u64::MAX / 2, // past the end: wraps on the next call
+    };
+    o
 }
 
 /// Pulls an I/O that would cross the region's end back inside it (mixed block sizes only).

@@ -386,6 +386,35 @@ struct Sampler {
     tap: Option<Tap>,
 }
 
+/// What the size-based jobs will issue: each one's io_size or its files, times its loops (a
+/// PTS preconditioning writes the device twice; one pass would read 100 % halfway).
+fn budget_of(w: &Workload, plan: &Plan, members: &[usize]) -> u64 {
+    members
+        .iter()
+        .map(|&i| (&w.jobs[plan.jobs[i].spec_idx], &plan.files[i]))
+        .filter(|(s, _)| !s.time_based)
+        .map(|(s, f)| {
+            let files = f.iter().map(|t| t.len).sum::<u64>();
+            let pass = s.region.io_size.unwrap_or(files);
+            pass.saturating_mul(s.io_loops() as u64)
+        })
+        .sum()
+}
+
+/// When each time-based job's window closes (ms after the ramp), where it is fixed: a latency
+/// search moves its deadline when it restarts its counts, and a job that waits for another
+/// starts when that one ends.
+fn deadlines(w: &Workload, plan: &Plan, members: &[usize], ramp: Duration) -> Vec<Option<u64>> {
+    let each = |&i: &usize| {
+        let s = &w.jobs[plan.jobs[i].spec_idx];
+        let delay = crate::live::start_delay(s, plan.jobs[i].clone);
+        let end = delay + s.timing.ramp_time + s.runtime?;
+        let moves = s.latency.lat_target.on() || s.timing.wait_for.is_some();
+        (!moves).then(|| end.saturating_sub(ramp).as_millis() as u64)
+    };
+    members.iter().map(each).collect()
+}
+
 impl Sampler {
     fn new(w: &Workload, plan: &Plan, members: &[usize], sample_ms: u64) -> Sampler {
         let specs: Vec<&workload::JobSpec> = members
@@ -404,37 +433,13 @@ impl Sampler {
                 .max()
                 .unwrap_or_default()
         });
-        // What each size-based job will issue: its io_size or its files, times its loops (a
-        // PTS preconditioning writes the device twice; one pass would read 100 % halfway).
-        let budget = members
-            .iter()
-            .map(|&i| (&w.jobs[plan.jobs[i].spec_idx], &plan.files[i]))
-            .filter(|(s, _)| !s.time_based)
-            .map(|(s, f)| {
-                let pass = s
-                    .region
-                    .io_size
-                    .unwrap_or(f.iter().map(|t| t.len).sum::<u64>());
-                pass.saturating_mul(s.io_loops() as u64)
-            })
-            .sum();
+        let budget = budget_of(w, plan, members);
         let now = Instant::now();
         Sampler {
             series: members.iter().map(|_| Series::new(sample_ms)).collect(),
             last: vec![[0; 10]; members.len()],
             last_t_ms: vec![0; members.len()],
-            deadline_ms: members
-                .iter()
-                .map(|&i| {
-                    let s = &w.jobs[plan.jobs[i].spec_idx];
-                    let delay = crate::live::start_delay(s, plan.jobs[i].clone);
-                    let end = delay + s.timing.ramp_time + s.runtime?;
-                    // A latency search moves its deadline when it restarts its counts, and
-                    // a job that waits for another starts when that one ends.
-                    let moves = s.latency.lat_target.on() || s.timing.wait_for.is_some();
-                    (!moves).then(|| end.saturating_sub(ramp).as_millis() as u64)
-                })
-                .collect(),
+            deadline_ms: deadlines(w, plan, members, ramp),
             rebase_ms: vec![0; members.len()],
             start: now,
             ramp,

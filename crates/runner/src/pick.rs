@@ -246,6 +246,79 @@ struct Run {
     region_end: u64,
 }
 
+impl Run {
+    /// A sequential share starts where fio's does: at the region's start.
+    fn at((start, len): (u64, u64)) -> Run {
+        Run {
+            region_end: start + len,
+            last: start,
+            end: start,
+            ..Run::default()
+        }
+    }
+}
+
+/// How many files are open at once: one for a sequential file service, else `openfiles`.
+fn open_at_once(spec: &JobSpec) -> u32 {
+    match spec.files.file_service.kind {
+        FileServiceKind::Sequential => 1,
+        _ => spec.files.openfiles,
+    }
+}
+
+/// The one random map both directions share, if they share one: the reads' where the offsets
+/// are mapped, else (fio's one map per file) the direction the job draws from.
+fn one_map(spec: &JobSpec, offs: &[[Offsets; 2]]) -> Option<usize> {
+    let mapped = matches!(
+        offs.first(),
+        Some([Offsets::Mapped { .. }, Offsets::Mapped { .. }])
+    );
+    match (mapped, shares_map(spec)) {
+        (true, _) => Some(0),
+        (false, true) => Some(spec.rw.writes() as usize),
+        (false, false) => None,
+    }
+}
+
+/// Each file's offsets for reads and writes. verify_only reads in the order its write job
+/// wrote (the writes' own stream), so a loaded verify state's count of writes names the same
+/// blocks.
+fn offsets_of(spec: &JobSpec, seed: u64, regions: &[(u64, u64)]) -> Vec<[Offsets; 2]> {
+    let each = |(f, &r): (usize, &(u64, u64))| {
+        let f = f as u64;
+        let (salt, writes) = match spec.checking.verify_only {
+            true => (2 * f + 2, true),
+            false => (2 * f + 1, false),
+        };
+        [
+            offsets_for(spec, seed, r, salt, writes),
+            offsets_for(spec, seed, r, 2 * f + 2, true),
+        ]
+    };
+    regions.iter().enumerate().map(each).collect()
+}
+
+/// The rate caps as gaps between I/Os (ns per I/O, ns per byte) per direction; 0: none.
+fn gaps(spec: &JobSpec) -> ([u64; 2], [f64; 2]) {
+    let iops = spec.rates.rate_iops;
+    let bytes = spec.rates.rate;
+    (
+        iops.map(|r| 1_000_000_000u64.checked_div(r).unwrap_or(0)),
+        bytes.map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 }),
+    )
+}
+
+/// The strided zones' walk over the first file, where the job has zones.
+fn zoned(spec: &JobSpec, seed: u64, regions: &[(u64, u64)]) -> Option<Box<Zoned>> {
+    let z = spec.region.zones.strided(regions.len() as u32)?;
+    let &r = regions.first()?;
+    Some(Box::new(Zoned {
+        at: crate::zones::Strided::new(z, r),
+        spec: spec.clone(),
+        seed,
+    }))
+}
+
 impl Picker {
     /// `regions` are the job's files' `(offset, len)`; `rng` the job's random stream, which
     /// also filled its buffers.
@@ -257,68 +330,20 @@ impl Picker {
         depth: usize,
         flow: Option<Flow>,
     ) -> Picker {
-        let offs: Vec<[Offsets; 2]> = regions
-            .iter()
-            .enumerate()
-            .map(|(f, &r)| {
-                let f = f as u64;
-                // verify_only reads in the order its write job wrote (the writes' own
-                // stream), so a loaded verify state's count of writes names the same blocks.
-                let (salt, writes) = match spec.checking.verify_only {
-                    true => (2 * f + 2, true),
-                    false => (2 * f + 1, false),
-                };
-                [
-                    offsets_for(spec, seed, r, salt, writes),
-                    offsets_for(spec, seed, r, 2 * f + 2, true),
-                ]
-            })
-            .collect();
-        let iops_gap = spec
-            .rates
-            .rate_iops
-            .map(|r| 1_000_000_000u64.checked_div(r).unwrap_or(0));
-        let byte_gap = spec
-            .rates
-            .rate
-            .map(|r| if r == 0 { 0.0 } else { 1e9 / r as f64 });
-        let mapped = matches!(
-            offs.first(),
-            Some([Offsets::Mapped { .. }, Offsets::Mapped { .. }])
-        );
-        let one_map = match (mapped, shares_map(spec)) {
-            (true, _) => Some(0),
-            (false, true) => Some(spec.rw.writes() as usize),
-            (false, false) => None,
-        };
+        let offs = offsets_of(spec, seed, regions);
+        let (iops_gap, byte_gap) = gaps(spec);
+        let random = spec.rw.is_random();
         Picker {
             starts: Starts::new(spec, regions),
             replay: None,
             ended: false,
-            window: Window::new(
-                match spec.files.file_service.kind {
-                    FileServiceKind::Sequential => 1,
-                    _ => spec.files.openfiles,
-                },
-                regions,
-            ),
+            window: Window::new(open_at_once(spec), regions),
             service: Service::new(spec, regions),
-            one_map,
+            one_map: one_map(spec, &offs),
             rng,
             read_pct: spec.rw.read_percent(spec.rwmixread) as u32,
             bs_choices: [bs_table(spec, false), bs_table(spec, true)],
-            zones: spec
-                .region
-                .zones
-                .strided(regions.len() as u32)
-                .zip(regions.first())
-                .map(|(z, &r)| {
-                    Box::new(Zoned {
-                        at: crate::zones::Strided::new(z, r),
-                        spec: spec.clone(),
-                        seed,
-                    })
-                }),
+            zones: zoned(spec, seed, regions),
             offs,
             next_file: 0,
             rated: iops_gap.iter().any(|&g| g > 0) || byte_gap.iter().any(|&g| g > 0.0),
@@ -331,34 +356,17 @@ impl Picker {
             held: None,
             backlog: Backlog::new(spec, depth),
             flow,
-            run: if spec.rw.is_random() {
-                spec.pattern.rand_run
-            } else {
-                0
-            },
+            run: if random { spec.pattern.rand_run } else { 0 },
             identical: spec.pattern.rand_identical,
             seq_rand: spec.pattern.bs_is_seq_rand,
             drawn_random: None,
-            random_job: spec.rw.is_random(),
+            random_job: random,
             unaligned: spec.pattern.bs_unaligned && spec.pattern.bssplit.is_empty(),
-            rand_pct: if spec.rw.is_random() {
-                spec.pattern.percentage_random.map(u32::from)
-            } else {
-                [100, 100]
+            rand_pct: match random {
+                true => spec.pattern.percentage_random.map(u32::from),
+                false => [100, 100],
             },
-            runs: regions
-                .iter()
-                .map(|&(start, len)| {
-                    // A sequential share starts where fio's does: at the region's start.
-                    let r = Run {
-                        region_end: start + len,
-                        last: start,
-                        end: start,
-                        ..Run::default()
-                    };
-                    [r, r]
-                })
-                .collect(),
+            runs: regions.iter().map(|&r| [Run::at(r); 2]).collect(),
         }
     }
 

@@ -173,6 +173,24 @@ impl Pass<'_> {
         Ok(checked)
     }
 
+    /// A trimmed block whose zeros are not checked (trim_verify_zero=0) is not read back.
+    fn skips(&self, file: u32, offset: u64) -> bool {
+        self.trimmed
+            .is_some_and(|(t, zero)| !zero && t.contains(&(file, offset)))
+    }
+
+    /// A block read back: a trimmed one reads as zeros, any other holds what was written.
+    fn check(&self, buf: &[u8], file: u32, off: u64) -> Result<(), String> {
+        match self.trimmed.is_some_and(|(t, _)| t.contains(&(file, off))) {
+            true if buf.iter().any(|&b| b != 0) => Err(format!(
+                "trim: the block at offset {off} was trimmed but does not read as \
+                 zeros (the device keeps discarded data; trim_verify_zero=0 skips it)"
+            )),
+            true => Ok(()),
+            false => data::verify_block(buf, off, self.algo, self.pattern),
+        }
+    }
+
     fn region<E: Engine>(
         &self,
         eng: &mut E,
@@ -195,10 +213,7 @@ impl Pass<'_> {
                     more = false;
                     break;
                 };
-                if self
-                    .trimmed
-                    .is_some_and(|(t, zero)| !zero && t.contains(&(file, offset)))
-                {
+                if self.skips(file, offset) {
                     continue;
                 }
                 slots[slot as usize] = (offset, len, Instant::now());
@@ -229,17 +244,7 @@ impl Pass<'_> {
                 if c.result != len as i64 {
                     return Err(describe(c.result, Op::Read, off, len));
                 }
-                let buf = &eng.slot(c.slot)[..len as usize];
-                match self.trimmed.is_some_and(|(t, _)| t.contains(&(file, off))) {
-                    true if buf.iter().any(|&b| b != 0) => {
-                        return Err(format!(
-                            "trim: the block at offset {off} was trimmed but does not read as \
-                             zeros (the device keeps discarded data; trim_verify_zero=0 skips it)"
-                        ))
-                    }
-                    true => {}
-                    false => data::verify_block(buf, off, self.algo, self.pattern)?,
-                }
+                self.check(&eng.slot(c.slot)[..len as usize], file, off)?;
                 checked += 1;
             }
         }

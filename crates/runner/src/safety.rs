@@ -14,67 +14,86 @@ pub fn in_use(path: &Path, dev: DevId) -> Option<String> {
     let dir = dev.sysfs()?;
     let name = dir.file_name()?.to_string_lossy().into_owned();
     // The device and its partitions, each with its own major:minor.
-    let mut family = vec![(name.clone(), dev)];
-    let mut partitions = Vec::new();
-    if let Ok(rd) = fs::read_dir(&dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.join("partition").exists() {
-                if let Some(id) = fs::read_to_string(p.join("dev")).ok().and_then(|s| {
-                    let (a, b) = s.trim().split_once(':')?;
-                    Some(DevId {
-                        major: a.parse().ok()?,
-                        minor: b.parse().ok()?,
-                    })
-                }) {
-                    let pname = e.file_name().to_string_lossy().into_owned();
-                    partitions.push(pname.clone());
-                    family.push((pname, id));
-                }
-            }
-        }
-    }
-    for m in mounts() {
-        if let Some((n, _)) = family.iter().find(|(_, id)| *id == m.dev) {
-            return Some(format!(
-                "/dev/{n} is mounted at {} ({})",
-                m.mount_point, m.fs_type
-            ));
-        }
-    }
-    if let Ok(swaps) = fs::read_to_string("/proc/swaps") {
-        for line in swaps.lines().skip(1) {
-            let src = line.split_whitespace().next().unwrap_or("");
-            if family.iter().any(|(n, _)| src == format!("/dev/{n}")) {
-                return Some(format!("{src} is in use as swap"));
-            }
-        }
-    }
-    for (n, id) in &family {
-        let holders = id
-            .sysfs()
-            .and_then(|d| fs::read_dir(d.join("holders")).ok())
-            .map(|rd| {
-                rd.flatten()
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default();
-        if !holders.is_empty() {
-            return Some(format!(
-                "/dev/{n} is held by {} (LVM, RAID or device-mapper)",
-                holders.join(", ")
-            ));
-        }
+    let partitions = partitions(&dir);
+    let mut family = vec![(name, dev)];
+    family.extend(partitions.iter().cloned());
+    if let Some(why) = mounted(&family)
+        .or_else(|| swapped(&family))
+        .or_else(|| held(&family))
+    {
+        return Some(why);
     }
     if !partitions.is_empty() {
+        let names: Vec<&str> = partitions.iter().map(|(n, _)| n.as_str()).collect();
         return Some(format!(
             "{} holds a partition table with partitions {}",
             path.display(),
-            partitions.join(", ")
+            names.join(", ")
         ));
     }
     signature(path).map(|sig| format!("{} holds {sig}", path.display()))
+}
+
+/// The partitions of the device at sysfs directory `dir`: names and major:minor.
+fn partitions(dir: &Path) -> Vec<(String, DevId)> {
+    let id_of = |p: &Path| {
+        let s = fs::read_to_string(p.join("dev")).ok()?;
+        let (a, b) = s.trim().split_once(':')?;
+        Some(DevId {
+            major: a.parse().ok()?,
+            minor: b.parse().ok()?,
+        })
+    };
+    let Ok(rd) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter(|e| e.path().join("partition").exists())
+        .filter_map(|e| {
+            Some((
+                e.file_name().to_string_lossy().into_owned(),
+                id_of(&e.path())?,
+            ))
+        })
+        .collect()
+}
+
+/// A member of the family that is mounted, said.
+fn mounted(family: &[(String, DevId)]) -> Option<String> {
+    mounts().into_iter().find_map(|m| {
+        let (n, _) = family.iter().find(|(_, id)| *id == m.dev)?;
+        Some(format!(
+            "/dev/{n} is mounted at {} ({})",
+            m.mount_point, m.fs_type
+        ))
+    })
+}
+
+/// A member of the family that is in use as swap, said.
+fn swapped(family: &[(String, DevId)]) -> Option<String> {
+    let swaps = fs::read_to_string("/proc/swaps").ok()?;
+    swaps.lines().skip(1).find_map(|line| {
+        let src = line.split_whitespace().next().unwrap_or("");
+        let ours = family.iter().any(|(n, _)| src == format!("/dev/{n}"));
+        ours.then(|| format!("{src} is in use as swap"))
+    })
+}
+
+/// A member of the family another driver holds (LVM, RAID, device-mapper), said.
+fn held(family: &[(String, DevId)]) -> Option<String> {
+    family.iter().find_map(|(n, id)| {
+        let rd = fs::read_dir(id.sysfs()?.join("holders")).ok()?;
+        let holders: Vec<String> = rd
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        (!holders.is_empty()).then(|| {
+            format!(
+                "/dev/{n} is held by {} (LVM, RAID or device-mapper)",
+                holders.join(", ")
+            )
+        })
+    })
 }
 
 /// What libblkid recognises on the device (every filesystem, partition table, RAID member and

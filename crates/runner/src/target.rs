@@ -130,60 +130,21 @@ pub fn prepare(
             })
         }
     };
-    // The null engine does no I/O: it needs no file, and creates none. Nor do fio's file and
-    // directory engines that create what they work on (or make their directories first).
-    let no_layout = match spec.ioengine {
-        EngineKind::Null => meta.is_none(),
-        EngineKind::FileOp(op) => !op.needs_files(),
-        EngineKind::CpuIo | EngineKind::Exec => true,
-        _ => false,
-    };
-    if no_layout {
+    if lays_out_nothing(spec, meta.is_none()) {
         let offset = spec.region.offset + clone as u64 * spec.region.offset_increment;
         return null_target(spec, path, nfiles, offset);
     }
     let is_block = meta
         .as_ref()
         .is_some_and(|m| m.file_type().is_block_device());
-    check_hipri(spec, path, is_block, meta.as_ref())?;
-    let punches = spec.ioengine == EngineKind::Falloc;
-    if spec.pattern.trim != workload::Trim::None && !is_block && !punches {
-        return Err(RunError::TrimFile {
-            path: path.to_path_buf(),
-        });
-    }
-    if meta.as_ref().is_some_and(|m| !is_block && !m.is_file()) {
-        return Err(RunError::BadTarget {
-            path: path.to_path_buf(),
-        });
-    }
+    check_kind(spec, path, is_block, meta.as_ref())?;
     // What is there already: a device's capacity, or an existing file's length.
     let existing = match &meta {
         Some(m) if is_block => probe::device_bytes(m).unwrap_or(0),
         Some(m) => m.len(),
         None => 0,
     };
-    // fio's offset=N% is a share of what is there (a new file: nothing, so 0), with the
-    // clone's increment rounded UP to offset_align or the smallest block (fio's
-    // get_start_offset). The job file sets either it or `offset`; a rank's region under MPI
-    // adds to both.
-    let (inc, shares) = match spec.region.offset_increment_percent {
-        Some(p) => (clone as u64 * (existing * p as u64 / 100), true),
-        None => (clone as u64 * spec.region.offset_increment, false),
-    };
-    let align = match spec.pattern.offset_align {
-        0 => spec.unit(),
-        a => a,
-    };
-    let mut offset = match spec.region.offset_percent {
-        Some(p) => (existing * p as u64 / 100 + inc).div_ceil(align) * align,
-        None if shares => (spec.region.offset + inc).div_ceil(align) * align,
-        None => spec.region.offset + inc,
-    };
-    // fio's file_append: a regular file's I/O starts at its end (devices ignore it).
-    if spec.files.file_append && !is_block {
-        offset = existing;
-    }
+    let offset = start_offset(spec, clone, existing, is_block);
     let r = Region {
         spec,
         path,
@@ -209,6 +170,62 @@ pub fn prepare(
     let mut t = open_target(&r, dev, state, is_block)?;
     t.info.checked_reads = checked;
     Ok(t)
+}
+
+/// The null engine does no I/O: it needs no file, and creates none (where `missing`). Nor do
+/// fio's file and directory engines that create what they work on (or make their directories
+/// first), nor the jobs that are not I/O.
+fn lays_out_nothing(spec: &JobSpec, missing: bool) -> bool {
+    match spec.ioengine {
+        EngineKind::Null => missing,
+        EngineKind::FileOp(op) => !op.needs_files(),
+        EngineKind::CpuIo | EngineKind::Exec => true,
+        _ => false,
+    }
+}
+
+/// What the job can do on what is there: hipri's polling, trims (a device's, or falloc's
+/// punched holes), a regular file or a device.
+fn check_kind(
+    spec: &JobSpec,
+    path: &Path,
+    is_block: bool,
+    meta: Option<&fs::Metadata>,
+) -> Result<(), RunError> {
+    check_hipri(spec, path, is_block, meta)?;
+    let punches = spec.ioengine == EngineKind::Falloc;
+    let path = path.to_path_buf();
+    if spec.pattern.trim != workload::Trim::None && !is_block && !punches {
+        return Err(RunError::TrimFile { path });
+    }
+    if meta.is_some_and(|m| !is_block && !m.is_file()) {
+        return Err(RunError::BadTarget { path });
+    }
+    Ok(())
+}
+
+/// Where clone `clone`'s region starts. fio's offset=N% is a share of what is there (a new
+/// file: nothing, so 0), with the clone's increment rounded UP to offset_align or the
+/// smallest block (fio's get_start_offset). The job file sets either it or `offset`; a rank's
+/// region under MPI adds to both. fio's file_append: a regular file's I/O starts at its end
+/// (devices ignore it).
+fn start_offset(spec: &JobSpec, clone: u32, existing: u64, is_block: bool) -> u64 {
+    if spec.files.file_append && !is_block {
+        return existing;
+    }
+    let (inc, shares) = match spec.region.offset_increment_percent {
+        Some(p) => (clone as u64 * (existing * p as u64 / 100), true),
+        None => (clone as u64 * spec.region.offset_increment, false),
+    };
+    let align = match spec.pattern.offset_align {
+        0 => spec.unit(),
+        a => a,
+    };
+    match spec.region.offset_percent {
+        Some(p) => (existing * p as u64 / 100 + inc).div_ceil(align) * align,
+        None if shares => (spec.region.offset + inc).div_ceil(align) * align,
+        None => spec.region.offset + inc,
+    }
 }
 
 /// fio's rule for a size split over so many files that each gets less than a block (the
@@ -408,6 +425,28 @@ fn ready_file(
     Ok((Some(dev), Some(state)))
 }
 
+/// The directory of a region's file, made as fio makes it: fio makes the missing directories
+/// of a file's path (mode 0700) before it lays files out, but refuses a `directory=` that
+/// does not exist; so does volbench.
+fn file_dir<'a>(r: &Region<'a>) -> Result<&'a Path, RunError> {
+    let dir = r
+        .path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let base_ok = r.spec.files.directory.as_ref().is_none_or(|d| d.is_dir());
+    if !dir.is_dir() && r.spec.fio_job && base_ok {
+        use std::os::unix::fs::DirBuilderExt;
+        let mut b = fs::DirBuilder::new();
+        let made = b.recursive(true).mode(0o700).create(dir);
+        made.map_err(|e| RunError::MakeDirectory(dir.to_path_buf(), e))?;
+    }
+    match dir.is_dir() {
+        true => Ok(dir),
+        false => Err(RunError::MissingDirectory(dir.to_path_buf())),
+    }
+}
+
 /// Checks a file's region before anything is written: room for a block, a real directory on a
 /// real file system, creation allowed, and a file the user named big enough for a job that
 /// only reads. Returns the directory and whether the file is volbench's own to lay out.
@@ -420,26 +459,7 @@ fn check_file<'a>(r: &Region<'a>, created: &[PathBuf]) -> Result<(&'a Path, bool
             bs: r.spec.bs,
         });
     }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // fio makes the missing directories of a file's path (mode 0700) before it lays files
-    // out, but refuses a `directory=` that does not exist: so does volbench.
-    let base_ok = r.spec.files.directory.as_ref().is_none_or(|d| d.is_dir());
-    if !dir.is_dir() && r.spec.fio_job && base_ok {
-        use std::os::unix::fs::DirBuilderExt;
-        let made = fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir);
-        if let Err(e) = made {
-            return Err(RunError::MakeDirectory(dir.to_path_buf(), e));
-        }
-    }
-    if !dir.is_dir() {
-        return Err(RunError::MissingDirectory(dir.to_path_buf()));
-    }
+    let dir = file_dir(r)?;
     if let Some(fs) = pseudo_filesystem(dir) {
         return Err(RunError::PseudoFs {
             path: path.to_path_buf(),
