@@ -23,6 +23,40 @@ pub fn volume(m: &Model) -> String {
 }
 
 /// The model's figures, one per line.
+/// The IOPS cap: sustained, with its burst or its write cap where it has one.
+fn iops_of(m: &Model) -> String {
+    match m.burst_iops {
+        Some(b) => format!(
+            "{} sustained; {} burst while credits last",
+            fmt_count(m.iops),
+            fmt_count(b)
+        ),
+        None if m.write_iops != m.iops => format!(
+            "{} read, {} write",
+            fmt_count(m.iops),
+            fmt_count(m.write_iops)
+        ),
+        None => format!("{} sustained", fmt_count(m.iops)),
+    }
+}
+
+/// The burst bucket, for a volume that bursts: its size, how long it lasts, its refill.
+fn bucket_of(m: &Model) -> Option<String> {
+    let d = m.burst_duration_s?;
+    let bucket = match (m.burst_bucket_ios, m.burst_bucket_bytes) {
+        (Some(i), _) => format!("{} I/Os", fmt_count(i)),
+        (_, Some(b)) => format!("{:.0} GiB of throughput credits", b / (1u64 << 30) as f64),
+        _ => String::new(),
+    };
+    let refill = m.refill_ios_per_s.map_or(String::new(), |r| {
+        format!("; earns {} I/Os per idle second", fmt_count(r))
+    });
+    Some(format!(
+        "{bucket}, full at start: lasts {} at the burst rate{refill}",
+        figures::fmt_secs(d)
+    ))
+}
+
 fn figures_of(m: &Model) -> String {
     let mut s = format!("{}: {}\n", m.product, m.name);
     let mut line = |k: &str, v: String| {
@@ -32,22 +66,7 @@ fn figures_of(m: &Model) -> String {
         "config",
         format!("{}  ({} {})", m.config, m.size, m.size_unit),
     );
-    line(
-        "IOPS",
-        match m.burst_iops {
-            Some(b) => format!(
-                "{} sustained; {} burst while credits last",
-                fmt_count(m.iops),
-                fmt_count(b)
-            ),
-            None if m.write_iops != m.iops => format!(
-                "{} read, {} write",
-                fmt_count(m.iops),
-                fmt_count(m.write_iops)
-            ),
-            None => format!("{} sustained", fmt_count(m.iops)),
-        },
-    );
+    line("IOPS", iops_of(m));
     let mut bw = format!("{} sustained", mibs(m.bw_bytes));
     if let Some(b) = m.burst_bw_bytes.filter(|b| *b > m.bw_bytes) {
         bw.push_str(&format!("; burst {}", mibs(b)));
@@ -60,22 +79,8 @@ fn figures_of(m: &Model) -> String {
             m.crossover_bs / 1024.0
         ),
     );
-    if let Some(d) = m.burst_duration_s {
-        let bucket = match (m.burst_bucket_ios, m.burst_bucket_bytes) {
-            (Some(i), _) => format!("{} I/Os", fmt_count(i)),
-            (_, Some(b)) => format!("{:.0} GiB of throughput credits", b / (1u64 << 30) as f64),
-            _ => String::new(),
-        };
-        let refill = m.refill_ios_per_s.map_or(String::new(), |r| {
-            format!("; earns {} I/Os per idle second", fmt_count(r))
-        });
-        line(
-            "bucket",
-            format!(
-                "{bucket}, full at start: lasts {} at the burst rate{refill}",
-                figures::fmt_secs(d)
-            ),
-        );
+    if let Some(b) = bucket_of(m) {
+        line("bucket", b);
     }
     if let Some(u) = m.io_unit_bytes {
         line(

@@ -204,6 +204,10 @@ fn latency_buckets(j: &JobReport) -> (Value, Value, Value) {
     (ns, us, ms)
 }
 
+/// The buckets of fio's iodepth_submit and iodepth_complete, which volbench writes as zeros
+/// (it does not count submit and complete batches).
+const DEPTHS: [&str; 7] = ["0", "4", "8", "16", "32", "64", ">=64"];
+
 fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64, plus: bool) -> Value {
     let spec = r.workload.jobs.get(spec_idx);
     let sh = Shape {
@@ -211,18 +215,8 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64, plus: bool)
         only: spec.and_then(|s| s.reporting.percentile_list.as_deref()),
         plus,
     };
-    let mut levels = Map::new();
-    for l in &j.iodepth.levels {
-        let key = if l.depth == 64 {
-            ">=64".to_string()
-        } else {
-            l.depth.to_string()
-        };
-        levels.insert(key, json!(l.percent));
-    }
-    let zeros = |keys: &[&str]| -> Value {
-        Value::Object(keys.iter().map(|k| (k.to_string(), json!(0.0))).collect())
-    };
+    let levels = depth_levels(j);
+    let zeros = Value::Object(DEPTHS.iter().map(|k| (k.to_string(), json!(0.0))).collect());
     let (ns, us, ms) = latency_buckets(j);
     let sync = match &j.sync {
         // fio prints a sync's percentiles from the job's percentile_list too.
@@ -250,8 +244,8 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64, plus: bool)
         "majf": 0,
         "minf": 0,
         "iodepth_level": levels,
-        "iodepth_submit": zeros(&["0", "4", "8", "16", "32", "64", ">=64"]),
-        "iodepth_complete": zeros(&["0", "4", "8", "16", "32", "64", ">=64"]),
+        "iodepth_submit": zeros.clone(),
+        "iodepth_complete": zeros,
         "latency_ns": ns,
         "latency_us": us,
         "latency_ms": ms,
@@ -263,31 +257,49 @@ fn job(r: &RunReport, j: &JobReport, spec_idx: usize, group_bw: f64, plus: bool)
     if let Some(d) = spec.and_then(|s| s.description.as_deref()) {
         v["desc"] = json!(d);
     }
-    // fio adds these with continue_on_error, zero when nothing failed.
     if spec.is_some_and(|s| s.errors.continue_on_error != 0) {
-        let e = j.errors.clone().unwrap_or_default();
-        v["total_err"] = json!(e.total);
-        v["first_error"] = json!(e.first);
-        // fio's total_ios counts the failed I/Os too (its bytes and latencies do not).
-        for (k, n) in ["read", "write"].into_iter().zip(e.per_dir) {
-            if let Some(t) = v[k]["total_ios"].as_u64() {
-                v[k]["total_ios"] = json!(t + n);
-            }
-        }
+        errors_into(&mut v, j);
     }
     if let Some(ss) = &j.steadystate {
         v["steadystate"] = steady_block(ss);
     }
-    // fio's fields for its latency-target search: the target in ns, the window in µs.
     if let Some(t) = &j.lat_target {
-        v["latency_depth"] = json!(t.depth);
-        v["latency_target"] = json!(t.target_ns);
-        v["latency_target_ns"] = json!(t.target_ns);
-        v["latency_percentile"] = json!(t.percentile);
-        v["latency_window"] = json!(t.window_ns / 1000);
-        v["latency_window_us"] = json!(t.window_ns / 1000);
+        lat_target_into(&mut v, t);
     }
     v
+}
+
+/// fio's iodepth levels: the share of the time at each depth, 64 and over as one.
+fn depth_levels(j: &JobReport) -> Map<String, Value> {
+    let key = |d: u32| match d {
+        64 => ">=64".to_string(),
+        d => d.to_string(),
+    };
+    let levels = j.iodepth.levels.iter();
+    levels.map(|l| (key(l.depth), json!(l.percent))).collect()
+}
+
+/// fio's error counts, which it adds with continue_on_error (zero when nothing failed); its
+/// total_ios counts the failed I/Os too (its bytes and latencies do not).
+fn errors_into(v: &mut Value, j: &JobReport) {
+    let e = j.errors.clone().unwrap_or_default();
+    v["total_err"] = json!(e.total);
+    v["first_error"] = json!(e.first);
+    for (k, n) in ["read", "write"].into_iter().zip(e.per_dir) {
+        if let Some(t) = v[k]["total_ios"].as_u64() {
+            v[k]["total_ios"] = json!(t + n);
+        }
+    }
+}
+
+/// fio's fields for its latency-target search: the target in ns, the window in µs.
+fn lat_target_into(v: &mut Value, t: &report::LatTargetReport) {
+    v["latency_depth"] = json!(t.depth);
+    v["latency_target"] = json!(t.target_ns);
+    v["latency_target_ns"] = json!(t.target_ns);
+    v["latency_percentile"] = json!(t.percentile);
+    v["latency_window"] = json!(t.window_ns / 1000);
+    v["latency_window_us"] = json!(t.window_ns / 1000);
 }
 
 /// fio's `steadystate` block: the criterion as fio spells it, the window in seconds, whether

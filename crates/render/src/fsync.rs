@@ -16,6 +16,31 @@ fn rate(v: f64) -> String {
 }
 
 /// The device facts of every target: the evidence the verdict reads.
+/// A device's facts row (dashes where the target has no device volbench could name).
+fn device_row(name: String, fs: &str, d: Option<&report::DeviceInfo>) -> Vec<String> {
+    let or = |s: &str| match s.is_empty() {
+        true => "-".to_string(),
+        false => s.to_string(),
+    };
+    let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
+    match d {
+        Some(d) => vec![
+            name,
+            fs.to_string(),
+            d.name.clone(),
+            or(&d.write_cache),
+            d.fua.map_or("-".into(), yes),
+            yes(d.rotational),
+            or(&d.model),
+            or(&d.firmware),
+        ],
+        None => [name, fs.to_string()]
+            .into_iter()
+            .chain(std::iter::repeat_n("-".to_string(), 6))
+            .collect(),
+    }
+}
+
 pub(crate) fn facts_table(f: &FsyncReport) -> StrTable {
     let mut rows = Vec::new();
     for t in &f.environment.targets {
@@ -23,46 +48,15 @@ pub(crate) fn facts_table(f: &FsyncReport) -> StrTable {
             .filesystem
             .as_ref()
             .map_or("-".to_string(), |x| x.fs_type.clone());
-        let mut push = |name: String, d: Option<&report::DeviceInfo>| {
-            let or = |s: &str| {
-                if s.is_empty() {
-                    "-".to_string()
-                } else {
-                    s.to_string()
-                }
-            };
-            rows.push(match d {
-                Some(d) => vec![
-                    name,
-                    fs.clone(),
-                    d.name.clone(),
-                    or(&d.write_cache),
-                    d.fua
-                        .map_or("-".into(), |b| if b { "yes" } else { "no" }.into()),
-                    if d.rotational { "yes" } else { "no" }.into(),
-                    or(&d.model),
-                    or(&d.firmware),
-                ],
-                None => vec![
-                    name,
-                    fs.clone(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                ],
-            });
-        };
-        push(t.path.clone(), t.device.as_ref());
+        rows.push(device_row(t.path.clone(), &fs, t.device.as_ref()));
         let mut stack: Vec<(u32, &report::DeviceInfo)> = t
             .device
             .iter()
             .flat_map(|d| d.members.iter().map(|m| (1, m)))
             .collect();
         while let Some((lvl, m)) = stack.pop() {
-            push(format!("{}└ member", "  ".repeat(lvl as usize)), Some(m));
+            let name = format!("{}└ member", "  ".repeat(lvl as usize));
+            rows.push(device_row(name, &fs, Some(m)));
             stack.extend(m.members.iter().map(|x| (lvl + 1, x)));
         }
     }
@@ -83,6 +77,45 @@ pub(crate) fn facts_table(f: &FsyncReport) -> StrTable {
 }
 
 /// One row per measured case.
+/// One case's row (its target first where there are several); a case that failed before it
+/// wrote says so in place of its figures.
+fn case_row(c: &report::FsyncCase, many: bool) -> Vec<String> {
+    let mut r = Vec::new();
+    if many {
+        r.push(c.target.clone());
+    }
+    r.push(c.method.clone());
+    r.push(workload::short_size(c.bs));
+    r.push(c.threads.to_string());
+    if let Some(e) = c.error.as_ref().filter(|_| c.writes == 0) {
+        r.push(format!("not measured: {e}"));
+        return r;
+    }
+    let [mean, p50, p99, p999, max] = crate::table::lat_cells(&c.lat_ns);
+    let sync = |p| {
+        c.sync_lat_ns.as_ref().map_or("-".to_string(), |s| {
+            figures::fmt_ns(s.percentile(p).unwrap_or(0) as f64)
+        })
+    };
+    let syncs = match c.syncs {
+        0 => "-".into(),
+        _ => figures::fmt_count(c.syncs_per_sec),
+    };
+    let rate = rate(c.mib_per_sec);
+    r.extend([
+        syncs,
+        rate,
+        mean,
+        p50,
+        p99,
+        p999,
+        max,
+        sync(50.0),
+        sync(99.0),
+    ]);
+    r
+}
+
 pub(crate) fn cases_table(f: &FsyncReport) -> StrTable {
     let many = f.verdicts.len() > 1;
     let mut head = Vec::new();
@@ -103,47 +136,7 @@ pub(crate) fn cases_table(f: &FsyncReport) -> StrTable {
         "flush p50",
         "flush p99",
     ]);
-    let rows = f
-        .cases
-        .iter()
-        .map(|c| {
-            let mut r = Vec::new();
-            if many {
-                r.push(c.target.clone());
-            }
-            r.push(c.method.clone());
-            r.push(workload::short_size(c.bs));
-            r.push(c.threads.to_string());
-            if let Some(e) = &c.error {
-                if c.writes == 0 {
-                    r.push(format!("not measured: {e}"));
-                    return r;
-                }
-            }
-            let [mean, p50, p99, p999, max] = crate::table::lat_cells(&c.lat_ns);
-            let sync = |p| {
-                c.sync_lat_ns.as_ref().map_or("-".to_string(), |s| {
-                    figures::fmt_ns(s.percentile(p).unwrap_or(0) as f64)
-                })
-            };
-            r.extend([
-                if c.syncs == 0 {
-                    "-".into()
-                } else {
-                    figures::fmt_count(c.syncs_per_sec)
-                },
-                rate(c.mib_per_sec),
-                mean,
-                p50,
-                p99,
-                p999,
-                max,
-                sync(50.0),
-                sync(99.0),
-            ]);
-            r
-        })
-        .collect();
+    let rows = f.cases.iter().map(|c| case_row(c, many)).collect();
     StrTable {
         caption:
             "What durability costs (latency: the whole durable write; flush: the sync call alone)"

@@ -179,6 +179,23 @@ pub fn summary_text(path: &str, s: &trace::Summary) -> String {
         .collect();
     let _ = writeln!(out, "  sizes: {}", sizes.join(", "));
     rate_line(&mut out, s);
+    latency_lines(&mut out, s);
+    match s.max_depth {
+        Some(d) => {
+            let _ = writeln!(out, "  deepest queue: {d} in flight");
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  no completions in the trace: its latency and depth are unknown"
+            );
+        }
+    }
+    out
+}
+
+/// Each direction's latency as the device served it, where the trace has completions.
+fn latency_lines(out: &mut String, s: &trace::Summary) {
     for (d, name) in [(0, "read"), (1, "write")] {
         if let Some(l) = &s.latency[d] {
             let p = |q| traced_ns(l.percentile(q).unwrap_or(0) as f64);
@@ -195,18 +212,6 @@ pub fn summary_text(path: &str, s: &trace::Summary) -> String {
             );
         }
     }
-    match s.max_depth {
-        Some(d) => {
-            let _ = writeln!(out, "  deepest queue: {d} in flight");
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "  no completions in the trace: its latency and depth are unknown"
-            );
-        }
-    }
-    out
 }
 
 /// The I/O rate over the trace's seconds: its lowest, mean and highest second.

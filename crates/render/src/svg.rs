@@ -80,57 +80,59 @@ pub fn chart(doc: &Document, metric: Metric, x: Option<&str>) -> Result<String, 
             if x.is_some_and(|x| x != "time") {
                 return Err("a single run can be charted against time only: --x time".into());
             }
-            let full: Vec<_> = r
-                .group
-                .series
-                .samples
-                .iter()
-                .filter(|s| s.dt_ms * 2 >= r.group.series.interval_ms.max(1))
-                .collect();
-            let rate = |v: u64, dt: u64| v as f64 * 1000.0 / dt as f64;
-            let lines =
-                match metric {
-                    Metric::Iops => vec![(
-                        "all".into(),
-                        full.iter()
-                            .map(|s| Some(rate(s.ios[0] + s.ios[1], s.dt_ms)))
-                            .collect(),
-                    )],
-                    Metric::Bw => vec![(
-                        "all".into(),
-                        full.iter()
-                            .map(|s| Some(rate(s.bytes[0] + s.bytes[1], s.dt_ms)))
-                            .collect(),
-                    )],
-                    // Each interval's own p99, per direction it has.
-                    Metric::P99 => [(0, "read"), (1, "write")]
-                        .into_iter()
-                        .filter(|(d, _)| full.iter().any(|s| s.lat_pct.dir(*d).is_some()))
-                        .map(|(d, name)| {
-                            let v = full
-                                .iter()
-                                .map(|s| s.lat_pct.dir(d).map(|q| q.p99_ns as f64))
-                                .collect();
-                            (format!("{name} p99"), v)
-                        })
-                        .collect(),
-                    Metric::LatMean => return Err(
-                        "per second, a run has IOPS, bandwidth and p99: --metric iops, bw or p99"
-                            .into(),
-                    ),
-                };
-            Lines {
-                title: format!("{} per second", metric.name()),
-                x_name: "time (s)".into(),
-                xs: full
-                    .iter()
-                    .map(|s| format!("{:.0}", s.t_ms as f64 / 1000.0))
-                    .collect(),
-                lines,
-            }
+            run_lines(r, metric)?
         }
     };
     draw(&lines, metric)
+}
+
+/// A run's figure per second: its samples that cover at least half an interval (the last,
+/// cut short by the run's end, would read high or low).
+fn run_lines(r: &report::RunReport, metric: Metric) -> Result<Lines, String> {
+    let full: Vec<_> = r
+        .group
+        .series
+        .samples
+        .iter()
+        .filter(|s| s.dt_ms * 2 >= r.group.series.interval_ms.max(1))
+        .collect();
+    let rate = |v: u64, dt: u64| v as f64 * 1000.0 / dt as f64;
+    let all = |v: Vec<Option<f64>>| vec![("all".to_string(), v)];
+    let lines = match metric {
+        Metric::Iops => all(full
+            .iter()
+            .map(|s| Some(rate(s.ios[0] + s.ios[1], s.dt_ms)))
+            .collect()),
+        Metric::Bw => all(full
+            .iter()
+            .map(|s| Some(rate(s.bytes[0] + s.bytes[1], s.dt_ms)))
+            .collect()),
+        // Each interval's own p99, per direction it has.
+        Metric::P99 => [(0, "read"), (1, "write")]
+            .into_iter()
+            .filter(|(d, _)| full.iter().any(|s| s.lat_pct.dir(*d).is_some()))
+            .map(|(d, name)| {
+                let v = full
+                    .iter()
+                    .map(|s| s.lat_pct.dir(d).map(|q| q.p99_ns as f64));
+                (format!("{name} p99"), v.collect())
+            })
+            .collect(),
+        Metric::LatMean => {
+            return Err(
+                "per second, a run has IOPS, bandwidth and p99: --metric iops, bw or p99".into(),
+            )
+        }
+    };
+    Ok(Lines {
+        title: format!("{} per second", metric.name()),
+        x_name: "time (s)".into(),
+        xs: full
+            .iter()
+            .map(|s| format!("{:.0}", s.t_ms as f64 / 1000.0))
+            .collect(),
+        lines,
+    })
 }
 
 /// A curve against its load (`--x load_percent`, the default): its p99 from the due time
@@ -251,6 +253,73 @@ fn legend_headroom(series: usize) -> f64 {
     px / (420.0 - px).max(100.0)
 }
 
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+type DrawError<'b> = DrawingAreaErrorKind<<SVGBackend<'b> as DrawingBackend>::ErrorType>;
+
+/// Line `k` of a chart, in its colour and with its marker (circles, triangles, crosses in
+/// turn, so lines stay apart in grey print), named in the legend.
+fn line<'b>(
+    c: &mut Chart<'_, 'b>,
+    k: usize,
+    name: &str,
+    pts: Vec<(f64, f64)>,
+) -> Result<(), DrawError<'b>> {
+    let colour = COLOURS[k % COLOURS.len()];
+    c.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?
+        .label(name)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+    match k % 3 {
+        0 => c.draw_series(pts.iter().map(|&p| Circle::new(p, 5, colour.filled())))?,
+        1 => c.draw_series(
+            pts.iter()
+                .map(|&p| TriangleMarker::new(p, 6, colour.filled())),
+        )?,
+        _ => c.draw_series(
+            pts.iter()
+                .map(|&p| Cross::new(p, 5, colour.stroke_width(2))),
+        )?,
+    };
+    Ok(())
+}
+
+/// The chart's axes: the x values named at whole positions, the y values in `unit` (or the
+/// metric's own format where it has none).
+fn mesh<'b>(
+    c: &mut Chart<'_, 'b>,
+    l: &Lines,
+    metric: Metric,
+    unit: &str,
+) -> Result<(), DrawError<'b>> {
+    let y_fmt = |v: &f64| {
+        if unit.is_empty() {
+            metric.fmt(*v)
+        } else {
+            format!("{} {unit}", fmt_count(*v))
+        }
+    };
+    let x_fmt = |v: &f64| {
+        let i = v.round();
+        match (v - i).abs() < 1e-6 && i >= 0.0 {
+            true => l.xs.get(i as usize).cloned().unwrap_or_default(),
+            false => String::new(),
+        }
+    };
+    c.configure_mesh()
+        .light_line_style(WHITE)
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 17))
+        .x_desc(&l.x_name)
+        .y_desc(metric.name())
+        .x_labels(l.xs.len().max(2))
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .draw()
+}
+
 fn draw(l: &Lines, metric: Metric) -> Result<String, String> {
     let mut svg = String::new();
     let top = l
@@ -273,61 +342,14 @@ fn draw(l: &Lines, metric: Metric) -> Result<String, String> {
             .y_label_area_size(90)
             .build_cartesian_2d(-0.3f64..(n as f64 - 0.7), 0f64..y_max)
             .map_err(e)?;
-        let y_fmt = |v: &f64| {
-            if unit.is_empty() {
-                metric.fmt(*v)
-            } else {
-                format!("{} {unit}", fmt_count(*v))
-            }
-        };
-        c.configure_mesh()
-            .light_line_style(WHITE)
-            .label_style(("sans-serif", 15))
-            .axis_desc_style(("sans-serif", 17))
-            .x_desc(&l.x_name)
-            .y_desc(metric.name())
-            .x_labels(n)
-            .x_label_formatter(&|v| {
-                let i = v.round();
-                if (v - i).abs() < 1e-6 && i >= 0.0 {
-                    l.xs.get(i as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
-            .y_label_formatter(&y_fmt)
-            .draw()
-            .map_err(e)?;
+        mesh(&mut c, l, metric, unit).map_err(e)?;
         for (k, (name, vals)) in l.lines.iter().enumerate() {
-            let colour = COLOURS[k % COLOURS.len()];
             let pts: Vec<(f64, f64)> = vals
                 .iter()
                 .enumerate()
                 .filter_map(|(i, v)| v.map(|v| (i as f64, v / div)))
                 .collect();
-            c.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))
-                .map_err(e)?
-                .label(name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
-                });
-            match k % 3 {
-                0 => c
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 5, colour.filled())))
-                    .map_err(e)?,
-                1 => c
-                    .draw_series(
-                        pts.iter()
-                            .map(|&p| TriangleMarker::new(p, 6, colour.filled())),
-                    )
-                    .map_err(e)?,
-                _ => c
-                    .draw_series(
-                        pts.iter()
-                            .map(|&p| Cross::new(p, 5, colour.stroke_width(2))),
-                    )
-                    .map_err(e)?,
-            };
+            line(&mut c, k, name, pts).map_err(e)?;
         }
         c.configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)

@@ -90,6 +90,51 @@ fn group_rows(out: &mut String, g: &JobReport) {
 
 /// A repeated run: each figure above is the runs' mean; here with its 95 % interval, its
 /// coefficient of variation and its extremes, and whether --until-stable got there.
+/// IOPS in the mean's scale, with enough decimals that the interval's half-width shows its
+/// first significant digit: 12.3k ± 0.4k, not 12.3k ± 412; 3,043 ± 30 is "3.04k ± 0.03k",
+/// not "3.0k ± 0.0k".
+fn iops_scale(iops: &stats::Spread) -> impl Fn(f64) -> String {
+    let (div, unit) = match iops.mean.abs() {
+        m if m >= 1e6 => (1e6, "M"),
+        m if m >= 1e3 => (1e3, "k"),
+        _ => (1.0, ""),
+    };
+    let half = (iops.ci95[1] - iops.ci95[0]) / 2.0 / div;
+    let places = if half.is_finite() && half > 0.0 {
+        (-half.log10().floor()).clamp(1.0, 4.0) as usize
+    } else {
+        1
+    };
+    move |v: f64| format!("{:.places$}{unit}", v / div)
+}
+
+/// One line per distinct warning of a suite's runs, naming the tests it concerns (all of
+/// them: "every test") rather than repeating the same advice for each.
+fn suite_warnings(out: &mut String, s: &SuiteReport) {
+    let mut seen: Vec<(&str, Vec<&str>)> = Vec::new();
+    for run in &s.runs {
+        for w in &run.report.warnings {
+            match seen.iter_mut().find(|(m, _)| *m == w.message) {
+                Some(x) => x.1.push(&run.label),
+                None => seen.push((&w.message, vec![&run.label])),
+            }
+        }
+    }
+    if !seen.is_empty() {
+        let _ = writeln!(out, "\nwarnings:");
+        for (m, tests) in seen {
+            let which = if s.runs.len() == 1 {
+                String::new()
+            } else if tests.len() == s.runs.len() {
+                " (every test)".to_string()
+            } else {
+                format!(" ({})", tests.join(", "))
+            };
+            let _ = writeln!(out, "  ! {m}{which}");
+        }
+    }
+}
+
 fn repeat_lines(out: &mut String, rep: &report::repeats::Repeats) {
     use report::repeats::words;
     let _ = writeln!(
@@ -110,22 +155,7 @@ fn repeat_lines(out: &mut String, rep: &report::repeats::Repeats) {
         );
     };
     let st = &rep.stats;
-    // Mean and half-width in the mean's scale: 12.3k ± 0.4k, not 12.3k ± 412.
-    let (div, unit) = match st.iops.mean.abs() {
-        m if m >= 1e6 => (1e6, "M"),
-        m if m >= 1e3 => (1e3, "k"),
-        _ => (1.0, ""),
-    };
-    // Enough decimals that the half-width shows its first significant digit: 3,043 ± 30
-    // is "3.04k ± 0.03k", not "3.0k ± 0.0k".
-    let half = (st.iops.ci95[1] - st.iops.ci95[0]) / 2.0 / div;
-    let places = if half.is_finite() && half > 0.0 {
-        (-half.log10().floor()).clamp(1.0, 4.0) as usize
-    } else {
-        1
-    };
-    let iops = move |v: f64| format!("{:.places$}{unit}", v / div);
-    row(out, "IOPS", &st.iops, &iops);
+    row(out, "IOPS", &st.iops, &iops_scale(&st.iops));
     row(out, "bandwidth", &st.bw_bytes, &bytes);
     for (dir, d) in [("read", &st.read), ("write", &st.write)] {
         if let Some(d) = d {
@@ -337,30 +367,7 @@ impl Exporter for Text {
             }
             (None, None) => suite_table(&mut out, &table::suite_rows(s), &s.findings),
         }
-        // One line per distinct warning, naming the tests it concerns (all of them: "every
-        // test") rather than repeating the same advice for each.
-        let mut seen: Vec<(&str, Vec<&str>)> = Vec::new();
-        for run in &s.runs {
-            for w in &run.report.warnings {
-                match seen.iter_mut().find(|(m, _)| *m == w.message) {
-                    Some(x) => x.1.push(&run.label),
-                    None => seen.push((&w.message, vec![&run.label])),
-                }
-            }
-        }
-        if !seen.is_empty() {
-            let _ = writeln!(out, "\nwarnings:");
-            for (m, tests) in seen {
-                let which = if s.runs.len() == 1 {
-                    String::new()
-                } else if tests.len() == s.runs.len() {
-                    " (every test)".to_string()
-                } else {
-                    format!(" ({})", tests.join(", "))
-                };
-                let _ = writeln!(out, "  ! {m}{which}");
-            }
-        }
+        suite_warnings(&mut out, s);
         Ok(out.into_bytes())
     }
 

@@ -443,6 +443,27 @@ pub fn comparison(c: &Comparison) -> anyhow::Result<Vec<u8>> {
     comparison_page(c).render()
 }
 
+/// One metric of a comparison: a bar per input for each item.
+fn metric_chart(c: &Comparison, metric: &str, unit: &str, id: String) -> Chart {
+    let rows: Vec<_> = c.rows.iter().filter(|r| r.metric == metric).collect();
+    let bars = |(i, name): (usize, &String)| {
+        let values = rows.iter().map(|r| r.values[i]).collect();
+        Dataset::new(name, values, fmt_of(unit))
+    };
+    Chart {
+        id,
+        kind: "bar",
+        title: format!("{metric} by input"),
+        x_title: "item".into(),
+        y_title: unit_title(unit).into(),
+        y2_title: None,
+        y_log: false,
+        y_from_zero: true,
+        labels: rows.iter().map(|r| r.item.clone()).collect(),
+        datasets: c.inputs.iter().enumerate().map(bars).collect(),
+    }
+}
+
 fn comparison_page(c: &Comparison) -> Page {
     let mut p = Page::new(
         format!("volbench compare: {}", c.inputs.join(" vs ")),
@@ -473,30 +494,7 @@ fn comparison_page(c: &Comparison) -> Page {
         }
     }
     for (metric, unit) in metrics {
-        let rows: Vec<_> = c.rows.iter().filter(|r| r.metric == metric).collect();
-        let chart = Chart {
-            id: p.next_id(),
-            kind: "bar",
-            title: format!("{metric} by input"),
-            x_title: "item".into(),
-            y_title: unit_title(unit).into(),
-            y2_title: None,
-            y_log: false,
-            y_from_zero: true,
-            labels: rows.iter().map(|r| r.item.clone()).collect(),
-            datasets: c
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, name)| {
-                    Dataset::new(
-                        name,
-                        rows.iter().map(|r| r.values[i]).collect(),
-                        fmt_of(unit),
-                    )
-                })
-                .collect(),
-        };
+        let chart = metric_chart(c, metric, unit, p.next_id());
         sec.charts.push(chart.id.clone());
         p.charts.push(chart);
     }
@@ -817,52 +815,84 @@ fn repeat_parts(p: &mut Page, sec: &mut Section, rep: &report::repeats::Repeats)
             })
             .collect(),
     });
-    let labels: Vec<String> = (1..=rep.n).map(|i| format!("run {i}")).collect();
-    for (name, unit, get) in [
-        (
-            "IOPS",
-            "count",
-            (|g: &JobReport| g.total_iops()) as fn(&JobReport) -> f64,
-        ),
-        ("bandwidth", "bytes_s", |g: &JobReport| g.total_bw_bytes()),
-    ] {
-        let s = if name == "IOPS" {
-            &rep.stats.iops
+    for fig in ["IOPS", "bandwidth"] {
+        p.add_chart(sec, runs_chart(rep, fig));
+    }
+}
+
+/// Figure `name` (IOPS or bandwidth) of each run, drawn with their mean and its 95 % interval.
+fn runs_chart(rep: &report::repeats::Repeats, name: &str) -> Chart {
+    let (unit, s, get): (_, _, fn(&JobReport) -> f64) = match name {
+        "IOPS" => ("count", &rep.stats.iops, |g| g.total_iops()),
+        _ => ("bytes_s", &rep.stats.bw_bytes, |g| g.total_bw_bytes()),
+    };
+    let runs: Vec<Option<f64>> = rep.runs.iter().map(|r| Some(get(&r.group))).collect();
+    let flat = |x: f64| vec![Some(x); rep.n];
+    let mut dots = Dataset::new("each run", runs, unit);
+    dots.mark = true;
+    Chart {
+        id: String::new(),
+        kind: "line",
+        title: format!("{name} of each run, their mean and its 95 % interval"),
+        x_title: "run".into(),
+        y_title: unit_title(if unit == "count" {
+            "iops"
         } else {
-            &rep.stats.bw_bytes
-        };
-        let runs: Vec<Option<f64>> = rep.runs.iter().map(|r| Some(get(&r.group))).collect();
-        let flat = |x: f64| vec![Some(x); rep.n];
-        let mut dots = Dataset::new("each run", runs, unit);
-        dots.mark = true;
-        let c = Chart {
-            id: String::new(),
-            kind: "line",
-            title: format!("{name} of each run, their mean and its 95 % interval"),
-            x_title: "run".into(),
-            y_title: unit_title(if unit == "count" {
-                "iops"
-            } else {
-                "bytes_per_s"
-            })
-            .into(),
-            y2_title: None,
-            y_log: false,
-            y_from_zero: false,
-            labels: labels.clone(),
-            datasets: vec![
-                dots,
-                Dataset::new("mean", flat(s.mean), unit),
-                Dataset::new("95 % CI low", flat(s.ci95[0]), unit),
-                Dataset::new("95 % CI high", flat(s.ci95[1]), unit),
-            ],
-        };
-        p.add_chart(sec, c);
+            "bytes_per_s"
+        })
+        .into(),
+        y2_title: None,
+        y_log: false,
+        y_from_zero: false,
+        labels: (1..=rep.n).map(|i| format!("run {i}")).collect(),
+        datasets: vec![
+            dots,
+            Dataset::new("mean", flat(s.mean), unit),
+            Dataset::new("95 % CI low", flat(s.ci95[0]), unit),
+            Dataset::new("95 % CI high", flat(s.ci95[1]), unit),
+        ],
     }
 }
 
 /// IOPS per direction (left axis) and bandwidth (right axis) per second; when the run was
 /// flagged as a burst, the means of its first and last thirds are drawn over it.
+/// Each direction's IOPS and bandwidth per interval (bandwidth on the second axis).
+fn rates(full: &[&stats::Sample]) -> Vec<Dataset> {
+    let mut datasets = Vec::new();
+    for (i, name) in [(0usize, "read"), (1, "write")] {
+        if full.iter().all(|x| x.ios[i] == 0) {
+            continue;
+        }
+        let rate = |v: u64, dt: u64| Some(v as f64 * 1000.0 / dt as f64);
+        let iops = full.iter().map(|x| rate(x.ios[i], x.dt_ms)).collect();
+        datasets.push(Dataset::new(&format!("{name} IOPS"), iops, "count"));
+        let bytes = full.iter().map(|x| rate(x.bytes[i], x.dt_ms)).collect();
+        let mut bw = Dataset::new(&format!("{name} bandwidth"), bytes, "bytes_s");
+        bw.axis = "y2";
+        datasets.push(bw);
+    }
+    datasets
+}
+
+/// A suspected burst's two means, each drawn over its third of the time, as `thirds` takes
+/// them (a folded series' samples differ in length).
+fn burst_lines(full: &[&stats::Sample], (first, last): (f64, f64)) -> [Dataset; 2] {
+    let n = full.len();
+    let (from, to) = (full[0].t_ms - full[0].dt_ms, full[n - 1].t_ms);
+    let third = (to - from) / 3;
+    let k0 = full.iter().filter(|x| x.t_ms <= from + third).count();
+    let k1 = full
+        .iter()
+        .filter(|x| x.t_ms - x.dt_ms < to - third)
+        .count();
+    let line =
+        |a: usize, b: usize, v: f64| (0..n).map(|i| (i >= a && i < b).then_some(v)).collect();
+    [
+        Dataset::new("burst: mean IOPS, first third", line(0, k0, first), "count"),
+        Dataset::new("after: mean IOPS, last third", line(k1, n, last), "count"),
+    ]
+}
+
 fn series_chart(p: &mut Page, sec: &mut Section, r: &RunReport) {
     let s = &r.group.series;
     // A closing remainder shorter than half an interval gives a noisy rate: left out, as the
@@ -886,50 +916,10 @@ fn series_chart(p: &mut Page, sec: &mut Section, r: &RunReport) {
             }
         })
         .collect();
-    let mut datasets = Vec::new();
-    for (i, name) in [(0usize, "read"), (1, "write")] {
-        if full.iter().all(|x| x.ios[i] == 0) {
-            continue;
-        }
-        let rate = |v: u64, dt: u64| Some(v as f64 * 1000.0 / dt as f64);
-        datasets.push(Dataset::new(
-            &format!("{name} IOPS"),
-            full.iter().map(|x| rate(x.ios[i], x.dt_ms)).collect(),
-            "count",
-        ));
-        let mut bw = Dataset::new(
-            &format!("{name} bandwidth"),
-            full.iter().map(|x| rate(x.bytes[i], x.dt_ms)).collect(),
-            "bytes_s",
-        );
-        bw.axis = "y2";
-        datasets.push(bw);
-    }
+    let mut datasets = rates(&full);
     if r.warnings.iter().any(|w| w.code == "burst_suspected") {
-        if let Some((first, last)) = s.thirds() {
-            // Thirds of the time, as `thirds` takes them (a folded series' samples differ in
-            // length).
-            let n = full.len();
-            let (from, to) = (full[0].t_ms - full[0].dt_ms, full[n - 1].t_ms);
-            let third = (to - from) / 3;
-            let k0 = full.iter().filter(|x| x.t_ms <= from + third).count();
-            let k1 = full
-                .iter()
-                .filter(|x| x.t_ms - x.dt_ms < to - third)
-                .count();
-            let line = |a: usize, b: usize, v: f64| {
-                (0..n).map(|i| (i >= a && i < b).then_some(v)).collect()
-            };
-            datasets.push(Dataset::new(
-                "burst: mean IOPS, first third",
-                line(0, k0, first),
-                "count",
-            ));
-            datasets.push(Dataset::new(
-                "after: mean IOPS, last third",
-                line(k1, n, last),
-                "count",
-            ));
+        if let Some(thirds) = s.thirds() {
+            datasets.extend(burst_lines(&full, thirds));
         }
     }
     // Folded: the last tier of one length is not the whole series.
@@ -1012,6 +1002,22 @@ fn latency_chart(
 
 /// How the I/Os' total latencies spread: the share of I/Os in each of about 30 log-spaced
 /// buckets between the fastest and the slowest, from the full HDR histogram in the report.
+/// The share of a histogram's I/Os in each of `n` buckets up to `edge(i)` (the first from
+/// zero, the last to the slowest).
+fn shares(h: &LatHist, n: usize, edge: &dyn Fn(usize) -> u64) -> Vec<Option<f64>> {
+    let total = h.count().max(1) as f64;
+    let below = |i: usize| match i {
+        1 => 0,
+        _ => h.count_at_or_below(edge(i - 1)),
+    };
+    let upto = |i: usize| match i == n {
+        true => h.count(),
+        false => h.count_at_or_below(edge(i)),
+    };
+    let share = |i| Some(100.0 * upto(i).saturating_sub(below(i)) as f64 / total);
+    (1..=n).map(share).collect()
+}
+
 fn histogram_chart(p: &mut Page, sec: &mut Section, d: &[(&'static str, &DirReport)]) {
     let hists: Vec<(&str, LatHist)> = d
         .iter()
@@ -1039,25 +1045,7 @@ fn histogram_chart(p: &mut Page, sec: &mut Section, d: &[(&'static str, &DirRepo
         .collect();
     let datasets = hists
         .iter()
-        .map(|(name, h)| {
-            let total = h.count().max(1) as f64;
-            let data = (1..=n)
-                .map(|i| {
-                    let below = if i == 1 {
-                        0
-                    } else {
-                        h.count_at_or_below(edge(i - 1))
-                    };
-                    let upto = if i == n {
-                        h.count()
-                    } else {
-                        h.count_at_or_below(edge(i))
-                    };
-                    Some(100.0 * upto.saturating_sub(below) as f64 / total)
-                })
-                .collect();
-            Dataset::new(name, data, "pct")
-        })
+        .map(|(name, h)| Dataset::new(name, shares(h, n, &edge), "pct"))
         .collect();
     let c = Chart {
         id: String::new(),
@@ -1275,28 +1263,36 @@ fn sweep_charts(p: &mut Page, sec: &mut Section, s: &SuiteReport) {
         p.add_chart(sec, c);
     }
     if axis == "bs" {
-        // The picture of a capped volume: IOPS falling and bandwidth rising with block size,
-        // crossing where the bandwidth cap takes over from the IOPS cap.
-        let mut datasets = Vec::new();
-        for (n, pts) in &a.lines {
-            datasets.push(line(&format!("{n} IOPS"), pts, &iops, "count"));
-            let mut b = line(&format!("{n} bandwidth"), pts, &bw, "bytes_s");
-            b.axis = "y2";
-            datasets.push(b);
-        }
-        let c = Chart {
-            id: String::new(),
-            kind: "line",
-            title: "IOPS and bandwidth against block size".into(),
-            x_title: axis_title(&axis),
-            y_title: "IOPS".into(),
-            y2_title: Some("bandwidth".into()),
-            y_log: false,
-            y_from_zero: true,
-            labels: a.xs.clone(),
-            datasets,
-        };
-        p.add_chart(sec, c);
+        p.add_chart(sec, crossing_chart(&a));
+    }
+}
+
+/// The picture of a capped volume: IOPS falling and bandwidth rising with block size,
+/// crossing where the bandwidth cap takes over from the IOPS cap.
+fn crossing_chart(a: &table::Along) -> Chart {
+    let line = |name: &str, pts: &[Option<&JobReport>], f: Metric, fmt| {
+        Dataset::new(name, pts.iter().map(|j| j.and_then(f)).collect(), fmt)
+    };
+    let iops = |j: &JobReport| Some(j.total_iops());
+    let bw = |j: &JobReport| Some(j.total_bw_bytes());
+    let mut datasets = Vec::new();
+    for (n, pts) in &a.lines {
+        datasets.push(line(&format!("{n} IOPS"), pts, &iops, "count"));
+        let mut b = line(&format!("{n} bandwidth"), pts, &bw, "bytes_s");
+        b.axis = "y2";
+        datasets.push(b);
+    }
+    Chart {
+        id: String::new(),
+        kind: "line",
+        title: "IOPS and bandwidth against block size".into(),
+        x_title: axis_title("bs"),
+        y_title: "IOPS".into(),
+        y2_title: Some("bandwidth".into()),
+        y_log: false,
+        y_from_zero: true,
+        labels: a.xs.clone(),
+        datasets,
     }
 }
 
