@@ -140,27 +140,7 @@ fn reps<'a>(
 
 fn units(d: &Document) -> Vec<(String, Metrics)> {
     match d {
-        Document::Run(r) if r.groups.len() > 1 => r
-            .groups
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                (
-                    r.workload
-                        .jobs
-                        .get(g.spec_index)
-                        .map_or(g.report.name.clone(), |s| s.name.clone()),
-                    metrics(
-                        &g.report,
-                        &reps(r, &|run| run.groups.get(i).map(|g| &g.report)),
-                    ),
-                )
-            })
-            .collect(),
-        Document::Run(r) => vec![(
-            "all".to_string(),
-            metrics(&r.group, &reps(r, &|run| Some(&run.group))),
-        )],
+        Document::Run(r) => run_units(r),
         Document::Suite(s) => s
             .curve
             .iter()
@@ -174,68 +154,85 @@ fn units(d: &Document) -> Vec<(String, Metrics)> {
             .cases
             .iter()
             .filter(|c| c.writes > 0)
-            .map(|c| {
-                let mut m = vec![
-                    ("syncs/s".to_string(), "iops", c.syncs_per_sec),
-                    (
-                        "MiB/s".to_string(),
-                        "bytes_per_s",
-                        c.mib_per_sec * 1048576.0,
-                    ),
-                    (
-                        "lat p99".to_string(),
-                        "ns",
-                        c.lat_ns.percentile(99.0).unwrap_or(0) as f64,
-                    ),
-                ];
-                if c.syncs == 0 {
-                    m.remove(0);
-                }
-                (
-                    format!("{} {} x{}", c.method, workload::short_size(c.bs), c.threads),
-                    bare(m),
-                )
-            })
+            .map(fsync_unit)
             .collect(),
         Document::Infer(i) => {
             let l = &i.limits;
-            let mut m = Vec::new();
-            if let Some(v) = l.iops_cap {
-                m.push(("IOPS cap".to_string(), "iops", v));
-            }
-            if let Some(v) = l.bw_cap_bytes {
-                m.push(("bw cap".to_string(), "bytes_per_s", v));
-            }
-            if let Some(v) = l.latency_floor_ns {
-                m.push(("lat floor".to_string(), "ns", v));
-            }
-            vec![("limits".to_string(), bare(m))]
+            let m = [
+                ("IOPS cap", "iops", l.iops_cap),
+                ("bw cap", "bytes_per_s", l.bw_cap_bytes),
+                ("lat floor", "ns", l.latency_floor_ns),
+            ];
+            let m = m
+                .into_iter()
+                .filter_map(|(n, u, v)| Some((n.to_string(), u, v?)));
+            vec![("limits".to_string(), bare(m.collect()))]
         }
         Document::Db(d) => d
             .runs
             .iter()
-            .map(|r| {
-                let item = if d.runs.len() == 1 {
-                    "tpcb".to_string()
-                } else {
-                    r.target.clone()
-                };
-                let m = bare(vec![
-                    ("tps".to_string(), "iops", r.tps),
-                    ("lat mean".to_string(), "ns", r.latency_ns.mean_ns),
-                    (
-                        "lat p99".to_string(),
-                        "ns",
-                        r.latency_ns.percentile(99.0).unwrap_or(0) as f64,
-                    ),
-                ]);
-                (item, m)
-            })
+            .map(|r| db_unit(r, d.runs.len() == 1))
             .collect(),
         Document::Durability(d) => durability_units(d),
         // A comparison has no figures of its own to compare.
         Document::Compare(_) => Vec::new(),
     }
+}
+
+/// A run's units: each reporting group where it has several, else the whole run.
+fn run_units(r: &RunReport) -> Vec<(String, Metrics)> {
+    if r.groups.len() <= 1 {
+        let m = metrics(&r.group, &reps(r, &|run| Some(&run.group)));
+        return vec![("all".to_string(), m)];
+    }
+    let unit = |(i, g): (usize, &crate::GroupReport)| {
+        let name = r.workload.jobs.get(g.spec_index);
+        let name = name.map_or(g.report.name.clone(), |s| s.name.clone());
+        let runs = reps(r, &|run| run.groups.get(i).map(|g| &g.report));
+        (name, metrics(&g.report, &runs))
+    };
+    r.groups.iter().enumerate().map(unit).collect()
+}
+
+/// An fsync case measured: its syncs per second (where it syncs), bandwidth and p99.
+fn fsync_unit(c: &crate::FsyncCase) -> (String, Metrics) {
+    let mut m = vec![
+        ("syncs/s".to_string(), "iops", c.syncs_per_sec),
+        (
+            "MiB/s".to_string(),
+            "bytes_per_s",
+            c.mib_per_sec * 1048576.0,
+        ),
+        (
+            "lat p99".to_string(),
+            "ns",
+            c.lat_ns.percentile(99.0).unwrap_or(0) as f64,
+        ),
+    ];
+    if c.syncs == 0 {
+        m.remove(0);
+    }
+    let name = format!("{} {} x{}", c.method, workload::short_size(c.bs), c.threads);
+    (name, bare(m))
+}
+
+/// A db run: its TPS and latency, named by its target where there are several.
+fn db_unit(r: &crate::DbRun, only: bool) -> (String, Metrics) {
+    let item = if only {
+        "tpcb".to_string()
+    } else {
+        r.target.clone()
+    };
+    let m = bare(vec![
+        ("tps".to_string(), "iops", r.tps),
+        ("lat mean".to_string(), "ns", r.latency_ns.mean_ns),
+        (
+            "lat p99".to_string(),
+            "ns",
+            r.latency_ns.percentile(99.0).unwrap_or(0) as f64,
+        ),
+    ]);
+    (item, m)
 }
 
 /// What a curve answers, compared first: its maximum, its knee, each SLO's answer (IOPS).
@@ -284,15 +281,10 @@ fn durability_units(d: &crate::DurabilityReport) -> Vec<(String, Metrics)> {
 
 /// A unit's figures; with `runs` (a repeated result's own runs), each figure's value in every
 /// run beside it, and the per-second spread of its rates.
+/// How a figure is read from a job's report, where the report has it.
+type Get = Box<dyn Fn(&JobReport) -> Option<f64>>;
+
 fn metrics(j: &JobReport, runs: &[&JobReport]) -> Metrics {
-    let lat = |d: &crate::DirReport, mean: bool| {
-        if mean {
-            d.lat_ns.mean_ns
-        } else {
-            d.lat_ns.percentile(99.0).unwrap_or(0) as f64
-        }
-    };
-    type Get = Box<dyn Fn(&JobReport) -> Option<f64>>;
     let mut defs: Vec<(String, &'static str, Get)> = vec![
         (
             "IOPS".into(),
@@ -305,48 +297,14 @@ fn metrics(j: &JobReport, runs: &[&JobReport]) -> Metrics {
             Box::new(|j: &JobReport| Some(j.total_bw_bytes())),
         ),
     ];
-    for (dir, pick) in [
-        (
-            "read",
-            (|j: &JobReport| j.read.as_ref()) as fn(&JobReport) -> Option<&crate::DirReport>,
-        ),
-        ("write", |j: &JobReport| j.write.as_ref()),
-    ] {
-        // A rate-capped direction leads with its latency from the due time: the figure a
-        // curve's point and a paced run are judged by (the wait before issue included).
-        if pick(j).is_some_and(|d| d.lat_due_ns.is_some()) {
-            defs.push((
-                format!("{dir} due p99"),
-                "ns",
-                Box::new(move |j: &JobReport| {
-                    let due = pick(j)?.lat_due_ns.as_ref()?;
-                    Some(due.percentile(99.0).unwrap_or(0) as f64)
-                }),
-            ));
-        }
-        if pick(j).is_some() {
-            defs.push((
-                format!("{dir} lat mean"),
-                "ns",
-                Box::new(move |j: &JobReport| pick(j).map(|d| lat(d, true))),
-            ));
-            defs.push((
-                format!("{dir} lat p99"),
-                "ns",
-                Box::new(move |j: &JobReport| pick(j).map(|d| lat(d, false))),
-            ));
-        }
-    }
+    defs.extend(direction_defs(j, "read", |j| j.read.as_ref()));
+    defs.extend(direction_defs(j, "write", |j| j.write.as_ref()));
     if j.sync.is_some() {
-        defs.push((
-            "sync lat p99".into(),
-            "ns",
-            Box::new(|j: &JobReport| {
-                j.sync
-                    .as_ref()
-                    .map(|s| s.lat_ns.percentile(99.0).unwrap_or(0) as f64)
-            }),
-        ));
+        let p99 = |j: &JobReport| {
+            let s = j.sync.as_ref()?;
+            Some(s.lat_ns.percentile(99.0).unwrap_or(0) as f64)
+        };
+        defs.push(("sync lat p99".into(), "ns", Box::new(p99)));
     }
     defs.into_iter()
         .filter_map(|(name, unit, get)| {
@@ -364,6 +322,30 @@ fn metrics(j: &JobReport, runs: &[&JobReport]) -> Metrics {
             ))
         })
         .collect()
+}
+
+/// A direction's figures, where the job has the direction: its latency's mean and p99, led
+/// (where it is rate-capped) by its latency from the due time, the figure a curve's point and
+/// a paced run are judged by (the wait before issue included).
+fn direction_defs(
+    j: &JobReport,
+    dir: &str,
+    pick: fn(&JobReport) -> Option<&crate::DirReport>,
+) -> Vec<(String, &'static str, Get)> {
+    let Some(d) = pick(j) else { return Vec::new() };
+    let mut defs: Vec<(String, &'static str, Get)> = Vec::new();
+    if d.lat_due_ns.is_some() {
+        let due = move |j: &JobReport| {
+            let due = pick(j)?.lat_due_ns.as_ref()?;
+            Some(due.percentile(99.0).unwrap_or(0) as f64)
+        };
+        defs.push((format!("{dir} due p99"), "ns", Box::new(due)));
+    }
+    let mean = move |j: &JobReport| pick(j).map(|d| d.lat_ns.mean_ns);
+    let p99 = move |j: &JobReport| pick(j).map(|d| d.lat_ns.percentile(99.0).unwrap_or(0) as f64);
+    defs.push((format!("{dir} lat mean"), "ns", Box::new(mean)));
+    defs.push((format!("{dir} lat p99"), "ns", Box::new(p99)));
+    defs
 }
 
 /// The standard deviation of a rate's per-second samples (the directions' added as
@@ -609,29 +591,35 @@ pub fn compare(inputs: &[(String, Document)]) -> Comparison {
         }
     }
     judge_rows(&mut rows);
+    Comparison {
+        inputs: inputs.iter().map(|(n, _)| n.clone()).collect(),
+        rows,
+        differences: differences(inputs),
+    }
+}
+
+/// The facts of the inputs' first runs that differ between them (settings marked).
+fn differences(inputs: &[(String, Document)]) -> Vec<Difference> {
     let all: Vec<Vec<(&str, String)>> = inputs
         .iter()
         .map(|(_, d)| d.first_run().map(facts).unwrap_or_default())
         .collect();
+    let Some(first) = all.first() else {
+        return Vec::new();
+    };
     let mut differences = Vec::new();
-    if let Some(first) = all.first() {
-        for (k, (what, _)) in first.iter().enumerate() {
-            let values: Vec<String> = all
-                .iter()
-                .map(|f| f.get(k).map(|x| x.1.clone()).unwrap_or_default())
-                .collect();
-            if values.iter().any(|v| *v != values[0]) {
-                differences.push(Difference {
-                    what: what.to_string(),
-                    values,
-                    setting: SETTINGS.contains(what),
-                });
-            }
+    for (k, (what, _)) in first.iter().enumerate() {
+        let values: Vec<String> = all
+            .iter()
+            .map(|f| f.get(k).map(|x| x.1.clone()).unwrap_or_default())
+            .collect();
+        if values.iter().any(|v| *v != values[0]) {
+            differences.push(Difference {
+                what: what.to_string(),
+                values,
+                setting: SETTINGS.contains(what),
+            });
         }
     }
-    Comparison {
-        inputs: inputs.iter().map(|(n, _)| n.clone()).collect(),
-        rows,
-        differences,
-    }
+    differences
 }

@@ -621,17 +621,44 @@ fn dir_report(s: &JobStats, i: usize, sync_engine: bool) -> Option<DirReport> {
     })
 }
 
+impl CpuReport {
+    /// The job's CPU, as shares of its runtime.
+    fn of(s: &JobStats) -> CpuReport {
+        let pct = |v: u64| match s.runtime_ns {
+            0 => 0.0,
+            t => 100.0 * v as f64 / t as f64,
+        };
+        CpuReport {
+            usr_percent: pct(s.usr_ns),
+            sys_percent: pct(s.sys_ns),
+            usr_ns: s.usr_ns,
+            sys_ns: s.sys_ns,
+            ctx_switches: s.ctx,
+        }
+    }
+}
+
+impl DepthReport {
+    /// The share of the I/Os issued at each depth bucket, and the deepest queue.
+    fn of(s: &JobStats) -> DepthReport {
+        let total: u64 = s.depth.iter().sum();
+        let level = |(&depth, n): (&u32, u64)| DepthLevel {
+            depth,
+            percent: match total {
+                0 => 0.0,
+                t => 100.0 * n as f64 / t as f64,
+            },
+        };
+        DepthReport {
+            max: s.max_depth,
+            levels: DEPTH_BUCKETS.iter().zip(s.depth).map(level).collect(),
+        }
+    }
+}
+
 impl JobReport {
     /// Summarises raw statistics. `sync_engine` drops slat, which such engines cannot measure.
     pub fn from_stats(name: &str, targets: Vec<String>, s: &JobStats, sync_engine: bool) -> Self {
-        let total: u64 = s.depth.iter().sum();
-        let pct = |v: u64| {
-            if s.runtime_ns == 0 {
-                0.0
-            } else {
-                100.0 * v as f64 / s.runtime_ns as f64
-            }
-        };
         JobReport {
             name: name.to_string(),
             groupid: 0,
@@ -646,28 +673,8 @@ impl JobReport {
                 durable_lat_ns: Some(s.durable.summary()),
             }),
             runtime_ns: s.runtime_ns,
-            cpu: CpuReport {
-                usr_percent: pct(s.usr_ns),
-                sys_percent: pct(s.sys_ns),
-                usr_ns: s.usr_ns,
-                sys_ns: s.sys_ns,
-                ctx_switches: s.ctx,
-            },
-            iodepth: DepthReport {
-                max: s.max_depth,
-                levels: DEPTH_BUCKETS
-                    .iter()
-                    .zip(s.depth)
-                    .map(|(&depth, n)| DepthLevel {
-                        depth,
-                        percent: if total == 0 {
-                            0.0
-                        } else {
-                            100.0 * n as f64 / total as f64
-                        },
-                    })
-                    .collect(),
-            },
+            cpu: CpuReport::of(s),
+            iodepth: DepthReport::of(s),
             series: {
                 let mut series = s.series.clone();
                 series.attach_percentiles(&s.dirs[0].lat, &s.dirs[1].lat);
