@@ -184,40 +184,15 @@ pub fn create(
     let seq = Arc::new(AtomicU64::new(1));
     let began = Instant::now();
     let threads = o.threads.clamp(1, (blocks - 1).min(256) as u32);
+    let shared = Shared {
+        stop,
+        counters: counters.clone(),
+        seq,
+        began,
+        tally,
+    };
     let handles: Vec<_> = (0..threads)
-        .map(|w| {
-            let (stop, counters, seq, name, tally) = (
-                stop.clone(),
-                counters.clone(),
-                seq.clone(),
-                name.clone(),
-                tally.clone(),
-            );
-            let (witness, token, file) = (o.witness.clone(), o.token.clone(), o.file.clone());
-            let (sync, block, runtime) = (o.sync, o.block, o.runtime);
-            std::thread::spawn(move || {
-                let r = (|| {
-                    let conn = Conn::open(&witness, &token)?;
-                    let f = open(&file, sync)?;
-                    let mut wk = Worker {
-                        conn,
-                        f,
-                        name,
-                        sync,
-                        block,
-                        blocks,
-                        w: w as u64,
-                        n: threads as u64,
-                        tally,
-                    };
-                    wk.run(&stop, &counters, &seq, began, runtime)
-                })();
-                if r.is_err() {
-                    stop.store(true, Relaxed);
-                }
-                r
-            })
-        })
+        .map(|w| spawn_writer(o, &name, (w, threads), blocks, &shared))
         .collect();
     let mut first_err = None;
     for h in handles {
@@ -234,6 +209,53 @@ pub fn create(
             elapsed: began.elapsed(),
         }),
     }
+}
+
+/// What the writer threads share: the stop flag (any writer's error sets it), the counts, the
+/// next record's sequence number, the start and the live tally.
+struct Shared {
+    stop: Arc<AtomicBool>,
+    counters: Arc<Counters>,
+    seq: Arc<AtomicU64>,
+    began: Instant,
+    tally: Option<Arc<runner::board::Tally>>,
+}
+
+/// Writer `w` of `n`, on its own connection to the witness and its own descriptor.
+fn spawn_writer(
+    o: &CreateOptions,
+    name: &str,
+    (w, n): (u32, u32),
+    blocks: u64,
+    sh: &Shared,
+) -> std::thread::JoinHandle<anyhow::Result<()>> {
+    let (stop, counters, seq) = (sh.stop.clone(), sh.counters.clone(), sh.seq.clone());
+    let (began, tally, name) = (sh.began, sh.tally.clone(), name.to_string());
+    let (witness, token, file) = (o.witness.clone(), o.token.clone(), o.file.clone());
+    let (sync, block, runtime) = (o.sync, o.block, o.runtime);
+    std::thread::spawn(move || {
+        let r = (|| {
+            let conn = Conn::open(&witness, &token)?;
+            let f = open(&file, sync)?;
+            let (w, n) = (w as u64, n as u64);
+            let mut wk = Worker {
+                conn,
+                f,
+                name,
+                sync,
+                block,
+                blocks,
+                w,
+                n,
+                tally,
+            };
+            wk.run(&stop, &counters, &seq, began, runtime)
+        })();
+        if r.is_err() {
+            stop.store(true, Relaxed);
+        }
+        r
+    })
 }
 
 /// The file is volbench's own (new, or with its header), or the witness knows it: a disk

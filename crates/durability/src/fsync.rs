@@ -191,16 +191,22 @@ pub fn run(
                 checkpoint(&rep);
             }
         }
-        if !env_taken {
-            rep.environment.targets.push(report::TargetInfo {
-                path: t.given.clone(),
-                ..Default::default()
-            });
-        }
-        rep.verdicts.push(crate::verdict::judge(&t.given, &rep));
+        close_target(&mut rep, t, env_taken);
     }
     finish(&mut rep, &stop);
     Ok(rep)
+}
+
+/// A target's cases are done: it is named in the environment (by path alone where no run
+/// could describe it) and judged.
+fn close_target(rep: &mut FsyncReport, t: &Target, env_taken: bool) {
+    if !env_taken {
+        rep.environment.targets.push(report::TargetInfo {
+            path: t.given.clone(),
+            ..Default::default()
+        });
+    }
+    rep.verdicts.push(crate::verdict::judge(&t.given, rep));
 }
 
 fn cases_per_target(o: &Options) -> usize {

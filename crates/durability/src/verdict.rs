@@ -45,6 +45,56 @@ fn us(ns: u64) -> String {
     figures::fmt_ns(ns as f64)
 }
 
+/// The single QD1 O_DIRECT write case of `bs` on the target, measured: what a flush of that
+/// size cannot cost less than.
+fn write_case<'a>(rep: &'a FsyncReport, target: &str, bs: u64) -> Option<&'a report::FsyncCase> {
+    rep.cases.iter().find(|c| {
+        c.target == target && c.method == "direct" && c.threads == 1 && c.bs == bs && c.writes > 0
+    })
+}
+
+/// A target in memory (tmpfs, ramfs, zram, a ram disk): nothing survives a power loss.
+fn in_memory(fs: &str, dev: Option<&report::DeviceInfo>) -> bool {
+    matches!(fs, "tmpfs" | "ramfs")
+        || dev.is_some_and(|d| d.name.starts_with("zram") || d.name.starts_with("ram"))
+}
+
+/// The fastest a flush to stable media can be on what is under the target, said of it.
+fn floor_of(dev: Option<&report::DeviceInfo>, fs: &str) -> (u64, String) {
+    match dev {
+        Some(d) if d.rotational => (DISK_MIN_FLUSH_NS, "a rotating disk (half a revolution: 4.2 ms at 7,200 rpm, 2 ms at 15,000 rpm)".to_string()),
+        Some(_) => (FLASH_MIN_FLUSH_NS, "flash (a NAND page program takes 100 µs at the fastest)".to_string()),
+        None => (FLASH_MIN_FLUSH_NS, format!("the fastest medium, flash, since no block device is visible under this {} file system", if fs.is_empty() { "unknown" } else { fs })),
+    }
+}
+
+/// Whether the flush is faster than physics allows: below the medium's floor, or below one
+/// QD1 O_DIRECT write of the same size. The evidence either way goes into `v`.
+fn against_physics(
+    v: &mut Verdict,
+    flush_ns: u64,
+    dev: Option<&report::DeviceInfo>,
+    fs: &str,
+) -> bool {
+    let (floor, medium) = floor_of(dev, fs);
+    let below = flush_ns < floor;
+    let how = if below { "below" } else { "at or above" };
+    v.evidence.push(format!(
+        "flush p50 {} is {how} {} for {medium}",
+        us(flush_ns),
+        us(floor)
+    ));
+    let under_write = v.write_p50_ns.filter(|&w| flush_ns < w);
+    if let Some(w) = under_write {
+        v.evidence.push(format!(
+            "flush p50 {} is below one QD1 O_DIRECT write ({} p50): a flush that persists data cannot cost less than the write",
+            us(flush_ns),
+            us(w)
+        ));
+    }
+    below || under_write.is_some()
+}
+
 pub fn judge(target: &str, rep: &FsyncReport) -> Verdict {
     let info = rep.environment.targets.iter().find(|t| t.path == target);
     let fs = info
@@ -53,16 +103,9 @@ pub fn judge(target: &str, rep: &FsyncReport) -> Verdict {
     let dev = info.and_then(|t| t.device.as_ref());
     let flush = flush_case(rep, target);
     let flush_p50 = flush.and_then(|c| c.sync_lat_ns.as_ref()).and_then(p50);
-    let write_case = flush.and_then(|f| {
-        rep.cases.iter().find(|c| {
-            c.target == target
-                && c.method == "direct"
-                && c.threads == 1
-                && c.bs == f.bs
-                && c.writes > 0
-        })
-    });
-    let write_p50 = write_case.and_then(|c| p50(&c.write_lat_ns));
+    let write_p50 = flush
+        .and_then(|f| write_case(rep, target, f.bs))
+        .and_then(|c| p50(&c.write_lat_ns));
     let mut v = Verdict {
         target: target.to_string(),
         verdict: "unknown".into(),
@@ -71,9 +114,7 @@ pub fn judge(target: &str, rep: &FsyncReport) -> Verdict {
         evidence: Vec::new(),
         summary: String::new(),
     };
-    let in_memory = matches!(fs, "tmpfs" | "ramfs")
-        || dev.is_some_and(|d| d.name.starts_with("zram") || d.name.starts_with("ram"));
-    if in_memory {
+    if in_memory(fs, dev) {
         v.verdict = "volatile".into();
         v.summary = "in memory (tmpfs, ramfs or zram): nothing here survives a power loss, so a sync has nothing to make durable".into();
         return v;
@@ -98,37 +139,7 @@ pub fn judge(target: &str, rep: &FsyncReport) -> Verdict {
         );
         return v;
     }
-    let (floor, medium) = match dev {
-        Some(d) if d.rotational => (DISK_MIN_FLUSH_NS, "a rotating disk (half a revolution: 4.2 ms at 7,200 rpm, 2 ms at 15,000 rpm)".to_string()),
-        Some(_) => (FLASH_MIN_FLUSH_NS, "flash (a NAND page program takes 100 µs at the fastest)".to_string()),
-        None => (FLASH_MIN_FLUSH_NS, format!("the fastest medium, flash, since no block device is visible under this {} file system", if fs.is_empty() { "unknown" } else { fs })),
-    };
-    let mut implausible = false;
-    if flush_ns < floor {
-        implausible = true;
-        v.evidence.push(format!(
-            "flush p50 {} is below {} for {medium}",
-            us(flush_ns),
-            us(floor)
-        ));
-    } else {
-        v.evidence.push(format!(
-            "flush p50 {} is at or above {} for {medium}",
-            us(flush_ns),
-            us(floor)
-        ));
-    }
-    if let Some(w) = write_p50 {
-        if flush_ns < w {
-            implausible = true;
-            v.evidence.push(format!(
-                "flush p50 {} is below one QD1 O_DIRECT write ({} p50): a flush that persists data cannot cost less than the write",
-                us(flush_ns),
-                us(w)
-            ));
-        }
-    }
-    if implausible {
+    if against_physics(&mut v, flush_ns, dev, fs) {
         v.verdict = "implausible".into();
         v.summary = format!(
             "flush is implausibly fast ({} p50): it probably does not reach stable media, unless the device has power-loss protection. Run `volbench durability` with a power cut to prove it",

@@ -134,17 +134,7 @@ pub fn verify(o: &VerifyOptions) -> anyhow::Result<VerifyReport> {
             other => anyhow::bail!("the witness answered {other:?} where a block was due"),
         };
         rep.blocks += 1;
-        buf.fill(0);
-        let n = f.read_at(&mut buf, b * block as u64).unwrap_or(0);
-        let disk = if n == buf.len() {
-            record::parse(&buf)
-        } else {
-            OnDisk::Damaged
-        };
-        let disk = match disk {
-            OnDisk::Record { block: at, .. } if at != b => OnDisk::Damaged,
-            d => d,
-        };
+        let disk = on_disk(&f, &mut buf, b);
         let out = classify(disk, crc32c::crc32c(&buf), acked, intent);
         tally(&mut rep, out, acked, last_ms);
     }
@@ -157,6 +147,20 @@ pub fn verify(o: &VerifyOptions) -> anyhow::Result<VerifyReport> {
         );
     }
     Ok(rep)
+}
+
+/// What block `b` holds on the disk: a record of its own, or damage (short, unparsable, or a
+/// record of another block).
+fn on_disk(f: &File, buf: &mut [u8], b: u64) -> OnDisk {
+    buf.fill(0);
+    let n = f.read_at(buf, b * buf.len() as u64).unwrap_or(0);
+    if n != buf.len() {
+        return OnDisk::Damaged;
+    }
+    match record::parse(buf) {
+        OnDisk::Record { block: at, .. } if at != b => OnDisk::Damaged,
+        d => d,
+    }
 }
 
 /// The file's file system and device, as a run's report records a file target.
