@@ -33,13 +33,7 @@ pub fn check(m: &Model, t: &Measured) -> Option<Row> {
         ("bandwidth", at.bw_bytes, bw)
     };
     let ratio = got / want;
-    let verdict = if ratio > 1.0 + TOLERANCE {
-        "above"
-    } else if ratio < 1.0 - TOLERANCE {
-        "below"
-    } else {
-        "as advertised"
-    };
+    let verdict = verdict_of(ratio);
     let mut reasons = match verdict {
         "above" => above(
             m,
@@ -76,6 +70,17 @@ pub fn check(m: &Model, t: &Measured) -> Option<Row> {
         verdict,
         reasons,
     })
+}
+
+/// Above, below or as advertised, by the tolerance the model allows.
+fn verdict_of(ratio: f64) -> &'static str {
+    if ratio > 1.0 + TOLERANCE {
+        "above"
+    } else if ratio < 1.0 - TOLERANCE {
+        "below"
+    } else {
+        "as advertised"
+    }
 }
 
 /// Why a result beats the model, most likely first.

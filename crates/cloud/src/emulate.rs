@@ -362,7 +362,7 @@ pub fn control(
     let mut last = (start, cg.counters());
     let mut sum = Summary::default();
     let mut forwarded = false;
-    let mut window: std::collections::VecDeque<(f64, u64, u64)> = Default::default();
+    let mut window = Moving::default();
     // The starting limits are already in force: `spawn` set them before the child ran.
     loop {
         if let Some(st) = child.try_wait()? {
@@ -389,42 +389,49 @@ pub fn control(
         ];
         sum.ios = cur.0;
         sum.bytes = cur.1;
-        // The kernel updates the cgroup's counters in batches (every 100 ms here), so one tick
-        // sees 750 I/Os and the next none. Accounting each tick alone would charge the first
-        // as a burst and credit the second as idle: a bucket drained 1.8x too fast that way.
-        // A short moving rate says which side of the baseline the volume runs on; above it,
-        // each tick is charged linearly, so the batches cancel out exactly.
-        window.push_back((dt, d_ios[0] + d_ios[1], d_bytes[0] + d_bytes[1]));
-        while window.len() > 1 && window.iter().map(|w| w.0).sum::<f64>() - window[0].0 >= WINDOW_S
-        {
-            window.pop_front();
-        }
-        let span: f64 = window.iter().map(|w| w.0).sum();
-        let rate = |i: usize| {
-            window
-                .iter()
-                .map(|w| if i == 0 { w.1 } else { w.2 })
-                .sum::<u64>() as f64
-                / span
-        };
-        let charge = |b: &mut Bucket, used: u64, rate: f64| {
-            if rate > b.spec.baseline {
-                b.spend(used as f64, dt);
-            } else {
-                b.account(rate * dt, dt);
-            }
-        };
+        let rate = window.push(dt, d_ios[0] + d_ios[1], d_bytes[0] + d_bytes[1]);
         if let Some(b) = io_b.as_mut() {
-            charge(b, d_ios[0] + d_ios[1], rate(0));
+            charge(b, d_ios[0] + d_ios[1], rate[0], dt);
             if b.limit() < b.spec.burst && sum.burst_ended_s.is_none() {
                 sum.burst_ended_s = Some((now - start).as_secs_f64());
             }
         }
         if let Some(b) = by_b.as_mut() {
-            charge(b, d_bytes[0] + d_bytes[1], rate(1));
+            charge(b, d_bytes[0] + d_bytes[1], rate[1], dt);
         }
         apply(cg, caps, &io_b, &by_b, split(d_ios))?;
         last = (now, cur);
+    }
+}
+
+/// The rate over the last ticks. The kernel updates the cgroup's counters in batches (every
+/// 100 ms here), so one tick sees 750 I/Os and the next none. Accounting each tick alone
+/// would charge the first as a burst and credit the second as idle: a bucket drained 1.8x
+/// too fast that way. A short moving rate says which side of the baseline the volume runs on.
+#[derive(Default)]
+struct Moving(std::collections::VecDeque<(f64, u64, u64)>);
+
+impl Moving {
+    /// Adds a tick of `dt` seconds; the I/O and byte rates over the window it closes.
+    fn push(&mut self, dt: f64, ios: u64, bytes: u64) -> [f64; 2] {
+        let w = &mut self.0;
+        w.push_back((dt, ios, bytes));
+        while w.len() > 1 && w.iter().map(|x| x.0).sum::<f64>() - w[0].0 >= WINDOW_S {
+            w.pop_front();
+        }
+        let span: f64 = w.iter().map(|x| x.0).sum();
+        let sum = |f: fn(&(f64, u64, u64)) -> u64| w.iter().map(f).sum::<u64>() as f64 / span;
+        [sum(|x| x.1), sum(|x| x.2)]
+    }
+}
+
+/// Charges a tick's use to a bucket: above the baseline, linearly, so the kernel's batches
+/// cancel out exactly; at or below it, as the moving rate's share of the tick.
+fn charge(b: &mut Bucket, used: u64, rate: f64, dt: f64) {
+    if rate > b.spec.baseline {
+        b.spend(used as f64, dt);
+    } else {
+        b.account(rate * dt, dt);
     }
 }
 

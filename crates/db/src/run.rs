@@ -38,8 +38,38 @@ pub fn run(
     stop: Arc<AtomicBool>,
     phase: &mut Phase<'_>,
 ) -> anyhow::Result<DbReport> {
+    let mut rep = empty_report(o);
+    let targets: Vec<Option<PathBuf>> = match &o.postgres_url {
+        Some(_) => vec![None],
+        None => o.targets.iter().cloned().map(Some).collect(),
+    };
+    for t in targets {
+        if stop.load(Relaxed) {
+            break;
+        }
+        let run = one_target(o, t.as_ref(), &stop, phase, &mut rep)?;
+        if run.status != Status::Complete && rep.status == Status::Complete {
+            rep.status = run.status;
+            rep.error = run.error.clone();
+        }
+        rep.runs.push(run);
+    }
+    if stop.load(Relaxed) {
+        rep.status = Status::Interrupted;
+    }
+    if let [r] = rep.runs.as_slice() {
+        rep.tps = Some(r.tps);
+        rep.transactions = Some(r.transactions);
+        rep.failed = Some(r.failed);
+        rep.latency_ns = Some(r.latency_ns.clone());
+    }
+    Ok(rep)
+}
+
+/// The report before any target has run: what was asked, where.
+fn empty_report(o: &DbOptions) -> DbReport {
     let (started_at, started_unix) = report::started(SystemTime::now());
-    let mut rep = DbReport {
+    DbReport {
         schema_version: SCHEMA_VERSION,
         tool: Tool::volbench(),
         started_at,
@@ -68,32 +98,7 @@ pub fn run(
         latency_ns: None,
         runs: Vec::new(),
         warnings: Vec::new(),
-    };
-    let targets: Vec<Option<PathBuf>> = match &o.postgres_url {
-        Some(_) => vec![None],
-        None => o.targets.iter().cloned().map(Some).collect(),
-    };
-    for t in targets {
-        if stop.load(Relaxed) {
-            break;
-        }
-        let run = one_target(o, t.as_ref(), &stop, phase, &mut rep)?;
-        if run.status != Status::Complete && rep.status == Status::Complete {
-            rep.status = run.status;
-            rep.error = run.error.clone();
-        }
-        rep.runs.push(run);
     }
-    if stop.load(Relaxed) {
-        rep.status = Status::Interrupted;
-    }
-    if let [r] = rep.runs.as_slice() {
-        rep.tps = Some(r.tps);
-        rep.transactions = Some(r.transactions);
-        rep.failed = Some(r.failed);
-        rep.latency_ns = Some(r.latency_ns.clone());
-    }
-    Ok(rep)
 }
 
 fn one_target(
@@ -103,18 +108,7 @@ fn one_target(
     phase: &mut Phase<'_>,
     rep: &mut DbReport,
 ) -> anyhow::Result<DbRun> {
-    let name = match (dir, &o.postgres_url) {
-        (Some(d), _) => d.display().to_string(),
-        (None, Some(u)) => pg::redact(u),
-        (None, None) => unreachable!("a target is a directory or a URL"),
-    };
-    if let Some(d) = dir {
-        anyhow::ensure!(
-            d.is_dir(),
-            "{}: not a directory: give existing directories (volbench makes its database inside)",
-            d.display()
-        );
-    }
+    let name = target_name(o, dir)?;
     phase(&name, "load");
     let t0 = Instant::now();
     let (backend, scale) = open_backend(o, dir, stop, rep)?;
@@ -143,8 +137,51 @@ fn one_target(
     let after = (backend.wal_flushes(), backend.server_cpu_ns());
     // The invariant and the row count are checked on every run: a wrong number is worse than none.
     crate::tpcb::check_run(sums_before, backend.check()?, m.committed)?;
-    let mut run = DbRun {
-        target: name,
+    let mut run = db_run(name, backend.as_ref(), &m, (started, load_ns));
+    let server_cpu = before.1.zip(after.1).map(|(a, b)| b.saturating_sub(a));
+    run.explanation = explain::explain(&explain::Facts {
+        probe,
+        tps: run.tps,
+        committed: m.committed,
+        elapsed: m.elapsed,
+        wal_flushes: wal_flushes(backend.as_ref(), o, before.0, after.0, m.committed),
+        cpu_ns: m.client_cpu_ns + server_cpu.unwrap_or(0),
+        parallelism: if backend.name() == "sqlite" {
+            1
+        } else {
+            o.clients.min(cpus())
+        },
+        clients: o.clients,
+        scale,
+    });
+    Ok(run)
+}
+
+/// The target as the report names it: its directory, or its URL without the password.
+fn target_name(o: &DbOptions, dir: Option<&PathBuf>) -> anyhow::Result<String> {
+    match (dir, &o.postgres_url) {
+        (Some(d), _) => {
+            anyhow::ensure!(
+                d.is_dir(),
+                "{}: not a directory: give existing directories (volbench makes its database inside)",
+                d.display()
+            );
+            Ok(d.display().to_string())
+        }
+        (None, Some(u)) => Ok(pg::redact(u)),
+        (None, None) => unreachable!("a target is a directory or a URL"),
+    }
+}
+
+/// The run's figures, before its explanation.
+fn db_run(
+    target: String,
+    backend: &dyn Backend,
+    m: &Measured,
+    (started, load_ns): (SystemTime, u64),
+) -> DbRun {
+    DbRun {
+        target,
         engine: backend.name().into(),
         engine_version: backend.version(),
         status: if m.error.is_some() {
@@ -165,24 +202,7 @@ fn one_target(
         elapsed_ns: m.elapsed.as_nanos() as u64,
         load_ns,
         explanation: Explanation::default(),
-    };
-    let server_cpu = before.1.zip(after.1).map(|(a, b)| b.saturating_sub(a));
-    run.explanation = explain::explain(&explain::Facts {
-        probe,
-        tps: run.tps,
-        committed: m.committed,
-        elapsed: m.elapsed,
-        wal_flushes: wal_flushes(backend.as_ref(), o, before.0, after.0, m.committed),
-        cpu_ns: m.client_cpu_ns + server_cpu.unwrap_or(0),
-        parallelism: if backend.name() == "sqlite" {
-            1
-        } else {
-            o.clients.min(cpus())
-        },
-        clients: o.clients,
-        scale,
-    });
-    Ok(run)
+    }
 }
 
 /// The database to run on, loaded: SQLite in the directory, a throwaway PostgreSQL there, or

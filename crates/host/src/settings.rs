@@ -121,6 +121,28 @@ pub fn filesystem(target: &Path) -> Vec<Finding> {
             fs.mount_options
         ),
     ));
+    out.extend(mount_findings(&fs));
+    if let Some(free) = runner::free_bytes(&at) {
+        out.push(Finding::ok(
+            "filesystem",
+            "free_space",
+            format!(
+                "{} GiB free on {}",
+                fmt_count(free as f64 / (1u64 << 30) as f64),
+                fs.mount_point
+            ),
+        ));
+    }
+    if meta.is_file() {
+        out.extend(extents(&at).map(|n| fragmentation(&at, n)));
+    }
+    out
+}
+
+/// What the file system's mount options and kind do to a measurement: no barriers, a
+/// compressing file system, inline discards.
+fn mount_findings(fs: &report::FilesystemInfo) -> Vec<Finding> {
+    let mut out = Vec::new();
     let opts: Vec<&str> = fs.mount_options.split(',').collect();
     if opts.iter().any(|o| *o == "nobarrier" || *o == "barrier=0") {
         out.push(Finding {
@@ -152,39 +174,22 @@ pub fn filesystem(target: &Path) -> Vec<Finding> {
             "fstrim on a schedule avoids it",
         ));
     }
-    if let Some(free) = runner::free_bytes(&at) {
-        out.push(Finding::ok(
-            "filesystem",
-            "free_space",
-            format!(
-                "{} GiB free on {}",
-                fmt_count(free as f64 / (1u64 << 30) as f64),
-                fs.mount_point
-            ),
-        ));
-    }
-    if meta.is_file() {
-        if let Some(n) = extents(&at) {
-            let level = if n > 64 { Level::Note } else { Level::Ok };
-            out.push(Finding {
-                area: "filesystem",
-                code: "fragmentation",
-                level,
-                what: format!("{} has {n} extents", at.display()),
-                consequence: if level == Level::Note {
-                    "sequential I/O on it is not sequential on the device".into()
-                } else {
-                    String::new()
-                },
-                fix: if level == Level::Note {
-                    "delete it and let the run lay it out again on free space".into()
-                } else {
-                    String::new()
-                },
-            });
-        }
-    }
     out
+}
+
+/// A file's fragmentation: over 64 extents, sequential I/O on it is not sequential on the
+/// device.
+fn fragmentation(at: &Path, n: u32) -> Finding {
+    let many = n > 64;
+    let say = |s: &str| if many { s.to_string() } else { String::new() };
+    Finding {
+        area: "filesystem",
+        code: "fragmentation",
+        level: if many { Level::Note } else { Level::Ok },
+        what: format!("{} has {n} extents", at.display()),
+        consequence: say("sequential I/O on it is not sequential on the device"),
+        fix: say("delete it and let the run lay it out again on free space"),
+    }
 }
 
 /// The number of extents of a file (FIEMAP with no room for extents returns only the count).
