@@ -222,7 +222,12 @@ fn run_watched(
         jobs: vec![spec],
         ..Default::default()
     };
-    let r = runner::run(&w, &opts, obs).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // A probe is judged by the search, not by the host's checks: none around it.
+    let driver = crate::Driver {
+        checks: false,
+        ..crate::Driver::new(&opts)
+    };
+    let r = driver.run_once(&w, obs)?;
     if o.stop.load(Ordering::Relaxed) {
         anyhow::bail!("interrupted");
     }

@@ -12,11 +12,13 @@ mod entry;
 pub mod location;
 mod pg;
 mod pgconn;
+pub mod service;
 mod sqlite;
 pub mod transfer;
 
 pub use entry::{new_uid, Columns, Entry, Filter, Row};
 pub use location::Location;
+pub use service::{Asked, Hooks, Recorder, STORE_MISCONFIGURED};
 use std::path::{Path, PathBuf};
 
 /// The schema version this volbench writes (both backends); see `sqlite::MIGRATIONS` and

@@ -4,10 +4,17 @@
 //! print one `error:` line on failure. Exit codes: 0 done, 1 run failed or partial,
 //! 2 usage error, 130 interrupted.
 
+mod catalog;
 mod cli;
 mod cmd;
+mod durable;
+mod inputs;
 mod live;
 mod output;
+mod overrides;
+mod points;
+mod recording;
+mod stop;
 mod usage;
 
 use clap::Parser;
@@ -15,7 +22,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let code = dispatch();
-    cmd::FINISHED.store(true, std::sync::atomic::Ordering::SeqCst);
+    crate::stop::FINISHED.store(true, std::sync::atomic::Ordering::SeqCst);
     // MPI_Finalize, when this process joined an MPI world.
     scaleout::world::shutdown();
     code
@@ -39,7 +46,7 @@ fn dispatch() -> ExitCode {
     if args.get(1).is_some_and(|a| a == "help")
         && args[2..].iter().any(|a| a == "--help" || a == "-h")
     {
-        return cmd::usage_error(
+        return usage::usage_error(
             <cli::Cli as clap::CommandFactory>::command()
                 .try_get_matches_from(["volbench", "--help"])
                 .unwrap_err(),
@@ -51,7 +58,7 @@ fn dispatch() -> ExitCode {
     let sub = args.get(1).cloned().unwrap_or_default();
     let mut cli = match cli::Cli::try_parse_from(args) {
         Ok(c) => c,
-        Err(e) => return cmd::usage_error(e),
+        Err(e) => return usage::usage_error(e),
     };
     // Under a launcher of several processes: join the MPI world, or refuse to run N copies.
     if let Err(e) = usage::refused_if(scaleout::world::init(&sub)) {
@@ -62,7 +69,7 @@ fn dispatch() -> ExitCode {
     }
     let _watch = match live::start(&cli.live) {
         Ok(w) => w,
-        Err(e) => return finish(Err(cmd::usage(format!("{e:#}")))),
+        Err(e) => return finish(Err(crate::usage::usage(format!("{e:#}")))),
     };
     match &mut cli.cmd {
         cli::Cmd::Run(a) => a.fio = fio,
@@ -70,11 +77,17 @@ fn dispatch() -> ExitCode {
         cli::Cmd::Curve(a) => a.fio = fio,
         _ => {}
     }
-    finish(match cli.cmd {
+    finish(run(cli.cmd))
+}
+
+/// The subcommand, run.
+fn run(c: cli::Cmd) -> anyhow::Result<ExitCode> {
+    match c {
         cli::Cmd::Run(a) => cmd::run::main(*a),
-        cli::Cmd::Quick(a) => cmd::quick::main(a),
+        cli::Cmd::Quick(a) => cmd::suite::quick(a),
         cli::Cmd::Sweep(a) => cmd::sweep::main(*a),
         cli::Cmd::Curve(a) => cmd::curve::main(*a),
+        cli::Cmd::Suite(a) if a.is_pts() => cmd::pts::main(a),
         cli::Cmd::Suite(a) => cmd::suite::main(a),
         cli::Cmd::History(a) => cmd::history::history(a),
         cli::Cmd::Show(a) => cmd::history::show(a),
@@ -106,10 +119,10 @@ fn dispatch() -> ExitCode {
             cli::TraceCmd::Summary(a) => cmd::trace::summary(a),
             cli::TraceCmd::Convert(a) => cmd::trace::convert(a),
         },
-        cli::Cmd::Replay(a) => cmd::replay::main(*a),
+        cli::Cmd::Replay(a) => cmd::replay::args(*a).and_then(cmd::run::main),
         cli::Cmd::Completions(a) => cmd::manual::completions(a),
         cli::Cmd::Man(a) => cmd::manual::man(a),
-    })
+    }
 }
 
 /// `volbench run` with a pasted fio command line: fio's single-dash form and its
@@ -118,7 +131,8 @@ fn fio_argv(args: Vec<String>) -> anyhow::Result<Vec<String>> {
     if args.get(1).map(String::as_str) != Some("run") {
         return Ok(args);
     }
-    let (rest, note) = workload::fio::cmdline::fio_argv(args[2..].to_vec()).map_err(cmd::usage)?;
+    let (rest, note) =
+        workload::fio::cmdline::fio_argv(args[2..].to_vec()).map_err(usage::usage)?;
     if let Some(n) = note.filter(|_| scaleout::world::speaks()) {
         eprintln!("note: {n}");
     }
@@ -126,7 +140,7 @@ fn fio_argv(args: Vec<String>) -> anyhow::Result<Vec<String>> {
 }
 
 fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
-    let misconfigured = cmd::record::STORE_MISCONFIGURED.load(std::sync::atomic::Ordering::SeqCst);
+    let misconfigured = store::STORE_MISCONFIGURED.load(std::sync::atomic::Ordering::SeqCst);
     match result {
         // The result was shown and kept locally, but the store named was set up wrongly.
         Ok(code) if misconfigured && code == ExitCode::SUCCESS => ExitCode::from(2),
@@ -134,7 +148,7 @@ fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
         Err(e) => {
             // Under MPI every rank holds the same (merged) error: rank 0 says it once.
             if scaleout::world::speaks() {
-                eprintln!("error: {}", cmd::one_line(&e));
+                eprintln!("error: {}", crate::usage::one_line(&e));
             }
             let run_error = e.downcast_ref::<runner::RunError>();
             let interrupted = matches!(run_error, Some(runner::RunError::InterruptedLayout { .. }));
@@ -142,13 +156,15 @@ fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
             let store_setup = e
                 .downcast_ref::<store::StoreError>()
                 .is_some_and(store::StoreError::is_setup);
-            ExitCode::from(if e.is::<cmd::UsageError>() || input || store_setup {
-                2
-            } else if interrupted {
-                130
-            } else {
-                1
-            })
+            ExitCode::from(
+                if e.is::<crate::usage::UsageError>() || input || store_setup {
+                    2
+                } else if interrupted {
+                    130
+                } else {
+                    1
+                },
+            )
         }
     }
 }

@@ -2,7 +2,7 @@
 //! stderr, and progress: a bar on a terminal, plain lines every few seconds elsewhere (a log, CI).
 
 use crate::cli::OutputArgs;
-use crate::cmd::usage;
+use crate::usage::usage;
 use anyhow::{Context, Result};
 use figures::fmt_count;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -26,7 +26,7 @@ pub fn main(a: CleanArgs) -> anyhow::Result<ExitCode> {
     leftovers::init(&registry());
     for d in &a.dirs {
         if !d.is_dir() {
-            return Err(super::usage(format!(
+            return Err(crate::usage::usage(format!(
                 "{}: not a directory: give the directories volbench ran db, fsync or infer in",
                 d.display()
             )));

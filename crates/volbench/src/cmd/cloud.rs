@@ -1,13 +1,13 @@
 //! `volbench cloud list|show|cheapest|check`: the catalog and models of crate `cloud`, printed.
 
-use super::usage;
 use crate::cli::{
     CatalogArgs, CloudCheapestArgs, CloudCheckArgs, CloudCmd, CloudListArgs, CloudShowArgs,
     VolumeArgs,
 };
+use crate::usage::usage;
 use ::cloud::catalog::Catalog;
 use ::cloud::check;
-use ::cloud::model::{self, Model, Params};
+use ::cloud::model::{self, Model};
 use anyhow::Result;
 use figures::fmt_count;
 use std::fmt::Write as _;
@@ -78,31 +78,9 @@ fn list(a: CloudListArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The product and its parameters from a name (which may carry `:size=...`) and the flags.
-pub fn resolve(cat: &Catalog, name: &str, v: &VolumeArgs) -> Result<Model> {
-    let (name, mut p) = model::parse_spec(name).map_err(|e| usage(format!("{e:#}")))?;
-    let prod = cat.find(&name).map_err(|e| usage(format!("{e:#}")))?;
-    let flags = Params {
-        size: v
-            .size
-            .as_deref()
-            .map(model::parse_volume_size)
-            .transpose()
-            .map_err(|e| usage(format!("--size: {e:#}")))?,
-        vpu: v.vpu,
-        iops: v.iops,
-        throughput: v.throughput,
-    };
-    p.size = flags.size.or(p.size);
-    p.vpu = flags.vpu.or(p.vpu);
-    p.iops = flags.iops.or(p.iops);
-    p.throughput = flags.throughput.or(p.throughput);
-    model::model(prod, &p).map_err(|e| usage(format!("{e:#}")))
-}
-
 fn show(a: CloudShowArgs) -> Result<ExitCode> {
     let cat = load(&a.cat)?;
-    let m = resolve(&cat, &a.product, &a.volume)?;
+    let m = crate::catalog::resolve(&cat, &a.product, &a.volume)?;
     if a.cat.output_format == "json" {
         let at: Vec<_> = render::cloud::SHOWN_BS.iter().map(|&b| m.at(b)).collect();
         return print_json(&serde_json::json!({ "model": m, "at": at }));
@@ -216,7 +194,7 @@ fn curve_need(a: &CloudCheapestArgs) -> Result<(f64, Option<String>)> {
         return Ok((a.iops, None));
     };
     let mut store = None;
-    let doc = super::compare::input(&mut store, &a.store, id)?;
+    let doc = crate::inputs::input(&mut store, &a.store, id)?;
     let (c, runs) = match &doc {
         report::Document::Suite(s) if s.curve.is_some() => (s.curve.as_deref().unwrap(), &s.runs),
         _ => {
@@ -280,14 +258,14 @@ fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
     let models: Vec<Model> = a
         .model
         .iter()
-        .map(|m| resolve(&cat, m, &no_volume))
+        .map(|m| crate::catalog::resolve(&cat, m, &no_volume))
         .collect::<Result<_>>()?;
     let pairs = check_pairs(a.results.len(), models.len())?;
     let mut store = None;
     let mut checks = Vec::new();
     let mut curves = Vec::new();
     for (r, m) in pairs {
-        let doc = super::compare::input(&mut store, &a.store, &a.results[r])?;
+        let doc = crate::inputs::input(&mut store, &a.store, &a.results[r])?;
         let measured = match &doc {
             report::Document::Suite(s) => s.curve.as_deref(),
             _ => None,

@@ -1,36 +1,16 @@
 //! `volbench compare A B [C ...]`: results side by side, with ratios to the first.
 
-use super::usage;
 use crate::cli::CompareArgs;
+use crate::usage::usage;
 use anyhow::Result;
 use report::Document;
-use std::path::Path;
 use std::process::ExitCode;
-
-/// A JSON file volbench wrote (`--output-format=json` of run, quick, suite, sweep, or
-/// `export --format=json`), or a stored id or label.
-pub fn input(
-    store: &mut Option<store::Store>,
-    path: &Option<std::path::PathBuf>,
-    what: &str,
-) -> Result<Document> {
-    let p = Path::new(what);
-    if p.is_file() {
-        let text = workload::input::read_bounded(p, workload::input::MAX_JSON)
-            .map_err(|e| super::usage(format!("{what} {e}")))?;
-        return report::read::from_json(&text).map_err(|e| usage(format!("{what}: {e}")));
-    }
-    if store.is_none() {
-        *store = Some(super::history::open(path)?);
-    }
-    Ok(super::history::load(store.as_mut().unwrap(), what)?.1)
-}
 
 pub fn main(a: CompareArgs) -> Result<ExitCode> {
     let mut store = None;
     let mut inputs = Vec::new();
     for r in &a.results {
-        inputs.push((r.clone(), input(&mut store, &a.store, r)?));
+        inputs.push((r.clone(), crate::inputs::input(&mut store, &a.store, r)?));
     }
     let c = report::compare::compare(&inputs);
     // The same output as every other document: one exporter, and --output replaced

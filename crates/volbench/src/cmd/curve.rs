@@ -4,12 +4,10 @@
 //! queueing wait a rate-limited fio leaves out of clat stays in (coordinated omission). The
 //! runs are a suite (stored, compared, reported like a sweep) with the curve read off them.
 
-use super::record::Recorder;
-use super::run::spec_from_args;
-use super::suite::{checkpoint, run_test};
-use super::usage;
 use crate::cli::{CurveArgs, RunArgs};
 use crate::output::Output;
+use crate::points::{checkpoint, run_test};
+use crate::usage::usage;
 use anyhow::Result;
 use report::curve::{totals, CurveMax, CurvePoint, CurveReport, Slo};
 use report::{Document, Status, SuiteReport};
@@ -22,7 +20,7 @@ use workload::JobSpec;
 /// A depth that adds less than this share of IOPS has found the maximum.
 const GROWTH: f64 = 1.05;
 
-use super::suite::Running;
+use crate::points::Running;
 
 /// The workload's options: the user's, with the target and the curve's defaults (random 4k
 /// reads, time-based, 10 s a point) where the user gave none.
@@ -71,11 +69,7 @@ fn base_options(a: &CurveArgs) -> Result<(Vec<Given>, Option<PathBuf>)> {
 fn spec(base: &[Given], extra: &[(&str, String)]) -> Result<JobSpec> {
     let mut fio: Vec<Given> = base.to_vec();
     fio.extend(extra.iter().map(|(k, v)| (k.to_string(), Some(v.clone()))));
-    spec_from_args(&RunArgs::of_fio(
-        fio,
-        Default::default(),
-        Default::default(),
-    ))
+    RunArgs::of_fio(fio, Default::default(), Default::default()).spec()
 }
 
 /// Everything the points share.
@@ -110,11 +104,11 @@ pub fn main(a: CurveArgs) -> Result<ExitCode> {
     }
     let _cleanup = RemoveOnDrop(temp.filter(|p| !p.exists()));
     let out = Output::open(&a.out, false)?;
-    let recorder = Recorder::new(&a.store, out.quiet)?;
+    let recorder = crate::recording::recorder(&a.store, out.quiet)?;
     let plan = Plan {
         base,
         opts: runner::RunOptions {
-            stop: super::stop_flag(),
+            stop: crate::stop::stop_flag(),
             ..Default::default()
         },
         points: a.points,
@@ -189,10 +183,12 @@ fn one(
     spec: JobSpec,
     prefix: String,
 ) -> Result<(Status, usize)> {
-    let layout = scaleout::world::Layout::FilePerProcess;
     let params = vec![(key.to_string(), value)];
-    let how = (&plan.opts, layout, &Default::default());
-    let st = run_test(suite, out, how, label, params, spec, prefix)?;
+    let driver = experiment::Driver {
+        layout: scaleout::world::Layout::FilePerProcess,
+        ..experiment::Driver::new(&plan.opts)
+    };
+    let st = run_test(suite, out, &driver, label, params, spec, prefix)?;
     suite.findings.clear();
     Ok((st, suite.runs.len() - 1))
 }

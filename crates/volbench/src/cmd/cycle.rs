@@ -2,10 +2,9 @@
 //! checks the command line into a plan, runs it with a line per step on stderr, and reports,
 //! stores and exits as verify does (0 nothing lost, 3 a loss, 1 an error, 130 Ctrl-C).
 
-use super::record::Recorder;
-use super::usage;
 use crate::cli::CycleArgs;
 use crate::output::Output;
+use crate::usage::usage;
 use anyhow::Result;
 use durability::cycle::{self, Plan, Witness, WitnessPlan};
 use report::Document;
@@ -37,7 +36,7 @@ fn witness(a: &CycleArgs) -> Result<(WitnessPlan, PathBuf)> {
         Some(j) => j.clone(),
         None => {
             let j = store::Store::local_path().with_file_name("durability-cycle.db");
-            super::records::private_dir(&j)?;
+            crate::durable::private_dir(&j)?;
             j
         }
     };
@@ -77,7 +76,7 @@ fn plan(a: &CycleArgs) -> Result<Plan> {
     if !(1..=10_000).contains(&a.cycles) {
         return Err(usage("--cycles: from 1 to 10000"));
     }
-    let (size, block, _) = super::records::record_options(&a.rec)?;
+    let (size, block, _) = crate::durable::record_options(&a.rec)?;
     let dur = |opt: &str, v: &str| parse_duration(v).map_err(|e| usage(format!("--{opt}: {e}")));
     let (witness, state) = witness(a)?;
     let volbench = match (&a.volbench, &a.remote) {
@@ -112,8 +111,8 @@ fn plan(a: &CycleArgs) -> Result<Plan> {
 pub fn main(a: CycleArgs) -> Result<ExitCode> {
     let p = plan(&a)?;
     let mut out = Output::open(&a.out, false)?;
-    let mut recorder = Recorder::new(&a.store, out.quiet)?;
-    let _ = super::STOP_MESSAGE.set(
+    let mut recorder = crate::recording::recorder(&a.store, out.quiet)?;
+    let _ = crate::stop::STOP_MESSAGE.set(
         "stopping the loop: create is stopped and a power cut under way finishes first; continue with --resume",
     );
     let quiet = out.quiet;
@@ -122,7 +121,7 @@ pub fn main(a: CycleArgs) -> Result<ExitCode> {
             eprintln!("{line}");
         }
     };
-    let rep = cycle::run(&p, super::stop_flag(), &mut say)?;
+    let rep = cycle::run(&p, crate::stop::stop_flag(), &mut say)?;
     let code = cycle::exit_code(&rep);
     let doc = Document::Durability(Box::new(rep));
     recorder.record(&doc);

@@ -1,9 +1,8 @@
 //! `volbench db`: the TPC-B-like database benchmark (crate `db`) with its output and history.
 
-use super::record::Recorder;
-use super::usage;
 use crate::cli::DbArgs;
 use crate::output::Output;
+use crate::usage::usage;
 use anyhow::Result;
 use db::{DbOptions, EngineKind, Size};
 use report::Document;
@@ -90,17 +89,17 @@ fn directories(a: &DbArgs) -> Result<Vec<PathBuf>> {
 pub fn main(a: DbArgs) -> Result<ExitCode> {
     let o = options(&a)?;
     let mut out = Output::open(&a.out, false)?;
-    let mut recorder = Recorder::new(&a.store, out.quiet)?;
+    let mut recorder = crate::recording::recorder(&a.store, out.quiet)?;
     let show = !out.quiet && std::io::stderr().is_terminal();
     let mut spinner: Option<Live> = None;
-    let stop = super::stop_flag();
+    let stop = crate::stop::stop_flag();
     // Other I/O on the directories' devices makes the probe and the run disagree: looked for
     // before anything of ours runs there, as `run` does.
     let dirs: Vec<&std::path::Path> = match &o.postgres_url {
         Some(_) => Vec::new(),
         None => o.targets.iter().map(PathBuf::as_path).collect(),
     };
-    let found = host::cheap(&dirs, super::hostcheck::WATCH);
+    let found = host::cheap(&dirs, experiment::hostcheck::WATCH);
     let rep = db::run(&o, stop.clone(), &mut |target, phase| {
         spinner = None;
         if show {
@@ -115,7 +114,7 @@ pub fn main(a: DbArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     let mut rep = rep?;
-    rep.warnings.extend(super::hostcheck::records(&found));
+    rep.warnings.extend(experiment::hostcheck::records(&found));
     let doc = Document::Db(Box::new(rep));
     recorder.record(&doc);
     let code = out.emit(&doc)?;

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 pub fn main(a: DoctorArgs) -> Result<ExitCode> {
     let target = a.target.clone().unwrap_or_else(crate::cli::here);
-    missing(&target).map_or(Ok(()), |why| Err(super::usage(why)))?;
-    let findings = host::doctor(&target, a.watch, a.numjobs).map_err(super::usage)?;
+    missing(&target).map_or(Ok(()), |why| Err(crate::usage::usage(why)))?;
+    let findings = host::doctor(&target, a.watch, a.numjobs).map_err(crate::usage::usage)?;
     let out = match a.output_format.as_str() {
         "json" => {
             let v = serde_json::json!({
@@ -20,7 +20,7 @@ pub fn main(a: DoctorArgs) -> Result<ExitCode> {
         }
         "text" => text(&target, &findings),
         other => {
-            return Err(super::usage(format!(
+            return Err(crate::usage::usage(format!(
                 "--output-format={other}: doctor writes text or json"
             )))
         }

@@ -1,8 +1,8 @@
 //! `volbench durability serve|create|verify`: the power-loss checker (crate `durability`);
 //! `cycle`, the loop of them, is in `cycle.rs` (`cmd::durability_cmd` sends each its own).
 
-use super::usage;
 use crate::cli::{CreateArgs, ServeArgs, VerifyArgs};
+use crate::usage::usage;
 use anyhow::Result;
 use durability::client::{self, Counters, CreateOptions};
 use durability::verify::{self, VerifyOptions};
@@ -26,16 +26,16 @@ pub fn serve(a: ServeArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| store::Store::local_path().with_file_name("witness.db"));
     if a.journal.is_none() {
-        super::records::private_dir(&journal)?;
+        crate::durable::private_dir(&journal)?;
     }
     let o = ServeOptions {
         listen,
         token: a.token,
         journal: journal.clone(),
     };
-    let _ = super::STOP_MESSAGE
+    let _ = crate::stop::STOP_MESSAGE
         .set("closing the witness (its journal has every record it acknowledged)");
-    let stop = super::stop_flag();
+    let stop = crate::stop::stop_flag();
     witness::serve(&o, stop.clone(), |addr, token| {
         // One line a script can read the address and token from, then how to use them.
         let shown = token.unwrap_or("(the one printed when this journal was made)");
@@ -55,7 +55,7 @@ pub fn serve(a: ServeArgs) -> Result<ExitCode> {
 }
 
 pub fn create(a: CreateArgs) -> Result<ExitCode> {
-    let (size, block, sync) = super::records::record_options(&a.rec)?;
+    let (size, block, sync) = crate::durable::record_options(&a.rec)?;
     let runtime = a
         .runtime
         .as_deref()
@@ -73,7 +73,7 @@ pub fn create(a: CreateArgs) -> Result<ExitCode> {
         runtime,
         discard: a.discard_unverified,
     };
-    let stop = super::stop_flag();
+    let stop = crate::stop::stop_flag();
     let counters = Arc::new(Counters::default());
     let progress = spawn_progress(counters.clone(), stop.clone());
     eprintln!(

@@ -2,8 +2,8 @@
 //! throttled like a cloud volume (crate `cloud`'s emulate and bucket). COMMAND's stdout and
 //! exit status pass through untouched; volbench speaks on stderr only.
 
-use super::usage;
 use crate::cli::EmulateArgs;
+use crate::usage::usage;
 use ::cloud::bucket::BucketSpec;
 use ::cloud::catalog::Catalog;
 use ::cloud::emulate::{self, Caps, Cgroup};
@@ -64,7 +64,7 @@ fn caps(a: &EmulateArgs) -> Result<(Caps, String)> {
             iops: None,
             throughput: None,
         };
-        let m = super::cloud::resolve(&cat, m, &v)?;
+        let m = crate::catalog::resolve(&cat, m, &v)?;
         what.push(format!("{} ({})", m.config, m.name));
         c.iops = c.iops.or(Some(m.iops));
         c.bw_bytes = c.bw_bytes.or(Some(m.bw_bytes));

@@ -1,10 +1,9 @@
 //! `volbench fsync`: the durable-write cost suite (crate `durability`) with its progress,
 //! output and history.
 
-use super::record::Recorder;
-use super::usage;
 use crate::cli::FsyncArgs;
 use crate::output::Output;
+use crate::usage::usage;
 use anyhow::Result;
 use durability::fsync::{Method, Options};
 use report::Document;
@@ -73,7 +72,7 @@ fn options(a: &FsyncArgs) -> Result<Options> {
 pub fn main(a: FsyncArgs) -> Result<ExitCode> {
     let o = options(&a)?;
     let mut out = Output::open(&a.out, false)?;
-    let mut recorder = Recorder::new(&a.store, out.quiet)?;
+    let mut recorder = crate::recording::recorder(&a.store, out.quiet)?;
     let mut observer = |i: usize, n: usize, label: &str| -> Box<dyn runner::Observer> {
         let mut bar = out.progress();
         // A step of the plan: a case, or the penalty's four runs.
@@ -81,7 +80,7 @@ pub fn main(a: FsyncArgs) -> Result<ExitCode> {
         Box::new(bar)
     };
     // Saved after every case (status `running`), so a killed suite keeps what it measured.
-    let rep = durability::fsync::run(&o, super::stop_flag(), &mut observer, &mut |r| {
+    let rep = durability::fsync::run(&o, crate::stop::stop_flag(), &mut observer, &mut |r| {
         recorder.record(&Document::Fsync(Box::new(r.clone())));
     })
     .map_err(|e| match e.downcast::<durability::fsync::NoSpace>() {

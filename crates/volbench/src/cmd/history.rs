@@ -1,63 +1,14 @@
 //! `volbench history`, `show`, `export`, `delete`: the results store from the command line.
 
-use super::usage;
 use crate::cli::{ExportArgs, HistoryArgs, ShowArgs};
+use crate::usage::usage;
 use anyhow::{Context, Result};
 use figures::fmt_count;
 use render::{compare::csv_field, Format};
-use report::Document;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
-use store::{Filter, Row, Store};
+use store::{Filter, Row};
 use workload::format_bytes;
-
-/// The store a read command reads: opened read-only where it cannot be written.
-pub fn open(path: &Option<PathBuf>) -> Result<Store> {
-    Ok(Store::open_read(
-        &path.clone().unwrap_or_else(Store::default_path),
-    )?)
-}
-
-/// An id, or the newest result with that label.
-pub fn resolve(store: &mut Store, what: &str) -> Result<i64> {
-    if let Ok(id) = what.parse::<i64>() {
-        return Ok(id);
-    }
-    // `last`: the newest entry, so "run a sweep, then report last" needs no id.
-    if what.eq_ignore_ascii_case("last") {
-        return store
-            .list(&store::Filter::default())?
-            .last()
-            .map(|r| r.id)
-            .ok_or_else(|| usage("the results store is empty: run something first"));
-    }
-    let ids = store.find_label(what)?;
-    let Some((&newest, older)) = ids.split_first() else {
-        return Err(usage(format!(
-            "no stored result has id or label '{what}': see volbench history"
-        )));
-    };
-    // Several results may share a label (a rerun): take the newest, and say so once.
-    if !older.is_empty() {
-        let others: Vec<String> = older.iter().take(5).map(|i| format!("#{i}")).collect();
-        let more = if older.len() > 5 { ", ..." } else { "" };
-        eprintln!(
-            "note: {} results are labelled '{what}': using the newest, #{newest} (also {}{more}); give an id to choose another",
-            ids.len(),
-            others.join(", ")
-        );
-    }
-    Ok(newest)
-}
-
-pub fn load(store: &mut Store, what: &str) -> Result<(i64, Document)> {
-    let id = resolve(store, what)?;
-    let doc = store
-        .get(id)?
-        .ok_or_else(|| usage(format!("no stored result #{id}: see volbench history")))?;
-    Ok((id, doc))
-}
 
 /// The widest a workload cell grows: a job file's several jobs would stretch every line of
 /// the table past a terminal (`show ID` has the whole of it).
@@ -175,7 +126,7 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
             workload::shown(k)
         )));
     }
-    let mut store = open(&a.store)?;
+    let mut store = crate::inputs::open(&a.store)?;
     // The store reads the dates (RFC 3339, any offset: one parser for history and serve) and
     // matches the text filters literally.
     let rows = store.list(&Filter {
@@ -251,16 +202,16 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
 }
 
 pub fn show(a: ShowArgs) -> Result<ExitCode> {
-    let mut store = open(&a.store)?;
-    let (id, doc) = load(&mut store, &a.id)?;
+    let mut store = crate::inputs::open(&a.store)?;
+    let (id, doc) = crate::inputs::load(&mut store, &a.id)?;
     crate::output::stdout(format!("#{id} ({})\n", doc.kind()).as_bytes())?;
     crate::output::stdout(&render::render(&doc, Format::Normal)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn export(a: ExportArgs) -> Result<ExitCode> {
-    let mut store = open(&a.store)?;
-    let (_, doc) = load(&mut store, &a.id)?;
+    let mut store = crate::inputs::open(&a.store)?;
+    let (_, doc) = crate::inputs::load(&mut store, &a.id)?;
     let name = match a.format.as_str() {
         "volbench-json" => "json",
         f => f,
@@ -287,8 +238,8 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
 }
 
 pub fn delete(a: ShowArgs) -> Result<ExitCode> {
-    let mut store = open(&a.store)?;
-    let id = resolve(&mut store, &a.id)?;
+    let mut store = crate::inputs::open(&a.store)?;
+    let id = crate::inputs::resolve(&mut store, &a.id)?;
     if !store.delete(id)? {
         return Err(usage(format!(
             "no stored result #{id}: see volbench history"

@@ -1,10 +1,9 @@
 //! `volbench infer TARGET|RESULT`: a volume's limits from a probe of TARGET (crate `cloud`),
 //! or from a stored result without new I/O; stored in history like any result.
 
-use super::record::Recorder;
-use super::usage;
 use crate::cli::InferArgs;
 use crate::output::Output;
+use crate::usage::usage;
 use ::cloud::catalog::Catalog;
 use anyhow::Result;
 use experiment::infer::{self, Options};
@@ -41,7 +40,7 @@ fn options(a: &InferArgs) -> Result<Options> {
         max_depth: a.max_depth,
         size: parse_size(&a.size).map_err(|e| usage(format!("--size: {e}")))?,
         engine,
-        stop: super::stop_flag(),
+        stop: crate::stop::stop_flag(),
     })
 }
 
@@ -64,11 +63,11 @@ pub fn main(a: InferArgs) -> Result<ExitCode> {
         })?
     } else {
         let mut store = None;
-        let doc = super::compare::input(&mut store, &a.store.store, &a.target)?;
+        let doc = crate::inputs::input(&mut store, &a.store.store, &a.target)?;
         infer::from_document(&doc, &a.target, Some(&cat)).map_err(|e| usage(format!("{e:#}")))?
     };
     let doc = Document::Infer(Box::new(rep));
-    let mut recorder = Recorder::new(&a.store, out.quiet)?;
+    let mut recorder = crate::recording::recorder(&a.store, out.quiet)?;
     if probe {
         recorder.record(&doc);
     }

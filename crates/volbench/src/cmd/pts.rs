@@ -3,11 +3,10 @@
 //! points (R/W mixes x block sizes, one run each) until the tracked figure holds steady over
 //! five rounds, or 25 rounds. The rules and their arithmetic are `report::pts`'s.
 
-use super::overrides::Overrides;
-use super::record::Recorder;
-use super::usage;
 use crate::cli::{OutputArgs, StoreArgs};
 use crate::output::Output;
+use crate::overrides::Overrides;
+use crate::usage::usage;
 use anyhow::Result;
 use report::pts::{PtsPlan, PtsPoint, PtsRound, MAX_ROUNDS};
 use report::{Document, PtsReport, RunReport, Status, SuiteReport};
@@ -31,7 +30,21 @@ pub struct PtsOptions<'a> {
 }
 
 /// Runs a PTS test on `target` (a block device, or a file of `--capacity`).
-pub fn run(name: &str, target: &Path, o: &Overrides, p: &PtsOptions) -> Result<ExitCode> {
+/// `volbench suite pts-...`: a SNIA PTS test (the dispatch sends a suite named pts-* here).
+pub fn main(a: crate::cli::SuiteArgs) -> Result<ExitCode> {
+    let name = a.suite.as_deref().unwrap_or_default();
+    let target = a.target.clone().unwrap_or_else(crate::cli::here);
+    let p = PtsOptions {
+        capacity: a.capacity.as_deref(),
+        client: a.profile == "client",
+        max_rounds: a.rounds,
+        out: &a.out,
+        store: &a.store,
+    };
+    run(name, &target, &Overrides::of(&a), &p)
+}
+
+fn run(name: &str, target: &Path, o: &Overrides, p: &PtsOptions) -> Result<ExitCode> {
     let Some(mut plan) = PtsPlan::named(name, p.client) else {
         return Err(usage(format!("no PTS test named {name}")));
     };
@@ -41,8 +54,8 @@ pub fn run(name: &str, target: &Path, o: &Overrides, p: &PtsOptions) -> Result<E
     let capacity = capacity(target, p.capacity)?;
     let mut out = Output::open(p.out, false)?;
     // Before the purge and the precondition: a store that cannot take the result says so now.
-    let mut recorder = Recorder::new(p.store, out.quiet)?;
-    let stop = super::stop_flag();
+    let mut recorder = crate::recording::recorder(p.store, out.quiet)?;
+    let stop = crate::stop::stop_flag();
     let opts = runner::RunOptions {
         stop: stop.clone(),
         ..Default::default()
@@ -165,8 +178,12 @@ fn point_run(
         jobs: vec![spec],
         ..Default::default()
     };
-    let r = scaleout::world::run(&w, opts, &mut bar, scaleout::world::Layout::AsGiven)?;
-    Ok(r)
+    // A round is judged by PTS's steady-state rule, not by the host's checks.
+    let driver = experiment::Driver {
+        checks: false,
+        ..experiment::Driver::new(opts)
+    };
+    driver.run_once(&w, &mut bar)
 }
 
 /// A job on the target through the option table, fio's names for everything.

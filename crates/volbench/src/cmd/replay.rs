@@ -1,15 +1,15 @@
 //! `volbench replay`: a trace replayed on a target, as a run of one job whose pattern is the
 //! trace (fio's `read_iolog`), so its report, history, compare and HTML are a run's.
 
-use super::usage;
 use crate::cli::{ReplayArgs, RunArgs};
+use crate::usage::usage;
 use anyhow::Result;
-use std::process::ExitCode;
 use workload::fio::table::names;
 
-pub fn main(a: ReplayArgs) -> Result<ExitCode> {
+/// The replay as `volbench run`'s arguments (the dispatch runs them).
+pub fn args(a: ReplayArgs) -> Result<RunArgs> {
     let fio = options(&a)?;
-    super::run::main(RunArgs::of_fio(fio, a.out, a.store))
+    Ok(RunArgs::of_fio(fio, a.out, a.store))
 }
 
 /// The replay's fio options: the trace, the targets (--filename and --map's), the speed, and

@@ -1,8 +1,8 @@
 //! `volbench report ID|LABEL|FILE...`: one self-contained HTML page with charts for stored
 //! results or JSON files; several inputs are compared side by side, then shown one by one.
 
-use super::compare::input;
 use crate::cli::{ChartArgs, ReportArgs};
+use crate::inputs::input;
 use anyhow::{Context, Result};
 use std::process::ExitCode;
 
@@ -36,13 +36,13 @@ pub fn main(a: ReportArgs) -> Result<ExitCode> {
 pub fn chart(a: ChartArgs) -> Result<ExitCode> {
     use render::svg;
     let metric = svg::Metric::parse(&a.metric).ok_or_else(|| {
-        super::usage(format!(
+        crate::usage::usage(format!(
             "--metric={}: use iops, bw, p99 or lat",
             workload::shown(&a.metric)
         ))
     })?;
     let doc = input(&mut None, &a.store, &a.result)?;
-    let text = svg::chart(&doc, metric, a.x.as_deref()).map_err(super::usage)?;
+    let text = svg::chart(&doc, metric, a.x.as_deref()).map_err(crate::usage::usage)?;
     let out = a.output.clone().unwrap_or_else(|| "chart.svg".into());
     if out.as_os_str() == "-" {
         crate::output::stdout(text.as_bytes())?;

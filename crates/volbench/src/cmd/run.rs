@@ -1,24 +1,18 @@
 //! `volbench run`: one workload from fio-style options.
 
-use super::usage;
 use crate::cli::RunArgs;
 use crate::output::Output;
+use crate::usage::usage;
 use anyhow::Result;
 use std::process::ExitCode;
 use workload::fio::cmdline::{self, Given};
 use workload::fio::{self, OptError};
 
-use workload::{JobSpec, Workload};
-
-/// Turns options into a job: volbench's defaults, then every option given, each applied by the
-/// same table that reads fio job files.
-pub fn spec_from_args(a: &RunArgs) -> Result<JobSpec> {
-    cmdline::single_job(&a.fio).map_err(usage)
-}
+use workload::Workload;
 
 pub fn main(a: RunArgs) -> Result<ExitCode> {
     let Some(jobfile) = &a.jobfile else {
-        let job = spec_from_args(&a)?;
+        let job = a.spec()?;
         // volbench's own default depth (32) is not the user's: the note is for one given.
         let depth_given = a
             .fio
@@ -159,9 +153,9 @@ fn run_workload(
     let mut out = Output::open(&a.out, fio_input)?;
     out.no_progress |= a.eta.as_deref() == Some("never");
     // Before the measurement: a store that cannot take the result is said now (exit 2).
-    let mut recorder = super::record::Recorder::new(&a.store, out.quiet)?;
+    let mut recorder = crate::recording::recorder(&a.store, out.quiet)?;
     let opts = runner::RunOptions {
-        stop: super::stop_flag(),
+        stop: crate::stop::stop_flag(),
         ..Default::default()
     };
     let report = measured(&w, a, &opts, &out, fio_input)?;
@@ -215,13 +209,12 @@ fn measured(
     out: &Output,
     fio_input: bool,
 ) -> Result<report::RunReport> {
-    let report = if a.repeat.repeat.is_some() || a.repeat.until_stable.is_some() {
-        super::repeat::runs(&a.repeat, &opts.stop, &mut || {
-            measure(w, opts, out, a.shared_file)
-        })
-    } else {
-        measure(w, opts, out, a.shared_file)
+    let driver = experiment::Driver {
+        layout: layout(a.shared_file),
+        repeat: a.repeat.plan()?,
+        ..experiment::Driver::new(opts)
     };
+    let report = driver.measure(w, &mut || Box::new(out.progress()));
     report.inspect_err(|e| {
         if fio_input {
             let clones = w
@@ -231,21 +224,6 @@ fn measured(
             failed_as_fio(a, &clones.collect::<Vec<_>>(), &format!("{e:#}"));
         }
     })
-}
-
-/// One measured run of `w`, with the host's checks before and after.
-fn measure(
-    w: &Workload,
-    opts: &runner::RunOptions,
-    out: &Output,
-    shared_file: bool,
-) -> Result<report::RunReport> {
-    let checks = super::hostcheck::before(w);
-    let mut progress = out.progress();
-    let mut report = scaleout::world::run(w, opts, &mut progress, layout(shared_file))?;
-    drop(progress);
-    checks.into_report(&mut report);
-    Ok(report)
 }
 
 /// Splits `volbench run`/`sweep` arguments into volbench's own (for clap) and fio's options,

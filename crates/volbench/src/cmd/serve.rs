@@ -17,7 +17,7 @@ pub fn main(a: WebArgs) -> Result<ExitCode> {
     // Every form of giving a token is held to the same length (an empty one from an unset
     // variable included): a short token is no lock.
     if let Some(t) = &given {
-        web::routes::check_token(t).map_err(|m| super::usage(format!("--token: {m}")))?;
+        web::routes::check_token(t).map_err(|m| crate::usage::usage(format!("--token: {m}")))?;
     }
     let addr: Option<std::net::SocketAddr> = a.listen.parse().ok();
     // Another host may reach this address: make a token if none was given, as the witness does.
@@ -34,7 +34,7 @@ pub fn main(a: WebArgs) -> Result<ExitCode> {
         limits: web::Limits::default(),
         metrics: None,
     };
-    web::serve(o, super::stop_flag(), |addr| {
+    web::serve(o, crate::stop::stop_flag(), |addr| {
         // The token is printed only when it was made here: one the user gave is theirs, and
         // a terminal's scrollback or a log is no place to copy it to.
         let how = match (&made, &given) {
@@ -44,7 +44,7 @@ pub fn main(a: WebArgs) -> Result<ExitCode> {
         };
         eprintln!("serving {shown} at {how} (read-only; Ctrl-C stops)");
     })
-    .map_err(|e| super::usage(e.to_string()))?;
+    .map_err(|e| crate::usage::usage(e.to_string()))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -57,6 +57,6 @@ pub fn read_token(f: &std::path::Path) -> Result<String> {
         .with_context(|| format!("--token-file {}", f.display()))?;
     let t = s.lines().next().unwrap_or("").trim().to_string();
     web::routes::check_token(&t)
-        .map_err(|m| super::usage(format!("--token-file {}: {m}", f.display())))?;
+        .map_err(|m| crate::usage::usage(format!("--token-file {}: {m}", f.display())))?;
     Ok(t)
 }

@@ -19,14 +19,14 @@ fn said(m: &store::transfer::Moved, to: &str) -> String {
 pub fn copy(a: StoreCopyArgs) -> Result<ExitCode> {
     let (from, to) = (Location::of(&a.from)?, Location::of(&a.to)?);
     if from == to {
-        return Err(super::usage(
+        return Err(crate::usage::usage(
             "--from and --to are the same store: name two stores",
         ));
     }
     // The source must exist: opening a missing SQLite path would make an empty store.
     if let Location::File(p) = &from {
         if !p.is_file() {
-            return Err(super::usage(format!(
+            return Err(crate::usage::usage(format!(
                 "--from {}: no such store file: give the path of a results.db",
                 p.display()
             )));

@@ -1,16 +1,17 @@
-//! `volbench suite`: named, versioned suites shipped as fio job files; each section is a test.
+//! `volbench suite` and `volbench quick`: named, versioned suites shipped as fio job files (each
+//! section is a test); quick is the `quick` suite on a temporary file.
 
-use super::overrides::Overrides;
-use super::record::Recorder;
-use super::usage;
-use crate::cli::{OutputArgs, RepeatArgs, StoreArgs, SuiteArgs};
+use crate::cli::{OutputArgs, QuickArgs, StoreArgs, SuiteArgs};
 use crate::output::Output;
+use crate::overrides::Overrides;
+use crate::points::{checkpoint, run_test};
+use crate::usage::usage;
 use anyhow::{Context, Result};
-use report::{Document, Status, SuiteReport, SuiteRun};
+use report::{Document, Status, SuiteReport};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use workload::fio::table::names;
-use workload::{fio, jobfile, JobSpec, Workload};
+use workload::{fio, format_bytes, jobfile, short_size, JobSpec};
 
 /// The shipped suites: name and job file, compiled into the binary.
 pub const SUITES: [(&str, &str); 4] = [
@@ -143,15 +144,20 @@ pub fn run_suite(
     } else {
         scaleout::world::Layout::Shared
     };
-    let stop = super::stop_flag();
+    let stop = crate::stop::stop_flag();
     let opts = runner::RunOptions {
         stop: stop.clone(),
         ..Default::default()
     };
-    let recorder = Recorder::new(store_args, out.quiet)?;
+    let recorder = crate::recording::recorder(store_args, out.quiet)?;
     let suite = SuiteReport::started(&name, &version);
     let mut list = runner::Points::new(stop.clone(), Some(w.jobs.len()));
     let mut state = (suite, out, recorder);
+    let driver = experiment::Driver {
+        layout,
+        repeat: o.repeat.plan()?,
+        ..experiment::Driver::new(&opts)
+    };
     list.each(
         &mut state,
         w.jobs.iter(),
@@ -163,8 +169,7 @@ pub fn run_suite(
             j.files.overwrite |= tmp.is_some();
             let label = j.description.clone().unwrap_or_else(|| j.name.clone());
             let prefix = format!("{} {label} ", step.position());
-            let how = (&opts, layout, &o.repeat);
-            let st = run_test(suite, out, how, label, params(&j), j, prefix)?;
+            let st = run_test(suite, out, &driver, label, params(&j), j, prefix)?;
             Ok(st == Status::Complete)
         },
         checkpoint,
@@ -177,59 +182,6 @@ pub fn run_suite(
     recorder.announce();
     drop(tmp);
     Ok(code)
-}
-
-/// What a suite or sweep keeps while its points run: the report, the output and the store.
-pub type Running = (SuiteReport, Output, Recorder);
-
-/// Written after every point (store and `--output`), so an interrupted suite or sweep keeps
-/// what it measured.
-pub fn checkpoint((suite, out, recorder): &mut Running) -> Result<()> {
-    let doc = Document::Suite(Box::new(suite.clone()));
-    recorder.record(&doc);
-    out.checkpoint(&doc)
-}
-
-/// Runs one test of a suite or sweep (a single job), appends it with its swept values, and
-/// redoes the analysis over everything so far. Returns how the test ended.
-pub fn run_test(
-    suite: &mut SuiteReport,
-    out: &Output,
-    (opts, layout, repeat): (&runner::RunOptions, scaleout::world::Layout, &RepeatArgs),
-    label: String,
-    params: Vec<(String, String)>,
-    spec: JobSpec,
-    prefix: String,
-) -> Result<Status> {
-    let w = Workload {
-        jobs: vec![spec],
-        ..Default::default()
-    };
-    let mut once = || -> Result<report::RunReport> {
-        let checks = super::hostcheck::before(&w);
-        let mut bar = out.progress();
-        bar.set_prefix(prefix.clone());
-        let mut report = scaleout::world::run(&w, opts, &mut bar, layout)?;
-        drop(bar);
-        checks.into_report(&mut report);
-        Ok(report)
-    };
-    let report = if repeat.repeat.is_some() || repeat.until_stable.is_some() {
-        super::repeat::runs(repeat, &opts.stop, &mut once)?
-    } else {
-        once()?
-    };
-    let st = report.status;
-    suite.runs.push(SuiteRun {
-        label,
-        params,
-        report,
-    });
-    suite.findings = report::analysis::analyze(suite);
-    if st != Status::Complete {
-        suite.status = st;
-    }
-    Ok(st)
 }
 
 pub fn main(a: SuiteArgs) -> Result<ExitCode> {
@@ -267,24 +219,62 @@ pub fn main(a: SuiteArgs) -> Result<ExitCode> {
             "name a suite (volbench suite --list shows them) or a suite job file",
         ));
     };
+    let target = a.target.clone().unwrap_or_else(crate::cli::here);
+    run_suite(suite, &target, &Overrides::of(&a), &a.out, &a.store)
+}
+
+/// Below this a file is too small to leave the device's caches, so the numbers mean little.
+const MIN_SIZE: u64 = 64 << 20;
+
+/// The default 1 GiB, or, on a small filesystem, the largest multiple of 64 MiB that leaves a
+/// fifth of the free space free (said on stderr). A newcomer's first command should run.
+fn fitting_size(dir: &Path) -> Result<String> {
+    let want = runner::DEFAULT_FILE_SIZE;
+    let Some(free) = runner::free_bytes(dir) else {
+        return Ok(short_size(want));
+    };
+    if free >= want + want / 4 {
+        return Ok(short_size(want));
+    }
+    let fits = free / 5 * 4 / MIN_SIZE * MIN_SIZE;
+    if fits < MIN_SIZE {
+        return Err(usage(format!(
+            "only {} is free in {}: quick needs at least {} for its test file; free space or name \
+             another directory",
+            format_bytes(free as f64),
+            dir.display(),
+            format_bytes((MIN_SIZE + MIN_SIZE / 4) as f64)
+        )));
+    }
+    eprintln!(
+        "note: only {} is free in {}, so quick uses a {} test file instead of {} (--size to choose)",
+        format_bytes(free as f64),
+        dir.display(),
+        format_bytes(fits as f64),
+        format_bytes(want as f64)
+    );
+    Ok(short_size(fits))
+}
+
+/// `volbench quick [DIR]`: the `quick` suite (five standard tests) on a temporary file.
+pub fn quick(a: QuickArgs) -> Result<ExitCode> {
+    if !a.dir.is_dir() {
+        return Err(usage(format!(
+            "directory {} does not exist: create it or name another",
+            a.dir.display()
+        )));
+    }
+    let size = match &a.size {
+        Some(s) => s.clone(),
+        None => fitting_size(&a.dir)?,
+    };
     let o = Overrides {
-        runtime: a.runtime.clone(),
-        size: a.size.clone(),
-        ioengine: a.ioengine.clone(),
-        direct: a.direct.clone(),
-        allow_destructive: a.allow_destructive,
+        runtime: Some(a.runtime.clone()),
+        size: Some(size),
+        ioengine: Some(a.ioengine.clone()),
+        direct: Some(a.direct.clone()),
+        allow_destructive: false,
         repeat: a.repeat.clone(),
     };
-    let target = a.target.clone().unwrap_or_else(crate::cli::here);
-    if suite.starts_with("pts-") {
-        let p = super::pts::PtsOptions {
-            capacity: a.capacity.as_deref(),
-            client: a.profile == "client",
-            max_rounds: a.rounds,
-            out: &a.out,
-            store: &a.store,
-        };
-        return super::pts::run(suite, &target, &o, &p);
-    }
-    run_suite(suite, &target, &o, &a.out, &a.store)
+    run_suite("quick", &a.dir, &o, &a.out, &a.store)
 }

@@ -1,11 +1,9 @@
 //! `volbench sweep`: one workload over lists of values, a point per combination, with the knee
 //! and the IOPS/bandwidth crossover flagged. Results are written after every point.
 
-use super::record::Recorder;
-use super::run::spec_from_args;
-use super::usage;
 use crate::cli::{RunArgs, SweepArgs};
 use crate::output::Output;
+use crate::usage::usage;
 use anyhow::Result;
 use report::{Document, Status, SuiteReport};
 use std::process::ExitCode;
@@ -126,7 +124,7 @@ fn specs(base: &RunArgs, fixed: &[Given], points: &[Point]) -> Result<Vec<JobSpe
             args.fio = defaults.iter().chain(fixed).cloned().collect();
             args.fio
                 .extend(p.iter().map(|(k, v)| (k.clone(), Some(v.clone()))));
-            spec_from_args(&args)
+            args.spec()
         })
         .collect()
 }
@@ -156,10 +154,10 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
     let _cleanup = RemoveOnDrop(created);
     let out = Output::open(&base.out, false)?;
     let opts = runner::RunOptions {
-        stop: super::stop_flag(),
+        stop: crate::stop::stop_flag(),
         ..Default::default()
     };
-    let recorder = Recorder::new(&base.store, out.quiet)?;
+    let recorder = crate::recording::recorder(&base.store, out.quiet)?;
     let sweep = SuiteReport::started("sweep", "");
     let layout = if base.shared_file {
         scaleout::world::Layout::Shared
@@ -168,6 +166,11 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
     };
     let mut list = runner::Points::new(opts.stop.clone(), Some(points.len()));
     let mut state = (sweep, out, recorder);
+    let driver = experiment::Driver {
+        layout,
+        repeat: base.repeat.plan()?,
+        ..experiment::Driver::new(&opts)
+    };
     list.each(
         &mut state,
         points.iter().zip(specs),
@@ -178,18 +181,10 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
                 .collect::<Vec<_>>()
                 .join(" ");
             let prefix = format!("point {} {label} ", step.position());
-            let st = super::suite::run_test(
-                sweep,
-                out,
-                (&opts, layout, &base.repeat),
-                label,
-                p.clone(),
-                spec,
-                prefix,
-            )?;
+            let st = crate::points::run_test(sweep, out, &driver, label, p.clone(), spec, prefix)?;
             Ok(st == Status::Complete)
         },
-        super::suite::checkpoint,
+        crate::points::checkpoint,
     )?;
     let (mut sweep, mut out, mut recorder) = state;
     sweep.finish();

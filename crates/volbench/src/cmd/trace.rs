@@ -1,8 +1,8 @@
 //! `volbench trace`: record a device's block I/O through tracefs, summarize a trace, convert
 //! one between volbench's format, fio's iolog v3 and blktrace's files.
 
-use super::usage;
 use crate::cli::{TraceConvertArgs, TraceFileArgs, TraceRecordArgs};
+use crate::usage::usage;
 use anyhow::Result;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ pub fn record(a: TraceRecordArgs) -> Result<ExitCode> {
         .output
         .unwrap_or_else(|| PathBuf::from(format!("{name}.trace")));
     fresh(&output)?;
-    let stop = super::stop_flag();
+    let stop = crate::stop::stop_flag();
     let plan = trace::record::Plan {
         device: a.device.clone(),
         duration: Some(a.duration),

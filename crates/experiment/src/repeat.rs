@@ -1,7 +1,7 @@
 //! `--repeat N`, `--repeat-delay` and `--until-stable`: a measurement made several times and
-//! reported as one result with the spread of its figures (report::repeats says how).
+//! reported as one result with the spread of its figures (report::repeats says how). The
+//! driver (`driver.rs`) repeats every measurement through here.
 
-use crate::cli::RepeatArgs;
 use anyhow::Result;
 use report::repeats::{self, Stable};
 use report::RunReport;
@@ -18,31 +18,59 @@ fn watched(runs: &[RunReport]) -> stats::Spread {
     repeats::stats_of(runs).iops
 }
 
-/// The options' bounds, said before anything runs.
-fn check(a: &RepeatArgs) -> Result<()> {
-    if let Some(pct) = a.until_stable {
+/// How often a measurement is made: `--repeat N`, `--repeat-delay`, `--until-stable`.
+#[derive(Debug, Clone, Default)]
+pub struct Repeat {
+    pub repeat: Option<u32>,
+    pub delay: Option<std::time::Duration>,
+    pub until_stable: Option<f64>,
+}
+
+/// Options that cannot be run as given: the message says which and what to give instead.
+#[derive(Debug)]
+pub struct BadRepeat(pub String);
+
+impl std::fmt::Display for BadRepeat {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadRepeat {}
+
+impl Repeat {
+    /// Whether more than one run may be made (a repeat or until-stable was asked for).
+    pub fn repeats(&self) -> bool {
+        self.repeat.is_some() || self.until_stable.is_some()
+    }
+
+    /// The options' bounds, said before anything runs.
+    pub fn check(&self) -> std::result::Result<(), BadRepeat> {
+        let Some(pct) = self.until_stable else {
+            return Ok(());
+        };
         if !(pct.is_finite() && pct > 0.0 && pct <= 100.0) {
-            return Err(crate::cmd::usage(format!(
+            return Err(BadRepeat(format!(
                 "--until-stable={pct}: give a percentage above 0 and at most 100 (5: until the interval is within ±5 % of the mean)"
             )));
         }
-        if let Some(n) = a.repeat.filter(|n| (*n as usize) < STABLE_MIN) {
-            return Err(crate::cmd::usage(format!(
+        if let Some(n) = self.repeat.filter(|n| (*n as usize) < STABLE_MIN) {
+            return Err(BadRepeat(format!(
                 "--until-stable with --repeat {n}: an interval needs at least {STABLE_MIN} runs; give --repeat {STABLE_MIN} or more, or leave it out (at most {STABLE_MAX})"
             )));
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Runs `measure` as `a` asks and combines the runs; stops early on Ctrl-C with the runs
 /// done so far (marked in the result as fewer than asked).
 pub fn runs(
-    a: &RepeatArgs,
+    a: &Repeat,
     stop: &AtomicBool,
     measure: &mut dyn FnMut() -> Result<RunReport>,
 ) -> Result<RunReport> {
-    check(a)?;
+    a.check()?;
     let max = a.repeat.unwrap_or(if a.until_stable.is_some() {
         STABLE_MAX
     } else {
@@ -52,7 +80,7 @@ pub fn runs(
     let mut stable = None;
     for i in 0..max {
         if i > 0 {
-            if let Some(d) = a.repeat_delay {
+            if let Some(d) = a.delay {
                 std::thread::sleep(d);
             }
         }
@@ -92,6 +120,6 @@ pub fn runs(
             }
         }
     }
-    let delay_ms = a.repeat_delay.map_or(0, |d| d.as_millis() as u64);
+    let delay_ms = a.delay.map_or(0, |d| d.as_millis() as u64);
     Ok(repeats::combine(done, delay_ms, stable))
 }

@@ -1,8 +1,8 @@
 //! What `durability create` and `durability cycle` share: the checked record options and the
 //! private data directory their default journals live in.
 
-use super::usage;
 use crate::cli::RecordArgs;
+use crate::usage::usage;
 use anyhow::Result;
 use durability::client::SyncMethod;
 use workload::parse_size;

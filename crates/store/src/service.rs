@@ -1,4 +1,5 @@
-//! Saving results to the history store, once or point by point.
+//! The store as one service: a command hands its result to a `Recorder`, once or point by
+//! point, and the policy that makes the two backends one store lives here, not in callers.
 //!
 //! A result is never lost to its store: a SQLite store that cannot be written is refused
 //! before anything is measured (one line, exit code 2), and one that fails later (a disk that
@@ -7,11 +8,11 @@
 //! the local SQLite store marked pending, in one line that says why and that `volbench store
 //! push` sends it later.
 
-use crate::cli::StoreArgs;
+use crate::{Location, Store, StoreError};
 use report::Document;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use store::{Location, Store, StoreError};
 
 /// Set when the named store was set up wrongly (a wrong password, no rights, a newer schema,
 /// no server): the command still shows and keeps its result, then exits with code 2.
@@ -33,6 +34,27 @@ enum Dest {
     Kept(std::path::PathBuf),
 }
 
+/// What the command around the recorder does for it: names the entry where it is watched
+/// (live metrics), and writes a result no store took to a file, replacing it whole.
+#[derive(Clone, Copy)]
+pub struct Hooks {
+    /// Told each entry's identity once it is known: ("label", the label) and ("store_id",
+    /// the id).
+    pub identify: fn(&str, &str),
+    /// Writes `bytes` to `path` in place of what is there, atomically.
+    pub keep: fn(&Path, &[u8]) -> Result<(), String>,
+}
+
+/// What to record, and where.
+pub struct Asked {
+    /// The store asked for (`--store`, or the default), None with `--no-store`.
+    pub at: Option<Location>,
+    pub label: Option<String>,
+    pub tags: Vec<String>,
+    /// Say nothing on success.
+    pub quiet: bool,
+}
+
 /// Records one document (and, for sweeps, its updates) unless `--no-store`.
 ///
 /// The store is opened for each write and closed after it: a SQLite connection holds an
@@ -45,39 +67,31 @@ pub struct Recorder {
     label: Option<String>,
     tags: Vec<String>,
     quiet: bool,
+    hooks: Hooks,
 }
 
 impl Recorder {
-    /// The recorder for a command's `--store` options. A store named wrongly, or a SQLite
-    /// store that cannot be written, is an error now, before anything is measured.
-    pub fn new(a: &StoreArgs, quiet: bool) -> anyhow::Result<Recorder> {
-        // Under MPI only rank 0 stores: the merged report is one entry.
-        let dest = if a.no_store || !scaleout::world::is_root() {
-            None
-        } else {
-            let at = Location::of(&a.store.clone().unwrap_or_else(Store::default_path))?;
-            Some(Dest::Asked(at))
-        };
+    /// The recorder for what was asked. A SQLite store that cannot be written is an error
+    /// now, before anything is measured (the caller refuses to measure: the result would be
+    /// lost); a PostgreSQL store that cannot be reached now falls back to the local store.
+    pub fn new(a: Asked, hooks: Hooks) -> Result<Recorder, StoreError> {
         let mut r = Recorder {
-            dest,
+            dest: a.at.map(Dest::Asked),
             id: None,
-            uid: store::new_uid(),
-            label: a.label.clone(),
-            tags: a.tags.clone(),
-            quiet,
+            uid: crate::new_uid(),
+            label: a.label,
+            tags: a.tags,
+            quiet: a.quiet,
+            hooks,
         };
         if let Some(l) = &r.label {
-            crate::live::identify("label", l);
+            (hooks.identify)("label", l);
         }
         // Opened once now, so a store that cannot be used is said before a long sweep.
         if let Some(Dest::Asked(at)) = &r.dest {
             match Store::open_at(at) {
                 Ok(_) => {}
-                Err(e) if matches!(at, Location::File(_)) => {
-                    return Err(crate::cmd::usage(format!(
-                        "{e} (nothing was measured: the result would have been lost)"
-                    )))
-                }
+                Err(e) if matches!(at, Location::File(_)) => return Err(e),
                 Err(e) => r.failed(e, true),
             }
         }
@@ -91,7 +105,7 @@ impl Recorder {
             Dest::Asked(at) => at.clone(),
             Dest::Fallback(p, _) => Location::File(p.clone()),
             Dest::Kept(p) => {
-                let _ = write_json(p, d);
+                let _ = self.write_json(p, d);
                 return;
             }
         };
@@ -128,7 +142,7 @@ impl Recorder {
         let kept = [std::path::PathBuf::from("."), std::env::temp_dir()]
             .into_iter()
             .map(|dir| dir.join(&name))
-            .find(|p| write_json(p, d).is_ok());
+            .find(|p| self.write_json(p, d).is_ok());
         self.id = None;
         match kept {
             Some(p) => {
@@ -148,13 +162,19 @@ impl Recorder {
         }
     }
 
-    fn write(&mut self, at: &Location, d: &Document) -> store::Result<()> {
+    /// A document as volbench-json, replaced atomically (a sweep rewrites it after each point).
+    fn write_json(&self, p: &Path, d: &Document) -> Result<(), String> {
+        let json = serde_json::to_vec_pretty(d).map_err(|e| e.to_string())?;
+        (self.hooks.keep)(p, &json)
+    }
+
+    fn write(&mut self, at: &Location, d: &Document) -> crate::Result<()> {
         let mut store = Store::open_at(at)?;
         match self.id {
             None => {
                 let id = store.insert_uid(d, self.label.as_deref(), &self.tags, &self.uid)?;
                 self.id = Some(id);
-                crate::live::identify("store_id", &id.to_string());
+                (self.hooks.identify)("store_id", &id.to_string());
                 if let Some(Dest::Fallback(_, url)) = &self.dest {
                     store.set_pending(id, Some(url))?;
                 }
@@ -173,7 +193,7 @@ impl Recorder {
                 if start && e.is_setup() {
                     STORE_MISCONFIGURED.store(true, Ordering::SeqCst);
                 }
-                let shown = store::location::masked(&url);
+                let shown = crate::location::masked(&url);
                 let local = Store::local_path();
                 eprintln!(
                     "warning: {e}; the result is kept in {} and sent later by `volbench store push`",
@@ -205,9 +225,4 @@ impl Recorder {
             Dest::Kept(_) => {}
         }
     }
-}
-
-/// A document as volbench-json, replaced atomically (a sweep rewrites it after each point).
-fn write_json(p: &std::path::Path, d: &Document) -> anyhow::Result<()> {
-    crate::output::replace_file(p, &serde_json::to_vec_pretty(d)?)
 }
