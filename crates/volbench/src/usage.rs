@@ -68,25 +68,10 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
         _ => None,
     };
     let msg = match e.kind() {
-        ErrorKind::UnknownArgument => {
-            let arg = ctx(ContextKind::InvalidArg).unwrap_or_default();
-            // clap's guess can be far (`--slo` -> `--flow`): kept only when it is close.
-            let room = if arg.trim_start_matches('-').len() <= 4 {
-                1
-            } else {
-                2
-            };
-            let near = ctx(ContextKind::SuggestedArg)
-                .filter(|s| strsim::damerau_levenshtein(&arg, s) <= room);
-            match (near, owners_of(&arg)) {
-                (Some(s), _) => format!("unknown option '{arg}' (did you mean '{s}'?)"),
-                (None, owners) if !owners.is_empty() => format!(
-                    "'{arg}' is an option of {}, not of this command: see its --help",
-                    owners.join(", ")
-                ),
-                _ => format!("unknown option '{arg}': see this command's --help"),
-            }
-        }
+        ErrorKind::UnknownArgument => unknown_option(
+            ctx(ContextKind::InvalidArg).unwrap_or_default(),
+            ctx(ContextKind::SuggestedArg),
+        ),
         ErrorKind::MissingRequiredArgument => {
             let missing = match e.get(ContextKind::InvalidArg) {
                 Some(ContextValue::Strings(v)) => v.join(", "),
@@ -94,23 +79,10 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
             };
             format!("missing {missing}: see this command's --help for what it takes")
         }
-        ErrorKind::InvalidSubcommand => {
-            let arg = ctx(ContextKind::InvalidSubcommand).unwrap_or_default();
-            let nearest = || {
-                use clap::CommandFactory;
-                crate::cli::Cli::command()
-                    .get_subcommands()
-                    .map(|c| c.get_name().to_string())
-                    .map(|n| (strsim::damerau_levenshtein(&arg, &n), n))
-                    .filter(|(d, _)| *d <= 2)
-                    .min()
-                    .map(|(_, n)| n)
-            };
-            match ctx(ContextKind::SuggestedSubcommand).or_else(nearest) {
-                Some(s) => format!("unknown command '{arg}' (did you mean '{s}'?)"),
-                None => format!("unknown command '{arg}': see 'volbench --help'"),
-            }
-        }
+        ErrorKind::InvalidSubcommand => unknown_command(
+            ctx(ContextKind::InvalidSubcommand).unwrap_or_default(),
+            ctx(ContextKind::SuggestedSubcommand),
+        ),
         _ => {
             // clap's own text, first line only, without its "error: " prefix.
             let s = e.to_string();
@@ -123,6 +95,43 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
     };
     eprintln!("error: {msg}");
     ExitCode::from(2)
+}
+
+/// An unknown option, with clap's guess where it is close (`--slo` -> `--flow` is not), else
+/// the commands that do have it.
+fn unknown_option(arg: String, suggested: Option<String>) -> String {
+    let room = if arg.trim_start_matches('-').len() <= 4 {
+        1
+    } else {
+        2
+    };
+    let near = suggested.filter(|s| strsim::damerau_levenshtein(&arg, s) <= room);
+    match (near, owners_of(&arg)) {
+        (Some(s), _) => format!("unknown option '{arg}' (did you mean '{s}'?)"),
+        (None, owners) if !owners.is_empty() => format!(
+            "'{arg}' is an option of {}, not of this command: see its --help",
+            owners.join(", ")
+        ),
+        _ => format!("unknown option '{arg}': see this command's --help"),
+    }
+}
+
+/// An unknown command, with clap's guess or the nearest command's name.
+fn unknown_command(arg: String, suggested: Option<String>) -> String {
+    let nearest = || {
+        use clap::CommandFactory;
+        crate::cli::Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .map(|n| (strsim::damerau_levenshtein(&arg, &n), n))
+            .filter(|(d, _)| *d <= 2)
+            .min()
+            .map(|(_, n)| n)
+    };
+    match suggested.or_else(nearest) {
+        Some(s) => format!("unknown command '{arg}' (did you mean '{s}'?)"),
+        None => format!("unknown command '{arg}': see 'volbench --help'"),
+    }
 }
 
 /// The commands (`volbench curve`, `volbench cloud cheapest`) that have the option `arg`.

@@ -1,7 +1,7 @@
 //! ARCHITECTURE.md's promise about the crates' floors, checked against the crates' own
 //! Cargo.toml files: the crates that render, serve and store documents do not depend on the
 //! runner (a document can be rendered, served and stored where no I/O ever ran), nor does
-//! `cloud`'s catalog and model.
+//! `cloud`'s catalog and model; and that no file of `cmd/` imports another.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -64,5 +64,48 @@ fn render_web_store_and_cloud_do_not_reach_the_runner() {
             !r.contains("runner"),
             "{name} reaches the runner through {r:?}"
         );
+    }
+}
+
+/// The modules of the `cmd/` directory another file of it names (`super::NAME::`,
+/// `use super::NAME`, `crate::cmd::NAME::`), outside its test module.
+fn cmd_imports(text: &str, modules: &BTreeSet<String>) -> Vec<String> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or(text);
+    let mut found = Vec::new();
+    for m in modules {
+        let named = [
+            format!("super::{m}::"),
+            format!("use super::{m};"),
+            format!("crate::cmd::{m}::"),
+        ];
+        if named.iter().any(|n| code.contains(n.as_str())) {
+            found.push(m.clone());
+        }
+    }
+    found
+}
+
+/// ARCHITECTURE.md's promise that a `cmd/` file imports no other: what subcommands share
+/// sits beside `cmd/`, so a fix lands where every subcommand passes.
+#[test]
+fn no_subcommand_file_imports_another() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cmd");
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .collect();
+    let modules: BTreeSet<String> = files
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().to_string())
+        .filter(|m| m != "mod")
+        .collect();
+    assert!(modules.len() > 10, "read no subcommand: {modules:?}");
+    // The check can fail: a line of the form it looks for is found.
+    assert_eq!(cmd_imports("use super::run::x;", &modules), ["run"]);
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let found = cmd_imports(&text, &modules);
+        assert!(found.is_empty(), "{} imports cmd/{found:?}", f.display());
     }
 }

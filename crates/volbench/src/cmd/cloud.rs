@@ -247,6 +247,23 @@ fn curve_need(a: &CloudCheapestArgs) -> Result<(f64, Option<String>)> {
     ))
 }
 
+/// A curve's answers against the model, where the result is a curve; a curve cut short says
+/// so first.
+fn curve_check(doc: &report::Document, model: &Model) -> Option<check::CurveCheck> {
+    let report::Document::Suite(s) = doc else {
+        return None;
+    };
+    let whole = s.curve.as_deref()?;
+    let mut c = check::curve(model, whole)?;
+    if let Some(p) = partial_curve(doc, whole) {
+        c.lines.insert(
+            0,
+            format!("PARTIAL: {p}; the lines below stand on the points it measured"),
+        );
+    }
+    Some(c)
+}
+
 fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
     let cat = load(&a.cat)?;
     let no_volume = VolumeArgs {
@@ -266,20 +283,8 @@ fn check_cmd(a: CloudCheckArgs) -> Result<ExitCode> {
     let mut curves = Vec::new();
     for (r, m) in pairs {
         let doc = crate::inputs::input(&mut store, &a.store, &a.results[r])?;
-        let measured = match &doc {
-            report::Document::Suite(s) => s.curve.as_deref(),
-            _ => None,
-        };
-        if let Some(whole) = measured {
-            if let Some(mut c) = check::curve(&models[m], whole) {
-                if let Some(p) = partial_curve(&doc, whole) {
-                    c.lines.insert(
-                        0,
-                        format!("PARTIAL: {p}; the lines below stand on the points it measured"),
-                    );
-                }
-                curves.push((a.results[r].as_str(), models[m].config.as_str(), c));
-            }
+        if let Some(c) = curve_check(&doc, &models[m]) {
+            curves.push((a.results[r].as_str(), models[m].config.as_str(), c));
         }
         let tests = ::cloud::measured::measured(&doc);
         if tests.is_empty() {

@@ -36,15 +36,49 @@ fn count(opt: &str, s: &str) -> Result<f64> {
         })
 }
 
-fn caps(a: &EmulateArgs) -> Result<(Caps, String)> {
-    let positive = |opt: &str, v: Option<f64>| -> Result<Option<f64>> {
-        match v {
-            Some(x) if !(x.is_finite() && x > 0.0) => {
-                Err(usage(format!("--{opt} must be a positive number")))
-            }
-            v => Ok(v),
+/// A number an option gives, which must be positive where given.
+fn positive(opt: &str, v: Option<f64>) -> Result<Option<f64>> {
+    match v {
+        Some(x) if !(x.is_finite() && x > 0.0) => {
+            Err(usage(format!("--{opt} must be a positive number")))
         }
+        v => Ok(v),
+    }
+}
+
+/// A catalog product's caps and burst buckets, under what the caps the options gave leave
+/// open; its name for the summary.
+fn model_caps(a: &EmulateArgs, name: &str, c: &mut Caps) -> Result<String> {
+    let cat = Catalog::load(a.catalog.as_deref()).map_err(|e| usage(format!("{e:#}")))?;
+    let v = crate::cli::VolumeArgs {
+        size: a.size.clone(),
+        vpu: a.vpu,
+        iops: None,
+        throughput: None,
     };
+    let m = crate::catalog::resolve(&cat, name, &v)?;
+    c.iops = c.iops.or(Some(m.iops));
+    c.bw_bytes = c.bw_bytes.or(Some(m.bw_bytes));
+    if let (Some(bi), Some(b)) = (m.burst_iops, m.burst_bucket_ios) {
+        c.iops_bucket = Some(BucketSpec {
+            burst: bi,
+            baseline: m.iops,
+            capacity: b,
+            refill: m.refill_ios_per_s.unwrap_or(m.iops),
+        });
+    }
+    if let (Some(bb), Some(b)) = (m.burst_bw_bytes, m.burst_bucket_bytes) {
+        c.bytes_bucket = Some(BucketSpec {
+            burst: bb,
+            baseline: m.bw_bytes,
+            capacity: b,
+            refill: m.refill_bytes_per_s.unwrap_or(m.bw_bytes),
+        });
+    }
+    Ok(format!("{} ({})", m.config, m.name))
+}
+
+fn caps(a: &EmulateArgs) -> Result<(Caps, String)> {
     let mut c = Caps {
         iops: positive("iops", a.iops)?,
         bw_bytes: a
@@ -57,33 +91,7 @@ fn caps(a: &EmulateArgs) -> Result<(Caps, String)> {
     };
     let mut what = Vec::new();
     if let Some(m) = &a.model {
-        let cat = Catalog::load(a.catalog.as_deref()).map_err(|e| usage(format!("{e:#}")))?;
-        let v = crate::cli::VolumeArgs {
-            size: a.size.clone(),
-            vpu: a.vpu,
-            iops: None,
-            throughput: None,
-        };
-        let m = crate::catalog::resolve(&cat, m, &v)?;
-        what.push(format!("{} ({})", m.config, m.name));
-        c.iops = c.iops.or(Some(m.iops));
-        c.bw_bytes = c.bw_bytes.or(Some(m.bw_bytes));
-        if let (Some(bi), Some(b)) = (m.burst_iops, m.burst_bucket_ios) {
-            c.iops_bucket = Some(BucketSpec {
-                burst: bi,
-                baseline: m.iops,
-                capacity: b,
-                refill: m.refill_ios_per_s.unwrap_or(m.iops),
-            });
-        }
-        if let (Some(bb), Some(b)) = (m.burst_bw_bytes, m.burst_bucket_bytes) {
-            c.bytes_bucket = Some(BucketSpec {
-                burst: bb,
-                baseline: m.bw_bytes,
-                capacity: b,
-                refill: m.refill_bytes_per_s.unwrap_or(m.bw_bytes),
-            });
-        }
+        what.push(model_caps(a, m, &mut c)?);
     }
     match (a.burst_iops, a.baseline_iops, &a.bucket_ios) {
         (None, None, None) => {}

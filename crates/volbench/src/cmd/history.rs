@@ -108,19 +108,66 @@ fn table(rows: &[Row]) -> String {
     out
 }
 
+/// The history as a Markdown table.
+fn markdown(rows: &[Row]) -> String {
+    let mut s = String::from("| id | started | kind | label | workload | IOPS | bandwidth | target |\n|---:|---|---|---|---|---:|---:|---|\n");
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.id,
+            r.started_at,
+            r.kind,
+            r.label.as_deref().unwrap_or(""),
+            r.what,
+            r.iops.map_or(String::new(), fmt_count),
+            r.bw_bytes
+                .map_or(String::new(), |b| format!("{}/s", format_bytes(b))),
+            r.target
+        );
+    }
+    s
+}
+
+/// The history as CSV, every text field quoted where it must be.
+fn csv(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "id,started_at,kind,label,suite,status,iops,bw_bytes,points,target,tags,workload\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            r.id,
+            r.started_at,
+            r.kind,
+            csv_field(r.label.as_deref().unwrap_or("")),
+            csv_field(r.suite.as_deref().unwrap_or("")),
+            r.status,
+            r.iops.map_or(String::new(), |v| format!("{v:.3}")),
+            r.bw_bytes.map_or(String::new(), |v| format!("{v:.1}")),
+            r.points,
+            csv_field(&r.target),
+            csv_field(&r.tags.join(" ")),
+            csv_field(&r.what)
+        );
+    }
+    s
+}
+
+/// The kinds of entry `--kind` filters by.
+const KINDS: [&str; 7] = [
+    "run",
+    "sweep",
+    "suite",
+    "fsync",
+    "db",
+    "infer",
+    "durability",
+];
+
 pub fn history(a: HistoryArgs) -> Result<ExitCode> {
-    if let Some(k) = a.kind.as_deref().filter(|k| {
-        ![
-            "run",
-            "sweep",
-            "suite",
-            "fsync",
-            "db",
-            "infer",
-            "durability",
-        ]
-        .contains(k)
-    }) {
+    if let Some(k) = a.kind.as_deref().filter(|k| !KINDS.contains(k)) {
         return Err(usage(format!(
             "--kind={}: use run, sweep, suite, fsync, db, infer or durability",
             workload::shown(k)
@@ -148,49 +195,8 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
     let text = match a.output_format.as_str() {
         "normal" => table(&rows),
         "json" => serde_json::to_string_pretty(&rows)? + "\n",
-        "md" | "markdown" => {
-            let mut s = String::from("| id | started | kind | label | workload | IOPS | bandwidth | target |\n|---:|---|---|---|---|---:|---:|---|\n");
-            for r in &rows {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                    r.id,
-                    r.started_at,
-                    r.kind,
-                    r.label.as_deref().unwrap_or(""),
-                    r.what,
-                    r.iops.map_or(String::new(), fmt_count),
-                    r.bw_bytes
-                        .map_or(String::new(), |b| format!("{}/s", format_bytes(b))),
-                    r.target
-                );
-            }
-            s
-        }
-        "csv" => {
-            let mut s = String::from(
-                "id,started_at,kind,label,suite,status,iops,bw_bytes,points,target,tags,workload\n",
-            );
-            for r in &rows {
-                let _ = writeln!(
-                    s,
-                    "{},{},{},{},{},{},{},{},{},{},{},{}",
-                    r.id,
-                    r.started_at,
-                    r.kind,
-                    csv_field(r.label.as_deref().unwrap_or("")),
-                    csv_field(r.suite.as_deref().unwrap_or("")),
-                    r.status,
-                    r.iops.map_or(String::new(), |v| format!("{v:.3}")),
-                    r.bw_bytes.map_or(String::new(), |v| format!("{v:.1}")),
-                    r.points,
-                    csv_field(&r.target),
-                    csv_field(&r.tags.join(" ")),
-                    csv_field(&r.what)
-                );
-            }
-            s
-        }
+        "md" | "markdown" => markdown(&rows),
+        "csv" => csv(&rows),
         f => {
             return Err(usage(format!(
                 "--output-format={f} is not a format here: use normal, json, md or csv"

@@ -14,7 +14,8 @@ pub fn args(a: ReplayArgs) -> Result<RunArgs> {
 
 /// The replay's fio options: the trace, the targets (--filename and --map's), the speed, and
 /// the engine, depth and O_DIRECT a replay needs to issue the trace's I/O as traced.
-fn options(a: &ReplayArgs) -> Result<Vec<(String, Option<String>)>> {
+/// The targets to replay on: --filename's, then --map's destinations (each once).
+fn targets(a: &ReplayArgs) -> Result<Vec<String>> {
     let mut targets: Vec<String> = a
         .filename
         .iter()
@@ -40,6 +41,25 @@ fn options(a: &ReplayArgs) -> Result<Vec<(String, Option<String>)>> {
             "give the target to replay on: --filename FILE_OR_DEVICE (or --map SRC=DST)",
         ));
     }
+    Ok(targets)
+}
+
+/// --speed as fio's replay option: max issues without waiting, a factor scales the times.
+fn speed(s: &str) -> Result<(&'static str, Option<String>)> {
+    if s == "max" {
+        return Ok((names::REPLAY_NO_STALL, Some("1".into())));
+    }
+    let x: f64 = s
+        .parse()
+        .ok()
+        .filter(|x: &f64| *x > 0.0 && x.is_finite())
+        .ok_or_else(|| usage(format!("--speed {s}: give a factor (1, 2, 0.5) or max")))?;
+    let pct = (x * 100.0).round().max(1.0) as u64;
+    Ok((names::REPLAY_TIME_SCALE, Some(pct.to_string())))
+}
+
+fn options(a: &ReplayArgs) -> Result<Vec<(String, Option<String>)>> {
+    let targets = targets(a)?;
     let o = |k: &str, v: Option<String>| (k.to_string(), v);
     let mut fio = vec![
         o(names::NAME, Some("replay".into())),
@@ -58,18 +78,8 @@ fn options(a: &ReplayArgs) -> Result<Vec<(String, Option<String>)>> {
             fio.push(o(names::REPLAY_TRACE_DEPTH, None));
         }
     }
-    match a.speed.as_str() {
-        "max" => fio.push(o(names::REPLAY_NO_STALL, Some("1".into()))),
-        s => {
-            let x: f64 = s
-                .parse()
-                .ok()
-                .filter(|x: &f64| *x > 0.0 && x.is_finite())
-                .ok_or_else(|| usage(format!("--speed {s}: give a factor (1, 2, 0.5) or max")))?;
-            let pct = (x * 100.0).round().max(1.0) as u64;
-            fio.push(o(names::REPLAY_TIME_SCALE, Some(pct.to_string())));
-        }
-    }
+    let (k, v) = speed(&a.speed)?;
+    fio.push(o(k, v));
     if !a.map.is_empty() {
         fio.push(o(names::REPLAY_MAP, Some(a.map.join(","))));
     }

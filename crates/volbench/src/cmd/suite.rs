@@ -103,6 +103,31 @@ fn suite_job(job: &JobSpec, filename: &Path, o: &Overrides) -> Result<JobSpec> {
 }
 
 /// Runs every job of a suite file as its own test against `target` and reports them together.
+/// Where the suite's tests run: in a directory, a private temporary directory (removed with
+/// everything in it) holding the test file; else the file or device named.
+fn test_file(target: &Path, name: &str) -> Result<(Option<tempfile::TempDir>, PathBuf)> {
+    if target.is_dir() {
+        let t = tempfile::Builder::new()
+            .prefix(&format!(".volbench-{name}-"))
+            .tempdir_in(target)
+            .with_context(|| {
+                format!(
+                    "cannot create a temporary directory in {}",
+                    target.display()
+                )
+            })?;
+        let f = t.path().join(format!("{name}.test"));
+        Ok((Some(t), f))
+    } else if target.exists() {
+        Ok((None, target.to_path_buf()))
+    } else {
+        Err(usage(format!(
+            "target {} does not exist: give a directory, a file or a block device",
+            target.display()
+        )))
+    }
+}
+
 pub fn run_suite(
     name_or_file: &str,
     target: &Path,
@@ -116,27 +141,7 @@ pub fn run_suite(
         eprintln!("warning: {warn}");
     }
     let out = Output::open(out_args, false)?;
-    // A directory gets a private temporary directory, removed with everything in it.
-    let (tmp, filename): (Option<tempfile::TempDir>, PathBuf) = if target.is_dir() {
-        let t = tempfile::Builder::new()
-            .prefix(&format!(".volbench-{name}-"))
-            .tempdir_in(target)
-            .with_context(|| {
-                format!(
-                    "cannot create a temporary directory in {}",
-                    target.display()
-                )
-            })?;
-        let f = t.path().join(format!("{name}.test"));
-        (Some(t), f)
-    } else if target.exists() {
-        (None, target.to_path_buf())
-    } else {
-        return Err(usage(format!(
-            "target {} does not exist: give a directory, a file or a block device",
-            target.display()
-        )));
-    };
+    let (tmp, filename) = test_file(target, &name)?;
     // Under mpirun a directory gives each rank its own temporary file; a file or device is
     // shared, a region per rank.
     let layout = if tmp.is_some() {

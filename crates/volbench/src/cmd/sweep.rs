@@ -140,18 +140,7 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
     let points = points(&axes);
     let specs = specs(&base, &fixed, &points)?;
 
-    // Files the sweep creates go when it ends; files that were there before always stay.
-    let created: Vec<std::path::PathBuf> = specs
-        .iter()
-        .flat_map(|s| (0..s.numjobs).flat_map(move |c| runner::resolve_paths(s, c)))
-        .filter(|p| !p.exists())
-        .fold(Vec::new(), |mut acc, p| {
-            if !acc.contains(&p) {
-                acc.push(p);
-            }
-            acc
-        });
-    let _cleanup = RemoveOnDrop(created);
+    let _cleanup = RemoveOnDrop::new(&specs);
     let out = Output::open(&base.out, false)?;
     let opts = runner::RunOptions {
         stop: crate::stop::stop_flag(),
@@ -197,6 +186,23 @@ pub fn main(a: SweepArgs) -> Result<ExitCode> {
 
 /// Removes the listed files when the sweep ends, however it ends.
 struct RemoveOnDrop(Vec<std::path::PathBuf>);
+
+impl RemoveOnDrop {
+    /// The files the sweep's points will create: they go when it ends; files that were
+    /// there before always stay.
+    fn new(specs: &[JobSpec]) -> RemoveOnDrop {
+        let mut created = Vec::new();
+        let paths = specs
+            .iter()
+            .flat_map(|s| (0..s.numjobs).flat_map(move |c| runner::resolve_paths(s, c)));
+        for p in paths.filter(|p| !p.exists()) {
+            if !created.contains(&p) {
+                created.push(p);
+            }
+        }
+        RemoveOnDrop(created)
+    }
+}
 
 impl Drop for RemoveOnDrop {
     fn drop(&mut self) {

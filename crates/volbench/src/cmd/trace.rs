@@ -56,28 +56,14 @@ pub fn record(a: TraceRecordArgs) -> Result<ExitCode> {
         }
     };
     let sum = summarize(&output)?;
-    if a.output_format == "json" {
-        let v = serde_json::json!({ "recorded": rec, "summary": sum });
-        crate::output::stdout(format!("{}\n", serde_json::to_string_pretty(&v)?).as_bytes())?;
-    } else {
-        let mut text = format!(
-            "recorded {} I/Os on {} in {:.1} s with {}{}\n",
-            figures::fmt_count(rec.ios as f64),
-            rec.device,
-            rec.seconds,
-            rec.method,
-            if rec.interrupted {
-                " (stopped by Ctrl-C)"
-            } else {
-                ""
-            }
-        );
-        text.push_str(&render::replay::summary_text(
-            &output.display().to_string(),
-            &sum,
-        ));
-        crate::output::stdout(text.as_bytes())?;
-    }
+    let text = match a.output_format.as_str() {
+        "json" => {
+            let v = serde_json::json!({ "recorded": rec, "summary": sum });
+            format!("{}\n", serde_json::to_string_pretty(&v)?)
+        }
+        _ => recorded_text(&rec, &output, &sum),
+    };
+    crate::output::stdout(text.as_bytes())?;
     if rec.lost_events > 0 {
         eprintln!(
             "warning: the kernel dropped {} trace events (its buffer overran): the trace misses \
@@ -86,6 +72,27 @@ pub fn record(a: TraceRecordArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a recording caught, then the trace's summary, as text.
+fn recorded_text(rec: &trace::record::Recorded, output: &Path, sum: &trace::Summary) -> String {
+    let stopped = if rec.interrupted {
+        " (stopped by Ctrl-C)"
+    } else {
+        ""
+    };
+    let mut text = format!(
+        "recorded {} I/Os on {} in {:.1} s with {}{stopped}\n",
+        figures::fmt_count(rec.ios as f64),
+        rec.device,
+        rec.seconds,
+        rec.method,
+    );
+    text.push_str(&render::replay::summary_text(
+        &output.display().to_string(),
+        sum,
+    ));
+    text
 }
 
 fn summarize(p: &Path) -> Result<trace::Summary> {
