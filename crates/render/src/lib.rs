@@ -11,6 +11,8 @@ mod db;
 mod durability;
 pub mod fio_json;
 pub mod fio_logs;
+#[cfg(test)]
+mod format_tests;
 mod fsync;
 pub mod html;
 mod infer;

@@ -11,6 +11,8 @@
 pub mod pages;
 pub mod routes;
 pub mod server;
+#[cfg(test)]
+mod site_tests;
 
 pub use server::{serve, Limits, Options};
 

@@ -1,0 +1,176 @@
+//! Every route of the store's site answered without a socket, on a real SQLite store holding
+//! real results (the stored-run fixture of `report`): what each page shows, what each bad
+//! request gets, what the token opens, and that a label a stranger chose reaches a page only
+//! escaped.
+
+use crate::routes::{answer, content_security_policy, Answer, Request, Site, MAX_COMPARE};
+use std::path::PathBuf;
+
+const RUN: &str = include_str!("../../report/tests/data/run.json");
+const HOSTILE: &str = "<script>alert(1)</script>";
+const TOKEN: &str = "a-token-of-20-chars!";
+
+/// A store in a temporary directory with the fixture run stored twice: once labelled
+/// `plain`, once with a hostile label. The directory goes with the guard.
+fn store() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("results.db");
+    let doc = report::read::from_json(RUN).unwrap();
+    let mut s = store::Store::open(&path).unwrap();
+    assert_eq!(s.insert(&doc, Some("plain"), &[]).unwrap(), 1);
+    assert_eq!(s.insert(&doc, Some(HOSTILE), &[]).unwrap(), 2);
+    (d, path)
+}
+
+fn get(url: &str) -> Request<'_> {
+    Request {
+        method: "GET",
+        url,
+        host: Some("127.0.0.1:8080"),
+        ..Request::default()
+    }
+}
+
+fn site(path: PathBuf, token: Option<&str>) -> Site {
+    let mut s = Site::new(path, token.map(String::from));
+    s.bound = Some("127.0.0.1:8080".parse().unwrap());
+    s
+}
+
+fn text(a: &Answer) -> String {
+    String::from_utf8_lossy(&a.body).into_owned()
+}
+
+#[test]
+fn the_history_lists_the_stored_results_as_a_page_and_as_json() {
+    let (_d, path) = store();
+    let s = site(path, None);
+    let page = answer(&s, &get("/"));
+    assert_eq!(page.status, 200, "{}", text(&page));
+    assert!(text(&page).contains("plain"));
+    let json = answer(&s, &get("/history.json"));
+    assert_eq!((json.status, json.content_type), (200, "application/json"));
+    let rows: serde_json::Value = serde_json::from_slice(&json.body).unwrap();
+    let ids: Vec<i64> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2, "{rows}");
+    assert!(ids.contains(&1) && ids.contains(&2));
+    // A filter narrows the rows; a date that is none is the user's to fix (400).
+    let one = answer(&s, &get("/history.json?label=plain"));
+    let rows: serde_json::Value = serde_json::from_slice(&one.body).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{rows}");
+    assert_eq!(answer(&s, &get("/?since=yesterday-ish")).status, 400);
+}
+
+#[test]
+fn a_result_and_a_comparison_are_pages_and_what_is_not_there_is_404() {
+    let (_d, path) = store();
+    let s = site(path, None);
+    let one = answer(&s, &get("/result/1"));
+    assert_eq!(one.status, 200, "{}", text(&one));
+    assert!(text(&one).contains("result #1"));
+    let both = answer(&s, &get("/compare?id=1&id=2"));
+    assert_eq!(both.status, 200, "{}", text(&both));
+    assert!(text(&both).contains("compare #1 #2"));
+    for (url, want) in [
+        ("/result/99", 404),
+        ("/result/abc", 404),
+        ("/result/0", 404),
+        ("/nowhere", 404),
+        ("/compare?id=1", 400),
+        ("/compare?id=1&id=99", 404),
+    ] {
+        assert_eq!(answer(&s, &get(url)).status, want, "{url}");
+    }
+    let many: String = (0..=MAX_COMPARE).map(|_| "id=1&").collect();
+    assert_eq!(answer(&s, &get(&format!("/compare?{many}"))).status, 400);
+}
+
+#[test]
+fn a_label_a_stranger_chose_reaches_every_page_escaped() {
+    let (_d, path) = store();
+    let s = site(path, None);
+    for url in ["/", "/result/2", "/compare?id=1&id=2"] {
+        let a = answer(&s, &get(url));
+        assert_eq!(a.status, 200, "{url}");
+        let body = text(&a);
+        assert!(!body.contains(HOSTILE), "{url} holds the label raw");
+        // Every inline script the page runs is one it was made with: the policy names each
+        // by its hash, so one injected later would not run.
+        let csp = content_security_policy(&a.body);
+        assert!(csp.starts_with("default-src 'none'"), "{csp}");
+    }
+    assert!(text(&answer(&s, &get("/"))).contains("&lt;script&gt;"));
+}
+
+#[test]
+fn the_token_opens_the_site_once_and_the_cookie_after_it() {
+    let (_d, path) = store();
+    let s = site(path, Some(TOKEN));
+    assert_eq!(answer(&s, &get("/")).status, 401);
+    assert_eq!(answer(&s, &get("/?token=not-the-token-at-all")).status, 401);
+    // The right token sets the cookie and sends the browser on without it in the address.
+    let url = format!("/result/1?token={TOKEN}&x=1");
+    let enter = answer(&s, &get(&url));
+    assert_eq!(enter.status, 303);
+    let header = |k: &str| {
+        let h = enter.headers.iter().find(|(n, _)| *n == k);
+        h.map(|(_, v)| v.clone()).unwrap_or_default()
+    };
+    assert_eq!(header("Location"), "/result/1?x=1");
+    assert!(header("Set-Cookie").contains(&format!("volbench_token={TOKEN}")));
+    assert!(header("Set-Cookie").contains("HttpOnly"));
+    let cookie = format!("volbench_token={TOKEN}");
+    let with = Request {
+        cookie: Some(&cookie),
+        ..get("/result/1")
+    };
+    assert_eq!(answer(&s, &with).status, 200);
+    // An address that would send the browser to another host goes home instead.
+    let away = format!("//evil.example/?token={TOKEN}");
+    let a = answer(&s, &get(&away));
+    assert!(a.headers.iter().any(|(k, v)| *k == "Location" && v == "/"));
+}
+
+#[test]
+fn what_a_read_only_server_refuses_before_any_route() {
+    let (_d, path) = store();
+    let s = site(path, None);
+    let post = Request {
+        method: "POST",
+        ..get("/")
+    };
+    assert_eq!(answer(&s, &post).status, 405);
+    let body = Request {
+        body: Some(10),
+        ..get("/")
+    };
+    let a = answer(&s, &body);
+    assert!(a.status == 413 && a.close);
+    let long = format!("/?label={}", "x".repeat(5000));
+    assert_eq!(answer(&s, &get(&long)).status, 414);
+    // DNS rebinding: a page elsewhere naming itself 127.0.0.1 still sends its own Host.
+    let foreign = Request {
+        host: Some("evil.example"),
+        ..get("/")
+    };
+    assert_eq!(answer(&s, &foreign).status, 421);
+    let local = Request {
+        host: Some("localhost:8080"),
+        ..get("/")
+    };
+    assert_eq!(answer(&s, &local).status, 200);
+}
+
+#[test]
+fn a_store_that_cannot_be_read_is_503_not_a_crash() {
+    let d = tempfile::tempdir().unwrap();
+    let bad = d.path().join("results.db");
+    std::fs::write(&bad, b"this is not a SQLite file, it is text").unwrap();
+    let a = answer(&site(bad, None), &get("/"));
+    assert_eq!(a.status, 503, "{}", text(&a));
+}
