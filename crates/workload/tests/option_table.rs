@@ -146,6 +146,22 @@ fn a_newer_fio_option_is_refused_with_what_to_use() {
     assert!(!e.contains("not a fio option"), "{e}");
 }
 
+/// sprandom's cache size is `spr_cs` in fio's option table (fio 3.41): named as fio's and
+/// refused as sprandom's; `spr_cache_size`, only the name of fio's field, is no option of
+/// fio's, and fio refuses it as one it does not know: so does volbench.
+#[test]
+fn sprandoms_cache_size_goes_by_fios_name() {
+    let refused = |text: &str| {
+        let f = parse_str(text, Path::new("t.fio"), &|_| None, 0).unwrap();
+        fio::workload(&f, false).unwrap_err().to_string()
+    };
+    let e = refused("[j]\nspr_cs=64m\n");
+    assert!(e.contains("spr_cs") && e.contains("see sprandom"), "{e}");
+    assert!(!e.contains("not a fio option"), "{e}");
+    let e = refused("[j]\nspr_cache_size=64m\n");
+    assert!(e.contains("not a fio option"), "{e}");
+}
+
 #[test]
 fn every_accepted_option_has_help_and_a_valid_example() {
     for o in table::all() {

@@ -294,5 +294,6 @@ pub(super) const REFUSED: &[O] = &[
     refused("sprandom", "volbench does not precondition with SPRandom's regions and validity fractions; precondition with the pts-* suites (volbench suite pts-iops), which write the device twice and run rounds to steady state"),
     refused("spr_num_regions", "an option of sprandom, which volbench does not run (see sprandom)"),
     refused("spr_op", "an option of sprandom, which volbench does not run (see sprandom)"),
-    refused("spr_cache_size", "an option of sprandom, which volbench does not run (see sprandom)"),
+    // fio's name (options.c) for sprandom's cache size; `spr_cache_size` is only its field.
+    refused("spr_cs", "an option of sprandom, which volbench does not run (see sprandom)"),
 ];
