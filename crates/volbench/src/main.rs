@@ -4,6 +4,7 @@
 //! print one `error:` line on failure. Exit codes: 0 done, 1 run failed or partial,
 //! 2 usage error, 130 interrupted.
 
+mod args;
 mod catalog;
 mod cli;
 mod cmd;
