@@ -18,12 +18,14 @@ fn watched(runs: &[RunReport]) -> stats::Spread {
     repeats::stats_of(runs).iops
 }
 
-/// How often a measurement is made: `--repeat N`, `--repeat-delay`, `--until-stable`.
+/// How often a measurement is made: `--repeat N`, `--repeat-delay`, `--until-stable`. Made
+/// by `Repeat::new`, which checks the bounds, so a `Repeat` is always one that can run (the
+/// default: once).
 #[derive(Debug, Clone, Default)]
 pub struct Repeat {
-    pub repeat: Option<u32>,
-    pub delay: Option<std::time::Duration>,
-    pub until_stable: Option<f64>,
+    repeat: Option<u32>,
+    delay: Option<std::time::Duration>,
+    until_stable: Option<f64>,
 }
 
 /// Options that cannot be run as given: the message says which and what to give instead.
@@ -39,13 +41,28 @@ impl std::fmt::Display for BadRepeat {
 impl std::error::Error for BadRepeat {}
 
 impl Repeat {
+    /// The repeats asked for, with their bounds checked before anything runs.
+    pub fn new(
+        repeat: Option<u32>,
+        delay: Option<std::time::Duration>,
+        until_stable: Option<f64>,
+    ) -> std::result::Result<Repeat, BadRepeat> {
+        let r = Repeat {
+            repeat,
+            delay,
+            until_stable,
+        };
+        r.check()?;
+        Ok(r)
+    }
+
     /// Whether more than one run may be made (a repeat or until-stable was asked for).
     pub fn repeats(&self) -> bool {
         self.repeat.is_some() || self.until_stable.is_some()
     }
 
-    /// The options' bounds, said before anything runs.
-    pub fn check(&self) -> std::result::Result<(), BadRepeat> {
+    /// The options' bounds.
+    fn check(&self) -> std::result::Result<(), BadRepeat> {
         let Some(pct) = self.until_stable else {
             return Ok(());
         };
@@ -70,7 +87,6 @@ pub fn runs(
     stop: &AtomicBool,
     measure: &mut dyn FnMut() -> Result<RunReport>,
 ) -> Result<RunReport> {
-    a.check()?;
     let max = a.repeat.unwrap_or(if a.until_stable.is_some() {
         STABLE_MAX
     } else {

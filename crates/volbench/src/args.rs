@@ -25,12 +25,7 @@ impl RepeatArgs {
     /// The repeats asked for, checked: a bad --until-stable is a usage error, said before
     /// anything runs.
     pub fn plan(&self) -> anyhow::Result<experiment::Repeat> {
-        let r = experiment::Repeat {
-            repeat: self.repeat,
-            delay: self.repeat_delay,
-            until_stable: self.until_stable,
-        };
-        r.check().map_err(|e| crate::usage::usage(e.0))?;
-        Ok(r)
+        experiment::Repeat::new(self.repeat, self.repeat_delay, self.until_stable)
+            .map_err(|e| crate::usage::usage(e.0))
     }
 }

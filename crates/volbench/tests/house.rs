@@ -109,3 +109,40 @@ fn no_subcommand_file_imports_another() {
         assert!(found.is_empty(), "{} imports cmd/{found:?}", f.display());
     }
 }
+
+/// Every `.rs` file under `dir`, recursively.
+fn sources(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(sources(&p));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// ARCHITECTURE.md's promise that every measured run of the CLI passes experiment::Driver
+/// (so what happens around and between runs is written once): no file of the binary or of
+/// `experiment` but the driver calls the runner or the MPI world's run itself.
+#[test]
+fn every_run_of_the_cli_passes_the_experiment_driver() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut callers = Vec::new();
+    for dir in ["volbench/src", "experiment/src"] {
+        for f in sources(&crates.join(dir)) {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or(&text);
+            if code.contains("world::run(") || code.contains("runner::run(") {
+                callers.push(f.strip_prefix(&crates).unwrap().display().to_string());
+            }
+        }
+    }
+    assert_eq!(
+        callers,
+        ["experiment/src/driver.rs"],
+        "runs outside the driver"
+    );
+}

@@ -209,12 +209,16 @@ fn measured(
     out: &Output,
     fio_input: bool,
 ) -> Result<report::RunReport> {
-    let driver = experiment::Driver {
-        layout: layout(a.shared_file),
-        repeat: a.repeat.plan()?,
-        ..experiment::Driver::new(opts)
-    };
-    let report = driver.measure(w, &mut || Box::new(out.progress()));
+    // A bad --until-stable is refused as the run's error, so a fio job file still gets
+    // fio's document with it, as when the repeats checked it before their first run.
+    let report = a.repeat.plan().and_then(|repeat| {
+        let driver = experiment::Driver {
+            layout: layout(a.shared_file),
+            repeat,
+            ..experiment::Driver::new(opts)
+        };
+        driver.measure(w, &mut || Box::new(out.progress()))
+    });
     report.inspect_err(|e| {
         if fio_input {
             let clones = w
