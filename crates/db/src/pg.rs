@@ -181,9 +181,18 @@ impl Cluster {
             opts: String::new(),
             _held: held,
         };
-        let _ = std::fs::remove_dir_all(&c.sock);
+        // What was made is written down by identity before it is handed to the server's
+        // user, so a killed run's leftovers are undone only where they still are these.
+        c._held[0].made();
+        c._held[1].made();
+        // A stale socket directory of an earlier process with this pid is removed only when
+        // it is this user's; one another user made at the name is theirs, and refused below.
+        if outfile::trusted_dir(&c.sock).is_ok() {
+            let _ = std::fs::remove_dir_all(&c.sock);
+        }
         std::fs::create_dir(&c.sock)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", c.sock.display()))?;
+        c._held[2].made();
         if let Some(u) = &c.user {
             reachable_by_others(dir)?;
             chown(&c.root, u)?;

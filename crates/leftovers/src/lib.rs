@@ -11,6 +11,12 @@
 //! cgroup a job file named: an empty one is removed, as an rmdir the kernel refuses for a
 //! group in use.
 //!
+//! Another user on the machine may have prepared the registry (issue 63): it is used only
+//! when it is a directory of the invoking user's that no one else can write
+//! ([`outfile::trusted_dir`]), a record only when it is a regular file of the user's, opened
+//! without following a link, and a path is undone only when it is still what volbench made:
+//! the device and inode taken when it was made ([`Hold::made`]), else owned by the user.
+//!
 //! Libraries call [`hold`] unconditionally; until the binary calls [`init`] it records
 //! nothing, so the crates stay usable (and testable) on their own.
 
@@ -18,6 +24,8 @@ mod scan;
 mod undo;
 
 use serde::{Deserialize, Serialize};
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -58,6 +66,9 @@ struct Item {
     /// A setting's value before volbench changed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     value: Option<String>,
+    /// The (device, inode) of the path once volbench made it: only that is undone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    made: Option<(u64, u64)>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -85,9 +96,28 @@ fn state() -> std::sync::MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Records go to `dir` from now on (created 0700 when its parent exists).
-pub fn init(dir: &Path) {
-    state().dir = Some(dir.to_path_buf());
+/// Records go to `dir` from now on (created 0700 with the first record). A directory that
+/// is not the user's own and closed to others is not used: the one line saying so is
+/// returned, and nothing is recorded or reclaimed there.
+pub fn init(dir: &Path) -> Option<String> {
+    // A registry not there yet is made (0700) with the first record, and checked then.
+    let there = std::fs::symlink_metadata(dir).is_ok();
+    match if there {
+        outfile::trusted_dir(dir)
+    } else {
+        Ok(())
+    } {
+        Ok(()) => {
+            state().dir = Some(dir.to_path_buf());
+            None
+        }
+        Err(e) => {
+            state().dir = None;
+            Some(format!(
+                "{e}: a killed volbench's leftovers are not reclaimed here"
+            ))
+        }
+    }
 }
 
 /// One held item: dropped once its holder has undone it itself.
@@ -112,9 +142,38 @@ fn held(kind: Kind, path: &Path, value: Option<String>) -> Hold {
     let id = s.next;
     s.next += 1;
     let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    s.items.push((id, Item { kind, path, value }));
+    let made = None;
+    s.items.push((
+        id,
+        Item {
+            kind,
+            path,
+            value,
+            made,
+        },
+    ));
     write(&s);
     Hold(Some(id))
+}
+
+impl Hold {
+    /// Notes that the held path now exists as volbench made it (its device and inode), so
+    /// that only this, never something put at its name later, is undone. For a
+    /// [`Kind::Postgres`] item, call it once the directory holding the data directory is made.
+    pub fn made(&self) {
+        let Some(id) = self.0 else { return };
+        let mut s = state();
+        if let Some((_, i)) = s.items.iter_mut().find(|(i, _)| *i == id) {
+            // A server's data directory is made by initdb, as the server's user: what
+            // volbench itself made is the directory it sits in.
+            let made = match i.kind {
+                Kind::Postgres => i.path.parent().unwrap_or(&i.path),
+                _ => &i.path,
+            };
+            i.made = outfile::identity(made);
+        }
+        write(&s);
+    }
 }
 
 impl Drop for Hold {
@@ -138,12 +197,8 @@ fn write(s: &State) {
         let _ = std::fs::remove_file(&path);
         return;
     }
-    if !dir.is_dir() {
-        use std::os::unix::fs::DirBuilderExt;
-        let _ = std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir);
+    if outfile::private_dir(dir).is_err() {
+        return;
     }
     let rec = Record {
         pid: me,
@@ -153,7 +208,15 @@ fn write(s: &State) {
     };
     let tmp = dir.join(format!(".{me}.tmp"));
     let body = serde_json::to_vec(&rec).unwrap_or_default();
-    if std::fs::write(&tmp, body).is_ok() {
+    // A new file each time (never through a link left at the name), then renamed over.
+    let _ = std::fs::remove_file(&tmp);
+    let made = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(&body));
+    if made.is_ok() {
         let _ = std::fs::rename(&tmp, &path);
     }
 }
@@ -207,12 +270,15 @@ fn parse_name(name: &str) -> Option<(u32, Option<u32>)> {
 /// A record is a few hundred bytes; anything larger than this is not one of ours.
 const MAX_RECORD: u64 = 1 << 20;
 
+/// A record as volbench wrote it: a regular file of the user's, not a link, bounded.
 fn read_record(path: &Path) -> Option<Record> {
-    let md = std::fs::symlink_metadata(path).ok()?;
-    if !md.is_file() || md.len() > MAX_RECORD {
+    let (f, md) = outfile::open_own(path)?;
+    if md.len() > MAX_RECORD {
         return None;
     }
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    let mut body = Vec::new();
+    f.take(MAX_RECORD).read_to_end(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
 }
 
 #[cfg(test)]

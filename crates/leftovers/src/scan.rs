@@ -23,12 +23,14 @@ pub fn scan_dirs(dirs: &[PathBuf]) -> Vec<String> {
             let Some(pid) = name.strip_prefix('.').and_then(pid_of) else {
                 continue;
             };
-            if undo::exists(pid) {
+            let p = e.path();
+            if undo::exists(pid) || !users_own(&p) {
                 continue;
             }
-            let p = e.path();
             let said = by_pid.entry(pid).or_default();
-            if p.join("data").join("postmaster.pid").is_file() {
+            let data = p.join("data");
+            let real = std::fs::symlink_metadata(&data).is_ok_and(|m| m.is_dir());
+            if real && data.join("postmaster.pid").is_file() {
                 said.extend(undo::postgres(&p.join("data")));
             }
             said.extend(undo::path(&p));
@@ -50,6 +52,13 @@ pub fn scan_dirs(dirs: &[PathBuf]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// Whether `p` is an entry (not a link) of the invoking user's.
+fn users_own(p: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(p)
+        .is_ok_and(|m| !m.file_type().is_symlink() && m.uid() == outfile::euid())
 }
 
 /// `volbench-…` cgroup directories up to four levels below each hierarchy's root.

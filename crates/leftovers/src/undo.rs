@@ -77,8 +77,8 @@ pub fn record(r: &Record) -> Option<String> {
 
 fn item(i: &Item, pid: u32) -> Option<String> {
     match i.kind {
-        Kind::Path if ours(&i.path, pid) => path(&i.path),
-        Kind::Postgres if i.path.parent().is_some_and(|p| ours(p, pid)) => postgres(&i.path),
+        Kind::Path if ours(&i.path, pid) && still_made(&i.path, i.made) => path(&i.path),
+        Kind::Postgres if server_dir_made(i, pid) => postgres(&i.path),
         Kind::Journal => fold(&i.path),
         Kind::Setting => setting(&i.path, i.value.as_deref()?),
         Kind::JobGroup => job_group(&i.path),
@@ -93,6 +93,31 @@ fn item(i: &Item, pid: u32) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Whether `p` is still what volbench made: the identity taken when it was made, or, when it
+/// was killed before it could take one, an entry of the invoking user's (never a link).
+fn still_made(p: &Path, made: Option<(u64, u64)>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(md) = std::fs::symlink_metadata(p) else {
+        // Gone already: only its side files may be left to remove.
+        return true;
+    };
+    match made {
+        Some(id) => (md.dev(), md.ino()) == id,
+        None => !md.file_type().is_symlink() && md.uid() == outfile::euid(),
+    }
+}
+
+/// A PostgreSQL data directory is stopped and removed only inside the `.volbench-pg-PID`
+/// directory volbench made (its identity, taken then), and only when it is a directory
+/// itself, not a link to another server's.
+fn server_dir_made(i: &Item, pid: u32) -> bool {
+    let Some(parent) = i.path.parent().filter(|p| ours(p, pid)) else {
+        return false;
+    };
+    let real_dir = std::fs::symlink_metadata(&i.path).is_ok_and(|m| m.is_dir());
+    real_dir && i.made.is_some() && outfile::identity(parent) == i.made
 }
 
 /// Removes an empty cgroup a job file named (fio's `cgroup=`): rmdir only, which the kernel

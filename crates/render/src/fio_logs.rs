@@ -79,7 +79,8 @@ pub fn write(r: &RunReport, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         }
         for (name, text) in files {
             let path = dir.join(name);
-            std::fs::write(&path, text)?;
+            let mut f = outfile::Opener::log("the fio log").open(&path)?;
+            std::io::Write::write_all(&mut f, text.as_bytes())?;
             out.push(path);
         }
     }

@@ -144,6 +144,9 @@ pub enum RunError {
          available: lower --bs, --iodepth or --numjobs"
     )]
     Memory { need: String, avail: String },
+    /// A path the rules for user-named files refuse (outfile's one line).
+    #[error("{0}")]
+    Refused(String),
     #[error("cannot open {path}: {source}{}", emfile_hint(source))]
     Open {
         path: PathBuf,

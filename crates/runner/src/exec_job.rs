@@ -32,8 +32,11 @@ fn start(spec: &workload::JobSpec) -> std::io::Result<Child> {
     let mut c = Command::new(prog);
     c.args(args).stdin(Stdio::null());
     if spec.engine.exec.std_redirect {
-        let out = std::fs::File::create(format!("{}.stdout", spec.name))?;
-        let err = std::fs::File::create(format!("{}.stderr", spec.name))?;
+        let log = |ext: &str| {
+            let p = std::path::PathBuf::from(format!("{}.{ext}", spec.name));
+            outfile::Opener::log("std_redirect's output").open(&p)
+        };
+        let (out, err) = (log("stdout")?, log("stderr")?);
         c.stdout(out).stderr(err);
     }
     // SAFETY: prctl is async-signal-safe; it only sets this child's parent-death signal.

@@ -11,7 +11,9 @@ pub(crate) fn open_iolog(inp: &JobInput) -> Result<Option<Iolog>, String> {
     let Some(p) = &inp.spec.reporting.write_iolog else {
         return Ok(None);
     };
-    let f = std::fs::File::create(p).map_err(|e| format!("write_iolog {}: {e}", p.display()))?;
+    let f = outfile::Opener::log("write_iolog")
+        .open(p)
+        .map_err(|e| e.to_string())?;
     let w = std::io::BufWriter::with_capacity(1 << 20, f);
     trace::IologWriter::new(w, &inp.paths)
         .map(Some)

@@ -113,8 +113,10 @@ fn engine_config(inp: &JobInput) -> EngineConfig {
 /// directory; a command that cannot run or fails is the job's error.
 pub(crate) fn exec(name: &str, mode: &str, cmd: &str) -> Result<(), EngineError> {
     let fail = |why: String| EngineError::Setup(format!("exec_{mode} '{cmd}': {why}"));
-    let log = std::fs::File::create(format!("{name}.{mode}.txt"))
-        .map_err(|e| fail(format!("cannot write {name}.{mode}.txt: {e}")))?;
+    let path = format!("{name}.{mode}.txt");
+    let log = outfile::Opener::log(&format!("exec_{mode}'s output"))
+        .open(std::path::Path::new(&path))
+        .map_err(|e| fail(e.to_string()))?;
     let err = log.try_clone().map_err(|e| fail(e.to_string()))?;
     let status = std::process::Command::new("sh")
         .arg("-c")

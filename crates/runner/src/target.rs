@@ -120,6 +120,11 @@ pub fn prepare(
     created: &mut Vec<PathBuf>,
     progress: LayoutProgress,
 ) -> Result<Target, RunError> {
+    // A link another user planted where the test file goes is refused before anything is
+    // looked at through it (issue 63): laid out, it would grow or overwrite its target.
+    outfile::Opener::target("--filename", OpenOptions::new())
+        .check(path)
+        .map_err(|r| RunError::Refused(r.0))?;
     let meta = match fs::metadata(path) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -252,7 +257,14 @@ fn ready_tiny(
             path: r.path.to_path_buf(),
             source,
         };
-        fs::write(r.path, vec![0x5a; share as usize]).map_err(fail)?;
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .custom_flags(nofollow(r.path))
+            .open(r.path)
+            .map_err(fail)?;
+        io::Write::write_all(&mut f, &vec![0x5a; share as usize]).map_err(fail)?;
         created.push(r.path.to_path_buf());
     }
     let dev = DevId::from_raw(fs::metadata(r.path).map(|m| m.dev()).unwrap_or(0));
@@ -859,7 +871,7 @@ fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, 
         SyncIo::Sync => libc::O_SYNC,
         SyncIo::Dsync => libc::O_DSYNC,
     };
-    o.custom_flags(flags);
+    o.custom_flags(flags | nofollow(path));
     o.open(path).map_err(|source| {
         if spec.direct && source.raw_os_error() == Some(libc::EINVAL) {
             let fs = dev
@@ -939,6 +951,16 @@ fn layout_error(path: &Path, source: io::Error) -> RunError {
     }
 }
 
+/// `O_NOFOLLOW` where the test file's directory is one other users can write: what was
+/// checked at the start is then what is opened, not a link put there since.
+fn nofollow(path: &Path) -> i32 {
+    if outfile::others_can_write(outfile::parent(path)) {
+        libc::O_NOFOLLOW
+    } else {
+        0
+    }
+}
+
 /// Opens `path` to lay it out, creating it (and recording that) when `create`.
 fn open_for_layout(
     path: &Path,
@@ -948,6 +970,7 @@ fn open_for_layout(
     let f = OpenOptions::new()
         .write(true)
         .create_new(create)
+        .custom_flags(nofollow(path))
         .open(path)
         .map_err(|source| RunError::Open {
             path: path.to_path_buf(),

@@ -87,7 +87,10 @@ impl Recorder {
         };
         let p = path(name, clone);
         let text = serde_json::to_string(&s).map_err(|e| e.to_string())?;
-        std::fs::write(&p, text)
+        let mut f = outfile::Opener::log("verify_state_save")
+            .open(&p)
+            .map_err(|e| e.to_string())?;
+        std::io::Write::write_all(&mut f, text.as_bytes())
             .map_err(|e| format!("verify_state_save: cannot write {}: {e}", p.display()))
     }
 }

@@ -63,6 +63,10 @@ pub enum StoreError {
     /// A history filter that does not read (a date that is none).
     #[error("{0}")]
     BadFilter(String),
+    /// A store path the rules for user-named files refuse (a link planted in a directory
+    /// others can write, a device): outfile's one line.
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl StoreError {
@@ -77,7 +81,8 @@ impl StoreError {
             | StoreError::NotFile(..)
             | StoreError::NoParent(..)
             | StoreError::Dir(..)
-            | StoreError::BadFilter(..) => true,
+            | StoreError::BadFilter(..)
+            | StoreError::Refused(..) => true,
             // A file that is not a store, or one this user cannot write: the path is the
             // user's to fix, as a missing directory is.
             StoreError::Sqlite { source, .. } => matches!(

@@ -137,6 +137,7 @@ impl Sqlite {
             source,
         };
         let new = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
+        create_private(path)?;
         let conn = Connection::open(path).map_err(err)?;
         // Another volbench holding the store: a short wait, then a fresh try (see above).
         conn.busy_timeout(TRY_WAIT).map_err(err)?;
@@ -544,6 +545,19 @@ fn uri_path(p: &Path) -> String {
         }
     }
     out
+}
+
+/// A store is every result of a team's machine: made 0600 (SQLite gives its `-wal` and
+/// `-shm` the same mode), and never through a link planted in a directory others can write.
+fn create_private(path: &Path) -> Result<()> {
+    let opener = outfile::Opener::private("the results store");
+    opener.check(path).map_err(|r| StoreError::Refused(r.0))?;
+    if std::fs::symlink_metadata(path).is_err() {
+        opener
+            .open(path)
+            .map_err(|e| StoreError::Refused(e.to_string()))?;
+    }
+    Ok(())
 }
 
 /// Creates volbench's own data directory (private: it holds the results and the witness's

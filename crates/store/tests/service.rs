@@ -127,3 +127,23 @@ fn no_store_records_nothing_and_says_nothing() {
     r.announce();
     assert_eq!(told(), vec!["label=none".to_string()]);
 }
+
+#[test]
+fn a_new_store_is_private_and_a_planted_link_is_not_opened() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("results.db");
+    drop(Store::open(&path).unwrap());
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "every result readable by others");
+    // A world-writable directory, and a link at the store's name pointing at a victim.
+    let shared = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(shared.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let victim = d.path().join("victim");
+    std::fs::write(&victim, b"keep").unwrap();
+    let link = shared.path().join("results.db");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let e = Store::open(&link).err().expect("a planted link is refused");
+    assert!(e.to_string().contains("symbolic link"), "{e}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+}

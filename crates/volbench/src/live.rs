@@ -164,13 +164,9 @@ impl LogSink {
         if p.as_os_str() == "-" {
             return Ok(LogSink(Box::new(std::io::stdout())));
         }
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
+        let f = outfile::Opener::append("--interval-log")
             .open(p)
-            .with_context(|| {
-                format!("--interval-log {}: cannot open it for writing", p.display())
-            })?;
+            .map_err(|e| crate::usage::usage(e.to_string()))?;
         Ok(LogSink(Box::new(f)))
     }
 

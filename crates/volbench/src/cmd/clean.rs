@@ -13,17 +13,23 @@ fn registry() -> std::path::PathBuf {
 /// Starts recording this process's leftovers and removes those of dead volbenches, with a
 /// note for each (once, by whichever volbench starts first).
 pub fn at_start() {
-    leftovers::init(&registry());
+    let refused = leftovers::init(&registry());
     let traced = trace::record::sweep_stale();
     if scaleout::world::speaks() {
-        for line in leftovers::reclaim().into_iter().chain(traced) {
+        for line in refused
+            .into_iter()
+            .chain(leftovers::reclaim())
+            .chain(traced)
+        {
             eprintln!("note: {line}");
         }
     }
 }
 
 pub fn main(a: CleanArgs) -> anyhow::Result<ExitCode> {
-    leftovers::init(&registry());
+    if let Some(line) = leftovers::init(&registry()) {
+        eprintln!("note: {line}");
+    }
     for d in &a.dirs {
         if !d.is_dir() {
             return Err(crate::usage::usage(format!(

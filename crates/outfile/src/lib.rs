@@ -1,0 +1,297 @@
+//! What volbench writes or keeps at a path it did not choose, on a machine other people use.
+//!
+//! volbench runs as root, so every file it opens by a name a user gave (a log, the interval
+//! log, write_iolog, verify state, a test file, the store) and every directory it keeps state
+//! in (the records of what it made, beside the store) is a place another local user may have
+//! prepared: a link planted in a world-writable directory, a block device holding a file
+//! system given as a log's name, a state directory made 0777 by someone else. The rules are
+//! written here once, and every writer opens through [`Opener`]:
+//!
+//! - a log never goes to a device (block or character, with or without
+//!   `--allow-destructive`), nor to a FIFO or a directory;
+//! - in a directory that others (group or world) can write, the last component is opened
+//!   without following a link (`O_NOFOLLOW`), and a link there is refused: whoever can write
+//!   the directory can point it anywhere, whatever `fs.protected_symlinks` says;
+//! - a refusal is one line naming the file, why, and what to give instead.
+//!
+//! [`trusted_dir`] is the rule for volbench's own state: used only when it is a directory
+//! (not a link) owned by the invoking user and writable by no one else.
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// Why a path was refused: one line, with the file, the cause and the fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl From<Refused> for std::io::Error {
+    fn from(r: Refused) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::PermissionDenied, r.0)
+    }
+}
+
+/// What a path is opened for, which says what may stand there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Purpose {
+    /// A log, a record, a store: a regular file and nothing else.
+    File,
+    /// A test file the run does I/O on: a device is the runner's own decision (its safety
+    /// checks: blank, unmounted, `--allow-destructive`), so only the link rule applies here.
+    Target,
+}
+
+/// Opens a user-named path under the rules above; built like `OpenOptions`.
+#[derive(Clone, Debug)]
+pub struct Opener {
+    what: String,
+    purpose: Purpose,
+    opts: OpenOptions,
+}
+
+impl Opener {
+    /// A log written from its start (`write_bw_log`, `write_iolog`, verify state): created
+    /// or truncated, a regular file only.
+    pub fn log(what: &str) -> Opener {
+        let mut opts = OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        Opener::with(what, Purpose::File, opts)
+    }
+
+    /// A log added to (`--interval-log`): created or appended, a regular file only.
+    pub fn append(what: &str) -> Opener {
+        let mut opts = OpenOptions::new();
+        opts.append(true).create(true);
+        Opener::with(what, Purpose::File, opts)
+    }
+
+    /// A new private file (the store): created 0600, a regular file only.
+    pub fn private(what: &str) -> Opener {
+        let mut opts = OpenOptions::new();
+        opts.write(true).create(true).mode(0o600);
+        Opener::with(what, Purpose::File, opts)
+    }
+
+    /// A test file opened as `opts` says: a device may stand there (the runner decides).
+    pub fn target(what: &str, opts: OpenOptions) -> Opener {
+        Opener::with(what, Purpose::Target, opts)
+    }
+
+    fn with(what: &str, purpose: Purpose, opts: OpenOptions) -> Opener {
+        Opener {
+            what: what.to_string(),
+            purpose,
+            opts,
+        }
+    }
+
+    /// Opens `p`, or says in one line why not.
+    pub fn open(&self, p: &Path) -> Result<File, OpenError> {
+        self.check(p)?;
+        let mut opts = self.opts.clone();
+        let mut flags = libc::O_NOCTTY | libc::O_CLOEXEC;
+        if others_can_write(parent(p)) {
+            flags |= libc::O_NOFOLLOW;
+        }
+        opts.custom_flags(flags);
+        let f = opts.open(p).map_err(|e| self.io(p, e))?;
+        // Checked again on what was opened: the path may have changed since the look.
+        let md = f.metadata().map_err(|e| self.io(p, e))?;
+        self.kind_ok(p, &md)?;
+        Ok(f)
+    }
+
+    /// What stands at `p` now, before anything is opened or truncated.
+    pub fn check(&self, p: &Path) -> Result<(), Refused> {
+        let Ok(md) = std::fs::symlink_metadata(p) else {
+            return Ok(());
+        };
+        if md.file_type().is_symlink() {
+            let dir = parent(p);
+            if others_can_write(dir) {
+                return Err(self.refused(
+                    p,
+                    &format!("is a symbolic link in {}, which other users can write, so it is not followed", dir.display()),
+                    "give the path it should reach itself",
+                ));
+            }
+            return match std::fs::metadata(p) {
+                Ok(target) => self.kind_ok(p, &target),
+                Err(_) => Ok(()),
+            };
+        }
+        self.kind_ok(p, &md)
+    }
+
+    fn kind_ok(&self, p: &Path, md: &Metadata) -> Result<(), Refused> {
+        let t = md.file_type();
+        let what = if t.is_block_device() {
+            "a block device"
+        } else if t.is_char_device() {
+            "a character device"
+        } else if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_socket() {
+            "a socket"
+        } else if t.is_dir() {
+            "a directory"
+        } else {
+            return Ok(());
+        };
+        let device = t.is_block_device() || t.is_char_device();
+        if self.purpose == Purpose::Target && device {
+            return Ok(());
+        }
+        let fix = if device {
+            "volbench never writes a log to a device, with or without --allow-destructive: give a file path"
+        } else {
+            "give a path for a regular file"
+        };
+        Err(self.refused(p, &format!("is {what}"), fix))
+    }
+
+    fn refused(&self, p: &Path, why: &str, fix: &str) -> Refused {
+        Refused(format!("{} {} {why}: {fix}", self.what, p.display()))
+    }
+
+    fn io(&self, p: &Path, e: std::io::Error) -> OpenError {
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            let dir = parent(p);
+            return OpenError::Refused(self.refused(
+                p,
+                &format!(
+                    "became a symbolic link in {}, which other users can write",
+                    dir.display()
+                ),
+                "give the path it should reach itself",
+            ));
+        }
+        OpenError::Io(format!("{} {}: {e}", self.what, p.display()), e)
+    }
+}
+
+/// Opening failed: refused by the rules, or the system's own error (with the file named).
+#[derive(Debug)]
+pub enum OpenError {
+    Refused(Refused),
+    Io(String, std::io::Error),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Refused(r) => r.fmt(f),
+            OpenError::Io(line, _) => f.write_str(line),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}
+
+impl From<Refused> for OpenError {
+    fn from(r: Refused) -> OpenError {
+        OpenError::Refused(r)
+    }
+}
+
+impl From<OpenError> for std::io::Error {
+    fn from(e: OpenError) -> std::io::Error {
+        match e {
+            OpenError::Refused(r) => r.into(),
+            OpenError::Io(line, e) => std::io::Error::new(e.kind(), line),
+        }
+    }
+}
+
+/// The directory a path's last component is in (`.` for a bare name).
+pub fn parent(p: &Path) -> &Path {
+    p.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Whether users other than the directory's owner can make entries in `dir` (group or world
+/// write), so a name there may be a link someone else planted. A directory that cannot be
+/// read counts as such.
+pub fn others_can_write(dir: &Path) -> bool {
+    std::fs::metadata(dir).map_or(true, |m| m.mode() & 0o022 != 0)
+}
+
+/// The invoking user's effective uid.
+pub fn euid() -> u32 {
+    // SAFETY: geteuid has no arguments and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Whether `dir` may hold volbench's own state: a directory itself (not a link), owned by
+/// the invoking user, writable by no one else. Err is the one line saying why not.
+pub fn trusted_dir(dir: &Path) -> Result<(), Refused> {
+    let md =
+        std::fs::symlink_metadata(dir).map_err(|e| Refused(format!("{}: {e}", dir.display())))?;
+    let why = if md.file_type().is_symlink() {
+        "is a symbolic link".to_string()
+    } else if !md.is_dir() {
+        "is not a directory".to_string()
+    } else if md.uid() != euid() {
+        format!("belongs to uid {}, not to this user ({})", md.uid(), euid())
+    } else if md.mode() & 0o022 != 0 {
+        format!("is writable by others (mode {:o})", md.mode() & 0o7777)
+    } else {
+        return Ok(());
+    };
+    Err(Refused(format!(
+        "{} {why}, so volbench does not use what it holds",
+        dir.display()
+    )))
+}
+
+/// Whether a file volbench reads back as its own (a record) is one: a regular file itself,
+/// owned by the invoking user, writable by no one else.
+pub fn trusted_file(md: &Metadata) -> bool {
+    md.is_file() && md.uid() == euid() && md.mode() & 0o022 == 0
+}
+
+/// Makes `dir` (and any missing parent) private to this user, 0700, or checks the one there.
+pub fn private_dir(dir: &Path) -> Result<PathBuf, Refused> {
+    use std::os::unix::fs::DirBuilderExt;
+    if std::fs::symlink_metadata(dir).is_err() {
+        // EEXIST from a racing creator is caught by the check below.
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir);
+    }
+    trusted_dir(dir)?;
+    Ok(dir.to_path_buf())
+}
+
+/// Opens a record volbench wrote itself, for reading: not through a link, and only when it
+/// is [`trusted_file`]; None otherwise.
+pub fn open_own(p: &Path) -> Option<(File, Metadata)> {
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(p)
+        .ok()?;
+    let md = f.metadata().ok()?;
+    trusted_file(&md).then_some((f, md))
+}
+
+/// A file's identity (device, inode), to know later that a path still names what volbench
+/// made and not something put in its place.
+pub fn identity(p: &Path) -> Option<(u64, u64)> {
+    std::fs::symlink_metadata(p)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(test)]
+mod tests;

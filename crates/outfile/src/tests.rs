@@ -1,0 +1,121 @@
+//! The opener's rules on real files, links and devices, and the state directory's trust.
+
+use super::*;
+use std::os::unix::fs::PermissionsExt;
+
+fn world_writable() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    d
+}
+
+fn private() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    d
+}
+
+#[test]
+fn a_planted_link_in_a_world_writable_directory_is_refused_and_its_target_kept() {
+    let d = world_writable();
+    let victim = private();
+    let target = victim.path().join("precious");
+    std::fs::write(&target, b"keep me").unwrap();
+    let link = d.path().join("bw.log");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for o in [
+        Opener::log("write_bw_log"),
+        Opener::append("--interval-log"),
+    ] {
+        let e = o.open(&link).unwrap_err().to_string();
+        assert!(e.contains("symbolic link") && e.contains("bw.log"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    let mut opts = OpenOptions::new();
+    opts.write(true).create(true);
+    assert!(Opener::target("filename", opts).open(&link).is_err());
+    assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
+}
+
+#[test]
+fn a_link_in_the_users_own_directory_is_followed() {
+    let d = private();
+    let real = d.path().join("real.log");
+    let link = d.path().join("link.log");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    use std::io::Write;
+    Opener::log("write_iolog")
+        .open(&link)
+        .unwrap()
+        .write_all(b"x")
+        .unwrap();
+    assert_eq!(std::fs::read(&real).unwrap(), b"x");
+}
+
+#[test]
+fn a_log_is_never_a_device_and_a_test_file_may_be() {
+    let null = Path::new("/dev/null");
+    let e = Opener::log("write_iolog")
+        .open(null)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("character device") && e.contains("--allow-destructive"),
+        "{e}"
+    );
+    let mut opts = OpenOptions::new();
+    opts.write(true);
+    assert!(Opener::target("filename", opts).open(null).is_ok());
+    let d = private();
+    let e = Opener::log("write_lat_log").open(d.path()).unwrap_err();
+    assert!(e.to_string().contains("a directory"), "{e}");
+}
+
+#[test]
+fn a_private_file_is_0600_and_a_log_is_truncated() {
+    let d = private();
+    let p = d.path().join("results.db");
+    drop(Opener::private("store").open(&p).unwrap());
+    assert_eq!(std::fs::metadata(&p).unwrap().mode() & 0o777, 0o600);
+    std::fs::write(&p, b"old old old").unwrap();
+    drop(Opener::log("log").open(&p).unwrap());
+    assert_eq!(std::fs::metadata(&p).unwrap().len(), 0);
+}
+
+#[test]
+fn state_directories_must_be_the_users_own_and_closed_to_others() {
+    let d = private();
+    assert!(trusted_dir(d.path()).is_ok());
+    let open = world_writable();
+    let e = trusted_dir(open.path()).unwrap_err().to_string();
+    assert!(e.contains("writable by others"), "{e}");
+    let link = d.path().join("running");
+    std::os::unix::fs::symlink(d.path(), &link).unwrap();
+    assert!(trusted_dir(&link).unwrap_err().0.contains("symbolic link"));
+    let made = private_dir(&d.path().join("state")).unwrap();
+    assert_eq!(std::fs::metadata(made).unwrap().mode() & 0o777, 0o700);
+}
+
+#[test]
+fn a_directory_owned_by_another_user_is_not_trusted() {
+    if euid() != 0 {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v.is_empty() || v == "false"),
+            "cannot run under CI: this test chowns a directory and needs root"
+        );
+        eprintln!("skipping: this test chowns a directory and needs root");
+        return;
+    }
+    let d = private();
+    std::os::unix::fs::chown(d.path(), Some(65534), None).unwrap();
+    let e = trusted_dir(d.path()).unwrap_err().to_string();
+    assert!(e.contains("uid 65534"), "{e}");
+    let f = d.path().join("rec");
+    std::fs::write(&f, b"{}").unwrap();
+    assert!(open_own(&f).is_some());
+    std::os::unix::fs::chown(&f, Some(65534), None).unwrap();
+    assert!(
+        open_own(&f).is_none(),
+        "a record of another user's is not ours"
+    );
+}

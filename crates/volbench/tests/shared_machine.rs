@@ -1,0 +1,220 @@
+//! Root on a machine other users share (issue 63): what an ordinary user planted (a record
+//! beside the store, a `.volbench-pg-PID` in /tmp, a link where a log goes, a block device
+//! given as a log) makes volbench stop, remove and overwrite nothing. Each check has its
+//! control: the same leftover made by the user itself is still reclaimed.
+
+mod common;
+use common::*;
+use std::os::unix::fs::{chown, symlink, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as Std};
+
+/// The unprivileged user who plants things (nobody).
+const OTHER: u32 = 65534;
+/// A pid above pid_max: no process has it, so its owner counts as killed.
+const DEAD: u32 = 4_999_999;
+
+fn world_writable(dir: &Path) {
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+}
+
+/// A process standing in for a PostgreSQL server: it runs in `data`, whose postmaster.pid
+/// names it, which is all volbench checks before it signals a server.
+fn fake_server(data: &Path) -> Child {
+    std::fs::create_dir_all(data).unwrap();
+    let c = Std::new("sleep")
+        .arg("60")
+        .current_dir(data)
+        .spawn()
+        .unwrap();
+    std::fs::write(data.join("postmaster.pid"), format!("{}\n", c.id())).unwrap();
+    c
+}
+
+fn still_runs(c: &mut Child) -> bool {
+    c.try_wait().unwrap().is_none()
+}
+
+/// Gives `p` (and what is below it) to the other user.
+fn give_away(p: &Path) {
+    let st = Std::new("chown")
+        .args(["-R", "-h", "65534:65534"])
+        .arg(p)
+        .status();
+    assert!(st.unwrap().success());
+}
+
+/// What a run said, on either stream.
+fn said(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+fn record(items: &[(&str, &Path)]) -> String {
+    let items: Vec<String> = items
+        .iter()
+        .map(|(k, p)| format!(r#"{{"kind":"{k}","path":"{}"}}"#, p.display()))
+        .collect();
+    format!(
+        r#"{{"pid":{DEAD},"start":1,"boot":"x","items":[{}]}}"#,
+        items.join(",")
+    )
+}
+
+#[test]
+fn a_record_planted_beside_a_shared_store_stops_and_removes_nothing() {
+    require_root!();
+    let shared = tmpdir();
+    world_writable(shared.path());
+    let victims = tmpdir();
+    let data = victims
+        .path()
+        .join(format!(".volbench-pg-{DEAD}"))
+        .join("data");
+    let mut server = fake_server(&data);
+    let file = victims.path().join(format!(".volbench-db-{DEAD}.sqlite"));
+    std::fs::write(&file, b"someone's data").unwrap();
+    // The other user makes running/ open to all and plants a record in it.
+    let running = shared.path().join("running");
+    std::fs::create_dir(&running).unwrap();
+    std::fs::set_permissions(&running, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let rec = running.join(DEAD.to_string());
+    std::fs::write(&rec, record(&[("postgres", &data), ("path", &file)])).unwrap();
+    give_away(&running);
+    let out = volbench()
+        .env("VOLBENCH_STORE", shared.path().join("results.db"))
+        .arg("history")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(still_runs(&mut server), "the server was stopped: {stderr}");
+    assert!(file.exists() && rec.exists(), "{stderr}");
+    assert!(stderr.contains("belongs to uid 65534"), "{stderr}");
+    assert_eq!(stderr.matches("belongs to uid").count(), 1, "{stderr}");
+    let _ = server.kill();
+}
+
+#[test]
+fn a_record_of_the_users_own_is_still_reclaimed() {
+    require_root!();
+    let store = tmpdir();
+    let victims = tmpdir();
+    let file = victims.path().join(format!(".volbench-db-{DEAD}.sqlite"));
+    std::fs::write(&file, b"a killed run's database").unwrap();
+    let running = store.path().join("running");
+    std::fs::create_dir(&running).unwrap();
+    std::fs::set_permissions(&running, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let rec = running.join(DEAD.to_string());
+    std::fs::write(&rec, record(&[("path", &file)])).unwrap();
+    std::fs::set_permissions(&rec, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = volbench()
+        .env("VOLBENCH_STORE", store.path().join("results.db"))
+        .arg("history")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!file.exists(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("killed volbench (pid {DEAD})")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn clean_takes_from_tmp_only_what_the_user_made() {
+    require_root!();
+    let planted = PathBuf::from(format!("/tmp/.volbench-pg-{DEAD}"));
+    let own = PathBuf::from(format!("/tmp/.volbench-pg-{}", DEAD - 1));
+    let _ = std::fs::remove_dir_all(&planted);
+    let _ = std::fs::remove_dir_all(&own);
+    // The other user's: a `data` link to a live server's directory.
+    let elsewhere = tmpdir();
+    let mut theirs = fake_server(&elsewhere.path().join("pgdata"));
+    std::fs::create_dir(&planted).unwrap();
+    symlink(elsewhere.path().join("pgdata"), planted.join("data")).unwrap();
+    give_away(&planted);
+    // The control: the user's own leftover, a real data directory with its server.
+    let mut ours = fake_server(&own.join("data"));
+    let dir = tmpdir();
+    let out = volbench().arg("clean").arg(dir.path()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let left = planted.exists();
+    let _ = std::fs::remove_dir_all(&planted);
+    assert!(
+        still_runs(&mut theirs),
+        "another user's server was stopped: {stdout}"
+    );
+    assert!(left, "another user's directory was removed: {stdout}");
+    assert!(!own.exists(), "the user's own leftover stayed: {stdout}");
+    assert!(!still_runs(&mut ours) || ours.wait().is_ok(), "{stdout}");
+    let _ = theirs.kill();
+}
+
+#[test]
+fn a_log_naming_a_block_device_is_refused_and_its_file_system_survives() {
+    require_root!();
+    require_tool!("blkid");
+    let z = Zram::new("64M");
+    let mkfs = Std::new("mkfs.ext4").args(["-q", "-F", z.p()]).status();
+    assert!(mkfs.unwrap().success());
+    let dir = tmpdir();
+    let file = dir.path().join("f");
+    for log in ["--interval-log", "--write_iolog"] {
+        let out = volbench()
+            .args(["run", "--rw=write", "--bs=4k", "--size=1m", "--runtime=1s"])
+            .arg(format!("--filename={}", file.display()))
+            .arg(format!("{log}={}", z.p()))
+            .arg("--allow-destructive")
+            .output()
+            .unwrap();
+        // Refused before the run (--interval-log) or as the job's error (write_iolog, which
+        // the job opens): either way said, and the run not a success.
+        let said = said(&out);
+        assert!(!out.status.success(), "{log}: {said}");
+        assert!(said.contains("a block device"), "{log}: {said}");
+        let mut blkid = Std::new("blkid");
+        blkid.args(["-p", "-o", "value", "-s", "TYPE", z.p()]);
+        assert_eq!(
+            stdout_of(blkid, "blkid").trim_ascii(),
+            b"ext4",
+            "after {log}"
+        );
+    }
+}
+
+#[test]
+fn links_planted_in_a_world_writable_directory_leave_their_targets_unchanged() {
+    require_root!();
+    let shared = tmpdir();
+    world_writable(shared.path());
+    let private = tmpdir();
+    let victim = private.path().join("precious");
+    std::fs::write(&victim, b"keep me").unwrap();
+    // The names each writer would use, each a link the other user planted.
+    let names = ["volbench.test", "io.log", "x_bw.1.log", "interval.log"];
+    for n in names {
+        let l = shared.path().join(n);
+        symlink(&victim, &l).unwrap();
+        chown(&l, Some(OTHER), Some(OTHER)).unwrap_or_else(|_| {
+            let _ = Std::new("chown").args(["-h", "65534"]).arg(&l).status();
+        });
+    }
+    let runs: [&[&str]; 4] = [
+        &[],
+        &["--filename=f", "--write_iolog=io.log"],
+        &["--filename=f", "--write_bw_log=x"],
+        &["--filename=f", "--interval-log=interval.log"],
+    ];
+    for extra in runs {
+        let out = volbench()
+            .current_dir(shared.path())
+            .args(["run", "--rw=write", "--bs=4k", "--size=1m", "--runtime=1s"])
+            .args(extra)
+            .output()
+            .unwrap();
+        // Refused as bad input, a job's error, or (the fio logs, written after the run) a
+        // warning beside the kept results: said each time, the target untouched.
+        let said = said(&out);
+        assert!(said.contains("symbolic link"), "{extra:?}: {said}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me", "{extra:?}");
+    }
+}
