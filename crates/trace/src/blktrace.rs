@@ -331,7 +331,8 @@ impl BlktraceWriter {
         for c in 0..cpus.max(1) {
             let mut p = base.as_os_str().to_owned();
             p.push(format!(".blktrace.{c}"));
-            files.push(BufWriter::new(File::create(PathBuf::from(p))?));
+            let f = outfile::Opener::log("the blktrace file").open(&PathBuf::from(p))?;
+            files.push(BufWriter::new(f));
         }
         Ok(BlktraceWriter {
             seq: vec![0; files.len()],

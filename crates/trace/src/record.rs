@@ -317,8 +317,9 @@ pub fn record(plan: &Plan, tick: &mut dyn FnMut(u64, Duration)) -> Result<Record
     let (dev, size) = device_id(&plan.device)?;
     let name = plan.device.display().to_string();
     let method = format!("tracefs ({})", EVENTS.join(", "));
-    let out = fs::File::create(&plan.output)
-        .map_err(|e| err(format!("{}: {e}", plan.output.display())))?;
+    let out = outfile::Opener::log("--output")
+        .open(&plan.output)
+        .map_err(|e| err(e.to_string()))?;
     let header = Header {
         method: method.clone(),
         files: vec![(name.clone(), Some(size))],

@@ -134,7 +134,8 @@ pub fn convert(a: TraceConvertArgs) -> Result<ExitCode> {
 fn sink(a: &TraceConvertArgs, r: &trace::Reader, names: &[String]) -> Result<Box<dyn trace::Sink>> {
     let create = |p: &Path| -> Result<BufWriter<std::fs::File>> {
         fresh(p)?;
-        Ok(BufWriter::new(std::fs::File::create(p)?))
+        let f = outfile::Opener::log("--output").open(p)?;
+        Ok(BufWriter::new(f))
     };
     Ok(match a.to.as_str() {
         "volbench" => {
