@@ -69,6 +69,10 @@ fn a_log_is_never_a_device_and_a_test_file_may_be() {
     let d = private();
     let e = Opener::log("write_lat_log").open(d.path()).unwrap_err();
     assert!(e.to_string().contains("a directory"), "{e}");
+    // The directory engines' targets are directories: the runner judges those, not the rule.
+    assert!(Opener::target("filename", OpenOptions::new())
+        .check(d.path())
+        .is_ok());
 }
 
 #[test]
