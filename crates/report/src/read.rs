@@ -8,12 +8,72 @@ use crate::Document;
 /// hostile input can make a reader allocate.
 pub const MAX_DOCUMENT: u64 = 128 << 20;
 
+/// The most values (numbers, strings, keys, arrays, objects) a document read back may hold.
+/// Bytes alone do not bound a reader's memory: `[0,0,...]` spends two bytes a value on the
+/// page and 32 in the tree parsed from it, so 120 MiB of it took serve 2 GB (issue 63). A
+/// real report spends a few tens of bytes of text a value (names, decimals, histograms'
+/// keys), so this is reached only by documents far beyond [`MAX_DOCUMENT`]'s real ones, and it
+/// keeps the tree under a few hundred MB.
+pub const MAX_VALUES: u64 = 4 << 20;
+
+/// Counts a JSON text's values as its bytes go by, without parsing it, so a document too big
+/// to parse is refused before any tree is built (and, read from a stream, before the rest
+/// of it is inflated).
+#[derive(Debug, Default)]
+pub struct Census {
+    values: u64,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Census {
+    /// Takes the next bytes; refuses once the text holds more than [`MAX_VALUES`] values.
+    pub fn feed(&mut self, bytes: &[u8]) -> std::result::Result<(), String> {
+        for &b in bytes {
+            if self.in_string {
+                match (self.escaped, b) {
+                    (true, _) => self.escaped = false,
+                    (false, b'\\') => self.escaped = true,
+                    (false, b'"') => self.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            // Every value but the first of a container follows a comma; containers and
+            // strings (keys among them) are counted as they open.
+            match b {
+                b'"' => {
+                    self.in_string = true;
+                    self.values += 1;
+                }
+                b',' | b'[' | b'{' => self.values += 1,
+                _ => {}
+            }
+        }
+        if self.values > MAX_VALUES {
+            return Err(format!(
+                "holds more than {} million values, more than a result has: it is damaged or not volbench's",
+                MAX_VALUES >> 20
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A JSON value from text bounded in bytes ([`MAX_DOCUMENT`]) and values ([`MAX_VALUES`]).
+pub fn bounded_value(text: &[u8]) -> std::result::Result<serde_json::Value, String> {
+    if text.len() as u64 > MAX_DOCUMENT {
+        return Err(format!("is larger than {} MiB", MAX_DOCUMENT >> 20));
+    }
+    Census::default().feed(text)?;
+    serde_json::from_slice(text).map_err(|e| format!("not JSON: {e}"))
+}
+
 /// A result from JSON volbench wrote. A report with a bad field is blamed by the field's path
 /// (`status: unknown variant "weird"`), against the kind of report it most looks like; an
 /// unknown schema_version or fio's JSON is named as such.
 pub fn from_json(text: &str) -> std::result::Result<Document, String> {
-    let mut v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let mut v = bounded_value(text.as_bytes())?;
     // A file written before secrets were kept out of reports is read without them.
     crate::secrets::scrub_value(&mut v);
     if v.get("fio version").is_some() {
@@ -114,7 +174,26 @@ fn within_families(
 
 #[cfg(test)]
 mod tests {
-    use super::from_json;
+    use super::{from_json, Census, MAX_VALUES};
+
+    /// Values are counted outside strings only (a comma, bracket or escaped quote in a label
+    /// is text), and the bound is on values, whatever the bytes.
+    #[test]
+    fn the_census_counts_values_not_bytes() {
+        let mut c = Census::default();
+        c.feed(br#"{"a,[{":"x\\\",y","b":[1,2,{"c":[]}]}"#).unwrap();
+        // keys a, b, c and the string: 4; the object, two arrays, one object: 4; commas: 3.
+        assert_eq!(c.values, 11);
+        let mut big = Census::default();
+        let zeros = b"0,".repeat(1 << 16);
+        let fed = (0..).find(|_| big.feed(&zeros).is_err()).unwrap();
+        assert_eq!(fed as u64 + 1, MAX_VALUES / (1 << 16) + 1);
+        assert!(
+            from_json(&format!("[{}0]", "0,".repeat(MAX_VALUES as usize)))
+                .unwrap_err()
+                .contains("million values")
+        );
+    }
 
     /// A job's options sit in flattened families, where serde's own path stops at the job:
     /// the refusal must still name the option, in each family (first, middle and last).

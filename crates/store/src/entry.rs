@@ -41,8 +41,13 @@ pub(crate) fn unpack(id: i64, stored: Stored) -> Result<Entry> {
         Stored::Text(t) => t.into_bytes(),
         Stored::Packed(b) => {
             let mut out = Vec::new();
-            flate2::read::ZlibDecoder::new(&b[..])
-                .take(MAX_REPORT + 1)
+            // Counted as it inflates: a hostile entry is refused at its bound in values, not
+            // after all of it was inflated and parsed.
+            let mut counted = Counted {
+                inner: flate2::read::ZlibDecoder::new(&b[..]).take(MAX_REPORT + 1),
+                census: report::read::Census::default(),
+            };
+            counted
                 .read_to_end(&mut out)
                 .map_err(|e| StoreError::Unpack(id, e.to_string()))?;
             if out.len() as u64 > MAX_REPORT {
@@ -57,10 +62,25 @@ pub(crate) fn unpack(id: i64, stored: Stored) -> Result<Entry> {
     };
     // Through a value, so that a result stored before secrets were taken out of reports has
     // its password scrubbed wherever it is read (history, show, export, serve, copy).
-    let mut v: serde_json::Value =
-        serde_json::from_slice(&json).map_err(|e| StoreError::Corrupt(id, e))?;
+    let mut v = report::read::bounded_value(&json).map_err(|e| StoreError::Unpack(id, e))?;
     report::secrets::scrub_value(&mut v);
     serde_json::from_value(v).map_err(|e| StoreError::Corrupt(id, e))
+}
+
+/// A reader that counts the JSON values passing through it ([`report::read::Census`]).
+struct Counted<R> {
+    inner: R,
+    census: report::read::Census,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.census
+            .feed(&buf[..n])
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        Ok(n)
+    }
 }
 
 /// A fresh entry id that is unique across hosts and stores: 128 random bits, in hex.

@@ -107,6 +107,16 @@ pub enum Store {
     Postgres(Box<pg::Pg>),
 }
 
+/// An entry as a backend handed it back ([`Store::fetch`]).
+pub struct Packed(i64, entry::Stored);
+
+impl Packed {
+    /// The entry, inflated and read within the bounds of a document (`report::read`).
+    pub fn open(self) -> Result<Entry> {
+        entry::unpack(self.0, self.1)
+    }
+}
+
 impl Store {
     /// `VOLBENCH_STORE` if set (a path or a PostgreSQL URL), else `results.db` in the user's
     /// data directory.
@@ -206,11 +216,17 @@ impl Store {
     }
 
     pub fn get(&mut self, id: i64) -> Result<Option<Entry>> {
+        self.fetch(id)?.map(Packed::open).transpose()
+    }
+
+    /// The entry as stored, not yet unpacked: what a server takes while it holds the store,
+    /// unpacking after it lets go (a big entry then keeps no one else waiting).
+    pub fn fetch(&mut self, id: i64) -> Result<Option<Packed>> {
         let stored = match self {
             Store::Sqlite(s) => s.get(id)?,
             Store::Postgres(p) => p.get(id)?.map(entry::Stored::Packed),
         };
-        stored.map(|v| entry::unpack(id, v)).transpose()
+        Ok(stored.map(|v| Packed(id, v)))
     }
 
     /// The id of the entry with this uid, if the store has it.

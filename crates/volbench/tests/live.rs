@@ -754,3 +754,42 @@ fn the_info_metric_names_the_stored_result_once_stored() {
     assert!(ids.iter().all(|i| *i == id), "{ids:?} vs the store's {id}");
     assert!(texts.iter().any(|t| t.contains(r#"command="sweep""#)));
 }
+
+/// A run's metrics endpoint keeps answering Prometheus while one client holds 1,100 idle
+/// connections to it, reopened as they close (issue 63: 18 of 19 scrapes were refused).
+#[test]
+fn a_flood_of_idle_connections_does_not_cost_the_run_its_scrapes() {
+    let dir = common::tmpdir();
+    let port = common::free_port();
+    let mut run = vb()
+        .arg("run")
+        .arg(format!("--filename={}", dir.path().join("data").display()))
+        .args(["--rw=randread", "--size=16m", "--runtime=60s"])
+        .arg(format!("--metrics-listen=127.0.0.1:{port}"))
+        .args(["-q", "--no-store"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let to: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let up = Instant::now();
+    while std::net::TcpStream::connect(to).is_err() {
+        assert!(
+            up.elapsed() < Duration::from_secs(30),
+            "the endpoint never listened"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let flood = common::flood::Flood::start(to, 1100);
+    for i in 0..10 {
+        let (code, text) = common::flood::get_from_another(to, "/metrics", Duration::from_secs(5));
+        assert_eq!(code, 200, "scrape {i} beside the flood: {text}");
+        assert!(text.contains("volbench_io_total"), "scrape {i}: {text}");
+    }
+    assert!(
+        flood.stop() > 0,
+        "the endpoint held all 1,100 of one address's connections"
+    );
+    common::interrupt(&run);
+    let _ = run.wait();
+}

@@ -465,3 +465,65 @@ fn filters_read_dates_as_rfc3339_with_offsets() {
     assert_eq!(json("until=2000-01-01"), 0);
     assert_eq!(json("since=2999-01-01T00:00:00-05:00"), 0);
 }
+
+/// One client holding 1,100 idle connections (reopened as the server closes them) keeps no
+/// one else out: another address's requests are answered, each within 5 s (issue 63). Before
+/// the per-client bound, 56 of 61 such requests were refused.
+#[test]
+fn a_thousand_idle_connections_from_one_address_keep_no_one_else_out() {
+    let d = tmpdir();
+    let store = store_with_results(d.path());
+    let s = Server::start(&store, "127.0.0.1:0");
+    let to: std::net::SocketAddr = s.addr.parse().unwrap();
+    let flood = flood::Flood::start(to, 1100);
+    for i in 0..20 {
+        let (code, _) = flood::get_from_another(
+            to,
+            &format!("/result/{}", 1 + i % 3),
+            Duration::from_secs(5),
+        );
+        assert_eq!(code, 200, "request {i} beside the flood");
+    }
+    // The server closed the flood's own oldest idle connections to stay within its bound.
+    assert!(
+        flood.stop() > 0,
+        "the server held all 1,100 of one address's connections"
+    );
+}
+
+/// A stored entry that inflates to 120 MiB of `[0,0,...]` (60 million values) costs serve
+/// under 2 s and 300 MB, and says what is wrong with it (issue 63: 12 s and 2.2 GB, the
+/// store held all the while). Refused by its count of values as it inflates.
+#[test]
+fn an_entry_of_sixty_million_zeros_is_refused_cheaply() {
+    use std::io::Write;
+    let d = tmpdir();
+    let store = store_with_results(d.path());
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(b"[0").unwrap();
+    let zeros = ",0".repeat(1 << 20);
+    for _ in 0..60 {
+        z.write_all(zeros.as_bytes()).unwrap();
+    }
+    z.write_all(b"]").unwrap();
+    let packed = z.finish().unwrap();
+    let db = rusqlite::Connection::open(&store).unwrap();
+    db.execute("UPDATE entries SET report = ?1 WHERE id = 1", [&packed])
+        .unwrap();
+    drop(db);
+    let s = Server::start(&store, "127.0.0.1:0");
+    let t = Instant::now();
+    let (code, _, body) = http(&s.addr, "GET", "/result/1", "");
+    let took = t.elapsed();
+    assert_ne!(code, 200, "{body}");
+    assert!(body.contains("million values"), "{body}");
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", s.child.id())).unwrap();
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    assert!(peak_kb < 300 << 10, "serve peaked at {peak_kb} kB");
+    assert_eq!(http(&s.addr, "GET", "/result/2", "").0, 200);
+}

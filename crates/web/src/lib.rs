@@ -8,6 +8,7 @@
 //!
 //! What it defends against, and what not, is in docs/store.md ("serve").
 
+mod conns;
 pub mod pages;
 pub mod routes;
 pub mod server;

@@ -65,6 +65,7 @@ pub struct Request<'a> {
     pub method: &'a str,
     /// The request target: path and query.
     pub url: &'a str,
+    /// The Host header: `None` when there is none, more than one, or one not in ASCII.
     pub host: Option<&'a str>,
     pub cookie: Option<&'a str>,
     /// The body the request claims (Content-Length, or a chunked one): `None` for none.
@@ -130,18 +131,31 @@ fn token_matches(given: Option<&str>, want: &str) -> bool {
 }
 
 /// Whether `host` (a Host header) names this server as a loopback client would: a loopback
-/// name or address, or the address it is bound to.
+/// name or address, or the address it is bound to, with at most a port after it. Anything
+/// else in the header (`[::1]evil.example`, a user part, a path) is not this server.
 fn host_allowed(host: &str, bound: std::net::SocketAddr) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+    let (name, port) = match host.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((v6, "")) => (v6, None),
+            Some((v6, after)) => (v6, Some(after.strip_prefix(':').unwrap_or("x"))),
+            None => return false,
+        },
+        None => match host.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (host, None),
+        },
     };
-    let name = name.trim_end_matches('.').to_ascii_lowercase();
-    name == "localhost"
-        || name.ends_with(".localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback() || ip == bound.ip())
+    let digits = |p: &str| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit());
+    if port.is_some_and(|p| !digits(p)) {
+        return false;
+    }
+    if let Ok(ip) = name.parse::<std::net::IpAddr>() {
+        return ip.is_loopback() || ip == bound.ip();
+    }
+    let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+    let label =
+        |l: &str| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    (name == "localhost" || name.ends_with(".localhost")) && name.split('.').all(label)
 }
 
 /// What is refused before any route is looked at: the size of the request, its method, a
@@ -162,6 +176,11 @@ fn refused(site: &Site, r: &Request) -> Option<Answer> {
         return Some(error(405, "this server is read-only: only GET is answered"));
     }
     match (site.bound, r.host) {
+        // HTTP/1.1: exactly one Host, and (here) in ASCII; the server says which it got.
+        (Some(_), None) => Some(error(
+            400,
+            "a request names its host in exactly one Host header, in ASCII",
+        )),
         (Some(b), Some(h)) if site.token.is_none() && !host_allowed(h, b) => Some(error(
             421,
             &format!(
@@ -247,37 +266,29 @@ pub fn failed() -> Answer {
     )
 }
 
-/// The policy for a page: nothing from the network, no frames, forms only to this server,
-/// and of inline scripts only those the page was made with, each named by its SHA-256 (a
-/// script injected through a label would not match). Data blocks (`type="application/json"`)
-/// are not scripts and need no hash.
-pub fn content_security_policy(body: &[u8]) -> String {
-    use base64::Engine;
-    use sha2::Digest;
-    let text = String::from_utf8_lossy(body);
-    let mut hashes = String::new();
-    let mut rest = text.as_ref();
-    while let Some(i) = rest.find("<script") {
-        let tag_end = rest[i..].find('>').map_or(rest.len(), |j| i + j + 1);
-        let close = rest[tag_end..]
-            .find("</script>")
-            .map_or(rest.len(), |j| tag_end + j);
-        if !rest[i..tag_end].contains("type=") {
-            let digest = sha2::Sha256::digest(&rest.as_bytes()[tag_end..close]);
-            let b64 = base64::engine::general_purpose::STANDARD.encode(digest);
-            hashes.push_str(&format!(" 'sha256-{b64}'"));
-        }
-        rest = &rest[close..];
-    }
-    format!(
-        "default-src 'none'; script-src{}; style-src 'unsafe-inline'; img-src data:; \
-         form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        if hashes.is_empty() {
-            " 'none'"
-        } else {
-            &hashes
-        }
-    )
+/// The policy for every page: nothing from the network, no frames, forms only to this server,
+/// and of inline scripts only the project's own (the report's and the history page's), each
+/// named by its SHA-256, computed once from the scripts built in. Never derived from a page:
+/// a script that reached a body through a stored label is not among them (issue 63).
+pub fn content_security_policy() -> &'static str {
+    static POLICY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    POLICY.get_or_init(|| {
+        use base64::Engine;
+        use sha2::Digest;
+        let hashes: String = render::html::SCRIPTS
+            .iter()
+            .chain([&crate::pages::HISTORY_JS])
+            .map(|js| {
+                let digest = sha2::Sha256::digest(js.as_bytes());
+                let b64 = base64::engine::general_purpose::STANDARD.encode(digest);
+                format!(" 'sha256-{b64}'")
+            })
+            .collect();
+        format!(
+            "default-src 'none'; script-src{hashes}; style-src 'unsafe-inline'; img-src data:; \
+             form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        )
+    })
 }
 
 /// The metrics endpoint's one page.
@@ -379,18 +390,23 @@ fn id_of(s: &str) -> anyhow::Result<i64> {
     })
 }
 
-fn load(store: &mut Store, id: i64) -> anyhow::Result<(String, report::Document)> {
-    let doc = store.get(id)?.ok_or_else(|| {
+/// An entry as stored, taken while the store is held; [`open`] unpacks it after.
+fn load(store: &mut Store, id: i64) -> anyhow::Result<(i64, store::Packed)> {
+    let packed = store.fetch(id)?.ok_or_else(|| {
         NotFound(format!(
             "no result #{id} in this store: see the history at /"
         ))
     })?;
-    Ok((format!("#{id}"), doc))
+    Ok((id, packed))
+}
+
+fn open((id, packed): (i64, store::Packed)) -> anyhow::Result<(String, report::Document)> {
+    Ok((format!("#{id}"), packed.open()?))
 }
 
 fn result(site: &Site, id: &str) -> anyhow::Result<Answer> {
     let id = id_of(id)?;
-    let doc = site.with_store(|s| load(s, id))?;
+    let doc = open(site.with_store(|s| load(s, id))?)?;
     let html = render::html::report(&[doc])?;
     Ok(page(200, pages::with_nav(html, &format!("result #{id}"))))
 }
@@ -410,11 +426,15 @@ fn compare(site: &Site, params: &[(String, String)]) -> anyhow::Result<Answer> {
             ),
         ));
     }
-    let docs = site.with_store(|s| {
+    let packed = site.with_store(|s| {
         ids.iter()
             .map(|&i| load(s, i))
             .collect::<anyhow::Result<Vec<_>>>()
     })?;
+    let docs = packed
+        .into_iter()
+        .map(open)
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let html = render::html::report(&docs)?;
     let which: Vec<String> = ids.iter().map(|i| format!("#{i}")).collect();
     Ok(page(
@@ -480,5 +500,41 @@ mod tests {
             assert_eq!(a.status, 401, "{wrong:?}");
             assert!(!String::from_utf8_lossy(&a.body).contains(t));
         }
+    }
+
+    /// A loopback server answers a Host naming itself and nothing else: no Host, a second
+    /// name glued to an address, a user part, a bad port (issue 63).
+    #[test]
+    fn host_is_one_loopback_name_or_the_bound_address_and_nothing_after_it() {
+        let b: std::net::SocketAddr = "127.0.0.1:9464".parse().unwrap();
+        for ok in [
+            "localhost",
+            "LOCALHOST.:9464",
+            "a.localhost",
+            "127.0.0.1:9464",
+            "[::1]",
+            "[::1]:80",
+            "127.0.0.2",
+        ] {
+            assert!(host_allowed(ok, b), "{ok}");
+        }
+        for bad in [
+            "[::1]evil.example",
+            "[::1]:80evil",
+            "evil.example",
+            "localhost.evil.example",
+            "evil@localhost",
+            "localhost:",
+            "localhost:99999999",
+            "localhost/x",
+            "[::1",
+            "x..localhost",
+        ] {
+            assert!(!host_allowed(bad, b), "{bad}");
+        }
+        let site = metrics_site(None);
+        let mut none = get("/metrics", "", None);
+        none.host = None;
+        assert_eq!(answer(&site, &none).status, 400);
     }
 }

@@ -7,6 +7,7 @@
 //! and never reads stalls only itself; the pages are made on a bounded pool of blocking
 //! threads (the store clients are synchronous), released before the answer is written.
 
+use crate::conns::{Conns, Slot};
 use crate::routes::{self, Answer, Request, Site};
 use bytes::Bytes;
 use http_body_util::Full;
@@ -43,8 +44,11 @@ pub struct Limits {
     pub requests_per_connection: usize,
     /// A connection's whole life, idle or stalled writing to a client that does not read.
     pub connection_time: Duration,
-    /// Connections held at once; those beyond are closed as they arrive.
+    /// Connections held at once, from all clients.
     pub connections: usize,
+    /// Connections held at once from one client address (an IPv6 /64). Past either bound the
+    /// oldest idle connection in the way is closed ([`crate::conns`]).
+    pub per_client: usize,
 }
 
 impl Default for Limits {
@@ -55,6 +59,8 @@ impl Default for Limits {
             requests_per_connection: 100,
             connection_time: Duration::from_secs(60),
             connections: 1024,
+            // A browser opens six; Prometheus one or two; a script a few dozen at most.
+            per_client: 32,
         }
     }
 }
@@ -130,41 +136,53 @@ async fn accept(
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::from_std(listener)?;
-    let open = Arc::new(AtomicUsize::new(0));
+    let conns = Conns::new(limits.per_client, limits.connections);
     while !stop.load(Ordering::SeqCst) {
         let accepted = tokio::time::timeout(Duration::from_millis(200), listener.accept()).await;
-        let Ok(Ok((sock, _peer))) = accepted else {
+        let Ok(Ok((sock, peer))) = accepted else {
             continue;
         };
-        if open.fetch_add(1, Ordering::SeqCst) >= limits.connections {
-            open.fetch_sub(1, Ordering::SeqCst);
-            drop(sock);
+        // Refused (closed at once) only when every connection in its way is answering.
+        let Some(slot) = conns.admit(peer.ip()) else {
             continue;
-        }
-        let (site, limits, open) = (site.clone(), limits.clone(), open.clone());
-        tokio::spawn(async move {
-            connection(sock, site, &limits).await;
-            open.fetch_sub(1, Ordering::SeqCst);
-        });
+        };
+        let (site, limits) = (site.clone(), limits.clone());
+        tokio::spawn(async move { connection(sock, site, &limits, Arc::new(slot)).await });
     }
     Ok(())
 }
 
-/// One connection, within its limits.
-async fn connection(sock: tokio::net::TcpStream, site: Arc<Site>, limits: &Limits) {
+/// One connection, within its limits, until it ends or its place is wanted by another.
+async fn connection(
+    sock: tokio::net::TcpStream,
+    site: Arc<Site>,
+    limits: &Limits,
+    slot: Arc<Slot>,
+) {
     let served = Arc::new(AtomicUsize::new(0));
     let most = limits.requests_per_connection;
+    let held = slot.clone();
     let svc = hyper::service::service_fn(move |req| {
         let n = served.fetch_add(1, Ordering::SeqCst) + 1;
-        handle(site.clone(), req, n >= most)
+        let busy = held.busy();
+        let answered = handle(site.clone(), req, n >= most);
+        async move {
+            let r = answered.await;
+            drop(busy);
+            r
+        }
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.head_time)
         .max_buf_size(limits.head_bytes.max(8192))
         .serve_connection(TokioIo::new(sock), svc);
-    // A connection past its life is dropped: its socket closes, whatever it was doing.
-    let _ = tokio::time::timeout(limits.connection_time, conn).await;
+    // A connection past its life, or idle when another needs its room, is dropped: its
+    // socket closes, whatever it was doing.
+    tokio::select! {
+        _ = tokio::time::timeout(limits.connection_time, conn) => {}
+        _ = slot.close.notified() => {}
+    }
 }
 
 /// One request: the facts the routes need, the answer made on the blocking pool.
@@ -192,7 +210,7 @@ async fn handle(
             .path_and_query()
             .map_or("/", |p| p.as_str())
             .to_string(),
-        header(HOST).map(String::from),
+        only_host(req.headers()),
         header(COOKIE).map(String::from),
         header(ACCEPT).map(String::from),
         header(AUTHORIZATION).map(String::from),
@@ -218,9 +236,23 @@ async fn handle(
     Ok(response(answer, head, last))
 }
 
+/// The one Host header in visible ASCII, or `None` (missing, repeated, or not ASCII: a
+/// header the first of which would be read differently by a proxy in front).
+fn only_host(h: &hyper::HeaderMap) -> Option<String> {
+    let mut all = h.get_all(HOST).iter();
+    match (all.next(), all.next()) {
+        (Some(v), None) => v
+            .to_str()
+            .ok()
+            .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_graphic()))
+            .map(String::from),
+        _ => None,
+    }
+}
+
 /// The answer as hyper's response, with the headers every page carries.
 fn response(a: Answer, head: bool, last: bool) -> hyper::Response<Full<Bytes>> {
-    let csp = routes::content_security_policy(&a.body);
+    let csp = routes::content_security_policy();
     let mut b = hyper::Response::builder()
         .status(a.status)
         .header("Content-Type", a.content_type)

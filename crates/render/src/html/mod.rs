@@ -22,6 +22,10 @@ const TEMPLATE: &str = include_str!("../../templates/page.html");
 const CHART_JS: &str = include_str!("../../assets/chart.umd.js");
 const GLUE_JS: &str = include_str!("../../assets/volbench.js");
 
+/// Every script a report page carries, as it stands between its tags: a server showing the
+/// pages allows these by hash and no other (the data block is JSON, not a script).
+pub const SCRIPTS: [&str; 2] = [CHART_JS, GLUE_JS];
+
 pub struct Html;
 
 impl Exporter for Html {

@@ -2,6 +2,7 @@
 //! that are created for one test and removed when it ends.
 #![allow(dead_code)]
 
+pub mod flood;
 pub mod hosts;
 pub mod tool;
 pub mod tracefs;
