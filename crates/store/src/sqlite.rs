@@ -547,8 +547,8 @@ fn uri_path(p: &Path) -> String {
     out
 }
 
-/// A store is every result of a team's machine: made 0600 (SQLite gives its `-wal` and
-/// `-shm` the same mode), and never through a link planted in a directory others can write.
+/// A store is every result of a team's machine: made 0600 (SQLite gives its `-wal` the
+/// same mode; under the exclusive lock there is no `-shm`), and never through a link planted in a directory others can write.
 fn create_private(path: &Path) -> Result<()> {
     let opener = outfile::Opener::private("the results store");
     opener.check(path).map_err(|r| StoreError::Refused(r.0))?;

@@ -133,9 +133,18 @@ fn a_new_store_is_private_and_a_planted_link_is_not_opened() {
     use std::os::unix::fs::PermissionsExt;
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join("results.db");
-    drop(Store::open(&path).unwrap());
-    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
-    assert_eq!(mode & 0o777, 0o600, "every result readable by others");
+    let mut open = Store::open(&path).unwrap();
+    open.insert(&doc(), Some("private"), &[]).unwrap();
+    // While it is open its write-ahead log holds results too: as private. (The store's
+    // exclusive lock keeps SQLite's index of the log in memory: there is no -shm.)
+    for name in ["results.db", "results.db-wal"] {
+        let mode = std::fs::metadata(d.path().join(name))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{name}: results readable by others");
+    }
+    drop(open);
     // A world-writable directory, and a link at the store's name pointing at a victim.
     let shared = tempfile::tempdir().unwrap();
     std::fs::set_permissions(shared.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
