@@ -105,6 +105,10 @@ pub struct SloAnswer {
     /// [`HOST_JITTER_NS`]), so their latency is the host's as much as the device's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out_percent: Vec<u32>,
+    /// No answer: volbench itself issued late at the lightest point, by this much at the
+    /// SLO's percentile, so the host could not judge the device (exit status 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_late_ns: Option<u64>,
     /// The answer in words, as the text output prints it.
     pub message: String,
 }
@@ -260,6 +264,7 @@ impl CurveReport {
     pub fn answer(&mut self, slos: &[Slo], runs: &[crate::SuiteRun]) {
         self.mark_host_late();
         self.slo = slos.iter().map(|s| self.answer_one(s, runs)).collect();
+        Self::keep_order(&mut self.slo);
         self.knee = self.knee();
     }
 
@@ -303,49 +308,105 @@ impl CurveReport {
         (share, a)
     }
 
+    /// One SLO's answer, walking the points from the lightest load up: it stops at the first
+    /// point that broke the limit or that volbench itself issued late (the host's latency,
+    /// not the device's), so the answer never exceeds a point it could not vouch for. When
+    /// the lightest point is already late there is no number: the host cannot judge.
     fn answer_one(&self, slo: &Slo, runs: &[crate::SuiteRun]) -> SloAnswer {
         let at = |p: &CurvePoint, of: Of| {
             let h = runs.get(p.run).and_then(|r| merged(&r.report.group, of));
             h.filter(|h| h.count() > 0)
                 .map(|h| h.percentile(slo.percentile))
         };
-        // A point where volbench itself issued late answers nothing about the device.
         let host = ((slo.limit_ns as f64 * HOST_SHARE) as u64).max(HOST_JITTER_NS);
-        let (kept, left): (Vec<&CurvePoint>, Vec<&CurvePoint>) = self
-            .points
-            .iter()
-            .partition(|p| at(p, Of::IssueLate).is_none_or(|v| v <= host));
+        let late = |p: &CurvePoint| at(p, Of::IssueLate).filter(|&v| v > host);
+        let left: Vec<&CurvePoint> = self.points.iter().filter(|p| late(p).is_some()).collect();
         // Each point's percentile from its full due-time histogram: any percentile, exactly.
-        let lat: Vec<(f64, Option<u64>)> = kept
-            .iter()
-            .map(|p| (p.achieved_iops, at(p, Of::Due)))
-            .collect();
-        let first_bad = lat
-            .iter()
-            .position(|(_, v)| v.is_none_or(|v| v > slo.limit_ns));
-        let (slo_iops, interpolated) = match first_bad {
-            None => (lat.iter().map(|(i, _)| *i).reduce(f64::max), false),
-            Some(0) => (None, false),
-            Some(k) => interpolate(lat[k - 1], lat[k], slo.limit_ns),
+        let mut judged: Vec<(f64, Option<u64>)> = Vec::new();
+        let mut stop = Stop::None;
+        for p in &self.points {
+            if let Some(v) = late(p) {
+                stop = Stop::Late(p, v);
+                break;
+            }
+            let v = at(p, Of::Due);
+            judged.push((p.achieved_iops, v));
+            if v.is_none_or(|v| v > slo.limit_ns) {
+                stop = Stop::Broke(p);
+                break;
+            }
+        }
+        let (slo_iops, interpolated) = match (&stop, judged.len()) {
+            (Stop::Late(..), 0) | (Stop::Broke(_), 1) => (None, false),
+            (_, 0) => (None, false),
+            (Stop::Broke(_), n) => interpolate(judged[n - 2], judged[n - 1], slo.limit_ns),
+            (_, n) => (Some(judged[n - 1].0), false),
         };
         let mut a = SloAnswer {
             percentile: slo.percentile,
             limit_ns: slo.limit_ns,
             slo_iops,
             interpolated,
-            broke_at_percent: first_bad.map(|k| kept[k].share_percent),
+            broke_at_percent: match stop {
+                Stop::Broke(p) => Some(p.share_percent),
+                _ => None,
+            },
             left_out_percent: left.iter().map(|p| p.share_percent).collect(),
+            host_late_ns: match (&stop, judged.len()) {
+                (Stop::Late(_, v), 0) => Some(*v),
+                _ => None,
+            },
             message: String::new(),
         };
-        a.message = match kept.is_empty() && !left.is_empty() {
-            true => format!("{}: no answer", slo.name()),
-            false => words(slo, &a, first_bad.map(|k| kept[k]), &lat, first_bad),
-        };
-        if !left.is_empty() {
+        a.message = words(slo, &a, &stop, &judged);
+        if !left.is_empty() && a.host_late_ns.is_none() {
             a.message += &left_out_words(slo, &left, host);
         }
         a
     }
+
+    /// Every answer within what each looser SLO allows: a target tighter in both percentile
+    /// and limit never allows more load than a looser one (each walk stops no later for it,
+    /// but one may stop by breaking between two points where the other stopped for lateness).
+    fn keep_order(answers: &mut [SloAnswer]) {
+        // What the looser targets allow each: the least of their answers (none counts as 0).
+        let allowed: Vec<Option<f64>> = answers
+            .iter()
+            .map(|a| {
+                answers
+                    .iter()
+                    .filter(|b| b.percentile <= a.percentile && b.limit_ns >= a.limit_ns)
+                    .map(|b| b.slo_iops.unwrap_or(0.0))
+                    .reduce(f64::min)
+            })
+            .collect();
+        for (a, most) in answers.iter_mut().zip(allowed) {
+            let (Some(v), Some(m)) = (a.slo_iops, most) else {
+                continue;
+            };
+            if v > m {
+                a.slo_iops = (m > 0.0).then_some(m);
+                a.interpolated = false;
+                a.message += &match a.slo_iops {
+                    Some(m) => format!(
+                        "; held to {} IOPS, what a looser target allows",
+                        figures::fmt_count(m)
+                    ),
+                    None => "; no answer, as a looser target has none".to_string(),
+                };
+            }
+        }
+    }
+}
+
+/// Where an SLO's walk up the curve stopped.
+enum Stop<'a> {
+    /// At the end: every point met it.
+    None,
+    /// At the first point that broke the limit (or had no I/O).
+    Broke(&'a CurvePoint),
+    /// At the first point volbench itself issued late, by this much at the SLO's percentile.
+    Late(&'a CurvePoint, u64),
 }
 
 /// What was left out of an answer and why, appended to its words.
@@ -382,43 +443,49 @@ fn interpolate(
     }
 }
 
-fn words(
-    slo: &Slo,
-    a: &SloAnswer,
-    bad: Option<&CurvePoint>,
-    lat: &[(f64, Option<u64>)],
-    k: Option<usize>,
-) -> String {
+fn words(slo: &Slo, a: &SloAnswer, stop: &Stop, judged: &[(f64, Option<u64>)]) -> String {
     let at = |v: Option<u64>| v.map_or("no I/O".into(), |v| figures::fmt_ns(v as f64));
-    match (a.slo_iops, bad, k) {
-        (Some(iops), None, _) => format!(
-            "{}: met at every point, up to {} IOPS (the highest load measured)",
-            slo.name(),
-            figures::fmt_count(iops)
+    let name = slo.name();
+    let count = figures::fmt_count;
+    match (stop, a.slo_iops) {
+        (Stop::None, Some(iops)) => format!(
+            "{name}: met at every point, up to {} IOPS (the highest load measured)",
+            count(iops)
         ),
-        (None, Some(p), Some(k)) => format!(
-            "{}: not met even at the lightest load ({} %, {} IOPS: p{} {})",
-            slo.name(),
+        (Stop::Late(_, v), None) => format!(
+            "{name}: cannot judge here: the host was late by {} at p{} at the lightest load \
+             (volbench itself issued I/Os late, so the latency is the host's as much as the \
+             device's); stop other work on it and run the curve again",
+            figures::fmt_ns(*v as f64),
+            slo.percentile
+        ),
+        (Stop::Late(p, _), Some(iops)) => format!(
+            "{name}: up to {} IOPS, the last point measured before the host was late at {} % \
+             (the points from there up were not judged)",
+            count(iops),
+            p.share_percent
+        ),
+        (Stop::Broke(p), None) => format!(
+            "{name}: not met even at the lightest load ({} %, {} IOPS: p{} {})",
             p.share_percent,
-            figures::fmt_count(p.achieved_iops),
+            count(p.achieved_iops),
             slo.percentile,
-            at(lat[k].1)
+            at(judged.last().and_then(|j| j.1))
         ),
-        (Some(iops), Some(p), Some(k)) => format!(
-            "{}: up to {} IOPS{} (broke at {} %, {} IOPS: p{} {})",
-            slo.name(),
-            figures::fmt_count(iops),
+        (Stop::Broke(p), Some(iops)) => format!(
+            "{name}: up to {} IOPS{} (broke at {} %, {} IOPS: p{} {})",
+            count(iops),
             if a.interpolated {
                 ", interpolated between the two points around the limit"
             } else {
                 ", the last point within it"
             },
             p.share_percent,
-            figures::fmt_count(p.achieved_iops),
+            count(p.achieved_iops),
             slo.percentile,
-            at(lat[k].1)
+            at(judged.last().and_then(|j| j.1))
         ),
-        _ => format!("{}: no point measured", slo.name()),
+        (Stop::None, None) => format!("{name}: no point measured"),
     }
 }
 
@@ -516,5 +583,35 @@ mod tests {
             5_000_000,
         );
         assert_eq!((v, i), (Some(1000.0), false));
+    }
+
+    fn answer(percentile: f64, limit_ms: u64, iops: Option<f64>) -> SloAnswer {
+        SloAnswer {
+            percentile,
+            limit_ns: limit_ms * 1_000_000,
+            slo_iops: iops,
+            interpolated: true,
+            broke_at_percent: None,
+            left_out_percent: Vec::new(),
+            host_late_ns: None,
+            message: String::new(),
+        }
+    }
+
+    /// A tighter target (in percentile and limit) is held to what every looser one allows;
+    /// targets neither tighter nor looser than each other are left alone.
+    #[test]
+    fn a_tighter_target_never_allows_more_than_a_looser_one() {
+        let mut a = vec![
+            answer(99.0, 5, Some(2986.0)),
+            answer(99.0, 50, Some(1400.0)),
+            answer(50.0, 1, Some(2500.0)),
+            answer(99.9, 50, None),
+            answer(99.9, 20, Some(900.0)),
+        ];
+        CurveReport::keep_order(&mut a);
+        let got: Vec<Option<f64>> = a.iter().map(|a| a.slo_iops).collect();
+        assert_eq!(got, [Some(1400.0), Some(1400.0), Some(2500.0), None, None]);
+        assert!(a[0].message.contains("what a looser target allows") && !a[0].interpolated);
     }
 }

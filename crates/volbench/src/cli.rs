@@ -812,7 +812,9 @@ Examples:
   volbench curve /mnt/volume --slo p99=5ms
   volbench curve /dev/nvme1n1 --rw=randrw --rwmixread=70 --points 5 --runtime=20s --slo p99=2ms --slo p99.9=10ms
   volbench report last --output curve.html      # latency against IOPS, the SLO marked
-  volbench compare gp3 io2                      # two volumes' curves, point by point";
+  volbench compare gp3 io2                      # two volumes' curves, point by point
+Exit status 4: the host was too busy to judge an SLO (volbench itself issued I/Os late at the
+lightest point); the answer says so and gives no number.";
 
 #[derive(Args, Debug, Clone)]
 pub struct CurveArgs {

@@ -126,12 +126,24 @@ pub fn main(a: CurveArgs) -> Result<ExitCode> {
     if suite.curve.is_none() && suite.status == Status::Complete {
         suite.status = Status::Partial;
     }
+    // A host too busy to judge is an answer of its own, not a success a script would read
+    // as a number (docs/curve.md: exit status 4).
+    let unjudged = suite
+        .curve
+        .as_ref()
+        .is_some_and(|c| c.slo.iter().any(|a| a.host_late_ns.is_some()));
     let doc = Document::Suite(Box::new(suite));
     recorder.record(&doc);
     let code = out.emit(&doc)?;
     recorder.announce();
-    Ok(code)
+    Ok(match unjudged && code == ExitCode::SUCCESS {
+        true => ExitCode::from(CANNOT_JUDGE),
+        false => code,
+    })
 }
+
+/// The exit status of a curve that could not judge an SLO on this host.
+const CANNOT_JUDGE: u8 = 4;
 
 /// Closed loop at depth 1, 2, 4, ... until a doubling adds less than 5 %: the best run is the
 /// curve's 100 %. None when the search was cut short before it found anything.
