@@ -811,6 +811,13 @@ pub fn from_document(
     let points: Vec<Point> = tests.iter().map(point).collect();
     let seen = Seen::of(&points);
     let burst = cloud::measured::series_step(&longest.report);
+    // The device the result measured, not the name it was asked by ("Limits of 2" for
+    // `infer 2`, a stored result's id).
+    let targets = match doc {
+        report::Document::Suite(s) => s.targets(),
+        _ => doc.environment().map_or(Vec::new(), |e| e.targets.clone()),
+    };
+    let on: Vec<&str> = targets.iter().map(|t| t.path.as_str()).collect();
     let mut r = InferReport {
         schema_version: report::SCHEMA_VERSION,
         tool: Tool::volbench(),
@@ -819,7 +826,10 @@ pub fn from_document(
         command_line: report::secrets::command_line(),
         status: Status::Complete,
         error: None,
-        target: name.to_string(),
+        target: match on.is_empty() {
+            true => name.to_string(),
+            false => on.join(", "),
+        },
         limits: Limits::default(),
         confidence: String::new(),
         evidence: points.iter().map(evidence).collect(),

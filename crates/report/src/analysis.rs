@@ -109,12 +109,17 @@ fn knee(param: &str, key: &str, pts: &[(f64, &SuiteRun)]) -> Option<Finding> {
 /// What happens past a knee, from the best later point's gain over it. A later point that
 /// is no better is said so: "grows at most -13.6%" said it in a riddle.
 fn beyond_words(gain: f64) -> String {
-    if gain > 0.0 {
-        format!("throughput grows at most {:.1}%", gain * 100.0)
+    // Said to the tenth of a percent it is printed in: a gain that rounds to 0.0 is level,
+    // not "at least -0.0 % lower".
+    let pct = (gain * 1000.0).round() / 10.0;
+    if pct > 0.0 {
+        format!("throughput grows at most {pct:.1}%")
+    } else if pct == 0.0 {
+        "throughput stays level (no later point is 0.1% above it)".to_string()
     } else {
         format!(
             "throughput does not grow (every later point is at least {:.1}% lower)",
-            -gain * 100.0
+            -pct
         )
     }
 }
@@ -233,5 +238,19 @@ mod tests {
         assert_eq!(plateau(bw.into_iter()), 33.4);
         assert_eq!(plateau([5.0].into_iter()), 5.0);
         assert_eq!(plateau(std::iter::empty()), 0.0);
+    }
+
+    /// What lies past a knee, in words that read at the precision printed.
+    #[test]
+    fn past_the_knee_is_said_at_the_precision_printed() {
+        assert_eq!(beyond_words(0.031), "throughput grows at most 3.1%");
+        for level in [0.0, -0.0, -0.0004, 0.0004] {
+            let w = beyond_words(level);
+            assert!(
+                w.contains("stays level") && !w.contains("-0.0"),
+                "{level}: {w}"
+            );
+        }
+        assert!(beyond_words(-0.136).contains("at least 13.6% lower"));
     }
 }

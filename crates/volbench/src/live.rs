@@ -249,9 +249,74 @@ impl View {
     }
 }
 
+/// Job lines a status prints at most: past that (numjobs=256 printed 256 lines a second, each
+/// "p99 -" for want of samples) the running jobs are one line per host, their figures summed.
+const MOST_LINES: usize = 8;
+
 /// One line per job and host: its rates and p99 between two snapshots, queue depth, errors
 /// and stage.
 fn lines(prev: &[JobFigures], now: &[JobFigures], dt: Duration) -> Vec<String> {
+    let running: std::collections::HashSet<(&str, &str)> = now
+        .iter()
+        .filter(|j| j.figures.stage != board::Stage::Idle && j.unit == board::Unit::Io)
+        .map(|j| (j.host.as_str(), j.job.as_str()))
+        .collect();
+    if running.len() > MOST_LINES {
+        return job_lines(&fold(prev, &running), &fold(now, &running), dt);
+    }
+    job_lines(prev, now, dt)
+}
+
+/// The jobs named in `of`, one per host: "N jobs", their figures summed.
+fn fold(jobs: &[JobFigures], of: &std::collections::HashSet<(&str, &str)>) -> Vec<JobFigures> {
+    let mut hosts: Vec<JobFigures> = Vec::new();
+    let mut counts: Vec<usize> = Vec::new();
+    for j in jobs
+        .iter()
+        .filter(|j| of.contains(&(j.host.as_str(), j.job.as_str())))
+    {
+        let i = match hosts.iter().position(|h| h.host == j.host) {
+            Some(i) => i,
+            None => {
+                hosts.push(JobFigures {
+                    host: j.host.clone(),
+                    job: String::new(),
+                    unit: board::Unit::Io,
+                    figures: Figures {
+                        stage: j.figures.stage,
+                        ..Figures::default()
+                    },
+                });
+                counts.push(0);
+                hosts.len() - 1
+            }
+        };
+        add(&mut hosts[i].figures, &j.figures);
+        counts[i] += 1;
+    }
+    for (h, n) in hosts.iter_mut().zip(counts) {
+        h.job = format!("{n} jobs");
+    }
+    hosts
+}
+
+/// `f`'s counts added to `into`'s (the stage is `into`'s).
+fn add(into: &mut Figures, f: &Figures) {
+    for d in 0..2 {
+        into.ios[d] += f.ios[d];
+        into.bytes[d] += f.bytes[d];
+        into.lat_sum_ns[d] += f.lat_sum_ns[d];
+        let b = &mut into.buckets[d];
+        if b.len() < f.buckets[d].len() {
+            b.resize(f.buckets[d].len(), 0);
+        }
+        b.iter_mut().zip(&f.buckets[d]).for_each(|(a, c)| *a += c);
+    }
+    into.errors += f.errors;
+    into.inflight += f.inflight;
+}
+
+fn job_lines(prev: &[JobFigures], now: &[JobFigures], dt: Duration) -> Vec<String> {
     let before: HashMap<(&str, &str), &Figures> = prev
         .iter()
         .map(|j| ((j.host.as_str(), j.job.as_str()), &j.figures))
@@ -327,4 +392,48 @@ fn tx_line(who: &str, b: &Figures, f: &Figures, secs: f64) -> String {
         f.errors,
         f.stage.name()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(name: &str, ios: u64) -> JobFigures {
+        let mut buckets = vec![0; 64];
+        buckets[20] = ios;
+        JobFigures {
+            host: "h".into(),
+            job: name.into(),
+            unit: board::Unit::Io,
+            figures: Figures {
+                ios: [ios, 0],
+                bytes: [ios * 4096, 0],
+                buckets: [buckets, Vec::new()],
+                inflight: 1,
+                stage: board::Stage::Measure,
+                ..Figures::default()
+            },
+        }
+    }
+
+    /// 256 jobs are one line of their sum, with a p99 from all their samples; a few jobs are
+    /// a line each.
+    #[test]
+    fn many_jobs_are_one_line_of_their_sum() {
+        let now: Vec<JobFigures> = (0..256).map(|i| job(&format!("j.{i}"), 3)).collect();
+        let lines = lines(&[], &now, Duration::from_secs(1));
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("256 jobs  read 768 IOPS"),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            !lines[0].contains("p99 -") && lines[0].contains("qd 256"),
+            "{}",
+            lines[0]
+        );
+        let few: Vec<JobFigures> = (0..3).map(|i| job(&format!("j.{i}"), 3)).collect();
+        assert_eq!(super::lines(&[], &few, Duration::from_secs(1)).len(), 3);
+    }
 }

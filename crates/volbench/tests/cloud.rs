@@ -742,6 +742,8 @@ fn infer_and_check_read_a_stored_sweep() {
     .collect();
     t.run(me.to_str().unwrap(), &args);
     let v = ok_json(volbench().args(["infer", "throttled-sweep", "--output-format", "json"]));
+    // The limits are the device's, named as the result names it, not by the label asked.
+    assert_eq!(v["target"], json!(z.p()), "{}", v["target"]);
     let l = &v["limits"];
     within(
         l["iops_cap"].as_f64().unwrap(),

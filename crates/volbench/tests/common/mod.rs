@@ -531,18 +531,6 @@ impl Throttle {
     pub fn run(&self, prog: &str, args: &[String]) -> Vec<u8> {
         stdout_of(self.command(prog, args), &format!("{prog} {args:?}"))
     }
-
-    /// `prog ARGS` inside the throttle, as a command to run (with the tests' store).
-    pub fn command(&self, prog: &str, args: &[String]) -> Std {
-        let script = format!(
-            "echo $$ > {} && exec \"$0\" \"$@\"",
-            self.cg.procs().display()
-        );
-        let mut c = Std::new("sh");
-        c.arg("-c").arg(script).arg(prog).args(args);
-        c.env("VOLBENCH_STORE", test_store());
-        c
-    }
 }
 
 /// Runs `c` with the tests' results store, requires success (naming `what` and showing its
