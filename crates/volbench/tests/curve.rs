@@ -47,6 +47,38 @@ fn curve(cap: &Throttle, dev: &str, extra: &[&str]) -> Value {
     v
 }
 
+/// The kernel's count of time some task waited for a CPU (`/proc/pressure/cpu`, "some"),
+/// against the clock: how contended the host was over a stretch, whatever else ran.
+struct CpuPressure {
+    stalled_us: Option<u64>,
+    at: std::time::Instant,
+}
+
+impl CpuPressure {
+    fn read() -> Option<u64> {
+        let text = std::fs::read_to_string("/proc/pressure/cpu").ok()?;
+        let some = text.lines().find(|l| l.starts_with("some "))?;
+        some.split_whitespace()
+            .find_map(|w| w.strip_prefix("total="))?
+            .parse()
+            .ok()
+    }
+
+    fn now() -> CpuPressure {
+        CpuPressure {
+            stalled_us: Self::read(),
+            at: std::time::Instant::now(),
+        }
+    }
+
+    /// The share of the time since [`CpuPressure::now`] that some task waited for a CPU;
+    /// `None` where the kernel keeps no such count.
+    fn share_since(&self) -> Option<f64> {
+        let stalled = Self::read()?.checked_sub(self.stalled_us?)?;
+        Some(stalled as f64 / self.at.elapsed().as_micros().max(1) as f64)
+    }
+}
+
 /// The SLO answers of a curve, checked honest: each within what every looser target allows,
 /// none above the first point it broke or left out, and one the host could not judge has no
 /// number, only the lateness that stopped it (above the bar at the lightest point). Whether
@@ -595,7 +627,10 @@ fn a_busy_host_cannot_move_the_slo_answer() {
     const LIMIT: u64 = 2_000_000;
     let slo = format!("--slo=p99={}ms", LIMIT / 1_000_000);
     // A looser second target: no answer of the tighter may exceed it (honest_answers).
+    let pressure = CpuPressure::now();
     let calm = curve(&cap, z.p(), &[&slo, "--slo=p99=20ms"]);
+    let contended = pressure.share_since();
+    honest_answers(&calm);
     let busy = {
         let _hog = Hog::start();
         curve(&cap, z.p(), &[&slo, "--slo=p99=20ms"])
@@ -603,18 +638,26 @@ fn a_busy_host_cannot_move_the_slo_answer() {
     let answer = |v: &Value| v["curve"]["slo"][0]["slo_iops"].as_f64().unwrap_or(0.0);
     let (a, b) = (answer(&calm), answer(&busy));
     // No false alarm: alone, an idle host's own lateness stays under the bar (docs/curve.md:
-    // 20-90 us on this VM against 250 us), so nothing is marked or left out.
+    // 20-90 us on this VM against 250 us), so nothing is marked or left out, unless the
+    // kernel saw tasks waiting for a CPU for a twentieth of the run (then the host was not
+    // idle, and the marks are its truth; the comparison below needs a clean run alone).
     let calm_said = &calm["curve"]["slo"][0];
+    let clean = calm["curve"]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["host_late"] == false)
+        && calm_said.get("left_out_percent").is_none();
     assert!(
-        calm["curve"]["points"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|p| p["host_late"] == false)
-            && calm_said.get("left_out_percent").is_none(),
-        "alone, a point was called late: {}",
+        clean || contended.is_some_and(|c| c >= 0.05),
+        "alone (CPU pressure {contended:?} of the run), a point was called late: {}",
         calm["curve"]
     );
+    if !clean {
+        honest_answers(&busy);
+        eprintln!("the host was busy before the loops began (CPU pressure {contended:?}): only honesty checked");
+        return;
+    }
     let said = &busy["curve"]["slo"][0];
     let marks = |v: &Value| -> Vec<(u64, bool, u64)> {
         v["curve"]["points"]
