@@ -629,6 +629,43 @@ fn parse_only_counts_jobs_and_threads() {
     );
 }
 
+/// A job file's own options win over the command line's, as in fio, and each one that does
+/// is said once, with where the file sets it (issue 65: `--runtime=3s --size=128m` beside
+/// fio-rand-RW.fio laid out 10 GiB and aimed for 900 s without a word).
+#[test]
+fn options_a_job_file_overrides_are_named() {
+    let d = tmpdir();
+    let job = write(
+        d.path(),
+        "big.fio",
+        "[global]\nioengine=null\nruntime=900\n[j]\nsize=10g\nrw=randread\n",
+    );
+    let out = volbench()
+        .args(["run", &job, "--runtime=3s", "--size=128m", "--bs=8k"])
+        .args(["--parse-only", "--output-format=json"])
+        .output()
+        .unwrap();
+    succeeded(&out, "parse-only");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let note: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("note: the job file overrides"))
+        .collect();
+    assert_eq!(note.len(), 1, "{err}");
+    for said in [
+        "--runtime=3s by runtime=900",
+        "big.fio:3",
+        "--size=128m by size=10g",
+        "big.fio:5",
+    ] {
+        assert!(note[0].contains(said), "{said}: {err}");
+    }
+    assert!(!note[0].contains("--bs"), "{err}");
+    let jobs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(jobs[0]["size"], serde_json::json!(10u64 << 30), "{jobs}");
+    assert_eq!(jobs[0]["bs"], serde_json::json!(8192), "{}", jobs[0]["bs"]);
+}
+
 #[test]
 fn help_about_help_and_every_option_has_a_help_text() {
     let out = volbench().args(["help", "--help"]).output().unwrap();

@@ -56,7 +56,12 @@ pub fn main(a: RunArgs) -> Result<ExitCode> {
         )));
     }
     // fio's rule: options on the command line are defaults for every job of the file, which
-    // the file's own options override (`fio --runtime=30 job.fio`).
+    // the file's own options override (`fio --runtime=30 job.fio`): said, not silent.
+    if let Some(note) = cmdline::overridden(&a.fio, &sections) {
+        if scaleout::world::speaks() {
+            eprintln!("note: {note}");
+        }
+    }
     let sections: Vec<_> = std::iter::once(cmdline::as_global(&a.fio))
         .chain(sections)
         .collect();
