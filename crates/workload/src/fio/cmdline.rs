@@ -490,6 +490,42 @@ pub fn single_job(given: &[Given]) -> Result<JobSpec, String> {
     Ok(j)
 }
 
+/// The note for command-line options a job file overrides (fio's rule: the command line's
+/// options are defaults for every job, which the file's own override), naming each once with
+/// where the file sets it; `None` when the file overrides none. `volbench run job.fio
+/// --runtime=3s --size=128m` laid out 10 GiB and aimed for 900 s without a word.
+pub fn overridden(given: &[Given], sections: &[Section]) -> Option<String> {
+    let mut said: Vec<String> = Vec::new();
+    for (key, value) in given {
+        let name = super::canonical(key);
+        let Some(o) = sections
+            .iter()
+            .flat_map(|s| &s.options)
+            .find(|o| super::canonical(&o.key) == name)
+        else {
+            continue;
+        };
+        let shown = |k: &str, v: &Option<String>| match v {
+            Some(v) => format!("{k}={v}"),
+            None => k.to_string(),
+        };
+        if o.value != *value && !said.iter().any(|s| s.starts_with(&format!("--{key}"))) {
+            said.push(format!(
+                "--{} by {} ({})",
+                shown(key, value),
+                shown(&o.key, &o.value),
+                o.at()
+            ));
+        }
+    }
+    (!said.is_empty()).then(|| {
+        format!(
+            "the job file overrides {}: as in fio, the command line gives every job its defaults and the file's own options win; change them in the file",
+            said.join(", ")
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -565,40 +601,4 @@ mod tests {
         let e = single_job(&given("--bs=4x")).unwrap_err();
         assert!(e.starts_with("--bs=4x: not a valid size"), "{e}");
     }
-}
-
-/// The note for command-line options a job file overrides (fio's rule: the command line's
-/// options are defaults for every job, which the file's own override), naming each once with
-/// where the file sets it; `None` when the file overrides none. `volbench run job.fio
-/// --runtime=3s --size=128m` laid out 10 GiB and aimed for 900 s without a word.
-pub fn overridden(given: &[Given], sections: &[Section]) -> Option<String> {
-    let mut said: Vec<String> = Vec::new();
-    for (key, value) in given {
-        let name = super::canonical(key);
-        let Some(o) = sections
-            .iter()
-            .flat_map(|s| &s.options)
-            .find(|o| super::canonical(&o.key) == name)
-        else {
-            continue;
-        };
-        let shown = |k: &str, v: &Option<String>| match v {
-            Some(v) => format!("{k}={v}"),
-            None => k.to_string(),
-        };
-        if o.value != *value && !said.iter().any(|s| s.starts_with(&format!("--{key}"))) {
-            said.push(format!(
-                "--{} by {} ({})",
-                shown(key, value),
-                shown(&o.key, &o.value),
-                o.at()
-            ));
-        }
-    }
-    (!said.is_empty()).then(|| {
-        format!(
-            "the job file overrides {}: as in fio, the command line gives every job its defaults and the file's own options win; change them in the file",
-            said.join(", ")
-        )
-    })
 }
