@@ -291,19 +291,8 @@ fn wait_writable(fd: RawFd) -> io::Result<()> {
     Ok(())
 }
 
-/// A URL or connection string without its password.
+/// A URL or connection string without its password: report's one scrub, which reads every
+/// spelling libpq reads as a password (`?pass%77ord=`, a `?password=` after other parameters).
 pub fn redact(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => match rest.split_once('@') {
-            Some((cred, host)) => {
-                format!("{scheme}://{}@{host}", cred.split(':').next().unwrap_or(""))
-            }
-            None => url.to_string(),
-        },
-        None => url
-            .split_whitespace()
-            .filter(|kv| !kv.starts_with("password="))
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
+    report::secrets::scrub_arg(url)
 }
