@@ -38,13 +38,18 @@ fn warnings(args: &[String], found: &[report::secrets::Found]) -> Vec<String> {
             "while volbench runs, and stays in your shell's history"
         }
     );
+    let words = crate::cli::subcommand_first(args.to_vec());
     let mut out = Vec::new();
     if found.iter().any(|f| !f.token) {
+        // `db` reads PGPASSWORD as libpq does, but no password file.
+        let instead = match words.get(1).map(String::as_str) {
+            Some("db") => "PGPASSWORD",
+            _ => "PGPASSWORD or ~/.pgpass (mode 0600)",
+        };
         out.push(format!(
-            "a password on the command line {visible}: give it in PGPASSWORD or ~/.pgpass (mode 0600) instead"
+            "a password on the command line {visible}: give it in {instead} instead"
         ));
     }
-    let words = crate::cli::subcommand_first(args.to_vec());
     let instead = match (
         words.get(1).map(String::as_str),
         words.get(2).map(String::as_str),
