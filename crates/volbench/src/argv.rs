@@ -50,7 +50,16 @@ fn warnings(args: &[String], found: &[report::secrets::Found]) -> Vec<String> {
             "a password on the command line {visible}: give it in {instead} instead"
         ));
     }
-    let instead = match (
+    if let (Some(instead), true) = (token_instead(&words), found.iter().any(|f| f.token)) {
+        out.push(format!("--token on the command line {visible}: {instead}"));
+    }
+    out
+}
+
+/// How the command (its words, subcommand first) takes a token off the command line, if it
+/// has a way.
+fn token_instead(words: &[String]) -> Option<&'static str> {
+    match (
         words.get(1).map(String::as_str),
         words.get(2).map(String::as_str),
     ) {
@@ -59,11 +68,7 @@ fn warnings(args: &[String], found: &[report::secrets::Found]) -> Vec<String> {
             Some("leave --token out: the witness keeps the token it makes in its journal")
         }
         _ => None,
-    };
-    if let (Some(instead), true) = (instead, found.iter().any(|f| f.token)) {
-        out.push(format!("--token on the command line {visible}: {instead}"));
     }
-    out
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
