@@ -381,14 +381,16 @@ pub struct Postgres {
 }
 
 fn connect(url: &str) -> anyhow::Result<Client> {
-    Client::connect(url, NoTls).map_err(|e| {
+    let config = crate::wire::config(url)
+        .map_err(|m| anyhow::anyhow!("cannot read the PostgreSQL URL ({}): {m}", redact(url)))?;
+    postgres::Config::from(config).connect(NoTls).map_err(|e| {
         // The error's own text is only "db error" or "invalid configuration": the cause
         // (the server's FATAL line, "password missing") is its source, which the CLI's
         // one-line printer follows.
         let no_password = std::error::Error::source(&e)
             .is_some_and(|c| c.to_string().contains("password missing"));
         let hint = if no_password {
-            " (the server asks for a password: put password=... in the URL)"
+            " (the server asks for a password: set PGPASSWORD, or put password=... in the URL)"
         } else {
             ""
         };

@@ -99,11 +99,23 @@ fn dial(config: &Config, i: usize) -> io::Result<Sock> {
     }
 }
 
+/// The URL's settings, the password from `PGPASSWORD` when the URL has none (as libpq
+/// takes it): a password kept off the command line, where every user can read it.
+pub fn config(url: &str) -> Result<Config, String> {
+    let mut c: Config = url.parse().map_err(err)?;
+    if c.get_password().is_none() {
+        if let Some(p) = std::env::var_os("PGPASSWORD").filter(|p| !p.is_empty()) {
+            c.password(std::os::unix::ffi::OsStrExt::as_bytes(p.as_os_str()));
+        }
+    }
+    Ok(c)
+}
+
 impl Conn {
     /// Opens a connection as the URL says, trying its hosts in turn; blocking, before the
     /// clock starts. TLS is not spoken (as the rest of `db`: `sslmode=require` is refused).
     pub fn open(url: &str) -> Result<Conn, String> {
-        let config: Config = url.parse().map_err(err)?;
+        let config = config(url)?;
         if config.get_ssl_mode() == SslMode::Require {
             return Err("sslmode=require: volbench db speaks no TLS; use a Unix socket or a trusted network".into());
         }
@@ -291,19 +303,8 @@ fn wait_writable(fd: RawFd) -> io::Result<()> {
     Ok(())
 }
 
-/// A URL or connection string without its password.
+/// A URL or connection string without its password: report's one scrub, which reads every
+/// spelling libpq reads as a password (`?pass%77ord=`, a `?password=` after other parameters).
 pub fn redact(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => match rest.split_once('@') {
-            Some((cred, host)) => {
-                format!("{scheme}://{}@{host}", cred.split(':').next().unwrap_or(""))
-            }
-            None => url.to_string(),
-        },
-        None => url
-            .split_whitespace()
-            .filter(|kv| !kv.starts_with("password="))
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
+    report::secrets::scrub_arg(url)
 }

@@ -37,8 +37,11 @@ const SUPPORTED: &[&str] = &[
     "load_balance_hosts",
 ];
 
-/// The keywords whose values are secrets: never shown, never stored.
-const SECRET: &[&str] = &["password", "sslpassword"];
+/// Whether a keyword's value is a secret, never shown nor stored: report's one rule, which
+/// also knows the keyword in every spelling libpq decodes to it.
+fn secret(k: &str) -> bool {
+    report::secrets::is_secret_key(k)
+}
 
 /// libpq's keywords that volbench's client would ignore: refused by name rather than silently
 /// dropped.
@@ -112,7 +115,7 @@ impl ConnInfo {
         for (i, (k, _)) in c.params.iter().enumerate() {
             if !known(k) {
                 // A word right after a secret may be the rest of it (a blank not quoted).
-                let after_secret = i > 0 && SECRET.contains(&c.params[i - 1].0.as_str());
+                let after_secret = i > 0 && secret(&c.params[i - 1].0);
                 let what = if after_secret {
                     "a word after the password".to_string()
                 } else {
@@ -166,14 +169,12 @@ impl ConnInfo {
 
     /// The string as messages show it: keyword/value pairs less the secrets.
     pub fn shown(&self) -> String {
-        self.to_keyvalue(|k| !SECRET.contains(&k))
+        self.to_keyvalue(|k| !secret(k))
     }
 
     /// Whether a secret is among the pairs.
     pub fn has_secret(&self) -> bool {
-        self.params
-            .iter()
-            .any(|(k, _)| SECRET.contains(&k.as_str()))
+        self.params.iter().any(|(k, _)| secret(k))
     }
 }
 
@@ -190,7 +191,8 @@ fn bad_scheme(s: &str) -> String {
     )
 }
 
-/// libpq's percent-decoding: `%XX` only, anything else after `%` is an error.
+/// libpq's percent-decoding: `%XX` only (two hex digits, either case), anything else after
+/// `%` is an error, and so is `%00` (libpq refuses a NUL).
 fn decode(s: &str, what: &str) -> Result<String, String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -199,10 +201,16 @@ fn decode(s: &str, what: &str) -> Result<String, String> {
         if b[i] == b'%' {
             let hex = b
                 .get(i + 1..i + 3)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                 .and_then(|h| std::str::from_utf8(h).ok());
             let v = hex.and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| {
                 format!("the {what} holds a '%' that is not followed by two hex digits: write '%' as %25")
             })?;
+            if v == 0 {
+                return Err(format!(
+                    "the {what} holds %00: libpq refuses a NUL in a connection string"
+                ));
+            }
             out.push(v);
             i += 3;
         } else {
@@ -383,7 +391,7 @@ pub fn masked(s: &str) -> String {
         Ok(c) => c.shown(),
         // One that does not parse may hold a password libpq would read differently (a blank
         // in it, unquoted): shown only up to where a secret could begin.
-        _ => match s.to_ascii_lowercase().find("password") {
+        _ => match report::secrets::first_secret(s) {
             Some(i) => format!("{}...", s[..i].trim_end()),
             None => s.to_string(),
         },
@@ -484,6 +492,16 @@ mod tests {
             ("host=db password='s3cret", "host=db..."),
             ("host=db password=s3 cret", "host=db..."),
             ("psql://u:s3cret@h/db", "psql://u@h/db"),
+            // Every spelling libpq decodes to a secret keyword (issue 63).
+            (
+                "postgresql://team@h/vb?pass%77ord=s3cret",
+                "postgresql://team@h/vb",
+            ),
+            (
+                "postgresql://team@h/vb?%73sl%50ASSWORD=s3cret",
+                "postgresql://team@h/vb",
+            ),
+            ("host=db pass%77ord=s3 cret", "host=db..."),
             ("postgresql://h/vb", "postgresql://h/vb"),
         ] {
             assert_eq!(masked(s), want, "{s}");

@@ -5,6 +5,7 @@
 //! 2 usage error, 130 interrupted.
 
 mod args;
+mod argv;
 mod catalog;
 mod cli;
 mod cmd;
@@ -30,7 +31,10 @@ fn main() -> ExitCode {
 }
 
 fn dispatch() -> ExitCode {
-    let args = match fio_argv(cli::subcommand_first(std::env::args().collect())) {
+    let given: Vec<String> = std::env::args().collect();
+    // Read from here on is this copy: a password or token in argv can go now (issue 63).
+    argv::hide_secrets();
+    let args = match fio_argv(cli::subcommand_first(given)) {
         Ok(a) => a,
         Err(e) => return finish(Err(e)),
     };

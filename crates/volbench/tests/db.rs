@@ -454,8 +454,9 @@ fn volbench_and_pgbench_agree_on_the_same_cluster_on_tmpfs_and_on_disk() {
 
 /// `volbench db` on a server that asks for a password: the measured clients log in by MD5 and
 /// by SCRAM-SHA-256 (they speak the protocol themselves, see crates/db/src/wire.rs) and every
-/// transaction they report is in the history; a wrong or missing password and a statement the
-/// server refuses end the run with the server's own words.
+/// transaction they report is in the history; a password from PGPASSWORD does as well; a wrong
+/// or missing password and a statement the server refuses end the run with the server's own
+/// words.
 #[test]
 fn password_logins_by_md5_and_scram_run_and_refusals_are_said_in_the_servers_words() {
     if !have_postgres() {
@@ -517,6 +518,22 @@ fn password_logins_by_md5_and_scram_run_and_refusals_are_said_in_the_servers_wor
         "password authentication failed for user \"vb_scram\"",
     );
     common::fails_saying(&db("vb_scram", ""), 1, "put password=... in the URL");
+    // Off the command line (issue 63): PGPASSWORD, for the setup and the measured clients.
+    let out = volbench()
+        .env("PGPASSWORD", "pw-scram")
+        .args([
+            "db",
+            "--postgres-url",
+            &url("vb_scram", ""),
+            "-c",
+            "2",
+            "-t",
+            "5",
+        ])
+        .args(["--no-probe", "--no-store", "-q"])
+        .output()
+        .unwrap();
+    common::succeeded(&out, "db with PGPASSWORD");
     common::fails_saying(
         &db("vb_ro", "password=pw-ro"),
         1,

@@ -225,7 +225,12 @@ fn mistyped_schemes_and_libpq_strings_never_become_files() {
             .output()
             .unwrap();
         let err = fails_saying(&out, 2, "postgresql://");
-        assert_eq!(err.lines().count(), 1, "{err}");
+        // The password on the command line is warned about first (issue 63); the refusal is
+        // one line.
+        let (warned, said): (Vec<&str>, Vec<&str>) = err
+            .lines()
+            .partition(|l| l.starts_with("warning: a password"));
+        assert_eq!((warned.len(), said.len()), (1, 1), "{err}");
         assert!(!err.contains("s3cret"), "{err}");
     }
     let kv = format!(
@@ -239,7 +244,8 @@ fn mistyped_schemes_and_libpq_strings_never_become_files() {
         .output()
         .unwrap();
     let err = fails_saying(&out, 2, "cannot connect");
-    assert!(!err.contains("s3") && !err.contains("cret"), "{err}");
+    // "cret'" rather than "cret": a checkout's path may hold the word "secret".
+    assert!(!err.contains("s3") && !err.contains("cret'"), "{err}");
     let made: Vec<String> = std::fs::read_dir(d.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
