@@ -12,6 +12,16 @@ pub const MAX_NUMJOBS: u32 = 1024;
 /// fio accepts block sizes up to its 2 GiB I/O limit; dd's `bs=1G` must run.
 pub const MAX_BS: u64 = 1 << 30;
 
+/// Why a size came out a multiple of 1000: fio reads `4KiB` as 4000 bytes under its default
+/// `kb_base=1024` (its compatibility mode), where `4k` is 4096.
+fn kib_hint(v: u64) -> &'static str {
+    if v % 1000 == 0 {
+        " (fio reads KiB, MiB, GiB as powers of 1000 under its default kb_base=1024, so 4KiB is 4000 bytes: write 4k for 4096)"
+    } else {
+        ""
+    }
+}
+
 /// A workload that cannot run, whatever the target.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum SpecError {
@@ -26,7 +36,9 @@ pub enum SpecError {
     )]
     BlockSize(u64),
     #[error(
-        "--bs={0} is not a multiple of 512 bytes, which O_DIRECT needs: use e.g. 4k, or --direct=0"
+        "--bs={bs} is not a multiple of 512 bytes, which O_DIRECT needs{hint}: use e.g. 4k, or --direct=0",
+        bs = .0,
+        hint = kib_hint(*.0)
     )]
     BlockAlign(u64),
     #[error("--rwmixread={0} is out of range: use 0 to 100")]
@@ -328,6 +340,11 @@ mod tests {
         assert_eq!(bad(|j| j.iodepth = 100_000), SpecError::IoDepth(100_000));
         assert_eq!(bad(|j| j.numjobs = 0), SpecError::NumJobs(0));
         assert_eq!(bad(|j| j.bs = 1000), SpecError::BlockAlign(1000));
+        // A size that is a multiple of 1000 names the KiB rule that likely made it.
+        assert!(SpecError::BlockAlign(4000)
+            .to_string()
+            .contains("4KiB is 4000 bytes"));
+        assert!(!SpecError::BlockAlign(4100).to_string().contains("KiB"));
         let buffered = JobSpec {
             direct: false,
             bs: 2300,
