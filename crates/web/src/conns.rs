@@ -4,14 +4,15 @@
 //!
 //! A new connection past a bound closes the oldest idle one first (of its own address when
 //! the address is at its bound, of anyone when the server is full): an idle connection costs
-//! its holder nothing to reopen, so keeping it gives no one a claim over a new arrival. Only
-//! when every connection in the way is busy answering is the new one refused. IPv6 clients
+//! its holder nothing to reopen, so keeping it gives no one a claim over a new arrival. A
+//! client whose connections are all answering may go past its own bound into the total's
+//! room; only when the server is full and every connection is busy is a new one refused. IPv6 clients
 //! are counted by their /64, which one host usually holds whole.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 /// Who a connection is counted against: its IPv4 address, or its IPv6 address's /64.
@@ -29,6 +30,9 @@ struct Entry {
     client: IpAddr,
     /// Requests being answered on it now.
     busy: usize,
+    /// Requests answered on it so far.
+    served: usize,
+    opened: Instant,
     /// When it last became idle (or opened).
     idle_since: Instant,
     close: Arc<Notify>,
@@ -73,18 +77,20 @@ impl Conns {
         let who = client(ip);
         let mut t = self.table();
         let mine = t.open.values().filter(|e| e.client == who).count();
-        let in_way = if mine >= self.per_client {
-            Some(Some(who))
-        } else if t.open.len() >= self.total {
-            Some(None)
-        } else {
-            None
+        // At its own bound a client gives up its oldest idle connection, unless that one is
+        // fresh (a burst of 200 pages asked at once from one address is all still arriving:
+        // none is idle yet). Then, and when all of its connections are answering, it may use
+        // the total's room, where a full server closes the oldest idle of anyone, fresh or not.
+        let own = (mine >= self.per_client)
+            .then(|| oldest_idle(&t, Some(who)).filter(|v| !t.open[v].fresh()))
+            .flatten();
+        let victim = match own {
+            Some(v) => Some(v),
+            None if t.open.len() >= self.total => Some(oldest_idle(&t, None)?),
+            None => None,
         };
-        if let Some(of) = in_way {
-            let victim = oldest_idle(&t, of)?;
-            if let Some(e) = t.open.remove(&victim) {
-                e.close.notify_one();
-            }
+        if let Some(e) = victim.and_then(|v| t.open.remove(&v)) {
+            e.close.notify_one();
         }
         t.next += 1;
         let (id, close) = (t.next, Arc::new(Notify::new()));
@@ -93,6 +99,8 @@ impl Conns {
             Entry {
                 client: who,
                 busy: 0,
+                served: 0,
+                opened: Instant::now(),
                 idle_since: Instant::now(),
                 close: close.clone(),
             },
@@ -111,6 +119,16 @@ impl Conns {
         let who = client(ip);
         let mine = t.open.values().filter(|e| e.client == who).count();
         (t.open.len(), mine)
+    }
+}
+
+/// How long a new connection that has not yet been answered is spared by its own client's
+/// bound: its request may be on its way.
+const FRESH: Duration = Duration::from_secs(1);
+
+impl Entry {
+    fn fresh(&self) -> bool {
+        self.served == 0 && self.busy == 0 && self.opened.elapsed() < FRESH
     }
 }
 
@@ -152,6 +170,7 @@ impl Drop for Busy {
     fn drop(&mut self) {
         if let Some(e) = self.conns.table().open.get_mut(&self.id) {
             e.busy = e.busy.saturating_sub(1);
+            e.served += 1;
             e.idle_since = Instant::now();
         }
     }
@@ -165,12 +184,19 @@ mod tests {
         s.parse().unwrap()
     }
 
+    /// A connection answered once and then left idle, as a flood's are after their first.
+    fn served(c: &Arc<Conns>, ip_: &str) -> Slot {
+        let s = c.admit(ip(ip_)).unwrap();
+        drop(s.busy());
+        s
+    }
+
     #[test]
     fn a_client_at_its_bound_gives_up_its_oldest_idle_connection_and_others_keep_theirs() {
         let c = Conns::new(2, 10);
-        let other = c.admit(ip("10.0.0.9")).unwrap();
-        let first = c.admit(ip("10.0.0.1")).unwrap();
-        let second = c.admit(ip("10.0.0.1")).unwrap();
+        let other = served(&c, "10.0.0.9");
+        let first = served(&c, "10.0.0.1");
+        let second = served(&c, "10.0.0.1");
         let _third = c.admit(ip("10.0.0.1")).unwrap();
         assert_eq!(c.held(ip("10.0.0.1")), (3, 2));
         // The first was told to close; the second and the other address's were not.
@@ -179,13 +205,28 @@ mod tests {
         assert!(!futures_now(&other.close));
     }
 
+    /// A burst from one address, none answered yet, goes past the client's bound into the
+    /// total's room rather than closing its own requests on their way.
     #[test]
-    fn busy_connections_are_not_closed_and_then_a_new_one_is_refused() {
-        let c = Conns::new(1, 10);
+    fn a_burst_still_arriving_is_not_cut_by_its_own_bound() {
+        let c = Conns::new(2, 10);
+        let burst: Vec<Slot> = (0..5).map(|_| c.admit(ip("10.0.0.1")).unwrap()).collect();
+        assert!(burst.iter().all(|s| !futures_now(&s.close)));
+        assert_eq!(c.held(ip("10.0.0.1")), (5, 5));
+    }
+
+    #[test]
+    fn busy_connections_are_not_closed_and_a_full_server_of_them_refuses() {
+        let c = Conns::new(1, 2);
         let a = c.admit(ip("10.0.0.1")).unwrap();
         let working = a.busy();
+        // Past its own bound, into the total's room: none of its connections was idle.
+        let b = c.admit(ip("10.0.0.1")).unwrap();
+        let also = b.busy();
+        assert!(!futures_now(&a.close));
         assert!(c.admit(ip("10.0.0.1")).is_none());
-        drop(working);
+        assert!(c.admit(ip("10.0.0.2")).is_none());
+        drop((working, also));
         assert!(c.admit(ip("10.0.0.1")).is_some());
         assert!(futures_now(&a.close));
     }

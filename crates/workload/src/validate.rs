@@ -15,7 +15,7 @@ pub const MAX_BS: u64 = 1 << 30;
 /// Why a size came out a multiple of 1000: fio reads `4KiB` as 4000 bytes under its default
 /// `kb_base=1024` (its compatibility mode), where `4k` is 4096.
 fn kib_hint(v: u64) -> &'static str {
-    if v % 1000 == 0 {
+    if v.is_multiple_of(1000) {
         " (fio reads KiB, MiB, GiB as powers of 1000 under its default kb_base=1024, so 4KiB is 4000 bytes: write 4k for 4096)"
     } else {
         ""
