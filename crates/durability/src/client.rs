@@ -94,6 +94,17 @@ impl Conn {
         Ok(matches!(self.recv()?, Reply::Status { file, .. } if file == name))
     }
 
+    /// The writer key a `create` is answered with.
+    pub fn expect_created(&mut self) -> anyhow::Result<String> {
+        match self.recv()? {
+            Reply::Created { writer } => Ok(writer),
+            Reply::Error { error } => Err(anyhow::anyhow!("witness: {error}")),
+            other => Err(anyhow::anyhow!(
+                "the witness answered {other:?} where created was due"
+            )),
+        }
+    }
+
     pub fn expect_ok(&mut self) -> anyhow::Result<()> {
         match self.recv()? {
             Reply::Ok => Ok(()),
@@ -176,7 +187,9 @@ pub fn create(
         block: o.block,
         discard: o.discard,
     })?;
-    c.expect_ok()?;
+    // The run's key: each writer thread's connection joins with it (the witness takes records
+    // only from the connections of the run's writer).
+    let writer = c.expect_created()?;
     layout(&o.file, blocks * o.block as u64, o.block)?;
     // Each acknowledged record is a durable write: live watchers see them as they are made.
     let tally =
@@ -190,6 +203,7 @@ pub fn create(
         seq,
         began,
         tally,
+        writer,
     };
     let handles: Vec<_> = (0..threads)
         .map(|w| spawn_writer(o, &name, (w, threads), blocks, &shared))
@@ -219,6 +233,8 @@ struct Shared {
     seq: Arc<AtomicU64>,
     began: Instant,
     tally: Option<Arc<runner::board::Tally>>,
+    /// The run's writer key, from the witness's answer to create.
+    writer: String,
 }
 
 /// Writer `w` of `n`, on its own connection to the witness and its own descriptor.
@@ -230,12 +246,22 @@ fn spawn_writer(
     sh: &Shared,
 ) -> std::thread::JoinHandle<anyhow::Result<()>> {
     let (stop, counters, seq) = (sh.stop.clone(), sh.counters.clone(), sh.seq.clone());
-    let (began, tally, name) = (sh.began, sh.tally.clone(), name.to_string());
+    let (began, tally, name, key) = (
+        sh.began,
+        sh.tally.clone(),
+        name.to_string(),
+        sh.writer.clone(),
+    );
     let (witness, token, file) = (o.witness.clone(), o.token.clone(), o.file.clone());
     let (sync, block, runtime) = (o.sync, o.block, o.runtime);
     std::thread::spawn(move || {
         let r = (|| {
-            let conn = Conn::open(&witness, &token)?;
+            let mut conn = Conn::open(&witness, &token)?;
+            conn.send(&Request::Join {
+                file: name.clone(),
+                writer: key,
+            })?;
+            conn.expect_ok()?;
             let f = open(&file, sync)?;
             let (w, n) = (w as u64, n as u64);
             let mut wk = Worker {

@@ -2,23 +2,20 @@
 //! and every one it said was durable (ack), plus the rules that keep one run's records from
 //! being replaced or confused with another's.
 //!
-//! One file has one writer at a time: the connection that created the run, or whoever keeps
-//! sending its records, holds it while heard from within [`WRITER_LEASE`]. Records stay until
+//! One file has one writer at a time (`writers`): the connection that created the run and
+//! those that joined it with its key, while heard from within the lease. Records stay until
 //! a verify has read them: a new `create` of a file whose records no verify read is refused
 //! unless it asks to discard them. All writes happen on the journal thread, so these rules
 //! need no locks.
 
 use crate::protocol::{self, Rec, Reply, Request};
+use crate::writers::{Who, Writers};
 use rusqlite::{params, Connection, OptionalExtension};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::Write;
 use std::net::TcpStream;
 use std::path::Path;
-use std::time::{Duration, Instant};
-
-/// A writer not heard from for this long has stopped (its machine lost power, or it was
-/// killed): its file may get a new writer, once its records are verified.
-pub const WRITER_LEASE: Duration = Duration::from_secs(10);
+use std::time::Instant;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -123,15 +120,9 @@ pub fn new_token() -> String {
     hex(&b)
 }
 
-/// Who is writing a file, as the journal thread knows it.
-struct Writer {
-    peer: String,
-    since_ms: u64,
-    heard: Instant,
-}
-
 /// What the journal thread does: a client's request, marking a file as read by verify, or
-/// the end of the connection that created a file's run (its writer has stopped).
+/// the end of the connection that created a file's run (its writer has stopped: the key it
+/// was answered with is the sender's).
 pub enum Op {
     Req(Request),
     /// The file, and when the verify began reading it.
@@ -143,7 +134,7 @@ pub enum Op {
 /// ended (kept in memory only: a restarted witness has no writer to refuse).
 pub struct Journal {
     c: Connection,
-    writers: HashMap<String, Writer>,
+    writers: Writers,
     stopped: HashSet<String>,
 }
 
@@ -151,17 +142,17 @@ impl Journal {
     pub fn new(c: Connection) -> Journal {
         Journal {
             c,
-            writers: HashMap::new(),
+            writers: Writers::default(),
             stopped: HashSet::new(),
         }
     }
 
     /// Applies every op in one transaction: their replies, or the journal's error.
-    pub fn commit(&mut self, ops: &[(&Op, &str)]) -> rusqlite::Result<Vec<Reply>> {
+    pub fn commit(&mut self, ops: &[(&Op, &Who)]) -> rusqlite::Result<Vec<Reply>> {
         let t = self.c.transaction()?;
         let now = protocol::now_ms() as i64;
         let mut out = Vec::with_capacity(ops.len());
-        for (op, peer) in ops {
+        for (op, who) in ops {
             out.push(match op {
                 Op::Req(Request::Status { file }) => {
                     status(&t, &self.writers, &self.stopped, file)?
@@ -169,11 +160,11 @@ impl Journal {
                 Op::Req(Request::Stop { file }) => {
                     stop(&t, &mut self.writers, &mut self.stopped, file)?
                 }
-                Op::Req(r) => request(&t, (&mut self.writers, &mut self.stopped), r, peer, now)?,
+                Op::Req(r) => request(&t, (&mut self.writers, &mut self.stopped), r, who, now)?,
                 Op::Verified(f, began) => verified(&t, &mut self.writers, f, *began)?,
                 Op::Released(f) => {
-                    if self.writers.get(f).is_some_and(|w| w.peer == *peer) {
-                        self.writers.remove(f);
+                    if let Some(key) = &who.key {
+                        self.writers.release(f, key);
                     }
                     Reply::Ok
                 }
@@ -188,9 +179,9 @@ impl Journal {
 /// by fuzzing, a malformed create from anyone un-stopped it) starts a new run.
 fn request(
     t: &rusqlite::Transaction,
-    (writers, stopped): (&mut HashMap<String, Writer>, &mut HashSet<String>),
+    (writers, stopped): (&mut Writers, &mut HashSet<String>),
     r: &Request,
-    peer: &str,
+    who: &Who,
     now: i64,
 ) -> rusqlite::Result<Reply> {
     if let Request::Intent { file, .. } = r {
@@ -200,8 +191,8 @@ fn request(
             )));
         }
     }
-    let reply = apply(t, writers, r, peer, now)?;
-    if let (Request::Create { file, .. }, Reply::Ok) = (r, &reply) {
+    let reply = apply(t, writers, r, who, now)?;
+    if let (Request::Create { file, .. }, Reply::Created { .. }) = (r, &reply) {
         stopped.remove(file);
     }
     Ok(reply)
@@ -239,26 +230,56 @@ fn unknown(file: &str) -> Reply {
     ))
 }
 
+/// What only the run's writer may send: refused from a connection that neither created the
+/// run nor joined it with its key (another token holder forging records).
+fn not_writer(file: &str) -> Reply {
+    error(format!(
+        "this connection is not the writer of {file}: a run's records come from the connection that created it and those that joined it with its writer key"
+    ))
+}
+
 fn apply(
     t: &rusqlite::Transaction,
-    writers: &mut HashMap<String, Writer>,
+    writers: &mut Writers,
     req: &Request,
-    peer: &str,
+    who: &Who,
     now: i64,
 ) -> rusqlite::Result<Reply> {
+    let writes = match req {
+        Request::Intent { file, .. } | Request::Ack { file, .. } | Request::Join { file, .. } => {
+            Some(file)
+        }
+        _ => None,
+    };
+    if let Some(file) = writes {
+        let key = match req {
+            Request::Join { writer, .. } => Some(writer.as_str()),
+            _ => who.key.as_deref(),
+        };
+        if lookup(t, file)?.is_none() {
+            return Ok(unknown(file));
+        }
+        if !writers.holds(file, key) {
+            return Ok(not_writer(file));
+        }
+    }
     match req {
         Request::Create {
             file,
             size,
             block,
             discard,
-        } => create(t, writers, (file, *size, *block, *discard), peer, now),
+        } => create(t, writers, (file, *size, *block, *discard), &who.peer, now),
+        Request::Join { file, .. } => {
+            writers.heard(file);
+            Ok(Reply::Ok)
+        }
         Request::Intent {
             file,
             block,
             seq,
             sum,
-        } => intent(t, writers, file, (*block, *seq, *sum), peer, now),
+        } => intent(t, writers, file, (*block, *seq, *sum), now),
         Request::Ack { file, block, seq } => {
             let Some(id) = lookup(t, file)? else {
                 return Ok(unknown(file));
@@ -275,7 +296,7 @@ fn apply(
             // made its sender the file's writer, and the real writer's next create was
             // refused, or its Release freed the file under the real writer.
             Ok(if n == 1 {
-                heard(writers, file, peer, now);
+                writers.heard(file);
                 Reply::Ok
             } else {
                 error(format!(
@@ -290,28 +311,9 @@ fn apply(
     }
 }
 
-/// The file's writer was heard from: the writer it had, or `peer` taking over a run whose
-/// writer the witness no longer knows (the witness restarted mid-run).
-fn heard(writers: &mut HashMap<String, Writer>, file: &str, peer: &str, now: i64) {
-    writers
-        .entry(file.to_string())
-        .or_insert_with(|| Writer {
-            peer: peer.to_string(),
-            since_ms: now as u64,
-            heard: Instant::now(),
-        })
-        .heard = Instant::now();
-}
-
-fn live<'a>(writers: &'a HashMap<String, Writer>, file: &str) -> Option<&'a Writer> {
-    writers
-        .get(file)
-        .filter(|w| w.heard.elapsed() < WRITER_LEASE)
-}
-
 fn create(
     t: &rusqlite::Transaction,
-    writers: &mut HashMap<String, Writer>,
+    writers: &mut Writers,
     (file, size, block, discard): (&str, u64, u32, bool),
     peer: &str,
     now: i64,
@@ -319,7 +321,7 @@ fn create(
     if let Err(e) = protocol::check_file(file).and(protocol::check_geometry(size, block)) {
         return Ok(error(format!("create: {e}")));
     }
-    if let Some(w) = live(writers, file) {
+    if let Some(w) = writers.live(file) {
         return Ok(error(format!(
             "{file} already has a writer ({}, since {} ms after the epoch, last heard {:.1} s ago): one writer per file at a time; stop it first",
             w.peer,
@@ -351,23 +353,15 @@ fn create(
         "INSERT INTO files (name, size, block, last_ms, verified) VALUES (?1, ?2, ?3, ?4, 0)",
         params![file, size as i64, block as i64, now],
     )?;
-    writers.insert(
-        file.to_string(),
-        Writer {
-            peer: peer.to_string(),
-            since_ms: now as u64,
-            heard: Instant::now(),
-        },
-    );
-    Ok(Reply::Ok)
+    let writer = writers.claim(file, peer, now as u64);
+    Ok(Reply::Created { writer })
 }
 
 fn intent(
     t: &rusqlite::Transaction,
-    writers: &mut HashMap<String, Writer>,
+    writers: &mut Writers,
     file: &str,
     (block, seq, sum): (u64, u64, u32),
-    peer: &str,
     now: i64,
 ) -> rusqlite::Result<Reply> {
     let Some(id) = file_id(t, file, now)? else {
@@ -393,7 +387,7 @@ fn intent(
             "seq {seq} for block {block} is not above the block's last record ({last}): a block's records only go up"
         )));
     }
-    heard(writers, file, peer, now);
+    writers.heard(file);
     t.execute(
         "INSERT INTO blocks (file, block, intent_seq, intent_sum, intent_ms) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT(file, block) DO UPDATE SET intent_seq = ?3, intent_sum = ?4, intent_ms = ?5",
@@ -436,7 +430,7 @@ fn resolve(
 
 fn status(
     t: &rusqlite::Transaction,
-    writers: &HashMap<String, Writer>,
+    writers: &Writers,
     stopped: &HashSet<String>,
     file: &str,
 ) -> rusqlite::Result<Reply> {
@@ -449,7 +443,7 @@ fn status(
             Ok((r.get(0)?, r.get(1)?))
         })?;
     Ok(Reply::Status {
-        writing: live(writers, &name).is_some() && !stopped.contains(&name),
+        writing: writers.live(&name).is_some() && !stopped.contains(&name),
         stopped: stopped.contains(&name),
         file: name,
         acks: acks as u64,
@@ -461,7 +455,7 @@ fn status(
 /// refused. Its records stay, unverified.
 fn stop(
     t: &rusqlite::Transaction,
-    writers: &mut HashMap<String, Writer>,
+    writers: &mut Writers,
     stopped: &mut HashSet<String>,
     file: &str,
 ) -> rusqlite::Result<Reply> {
@@ -480,11 +474,11 @@ fn stop(
 /// wrote since has not been read.
 fn verified(
     t: &rusqlite::Transaction,
-    writers: &mut HashMap<String, Writer>,
+    writers: &mut Writers,
     file: &str,
     began: Instant,
 ) -> rusqlite::Result<Reply> {
-    if writers.get(file).is_none_or(|w| w.heard <= began) {
+    if writers.last_heard(file).is_none_or(|h| h <= began) {
         writers.remove(file);
         t.execute("UPDATE files SET verified = 1 WHERE name = ?1", [file])?;
     }

@@ -18,3 +18,4 @@ pub mod record;
 pub mod verdict;
 pub mod verify;
 pub mod witness;
+pub mod writers;

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, Read};
 
 /// Protocol version; a witness refuses a client that speaks another.
-pub const VERSION: u32 = 1;
+/// Version 2: `create` answers with a writer key, and a writer's other connections `join`.
+pub const VERSION: u32 = 2;
 /// The longest line either side accepts, newline included. Real messages are under 300 bytes.
 pub const MAX_LINE: usize = 4096;
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7810";
@@ -28,6 +29,13 @@ pub enum Request {
         block: u32,
         #[serde(default)]
         discard: bool,
+    },
+    /// Another connection of the run's writer (its writer threads): `writer` is the key
+    /// `create` answered with. Only a connection that created or joined a run may send its
+    /// intents and acks.
+    Join {
+        file: String,
+        writer: String,
     },
     /// Block `block` is about to be written with record `seq` whose checksum is `sum`.
     Intent {
@@ -72,6 +80,10 @@ pub struct Rec {
 #[serde(tag = "r", rename_all = "snake_case")]
 pub enum Reply {
     Ok,
+    /// A run was created; `writer` is the key its other connections `join` with.
+    Created {
+        writer: String,
+    },
     Error {
         error: String,
     },

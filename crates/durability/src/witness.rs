@@ -11,6 +11,7 @@
 use crate::gate::{Gate, Timed, HELLO_DEADLINE};
 use crate::journal::{self, Journal, Op};
 use crate::protocol::{self, read_line, LineError, Reply, Request};
+use crate::writers::Who;
 use std::io::{BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -33,7 +34,7 @@ pub struct ServeOptions {
 /// A request waiting for the journal, with who sent it and where its reply goes.
 struct Job {
     op: Op,
-    peer: String,
+    who: Who,
     reply: mpsc::Sender<Reply>,
 }
 
@@ -125,18 +126,44 @@ fn refuse(s: &mut TcpStream, msg: impl Into<String>) -> std::io::Result<()> {
 fn connection(s: TcpStream, peer: SocketAddr, ctx: &Ctx, place: u64) -> std::io::Result<()> {
     s.set_nonblocking(false)?;
     s.set_nodelay(true)?;
+    let mut who = Who {
+        peer: peer.to_string(),
+        key: None,
+    };
     let mut created = None;
-    let r = requests(s, &peer, ctx, place, &mut created);
+    let r = requests(s, &mut who, ctx, place, &mut created);
     if let Some(file) = created {
         let (rtx, rrx) = mpsc::channel();
-        journaled(ctx, Op::Released(file), &peer, &rtx, &rrx);
+        journaled(ctx, Op::Released(file), &who, &rtx, &rrx);
     }
     r
 }
 
+/// What an accepted request makes of the connection: the writer key a `create` answered or a
+/// `join` named is the one it sends its records with; a create's connection frees the
+/// writer's place when it ends.
+fn holds(
+    req_file: Option<(String, Option<String>)>,
+    rep: &Reply,
+    who: &mut Who,
+    created: &mut Option<String>,
+) {
+    let Some((file, joined)) = req_file else {
+        return;
+    };
+    match (rep, joined) {
+        (Reply::Created { writer }, _) => {
+            who.key = Some(writer.clone());
+            *created = Some(file);
+        }
+        (Reply::Ok, Some(key)) => who.key = Some(key),
+        _ => {}
+    }
+}
+
 fn requests(
     s: TcpStream,
-    peer: &SocketAddr,
+    who: &mut Who,
     ctx: &Ctx,
     place: u64,
     created: &mut Option<String>,
@@ -168,16 +195,15 @@ fn requests(
             }
             (_, false) => return refuse(&mut w, "say hello with the token first"),
             (Request::Hello { .. }, true) => return refuse(&mut w, "hello sent twice"),
-            (Request::Verify { file }, true) => return verify(&mut w, ctx, &file, peer),
+            (Request::Verify { file }, true) => return verify(&mut w, ctx, &file, who),
             (req, true) => {
                 let file = match &req {
-                    Request::Create { file, .. } => Some(file.clone()),
+                    Request::Create { file, .. } => Some((file.clone(), None)),
+                    Request::Join { file, writer } => Some((file.clone(), Some(writer.clone()))),
                     _ => None,
                 };
-                let rep = journaled(ctx, Op::Req(req), peer, &rtx, &rrx);
-                if matches!(rep, Reply::Ok) && file.is_some() {
-                    *created = file;
-                }
+                let rep = journaled(ctx, Op::Req(req), who, &rtx, &rrx);
+                holds(file, &rep, who, created);
                 let end = matches!(rep, Reply::Error { .. });
                 send(&mut w, &rep)?;
                 if end {
@@ -224,7 +250,7 @@ fn hello_refused(version: u32, token: &str, hash: &str) -> Option<String> {
 fn journaled(
     ctx: &Ctx,
     op: Op,
-    peer: &SocketAddr,
+    who: &Who,
     rtx: &mpsc::Sender<Reply>,
     rrx: &mpsc::Receiver<Reply>,
 ) -> Reply {
@@ -233,7 +259,7 @@ fn journaled(
     };
     let job = Job {
         op,
-        peer: peer.to_string(),
+        who: who.clone(),
         reply: rtx.clone(),
     };
     if ctx.tx.send(job).is_err() {
@@ -244,11 +270,11 @@ fn journaled(
 
 /// Streams the file's records; once all were sent, the journal may let a new run replace
 /// them.
-fn verify(w: &mut TcpStream, ctx: &Ctx, file: &str, peer: &SocketAddr) -> std::io::Result<()> {
+fn verify(w: &mut TcpStream, ctx: &Ctx, file: &str, who: &Who) -> std::io::Result<()> {
     let began = Instant::now();
     if journal::stream(w, &ctx.journal, file)? {
         let (rtx, rrx) = mpsc::channel();
-        journaled(ctx, Op::Verified(file.to_string(), began), peer, &rtx, &rrx);
+        journaled(ctx, Op::Verified(file.to_string(), began), who, &rtx, &rrx);
     }
     Ok(())
 }
@@ -270,7 +296,7 @@ fn journal_loop(mut j: Journal, rx: mpsc::Receiver<Job>, stop: &AtomicBool) {
                 Err(_) => break,
             }
         }
-        let ops: Vec<(&Op, &str)> = jobs.iter().map(|j| (&j.op, j.peer.as_str())).collect();
+        let ops: Vec<(&Op, &Who)> = jobs.iter().map(|j| (&j.op, &j.who)).collect();
         let replies = match j.commit(&ops) {
             Ok(r) => r,
             Err(e) => {

@@ -1,11 +1,13 @@
 //! Fuzzing the witness's side of the protocol (issue 21): its line reader over any byte
 //! stream, its message parser and field rules over any line, and its journal over any
 //! sequence of requests from two peers, checked against a model of what the protocol
-//! document allows (one writer per file, records kept until verified, a block's seq only
-//! going up, an ack only for its intent). `PROPTEST_CASES` sets the count (docs/fuzzing.md).
+//! document allows (one writer per file, its records only from the connections holding its
+//! writer key, records kept until verified, a block's seq only going up, an ack only for its
+//! intent). `PROPTEST_CASES` sets the count (docs/fuzzing.md).
 
 use durability::journal::{self, Journal, Op};
 use durability::protocol::{self, Reply, Request};
+use durability::writers::Who;
 use proptest::prelude::*;
 use std::collections::HashMap;
 use std::io::BufReader;
@@ -67,6 +69,7 @@ fn request() -> impl Strategy<Value = Request> {
         3 => (file_name(), blocks.clone(), seq.clone(), any::<u32>())
             .prop_map(|(file, block, seq, sum)| Request::Intent { file, block, seq, sum }),
         3 => (file_name(), blocks, seq).prop_map(|(file, block, seq)| Request::Ack { file, block, seq }),
+        1 => (file_name(), "[0-9a-f]{0,32}").prop_map(|(file, writer)| Request::Join { file, writer }),
         1 => file_name().prop_map(|file| Request::Status { file }),
         1 => file_name().prop_map(|file| Request::Stop { file }),
     ]
@@ -77,6 +80,8 @@ enum Step {
     Req(Request),
     Verified(String),
     Released(String),
+    /// A join with the key the other peer holds (a writer's second connection).
+    Share(String),
 }
 
 fn step() -> impl Strategy<Value = (Step, usize)> {
@@ -84,6 +89,7 @@ fn step() -> impl Strategy<Value = (Step, usize)> {
         8 => request().prop_map(Step::Req),
         1 => file_name().prop_map(Step::Verified),
         1 => file_name().prop_map(Step::Released),
+        2 => file_name().prop_map(Step::Share),
     ];
     (s, 0usize..2)
 }
@@ -94,7 +100,8 @@ struct FileModel {
     blocks: u64,
     last_seq: HashMap<u64, u64>,
     pending: HashMap<u64, u64>,
-    writer: Option<usize>,
+    /// The writer's key.
+    writer: Option<String>,
     unread: bool,
     /// A `stop` ended its writing: no intent until the next create.
     stopped: bool,
@@ -102,14 +109,26 @@ struct FileModel {
 }
 
 fn is_ok(r: &Reply) -> bool {
-    matches!(r, Reply::Ok)
+    matches!(r, Reply::Ok | Reply::Created { .. })
 }
 
-/// Checks an accepted request against the model, then follows it.
+/// Refuses a record or join from a connection that does not hold the file's writer key.
+fn from_writer(f: &FileModel, file: &str, key: Option<&str>) -> Result<(), String> {
+    match (&f.writer, key) {
+        (Some(w), Some(k)) if w == k => Ok(()),
+        _ => Err(format!(
+            "{file}: accepted from a connection without its writer key"
+        )),
+    }
+}
+
+/// Checks an accepted request (sent holding `key`, answered `reply`) against the model, then
+/// follows it.
 fn accepted(
     files: &mut HashMap<String, FileModel>,
     req: &Request,
-    peer: usize,
+    key: Option<&str>,
+    reply: &Reply,
 ) -> Result<(), String> {
     match req {
         Request::Create {
@@ -121,6 +140,9 @@ fn accepted(
             if !name_ok(file) || protocol::check_geometry(*size, *block).is_err() {
                 return Err(format!("create of {file:?} {size}/{block} accepted"));
             }
+            let Reply::Created { writer } = reply else {
+                return Err(format!("create of {file} answered {reply:?}"));
+            };
             if let Some(f) = files.get(file) {
                 if f.writer.is_some() {
                     return Err(format!("second writer accepted for {file}"));
@@ -133,7 +155,7 @@ fn accepted(
                 file.clone(),
                 FileModel {
                     blocks: size / *block as u64,
-                    writer: Some(peer),
+                    writer: Some(writer.clone()),
                     ..Default::default()
                 },
             );
@@ -144,6 +166,7 @@ fn accepted(
             let f = files
                 .get_mut(file)
                 .ok_or(format!("intent for unknown {file:?} accepted"))?;
+            from_writer(f, file, key)?;
             if f.stopped {
                 return Err(format!("intent for the stopped run of {file} accepted"));
             }
@@ -156,12 +179,12 @@ fn accepted(
             f.last_seq.insert(*block, *seq);
             f.pending.insert(*block, *seq);
             f.unread = true;
-            f.writer.get_or_insert(peer);
         }
         Request::Ack { file, block, seq } => {
             let f = files
                 .get_mut(file)
                 .ok_or(format!("ack for unknown {file:?} accepted"))?;
+            from_writer(f, file, key)?;
             if f.pending.get(block) != Some(seq) {
                 return Err(format!(
                     "ack {seq} in block {block} without its intent accepted"
@@ -170,7 +193,12 @@ fn accepted(
             f.pending.remove(block);
             f.unread = true;
             f.acks += 1;
-            f.writer.get_or_insert(peer);
+        }
+        Request::Join { file, writer } => {
+            let f = files
+                .get(file)
+                .ok_or(format!("join of unknown {file:?} accepted"))?;
+            from_writer(f, file, Some(writer))?;
         }
         Request::Stop { file } => {
             let f = files
@@ -196,15 +224,23 @@ proptest! {
     #[test]
     fn the_journal_accepts_only_what_the_protocol_allows(steps in proptest::collection::vec(step(), 1..40)) {
         let (_d, mut j) = journal();
-        let peers = ["10.0.0.1:1000", "10.0.0.2:2000"];
+        let mut who = ["10.0.0.1:1000", "10.0.0.2:2000"].map(|p| Who { peer: p.into(), key: None });
         let mut files: HashMap<String, FileModel> = HashMap::new();
         for (s, peer) in steps {
+            let s = match s {
+                Step::Share(file) => Step::Req(Request::Join {
+                    file,
+                    writer: who[1 - peer].key.clone().unwrap_or_default(),
+                }),
+                s => s,
+            };
             let op = match &s {
                 Step::Req(r) => Op::Req(r.clone()),
                 Step::Verified(f) => Op::Verified(f.clone(), std::time::Instant::now()),
                 Step::Released(f) => Op::Released(f.clone()),
+                Step::Share(_) => unreachable!("made a join above"),
             };
-            let reply = j.commit(&[(&op, peers[peer])]);
+            let reply = j.commit(&[(&op, &who[peer])]);
             prop_assert!(reply.is_ok(), "{s:?}: {reply:?}");
             let reply = reply.unwrap().remove(0);
             if let (Step::Req(Request::Status { file }), Reply::Status { acks, writing, .. }) = (&s, &reply) {
@@ -217,8 +253,13 @@ proptest! {
             }
             match s {
                 Step::Req(r) if is_ok(&reply) => {
-                    if let Err(e) = accepted(&mut files, &r, peer) {
+                    if let Err(e) = accepted(&mut files, &r, who[peer].key.as_deref(), &reply) {
                         prop_assert!(false, "{e}");
+                    }
+                    match (&r, &reply) {
+                        (_, Reply::Created { writer }) => who[peer].key = Some(writer.clone()),
+                        (Request::Join { writer, .. }, _) => who[peer].key = Some(writer.clone()),
+                        _ => {}
                     }
                 }
                 Step::Req(_) => {
@@ -234,10 +275,11 @@ proptest! {
                     }
                 }
                 Step::Released(f) => {
-                    if let Some(m) = files.get_mut(&f).filter(|m| m.writer == Some(peer)) {
+                    if let Some(m) = files.get_mut(&f).filter(|m| m.writer.is_some() && m.writer == who[peer].key) {
                         m.writer = None;
                     }
                 }
+                Step::Share(_) => unreachable!("made a join above"),
             }
         }
     }
@@ -249,7 +291,7 @@ proptest! {
             r#"{{"op":"create","file":{},"size":{s},"block":{b}}}"#, serde_json::to_string(&f).unwrap())),
         request().prop_map(|r| String::from_utf8(protocol::line(&r)).unwrap()),
     ]) {
-        if let Ok(Request::Create { file, .. } | Request::Intent { file, .. } | Request::Ack { file, .. } | Request::Verify { file }) =
+        if let Ok(Request::Create { file, .. } | Request::Intent { file, .. } | Request::Ack { file, .. } | Request::Join { file, .. } | Request::Verify { file }) =
             serde_json::from_str::<Request>(line.trim_end())
         {
             prop_assert_eq!(protocol::check_file(&file).is_ok(), name_ok(&file), "{:?}", file);

@@ -7,6 +7,7 @@ mod common;
 mod lyingdisk;
 
 use common::*;
+use durability::protocol::VERSION;
 use lyingdisk::{LyingDisk, Mode};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -514,14 +515,14 @@ fn the_witness_refuses_bad_input_with_clear_errors_and_stays_small() {
     let dir = tmpdir();
     let w = Witness::start(&dir.path().join("w.db"), "127.0.0.1:0");
     let hello = format!(
-        "{{\"op\":\"hello\",\"version\":1,\"token\":\"{}\"}}\n",
+        "{{\"op\":\"hello\",\"version\":{VERSION},\"token\":\"{}\"}}\n",
         w.token
     );
     let r = send(&w.addr, b"this is not json\n");
     assert!(r.contains("malformed message"), "{r}");
     let r = send(
         &w.addr,
-        b"{\"op\":\"hello\",\"version\":1,\"token\":\"wrong\"}\n",
+        format!("{{\"op\":\"hello\",\"version\":{VERSION},\"token\":\"wrong\"}}\n").as_bytes(),
     );
     assert!(r.contains("wrong token"), "{r}");
     let r = send(
@@ -806,7 +807,7 @@ fn penalty_line_repeats_on_a_fresh_zram_device() {
 /// One request line after hello, to a fresh connection; the witness's answer.
 fn after_hello(w: &Witness, line: &str) -> String {
     let hello = format!(
-        "{{\"op\":\"hello\",\"version\":1,\"token\":\"{}\"}}\n",
+        "{{\"op\":\"hello\",\"version\":{VERSION},\"token\":\"{}\"}}\n",
         w.token
     );
     send(&w.addr, format!("{hello}{line}\n").as_bytes())
@@ -899,7 +900,8 @@ fn the_witness_refuses_fields_the_protocol_does_not_allow() {
     };
     let a = |seq: u64| format!("{{\"op\":\"ack\",\"file\":\"h:/s\",\"block\":1,\"seq\":{seq}}}");
     let r = after_hello(&w, &format!("{c}\n{}\n{}\n{}", i(9), a(9), i(3)));
-    assert_eq!(r.matches("\"ok\"").count(), 4, "{r}");
+    assert_eq!(r.matches("\"ok\"").count(), 3, "{r}");
+    assert!(r.contains("\"created\""), "{r}");
     assert!(r.contains("not above the block's last record (9)"), "{r}");
 }
 
@@ -1033,10 +1035,10 @@ fn verify_judges_the_records_when_the_header_is_lost_and_refuses_a_recreated_fil
 }
 
 /// Every hostile client at once, while a real one writes: slow hellos that never finish,
-/// wrong tokens, bad fields, and a second create of the real client's file (refused: one
-/// writer per file). The real client finishes, and verify passes on what it acknowledged.
-/// (A peer with the token may write records: the token is the trust boundary, and a run's
-/// threads each have their own connection, so a record's sender cannot be told from one.)
+/// wrong tokens, bad fields, a second create of the real client's file (refused: one writer
+/// per file), and a holder of the token forging the real run's records and joining it with a
+/// guessed key (refused, issue 63: records come only from the connections holding the run's
+/// writer key). The real client finishes, and verify passes on what it acknowledged.
 #[test]
 fn a_real_client_survives_every_hostile_client_at_once() {
     let dir = tmpdir();
@@ -1067,7 +1069,7 @@ fn a_real_client_survives_every_hostile_client_at_once() {
         // that, the first to create it is its writer, which is the rule. Without discard, it
         // is refused while the client writes (its writer) and after (records no verify read).
         let mut seen: Option<std::time::Instant> = None;
-        let hello = format!("{{\"op\":\"hello\",\"version\":1,\"token\":\"{token}\"}}\n");
+        let hello = format!("{{\"op\":\"hello\",\"version\":{VERSION},\"token\":\"{token}\"}}\n");
         let f = serde_json::to_string(&name).unwrap();
         let mut refused = 0;
         let mut accepted = Vec::new();
@@ -1078,7 +1080,8 @@ fn a_real_client_survives_every_hostile_client_at_once() {
             let started = seen.is_some_and(|t| t.elapsed() > Duration::from_millis(500));
             let r = send(
                 &addr,
-                b"{\"op\":\"hello\",\"version\":1,\"token\":\"guess\"}\n",
+                format!("{{\"op\":\"hello\",\"version\":{VERSION},\"token\":\"guess\"}}\n")
+                    .as_bytes(),
             );
             assert!(r.contains("wrong token"), "{r}");
             let second = if started {
@@ -1086,11 +1089,20 @@ fn a_real_client_survives_every_hostile_client_at_once() {
             } else {
                 "{\"op\":\"create\",\"file\":\"h:/a\",\"size\":65537,\"block\":4096}".into()
             };
+            let forged = [
+                format!("{{\"op\":\"intent\",\"file\":{f},\"block\":1,\"seq\":9000000000,\"sum\":0}}"),
+                format!("{{\"op\":\"ack\",\"file\":{f},\"block\":1,\"seq\":1}}"),
+                format!("{{\"op\":\"join\",\"file\":{f},\"writer\":\"00000000000000000000000000000000\"}}"),
+            ];
+            let forged = forged.into_iter().filter(|_| started);
             for bad in [
                 second,
                 "{\"op\":\"create\",\"file\":\"h:/../x\",\"size\":8192,\"block\":4096}".into(),
                 "{\"op\":\"intent\",\"file\":\"\",\"block\":1,\"seq\":1,\"sum\":0}".into(),
-            ] {
+            ]
+            .into_iter()
+            .chain(forged)
+            {
                 let r = send(&addr, format!("{hello}{bad}\n").as_bytes());
                 match r.lines().nth(1) {
                     Some(l) if l.contains("\"error\"") => refused += 1,
@@ -1176,7 +1188,8 @@ fn status_counts_a_runs_acks_and_stop_ends_its_writer() {
     // Another host's run of the same path makes the path ambiguous; a full name still works.
     let other =
         format!("{{\"op\":\"create\",\"file\":\"otherhost:{path}\",\"size\":8192,\"block\":4096}}");
-    assert!(after_hello(&w, &other).ends_with("{\"r\":\"ok\"}\n"));
+    let made = after_hello(&w, &other);
+    assert!(made.contains("{\"r\":\"created\""), "{made}");
     let amb = after_hello(&w, &format!("{{\"op\":\"status\",\"file\":\"{path}\"}}"));
     assert!(amb.contains("several hosts"), "{amb}");
     let full = after_hello(
