@@ -202,14 +202,6 @@ fn error(msg: String) -> Reply {
     Reply::Error { error: msg }
 }
 
-fn file_id(t: &rusqlite::Transaction, name: &str, now: i64) -> rusqlite::Result<Option<i64>> {
-    let id = lookup(t, name)?;
-    if let Some(id) = id {
-        touch(t, id, now, 0)?;
-    }
-    Ok(id)
-}
-
 fn lookup(t: &rusqlite::Transaction, name: &str) -> rusqlite::Result<Option<i64>> {
     t.query_row("SELECT id FROM files WHERE name = ?1", [name], |r| r.get(0))
         .optional()
@@ -238,6 +230,21 @@ fn not_writer(file: &str) -> Reply {
     ))
 }
 
+/// The run a writer's request (intent, ack, join) names, sent holding `key`: its id, or the
+/// refusal (an unknown file; a connection without the run's writer key).
+fn run_of(
+    t: &rusqlite::Transaction,
+    writers: &Writers,
+    file: &str,
+    key: Option<&str>,
+) -> rusqlite::Result<Result<i64, Reply>> {
+    Ok(match lookup(t, file)? {
+        None => Err(unknown(file)),
+        Some(_) if !writers.holds(file, key) => Err(not_writer(file)),
+        Some(id) => Ok(id),
+    })
+}
+
 fn apply(
     t: &rusqlite::Transaction,
     writers: &mut Writers,
@@ -245,24 +252,7 @@ fn apply(
     who: &Who,
     now: i64,
 ) -> rusqlite::Result<Reply> {
-    let writes = match req {
-        Request::Intent { file, .. } | Request::Ack { file, .. } | Request::Join { file, .. } => {
-            Some(file)
-        }
-        _ => None,
-    };
-    if let Some(file) = writes {
-        let key = match req {
-            Request::Join { writer, .. } => Some(writer.as_str()),
-            _ => who.key.as_deref(),
-        };
-        if lookup(t, file)?.is_none() {
-            return Ok(unknown(file));
-        }
-        if !writers.holds(file, key) {
-            return Ok(not_writer(file));
-        }
-    }
+    let key = who.key.as_deref();
     match req {
         Request::Create {
             file,
@@ -270,45 +260,58 @@ fn apply(
             block,
             discard,
         } => create(t, writers, (file, *size, *block, *discard), &who.peer, now),
-        Request::Join { file, .. } => {
-            writers.heard(file);
-            Ok(Reply::Ok)
-        }
+        Request::Join { file, writer } => Ok(match run_of(t, writers, file, Some(writer))? {
+            Ok(_) => {
+                writers.heard(file);
+                Reply::Ok
+            }
+            Err(no) => no,
+        }),
         Request::Intent {
             file,
             block,
             seq,
             sum,
-        } => intent(t, writers, file, (*block, *seq, *sum), now),
-        Request::Ack { file, block, seq } => {
-            let Some(id) = lookup(t, file)? else {
-                return Ok(unknown(file));
-            };
-            let n = t.execute(
-                "UPDATE blocks SET acked_seq = intent_seq, acked_sum = intent_sum, acked_ms = ?4,
-                 intent_seq = NULL, intent_sum = NULL, intent_ms = NULL
-                 WHERE file = ?1 AND block = ?2 AND intent_seq = ?3",
-                params![id, *block as i64, *seq as i64, now],
-            )?;
-            // One update of the file's row per ack: its news and its count.
-            touch(t, id, now, n as i64)?;
-            // Only an accepted ack is the writer's voice: a refused one (found by fuzzing)
-            // made its sender the file's writer, and the real writer's next create was
-            // refused, or its Release freed the file under the real writer.
-            Ok(if n == 1 {
-                writers.heard(file);
-                Reply::Ok
-            } else {
-                error(format!(
-                    "ack for record {seq} in block {block} without its intent"
-                ))
-            })
-        }
+        } => match run_of(t, writers, file, key)? {
+            Ok(id) => intent(t, writers, (id, file), (*block, *seq, *sum), now),
+            Err(no) => Ok(no),
+        },
+        Request::Ack { file, block, seq } => match run_of(t, writers, file, key)? {
+            Ok(id) => ack(t, writers, (id, file), (*block, *seq), now),
+            Err(no) => Ok(no),
+        },
         Request::Hello { .. }
         | Request::Verify { .. }
         | Request::Status { .. }
         | Request::Stop { .. } => Ok(error("unexpected message".into())),
     }
+}
+
+/// The block's pending intent `seq` is now its acknowledged record.
+fn ack(
+    t: &rusqlite::Transaction,
+    writers: &mut Writers,
+    (id, file): (i64, &str),
+    (block, seq): (u64, u64),
+    now: i64,
+) -> rusqlite::Result<Reply> {
+    let n = t.execute(
+        "UPDATE blocks SET acked_seq = intent_seq, acked_sum = intent_sum, acked_ms = ?4,
+         intent_seq = NULL, intent_sum = NULL, intent_ms = NULL
+         WHERE file = ?1 AND block = ?2 AND intent_seq = ?3",
+        params![id, block as i64, seq as i64, now],
+    )?;
+    // One update of the file's row per ack: its news and its count.
+    touch(t, id, now, n as i64)?;
+    // Only an accepted ack is the writer's voice: a refused one keeps no writer alive.
+    Ok(if n == 1 {
+        writers.heard(file);
+        Reply::Ok
+    } else {
+        error(format!(
+            "ack for record {seq} in block {block} without its intent"
+        ))
+    })
 }
 
 fn create(
@@ -360,13 +363,11 @@ fn create(
 fn intent(
     t: &rusqlite::Transaction,
     writers: &mut Writers,
-    file: &str,
+    (id, file): (i64, &str),
     (block, seq, sum): (u64, u64, u32),
     now: i64,
 ) -> rusqlite::Result<Reply> {
-    let Some(id) = file_id(t, file, now)? else {
-        return Ok(unknown(file));
-    };
+    touch(t, id, now, 0)?;
     let (size, bs): (i64, i64) =
         t.query_row("SELECT size, block FROM files WHERE id = ?1", [id], |r| {
             Ok((r.get(0)?, r.get(1)?))

@@ -16,7 +16,7 @@ pub const WRITER_LEASE: Duration = Duration::from_secs(10);
 
 /// Who sent a request: the connection's address, and the writer key it holds (from its
 /// `create` or `join`), if any.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Who {
     pub peer: String,
     pub key: Option<String>,

@@ -32,7 +32,6 @@ struct Entry {
     busy: usize,
     /// Requests answered on it so far.
     served: usize,
-    opened: Instant,
     /// When it last became idle (or opened).
     idle_since: Instant,
     close: Arc<Notify>,
@@ -100,7 +99,6 @@ impl Conns {
                 client: who,
                 busy: 0,
                 served: 0,
-                opened: Instant::now(),
                 idle_since: Instant::now(),
                 close: close.clone(),
             },
@@ -128,7 +126,8 @@ const FRESH: Duration = Duration::from_secs(1);
 
 impl Entry {
     fn fresh(&self) -> bool {
-        self.served == 0 && self.busy == 0 && self.opened.elapsed() < FRESH
+        // Never answered, so it has been idle since it opened.
+        self.served == 0 && self.busy == 0 && self.idle_since.elapsed() < FRESH
     }
 }
 
