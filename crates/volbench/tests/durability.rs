@@ -1052,10 +1052,15 @@ fn a_real_client_survives_every_hostile_client_at_once() {
     };
     let (addr, token) = (w.addr.clone(), w.token.clone());
     let st = stop.clone();
+    // The hostile thread starts once these are open: a burst of connections from one address
+    // pushes that address's oldest waiting ones out, by the gate's rule, and the hostile
+    // thread's connections are from the same address (CI failed on that race, not the rule).
+    let (opened, all_open) = std::sync::mpsc::channel();
     let slow = std::thread::spawn(move || {
         let mut socks: Vec<TcpStream> = (0..100)
             .filter_map(|_| TcpStream::connect(&addr).ok())
             .collect();
+        let _ = opened.send(());
         while running(&st) {
             socks.retain(|mut s| s.write_all(b" ").is_ok());
             std::thread::sleep(Duration::from_millis(500));
@@ -1068,6 +1073,7 @@ fn a_real_client_survives_every_hostile_client_at_once() {
         // Its create of the real file only once the real client has made that file: before
         // that, the first to create it is its writer, which is the rule. Without discard, it
         // is refused while the client writes (its writer) and after (records no verify read).
+        let _ = all_open.recv();
         let mut seen: Option<std::time::Instant> = None;
         let hello = format!("{{\"op\":\"hello\",\"version\":{VERSION},\"token\":\"{token}\"}}\n");
         let f = serde_json::to_string(&name).unwrap();
