@@ -9,9 +9,14 @@
 //!
 //! - a log never goes to a device (block or character, with or without
 //!   `--allow-destructive`), nor to a FIFO or a directory;
-//! - in a directory that others (group or world) can write, the last component is opened
-//!   without following a link (`O_NOFOLLOW`), and a link there is refused: whoever can write
-//!   the directory can point it anywhere, whatever `fs.protected_symlinks` says;
+//! - a link is followed only in a directory where no one else could have put it
+//!   ([`planted_by_others`]): owned by the invoking user or root, writable by no one else, on
+//!   a path whose every directory is owned by the user or root and, when others can write it,
+//!   sticky. Anywhere else the last component is opened without following a link
+//!   (`O_NOFOLLOW`) and a link there is refused: whoever owns or can write the directory can
+//!   point it anywhere, whatever `fs.protected_symlinks` says. There, too, a file with a
+//!   second hard link is refused and a log is truncated only after that look (a hard link to
+//!   another's file is its owner's data, whatever `fs.protected_hardlinks` says);
 //! - a refusal is one line naming the file, why, and what to give instead.
 //!
 //! [`trusted_dir`] is the rule for volbench's own state: used only when it is a directory
@@ -55,6 +60,9 @@ pub struct Opener {
     what: String,
     purpose: Purpose,
     opts: OpenOptions,
+    /// Cut to nothing once opened and looked at (not `O_TRUNC`: that would cut a file the
+    /// look then refuses).
+    truncate: bool,
 }
 
 impl Opener {
@@ -62,8 +70,11 @@ impl Opener {
     /// or truncated, a regular file only.
     pub fn log(what: &str) -> Opener {
         let mut opts = OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
-        Opener::with(what, Purpose::File, opts)
+        opts.write(true).create(true);
+        Opener {
+            truncate: true,
+            ..Opener::with(what, Purpose::File, opts)
+        }
     }
 
     /// A log added to (`--interval-log`): created or appended, a regular file only.
@@ -90,15 +101,17 @@ impl Opener {
             what: what.to_string(),
             purpose,
             opts,
+            truncate: false,
         }
     }
 
     /// Opens `p`, or says in one line why not.
     pub fn open(&self, p: &Path) -> Result<File, OpenError> {
         self.check(p)?;
+        let planted = planted_by_others(parent(p));
         let mut opts = self.opts.clone();
         let mut flags = libc::O_NOCTTY | libc::O_CLOEXEC;
-        if others_can_write(parent(p)) {
+        if planted.is_some() {
             flags |= libc::O_NOFOLLOW;
         }
         opts.custom_flags(flags);
@@ -106,6 +119,12 @@ impl Opener {
         // Checked again on what was opened: the path may have changed since the look.
         let md = f.metadata().map_err(|e| self.io(p, e))?;
         self.kind_ok(p, &md)?;
+        if let Some(why) = &planted {
+            self.one_link(p, &md, why)?;
+        }
+        if self.truncate {
+            f.set_len(0).map_err(|e| self.io(p, e))?;
+        }
         Ok(f)
     }
 
@@ -114,12 +133,12 @@ impl Opener {
         let Ok(md) = std::fs::symlink_metadata(p) else {
             return Ok(());
         };
+        let planted = planted_by_others(parent(p));
         if md.file_type().is_symlink() {
-            let dir = parent(p);
-            if others_can_write(dir) {
+            if let Some(why) = planted {
                 return Err(self.refused(
                     p,
-                    &format!("is a symbolic link in {}, which other users can write, so it is not followed", dir.display()),
+                    &format!("is a symbolic link in {why}, so it is not followed"),
                     "give the path it should reach itself",
                 ));
             }
@@ -128,7 +147,26 @@ impl Opener {
                 Err(_) => Ok(()),
             };
         }
+        if let Some(why) = &planted {
+            self.one_link(p, &md, why)?;
+        }
         self.kind_ok(p, &md)
+    }
+
+    /// In a directory others could have prepared, a regular file with a second name may be
+    /// another's file linked in: refused.
+    fn one_link(&self, p: &Path, md: &Metadata, why: &str) -> Result<(), Refused> {
+        if md.is_file() && md.nlink() > 1 {
+            return Err(self.refused(
+                p,
+                &format!(
+                    "has {} hard links and is in {why}, so it may be another user's file",
+                    md.nlink()
+                ),
+                "give a path in a directory of your own",
+            ));
+        }
+        Ok(())
     }
 
     fn kind_ok(&self, p: &Path, md: &Metadata) -> Result<(), Refused> {
@@ -166,13 +204,11 @@ impl Opener {
 
     fn io(&self, p: &Path, e: std::io::Error) -> OpenError {
         if e.raw_os_error() == Some(libc::ELOOP) {
-            let dir = parent(p);
+            let why =
+                planted_by_others(parent(p)).unwrap_or_else(|| parent(p).display().to_string());
             return OpenError::Refused(self.refused(
                 p,
-                &format!(
-                    "became a symbolic link in {}, which other users can write",
-                    dir.display()
-                ),
+                &format!("became a symbolic link in {why}"),
                 "give the path it should reach itself",
             ));
         }
@@ -220,11 +256,73 @@ pub fn parent(p: &Path) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
-/// Whether users other than the directory's owner can make entries in `dir` (group or world
-/// write), so a name there may be a link someone else planted. A directory that cannot be
-/// read counts as such.
-pub fn others_can_write(dir: &Path) -> bool {
-    std::fs::metadata(dir).map_or(true, |m| m.mode() & 0o022 != 0)
+/// Whether a name in `dir` may be a link or file someone other than the invoking user (or
+/// root) put there: `dir` is not owned by them or others can write it, or a directory on the
+/// way to it could be swapped by another user (owned by someone else, or writable by others
+/// without the sticky bit), or a link on the way is another's. `Some` is the place, said for
+/// a refusal ("/home/alice, which belongs to uid 1000"); `None`: only the user or root could.
+/// A directory that cannot be looked at counts as another's.
+pub fn planted_by_others(dir: &Path) -> Option<String> {
+    let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if let Some(why) = literal_links(&abs) {
+        return Some(why);
+    }
+    let real = match std::fs::canonicalize(&abs) {
+        Ok(r) => r,
+        Err(e) => {
+            return Some(format!(
+                "{}, which cannot be looked at ({e})",
+                dir.display()
+            ))
+        }
+    };
+    let mut on_the_way: Vec<&Path> = real.ancestors().skip(1).collect();
+    on_the_way.reverse();
+    for d in on_the_way {
+        if let Some(why) = not_ours(d, true) {
+            return Some(why);
+        }
+    }
+    not_ours(&real, false)
+}
+
+/// A link on the literal path that another user owns (a link's owner is who made it).
+fn literal_links(abs: &Path) -> Option<String> {
+    let mut on_the_way: Vec<&Path> = abs.ancestors().collect();
+    on_the_way.reverse();
+    on_the_way.into_iter().find_map(|d| {
+        let md = std::fs::symlink_metadata(d).ok()?;
+        let theirs = md.file_type().is_symlink() && !owner_ok(md.uid());
+        theirs.then(|| format!("{}, a link of uid {}", d.display(), md.uid()))
+    })
+}
+
+/// Why another user could change what is in `d` (None: they cannot). On the way
+/// (`sticky_ok`), a directory others can write is safe when sticky: they cannot rename
+/// what they do not own there. The directory itself must be closed to them: sticky or not,
+/// they can add a name.
+fn not_ours(d: &Path, sticky_ok: bool) -> Option<String> {
+    let md = match std::fs::metadata(d) {
+        Ok(m) => m,
+        Err(e) => return Some(format!("{}, which cannot be looked at ({e})", d.display())),
+    };
+    let open = md.mode() & 0o022 != 0 && !(sticky_ok && md.mode() & 0o1000 != 0);
+    if !owner_ok(md.uid()) {
+        Some(format!(
+            "{}, which belongs to uid {}",
+            d.display(),
+            md.uid()
+        ))
+    } else if open {
+        Some(format!("{}, which other users can write", d.display()))
+    } else {
+        None
+    }
+}
+
+/// The invoking user and root are the only owners whose directories and links are trusted.
+fn owner_ok(uid: u32) -> bool {
+    uid == euid() || uid == 0
 }
 
 /// The invoking user's effective uid.

@@ -102,12 +102,7 @@ fn state_directories_must_be_the_users_own_and_closed_to_others() {
 
 #[test]
 fn a_directory_owned_by_another_user_is_not_trusted() {
-    if euid() != 0 {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v.is_empty() || v == "false"),
-            "cannot run under CI: this test chowns a directory and needs root"
-        );
-        eprintln!("skipping: this test chowns a directory and needs root");
+    if !as_root() {
         return;
     }
     let d = private();
@@ -122,4 +117,80 @@ fn a_directory_owned_by_another_user_is_not_trusted() {
         open_own(&f).is_none(),
         "a record of another user's is not ours"
     );
+}
+
+/// Root, or (outside CI) a skip: chown needs it.
+fn as_root() -> bool {
+    if euid() == 0 {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").map_or(true, |v| v.is_empty() || v == "false"),
+        "cannot run under CI: this test chowns a directory and needs root"
+    );
+    eprintln!("skipping: this test chowns a directory and needs root");
+    false
+}
+
+#[test]
+fn a_link_where_another_user_could_have_put_it_is_not_followed() {
+    if !as_root() {
+        return;
+    }
+    let victim = private();
+    let target = victim.path().join("precious");
+    std::fs::write(&target, b"keep me").unwrap();
+    // Their own 0755 directory; a directory of root's inside it (they can swap it); a link
+    // of theirs to a directory of root's (they choose where it points).
+    let theirs = private();
+    std::fs::set_permissions(theirs.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let inside = theirs.path().join("sub");
+    std::fs::create_dir(&inside).unwrap();
+    std::os::unix::fs::chown(theirs.path(), Some(65534), None).unwrap();
+    let ours = private();
+    let via = victim.path().join("via");
+    std::os::unix::fs::symlink(ours.path(), &via).unwrap();
+    std::os::unix::fs::lchown(&via, Some(65534), None).unwrap();
+    for (dir, said) in [
+        (theirs.path().to_path_buf(), "belongs to uid 65534"),
+        (inside.clone(), "belongs to uid 65534"),
+        (via.clone(), "a link of uid 65534"),
+    ] {
+        let link = dir.join("x.log");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = Opener::log("write_iolog")
+            .open(&link)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("symbolic link") && e.contains(said), "{e}");
+        assert!(planted_by_others(&dir).is_some(), "{}", dir.display());
+    }
+    assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
+    // Root's own directories, all the way: trusted; /tmp itself is not (anyone adds names).
+    assert_eq!(planted_by_others(ours.path()), None);
+    assert!(planted_by_others(Path::new("/tmp")).is_some());
+}
+
+#[test]
+fn a_second_hard_link_where_others_can_write_is_refused_and_not_cut() {
+    let d = world_writable();
+    // The victim's directory inside the shared one: one file system, so the link can be made.
+    let victim = d.path().join("private");
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let target = victim.join("precious");
+    std::fs::write(&target, b"keep me").unwrap();
+    let second = d.path().join("x.log");
+    std::fs::hard_link(&target, &second).unwrap();
+    let e = Opener::log("write_bw_log")
+        .open(&second)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("2 hard links"), "{e}");
+    assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
+    // In the user's own directory a second name is the user's business.
+    let own = victim.join("again");
+    std::fs::hard_link(&target, &own).unwrap();
+    drop(Opener::log("log").open(&own).unwrap());
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 0);
 }

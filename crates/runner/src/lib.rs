@@ -171,6 +171,12 @@ impl Default for RunOptions {
 pub fn run(w: &Workload, opts: &RunOptions, obs: &mut dyn Observer) -> Result<RunReport, RunError> {
     for s in &w.jobs {
         s.validate()?;
+        // A log refused (a planted link, a device) is bad input, said before anything runs.
+        if let Some(p) = &s.reporting.write_iolog {
+            outfile::Opener::log("write_iolog")
+                .check(p)
+                .map_err(|r| RunError::Refused(r.0))?;
+        }
     }
     // A replaying job is sized from its trace (its sizes, depth, reach) before anything else.
     let (mut w, traces) = replay::prepare(w)?;

@@ -954,7 +954,7 @@ fn layout_error(path: &Path, source: io::Error) -> RunError {
 /// `O_NOFOLLOW` where the test file's directory is one other users can write: what was
 /// checked at the start is then what is opened, not a link put there since.
 fn nofollow(path: &Path) -> i32 {
-    if outfile::others_can_write(outfile::parent(path)) {
+    if outfile::planted_by_others(outfile::parent(path)).is_some() {
         libc::O_NOFOLLOW
     } else {
         0

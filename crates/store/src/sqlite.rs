@@ -552,7 +552,9 @@ fn uri_path(p: &Path) -> String {
 fn create_private(path: &Path) -> Result<()> {
     let opener = outfile::Opener::private("the results store");
     opener.check(path).map_err(|r| StoreError::Refused(r.0))?;
-    if std::fs::symlink_metadata(path).is_err() {
+    // Through the link (one the user made, the check says): a link to a store not made yet
+    // is made here 0600, not left to SQLite and the umask.
+    if std::fs::metadata(path).is_err() {
         opener
             .open(path)
             .map_err(|e| StoreError::Refused(e.to_string()))?;

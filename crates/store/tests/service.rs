@@ -155,4 +155,12 @@ fn a_new_store_is_private_and_a_planted_link_is_not_opened() {
     let e = Store::open(&link).err().expect("a planted link is refused");
     assert!(e.to_string().contains("symbolic link"), "{e}");
     assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+    // The user's own link to a store not made yet: the store it makes is as private.
+    let own = d.path().join("link.db");
+    let made = d.path().join("made.db");
+    std::os::unix::fs::symlink(&made, &own).unwrap();
+    let mut through = Store::open(&own).unwrap();
+    through.insert(&doc(), Some("linked"), &[]).unwrap();
+    let mode = std::fs::metadata(&made).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "a store made through a link");
 }

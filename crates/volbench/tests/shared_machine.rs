@@ -194,39 +194,88 @@ fn a_log_naming_a_block_device_is_refused_and_its_file_system_survives() {
     }
 }
 
+/// The links each writer would follow, planted by the other user in `shared` where volbench
+/// runs: to an existing file (kept) and, for each name, a dangling one (to a file no one may
+/// make). Every writer refuses in one line naming the file; nothing is written through a link.
+fn planted_links_are_refused(shared: &Path) {
+    let private = tmpdir();
+    let victim = private.path().join("precious");
+    std::fs::write(&victim, b"keep me").unwrap();
+    let names = [
+        "volbench.test",
+        "io.log",
+        "x_bw.1.log",
+        "x_iops.1.log",
+        "interval.log",
+        "store.db",
+    ];
+    let runs: [&[&str]; 6] = [
+        &[],
+        &["--filename=f", "--write_iolog=io.log"],
+        &["--filename=f", "--write_bw_log=x"],
+        &["--filename=f", "--write_iops_log=x"],
+        &["--filename=f", "--interval-log=interval.log"],
+        &["--filename=f"],
+    ];
+    for dangling in [false, true] {
+        for (n, extra) in names.iter().zip(runs) {
+            let target = if dangling {
+                private.path().join(format!("made-{n}"))
+            } else {
+                victim.clone()
+            };
+            let l = shared.join(n);
+            let _ = std::fs::remove_file(&l);
+            symlink(&target, &l).unwrap();
+            // lchown: the link itself is the other user's; its target stays the test's.
+            lchown(&l, Some(OTHER), Some(OTHER)).unwrap();
+            let mut c = volbench();
+            if *n == "store.db" {
+                c.env("VOLBENCH_STORE", &l);
+            }
+            let out = c
+                .current_dir(shared)
+                .args(["run", "--rw=write", "--bs=4k", "--size=1m", "--runtime=1s"])
+                .args(extra)
+                .output()
+                .unwrap();
+            // Refused as bad input, a job's error, or (the fio logs and the store, written
+            // after the run) a warning beside the kept results: said once, naming the file.
+            let said = said(&out);
+            let line = said.lines().filter(|l| l.contains("symbolic link")).count();
+            assert_eq!(line, 1, "{extra:?} {n}: {said}");
+            assert!(
+                said.contains(&shared.join(n).display().to_string()) || said.contains(n),
+                "{n}: {said}"
+            );
+            assert_eq!(std::fs::read(&victim).unwrap(), b"keep me", "{extra:?}");
+            assert!(
+                !private.path().join(format!("made-{n}")).exists(),
+                "{n}: made through the link"
+            );
+        }
+    }
+}
+
 #[test]
 fn links_planted_in_a_world_writable_directory_leave_their_targets_unchanged() {
     require_root!();
     let shared = tmpdir();
     world_writable(shared.path());
-    let private = tmpdir();
-    let victim = private.path().join("precious");
-    std::fs::write(&victim, b"keep me").unwrap();
-    // The names each writer would use, each a link the other user planted.
-    let names = ["volbench.test", "io.log", "x_bw.1.log", "interval.log"];
-    for n in names {
-        let l = shared.path().join(n);
-        symlink(&victim, &l).unwrap();
-        // lchown: the link itself is the other user's; its target stays the test's.
-        lchown(&l, Some(OTHER), Some(OTHER)).unwrap();
-    }
-    let runs: [&[&str]; 4] = [
-        &[],
-        &["--filename=f", "--write_iolog=io.log"],
-        &["--filename=f", "--write_bw_log=x"],
-        &["--filename=f", "--interval-log=interval.log"],
-    ];
-    for extra in runs {
-        let out = volbench()
-            .current_dir(shared.path())
-            .args(["run", "--rw=write", "--bs=4k", "--size=1m", "--runtime=1s"])
-            .args(extra)
-            .output()
-            .unwrap();
-        // Refused as bad input, a job's error, or (the fio logs, written after the run) a
-        // warning beside the kept results: said each time, the target untouched.
-        let said = said(&out);
-        assert!(said.contains("symbolic link"), "{extra:?}: {said}");
-        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me", "{extra:?}");
-    }
+    planted_links_are_refused(shared.path());
+}
+
+/// A directory closed to everyone but its owner is still its owner's: a link the other user
+/// planted in their own 0755 directory (root running in a user's home) is not followed.
+#[test]
+fn links_in_another_users_own_directory_leave_their_targets_unchanged() {
+    require_root!();
+    let home = tmpdir();
+    std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::chown(home.path(), Some(OTHER), Some(OTHER)).unwrap();
+    planted_links_are_refused(home.path());
+    // One level down: a directory of root's inside theirs can be swapped by them.
+    let sub = home.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    planted_links_are_refused(&sub);
 }
