@@ -34,11 +34,17 @@ pub fn fill(buf: &mut [u8], block: u64, seq: u64, rng: &mut impl RngCore) -> u32
 pub enum OnDisk {
     /// A whole record: its sequence and block number.
     Record { seq: u64, block: u64 },
-    /// Bytes that are not a whole record: torn, corrupted, or never written.
+    /// Bytes that are not a whole record: torn or corrupted.
     Damaged,
+    /// Zeros only: what a block of the file holds until its first record lands (create sizes
+    /// the file with zeros), or a block zeroed since.
+    Blank,
 }
 
 pub fn parse(buf: &[u8]) -> OnDisk {
+    if buf.iter().all(|&b| b == 0) {
+        return OnDisk::Blank;
+    }
     if buf.len() < HEADER || &buf[..8] != REC_MAGIC {
         return OnDisk::Damaged;
     }
@@ -103,6 +109,11 @@ mod tests {
         let mut torn = b.clone();
         torn[2048..].fill(0);
         assert_eq!(parse(&torn), OnDisk::Damaged);
+        // Its first half still zeros, its second the record's: torn as well, not blank.
+        let mut late = b.clone();
+        late[..2048].fill(0);
+        assert_eq!(parse(&late), OnDisk::Damaged);
+        assert_eq!(parse(&vec![0u8; 4096]), OnDisk::Blank);
     }
 
     #[test]

@@ -76,17 +76,20 @@ pub fn classify(disk: OnDisk, sum: u32, acked: Option<Rec>, intent: Option<Rec>)
         (Some(_), Some(_)) if old_ok => Outcome::InFlightOld,
         (Some(_), None) => match disk {
             OnDisk::Record { .. } => Outcome::LostStale,
-            OnDisk::Damaged => Outcome::LostCorrupt,
+            OnDisk::Damaged | OnDisk::Blank => Outcome::LostCorrupt,
         },
         // A newer write was in flight, so the acked record may be overwritten by it, and a
-        // torn write of it is the device's right; anything else lost the acked record.
+        // torn write of it is the device's right; anything else lost the acked record. Zeros
+        // are neither the acked record nor a part of the new one: a tear as well.
         (Some(_), Some(_)) => match disk {
-            OnDisk::Damaged => Outcome::InFlightTorn,
+            OnDisk::Damaged | OnDisk::Blank => Outcome::InFlightTorn,
             OnDisk::Record { .. } => Outcome::LostStale,
         },
+        // The block's first write was in flight: the zeros it held before are its old
+        // content (a block never written is not torn); a whole older record is too.
         (None, Some(_)) => match disk {
             OnDisk::Damaged => Outcome::InFlightTorn,
-            OnDisk::Record { .. } => Outcome::InFlightOld,
+            OnDisk::Record { .. } | OnDisk::Blank => Outcome::InFlightOld,
         },
         (None, None) => Outcome::Unwritten,
     }
@@ -279,6 +282,13 @@ mod tests {
         );
         assert_eq!(classify(on(3), 30, rec(5, 50), rec(6, 60)), LostStale);
         assert_eq!(classify(OnDisk::Damaged, 1, None, rec(6, 60)), InFlightTorn);
+        // Never written before its first, unacknowledged write: its old content, not torn.
+        assert_eq!(classify(OnDisk::Blank, 0, None, rec(6, 60)), InFlightOld);
+        assert_eq!(classify(OnDisk::Blank, 0, rec(5, 50), None), LostCorrupt);
+        assert_eq!(
+            classify(OnDisk::Blank, 0, rec(5, 50), rec(6, 60)),
+            InFlightTorn
+        );
         assert_eq!(classify(on(6), 60, None, rec(6, 60)), InFlightNew);
         // Same sequence, different bytes: not the acked record.
         assert_eq!(classify(on(5), 51, rec(5, 50), None), LostStale);
