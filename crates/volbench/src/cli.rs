@@ -41,32 +41,31 @@ Examples:
     propagate_version = true
 )]
 pub struct Cli {
-    #[command(flatten)]
-    pub live: LiveArgs,
     #[command(subcommand)]
     pub cmd: Cmd,
 }
 
-/// Watching a measuring command while it runs (docs/live.md); accepted by every command.
+/// Watching a measuring command while it runs (docs/live.md); taken by the commands that do
+/// I/O or serve the witness ([`Cmd::live`]), listed in their help only.
 #[derive(Args, Debug, Clone, Default)]
 pub struct LiveArgs {
     /// Serve live metrics (OpenMetrics, for Prometheus) at ADDR:PORT, e.g. 127.0.0.1:9464;
     /// an address other hosts can reach needs --metrics-token-file.
-    #[arg(long, global = true, value_name = "ADDR:PORT")]
+    #[arg(long, value_name = "ADDR:PORT")]
     pub metrics_listen: Option<String>,
     /// The token a scraper must send (Authorization: Bearer), first line of FILE.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub metrics_token_file: Option<PathBuf>,
     /// One line per job (and host) redrawn each second: IOPS, MiB/s, p99, queue depth, errors.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub live: bool,
     /// fio's --status-interval: those lines every TIME (seconds without a unit), each for the
     /// interval since the last, on stderr.
-    #[arg(long, global = true, value_name = "TIME", value_parser = status_interval)]
+    #[arg(long, value_name = "TIME", value_parser = status_interval)]
     pub status_interval: Option<std::time::Duration>,
     /// Each job's interval records as NDJSON, one line each as it is made, to FILE (- for
     /// stdout).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub interval_log: Option<PathBuf>,
 }
 
@@ -82,6 +81,28 @@ fn status_interval(s: &str) -> Result<std::time::Duration, String> {
         return Err(format!("{s}: at least 100ms"));
     }
     Ok(d)
+}
+
+impl Cmd {
+    /// The watching flags of a command that takes them (docs/live.md); none for the others.
+    pub fn live(&self) -> LiveArgs {
+        let a = match self {
+            Cmd::Run(a) => &a.live,
+            Cmd::Sweep(a) => &a.run.live,
+            Cmd::Quick(a) => &a.live,
+            Cmd::Curve(a) => &a.live,
+            Cmd::Suite(a) => &a.live,
+            Cmd::Fsync(a) => &a.live,
+            Cmd::Replay(a) => &a.live,
+            Cmd::Infer(a) => &a.live,
+            Cmd::Db(a) => &a.live,
+            Cmd::Durability(DurabilityCmd::Serve(a)) => &a.live,
+            Cmd::Durability(DurabilityCmd::Create(a)) => &a.live,
+            Cmd::Durability(DurabilityCmd::Cycle(a)) => &a.live,
+            _ => return LiveArgs::default(),
+        };
+        a.clone()
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -379,6 +400,8 @@ pub struct CloudCheckArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct InferArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// A block device or directory to probe (reads; a directory gets a probe file), or a
     /// stored result (id, label, `last`) or JSON file to analyse without I/O.
     pub target: String,
@@ -474,6 +497,8 @@ Examples:
      md or html (a self-contained page with charts); fio-json has no form for a database run"
 )))]
 pub struct DbArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Directories to run in, one after another (a side-by-side table for several)
     /// [default: the current directory].
     #[arg(value_parser = abs_path, value_name = "DIR")]
@@ -535,6 +560,8 @@ Examples (see docs/durability.md for the whole procedure):
 
 #[derive(Args, Debug, Clone)]
 pub struct FsyncArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Directories (volbench writes its own file in each, removed after) or block devices;
     /// several give a side-by-side penalty table [default: the current directory].
     #[arg(value_parser = abs_path, value_name = "DIR|DEVICE")]
@@ -599,6 +626,8 @@ Examples (docs/durability.md has recipes for IPMI, Redfish and cloud CLIs):
 
 #[derive(Args, Debug, Clone)]
 pub struct CycleArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// The file to write, as an absolute path on the tested machine (its real path: no
     /// symlinked directory).
     pub file: String,
@@ -665,6 +694,8 @@ pub struct CycleArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Address to listen on; loopback unless you name another (e.g. 0.0.0.0:7810).
     #[arg(long, default_value = "127.0.0.1:7810", value_name = "ADDR")]
     pub listen: String,
@@ -705,6 +736,8 @@ pub struct RecordArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct CreateArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     #[command(flatten)]
     pub w: WitnessArgs,
     /// The file to write (new, or one an earlier `create` made).
@@ -818,6 +851,8 @@ lightest point); the answer says so and gives no number.";
 
 #[derive(Args, Debug, Clone)]
 pub struct CurveArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Directory (a temporary file is made and removed there), file or block device
     /// [default: --filename or --directory if given, else .].
     #[arg(value_parser = abs_path, value_name = "TARGET")]
@@ -848,6 +883,8 @@ pub struct CurveArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct SuiteArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Suite name (see --list) or a suite job file.
     #[arg(value_name = "SUITE")]
     pub suite: Option<String>,
@@ -1020,6 +1057,8 @@ pub struct OutputArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Every other fio option given as `--key=value` (or a bare `--flag`): the same table the
     /// job-file parser reads, so an option accepted in a file is accepted here.
     #[arg(skip)]
@@ -1073,6 +1112,7 @@ impl RunArgs {
         store: StoreArgs,
     ) -> RunArgs {
         RunArgs {
+            live: LiveArgs::default(),
             fio,
             jobfile: None,
             showcmd: false,
@@ -1158,15 +1198,13 @@ fn long_names(a: &clap::Arg) -> Vec<String> {
         .collect()
 }
 
-/// The command line with any global flag given before the subcommand (`volbench --live run
-/// ...`, as clap allows) moved after it: the fio layers read `args[1]` as the subcommand, and
+/// The command line with any watching flag given before the subcommand (`volbench --live run
+/// ...`, as clap allowed when they were global) moved after it: the fio layers read `args[1]` as the subcommand, and
 /// would otherwise miss a pasted fio command line's options.
 pub fn subcommand_first(args: Vec<String>) -> Vec<String> {
-    use clap::CommandFactory;
-    let cmd = Cli::command();
+    let cmd = LiveArgs::augment_args(clap::Command::new("live"));
     let globals: Vec<(String, bool)> = cmd
         .get_arguments()
-        .filter(|a| a.is_global_set())
         .flat_map(|a| {
             let takes = a.get_action().takes_values();
             long_names(a).into_iter().map(move |n| (n, takes))
@@ -1202,7 +1240,6 @@ pub fn subcommand_first(args: Vec<String>) -> Vec<String> {
 pub fn own_flags(sub: &str) -> Vec<(String, bool)> {
     use clap::CommandFactory;
     let mut cmd = Cli::command();
-    // Built, a subcommand holds the global flags too (`--live`, `--interval-log`, ...).
     cmd.build();
     let Some(c) = cmd.find_subcommand(sub) else {
         return Vec::new();
@@ -1220,6 +1257,8 @@ pub fn own_flags(sub: &str) -> Vec<(String, bool)> {
 
 #[derive(Args, Debug, Clone)]
 pub struct QuickArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Directory to test in (a temporary file is created and removed there).
     #[arg(value_parser = abs_path, default_value = ".")]
     pub dir: PathBuf,
@@ -1354,6 +1393,8 @@ pub struct TraceConvertArgs {
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// The trace: volbench's, blktrace's (NAME or NAME.blktrace.N) or fio's iolog v2/v3.
     #[arg(value_name = "TRACE")]
     pub trace: PathBuf,

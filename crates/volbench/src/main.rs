@@ -72,7 +72,7 @@ fn dispatch() -> ExitCode {
     if !matches!(cli.cmd, cli::Cmd::Clean(_)) {
         cmd::clean::at_start();
     }
-    let _watch = match live::start(&cli.live) {
+    let _watch = match live::start(&cli.cmd.live()) {
         Ok(w) => w,
         Err(e) => return finish(Err(crate::usage::usage(format!("{e:#}")))),
     };

@@ -34,6 +34,52 @@ fn help_shows_examples_and_fio_names() {
         .stdout(predicate::str::contains("--ramp_time"));
 }
 
+/// The watching flags (docs/live.md) are listed, and taken, only by commands that do I/O or
+/// serve the witness: `history --help` listing `--live` offered what it could not do.
+#[test]
+fn watching_flags_are_in_the_help_of_the_commands_that_take_them_only() {
+    let flags = [
+        "--live",
+        "--metrics-listen",
+        "--status-interval",
+        "--interval-log",
+    ];
+    let help = |cmd: &[&str]| {
+        let out = volbench().args(cmd).arg("--help").output().unwrap();
+        assert!(out.status.success(), "{cmd:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let takes: [&[&str]; 8] = [
+        &["run"],
+        &["sweep"],
+        &["curve"],
+        &["quick"],
+        &["fsync"],
+        &["db"],
+        &["durability", "create"],
+        &["durability", "serve"],
+    ];
+    for cmd in takes {
+        let h = help(cmd);
+        assert!(flags.iter().all(|f| h.contains(f)), "{cmd:?}: {h}");
+    }
+    let not: [&[&str]; 7] = [
+        &["history"],
+        &["compare"],
+        &["show"],
+        &["export"],
+        &["report"],
+        &["cloud", "check"],
+        &["durability", "verify"],
+    ];
+    for cmd in not {
+        let h = help(cmd);
+        assert!(!flags.iter().any(|f| h.contains(f)), "{cmd:?}: {h}");
+    }
+    // Given before the subcommand, as they were once global: still theirs, or refused.
+    assert_usage_error(&["--live", "history"], "--live");
+}
+
 #[test]
 fn unknown_option_suggests_the_right_one() {
     assert_usage_error(&["run", "--iodepht=4"], "did you mean '--iodepth'");

@@ -282,8 +282,10 @@ pub fn main_fio_cli(args: &[String]) -> Result<ExitCode> {
     let (a, live) = match crate::cli::Cli::try_parse_from(argv) {
         Ok(crate::cli::Cli {
             cmd: crate::cli::Cmd::Run(a),
-            live,
-        }) => (a, live),
+        }) => {
+            let live = a.live.clone();
+            (a, live)
+        }
         Ok(_) => return Err(usage("fio's command line is volbench run's")),
         Err(e) => {
             let msg = e.to_string();
