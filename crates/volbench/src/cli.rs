@@ -133,7 +133,7 @@ pub enum Cmd {
     /// Export one stored result: json, fio-json, csv, md or html.
     Export(ExportArgs),
     /// Delete one stored result.
-    Delete(ShowArgs),
+    Delete(DeleteArgs),
     /// Move results between stores: copy a history (SQLite to PostgreSQL and back), or push
     /// the results a PostgreSQL store could not take when they were measured.
     #[command(subcommand, after_help = STORE_EXAMPLES)]
@@ -971,6 +971,23 @@ pub struct HistoryArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct ShowArgs {
+    /// Result id (from history) or label.
+    pub id: String,
+    /// normal, json (the stored document, as export writes it), md, csv, html or fio-json.
+    #[arg(
+        long = "output-format",
+        default_value = "normal",
+        value_name = "FORMAT"
+    )]
+    pub format: String,
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DeleteArgs {
     /// Result id (from history) or label.
     pub id: String,
     /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)

@@ -115,6 +115,16 @@ fn parent_dir(p: &Path) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
+/// Writes `bytes` to a file a user named (`what` is the option, for a refusal), by the rules
+/// for user-named files: no device, no link another user could have planted.
+pub fn write_named(what: &str, p: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = outfile::Opener::log(what)
+        .open(p)
+        .map_err(|e| crate::usage::usage(e.to_string()))?;
+    f.write_all(bytes)
+        .with_context(|| format!("writing {}", p.display()))
+}
+
 /// Writes to stdout. A reader that went away (`volbench run | head -1`) is not a failure of
 /// the run: what it did not read is dropped, and the run still ends with its own status.
 pub fn stdout(bytes: &[u8]) -> Result<()> {

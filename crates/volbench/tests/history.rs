@@ -138,6 +138,11 @@ fn history_show_export_delete() {
         show.starts_with("#2 (run)") && show.contains("IOPS"),
         "{show}"
     );
+    // show takes export's formats; json is the stored document, the same bytes export gives.
+    let shown = stdout(vb(d.path()).args(["show", "2", "--output-format=json"]));
+    let doc: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(doc["jobs"][0]["read"]["total_ios"], 1024, "{shown}");
+    assert_eq!(shown, stdout(vb(d.path()).args(["export", "2"])));
     let csv = stdout(vb(d.path()).args(["export", "2", "--format=csv"]));
     insta::assert_snapshot!("export_csv", mask(&csv));
     let md = stdout(vb(d.path()).args(["export", "2", "--format=md"]));

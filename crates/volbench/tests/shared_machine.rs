@@ -279,3 +279,45 @@ fn links_in_another_users_own_directory_leave_their_targets_unchanged() {
     std::fs::create_dir(&sub).unwrap();
     planted_links_are_refused(&sub);
 }
+
+/// `export --output` and `man DIR` write where the user says, by the same rule: a link the
+/// other user planted there is refused in one line and its target kept.
+#[test]
+fn export_and_man_pages_refuse_a_planted_link() {
+    require_root!();
+    let shared = tmpdir();
+    world_writable(shared.path());
+    let private = tmpdir();
+    let victim = private.path().join("precious");
+    std::fs::write(&victim, b"keep me").unwrap();
+    for n in ["out.json", "volbench.1"] {
+        let l = shared.path().join(n);
+        symlink(&victim, &l).unwrap();
+        lchown(&l, Some(OTHER), Some(OTHER)).unwrap();
+    }
+    let store = shared.path().join("own.db");
+    let ran = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .current_dir(private.path())
+        .args(["run", "--size=1m", "--runtime=1s", "-q"])
+        .output()
+        .unwrap();
+    assert!(ran.status.success(), "{}", said(&ran));
+    let export = volbench()
+        .env("VOLBENCH_STORE", &store)
+        .args(["export", "last", "--output"])
+        .arg(shared.path().join("out.json"))
+        .output()
+        .unwrap();
+    let man = volbench().arg("man").arg(shared.path()).output().unwrap();
+    for out in [export, man] {
+        let s = said(&out);
+        assert!(!out.status.success(), "{s}");
+        assert_eq!(
+            s.lines().filter(|l| l.contains("symbolic link")).count(),
+            1,
+            "{s}"
+        );
+    }
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+}

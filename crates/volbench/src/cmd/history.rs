@@ -1,8 +1,8 @@
 //! `volbench history`, `show`, `export`, `delete`: the results store from the command line.
 
-use crate::cli::{ExportArgs, HistoryArgs, ShowArgs};
+use crate::cli::{DeleteArgs, ExportArgs, HistoryArgs, ShowArgs};
 use crate::usage::usage;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use figures::fmt_count;
 use render::{compare::csv_field, Format};
 use std::fmt::Write as _;
@@ -208,42 +208,55 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
 }
 
 pub fn show(a: ShowArgs) -> Result<ExitCode> {
+    let format = stored_format(&a.format)?;
     let mut store = crate::inputs::open(&a.store)?;
     let (id, doc) = crate::inputs::load(&mut store, &a.id)?;
-    crate::output::stdout(format!("#{id} ({})\n", doc.kind()).as_bytes())?;
-    crate::output::stdout(&render::render(&doc, Format::Normal)?)?;
+    // The heading is for a reader; a format for a program is the document alone.
+    if format == Format::Normal {
+        crate::output::stdout(format!("#{id} ({})\n", doc.kind()).as_bytes())?;
+    }
+    crate::output::stdout(&rendered(&doc, format)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// The format a stored result is shown or exported in (`volbench-json` is `json`).
+fn stored_format(name: &str) -> Result<Format> {
+    let f = if name == "volbench-json" {
+        "json"
+    } else {
+        name
+    };
+    Format::parse(f).ok_or_else(|| {
+        usage(format!(
+            "--output-format={name} is not a format: use json, fio-json, csv, md, html or normal"
+        ))
+    })
+}
+
+/// A stored result in `format`; json is the stored document itself, with its kind, so
+/// compare and import read it back.
+fn rendered(doc: &report::Document, format: Format) -> Result<Vec<u8>> {
+    if format == Format::Json {
+        let mut v = serde_json::to_vec_pretty(doc)?;
+        v.push(b'\n');
+        return Ok(v);
+    }
+    Ok(render::render(doc, format)?)
+}
+
 pub fn export(a: ExportArgs) -> Result<ExitCode> {
+    let format = stored_format(&a.format)?;
     let mut store = crate::inputs::open(&a.store)?;
     let (_, doc) = crate::inputs::load(&mut store, &a.id)?;
-    let name = match a.format.as_str() {
-        "volbench-json" => "json",
-        f => f,
-    };
-    let format = Format::parse(name).ok_or_else(|| {
-        usage(format!(
-            "--output-format={} is not a format: use json, fio-json, csv, md, html or normal",
-            a.format
-        ))
-    })?;
-    let bytes = if format == Format::Json {
-        // The stored document itself, with its kind, so compare and import read it back.
-        let mut v = serde_json::to_vec_pretty(&doc)?;
-        v.push(b'\n');
-        v
-    } else {
-        render::render(&doc, format)?
-    };
+    let bytes = rendered(&doc, format)?;
     match &a.output {
-        Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
+        Some(p) => crate::output::write_named("--output", p, &bytes)?,
         None => crate::output::stdout(&bytes)?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn delete(a: ShowArgs) -> Result<ExitCode> {
+pub fn delete(a: DeleteArgs) -> Result<ExitCode> {
     let mut store = crate::inputs::open(&a.store)?;
     let id = crate::inputs::resolve(&mut store, &a.id)?;
     if !store.delete(id)? {

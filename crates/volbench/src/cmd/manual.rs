@@ -35,7 +35,7 @@ fn write_pages(cmd: &clap::Command, name: &str, dir: &Path) -> Result<usize> {
     let mut text = Vec::new();
     clap_mangen::Man::new(page).render(&mut text)?;
     let path = dir.join(format!("{name}.1"));
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    crate::output::write_named("a man page", &path, &text)?;
     let mut n = 1;
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
         n += write_pages(sub, &format!("{name}-{}", sub.get_name()), dir)?;

@@ -3,7 +3,7 @@
 
 use crate::cli::{ChartArgs, ReportArgs};
 use crate::inputs::input;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::process::ExitCode;
 
 pub fn main(a: ReportArgs) -> Result<ExitCode> {
@@ -22,7 +22,7 @@ pub fn main(a: ReportArgs) -> Result<ExitCode> {
     if out.as_os_str() == "-" {
         crate::output::stdout(&page)?;
     } else {
-        write_out(&out, &page)?;
+        crate::output::write_named("--output", &out, &page)?;
         eprintln!(
             "wrote {} ({}): open it in a browser",
             out.display(),
@@ -47,19 +47,8 @@ pub fn chart(a: ChartArgs) -> Result<ExitCode> {
     if out.as_os_str() == "-" {
         crate::output::stdout(text.as_bytes())?;
     } else {
-        write_out(&out, text.as_bytes())?;
+        crate::output::write_named("--output", &out, text.as_bytes())?;
         eprintln!("wrote {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes a page or chart where `--output` names it, by the rules for user-named files (no
-/// device, no link planted in a directory others can write).
-fn write_out(out: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let mut f = outfile::Opener::log("--output")
-        .open(out)
-        .map_err(|e| crate::usage::usage(e.to_string()))?;
-    f.write_all(bytes)
-        .with_context(|| format!("writing {}", out.display()))
 }
