@@ -241,7 +241,7 @@ fn rendered(doc: &report::Document, format: Format) -> Result<Vec<u8>> {
         v.push(b'\n');
         return Ok(v);
     }
-    Ok(render::render(doc, format)?)
+    render::render(doc, format)
 }
 
 pub fn export(a: ExportArgs) -> Result<ExitCode> {
