@@ -78,6 +78,7 @@ impl Document {
         match self {
             Document::Run(_) => "run",
             Document::Suite(s) if s.suite == "sweep" => "sweep",
+            Document::Suite(s) if s.suite == "curve" => "curve",
             Document::Suite(_) => "suite",
             Document::Fsync(_) => "fsync",
             Document::Db(_) => "db",

@@ -253,7 +253,15 @@ impl Columns {
                 self.bw_bytes = Some(r.group.total_bw_bytes());
             }
             Entry::Run(r) => self.points = r.groups.len() as i64,
-            Entry::Suite(s) => self.points = s.runs.len() as i64,
+            // Every point's targets, not the first point's: a sweep over four devices is
+            // listed (and found by --target) under each of them.
+            Entry::Suite(s) => {
+                self.points = s.runs.len() as i64;
+                let t: Vec<String> = s.targets().into_iter().map(|t| t.path).collect();
+                if !t.is_empty() {
+                    self.target = t.join(",");
+                }
+            }
             Entry::Fsync(f) => self.points = f.cases.len() as i64,
             Entry::Compare(c) => self.points = c.inputs.len() as i64,
             // A db result's targets are its runs' directories (or the server), and its rate

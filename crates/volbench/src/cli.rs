@@ -944,7 +944,7 @@ pub struct HistoryArgs {
     /// Only results of this suite (quick, cloud-volume, scaling, crystal, or a suite file's name).
     #[arg(long)]
     pub suite: Option<String>,
-    /// Only this kind of result: run, sweep, suite, fsync, db, infer or durability.
+    /// Only this kind of result: run, sweep, curve, suite, fsync, db, infer or durability.
     #[arg(long)]
     pub kind: Option<String>,
     /// Only results started on or after this date (2026-11-01 or RFC 3339).

@@ -428,6 +428,50 @@ fn curve_text_and_refusals() {
     }
 }
 
+/// A stored curve is a curve: listed, filtered and titled as one (it was kind "suite",
+/// "volbench suite curve", and `history --kind curve` was refused).
+#[test]
+fn a_curve_is_stored_and_listed_as_a_curve() {
+    let _one = alone();
+    let d = tmpdir();
+    let store = d.path().join("s.db");
+    let vb = || {
+        let mut c = volbench();
+        c.env("VOLBENCH_STORE", &store).current_dir(d.path());
+        c
+    };
+    let out = vb()
+        .args([
+            "curve",
+            ".",
+            "--ioengine=null",
+            "--size=16m",
+            "--runtime=300ms",
+        ])
+        .args(["--points=2", "--max-depth=2", "-q"])
+        .output()
+        .unwrap();
+    succeeded(&out, "");
+    let rows = vb()
+        .args(["history", "--kind=curve", "--output-format=json"])
+        .output()
+        .unwrap();
+    succeeded(&rows, "");
+    let rows: Value = serde_json::from_slice(&rows.stdout).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(1), "{rows}");
+    assert_eq!(rows[0]["kind"], "curve", "{rows}");
+    let page = vb()
+        .args(["export", "last", "--output-format=html"])
+        .output()
+        .unwrap();
+    let html = String::from_utf8_lossy(&page.stdout);
+    assert!(
+        html.contains("<title>volbench curve"),
+        "{}",
+        &html[..html.len().min(400)]
+    );
+}
+
 /// Two curves (the null engine: no device, the machinery only) stored as JSON: the report
 /// page puts both on one latency-against-IOPS chart first, compare leads with their answers
 /// and due-time latency, and CSV takes them.

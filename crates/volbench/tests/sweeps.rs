@@ -295,6 +295,17 @@ fn compare_pairs_sweeps_by_the_axes_they_share() {
         head.contains("a.dat + ") && head.contains("b.dat"),
         "the header names one target of several: {text}"
     );
+    // The history (and serve, from the same column) lists every target, and finds the
+    // sweep by any of them.
+    let rows = ok_json(volbench().env("VOLBENCH_STORE", &store).args([
+        "history",
+        "--target=b.dat",
+        "--output-format=json",
+    ]));
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let t = rows[0]["target"].as_str().unwrap();
+    assert!(t.contains("a.dat") && t.contains("b.dat"), "{t}");
     let v = ok_json(volbench().env("VOLBENCH_STORE", &store).args([
         "compare",
         "one",

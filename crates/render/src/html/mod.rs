@@ -41,7 +41,10 @@ impl Exporter for Html {
     }
 
     fn export_suite(&self, s: &SuiteReport) -> anyhow::Result<Vec<u8>> {
-        let kind = if s.suite == "sweep" { "sweep" } else { "suite" };
+        let kind = match s.suite.as_str() {
+            k @ ("sweep" | "curve") => k,
+            _ => "suite",
+        };
         let subtitle = match (&s.pts, s.runs.first()) {
             (Some(p), _) => format!("{} ({})", p.target, format_bytes(p.capacity as f64)),
             (None, Some(r)) if s.targets().len() > 1 => format!(
@@ -53,8 +56,8 @@ impl Exporter for Html {
             (None, Some(r)) => run_subtitle(&r.report),
             (None, None) => String::new(),
         };
-        let title = if kind == "sweep" {
-            "volbench sweep".to_string()
+        let title = if kind != "suite" {
+            format!("volbench {kind}")
         } else {
             format!("volbench suite {}", s.suite)
         };

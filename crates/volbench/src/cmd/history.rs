@@ -19,7 +19,7 @@ const WHAT_WIDTH: usize = 36;
 /// records lost (fail)") whole, since their end is what they say.
 fn shown_what(r: &Row) -> String {
     match r.kind.as_str() {
-        "run" | "sweep" | "suite" => clip(&r.what, WHAT_WIDTH),
+        "run" | "sweep" | "curve" | "suite" => clip(&r.what, WHAT_WIDTH),
         _ => r.what.clone(),
     }
 }
@@ -156,9 +156,10 @@ fn csv(rows: &[Row]) -> String {
 }
 
 /// The kinds of entry `--kind` filters by.
-const KINDS: [&str; 7] = [
+const KINDS: [&str; 8] = [
     "run",
     "sweep",
+    "curve",
     "suite",
     "fsync",
     "db",
@@ -169,7 +170,7 @@ const KINDS: [&str; 7] = [
 pub fn history(a: HistoryArgs) -> Result<ExitCode> {
     if let Some(k) = a.kind.as_deref().filter(|k| !KINDS.contains(k)) {
         return Err(usage(format!(
-            "--kind={}: use run, sweep, suite, fsync, db, infer or durability",
+            "--kind={}: use run, sweep, curve, suite, fsync, db, infer or durability",
             workload::shown(k)
         )));
     }
