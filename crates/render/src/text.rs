@@ -109,30 +109,72 @@ fn iops_scale(iops: &stats::Spread) -> impl Fn(f64) -> String {
 }
 
 /// One line per distinct warning of a suite's runs, naming the tests it concerns (all of
-/// them: "every test") rather than repeating the same advice for each.
+/// them: "every test") rather than repeating the same advice for each. A test is named by
+/// what tells it from the others (a sweep over four devices repeats none of their paths
+/// unless they differ), and a long list is cut: a warning stays one readable line.
 fn suite_warnings(out: &mut String, s: &SuiteReport) {
+    let names = short_names(s);
     let mut seen: Vec<(&str, Vec<&str>)> = Vec::new();
-    for run in &s.runs {
+    for (run, name) in s.runs.iter().zip(&names) {
         for w in &run.report.warnings {
             match seen.iter_mut().find(|(m, _)| *m == w.message) {
-                Some(x) => x.1.push(&run.label),
-                None => seen.push((&w.message, vec![&run.label])),
+                Some(x) => x.1.push(name),
+                None => seen.push((&w.message, vec![name])),
             }
         }
     }
     if !seen.is_empty() {
         let _ = writeln!(out, "\nwarnings:");
         for (m, tests) in seen {
-            let which = if s.runs.len() == 1 {
-                String::new()
-            } else if tests.len() == s.runs.len() {
-                " (every test)".to_string()
-            } else {
-                format!(" ({})", tests.join(", "))
-            };
-            let _ = writeln!(out, "  ! {m}{which}");
+            let _ = writeln!(out, "  ! {m}{}", which_tests(&tests, s.runs.len()));
         }
     }
+}
+
+/// The tests listed at most this many by name; past it, "and N more".
+const NAMED_TESTS: usize = 4;
+
+fn which_tests(tests: &[&str], of: usize) -> String {
+    if of == 1 {
+        return String::new();
+    }
+    if tests.len() == of {
+        return " (every test)".to_string();
+    }
+    let named = tests[..tests.len().min(NAMED_TESTS)].join(", ");
+    match tests.len() - tests.len().min(NAMED_TESTS) {
+        0 => format!(" ({named})"),
+        more => format!(" ({} of {of} tests: {named} and {more} more)", tests.len()),
+    }
+}
+
+/// Each run's name by the parameters that differ between the runs (its label when it has
+/// none, as a named suite's tests).
+fn short_names(s: &SuiteReport) -> Vec<String> {
+    let varies = |k: &str| {
+        let mut vals = s
+            .runs
+            .iter()
+            .map(|r| r.params.iter().find(|(x, _)| x == k).map(|(_, v)| v));
+        let first = vals.next().flatten();
+        vals.any(|v| v != first)
+    };
+    s.runs
+        .iter()
+        .map(|r| {
+            let own: Vec<String> = r
+                .params
+                .iter()
+                .filter(|(k, _)| varies(k))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            if own.is_empty() {
+                r.label.clone()
+            } else {
+                own.join(" ")
+            }
+        })
+        .collect()
 }
 
 fn repeat_lines(out: &mut String, rep: &report::repeats::Repeats) {
@@ -664,5 +706,17 @@ mod tests {
         assert_eq!(fmt_count(850.0), "850");
         assert_eq!(fmt_count(12_345.0), "12.3k");
         assert_eq!(fmt_count(1_234_567.0), "1.23M");
+    }
+
+    #[test]
+    fn a_warning_names_few_tests_and_counts_the_rest() {
+        assert_eq!(which_tests(&["a"], 1), "");
+        assert_eq!(which_tests(&["a", "b"], 2), " (every test)");
+        assert_eq!(which_tests(&["a", "b"], 3), " (a, b)");
+        let eight: Vec<&str> = vec!["n=1", "n=2", "n=3", "n=4", "n=5", "n=6", "n=7"];
+        assert_eq!(
+            which_tests(&eight, 8),
+            " (7 of 8 tests: n=1, n=2, n=3, n=4 and 3 more)"
+        );
     }
 }
