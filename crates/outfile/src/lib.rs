@@ -109,13 +109,8 @@ impl Opener {
     pub fn open(&self, p: &Path) -> Result<File, OpenError> {
         self.check(p)?;
         let planted = planted_by_others(parent(p));
-        let mut opts = self.opts.clone();
-        let mut flags = libc::O_NOCTTY | libc::O_CLOEXEC;
-        if planted.is_some() {
-            flags |= libc::O_NOFOLLOW;
-        }
-        opts.custom_flags(flags);
-        let f = opts.open(p).map_err(|e| self.io(p, e))?;
+        let f = open_held(&self.opts, p, libc::O_NOCTTY | libc::O_CLOEXEC)
+            .map_err(|e| self.io(p, e))?;
         // Checked again on what was opened: the path may have changed since the look.
         let md = f.metadata().map_err(|e| self.io(p, e))?;
         self.kind_ok(p, &md)?;
@@ -247,6 +242,53 @@ impl From<OpenError> for std::io::Error {
             OpenError::Io(line, e) => std::io::Error::new(e.kind(), line),
         }
     }
+}
+
+/// Opens `p` with `opts` and `flags`. Where another user could have put a name on the way
+/// ([`planted_by_others`]), the directory is first opened without following any link on
+/// its path (`openat2`, `RESOLVE_NO_SYMLINKS`) and held, and the name is opened in that
+/// directory (through `/proc/self/fd`) with `O_NOFOLLOW`: a directory swapped for a link
+/// during the run, before or after the look, cannot send the open elsewhere. A regular file
+/// opened there with a second hard link is refused (it may be another's file, linked in
+/// between a run's layout and its reopening).
+pub fn open_held(opts: &OpenOptions, p: &Path, flags: i32) -> std::io::Result<File> {
+    let mut opts = opts.clone();
+    let Some(why) = planted_by_others(parent(p)) else {
+        return opts.custom_flags(flags).open(p);
+    };
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    let dir = std::path::absolute(parent(p))?;
+    let held = rustix::fs::openat2(
+        rustix::fs::CWD,
+        &dir,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+        ResolveFlags::NO_SYMLINKS,
+    )
+    .map_err(|e| {
+        let e = std::io::Error::from(e);
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!("the way to {} goes through a symbolic link in {why}: give the path it should reach itself", p.display()),
+            );
+        }
+        e
+    })?;
+    let name = p
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
+    use std::os::fd::AsRawFd;
+    let via = Path::new(&format!("/proc/self/fd/{}", held.as_raw_fd())).join(name);
+    let f = opts.custom_flags(flags | libc::O_NOFOLLOW).open(via)?;
+    let md = f.metadata()?;
+    if md.is_file() && md.nlink() > 1 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!("{} has {} hard links and is in {why}, so it may be another user's file: give a path in a directory of your own", p.display(), md.nlink()),
+        ));
+    }
+    Ok(f)
 }
 
 /// The directory a path's last component is in (`.` for a bare name).

@@ -194,3 +194,39 @@ fn a_second_hard_link_where_others_can_write_is_refused_and_not_cut() {
     drop(Opener::log("log").open(&own).unwrap());
     assert_eq!(std::fs::metadata(&target).unwrap().len(), 0);
 }
+
+#[test]
+fn a_planted_link_on_the_way_to_the_file_is_not_followed() {
+    if !as_root() {
+        return;
+    }
+    let victim = private();
+    let target = victim.path().join("precious");
+    std::fs::write(&target, b"keep me").unwrap();
+    // Their directory, and in it their link to the victim's directory: the file name at the
+    // end is a plain one, the link is on the way (the trial's finding).
+    let theirs = private();
+    std::fs::set_permissions(theirs.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::chown(theirs.path(), Some(65534), None).unwrap();
+    let sub = theirs.path().join("sub");
+    std::os::unix::fs::symlink(victim.path(), &sub).unwrap();
+    std::os::unix::fs::lchown(&sub, Some(65534), None).unwrap();
+    for o in [Opener::log("write_iolog"), Opener::append("--interval-log")] {
+        let e = o.open(&sub.join("precious")).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(o.open(&sub.join("new.log")).is_err());
+    }
+    let mut rw = OpenOptions::new();
+    rw.write(true);
+    assert!(open_held(&rw, &sub.join("precious"), 0).is_err());
+    assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
+    assert!(!victim.path().join("new.log").exists());
+    // A real directory of theirs on the way is opened held, and what is written lands in it.
+    let real = theirs.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    use std::io::Write;
+    let mut f = Opener::log("log").open(&real.join("x.log")).unwrap();
+    f.write_all(b"x").unwrap();
+    assert_eq!(std::fs::read(real.join("x.log")).unwrap(), b"x");
+}

@@ -8,7 +8,7 @@ use report::TargetInfo;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use workload::{format_bytes, EngineKind, Fallocate, JobSpec, SyncIo};
@@ -257,13 +257,12 @@ fn ready_tiny(
             path: r.path.to_path_buf(),
             source,
         };
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .custom_flags(nofollow(r.path))
-            .open(r.path)
-            .map_err(fail)?;
+        let mut f = outfile::open_held(
+            OpenOptions::new().write(true).create(true).truncate(true),
+            r.path,
+            0,
+        )
+        .map_err(fail)?;
         io::Write::write_all(&mut f, &vec![0x5a; share as usize]).map_err(fail)?;
         created.push(r.path.to_path_buf());
     }
@@ -532,13 +531,15 @@ pub(crate) fn reopen_onto(fd: std::os::fd::RawFd, path: &str, create: bool) -> s
         return Err(std::io::Error::last_os_error());
     }
     let writes = flags & libc::O_ACCMODE != libc::O_RDONLY;
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(writes)
-        .create(create && writes)
-        .mode(0o644)
-        .custom_flags(flags & !libc::O_ACCMODE)
-        .open(path)?;
+    let f = outfile::open_held(
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(writes)
+            .create(create && writes)
+            .mode(0o644),
+        Path::new(path),
+        flags & !libc::O_ACCMODE,
+    )?;
     // SAFETY: dup3 onto a descriptor the job owns, with nothing in flight on it; `f` closes
     // its own copy when dropped.
     if unsafe { libc::dup3(std::os::fd::AsRawFd::as_raw_fd(&f), fd, libc::O_CLOEXEC) } < 0 {
@@ -871,8 +872,7 @@ fn open_for_io(spec: &JobSpec, path: &Path, dev: Option<DevId>) -> Result<File, 
         SyncIo::Sync => libc::O_SYNC,
         SyncIo::Dsync => libc::O_DSYNC,
     };
-    o.custom_flags(flags | nofollow(path));
-    o.open(path).map_err(|source| {
+    outfile::open_held(&o, path, flags).map_err(|source| {
         if spec.direct && source.raw_os_error() == Some(libc::EINVAL) {
             let fs = dev
                 .and_then(|d| probe::filesystem_of(path, d))
@@ -951,27 +951,15 @@ fn layout_error(path: &Path, source: io::Error) -> RunError {
     }
 }
 
-/// `O_NOFOLLOW` where the test file's directory is one other users can write: what was
-/// checked at the start is then what is opened, not a link put there since.
-fn nofollow(path: &Path) -> i32 {
-    if outfile::planted_by_others(outfile::parent(path)).is_some() {
-        libc::O_NOFOLLOW
-    } else {
-        0
-    }
-}
-
 /// Opens `path` to lay it out, creating it (and recording that) when `create`.
 fn open_for_layout(
     path: &Path,
     create: bool,
     created: &mut Vec<PathBuf>,
 ) -> Result<File, RunError> {
-    let f = OpenOptions::new()
-        .write(true)
-        .create_new(create)
-        .custom_flags(nofollow(path))
-        .open(path)
+    // Through outfile: where another user could have put a name on the way, the directory
+    // is held and no link is followed (issue 63).
+    let f = outfile::open_held(OpenOptions::new().write(true).create_new(create), path, 0)
         .map_err(|source| RunError::Open {
             path: path.to_path_buf(),
             source,

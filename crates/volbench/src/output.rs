@@ -81,6 +81,11 @@ impl Dest {
 /// Replaces the file `p` with `bytes` atomically (a temporary file in the same directory,
 /// synced, then renamed), so a kill never leaves it empty or half written.
 pub fn replace_file(p: &Path, bytes: &[u8]) -> Result<()> {
+    // Where another user could have put a name on the way, a rename by path could land
+    // anywhere a link there points: written in place instead, in the directory held.
+    if outfile::planted_by_others(parent_dir(p)).is_some() {
+        return write_named("--output", p, bytes);
+    }
     let mut t = tempfile::NamedTempFile::new_in(parent_dir(p))
         .with_context(|| format!("writing {}", p.display()))?;
     t.write_all(bytes)

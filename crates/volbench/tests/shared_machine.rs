@@ -321,3 +321,54 @@ fn export_and_man_pages_refuse_a_planted_link() {
     }
     assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
 }
+
+/// A link the other user planted as a directory on the way (`theirs/sub` pointing at a
+/// directory of root's): the file name at the end is plain, and still nothing is written
+/// through it, by any writer (the second attacker trial of issue 63).
+#[test]
+fn a_link_planted_on_the_way_to_a_file_leads_nowhere() {
+    require_root!();
+    let theirs = tmpdir();
+    std::fs::set_permissions(theirs.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let private = tmpdir();
+    let victim = private.path().join("precious");
+    std::fs::write(&victim, b"keep me").unwrap();
+    let sub = theirs.path().join("sub");
+    symlink(private.path(), &sub).unwrap();
+    give_away(theirs.path());
+    let s = |n: &str| sub.join(n).display().to_string();
+    let runs: [Vec<String>; 6] = [
+        vec![format!("--filename={}", s("precious"))],
+        vec!["--filename=f".into(), format!("--output={}", s("precious"))],
+        vec![format!("--directory={}", sub.display())],
+        vec![
+            "--filename=f".into(),
+            format!("--write_iolog={}", s("precious")),
+        ],
+        vec![
+            "--filename=f".into(),
+            format!("--interval-log={}", s("precious")),
+        ],
+        vec![
+            "--filename=f".into(),
+            format!("--write_iops_log={}", s("x")),
+        ],
+    ];
+    for extra in runs {
+        let out = volbench()
+            .current_dir(theirs.path())
+            .args(["run", "--rw=write", "--bs=4k", "--size=1m", "--runtime=1s"])
+            .args(&extra)
+            .output()
+            .unwrap();
+        let said = said(&out);
+        assert!(said.contains("symbolic link"), "{extra:?}: {said}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me", "{extra:?}");
+        let made: Vec<_> = std::fs::read_dir(private.path()).unwrap().collect();
+        assert_eq!(
+            made.len(),
+            1,
+            "{extra:?}: made in the victim's directory: {made:?}"
+        );
+    }
+}
