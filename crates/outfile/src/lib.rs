@@ -133,7 +133,7 @@ impl Opener {
             if let Some(why) = planted {
                 return Err(self.refused(
                     p,
-                    &format!("is a symbolic link in {why}, so it is not followed"),
+                    &format!("is a symbolic link where another user could have put it ({why}), so it is not followed"),
                     "give the path it should reach itself",
                 ));
             }

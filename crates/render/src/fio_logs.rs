@@ -27,6 +27,9 @@ struct Window {
 /// Writes every log the run's jobs asked for into `dir`; returns the files written.
 pub fn write(r: &RunReport, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
+    // One refused log does not keep the others from being written; each refusal is said.
+    let mut failed: Vec<String> = Vec::new();
+    let mut tried = 0;
     for (k, j) in r.jobs.iter().enumerate() {
         let Some(spec) = r.workload.jobs.get(j.spec_index) else {
             continue;
@@ -79,12 +82,26 @@ pub fn write(r: &RunReport, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         }
         for (name, text) in files {
             let path = dir.join(name);
-            let mut f = outfile::Opener::log("the fio log").open(&path)?;
-            std::io::Write::write_all(&mut f, text.as_bytes())?;
-            out.push(path);
+            tried += 1;
+            match write_one(&path, &text) {
+                Ok(()) => out.push(path),
+                Err(e) => failed.push(e.to_string()),
+            }
         }
     }
-    Ok(out)
+    if failed.is_empty() {
+        return Ok(out);
+    }
+    Err(std::io::Error::other(format!(
+        "{} of {tried} fio logs not written: {}",
+        failed.len(),
+        failed.join("; ")
+    )))
+}
+
+fn write_one(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut f = outfile::Opener::log("the fio log").open(path)?;
+    std::io::Write::write_all(&mut f, text.as_bytes())
 }
 
 /// The job's samples gathered into windows of `avg_ms` (at least one sample each). A last

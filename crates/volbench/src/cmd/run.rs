@@ -168,7 +168,7 @@ fn run_workload(
     // them (rank 0 only under MPI: the merged series).
     if scaleout::world::is_root() && report.workload.jobs.iter().any(|j| j.reporting.logs.any()) {
         if let Err(e) = render::fio_logs::write(&report, std::path::Path::new(".")) {
-            eprintln!("warning: the fio log files could not be written: {e}");
+            eprintln!("warning: {e}");
         }
     }
     let doc = report::Document::Run(Box::new(report));
