@@ -125,6 +125,8 @@ pub fn prepare(
     outfile::Opener::target("--filename", OpenOptions::new())
         .check(path)
         .map_err(|r| RunError::Refused(r.0))?;
+    let resolved = dangling_link_target(path);
+    let path = resolved.as_deref().unwrap_or(path);
     let meta = match fs::metadata(path) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -949,6 +951,24 @@ fn layout_error(path: &Path, source: io::Error) -> RunError {
             source,
         }
     }
+}
+
+/// Where `path` is a link to a file not made yet (the user's own: the check above refused
+/// any other), the file it names: that is what is made, laid out and, after an interrupted
+/// run, removed (creating "the link" with O_EXCL failed: it exists).
+fn dangling_link_target(path: &Path) -> Option<PathBuf> {
+    let mut at = path.to_path_buf();
+    // A chain of links, as the kernel follows it, up to its own limit of 40.
+    for _ in 0..40 {
+        match fs::symlink_metadata(&at) {
+            Err(_) => return (at != path).then_some(at),
+            Ok(m) if !m.file_type().is_symlink() => return None,
+            Ok(_) => {}
+        }
+        let to = fs::read_link(&at).ok()?;
+        at = outfile::parent(&at).join(to);
+    }
+    None
 }
 
 /// Opens `path` to lay it out, creating it (and recording that) when `create`.

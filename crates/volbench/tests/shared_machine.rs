@@ -372,3 +372,35 @@ fn a_link_planted_on_the_way_to_a_file_leads_nowhere() {
         );
     }
 }
+
+/// The control: the user's own links in the user's own directory are followed, a dangling
+/// one too (the test file it names is made; it failed with "File exists").
+#[test]
+fn the_users_own_links_are_followed_by_every_writer() {
+    let own = tmpdir();
+    std::fs::set_permissions(own.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let p = |n: &str| own.path().join(n);
+    for (link, to) in [("t", "t.real"), ("io", "io.real"), ("iv", "iv.real")] {
+        symlink(p(to), p(link)).unwrap();
+    }
+    let out = volbench()
+        .current_dir(own.path())
+        .args([
+            "run",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--runtime=1s",
+            "-q",
+        ])
+        .arg(format!("--filename={}", p("t").display()))
+        .arg(format!("--write_iolog={}", p("io").display()))
+        .arg(format!("--interval-log={}", p("iv").display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", said(&out));
+    assert_eq!(std::fs::metadata(p("t.real")).unwrap().len(), 1 << 20);
+    for f in ["io.real", "iv.real"] {
+        assert!(std::fs::metadata(p(f)).unwrap().len() > 0, "{f}");
+    }
+}
