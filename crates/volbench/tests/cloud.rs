@@ -371,6 +371,19 @@ fn cloud_check_verdicts_and_reasons_on_constructed_reports() {
         .to_string()
         .contains("network"));
 
+    // 1 GiB writes at QD1, 3.87 s each (issue 65): a rate under one is said as one (not
+    // "0 IOPS"), and the time is the transfer at the cap, not a round trip.
+    let gib = 1u64 << 30;
+    let f = report_with(d.path(), "huge", |v| {
+        set_job(v, "iodepth", json!(1));
+        set_job(v, "bs", json!(gib));
+        measured(v, "read", 1.0 / 3.87, gib as f64 / 3.87, 3.87e9, 10.0)
+    });
+    let why = check(&f, "oci:vpu=10:size=1000g")["reasons"].to_string();
+    assert!(why.contains("at most 0.26 IOPS"), "{why}");
+    assert!(why.contains("moving 1.0 GiB at the cap"), "{why}");
+    assert!(!why.contains("round trip"), "{why}");
+
     // Below with a deep queue and a busy CPU: the tool, and the instance cap the model names.
     let f = report_with(d.path(), "cpu", |v| {
         set_job(v, "iodepth", json!(256));
