@@ -552,6 +552,15 @@ fn uri_path(p: &Path) -> String {
 fn create_private(path: &Path) -> Result<()> {
     let opener = outfile::Opener::private("the results store");
     opener.check(path).map_err(|r| StoreError::Refused(r.0))?;
+    // SQLite opens the store and makes its -wal by name, so what another user could put or
+    // swap on the way (a directory link, their own file at the name) it would write into,
+    // and results there are theirs to read: a store lives where only the user or root can.
+    if let Some(why) = outfile::planted_by_others(outfile::parent(path)) {
+        return Err(StoreError::Refused(format!(
+            "the results store {} is in {why}: SQLite opens it by name, so another user could change what it is; give a store in a directory of your own that no one else can write",
+            path.display()
+        )));
+    }
     // Through the link (one the user made, the check says): a link to a store not made yet
     // is made here 0600, not left to SQLite and the umask.
     if std::fs::metadata(path).is_err() {

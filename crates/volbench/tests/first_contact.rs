@@ -447,7 +447,7 @@ fn history_rejects_impossible_dates_and_kinds() {
         (vec!["history", "--until", "yesterday"], "not a date"),
         (
             vec!["history", "--kind", "bogus"],
-            "use run, sweep, suite, fsync, db, infer or durability",
+            "use run, sweep, curve, suite, fsync, db, infer or durability",
         ),
     ] {
         let (code, err) = err_of(&args, d.path());

@@ -295,7 +295,7 @@ fn export_and_man_pages_refuse_a_planted_link() {
         symlink(&victim, &l).unwrap();
         lchown(&l, Some(OTHER), Some(OTHER)).unwrap();
     }
-    let store = shared.path().join("own.db");
+    let store = private.path().join("own.db");
     let ran = volbench()
         .env("VOLBENCH_STORE", &store)
         .current_dir(private.path())
@@ -371,6 +371,35 @@ fn a_link_planted_on_the_way_to_a_file_leads_nowhere() {
             "{extra:?}: made in the victim's directory: {made:?}"
         );
     }
+    // The store, an existing SQLite file of root's reached through their link: SQLite opens
+    // it by name, so a store is refused wherever another user could change the way to it.
+    let db = private.path().join("store.db");
+    let ran = volbench()
+        .env("VOLBENCH_STORE", &db)
+        .current_dir(private.path())
+        .args(["run", "--size=1m", "--runtime=1s", "--filename=f", "-q"])
+        .output()
+        .unwrap();
+    assert!(ran.status.success(), "{}", said(&ran));
+    std::fs::remove_file(private.path().join("f")).unwrap();
+    let before = std::fs::read(&db).unwrap();
+    let out = volbench()
+        .env("VOLBENCH_STORE", sub.join("store.db"))
+        .current_dir(theirs.path())
+        .args(["run", "--size=1m", "--runtime=1s", "--filename=f"])
+        .output()
+        .unwrap();
+    let said = said(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("uid 65534") && said.contains("results store"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the store was written through the link"
+    );
 }
 
 /// The control: the user's own links in the user's own directory are followed, a dangling
