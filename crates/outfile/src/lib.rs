@@ -125,10 +125,18 @@ impl Opener {
 
     /// What stands at `p` now, before anything is opened or truncated.
     pub fn check(&self, p: &Path) -> Result<(), Refused> {
+        let planted = planted_by_others(parent(p));
+        if let Some(why) = &planted {
+            // A link on the way is said now, before the run, not when the file is opened.
+            if let Err(e) = held_dir(parent(p), p, why) {
+                if e.kind() == std::io::ErrorKind::PermissionDenied {
+                    return Err(Refused(format!("{} {e}", self.what)));
+                }
+            }
+        }
         let Ok(md) = std::fs::symlink_metadata(p) else {
             return Ok(());
         };
-        let planted = planted_by_others(parent(p));
         if md.file_type().is_symlink() {
             if let Some(why) = planted {
                 return Err(self.refused(
@@ -151,6 +159,13 @@ impl Opener {
     /// In a directory others could have prepared, a regular file with a second name may be
     /// another's file linked in: refused.
     fn one_link(&self, p: &Path, md: &Metadata, why: &str) -> Result<(), Refused> {
+        if let Some(theirs) = theirs(md) {
+            return Err(self.refused(
+                p,
+                &format!("{theirs} and is in {why}"),
+                "give a path in a directory of your own",
+            ));
+        }
         if md.is_file() && md.nlink() > 1 {
             return Err(self.refused(
                 p,
@@ -256,11 +271,41 @@ pub fn open_held(opts: &OpenOptions, p: &Path, flags: i32) -> std::io::Result<Fi
     let Some(why) = planted_by_others(parent(p)) else {
         return opts.custom_flags(flags).open(p);
     };
+    let held = held_dir(parent(p), p, &why)?;
+    let name = p
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
+    use std::os::fd::AsRawFd;
+    let via = Path::new(&format!("/proc/self/fd/{}", held.as_raw_fd())).join(name);
+    let f = opts.custom_flags(flags | libc::O_NOFOLLOW).open(via)?;
+    let md = f.metadata()?;
+    if let Some(theirs) = theirs(&md) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "{} {theirs} and is in {why}: give a path in a directory of your own",
+                p.display()
+            ),
+        ));
+    }
+    if md.is_file() && md.nlink() > 1 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!("{} has {} hard links and is in {why}, so it may be another user's file: give a path in a directory of your own", p.display(), md.nlink()),
+        ));
+    }
+    Ok(f)
+}
+
+/// `dir`, opened without following any link on its path (`openat2`, `RESOLVE_NO_SYMLINKS`)
+/// and held (`O_PATH`): what is opened in it stays in it, whatever is renamed or linked on
+/// the way later. A link on the way is refused, in one line naming `p` and `why`.
+pub fn held_dir(dir: &Path, p: &Path, why: &str) -> std::io::Result<std::os::fd::OwnedFd> {
     use rustix::fs::{Mode, OFlags, ResolveFlags};
-    let dir = std::path::absolute(parent(p))?;
-    let held = rustix::fs::openat2(
+    let abs = std::path::absolute(dir)?;
+    rustix::fs::openat2(
         rustix::fs::CWD,
-        &dir,
+        &abs,
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
         ResolveFlags::NO_SYMLINKS,
@@ -274,21 +319,7 @@ pub fn open_held(opts: &OpenOptions, p: &Path, flags: i32) -> std::io::Result<Fi
             );
         }
         e
-    })?;
-    let name = p
-        .file_name()
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
-    use std::os::fd::AsRawFd;
-    let via = Path::new(&format!("/proc/self/fd/{}", held.as_raw_fd())).join(name);
-    let f = opts.custom_flags(flags | libc::O_NOFOLLOW).open(via)?;
-    let md = f.metadata()?;
-    if md.is_file() && md.nlink() > 1 {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::PermissionDenied,
-            format!("{} has {} hard links and is in {why}, so it may be another user's file: give a path in a directory of your own", p.display(), md.nlink()),
-        ));
-    }
-    Ok(f)
+    })
 }
 
 /// The directory a path's last component is in (`.` for a bare name).
@@ -360,6 +391,17 @@ fn not_ours(d: &Path, sticky_ok: bool) -> Option<String> {
     } else {
         None
     }
+}
+
+/// Why an existing regular file is another user's to read and change (what volbench would
+/// write into it, results or a log, would be theirs): None for the user's or root's own.
+fn theirs(md: &Metadata) -> Option<String> {
+    (md.is_file() && !owner_ok(md.uid())).then(|| {
+        format!(
+            "belongs to uid {}, who could read and change what is written",
+            md.uid()
+        )
+    })
 }
 
 /// The invoking user and root are the only owners whose directories and links are trusted.

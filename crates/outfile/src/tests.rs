@@ -230,3 +230,29 @@ fn a_planted_link_on_the_way_to_the_file_is_not_followed() {
     f.write_all(b"x").unwrap();
     assert_eq!(std::fs::read(real.join("x.log")).unwrap(), b"x");
 }
+
+#[test]
+fn a_file_another_user_made_where_others_can_write_is_not_written_into() {
+    if !as_root() {
+        return;
+    }
+    let d = world_writable();
+    let theirs = d.path().join("x.log");
+    std::fs::write(&theirs, b"theirs").unwrap();
+    std::os::unix::fs::chown(&theirs, Some(65534), None).unwrap();
+    let e = Opener::append("--interval-log")
+        .open(&theirs)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("belongs to uid 65534"), "{e}");
+    assert_eq!(std::fs::read(&theirs).unwrap(), b"theirs");
+    // A link on the way is said by the look itself, before anything is opened.
+    let victim = private();
+    let via = d.path().join("via");
+    std::os::unix::fs::symlink(victim.path(), &via).unwrap();
+    std::os::unix::fs::lchown(&via, Some(65534), None).unwrap();
+    let e = Opener::log("write_iolog")
+        .check(&via.join("io.log"))
+        .unwrap_err();
+    assert!(e.0.contains("goes through a symbolic link"), "{e}");
+}

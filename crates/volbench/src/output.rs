@@ -55,7 +55,16 @@ impl Dest {
                 )));
             }
         }
+        // A link at the name or on the way, said before the run; where another user could
+        // have put one there is no probe by path (it could be made through a link swapped
+        // in): the report is written in the directory held, and the open will tell.
+        outfile::Opener::log("--output")
+            .check(p)
+            .map_err(|r| usage(r.0))?;
         let dir = parent_dir(p);
+        if dir.is_dir() && outfile::planted_by_others(dir).is_some() {
+            return Ok(Dest::File(p.to_path_buf()));
+        }
         tempfile::NamedTempFile::new_in(dir).map_err(|e| {
             usage(format!(
                 "cannot write --output {}: {e}; check that {} exists and is writable",

@@ -310,6 +310,16 @@ fn export_and_man_pages_refuse_a_planted_link() {
         .output()
         .unwrap();
     let man = volbench().arg("man").arg(shared.path()).output().unwrap();
+    // A directory made through a link of theirs on the way: nothing made.
+    let via = shared.path().join("via");
+    symlink(private.path(), &via).unwrap();
+    lchown(&via, Some(OTHER), Some(OTHER)).unwrap();
+    let deep = volbench().arg("man").arg(via.join("man")).output().unwrap();
+    assert!(!deep.status.success(), "{}", said(&deep));
+    assert!(
+        !private.path().join("man").exists(),
+        "made through the link"
+    );
     for out in [export, man] {
         let s = said(&out);
         assert!(!out.status.success(), "{s}");
@@ -363,6 +373,10 @@ fn a_link_planted_on_the_way_to_a_file_leads_nowhere() {
             .unwrap();
         let said = said(&out);
         assert!(said.contains("symbolic link"), "{extra:?}: {said}");
+        // Said before the run (bad input), except the fio logs, written after it.
+        if !extra.iter().any(|a| a.contains("_log=")) {
+            assert_eq!(out.status.code(), Some(2), "{extra:?}: {said}");
+        }
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep me", "{extra:?}");
         let made: Vec<_> = std::fs::read_dir(private.path()).unwrap().collect();
         assert_eq!(

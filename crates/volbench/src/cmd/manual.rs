@@ -17,6 +17,11 @@ pub fn completions(a: CompletionsArgs) -> Result<ExitCode> {
 }
 
 pub fn man(a: ManArgs) -> Result<ExitCode> {
+    // Made only where no link another user could have put on the way leads elsewhere.
+    let up = outfile::parent(&a.dir);
+    if let Some(why) = outfile::planted_by_others(up).filter(|_| up.is_dir()) {
+        outfile::held_dir(up, &a.dir, &why).map_err(|e| crate::usage::usage(e.to_string()))?;
+    }
     std::fs::create_dir_all(&a.dir)
         .with_context(|| format!("cannot create {}", a.dir.display()))?;
     let mut cmd = Cli::command();
