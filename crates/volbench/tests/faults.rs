@@ -137,7 +137,9 @@ fn a_store_on_a_full_tmpfs_costs_the_store_only() {
     require_root!();
     let d = tmpdir();
     let ok = Std::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=4m", "tmpfs"])
+        // mode=0700: a store is refused in a directory others can write (a fresh tmpfs is
+        // 1777), as anywhere another user could change the way to it (issue 63).
+        .args(["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs"])
         .arg(d.path())
         .status()
         .unwrap()
