@@ -108,15 +108,12 @@ impl Opener {
     /// Opens `p`, or says in one line why not.
     pub fn open(&self, p: &Path) -> Result<File, OpenError> {
         self.check(p)?;
-        let planted = planted_by_others(parent(p));
+        // open_held checks what it opened for links and owner where that matters.
         let f = open_held(&self.opts, p, libc::O_NOCTTY | libc::O_CLOEXEC)
             .map_err(|e| self.io(p, e))?;
         // Checked again on what was opened: the path may have changed since the look.
         let md = f.metadata().map_err(|e| self.io(p, e))?;
         self.kind_ok(p, &md)?;
-        if let Some(why) = &planted {
-            self.one_link(p, &md, why)?;
-        }
         if self.truncate {
             f.set_len(0).map_err(|e| self.io(p, e))?;
         }
