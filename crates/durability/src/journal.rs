@@ -356,7 +356,7 @@ fn create(
         "INSERT INTO files (name, size, block, last_ms, verified) VALUES (?1, ?2, ?3, ?4, 0)",
         params![file, size as i64, block as i64, now],
     )?;
-    let writer = writers.claim(file, peer, now as u64);
+    let writer = writers.claim(file, peer, new_token(), now as u64);
     Ok(Reply::Created { writer })
 }
 

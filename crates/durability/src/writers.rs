@@ -42,9 +42,9 @@ impl Writers {
             .filter(|w| w.heard.elapsed() < WRITER_LEASE)
     }
 
-    /// Makes `peer` the file's writer (a create was accepted): its new key.
-    pub fn claim(&mut self, file: &str, peer: &str, now_ms: u64) -> String {
-        let key = crate::journal::new_token();
+    /// Makes `peer` the file's writer with the new `key` (a create was accepted; the journal
+    /// makes the key, as it makes the token): that key.
+    pub fn claim(&mut self, file: &str, peer: &str, key: String, now_ms: u64) -> String {
         let w = Writer {
             peer: peer.to_string(),
             key: key.clone(),
@@ -97,12 +97,12 @@ mod tests {
     #[test]
     fn only_the_key_a_create_answered_holds_the_file() {
         let mut ws = Writers::default();
-        let key = ws.claim("h:/f", "127.0.0.1:1", 0);
+        let key = ws.claim("h:/f", "127.0.0.1:1", "k1".into(), 0);
         assert!(ws.holds("h:/f", Some(&key)));
         assert!(!ws.holds("h:/f", None));
         assert!(!ws.holds("h:/f", Some("0123")));
         assert!(!ws.holds("h:/g", Some(&key)));
-        let newer = ws.claim("h:/f", "127.0.0.1:2", 0);
+        let newer = ws.claim("h:/f", "127.0.0.1:2", "k2".into(), 0);
         assert!(!ws.holds("h:/f", Some(&key)), "a replaced key still held");
         ws.release("h:/f", &key);
         assert!(
