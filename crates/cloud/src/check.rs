@@ -265,9 +265,23 @@ pub fn curve(m: &Model, c: &report::curve::CurveReport) -> Option<CurveCheck> {
         ));
     }
     for a in &c.slo {
-        let at = a.slo_iops.map_or("never".into(), |v| {
-            format!("{} IOPS, {} of the cap", n(v), pct(v))
-        });
+        // A host too busy to judge is not a volume that never meets the SLO, and an answer
+        // the host cut short says where it stopped.
+        let at = match (a.slo_iops, a.host_late_ns) {
+            (_, Some(late)) => format!(
+                "cannot judge here: volbench itself was late by {} at the lightest load",
+                figures::fmt_ns(late as f64)
+            ),
+            (None, None) => "never".into(),
+            (Some(v), None) => match a.cut_by_host_at() {
+                Some(p) => format!(
+                    "{} IOPS, {} of the cap, the last load judged (the host was late from {p} % of the load up)",
+                    n(v),
+                    pct(v)
+                ),
+                None => format!("{} IOPS, {} of the cap", n(v), pct(v)),
+            },
+        };
         lines.push(format!(
             "SLO p{} within {}: {at}",
             a.percentile,

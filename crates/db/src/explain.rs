@@ -1,7 +1,11 @@
 //! Why the tps is what it is: the directory's flush latency (a short QD1 8 KiB write +
 //! fdatasync probe, the WAL's own pattern, run by `volbench fsync`'s code), the commit ceiling
-//! it implies, and whether the run was bound by flushes, by CPU, or by waiting on locks.
+//! it implies, what the device's own counters saw, and whether the run was bound by the
+//! device's cap, by flushes, by CPU, by a device busy all the time, or by waiting on locks.
 //!
+//! - IOPS- or bandwidth-bound: the device did at least [`AT_CAP`] of the write cap this
+//!   process runs under on it (a cgroup's: `volbench emulate`, a container's limit). Its
+//!   flushes are slow because of the cap, so this comes before flush-bound;
 //! - flush-bound: the WAL was flushing for at least [`FLUSH_BOUND`] of the run (PostgreSQL's
 //!   measured WAL sync time where `track_wal_io_timing` gives it, else flushes x the probe's
 //!   mean);
@@ -9,9 +13,12 @@
 //!   (one core for SQLite's single writer; min(clients, cores) for PostgreSQL);
 //! - for a single writer (SQLite), flush + CPU at least [`SERIAL_BUSY`]: the larger of the
 //!   two;
-//! - lock-bound: neither, so transactions waited on each other (row locks on the few branch
-//!   rows at small scales, SQLite's one writer).
+//! - device-bound: the device had I/O in flight at least [`DEVICE_BUSY`] of the run;
+//! - lock-bound: none of these, so transactions waited on each other (row locks on the few
+//!   branch rows at small scales, SQLite's one writer).
 
+pub use crate::device::DeviceUse;
+use figures::{fmt_bytes, fmt_count};
 use report::Explanation;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -19,7 +26,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub const FLUSH_BOUND: f64 = 0.5;
+/// A device doing this share of its cap is at the cap (a throttle's rate wobbles a little).
+pub const AT_CAP: f64 = 0.85;
+/// A device with I/O in flight this share of the run is the limit.
+pub const DEVICE_BUSY: f64 = 0.9;
 pub const CPU_BOUND: f64 = 0.8;
+/// Other processes (and the hypervisor) taking this share of the host's CPUs, on a host busy
+/// at least [`CPU_BOUND`] of its CPUs, starve the run.
+pub const TAKEN: f64 = 0.25;
 /// A single writer flushing and computing at least this share of the run is saturated.
 pub const SERIAL_BUSY: f64 = 0.9;
 
@@ -73,6 +87,35 @@ pub struct Facts {
     pub parallelism: u32,
     pub clients: u32,
     pub scale: u32,
+    /// What the device's counters saw during the run (none on tmpfs or a server's URL).
+    pub device: Option<DeviceUse>,
+    /// The host's CPU time over the run, where `cpu_ns` holds all of the workload's own (so
+    /// the rest is other processes'): none for a server volbench did not start.
+    pub host: Option<host::cpu::CpuSpan>,
+}
+
+/// Other processes' share of the host's CPUs over the run, and the hypervisor's.
+#[derive(Clone, Copy, Debug)]
+struct Taken {
+    others: f64,
+    steal: f64,
+    /// The host's CPUs in use by anyone at normal priority, or stolen.
+    host_busy: f64,
+}
+
+fn taken(f: &Facts) -> Option<Taken> {
+    let h = f.host?;
+    let cap = h.capacity_s.max(1e-9);
+    Some(Taken {
+        others: ((h.busy_s - f.cpu_ns as f64 / 1e9) / cap).clamp(0.0, 1.0),
+        steal: (h.steal_s / cap).clamp(0.0, 1.0),
+        host_busy: ((h.busy_s + h.steal_s) / cap).min(1.0),
+    })
+}
+
+/// The run waited for CPUs others held: they took a large share of a host that was full.
+fn starved(t: Option<Taken>) -> bool {
+    t.is_some_and(|t| t.others + t.steal >= TAKEN && t.host_busy >= CPU_BOUND)
 }
 
 fn ms(ns: f64) -> String {
@@ -174,9 +217,28 @@ fn flush_busy(f: &Facts, cost: &FlushCost, secs: f64) -> Option<f64> {
     }
 }
 
+/// The device at its write cap, by what the capped cgroup itself did: `iops` or `bandwidth`.
+fn at_cap(d: &DeviceUse) -> Option<&'static str> {
+    let reached = |c: &Option<crate::device::Capped>| {
+        c.as_ref().is_some_and(|c| c.rate >= AT_CAP * c.cap as f64)
+    };
+    if reached(&d.iops_cap) {
+        Some("iops")
+    } else if reached(&d.bw_cap) {
+        Some("bandwidth")
+    } else {
+        None
+    }
+}
+
 fn bound(f: &Facts, flush_busy: Option<f64>, cpu_busy: f64) -> &'static str {
+    if let Some(cap) = f.device.as_ref().and_then(at_cap) {
+        return cap;
+    }
+    let busy_device = f.device.as_ref().is_some_and(|d| d.busy >= DEVICE_BUSY);
     match (flush_busy, cpu_busy) {
         (Some(b), _) if b >= FLUSH_BOUND => "flush",
+        _ if starved(taken(f)) => "cpu",
         (_, c) if c >= CPU_BOUND => "cpu",
         // One writer at a time (SQLite): flushing and computing take turns, so a writer busy
         // nearly all the time is bound by whichever takes the larger share.
@@ -187,6 +249,7 @@ fn bound(f: &Facts, flush_busy: Option<f64>, cpu_busy: f64) -> &'static str {
                 "cpu"
             }
         }
+        _ if busy_device => "device",
         (Some(_), _) => "lock",
         _ => "unknown",
     }
@@ -209,12 +272,68 @@ fn flush_count_words(f: &Facts) -> Option<String> {
     })
 }
 
+/// The device's side of the verdict: what its counters saw.
+fn device_words(d: &DeviceUse) -> String {
+    format!(
+        "{} did {} writes/s in all ({}/s, its file system's journal included), I/O in flight {:.0}% of the run",
+        d.name,
+        fmt_count(d.writes_per_s),
+        fmt_bytes(d.write_bytes_per_s),
+        d.busy * 100.0
+    )
+}
+
 fn verdict_words(f: &Facts, bound: &str) -> String {
+    let none = crate::device::Capped {
+        cap: 0,
+        rate: 0.0,
+        file: String::new(),
+    };
+    match (bound, &f.device) {
+        ("iops", Some(d)) => {
+            let c = d.iops_cap.as_ref().unwrap_or(&none);
+            return format!(
+                "IOPS-bound: this run's writes to {} went at {} a second against its cap of {} write IOPS (set in {}); more IOPS raise tps, not fewer locks",
+                d.name,
+                fmt_count(c.rate),
+                c.cap,
+                c.file
+            );
+        }
+        ("bandwidth", Some(d)) => {
+            let c = d.bw_cap.as_ref().unwrap_or(&none);
+            return format!(
+                "bandwidth-bound: this run wrote {}/s to {} against its cap of {}/s (set in {}); more bandwidth raises tps",
+                fmt_bytes(c.rate),
+                d.name,
+                fmt_bytes(c.cap as f64),
+                c.file
+            );
+        }
+        ("device", Some(d)) => {
+            return format!(
+                "device-bound: {} had I/O in flight all the run; a faster device raises tps",
+                d.name
+            )
+        }
+        _ => {}
+    }
     match bound {
         "flush" => {
             "flush-bound: a device with faster flushes (or power-loss protection) raises tps".into()
         }
-        "cpu" => "CPU-bound: the device is not the limit here".into(),
+        "cpu" => match taken(f).filter(|t| starved(Some(*t))) {
+            Some(t) => format!(
+                "CPU-bound: other processes took {:.0}% of the host's CPUs{} during the run, not the device; on a quiet host tps would be higher",
+                t.others * 100.0,
+                if t.steal >= 0.01 {
+                    format!(" and the hypervisor {:.0}%", t.steal * 100.0)
+                } else {
+                    String::new()
+                }
+            ),
+            None => "CPU-bound: the device is not the limit here".into(),
+        },
         "lock" if f.parallelism == 1 => {
             "lock-bound: clients waited for SQLite's single writer, not for the device".into()
         }
@@ -224,6 +343,16 @@ fn verdict_words(f: &Facts, bound: &str) -> String {
             f.scale,
             if f.scale == 1 { "" } else { "s" }
         ),
+        _ => unknown_words(f),
+    }
+}
+
+/// No verdict, and why: a probe the run contradicted is not "no probe" (a new user read
+/// "bound unknown: no flush count or probe" after the probe and the flush count it printed).
+fn unknown_words(f: &Facts) -> String {
+    match (f.probe.is_some(), f.wal_flushes.is_some()) {
+        (true, true) => "bound unknown: the run's flushes were faster than the probe before it, and their own time was not measured".into(),
+        (false, true) => "bound unknown: the flushes were counted but not timed, and no probe ran (--no-probe)".into(),
         _ => "bound unknown: no flush count or probe".into(),
     }
 }
@@ -249,6 +378,14 @@ pub fn explain(f: &Facts) -> Explanation {
         "CPU {:.0}% of what the workload could use",
         (cpu_busy * 100.0).min(999.0)
     ));
+    parts.extend(taken(f).filter(|t| t.others + t.steal >= 0.05).map(|t| {
+        format!(
+            "other processes {:.0}% of the host's CPUs, stolen {:.0}%",
+            t.others * 100.0,
+            t.steal * 100.0
+        )
+    }));
+    parts.extend(f.device.as_ref().map(device_words));
     let ceiling = match cost {
         FlushCost::Run { mean_ns } => Some(1e9 / mean_ns.max(1.0)),
         FlushCost::Probe(p) => Some(1e9 / p.mean_ns.max(1.0)),
@@ -265,6 +402,14 @@ pub fn explain(f: &Facts) -> Explanation {
         wal_flushes: f.wal_flushes.map(|w| w.0),
         flush_busy: busy,
         cpu_busy: Some(cpu_busy),
+        device_writes_per_s: f.device.as_ref().map(|d| d.writes_per_s),
+        device_busy: f.device.as_ref().map(|d| d.busy),
+        device_write_iops_cap: f
+            .device
+            .as_ref()
+            .and_then(|d| d.iops_cap.as_ref().map(|c| c.cap)),
+        host_cpu_others: taken(f).map(|t| t.others),
+        host_cpu_steal: taken(f).map(|t| t.steal),
         bound: bound.into(),
         summary: format!(
             "{:.0} tps; {}; {}",
@@ -293,7 +438,66 @@ mod tests {
             parallelism: 2,
             clients: 10,
             scale: 1,
+            device: None,
+            host: None,
         }
+    }
+
+    /// A device doing `writes` a second, `busy` of the time, under a write cap of `cap` IOPS.
+    fn device(writes: f64, busy: f64, cap: Option<u64>) -> Option<DeviceUse> {
+        Some(DeviceUse {
+            name: "zram0".into(),
+            // The device also does the journal's writes, outside the cgroup and its cap.
+            writes_per_s: writes * 2.0,
+            write_bytes_per_s: writes * 8192.0,
+            busy,
+            iops_cap: cap.map(|c| crate::device::Capped {
+                cap: c,
+                rate: writes,
+                file: "/sys/fs/cgroup/blkio/x/blkio.throttle.write_iops_device".into(),
+            }),
+            bw_cap: None,
+        })
+    }
+
+    /// Regression (issue 65): SQLite at a 300 IOPS cap, its flush probe quick, its CPU idle,
+    /// was judged lock-bound while the device did 289 writes a second. At the cap it is
+    /// IOPS-bound, whatever the flush estimate; well under the cap the cap says nothing.
+    #[test]
+    fn a_device_at_its_write_cap_is_iops_bound_before_anything_else() {
+        let mut f = facts(Some((660, None)), 0.3);
+        f.parallelism = 1;
+        f.tps = 124.0;
+        f.committed = 660;
+        f.probe = Some(Probe {
+            p50_ns: 3_000_000,
+            mean_ns: 3_300_000.0,
+        });
+        f.device = device(289.0, 0.2, Some(300));
+        let e = explain(&f);
+        assert_eq!(e.bound, "iops", "{}", e.summary);
+        assert!(
+            e.summary
+                .contains("at 289 a second against its cap of 300 write IOPS"),
+            "{}",
+            e.summary
+        );
+        assert!(!e.summary.contains("lock-bound"), "{}", e.summary);
+        assert_eq!(e.device_write_iops_cap, Some(300));
+        f.device = device(100.0, 0.2, Some(300));
+        assert_eq!(explain(&f).bound, "lock");
+    }
+
+    /// No cap, but a device with I/O in flight all the time, and neither flushes nor CPU
+    /// the limit: the device is.
+    #[test]
+    fn a_device_busy_all_the_run_is_device_bound_not_lock_bound() {
+        let mut f = facts(Some((100, None)), 2.0);
+        f.device = device(5000.0, 0.97, None);
+        let e = explain(&f);
+        assert_eq!(e.bound, "device", "{}", e.summary);
+        f.device = device(5000.0, 0.3, None);
+        assert_eq!(explain(&f).bound, "lock");
     }
 
     #[test]
@@ -308,6 +512,54 @@ mod tests {
     fn busy_cpus_with_few_flushes_are_cpu_bound_and_idle_ones_lock_bound() {
         assert_eq!(explain(&facts(Some((100, None)), 18.0)).bound, "cpu");
         assert_eq!(explain(&facts(Some((100, None)), 2.0)).bound, "lock");
+    }
+
+    /// Issue 65: a neighbour at normal priority holding the CPUs makes the run CPU-bound
+    /// (said with the neighbour's share), though the workload's own CPU is low and its
+    /// flushes few; the same host with the CPUs free is lock-bound as before; a host whose
+    /// other work was small is not called starved.
+    #[test]
+    fn cpus_other_processes_took_make_the_run_cpu_bound_and_say_whose() {
+        let on = |busy_s: f64, steal_s: f64| {
+            let mut f = facts(Some((100, None)), 2.0);
+            f.host = Some(host::cpu::CpuSpan {
+                busy_s,
+                steal_s,
+                capacity_s: 20.0,
+            });
+            explain(&f)
+        };
+        let e = on(17.0, 1.0);
+        assert_eq!(e.bound, "cpu", "{}", e.summary);
+        assert!(
+            e.summary
+                .contains("other processes took 75% of the host's CPUs and the hypervisor 5%"),
+            "{}",
+            e.summary
+        );
+        assert!((e.host_cpu_others.unwrap() - 0.75).abs() < 1e-9);
+        let quiet = on(2.5, 0.0);
+        assert_eq!(quiet.bound, "lock", "{}", quiet.summary);
+        assert!(
+            !quiet.summary.contains("other processes"),
+            "{}",
+            quiet.summary
+        );
+        // Others took a third, but half the host stood idle: not starved.
+        assert_eq!(on(9.0, 0.0).bound, "lock");
+    }
+
+    /// A contradicted probe and a flush count give "unknown" with the reason, never "no
+    /// flush count or probe" beside the two.
+    #[test]
+    fn an_unknown_bound_says_which_fact_was_missing() {
+        let mut f = facts(Some((100, None)), 2.0);
+        assert!(unknown_words(&f).contains("faster than the probe"));
+        let probe = f.probe.take();
+        assert!(unknown_words(&f).contains("not timed, and no probe ran"));
+        f.probe = probe;
+        f.wal_flushes = None;
+        assert!(unknown_words(&f).contains("no flush count or probe"));
     }
 
     /// Regression (issue 41): "488 tps ... one stream of commits tops out near 249 tps ...

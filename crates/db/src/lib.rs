@@ -5,6 +5,7 @@
 //! Back ends implement [`Backend`]: load the tables, open one session per client, run one
 //! transaction. The driver ([`run::run`]) is shared, so both engines are measured the same way.
 
+mod device;
 pub mod explain;
 pub mod measure;
 pub mod pg;
@@ -40,13 +41,12 @@ pub trait Backend: Sync {
     fn server_cpu_ns(&self) -> Option<u64> {
         None
     }
-    /// Runs the clients (SQLite: a thread each, [`measure::threads`]; PostgreSQL: one event loop,
-    /// as pgbench does): connects them all, then starts the clock and sets `elapsed`.
+    /// Runs the clients (SQLite: a thread each, [`measure::threads`]; PostgreSQL: an event
+    /// loop per job, as pgbench does): connects them all, then starts the clock and sets
+    /// `elapsed`.
     fn drive(
         &self,
-        clients: u32,
-        scale: u32,
-        size: measure::Size,
+        load: measure::Load,
         stop: &std::sync::atomic::AtomicBool,
     ) -> anyhow::Result<measure::Measured>;
     /// WAL flushes and the time they took (ns) so far, where the engine counts them.

@@ -12,6 +12,18 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// What a run asks of the clients: how many, on how many threads, over how many branches,
+/// for how long.
+#[derive(Clone, Copy, Debug)]
+pub struct Load {
+    pub clients: u32,
+    /// Threads the clients are spread over (pgbench -j; PostgreSQL's loop only, SQLite runs a
+    /// thread per client).
+    pub jobs: u32,
+    pub scale: u32,
+    pub size: Size,
+}
+
 /// How long each client runs: a number of transactions (pgbench -t) or a time (-T).
 #[derive(Clone, Copy, Debug)]
 pub enum Size {

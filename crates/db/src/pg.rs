@@ -499,12 +499,10 @@ impl Backend for Postgres {
     }
     fn drive(
         &self,
-        clients: u32,
-        scale: u32,
-        size: crate::measure::Size,
+        load: crate::measure::Load,
         stop: &std::sync::atomic::AtomicBool,
     ) -> anyhow::Result<crate::measure::Measured> {
-        crate::pgloop::run(&self.url, clients, scale, size, stop)
+        crate::pgloop::run(&self.url, load, stop)
     }
     fn wal_flushes(&self) -> Option<(u64, Option<u64>)> {
         let mut c = connect(&self.url).ok()?;

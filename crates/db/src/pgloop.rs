@@ -1,13 +1,16 @@
-//! The PostgreSQL clients' loop, pgbench's design: the clients spread over `min(clients,
-//! cores)` threads (pgbench's best `-j` on this kind of machine), each thread one `poll(2)` over
-//! its clients' sockets, each client a state machine that sends the next statement of its
-//! TPC-B transaction when the last one's response is complete.
+//! The PostgreSQL clients' loop, pgbench's design: the clients spread over `--jobs` threads
+//! (pgbench -j, 1 by default as pgbench's), each thread one `poll(2)` over its clients'
+//! sockets, each client a state machine that sends the next statement of its TPC-B
+//! transaction when the last one's response is complete.
 //!
 //! One thread per client spent ~1.5x pgbench's CPU per transaction in wake-ups on a machine with
-//! few cores; one thread for all clients ran at 0.75x pgbench's tps at 4 clients; a tokio
-//! runtime per thread cost two wake-ups per statement (see [`crate::wire`]).
+//! few cores; a tokio runtime per thread cost two wake-ups per statement (see [`crate::wire`]).
+//! Two threads on two cores (once the default, as min(clients, cores)) lost 40 % of the tps
+//! on a disk-bound cluster when two low-priority busy threads shared the host, as pgbench -j2
+//! does, where one thread lost 10 % as pgbench -j1 does; without them one thread is as fast
+//! (docs/PERFORMANCE.md, "volbench db beside a busy host").
 
-use crate::measure::{Measured, Size, MAX_TRIES};
+use crate::measure::{Load, Measured, Size, MAX_TRIES};
 use crate::tpcb::Tx;
 use crate::wire::{error_text, Conn};
 use crate::TxError;
@@ -44,15 +47,14 @@ struct Client {
 
 /// Runs `clients` clients on the URL's server until `size`; sets the run's elapsed time from
 /// the moment every client was connected.
-pub fn run(
-    url: &str,
-    clients: u32,
-    scale: u32,
-    size: Size,
-    stop: &AtomicBool,
-) -> anyhow::Result<Measured> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-    let threads = clients.clamp(1, cores.max(1));
+pub fn run(url: &str, load: Load, stop: &AtomicBool) -> anyhow::Result<Measured> {
+    let Load {
+        clients,
+        jobs,
+        scale,
+        size,
+    } = load;
+    let threads = jobs.clamp(1, clients.max(1));
     let ready = Barrier::new(threads as usize);
     let start = OnceLock::new();
     let results: Vec<anyhow::Result<Measured>> = std::thread::scope(|sc| {

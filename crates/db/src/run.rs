@@ -22,6 +22,8 @@ pub struct DbOptions {
     pub postgres_url: Option<String>,
     pub scale: u32,
     pub clients: u32,
+    /// Threads for PostgreSQL's clients (pgbench -j), 1..=clients.
+    pub jobs: u32,
     pub size: Size,
     /// SQLite's `PRAGMA synchronous` (FULL by default).
     pub sqlite_synchronous: String,
@@ -83,6 +85,7 @@ fn empty_report(o: &DbOptions) -> DbReport {
         },
         scale: o.scale,
         clients: o.clients,
+        jobs: (o.engine == EngineKind::Postgres).then_some(o.jobs),
         transactions_per_client: match o.size {
             Size::Transactions(n) => Some(n),
             Size::Time(_) => None,
@@ -129,8 +132,13 @@ fn one_target(
     std::thread::sleep(runner::settle::SETTLE);
     phase(&name, "run");
     let before = (backend.wal_flushes(), backend.server_cpu_ns());
+    let device = dir.and_then(|d| crate::device::watch(d));
     let watched = crate::measure::watch(&format!("db {name}"));
+    let cpu = host::cpu::CpuWatch::start();
     let m = drive(backend.as_ref(), o, scale, stop);
+    let cpu = cpu.and_then(host::cpu::CpuWatch::finish);
+    // Read before the check below, whose reads are not the run's.
+    let device = device.and_then(crate::device::Watch::finish);
     drop(watched);
     let m = m?;
     let started = SystemTime::now() - m.elapsed;
@@ -153,6 +161,10 @@ fn one_target(
         },
         clients: o.clients,
         scale,
+        device,
+        // The rest of the host's CPU time is other processes' only where all of the
+        // workload's own is counted: in this process, or in a cluster volbench started.
+        host: cpu.filter(|_| backend.name() == "sqlite" || server_cpu.is_some()),
     });
     Ok(run)
 }
@@ -282,7 +294,13 @@ fn drive(
     let cpu0 = process_cpu_ns();
     // Each way of driving the clients connects them all first, then starts the clock and
     // sets `elapsed` (pgbench's tps "without initial connection time").
-    let mut t = b.drive(o.clients, scale, o.size, stop)?;
+    let load = crate::measure::Load {
+        clients: o.clients,
+        jobs: o.jobs,
+        scale,
+        size: o.size,
+    };
+    let mut t = b.drive(load, stop)?;
     t.client_cpu_ns = process_cpu_ns().saturating_sub(cpu0);
     // A last, partial second would read as a drop in tps: keep whole seconds only.
     let whole = t.elapsed.as_secs() as usize;

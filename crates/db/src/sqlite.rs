@@ -196,12 +196,10 @@ impl Backend for Sqlite {
     }
     fn drive(
         &self,
-        clients: u32,
-        scale: u32,
-        size: crate::measure::Size,
+        load: crate::measure::Load,
         stop: &std::sync::atomic::AtomicBool,
     ) -> anyhow::Result<crate::measure::Measured> {
-        crate::measure::threads(clients, scale, size, stop, || {
+        crate::measure::threads(load.clients, load.scale, load.size, stop, || {
             Ok(Box::new(SqliteSession {
                 c: open(&self.path, &self.synchronous)?,
                 writer: self.writer.clone(),

@@ -31,7 +31,13 @@ impl SlotBuffers {
         let total = stride * count.max(1);
         // Slots over 64 KiB: I/O large enough to be split by a device's segment limit when
         // its pages are scattered (the mapping is whole huge pages, at most 2 MiB more).
-        if size > 64 << 10 && align <= HUGE {
+        // Up to one huge page a slot: from huge pages a direct I/O of 1 GiB becomes bios of
+        // many MiB (tracefs block_bio_queue), where scattered pages make bios of about 1 MiB,
+        // as fio's buffer does. A cgroup throttle (`emulate`) holds a bio whole until its
+        // bytes are due and only then hands it on, so a bio-based device (zram) begins each
+        // bio only after its wait (issue 65; `registrable` has the rest). Past 2 MiB, the
+        // I/O is split into many requests on any device either way.
+        if size > 64 << 10 && size <= HUGE && align <= HUGE {
             if let Some((ptr, mapped, huge)) = map_huge(total) {
                 return SlotBuffers {
                     ptr,
@@ -63,6 +69,22 @@ impl SlotBuffers {
     }
 
     /// Whether the slots sit on huge pages (only large-block slots are put there).
+    /// Whether an engine should register these slots with the kernel (io_uring's fixed
+    /// buffers). Not past one huge page a slot: the kernel builds a registered buffer's bio
+    /// from its whole page list, so a 1 GiB write went down as one bio of 1 GiB where a
+    /// plain one makes bios of about 1 MiB, and a cgroup throttle holds a bio whole until its
+    /// bytes are due (see `new`). At that size pinning pages per I/O costs nothing that
+    /// shows, and fio registers none unless told (`fixedbufs`).
+    pub fn registrable(&self) -> bool {
+        self.size <= HUGE
+    }
+
+    /// Whether slots meant for huge pages got them (the report's `huge_page_buffers`): `None`
+    /// for slots not meant to be on them (64 KiB or less, or over one huge page).
+    pub fn huge_page_state(&self) -> Option<bool> {
+        (self.size > 64 << 10 && self.size <= HUGE).then(|| self.on_huge_pages())
+    }
+
     pub fn on_huge_pages(&self) -> bool {
         self.huge
     }
@@ -161,6 +183,19 @@ mod tests {
     /// Large-block slots are a mapping on a huge-page boundary, on huge pages where the
     /// kernel's transparent_hugepage setting gives them to an madvise (smaps says so), and
     /// hold what is written to them.
+    /// A slot larger than a huge page is on small pages: its I/O then reaches the block
+    /// layer as bios of about 1 MiB, as fio's does (see `SlotBuffers::new`).
+    #[test]
+    fn slots_over_a_huge_page_are_on_small_pages() {
+        let b = SlotBuffers::new(2, 4 << 20, 4096);
+        assert!(!b.on_huge_pages());
+        assert!(!b.registrable());
+        // Not meant for huge pages, so no run is warned that it lacks them.
+        assert_eq!(b.huge_page_state(), None);
+        assert!(SlotBuffers::new(2, 2 << 20, 4096).registrable());
+        assert_eq!(b.slot_ptr(1) as usize - b.slot_ptr(0) as usize, 4 << 20);
+    }
+
     #[test]
     fn large_slots_sit_on_huge_pages_where_the_kernel_gives_them() {
         let mut b = SlotBuffers::new(4, 1 << 20, 4096);

@@ -237,7 +237,7 @@ impl Engine for Libaio {
     }
 
     fn huge_page_buffers(&self) -> Option<bool> {
-        (self.bufs.slot_size() > 64 << 10).then(|| self.bufs.on_huge_pages())
+        self.bufs.huge_page_state()
     }
 
     fn sync(&mut self, file: u32, datasync: bool) -> io::Result<()> {

@@ -120,7 +120,8 @@ impl IoUring {
             .collect();
         // SAFETY: the iovecs point into `bufs`, which lives as long as the ring (it is declared
         // after `ring`, so it drops after the ring has released the registration).
-        let fixed_bufs = bufs.count() <= u16::MAX as usize
+        let fixed_bufs = bufs.registrable()
+            && bufs.count() <= u16::MAX as usize
             && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         Ok(IoUring {
             ring,
@@ -294,7 +295,7 @@ impl Engine for IoUring {
     }
 
     fn huge_page_buffers(&self) -> Option<bool> {
-        (self.bufs.slot_size() > 64 << 10).then(|| self.bufs.on_huge_pages())
+        self.bufs.huge_page_state()
     }
 
     fn sync(&mut self, file: u32, datasync: bool) -> io::Result<()> {

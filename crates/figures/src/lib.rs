@@ -37,6 +37,20 @@ pub fn fmt_count(v: f64) -> String {
     }
 }
 
+/// A whole number exactly, its digits in groups of three: 100,002 (a count a person may
+/// act on, where 100.0k would hide the last rows).
+pub fn fmt_thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A duration a person reads at a glance: 45 s, 3.5 min, 1.2 h.
 pub fn fmt_secs(s: f64) -> String {
     if s >= 3600.0 {

@@ -235,6 +235,8 @@ fn amount(what: &str, v: u64) -> String {
     if what.ends_with("IOPS") {
         format!("{} {what}", fmt_count(v as f64))
     } else {
-        format!("{} MiB/s of {what}", fmt_count(v as f64 / (1 << 20) as f64))
+        // Three figures: rounded to a whole MiB/s, a cap of 11.44 read "at most 11" beside
+        // a measured 11.8 (MB/s) that it warned was impossible.
+        format!("{}/s of {what}", figures::fmt_bytes(v as f64))
     }
 }

@@ -3,11 +3,12 @@
 //! does the cheap part (`cheap`) and turns it into warnings.
 //!
 //! Table of contents: `dev` (a target's block devices and their parents), `cgroup` (I/O and
-//! CPU limits on this process), `activity` (other I/O on the devices), `settings` (block
+//! CPU limits on this process), `cpu` (the host's CPU time over a span), `activity` (other I/O on the devices), `settings` (block
 //! layer, file system, CPU), `instance` (the cloud instance and its own storage cap).
 
 pub mod activity;
 pub mod cgroup;
+pub mod cpu;
 pub mod dev;
 pub mod instance;
 pub mod settings;

@@ -174,15 +174,18 @@ pub fn check(checks: &[Check]) -> String {
         "measured",
         "ratio"
     ));
+    // A reason shared by several rows (a bucket's burst note on every test) is said in full
+    // once, at its first row; later rows name it by its head.
+    let mut said = std::collections::HashSet::new();
     for (result, m, rows) in checks {
         for r in rows {
-            s.push_str(&check_line(&lead(result, &m.config), r));
+            s.push_str(&check_line(&lead(result, &m.config), r, &mut said));
         }
     }
     s
 }
 
-fn check_line(lead: &str, r: &Row) -> String {
+fn check_line<'r>(lead: &str, r: &'r Row, said: &mut std::collections::HashSet<&'r str>) -> String {
     let v = |x: f64| {
         if r.metric == "iops" {
             fmt_count(x)
@@ -201,7 +204,69 @@ fn check_line(lead: &str, r: &Row) -> String {
         r.verdict
     );
     for why in &r.reasons {
-        s.push_str(&format!("      - {why}\n"));
+        match why.split_once(": ") {
+            Some((head, _)) if !said.insert(why.as_str()) => {
+                s.push_str(&format!("      - {head} (as above)\n"))
+            }
+            _ => s.push_str(&format!("      - {why}\n")),
+        }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> Model {
+        let mut v = serde_json::json!({
+            "product": "gp2", "name": "gp2", "provider": "aws", "config": "aws:gp2:size=100",
+            "size": 100.0, "size_unit": "GiB", "size_bytes": 1e11, "bw_unit": "MiB",
+            "crossover_bs": 65536.0, "instance_caps": [], "notes": [], "unconfirmed": [],
+            "source": "s", "read_on": "2026-11-01", "confidence": "c",
+        });
+        for k in [
+            "iops",
+            "write_iops",
+            "bw_bytes",
+            "write_bw_bytes",
+            "baseline_iops",
+        ] {
+            v[k] = 300.0.into();
+        }
+        v["baseline_bw_bytes"] = 1e6.into();
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn row(test: &str, reasons: &[&str]) -> Row {
+        Row {
+            test: test.into(),
+            bs: 4096,
+            metric: "iops",
+            model: 300.0,
+            measured: 2950.0,
+            ratio: 9.8,
+            verdict: "above",
+            reasons: reasons.iter().map(|r| r.to_string()).collect(),
+        }
+    }
+
+    /// A reason on every row (the burst note) is said in full once; the rows after it name
+    /// it by its head, and a reason of one row alone is said in full there.
+    #[test]
+    fn a_reason_shared_by_rows_is_said_once() {
+        let (m, burst) = (model(), "burst credits: within the burst rate; run longer");
+        let rows = vec![
+            row("a", &[burst]),
+            row("b", &[burst, "page cache: buffered"]),
+        ];
+        let text = check(&[("r", &m, rows)]);
+        assert_eq!(text.matches(burst).count(), 1, "{text}");
+        assert_eq!(
+            text.matches("- burst credits (as above)").count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("- page cache: buffered"), "{text}");
+    }
 }

@@ -121,10 +121,17 @@ fn host_line(c: &CurveReport) -> Option<String> {
 /// Where the latency starts to climb, in words.
 fn knee_line(c: &CurveReport) -> Option<String> {
     let k = c.knee?;
+    // The share of what it achieved, as cloud check reads it; the point's offered load too
+    // where it fell behind (a point offered 100 % that did 57 % read as "100 % of the maximum").
+    let share = (100.0 * k.achieved_iops / c.max.iops.max(1e-9)).round() as u32;
+    let offered = if share.abs_diff(k.share_percent) > 2 {
+        format!(", at the {} % load", k.share_percent)
+    } else {
+        String::new()
+    };
     Some(format!(
-        "knee: {} IOPS ({} % of the maximum, due p99 {}); past it the due p99 stays above twice the curve's lowest",
+        "knee: {} IOPS ({share} % of the maximum{offered}, due p99 {}); past it the due p99 stays above twice the curve's lowest",
         fmt_count(k.achieved_iops),
-        k.share_percent,
         fmt_ns(k.lat_due_p99_ns as f64)
     ))
 }

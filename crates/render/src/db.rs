@@ -63,29 +63,22 @@ pub(crate) fn table(d: &DbReport) -> StrTable {
     }
 }
 
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 pub(crate) fn header(d: &DbReport) -> String {
-    let size = match (d.transactions_per_client, d.time_s) {
-        (Some(t), _) => format!("{} clients x {t} transactions", d.clients),
-        (None, Some(s)) => format!("{} clients for {s} s", d.clients),
+    // The threads only when more than pgbench's one: they change what a busy host does to tps.
+    let clients = match d.jobs {
+        Some(j) if j > 1 => format!("{} clients on {j} threads", d.clients),
         _ => format!("{} clients", d.clients),
+    };
+    let size = match (d.transactions_per_client, d.time_s) {
+        (Some(t), _) => format!("{clients} x {t} transactions"),
+        (None, Some(s)) => format!("{clients} for {s} s"),
+        _ => clients,
     };
     format!(
         "volbench db: {}, scale {} ({} accounts), {size}",
         d.engine,
         d.scale,
-        thousands(d.scale as u64 * 100_000)
+        figures::fmt_thousands(d.scale as u64 * 100_000)
     )
 }
 

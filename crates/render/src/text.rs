@@ -114,21 +114,84 @@ fn iops_scale(iops: &stats::Spread) -> impl Fn(f64) -> String {
 /// unless they differ), and a long list is cut: a warning stays one readable line.
 fn suite_warnings(out: &mut String, s: &SuiteReport) {
     let names = short_names(s);
-    let mut seen: Vec<(&str, Vec<&str>)> = Vec::new();
+    // Warnings that differ only in their figures ("busy 97%" and "busy 93%") are one, with
+    // each figure's range: a quick on a fast device said the CPU-bound advice once a test.
+    let mut seen: Vec<(Vec<Vec<&str>>, Vec<&str>)> = Vec::new();
     for (run, name) in s.runs.iter().zip(&names) {
         for w in &run.report.warnings {
-            match seen.iter_mut().find(|(m, _)| *m == w.message) {
-                Some(x) => x.1.push(name),
-                None => seen.push((&w.message, vec![name])),
+            let parts = figure_parts(&w.message);
+            match seen.iter_mut().find(|(m, _)| same_words(&m[0], &parts)) {
+                Some(x) => {
+                    x.0.push(parts);
+                    x.1.push(name)
+                }
+                None => seen.push((vec![parts], vec![name])),
             }
         }
     }
     if !seen.is_empty() {
         let _ = writeln!(out, "\nwarnings:");
-        for (m, tests) in seen {
+        for (messages, tests) in seen {
+            let m = with_ranges(&messages);
             let _ = writeln!(out, "  ! {m}{}", which_tests(&tests, s.runs.len()));
         }
     }
+}
+
+/// A message cut into words and figures, alternating: words at even places (maybe empty),
+/// figures (digits, with a decimal point between digits) at odd ones. Digits after a letter
+/// are a name's (zram0, p99, QD128), not a figure.
+fn figure_parts(m: &str) -> Vec<&str> {
+    let b = m.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    // Inside a name: after a letter or digit, or a point, dash, underscore or slash (v1.2,
+    // job r-2, /dev/sda1, volbench-emulate-2262).
+    let named =
+        |i: usize| i > 0 && (b[i - 1].is_ascii_alphanumeric() || b"._-/".contains(&b[i - 1]));
+    let mut parts = Vec::new();
+    let (mut from, mut in_fig) = (0, false);
+    for i in 0..b.len() {
+        let fig = if in_fig {
+            digit(i) || (b[i] == b'.' && digit(i + 1))
+        } else {
+            digit(i) && !named(i)
+        };
+        if fig != in_fig {
+            parts.push(&m[from..i]);
+            (from, in_fig) = (i, fig);
+        }
+    }
+    parts.push(&m[from..]);
+    parts
+}
+
+/// The same message but for its figures.
+fn same_words(a: &[&str], b: &[&str]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).step_by(2).all(|(x, y)| x == y)
+}
+
+/// Messages of the same words as one: each figure that differs between them as its lowest
+/// and highest ("93-97").
+fn with_ranges(messages: &[Vec<&str>]) -> String {
+    let mut s = String::new();
+    for i in 0..messages[0].len() {
+        let vals: Vec<&str> = messages.iter().map(|m| m[i]).collect();
+        if i % 2 == 0 || vals.iter().all(|v| *v == vals[0]) {
+            s.push_str(vals[0]);
+            continue;
+        }
+        let num = |v: &&&str| v.parse::<f64>().unwrap_or(f64::NAN);
+        let lo = vals
+            .iter()
+            .min_by(|a, b| num(a).total_cmp(&num(b)))
+            .unwrap();
+        let hi = vals
+            .iter()
+            .max_by(|a, b| num(a).total_cmp(&num(b)))
+            .unwrap();
+        let _ = write!(s, "{lo}-{hi}");
+    }
+    s
 }
 
 /// The tests listed at most this many by name; past it, "and N more".
@@ -706,6 +769,29 @@ mod tests {
         assert_eq!(fmt_count(850.0), "850");
         assert_eq!(fmt_count(12_345.0), "12.3k");
         assert_eq!(fmt_count(1_234_567.0), "1.23M");
+    }
+
+    /// Warnings alike but for their figures are said once, each figure as its range; words
+    /// that differ keep them apart.
+    #[test]
+    fn warnings_alike_but_for_figures_are_one_line() {
+        let busy = |p: &str| format!("a job thread was busy {p}% of the time: add --numjobs");
+        let (a, b, c) = (busy("97"), busy("91"), busy("93.5"));
+        let all: Vec<Vec<&str>> = [&a, &b, &c].iter().map(|m| figure_parts(m)).collect();
+        assert!(same_words(&all[0], &all[1]) && same_words(&all[0], &all[2]));
+        assert_eq!(with_ranges(&all), busy("91-97"));
+        assert_eq!(with_ranges(&all[..1]), a);
+        let other = figure_parts("a job thread was idle 97% of the time: add --numjobs");
+        assert!(!same_words(&all[0], &other));
+        assert_eq!(figure_parts("v1.2. x 10"), ["v1.2. x ", "10"]);
+        assert_eq!(
+            figure_parts("job r-2 of /dev/sda1: 7"),
+            ["job r-2 of /dev/sda1: ", "7"]
+        );
+        assert_eq!(
+            figure_parts("on zram0 at p99: 4.5 ms"),
+            ["on zram0 at p99: ", "4.5", " ms"]
+        );
     }
 
     #[test]

@@ -74,10 +74,11 @@ fn ctx(key: &str) -> String {
 
 pub fn analyze(s: &SuiteReport) -> Vec<Finding> {
     let mut out = Vec::new();
+    let points: Vec<(&str, f64)> = s.runs.iter().map(|r| (r.label.as_str(), iops(r))).collect();
     for param in [names::NUMJOBS, names::IODEPTH] {
         for (key, pts) in series(s, param) {
             if let Some(f) = knee(param, &key, &pts) {
-                out.push(f);
+                out.push(beaten_elsewhere(f, &key, &points));
             }
         }
     }
@@ -104,6 +105,25 @@ fn knee(param: &str, key: &str, pts: &[(f64, &SuiteRun)]) -> Option<Finding> {
         point: Some(a.label.clone()),
         value: Some(x0),
     })
+}
+
+/// A knee along one parameter, with the others held (`key`), is that series' knee only: when
+/// another point of the sweep does better by more than `KNEE_GAIN`, the finding says so (a
+/// new user read "knee at iodepth=8 (numjobs=2): 365k IOPS; beyond it throughput does not
+/// grow" as the sweep's ceiling, where numjobs=4 reached 547k).
+fn beaten_elsewhere(mut f: Finding, key: &str, points: &[(&str, f64)]) -> Finding {
+    let Some(&(_, at)) = points.iter().find(|(l, _)| Some(*l) == f.point.as_deref()) else {
+        return f;
+    };
+    let best = points.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((label, v)) = best.filter(|b| !key.is_empty() && b.1 > at * (1.0 + KNEE_GAIN)) {
+        f.message.push_str(&format!(
+            "; that is the knee with {key} held: the sweep's best point, {label}, does {} IOPS ({:+.0}%)",
+            figures::fmt_count(*v),
+            (v / at - 1.0) * 100.0
+        ));
+    }
+    f
 }
 
 /// What happens past a knee, from the best later point's gain over it. A later point that
@@ -204,7 +224,8 @@ fn crossover(key: &str, pts: &[(f64, &SuiteRun)]) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use super::{beyond_words, knee_index, plateau};
+    use super::{beaten_elsewhere, beyond_words, knee_index, plateau};
+    use crate::Finding;
 
     /// Regression (issue 20): "knee at numjobs=1 ... numjobs=2 adds +3.3 %" while numjobs=4
     /// reached 190k against 121k. The knee is where gains stop for good.
@@ -217,6 +238,33 @@ mod tests {
         assert!(gain < 0.05);
         // Still rising at the last point: no knee at all.
         assert_eq!(knee_index(&[(1e3, 1.0), (2e3, 2.0), (4e3, 3.0)]), None);
+    }
+
+    /// Issue 65's trial: a knee along iodepth at numjobs=2 names the sweep's better point
+    /// elsewhere; a knee with nothing held, or with no better point, is left as it was.
+    #[test]
+    fn a_series_knee_names_a_better_point_elsewhere_in_the_sweep() {
+        let f = || Finding {
+            kind: "knee".into(),
+            message: "knee at iodepth=8 (numjobs=2): 365.5k IOPS".into(),
+            point: Some("iodepth=8 numjobs=2".into()),
+            value: Some(8.0),
+        };
+        let pts = [
+            ("iodepth=8 numjobs=2", 365.5e3),
+            ("iodepth=32 numjobs=2", 363.1e3),
+            ("iodepth=32 numjobs=4", 547.1e3),
+        ];
+        let m = beaten_elsewhere(f(), "numjobs=2", &pts).message;
+        assert!(
+            m.ends_with("the sweep's best point, iodepth=32 numjobs=4, does 547.1k IOPS (+50%)"),
+            "{m}"
+        );
+        assert_eq!(beaten_elsewhere(f(), "", &pts).message, f().message);
+        assert_eq!(
+            beaten_elsewhere(f(), "numjobs=2", &pts[..2]).message,
+            f().message
+        );
     }
 
     /// Regression (issue 42): "beyond it throughput grows at most -13.6%".

@@ -100,17 +100,30 @@ pub struct SloAnswer {
     /// The first point (its share) whose percentile broke the limit; none if none did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub broke_at_percent: Option<u32>,
-    /// Points (their shares) left out of the answer: volbench itself issued late there, by
-    /// more than [`HOST_SHARE`] of the limit at the SLO's percentile (and more than
-    /// [`HOST_JITTER_NS`]), so their latency is the host's as much as the device's.
+    /// Points (their shares) left out of the answer: over the limit where volbench itself
+    /// issued late, by more than [`HOST_SHARE`] of the limit at the SLO's percentile (and
+    /// more than [`HOST_JITTER_NS`]), so their latency is the host's as much as the device's.
+    /// A late point within the limit is kept: its lateness is in the latency that met it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out_percent: Vec<u32>,
     /// No answer: volbench itself issued late at the lightest point, by this much at the
-    /// SLO's percentile, so the host could not judge the device (exit status 4).
+    /// SLO's percentile, and that point was over the limit, so the host could not judge the
+    /// device (exit status 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_late_ns: Option<u64>,
     /// The answer in words, as the text output prints it.
     pub message: String,
+}
+
+impl SloAnswer {
+    /// The share of the load (percent) from which volbench was late, when that, and not a
+    /// broken limit, is where the answer stopped: loads above it were not judged.
+    pub fn cut_by_host_at(&self) -> Option<u32> {
+        let late = self.left_out_percent.iter().min().copied()?;
+        self.broke_at_percent
+            .is_none_or(|b| b > late)
+            .then_some(late)
+    }
 }
 
 impl Slo {
@@ -309,9 +322,12 @@ impl CurveReport {
     }
 
     /// One SLO's answer, walking the points from the lightest load up: it stops at the first
-    /// point that broke the limit or that volbench itself issued late (the host's latency,
-    /// not the device's), so the answer never exceeds a point it could not vouch for. When
-    /// the lightest point is already late there is no number: the host cannot judge.
+    /// point that broke the limit, or that broke it while volbench itself issued late (the
+    /// host's latency as much as the device's), so the answer never exceeds a point it could
+    /// not vouch for. A late point within the limit is vouched for: the latency is counted
+    /// from each I/O's due time, lateness included, and the device's own can only be lower.
+    /// When the lightest point is late and over the limit there is no number: the host
+    /// cannot judge.
     fn answer_one(&self, slo: &Slo, runs: &[crate::SuiteRun]) -> SloAnswer {
         let at = |p: &CurvePoint, of: Of| {
             let h = runs.get(p.run).and_then(|r| merged(&r.report.group, of));
@@ -319,19 +335,24 @@ impl CurveReport {
                 .map(|h| h.percentile(slo.percentile))
         };
         let host = ((slo.limit_ns as f64 * HOST_SHARE) as u64).max(HOST_JITTER_NS);
-        let late = |p: &CurvePoint| at(p, Of::IssueLate).filter(|&v| v > host);
-        let left: Vec<&CurvePoint> = self.points.iter().filter(|p| late(p).is_some()).collect();
         // Each point's percentile from its full due-time histogram: any percentile, exactly.
+        let over = |p: &CurvePoint| at(p, Of::Due).is_none_or(|v| v > slo.limit_ns);
+        let late = |p: &CurvePoint| at(p, Of::IssueLate).filter(|&v| v > host);
+        let unvouched = |p: &CurvePoint| late(p).filter(|_| over(p));
+        let left: Vec<&CurvePoint> = self
+            .points
+            .iter()
+            .filter(|p| unvouched(p).is_some())
+            .collect();
         let mut judged: Vec<(f64, Option<u64>)> = Vec::new();
         let mut stop = Stop::None;
         for p in &self.points {
-            if let Some(v) = late(p) {
+            if let Some(v) = unvouched(p) {
                 stop = Stop::Late(p, v);
                 break;
             }
-            let v = at(p, Of::Due);
-            judged.push((p.achieved_iops, v));
-            if v.is_none_or(|v| v > slo.limit_ns) {
+            judged.push((p.achieved_iops, at(p, Of::Due)));
+            if over(p) {
                 stop = Stop::Broke(p);
                 break;
             }
@@ -596,6 +617,20 @@ mod tests {
             host_late_ns: None,
             message: String::new(),
         }
+    }
+
+    /// An answer stopped by the host's lateness says where (so a price or a check built on it
+    /// can say the loads above were never judged); one that broke the limit first does not.
+    #[test]
+    fn an_answer_the_host_cut_short_says_where() {
+        let mut a = answer(99.0, 5, Some(581.0));
+        assert_eq!(a.cut_by_host_at(), None);
+        a.left_out_percent = vec![60, 40, 80];
+        assert_eq!(a.cut_by_host_at(), Some(40));
+        a.broke_at_percent = Some(20);
+        assert_eq!(a.cut_by_host_at(), None);
+        a.broke_at_percent = Some(60);
+        assert_eq!(a.cut_by_host_at(), Some(40));
     }
 
     /// A tighter target (in percentile and limit) is held to what every looser one allows;

@@ -22,6 +22,9 @@ pub struct DbReport {
     pub engine: String,
     pub scale: u32,
     pub clients: u32,
+    /// Threads PostgreSQL's clients ran on (pgbench -j); absent for SQLite (a thread each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<u32>,
     /// Transactions per client, when the run was sized by count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transactions_per_client: Option<u64>,
@@ -98,7 +101,24 @@ pub struct Explanation {
     /// CPU of client and server over the CPU the workload could use (0..1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_busy: Option<f64>,
-    /// `flush`, `cpu`, `lock` or `unknown`.
+    /// The file system's device during the run, from its own counters: writes completed
+    /// per second, and the share of the run it had I/O in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_writes_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_busy: Option<f64>,
+    /// The write IOPS cap this process ran under on that device (a cgroup's), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_write_iops_cap: Option<u64>,
+    /// Other processes' share of the host's CPUs over the run (0..1), where the workload's own
+    /// CPU time is all known (SQLite, a throwaway cluster).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu_others: Option<f64>,
+    /// The hypervisor's steal over the run, as a share of the host's CPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu_steal: Option<f64>,
+    /// `iops` or `bandwidth` (the device at its cap), `flush`, `cpu`, `device` (busy all
+    /// the run), `lock` or `unknown`.
     pub bound: String,
     pub summary: String,
 }

@@ -825,3 +825,26 @@ fn weighted(split: impl Iterator<Item = (u64, u8)>) -> Vec<u32> {
     }
     t
 }
+
+#[cfg(test)]
+mod tests {
+    use super::exponential;
+    use rand::{RngCore, SeedableRng};
+
+    /// rate_process=poisson's gaps: their mean is the cap's gap (the rate holds) and their
+    /// spread is the exponential's (p90/median = ln 10 / ln 2 = 3.32), where a constant gap
+    /// would give 1 and a uniform one 1.8.
+    #[test]
+    fn poisson_gaps_keep_the_mean_and_spread_as_an_exponential() {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let mut gaps: Vec<u64> = (0..100_000)
+            .map(|_| exponential(1_000_000, rng.next_u64()))
+            .collect();
+        let mean = gaps.iter().sum::<u64>() as f64 / gaps.len() as f64;
+        assert!((mean / 1e6 - 1.0).abs() < 0.02, "mean gap {mean} ns");
+        gaps.sort_unstable();
+        let q = |p: f64| gaps[(p * (gaps.len() - 1) as f64) as usize] as f64;
+        let spread = q(0.9) / q(0.5);
+        assert!((spread - 10f64.ln() / 2f64.ln()).abs() < 0.1, "{spread}");
+    }
+}

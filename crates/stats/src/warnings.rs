@@ -367,7 +367,9 @@ fn fell_behind(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
         "the {dir}s fell behind their rate ({asked}): {} IOPS done, I/Os issued up to {} after \
          they were due, behind for {} of the {} run; clat and lat start at submission and leave \
          that wait out, the latency from the due time (lat_due) holds it; this is the latency \
-         a client at this rate would see; lower the rate to measure the device below its limit",
+         a client at this rate would see; the rate is past what this run could do (the \
+         device's limit, or the host's when other work took its CPU): lower it to measure below \
+         that",
         fmt_count(*done_iops),
         figures::fmt_ns(*max_lag_ns as f64),
         figures::fmt_ns((*behind_ns).min(*runtime_ns) as f64),

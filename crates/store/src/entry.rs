@@ -114,6 +114,18 @@ pub struct Row {
     pub tags: Vec<String>,
 }
 
+/// The kinds of entry a store holds, as `Filter::kind` names them.
+pub const KINDS: [&str; 8] = [
+    "run",
+    "sweep",
+    "curve",
+    "suite",
+    "fsync",
+    "db",
+    "infer",
+    "durability",
+];
+
 /// Which rows `list` returns; empty fields match everything.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
@@ -128,6 +140,11 @@ pub struct Filter {
     pub host: Option<String>,
     /// A substring of the machine (instance type or model).
     pub machine: Option<String>,
+    /// Only entries stored before this one (ids below it): the next page of a history
+    /// shown newest first.
+    pub before_id: Option<i64>,
+    /// Only entries stored after this one: the page before, toward the newest.
+    pub after_id: Option<i64>,
 }
 
 /// How each backend writes what the filter needs: its parameter marks (`?N` in SQLite, `$N`
@@ -181,8 +198,79 @@ impl Filter {
         cond(" AND started_at < ?", &self.until);
         cond(" AND hostname = ?", &self.host);
         cond(" AND POS(machine, ?) > 0", &self.machine);
+        let id = |v: Option<i64>| v.map(|i| i.to_string());
+        // The values are text; PostgreSQL compares a bigint with a bigint only, and takes a
+        // parameter cast straight to one as a bigint parameter, so the text is cast twice.
+        cond(
+            " AND id < CAST(CAST(? AS TEXT) AS BIGINT)",
+            &id(self.before_id),
+        );
+        cond(
+            " AND id > CAST(CAST(? AS TEXT) AS BIGINT)",
+            &id(self.after_id),
+        );
         (sql, args)
     }
+
+    /// The same filter without its page bounds: what a page is counted out of.
+    pub fn unpaged(&self) -> Filter {
+        Filter {
+            before_id: None,
+            after_id: None,
+            ..self.clone()
+        }
+    }
+
+    /// Whether the filter picks out anything less than the whole history (what a delete
+    /// by filter insists on: `delete` with no filter is not "delete everything").
+    pub fn narrows(&self) -> bool {
+        let Filter {
+            label,
+            target,
+            suite,
+            kind,
+            since,
+            until,
+            host,
+            machine,
+            before_id,
+            after_id,
+        } = self;
+        [label, target, suite, kind, since, until, host, machine]
+            .iter()
+            .any(|v| v.is_some())
+            || before_id.is_some()
+            || after_id.is_some()
+    }
+
+    /// The SQL that lists a page of the filter's rows, newest first, from `columns` of
+    /// `table`: `limit` rows at most (all when `None`). A page after a given id takes the
+    /// rows just above it, oldest of them first, so the caller reverses them.
+    pub(crate) fn page_sql(
+        &self,
+        d: &Dialect,
+        table: &str,
+        columns: &str,
+        limit: Option<u64>,
+    ) -> (String, Vec<String>) {
+        let (cond, args) = self.sql(d);
+        let upward = self.after_id.is_some() && limit.is_some();
+        let order = if upward { "ASC" } else { "DESC" };
+        let limit = limit.map_or(String::new(), |n| format!(" LIMIT {n}"));
+        (
+            format!("SELECT {columns} FROM {table} WHERE 1=1{cond} ORDER BY id {order}{limit}"),
+            args,
+        )
+    }
+}
+
+/// A page of rows as a backend read it, put newest first: a page read upward (after an id)
+/// comes oldest first.
+pub(crate) fn newest_first(mut rows: Vec<Row>, f: &Filter, limit: Option<u64>) -> Vec<Row> {
+    if f.after_id.is_some() && limit.is_some() {
+        rows.reverse();
+    }
+    rows
 }
 
 /// A value as an error message repeats it: short.

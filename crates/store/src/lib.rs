@@ -16,14 +16,14 @@ pub mod service;
 mod sqlite;
 pub mod transfer;
 
-pub use entry::{new_uid, Columns, Entry, Filter, Row};
+pub use entry::{new_uid, Columns, Entry, Filter, Row, KINDS};
 pub use location::Location;
 pub use service::{Asked, Hooks, Recorder, STORE_MISCONFIGURED};
 use std::path::{Path, PathBuf};
 
 /// The schema version this volbench writes (both backends); see `sqlite::MIGRATIONS` and
 /// `pg::MIGRATIONS` for the steps from each older one.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// PostgreSQL's migration steps, step `i` taking the schema from version `i` to `i + 1`
 /// (public so a test can build a store as an older volbench left it).
@@ -204,14 +204,49 @@ impl Store {
         }
     }
 
-    /// The rows the filter picks, oldest first. Its dates are checked (a bad one is
-    /// [`StoreError::BadFilter`]); a row whose columns are damaged is listed with what could
-    /// be read and its status saying so, rather than failing the whole list.
-    pub fn list(&mut self, f: &Filter) -> Result<Vec<Row>> {
+    /// A page of the rows the filter picks, newest first: `limit` rows at most, or all of
+    /// them (`None`). Its dates are checked (a bad one is [`StoreError::BadFilter`]); a row
+    /// whose columns are damaged is listed with what could be read and its status saying so,
+    /// rather than failing the whole list. Each filter but the two substrings (target,
+    /// machine) is served by an index, so the newest page costs the same in any history.
+    pub fn list(&mut self, f: &Filter, limit: Option<u64>) -> Result<Vec<Row>> {
         let f = &f.checked()?;
         match self {
-            Store::Sqlite(s) => s.list(f),
-            Store::Postgres(p) => p.list(f),
+            Store::Sqlite(s) => s.list(f, limit),
+            Store::Postgres(p) => p.list(f, limit),
+        }
+    }
+
+    /// Every row the filter picks, oldest first (a copy between stores, in stored order).
+    pub fn all(&mut self, f: &Filter) -> Result<Vec<Row>> {
+        let mut rows = self.list(f, None)?;
+        rows.reverse();
+        Ok(rows)
+    }
+
+    /// How many rows the filter picks (its page bounds included).
+    pub fn count(&mut self, f: &Filter) -> Result<u64> {
+        let f = &f.checked()?;
+        match self {
+            Store::Sqlite(s) => s.count(f),
+            Store::Postgres(p) => p.count(f),
+        }
+    }
+
+    /// Deletes every entry the filter picks, which must narrow the history (a filter of
+    /// nothing is refused, never "everything"), and gives SQLite's freed space back to the
+    /// file system. The count deleted.
+    pub fn delete_where(&mut self, f: &Filter) -> Result<u64> {
+        let f = &f.checked()?;
+        if !f.narrows() {
+            return Err(StoreError::BadFilter(
+                "a delete by filter needs at least one filter (--before, --label, --kind ...)"
+                    .into(),
+            ));
+        }
+        match self {
+            Store::Sqlite(s) => s.delete_where(f),
+            Store::Postgres(p) => p.delete_where(f),
         }
     }
 
@@ -266,6 +301,14 @@ impl Store {
         match self {
             Store::Sqlite(s) => s.pending(),
             Store::Postgres(_) => Ok(Vec::new()),
+        }
+    }
+
+    /// The bytes a SQLite store takes on disk (its file and its WAL); `None` for PostgreSQL.
+    pub fn size(&self) -> Option<u64> {
+        match self {
+            Store::Sqlite(s) => Some(s.size()),
+            Store::Postgres(_) => None,
         }
     }
 

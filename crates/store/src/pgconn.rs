@@ -242,10 +242,19 @@ fn tls(
 /// from a connection that failed (worth a retry).
 pub fn connect(url: &str, shown: &str) -> Result<(Client, String), StoreError> {
     let (c, verify, root) = config(url, shown)?;
-    let tls = tls(verify, root.as_ref(), shown)?;
     let user = c.get_user().unwrap_or_default().to_string();
-    let client = c.connect(tls).map_err(|e| classify(&e, &user, shown))?;
-    Ok((client, user))
+    // A socket on this host takes no TLS (libpq ignores sslmode there), and TLS's set-up
+    // reads the system's certificates: most of a history page's time on a local server.
+    let unix = c
+        .get_hosts()
+        .iter()
+        .all(|h| matches!(h, postgres::config::Host::Unix(_)));
+    let client = if unix || c.get_ssl_mode() == postgres::config::SslMode::Disable {
+        c.connect(postgres::NoTls)
+    } else {
+        c.connect(tls(verify, root.as_ref(), shown)?)
+    };
+    Ok((client.map_err(|e| classify(&e, &user, shown))?, user))
 }
 
 /// One line for each way a connection is refused, naming the fix.

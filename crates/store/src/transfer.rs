@@ -34,18 +34,35 @@ fn one(from: &mut Store, row: &Row, to: &mut Store, replace: bool, m: &mut Moved
     Ok(())
 }
 
+/// Entries a copy moves with each store open: a SQLite store is locked for as long as it is
+/// open, so the stores are opened for a batch at a time and others (a run storing its
+/// result, history, serve) get in between (a 100,000-result copy held both for minutes).
+const BATCH: usize = 200;
+
 /// Every entry of `from` that `to` does not have, in `from`'s order; and every entry `to` has
 /// in another state (a sweep copied while it was `running`, complete since) brought up to date.
-pub fn copy(from: &mut Store, to: &mut Store) -> Result<Moved> {
+/// `progress` hears (entries done, entries in all) after each batch.
+pub fn copy(
+    from: &Location,
+    to: &Location,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Moved> {
     let mut m = Moved::default();
-    let there: std::collections::HashMap<String, String> = to
-        .list(&Default::default())?
+    let there: std::collections::HashMap<String, String> = Store::open_at(to)?
+        .all(&Default::default())?
         .into_iter()
         .map(|r| (r.uid, r.status))
         .collect();
-    for row in from.list(&Default::default())? {
-        let stale = there.get(&row.uid).is_some_and(|s| *s != row.status);
-        one(from, &row, to, stale, &mut m)?;
+    let rows = Store::open_at(from)?.all(&Default::default())?;
+    for (i, batch) in rows.chunks(BATCH).enumerate() {
+        {
+            let (mut src, mut dst) = (Store::open_at(from)?, Store::open_at(to)?);
+            for row in batch {
+                let stale = there.get(&row.uid).is_some_and(|s| *s != row.status);
+                one(&mut src, row, &mut dst, stale, &mut m)?;
+            }
+        } // Both closed: their locks go before anything else is done.
+        progress(i * BATCH + batch.len(), rows.len());
     }
     Ok(m)
 }
@@ -55,7 +72,7 @@ pub fn copy(from: &mut Store, to: &mut Store) -> Result<Moved> {
 pub fn push(local: &mut Store, to: Option<&Location>) -> Result<Moved> {
     let mut m = Moved::default();
     let pending = local.pending()?;
-    let rows = local.list(&Default::default())?;
+    let rows = local.all(&Default::default())?;
     let mut open: Option<(String, Store)> = None;
     for (id, dest) in pending {
         let Some(row) = rows.iter().find(|r| r.id == id) else {

@@ -54,7 +54,7 @@ fn a_result_is_inserted_once_then_replaced_in_its_entry() {
     r.record(&doc());
     r.record(&doc());
     let mut s = Store::open(&path).unwrap();
-    let rows = s.list(&store::Filter::default()).unwrap();
+    let rows = s.all(&store::Filter::default()).unwrap();
     assert_eq!(rows.len(), 1, "a second record replaces, not adds");
     assert_eq!(rows[0].label.as_deref(), Some("lab"));
     assert_eq!(rows[0].tags, vec!["t1".to_string()]);

@@ -126,13 +126,20 @@ pub enum Cmd {
         after_help = "Examples:\n  volbench suite --list\n  volbench suite crystal /mnt/volume\n  volbench suite cloud-volume /dev/nvme1n1 --allow-destructive --label gp3-1000g\n  volbench suite --show scaling > my-scaling.fio   # copy, edit, then: volbench suite my-scaling.fio"
     )]
     Suite(SuiteArgs),
-    /// List stored results (filter by label, target, suite, kind, date).
+    /// List stored results, newest first, a page at a time (filter by label, target, suite,
+    /// kind, date, host, machine).
+    #[command(
+        after_help = "Examples:\n  volbench history                      # the newest 50, and how many there are\n  volbench history --before 1234        # the page after the one ending at #1235\n  volbench history --label nightly --since 2026-11-01 --limit 10\n  volbench history --all --output-format csv > all.csv"
+    )]
     History(HistoryArgs),
     /// Print one stored result.
     Show(ShowArgs),
     /// Export one stored result: json, fio-json, csv, md or html.
     Export(ExportArgs),
-    /// Delete one stored result.
+    /// Delete one stored result, or every result older than a date or matching filters.
+    #[command(
+        after_help = "Examples:\n  volbench delete 42\n  volbench delete --before 2026-01-01 --dry-run\n  volbench delete --before 2026-01-01 --label nightly   # then the file's space is given back"
+    )]
     Delete(DeleteArgs),
     /// Move results between stores: copy a history (SQLite to PostgreSQL and back), or push
     /// the results a PostgreSQL store could not take when they were measured.
@@ -448,7 +455,8 @@ pub struct EmulateArgs {
     /// The device whose I/O is throttled (a path on a file system means its device).
     #[arg(value_parser = abs_path, long)]
     pub device: PathBuf,
-    /// A static IOPS cap (reads and writes together).
+    /// A static IOPS cap, on reads and on writes each (as a cgroup sets it: 300 lets 300
+    /// reads and 300 writes a second).
     #[arg(long)]
     pub iops: Option<f64>,
     /// A static bandwidth cap, bytes per second with units (200m = 200 MiB/s).
@@ -517,6 +525,11 @@ pub struct DbArgs {
     /// Concurrent clients, each with its own connection (pgbench -c).
     #[arg(long, short = 'c', default_value_t = 10)]
     pub clients: u32,
+    /// Threads the PostgreSQL clients are spread over (pgbench -j). One, as pgbench's default,
+    /// holds its figure on a host others keep busy; more only when one client thread is at
+    /// 100 % of a core.
+    #[arg(long, short = 'j', default_value_t = 1, value_name = "N")]
+    pub jobs: u32,
     /// Run for this long (pgbench -T) [default: 10s unless --transactions].
     #[arg(
         long,
@@ -935,6 +948,26 @@ pub struct SuiteArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct HistoryArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Show the newest N results (a page); older ones with --before.
+    #[arg(long, default_value_t = 50, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: u64,
+    /// Show every result the filters pick, not a page.
+    #[arg(long, conflicts_with = "limit")]
+    pub all: bool,
+    /// Output format: normal, json, md or csv.
+    #[arg(long = "output-format", default_value = "normal")]
+    pub output_format: String,
+    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
+    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
+    #[arg(long, value_name = "PATH|URL")]
+    pub store: Option<PathBuf>,
+}
+
+/// The filters `history` lists by and `delete` deletes by.
+#[derive(Args, Debug, Clone, Default)]
+pub struct FilterArgs {
     /// Only results stored with this --label.
     #[arg(long)]
     pub label: Option<String>,
@@ -953,6 +986,9 @@ pub struct HistoryArgs {
     /// Only results started before this date.
     #[arg(long)]
     pub until: Option<String>,
+    /// Only results older than this: an id (the next page of history), or a date as --until.
+    #[arg(long, value_name = "ID|DATE")]
+    pub before: Option<String>,
     /// Only results measured on this host (its hostname).
     #[arg(long)]
     pub host: Option<String>,
@@ -960,13 +996,6 @@ pub struct HistoryArgs {
     /// (m5.large, "Compute Engine").
     #[arg(long)]
     pub machine: Option<String>,
-    /// Output format: normal, json, md or csv.
-    #[arg(long = "output-format", default_value = "normal")]
-    pub output_format: String,
-    /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
-    /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
-    #[arg(long, value_name = "PATH|URL")]
-    pub store: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -988,8 +1017,13 @@ pub struct ShowArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct DeleteArgs {
-    /// Result id (from history) or label.
-    pub id: String,
+    /// Result id (from history) or label; or none, and filters saying which results go.
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Say what a delete by filter would remove, and remove nothing.
+    #[arg(long = "dry-run", short = 'n')]
+    pub dry_run: bool,
     /// Results store: a SQLite file or a PostgreSQL URL (postgresql://USER@HOST/DB)
     /// [default: $VOLBENCH_STORE, else results.db in the user's data directory].
     #[arg(long, value_name = "PATH|URL")]

@@ -7,11 +7,28 @@ use report::Document;
 use std::path::{Path, PathBuf};
 use store::Store;
 
-/// The store a read command reads: opened read-only where it cannot be written.
+/// The store a read command reads: opened read-only where it cannot be written. A `--store`
+/// file that does not exist is refused: opening it would make an empty store there, and a
+/// mistyped path would read as an empty history (the default store is made on first use).
 pub fn open(path: &Option<PathBuf>) -> Result<Store> {
+    if let Some(p) = path {
+        named_store_exists(p)?;
+    }
     Ok(Store::open_read(
         &path.clone().unwrap_or_else(Store::default_path),
     )?)
+}
+
+/// A store named by `--store` that is a file must be one already.
+pub fn named_store_exists(p: &Path) -> Result<()> {
+    match store::Location::of(p)? {
+        store::Location::File(f) if !f.exists() => Err(usage(format!(
+            "--store {}: no such results store (the file does not exist): check the path \
+             (volbench makes a store where a result is first stored)",
+            f.display()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// An id, or the newest result with that label.
@@ -22,8 +39,8 @@ pub fn resolve(store: &mut Store, what: &str) -> Result<i64> {
     // `last`: the newest entry, so "run a sweep, then report last" needs no id.
     if what.eq_ignore_ascii_case("last") {
         return store
-            .list(&store::Filter::default())?
-            .last()
+            .list(&store::Filter::default(), Some(1))?
+            .first()
             .map(|r| r.id)
             .ok_or_else(|| usage("the results store is empty: run something first"));
     }

@@ -42,7 +42,7 @@ fn dispatch() -> ExitCode {
     // so that form goes through the fio option layer directly.
     if cmd::run::is_fio_cli(&args) {
         if let Err(e) = usage::refused_if(scaleout::world::init("run")) {
-            return finish(Err(e));
+            return refused_launch(e);
         }
         cmd::clean::at_start();
         return finish(cmd::run::main_fio_cli(&args[2..]));
@@ -67,7 +67,7 @@ fn dispatch() -> ExitCode {
     };
     // Under a launcher of several processes: join the MPI world, or refuse to run N copies.
     if let Err(e) = usage::refused_if(scaleout::world::init(&sub)) {
-        return finish(Err(e));
+        return refused_launch(e);
     }
     if !matches!(cli.cmd, cli::Cmd::Clean(_)) {
         cmd::clean::at_start();
@@ -142,6 +142,18 @@ fn fio_argv(args: Vec<String>) -> anyhow::Result<Vec<String>> {
         eprintln!("note: {n}");
     }
     Ok(args[..2].iter().cloned().chain(rest).collect())
+}
+
+/// A launch of several processes refused on every rank alike: rank 0 says why and exits 2;
+/// the others leave quietly with 0. Open MPI's mpirun kills the whole job when a process
+/// exits non-zero, so a silent rank that got there first killed rank 0 before it could say
+/// why (a rank 0 started a second late said nothing at all); the job's status is rank 0's.
+fn refused_launch(e: anyhow::Error) -> ExitCode {
+    if scaleout::world::speaks() {
+        finish(Err(e))
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {

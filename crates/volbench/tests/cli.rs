@@ -254,6 +254,16 @@ fn json_output_file_and_summary_on_stdout() {
     assert_eq!(u(&v, "/group/read/total_ios"), 1024);
 }
 
+/// A device given to quick is not a missing directory (a new user on an emulated volume was
+/// told /dev/zram0 "does not exist"): the line says what quick takes and what a device needs.
+#[test]
+fn quick_on_a_device_says_it_takes_a_directory_and_what_a_device_needs() {
+    let out = volbench().args(["quick", "/dev/null"]).output().unwrap();
+    let err = common::fails_saying(&out, 2, "/dev/null is not a directory");
+    assert!(err.contains("volbench suite quick /dev/null"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
 #[test]
 fn quick_runs_five_tests_and_removes_what_it_created() {
     let d = tmpdir();

@@ -393,6 +393,8 @@ fn agree_on(dir: &Path, tolerance: f64) {
     let first = volbench_pg(&c, 1, 1);
     let mut committed = u(&first, "/transactions");
     assert!(committed > 0);
+    // One client thread, as pgbench's default -j 1 that it is compared with.
+    assert_eq!(first["jobs"], 1, "{first}");
     let (mut p, mut v) = (Vec::new(), Vec::new());
     // ABBA order: each run bloats the tables a little, which would penalise whichever tool
     // always ran second.
@@ -578,4 +580,100 @@ fn ctrl_c_during_a_sqlite_load_stops_it_and_reports_no_run() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(leftovers(d.path()).is_empty(), "{:?}", leftovers(d.path()));
+}
+
+/// Issue 65: SQLite on a volume capped at 300 write IOPS was judged "lock-bound ... not for
+/// the device" while the device did its cap. The verdict reads the device's own counters and
+/// the cgroup cap: at the cap it is IOPS-bound, the writes it counts never above the cap (a
+/// physical limit of the throttle), and the same directory without the cap is not.
+#[test]
+fn sqlite_at_a_300_iops_cap_is_iops_bound_not_lock_bound() {
+    if !is_root() {
+        return cannot_run("needs root (a zram device and a cgroup throttle)");
+    }
+    let fs = Ext4::new("256M");
+    let dir = fs.dir.path().to_str().unwrap().to_string();
+    let args: Vec<String> = [
+        "db",
+        &dir,
+        "--time",
+        "3",
+        "--clients",
+        "4",
+        "--no-store",
+        "-q",
+        "--output-format",
+        "json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let Some(t) = Throttle::writes(fs.zram.p(), 300) else {
+        return cannot_run("needs a cgroup blkio throttle");
+    };
+    let capped: Value =
+        serde_json::from_slice(&t.run(env!("CARGO_BIN_EXE_volbench"), &args)).unwrap();
+    let e = &capped["runs"][0]["explanation"];
+    assert_eq!(e["bound"], "iops", "{e}");
+    assert_eq!(e["device_write_iops_cap"], 300, "{e}");
+    // The cgroup's own writes, which the cap binds: at it, never far over it (the device's
+    // count also holds the journal thread's writes, outside the cgroup).
+    let said = e["summary"].as_str().unwrap();
+    let rate: f64 = said
+        .split("went at ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("no rate in: {said}"));
+    assert!(
+        (255.0..=330.0).contains(&rate),
+        "{rate} writes/s at a 300 cap: {said}"
+    );
+    assert!(
+        said.contains("IOPS-bound") && !said.contains("lock-bound"),
+        "{said}"
+    );
+    drop(t);
+    let free = db_json(&[&dir, "--time", "2", "--clients", "4"]);
+    let e = &free["runs"][0]["explanation"];
+    assert_ne!(e["bound"], "iops", "{e}");
+    assert!(e.get("device_write_iops_cap").is_none(), "{e}");
+}
+
+/// Issue 65: SQLite beside a neighbour holding both CPUs at normal priority is CPU-bound, and
+/// the verdict names the neighbour's share (the kernel's /proc/stat over the run, less the
+/// run's own CPU), never lock-bound for the time it waited for a CPU. The neighbour here is
+/// two threads of this test process, spinning for as long as the run lasts.
+#[test]
+fn sqlite_beside_a_busy_neighbour_is_cpu_bound_and_says_whose_cpu() {
+    if !is_root() {
+        return cannot_run("needs root (a zram device)");
+    }
+    let fs = Ext4::new("256M");
+    let dir = fs.dir.path().to_str().unwrap().to_string();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let hogs: Vec<_> = (0..cpus)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::black_box(std::time::Instant::now());
+                }
+            })
+        })
+        .collect();
+    let r = db_json(&[&dir, "--time", "3", "--clients", "4", "--no-probe"]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    hogs.into_iter().for_each(|h| h.join().unwrap());
+    let e = &r["runs"][0]["explanation"];
+    assert_eq!(e["bound"], "cpu", "{e}");
+    let others = e["host_cpu_others"].as_f64().unwrap();
+    // The hogs want every CPU; the scheduler gives them at least a third of them.
+    assert!(others >= 0.3, "{e}");
+    let said = e["summary"].as_str().unwrap();
+    assert!(
+        said.contains("other processes took") && !said.contains("lock-bound"),
+        "{said}"
+    );
 }

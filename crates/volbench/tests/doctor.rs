@@ -128,6 +128,25 @@ fn other_io_from_a_concurrent_fio_is_reported_by_doctor_and_run() {
         "--runtime=1s",
         "--no-store",
     ]);
+    // fsync's flush times move with a neighbour's I/O too (a trial's verdict flipped on a
+    // shared disk): it looks before it writes, as run does.
+    let fsync = volbench()
+        .args([
+            "fsync",
+            z.p(),
+            "--methods=fdatasync",
+            "--bs=4k",
+            "--threads=1",
+        ])
+        .args([
+            "--runtime=1s",
+            "--size=16m",
+            "--no-penalty",
+            "--allow-destructive",
+        ])
+        .args(["--output-format=volbench-json", "-q", "--no-store"])
+        .output()
+        .unwrap();
     let _ = fio.kill();
     let _ = fio.wait();
     let other = found(&busy, "other_io");
@@ -144,6 +163,13 @@ fn other_io_from_a_concurrent_fio_is_reported_by_doctor_and_run() {
         r.1["warnings"].to_string().contains("other_io"),
         "{}",
         r.1["warnings"]
+    );
+    let f: Value = serde_json::from_slice(&fsync.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&fsync.stderr)));
+    assert!(
+        f["warnings"].to_string().contains("other I/O on zram"),
+        "{}",
+        f["warnings"]
     );
 }
 

@@ -195,7 +195,10 @@ impl Isolated {
     }
     /// The next volbench to start: what it said on stderr.
     fn next_start(&self) -> String {
-        let o = self.cmd(&["history"]).output().unwrap();
+        let o = self
+            .cmd(&["history", "--output-format=json"])
+            .output()
+            .unwrap();
         String::from_utf8_lossy(&o.stderr).into_owned()
     }
     fn records(&self) -> usize {

@@ -169,6 +169,80 @@ fn history_show_export_delete() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// History is a page, newest first, saying how many there are and how to see the next; a
+/// delete by filter says first what it would take (a dry run takes nothing), then takes it;
+/// a delete that names neither an id nor a filter is refused in one line.
+#[test]
+fn history_pages_newest_first_and_a_delete_by_filter_can_be_tried_first() {
+    let d = tmpdir();
+    for i in 1..=5 {
+        stdout(vb(d.path()).args([
+            "run",
+            "--ioengine=null",
+            "--size=1m",
+            "-q",
+            &format!("--label=l{}", i % 2),
+        ]));
+    }
+    let ids = |args: &[&str]| -> (Vec<u64>, String) {
+        let out = vb(d.path())
+            .args(["history", "--output-format=json"])
+            .args(args)
+            .output()
+            .unwrap();
+        let rows: Value = serde_json::from_str(&succeeded(&out, "history")).unwrap();
+        let ids = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_u64().unwrap())
+            .collect();
+        (ids, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (first, said) = ids(&["--limit=2"]);
+    assert_eq!(first, [5, 4]);
+    assert!(
+        said.contains("2 of 5 results shown, newest first; 3 older: add --before 4"),
+        "{said}"
+    );
+    assert_eq!(ids(&["--limit=2", "--before=4"]).0, [3, 2]);
+    // A date as --before: the hint keeps it as --until, and can be followed as it says (a
+    // second --before is refused, and the id alone would drop the date).
+    let (dated, said) = ids(&["--limit=2", "--before=2099-01-01"]);
+    assert_eq!(dated, [5, 4]);
+    let hint = "give --until 2099-01-01 --before 4 for the next page";
+    assert!(said.contains(hint), "{said}");
+    assert_eq!(
+        ids(&["--limit=2", "--until=2099-01-01", "--before=4"]).0,
+        [3, 2]
+    );
+    let (last, said) = ids(&["--limit=2", "--before=2"]);
+    assert_eq!((last, said.as_str()), (vec![1], ""));
+    assert_eq!(ids(&["--all"]).0, [5, 4, 3, 2, 1]);
+    let (odd, said) = ids(&["--label=l1", "--limit=1"]);
+    assert_eq!(odd, [5]);
+    assert!(said.contains("1 of 3 results shown"), "{said}");
+    let tried = stdout(vb(d.path()).args(["delete", "--label=l1", "--before=5", "--dry-run"]));
+    assert!(
+        tried.starts_with("would delete 2 results (#1 to #"),
+        "{tried}"
+    );
+    assert_eq!(ids(&["--all"]).0.len(), 5);
+    let done = stdout(vb(d.path()).args(["delete", "--label=l1", "--before=5"]));
+    assert!(done.starts_with("deleted 2 results (#1 to #"), "{done}");
+    assert_eq!(ids(&["--all"]).0, [5, 4, 2]);
+    let out = vb(d.path()).arg("delete").output().unwrap();
+    let err = fails_saying(&out, 2, "a result id, or filters");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // An empty value (a script's unset variable) is no filter: `--target ''` would be a
+    // substring of every target (the attacker trial's finding).
+    for empty in ["--target=", "--machine= ", "--label="] {
+        let out = vb(d.path()).args(["delete", empty]).output().unwrap();
+        fails_saying(&out, 2, "is empty: give a value");
+    }
+    assert_eq!(ids(&["--all"]).0.len(), 3);
+}
+
 #[test]
 fn compare_shows_values_ratios_and_differences() {
     let d = tmpdir();
@@ -336,12 +410,12 @@ fn old_plain_entries_read_and_a_damaged_one_is_named() {
     let first = stdout(vb(d.path()).args(["export", "first", "--format=json"]));
     let db = rusqlite::Connection::open(d.path().join("results.db")).unwrap();
     db.execute(
-        "UPDATE entries SET report = ?1 WHERE label = 'first'",
+        "UPDATE reports SET report = ?1 WHERE entry = (SELECT id FROM entries WHERE label = 'first')",
         [first.trim()],
     )
     .unwrap();
     db.execute(
-        "UPDATE entries SET report = x'789c0badbeef' WHERE label = 'second'",
+        "UPDATE reports SET report = x'789c0badbeef' WHERE entry = (SELECT id FROM entries WHERE label = 'second')",
         [],
     )
     .unwrap();
@@ -360,6 +434,60 @@ fn old_plain_entries_read_and_a_damaged_one_is_named() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.contains("entry 2") && err.contains("cannot be unpacked"),
+        "{err}"
+    );
+}
+
+/// A read command given a `--store` file that does not exist says so in one line and makes
+/// nothing there: a mistyped path read as an empty history, and left an empty store behind.
+#[test]
+fn a_mistyped_store_is_refused_and_nothing_is_made() {
+    let d = tmpdir();
+    let missing = d.path().join("nosuch.db");
+    let at = missing.to_str().unwrap();
+    for args in [
+        &["history", "--store", at][..],
+        &["show", "1", "--store", at],
+        &["compare", "1", "2", "--store", at],
+        &["delete", "--label", "x", "--store", at],
+        &["serve", "--listen", "127.0.0.1:0", "--store", at],
+    ] {
+        let out = volbench().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.lines().count() == 1 && err.contains("no such results store"),
+            "{args:?}: {err}"
+        );
+        assert!(!missing.exists(), "{args:?} made {at}");
+    }
+}
+
+/// An empty listing says why on stderr (the header alone read as a broken command), and a
+/// --before that is neither an id nor a date is named as --before (it was called --until).
+#[test]
+fn an_empty_page_and_a_bad_before_say_what_they_are() {
+    let d = tmpdir();
+    let said = |args: &[&str]| {
+        let out = vb(d.path()).arg("history").args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert_eq!(said(&[]), (Some(0), "no results stored yet\n".to_string()));
+    let (code, err) = said(&["--label=none"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(err, "no stored result matches these filters\n");
+    // JSON's [] says it: nothing more on stderr.
+    assert_eq!(
+        said(&["--label=none", "--output-format=json"]),
+        (Some(0), String::new())
+    );
+    let (code, err) = said(&["--before=abc"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with("error: --before abc: neither a result id nor a date"),
         "{err}"
     );
 }

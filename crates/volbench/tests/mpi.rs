@@ -413,17 +413,36 @@ fn a_wrong_launcher_is_refused_and_no_launcher_runs_alone() {
         "--output-format=volbench-json",
         "-q",
     ];
-    // The build without MPI under mpirun: each rank would be alone.
+    // The build without MPI under mpirun: each rank would be alone. Rank 0 is started two
+    // seconds after the other, as on a busy host: mpirun kills the job when a rank exits
+    // non-zero, and a refusal rank 1 made first had killed rank 0 before it said why.
     let plain = assert_cmd::cargo::cargo_bin("volbench");
-    let o = mpirun(2, &[], &plain, &args).output().unwrap();
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(lines.len(), 1, "said once: {err}");
-    assert!(
-        lines[0].contains("built without MPI") && lines[0].contains("OMPI_COMM_WORLD_SIZE=2"),
-        "{err}"
-    );
+    let late = d.path().join("late-rank-0.sh");
+    std::fs::write(
+        &late,
+        format!(
+            "#!/bin/sh\n[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] && sleep 2\nexec {} \"$@\"\n",
+            plain.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&late, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    for bin in [&plain, &late] {
+        let o = mpirun(2, &[], bin, &args).output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(lines.len(), 1, "said once ({}): {err}", bin.display());
+        assert!(
+            lines[0].contains("built without MPI") && lines[0].contains("OMPI_COMM_WORLD_SIZE=2"),
+            "{err}"
+        );
+    }
     // The MPI build started by another MPI's launcher (its variables, a world of one here).
     let o = Command::new(&bin)
         .args(args)
@@ -794,25 +813,7 @@ fn hosts_on_their_own_devices_store_one_run_in_postgres_and_serve_shows_them() {
     let hist = ok_json(volbench().args(["history", "--store", &url, "--output-format", "json"]));
     assert_eq!(hist.as_array().unwrap().len(), 1, "{hist}");
     assert_eq!(hist[0]["label"], "two-hosts");
-    let mut serve = Command::new(env!("CARGO_BIN_EXE_volbench"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--store", &url])
-        .env("VOLBENCH_STORE", test_store())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut said = String::new();
-    {
-        use std::io::BufRead;
-        std::io::BufReader::new(serve.stderr.as_mut().unwrap())
-            .read_line(&mut said)
-            .unwrap();
-    }
-    let addr = said
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .unwrap()
-        .to_string();
+    let (mut serve, addr, _err) = serve_on(&url);
     let (_, _, page) = http(&addr, "GET", "/result/1", "");
     interrupt(&serve);
     let _ = serve.wait();

@@ -231,7 +231,7 @@ fn a_percent_encoded_password_key_reaches_no_output_and_no_stored_byte() {
     );
     for path in ["/", "/result/1", "/history.json"] {
         let (code, _, body) = http(&server.addr, "GET", path, "");
-        assert_eq!(code, 200, "{path}");
+        assert_eq!(code, 200, "{path}: {body}");
         assert!(!body.contains(PW), "{path}: {body}");
     }
     drop(server);

@@ -809,3 +809,44 @@ fn progress_lines_show_the_last_seconds_rate_under_a_throttle() {
         );
     }
 }
+
+/// The first progress line after a ramp gives the measured rate: the counts start over at
+/// the ramp's end, and the rate window that straddled it read 0 or a fraction of the rate
+/// (a trial's run showed 0 IOPS with --ramp_time; one at 396k IOPS showed 8,771). Paced at
+/// 2,000 IOPS on the null engine, a line half a second into the window sees the pace.
+#[test]
+fn progress_lines_after_a_ramp_show_the_measured_rate() {
+    let d = tmpdir();
+    let out = volbench()
+        .current_dir(d.path())
+        .args([
+            "run",
+            "--name=r",
+            "--ioengine=null",
+            "--size=1g",
+            "--rw=randread",
+        ])
+        .args([
+            "--rate_iops=2000",
+            "--ramp_time=6500ms",
+            "--runtime=2s",
+            "--time_based",
+        ])
+        .args(["--no-store", "--output-format=volbench-json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let rates: Vec<f64> = err
+        .lines()
+        .filter_map(|l| l.split_once(" s of 8 s: ")?.1.split_once(" IOPS"))
+        .map(|(n, _)| n.trim().replace(',', "").parse().unwrap())
+        .collect();
+    assert!(!rates.is_empty(), "no measured progress line: {err}");
+    for r in rates {
+        assert!(
+            (1500.0..=2500.0).contains(&r),
+            "a progress line says {r} IOPS after the ramp at a 2,000 IOPS pace: {err}"
+        );
+    }
+}

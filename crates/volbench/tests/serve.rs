@@ -153,6 +153,26 @@ fn the_history_page_lists_results_and_two_picked_open_their_comparison() {
         "{dom}"
     );
     assert!(dom.contains("(2 picked)"), "{dom}");
+    // Picks made on other pages: a page of one row (#3) still compares #1 and #2, and its
+    // link to the older page carries them on.
+    let (dom, log) = browse(
+        browser,
+        &profile,
+        &format!("http://{}/?limit=1&pick=1,2", s.addr),
+        None,
+    );
+    assert!(!log.contains("Uncaught"), "{log}");
+    assert!(!dom.contains("href=\"/result/2\""), "{dom}");
+    assert!(
+        dom.contains("data-compare=\"/compare?id=1&amp;id=2\""),
+        "{dom}"
+    );
+    assert!(dom.contains("limit=1&amp;before=3&amp;pick=1,2"), "{dom}");
+    // The link to the selection keeps the page's filters.
+    assert!(
+        dom.contains("id=\"share\" href=\"/?limit=1&amp;pick=1,2\""),
+        "{dom}"
+    );
     let cmp = format!("http://{}/compare?id=1&id=2", s.addr);
     let (dom, log) = browse(browser, &profile, &cmp, None);
     assert!(!log.contains("Uncaught"), "{log}");
@@ -338,6 +358,8 @@ fn empty_and_short_tokens_are_refused_and_a_given_token_is_not_printed() {
             .unwrap();
         fails_saying(&out, 2, "shorter than 16 characters");
     }
+    // serve reads a store that is there (a named one that is not is refused).
+    drop(store::Store::open(&store).unwrap());
     let file = d.path().join("token");
     std::fs::write(&file, "a-long-enough-secret-token\n").unwrap();
     let mut child = Std::new(env!("CARGO_BIN_EXE_volbench"))
@@ -508,7 +530,7 @@ fn an_entry_of_sixty_million_zeros_is_refused_cheaply() {
     z.write_all(b"]").unwrap();
     let packed = z.finish().unwrap();
     let db = rusqlite::Connection::open(&store).unwrap();
-    db.execute("UPDATE entries SET report = ?1 WHERE id = 1", [&packed])
+    db.execute("UPDATE reports SET report = ?1 WHERE entry = 1", [&packed])
         .unwrap();
     drop(db);
     let s = Server::start(&store, "127.0.0.1:0");

@@ -305,14 +305,19 @@ fn a_password_in_the_store_reaches_no_result() {
     v["kind"] = "run".into();
     let c = rusqlite::Connection::open(&local).unwrap();
     c.execute(
-        "INSERT INTO entries (kind, started_at, target, hostname, status, points, report, uid) VALUES ('run', '2026-01-01T00:00:00Z', 'x', 'h', 'complete', 1, ?1, 'olduid')",
+        "INSERT INTO entries (kind, started_at, target, hostname, status, points, uid) VALUES ('run', '2026-01-01T00:00:00Z', 'x', 'h', 'complete', 1, 'olduid')",
+        [],
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO reports (entry, report) VALUES (last_insert_rowid(), ?1)",
         [v.to_string()],
     )
     .unwrap();
     drop(c);
     let raw: Vec<Vec<u8>> = rusqlite::Connection::open(&local)
         .unwrap()
-        .prepare("SELECT report FROM entries WHERE uid != 'olduid'")
+        .prepare("SELECT report FROM reports JOIN entries ON id = entry WHERE uid != 'olduid'")
         .unwrap()
         .query_map([], |r| r.get(0))
         .unwrap()

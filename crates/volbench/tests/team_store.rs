@@ -123,8 +123,9 @@ fn postgres_keeps_what_sqlite_keeps_and_copies_are_idempotent() {
     let (a, b) = (history(&lite, &[]), history(&pg, &[]));
     assert_eq!(a, b, "the two stores list different rows");
     assert_eq!(a.as_array().unwrap().len(), 3);
-    assert_eq!(a[0]["tags"][0], "team");
-    assert!(!a[0]["kernel"].as_str().unwrap().is_empty(), "{a}");
+    // Newest first: the first run stored, tagged, is the last row.
+    assert_eq!(a[2]["tags"][0], "team");
+    assert!(!a[2]["kernel"].as_str().unwrap().is_empty(), "{a}");
     for id in ["1", "2", "3"] {
         let e = |s: &str| ok_stdout(vb(s).args(["export", id, "--output-format", "json"]));
         assert_eq!(e(&lite), e(&pg), "entry {id} differs");
@@ -180,7 +181,46 @@ fn postgres_keeps_what_sqlite_keeps_and_copies_are_idempotent() {
             history(at, &["--machine", "c7g"]).as_array().unwrap().len(),
             0
         );
+        pages_and_deletes_by_filter(at);
     }
+}
+
+/// The ids of a history listing.
+fn ids_of(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect()
+}
+
+/// The same paging and delete by filter in either backend: pages of two, walked by
+/// `--before`, hold every row once, newest first; a dry run takes nothing; the delete takes
+/// what the filter picked and nothing else.
+fn pages_and_deletes_by_filter(at: &str) {
+    let all = ids_of(&history(at, &["--all"]));
+    assert!(all.windows(2).all(|w| w[0] > w[1]), "{at}: {all:?}");
+    let mut walked = Vec::new();
+    let mut before: Option<String> = None;
+    loop {
+        let mut args = vec!["--limit=2".to_string()];
+        args.extend(before.iter().map(|b| format!("--before={b}")));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let page = ids_of(&history(at, &args));
+        let Some(last) = page.last() else { break };
+        before = Some(last.to_string());
+        walked.extend(page);
+    }
+    assert_eq!(walked, all, "{at}");
+    let tried = ok_stdout(vb(at).args(["delete", "--label", "ec2", "--dry-run"]));
+    assert!(
+        tried.starts_with("would delete 1 result ("),
+        "{at}: {tried}"
+    );
+    assert_eq!(ids_of(&history(at, &["--all"])), all);
+    let done = ok_stdout(vb(at).args(["delete", "--label", "ec2"]));
+    assert!(done.starts_with("deleted 1 result ("), "{at}: {done}");
+    assert_eq!(ids_of(&history(at, &["--all"])), all[1..], "{at}");
 }
 
 /// A database a first volbench left at schema version 1 is migrated (its entries keep their
@@ -756,4 +796,33 @@ fn the_password_file_matches_a_socket_by_its_directory() {
     fails_saying(&out, 2, "password");
     let out = history_with(format!("{sock}:{port}:teamdb:team:teampw\n"));
     succeeded(&out, "");
+}
+
+/// serve on PostgreSQL stopped by SIGTERM or Ctrl-C after answering closes its kept
+/// connections and exits on its own: the client's own runtime blocked on closing inside
+/// serve's, which tokio refuses, and a trial saw the server panic there.
+#[test]
+fn serve_on_postgres_stops_cleanly_after_answering() {
+    if !have_postgres() {
+        return;
+    }
+    let _one = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    let d = open_dir();
+    let c = db::pg::Cluster::start(d.path()).unwrap();
+    let pg = c.url();
+    succeeded(&null_run(&pg, "served", &[]), "");
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        let (mut serve, addr, mut err) = serve_on(&pg);
+        let (code, _, page) = http(&addr, "GET", "/", "");
+        assert!(code == 200 && page.contains("served"), "{code}: {page}");
+        // SAFETY: kill(2) on the pid of a child this test started and has not reaped.
+        unsafe { libc::kill(serve.id() as i32, signal) };
+        let status = serve.wait().unwrap();
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+        assert!(
+            status.code().is_some_and(|c| c != 101) && !rest.contains("panicked"),
+            "signal {signal}: {status:?}: {rest}"
+        );
+    }
 }

@@ -55,10 +55,11 @@ fn every_run_of_every_driver_holds_an_emulated_cap() {
         .map(iops)
         .collect();
     assert_eq!(runs.len(), 3);
-    assert!(
-        runs.iter().all(|r| *r <= 3030.0 && *r >= 2900.0),
-        "repeat: {runs:?}"
-    );
+    // The cap is the promise (no run above it); the floor only shows the cap, not a broken
+    // run, set what governed (zram alone reads 100,000s): a host's stall in a 2 s run takes
+    // its share off, and a fresh clone beside stress-ng read one run under 2,900.
+    let held = |r: &f64| *r <= 3030.0 && *r >= 2400.0;
+    assert!(runs.iter().all(held), "repeat: {runs:?}");
     let mut args = vec!["sweep", "--iodepth=4,8,16"];
     args.extend(job.iter().filter(|a| !a.starts_with("--iodepth")));
     let sw = emulated(&dev, 3000, &args);
@@ -69,10 +70,7 @@ fn every_run_of_every_driver_holds_an_emulated_cap() {
         .map(|p| iops(&p["report"]))
         .collect();
     assert_eq!(points.len(), 3);
-    assert!(
-        points.iter().all(|r| *r <= 3030.0 && *r >= 2900.0),
-        "sweep: {points:?}"
-    );
+    assert!(points.iter().all(held), "sweep: {points:?}");
     let cap = 1947.0;
     let c = emulated(
         &dev,

@@ -1,11 +1,14 @@
 //! What each address answers: a pure function of the request, so every route and every bad
 //! request is tested without a socket.
 //!
-//! - `/` the history, filtered by the query (`label`, `target`, `suite`, `kind`, `host`,
-//!   `machine`, `since`, `until`), with boxes to pick results to compare;
+//! - `/` the history, newest first, a page at a time (`before`, `after` an id; `limit`),
+//!   filtered by the query (`label`, `target`, `suite`, `kind`, `host`, `machine`, `since`,
+//!   `until`), with its total count, links to the pages beside it, and boxes to pick results
+//!   to compare;
 //! - `/result/ID` one result's report page;
 //! - `/compare?id=A&id=B...` the comparison page of the results picked;
-//! - `/history.json` the same rows as `volbench history --output-format=json`.
+//! - `/history.json` the same page as `volbench history --output-format=json`, the pages
+//!   beside it in a `Link` header and the filter's count in `X-Total-Count`.
 
 use crate::pages;
 use std::path::PathBuf;
@@ -13,6 +16,8 @@ use store::{Filter, Store};
 
 /// The longest request line answered (a filter form's query is a few hundred bytes).
 pub const MAX_URL: usize = 4096;
+/// The most PostgreSQL connections a server keeps open between requests.
+pub const KEPT: usize = 4;
 /// The most results one comparison page holds.
 pub const MAX_COMPARE: usize = 16;
 
@@ -27,6 +32,10 @@ pub struct Site {
     /// threads queueing here is far quicker than each retrying through SQLite's busy waits
     /// (40 requests at once took 25 s that way). Pages render after the store is closed.
     pub sqlite: std::sync::Mutex<()>,
+    /// PostgreSQL connections kept between requests (at most [`KEPT`]): a connection is a
+    /// server process forked and a login, most of a page's time on a quick query. One that
+    /// failed a request is dropped, not kept.
+    pub kept: std::sync::Mutex<Vec<Store>>,
     /// A live metrics endpoint (`--metrics-listen`) instead of the store's pages: it answers
     /// `/metrics` alone, made by this from the scraper's `Accept` (body, content type).
     pub metrics: Option<Metrics>,
@@ -42,20 +51,51 @@ impl Site {
             token,
             bound: None,
             sqlite: std::sync::Mutex::new(()),
+            kept: std::sync::Mutex::new(Vec::new()),
             metrics: None,
         }
     }
 
-    /// Runs `f` on the store, opened for it alone and read-only.
-    fn with_store<T>(&self, f: impl FnOnce(&mut Store) -> anyhow::Result<T>) -> anyhow::Result<T> {
-        let _one = matches!(
+    /// Runs `f` on the store, read-only: a SQLite file opened for it alone (its connection
+    /// locks the file), a PostgreSQL connection kept from an earlier request or a new one.
+    fn with_store<T>(&self, f: impl Fn(&mut Store) -> anyhow::Result<T>) -> anyhow::Result<T> {
+        let file = matches!(
             store::Location::of(&self.store),
             Ok(store::Location::File(_))
-        )
-        .then(|| self.sqlite.lock().unwrap_or_else(|p| p.into_inner()));
-        let mut store = Store::open_read(&self.store)?;
-        f(&mut store)
+        );
+        if file {
+            let _one = self.sqlite.lock().unwrap_or_else(|p| p.into_inner());
+            return f(&mut Store::open_read(&self.store)?);
+        }
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let (store, r) = match kept {
+            Some(mut s) => match f(&mut s) {
+                // A kept connection the server closed meanwhile (a restart): once more, anew.
+                Err(e) if is_lost(&e) => {
+                    let mut fresh = Store::open_read(&self.store)?;
+                    let r = f(&mut fresh);
+                    (fresh, r)
+                }
+                r => (s, r),
+            },
+            None => {
+                let mut fresh = Store::open_read(&self.store)?;
+                let r = f(&mut fresh);
+                (fresh, r)
+            }
+        };
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        if r.is_ok() && kept.len() < KEPT {
+            kept.push(store);
+        }
+        r
     }
+}
+
+/// A store error that is a lost connection (worth one try on a new one).
+fn is_lost(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<store::StoreError>()
+        .is_some_and(store::StoreError::is_connection)
 }
 
 /// One request as the server hands it over: what the routes need, nothing read from the
@@ -319,6 +359,11 @@ fn route(site: &Site, path: &str, params: &[(String, String)]) -> Answer {
             None => return error(404, &format!("no page at {}: the history is at /", clip(p))),
         },
     };
+    // A program reading /history.json gets its error as JSON too, not a page.
+    let error = |status, m: &str| match path {
+        "/history.json" => json_error(status, m),
+        _ => error(status, m),
+    };
     result.unwrap_or_else(|e| match e.downcast::<NotFound>() {
         Ok(nf) => error(404, &nf.0),
         Err(e) if matches!(e.downcast_ref(), Some(store::StoreError::BadFilter(_))) => {
@@ -326,6 +371,16 @@ fn route(site: &Site, path: &str, params: &[(String, String)]) -> Answer {
         }
         Err(e) => error(503, &format!("the results store cannot be read: {e}")),
     })
+}
+
+/// `{"error": "..."}` with its status.
+fn json_error(status: u16, message: &str) -> Answer {
+    let body =
+        serde_json::to_vec(&serde_json::json!({ "error": message })).expect("a string serializes");
+    Answer {
+        content_type: "application/json",
+        ..page(status, body)
+    }
 }
 
 /// A result the store does not have, or an id that is none.
@@ -355,8 +410,16 @@ fn param(params: &[(String, String)], k: &str) -> Option<String> {
         .map(|(_, v)| v.trim().to_string())
 }
 
-fn filter(params: &[(String, String)]) -> Filter {
-    Filter {
+fn filter(params: &[(String, String)]) -> anyhow::Result<Filter> {
+    if let Some(k) = param(params, "kind").filter(|k| !pages::KINDS.contains(&k.as_str())) {
+        return Err(store::StoreError::BadFilter(format!(
+            "kind='{}' is no kind of result: use {}",
+            clip(&k),
+            pages::KINDS.join(", ")
+        ))
+        .into());
+    }
+    Ok(Filter {
         label: param(params, "label"),
         target: param(params, "target"),
         suite: param(params, "suite"),
@@ -365,19 +428,92 @@ fn filter(params: &[(String, String)]) -> Filter {
         until: param(params, "until"),
         host: param(params, "host"),
         machine: param(params, "machine"),
+        before_id: id_param(params, "before")?,
+        after_id: id_param(params, "after")?,
+    })
+}
+
+/// A page bound (`before`, `after`): an id, or the request's fault (400).
+fn id_param(params: &[(String, String)], k: &str) -> anyhow::Result<Option<i64>> {
+    param(params, k)
+        .map(|v| {
+            v.parse::<i64>().map_err(|_| {
+                store::StoreError::BadFilter(format!(
+                    "{k}='{}' is not a result id: paging takes the ids the page links give",
+                    clip(&v)
+                ))
+                .into()
+            })
+        })
+        .transpose()
+}
+
+pub use crate::pages::{MAX_PAGE, PAGE};
+
+fn limit(params: &[(String, String)]) -> anyhow::Result<u64> {
+    match param(params, "limit") {
+        None => Ok(PAGE),
+        Some(v) => match v.parse::<u64>() {
+            Ok(n) if (1..=MAX_PAGE).contains(&n) => Ok(n),
+            _ => Err(store::StoreError::BadFilter(format!(
+                "limit='{}': give 1 to {MAX_PAGE} rows a page",
+                clip(&v)
+            ))
+            .into()),
+        },
     }
 }
 
+/// A page of the history and where it sits: the filter's total count, and whether there
+/// are newer and older rows beyond it (each one index probe, not a count).
+fn page_of(s: &mut Store, f: &Filter, n: u64) -> anyhow::Result<pages::Paged> {
+    let rows = s.list(f, Some(n))?;
+    let all = f.unpaged();
+    let beyond =
+        |s: &mut Store, b: Filter| -> anyhow::Result<bool> { Ok(!s.list(&b, Some(1))?.is_empty()) };
+    let (newer, older) = match (rows.first(), rows.last()) {
+        (Some(first), Some(last)) => (
+            beyond(
+                s,
+                Filter {
+                    after_id: Some(first.id),
+                    ..all.clone()
+                },
+            )?
+            .then_some(first.id),
+            beyond(
+                s,
+                Filter {
+                    before_id: Some(last.id),
+                    ..all.clone()
+                },
+            )?
+            .then_some(last.id),
+        ),
+        _ => (None, None),
+    };
+    Ok(pages::Paged {
+        total: s.count(&all)?,
+        newer,
+        older,
+        limit: n,
+        rows,
+    })
+}
+
 fn history(site: &Site, params: &[(String, String)], json: bool) -> anyhow::Result<Answer> {
-    let f = filter(params);
-    let (rows, shown) = site.with_store(|s| Ok((s.list(&f)?, s.describe())))?;
+    let f = filter(params)?;
+    let n = limit(params)?;
+    let (paged, shown) = site.with_store(|s| Ok((page_of(s, &f, n)?, s.describe())))?;
     if json {
-        return Ok(Answer {
+        let mut a = Answer {
             content_type: "application/json",
-            ..page(200, serde_json::to_vec_pretty(&rows)?)
-        });
+            ..page(200, serde_json::to_vec_pretty(&paged.rows)?)
+        };
+        a.headers = paged.link_headers(&f, "/history.json");
+        return Ok(a);
     }
-    Ok(page(200, pages::history(&rows, &f, &shown)?.into_bytes()))
+    Ok(page(200, pages::history(&paged, &f, &shown)?.into_bytes()))
 }
 
 fn id_of(s: &str) -> anyhow::Result<i64> {

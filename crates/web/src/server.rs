@@ -100,7 +100,14 @@ pub fn serve(
         ..o.limits
     };
     ready(addr);
-    rt.block_on(accept(listener, Arc::new(site), Arc::new(limits), stop))
+    let site = Arc::new(site);
+    let served = rt.block_on(accept(listener, site.clone(), Arc::new(limits), stop));
+    // The kept PostgreSQL connections go only once the runtime has: the client runs a
+    // runtime of its own and blocks on it as it closes, which tokio refuses inside another
+    // (serve on PostgreSQL panicked on SIGTERM when the last task let the site go).
+    drop(rt);
+    drop(site);
+    served
 }
 
 /// File descriptors this process can still give to connections (the soft limit raised to

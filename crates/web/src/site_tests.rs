@@ -205,3 +205,108 @@ fn a_store_that_cannot_be_read_is_503_not_a_crash() {
     let a = answer(&site(bad, None), &get("/"));
     assert_eq!(a.status, 503, "{}", text(&a));
 }
+
+/// The `rel` link of a `Link` header (RFC 8288), if it has one.
+fn link(a: &Answer, rel: &str) -> Option<String> {
+    let (_, v) = a.headers.iter().find(|(k, _)| *k == "Link")?;
+    v.split(", ").find_map(|l| {
+        let (url, r) = l.split_once("; ")?;
+        (r == format!("rel=\"{rel}\"")).then(|| url.trim_matches(['<', '>']).to_string())
+    })
+}
+
+/// A store of seven results, labelled `a` and `b` in turn.
+fn seven() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("results.db");
+    let doc = report::read::from_json(RUN).unwrap();
+    let mut s = store::Store::open(&path).unwrap();
+    for i in 0..7 {
+        s.insert(&doc, Some(if i % 2 == 0 { "a" } else { "b" }), &[])
+            .unwrap();
+    }
+    (d, path)
+}
+
+/// history.json pages newest first: following its `next` links visits every row the filter
+/// picks once, each link keeping the filter and the page size, the count in a header; the
+/// `prev` link of the last page leads back to the page before it.
+#[test]
+fn history_json_pages_by_its_links_keeping_the_filter() {
+    let (_d, path) = seven();
+    let s = site(path, None);
+    let mut url = "/history.json?label=a&limit=2".to_string();
+    let mut seen = Vec::new();
+    let mut pages = Vec::new();
+    loop {
+        let a = answer(&s, &get(&url));
+        assert_eq!(a.status, 200, "{url}: {}", text(&a));
+        let total = a.headers.iter().find(|(k, _)| *k == "X-Total-Count");
+        assert_eq!(total.map(|(_, v)| v.as_str()), Some("4"));
+        let rows: serde_json::Value = serde_json::from_slice(&a.body).unwrap();
+        seen.extend(
+            rows.as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["id"].as_i64().unwrap()),
+        );
+        pages.push(url.clone());
+        match link(&a, "next") {
+            Some(next) => {
+                assert!(
+                    next.contains("label=a") && next.contains("limit=2"),
+                    "{next}"
+                );
+                url = next;
+            }
+            None => break,
+        }
+    }
+    assert_eq!(seen, [7, 5, 3, 1]);
+    let last = answer(&s, &get(&url));
+    let prev = link(&last, "prev").expect("the last page links back");
+    let back: serde_json::Value = serde_json::from_slice(&answer(&s, &get(&prev)).body).unwrap();
+    let back: Vec<i64> = back
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(back, [7, 5]);
+    assert!(link(&answer(&s, &get(&prev)), "prev").is_none());
+    for bad in [
+        "/?before=x",
+        "/?after=1e3",
+        "/?limit=0",
+        "/?limit=1001",
+        "/history.json?limit=-1",
+        "/?kind=bogus",
+    ] {
+        assert_eq!(answer(&s, &get(bad)).status, 400, "{bad}");
+    }
+    // history.json says its error as JSON, for the program that asked.
+    let bad = answer(&s, &get("/history.json?limit=-1"));
+    assert_eq!(bad.content_type, "application/json");
+    let v: serde_json::Value = serde_json::from_slice(&bad.body).unwrap();
+    assert!(v["error"].as_str().unwrap().contains("limit"), "{v}");
+}
+
+/// The page says how many results the filter picks in all, links to the next page (the
+/// filter kept), and offers the kinds to filter by.
+#[test]
+fn the_history_page_counts_the_filter_and_links_the_next_page() {
+    let (_d, path) = seven();
+    let s = site(path, None);
+    let page = text(&answer(&s, &get("/?label=b&limit=2")));
+    assert!(page.contains("3 results match the filter"), "{page}");
+    assert!(page.contains("#6 to #4 shown, newest first"), "{page}");
+    assert!(
+        page.contains("href=\"&#x2f;?label=b&amp;limit=2&amp;before=4\""),
+        "{page}"
+    );
+    assert!(!page.contains("newer</a>"), "{page}");
+    assert!(page.contains("<option>durability</option>"), "{page}");
+    let all = text(&answer(&s, &get("/")));
+    assert!(all.contains("7 results in"), "{all}");
+    assert!(!all.contains("older &rarr;"), "{all}");
+}

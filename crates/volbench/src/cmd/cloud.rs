@@ -118,10 +118,14 @@ fn cheapest(a: CloudCheapestArgs) -> Result<ExitCode> {
             &serde_json::json!({ "candidates": found, "unpriced": unpriced, "needed_iops": need, "rests_on": rests_on }),
         );
     }
+    let mbps = if a.mbps > 0.0 {
+        format!(" and {} MB/s", a.mbps)
+    } else {
+        String::new()
+    };
     let mut s = format!(
-        "Cheapest volumes sustaining {} IOPS and {} MB/s with {} GiB (not counting bursts):\n\n",
+        "Cheapest volumes sustaining {} IOPS{mbps} with {} GiB (not counting bursts):\n\n",
         fmt_count(a.iops),
-        a.mbps,
         gib
     );
     if let Some(r) = &rests_on {
@@ -218,6 +222,18 @@ fn curve_need(a: &CloudCheapestArgs) -> Result<(f64, Option<String>)> {
     for text in &a.slo {
         let slo = report::curve::Slo::parse(text).map_err(usage)?;
         let (f, answer) = c.slo_share(&slo, runs);
+        if answer.host_late_ns.is_some() {
+            return Err(usage(format!(
+                "--from-curve {id}: {}: the curve cannot price this SLO; measure it on a quieter host",
+                answer.message
+            )));
+        }
+        if let (Some(p), false) = (answer.cut_by_host_at(), a.partial_curve) {
+            return Err(usage(format!(
+                "--from-curve {id}: {}: the answer stops where the host was late ({p} % of the load), not where the volume broke the SLO; measure it on a quieter host, or give --partial-curve to price it as it is",
+                answer.message
+            )));
+        }
         let Some(f) = f.filter(|f| *f > 0.0) else {
             return Err(usage(format!(
                 "--from-curve {id}: {}: no volume shaped like that one meets it at any load",

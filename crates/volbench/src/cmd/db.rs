@@ -63,6 +63,8 @@ fn options(a: &DbArgs) -> Result<DbOptions> {
         postgres_url: a.postgres_url.clone(),
         scale: a.scale,
         clients: a.clients,
+        // As many threads as there are clients at most, as pgbench allows.
+        jobs: a.jobs.clamp(1, a.clients.max(1)),
         size,
         sqlite_synchronous: a.sqlite_synchronous.to_uppercase(),
         probe: !a.no_probe,

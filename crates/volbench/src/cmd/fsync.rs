@@ -79,14 +79,19 @@ pub fn main(a: FsyncArgs) -> Result<ExitCode> {
         bar.set_prefix(format!("{i}/{n} {label} "));
         Box::new(bar)
     };
+    // Other I/O on the targets' devices moves every flush time and can flip the verdict
+    // (a trial on a disk the test suite shared): looked for before anything of ours runs.
+    let dirs: Vec<&std::path::Path> = o.targets.iter().map(|t| t.as_path()).collect();
+    let found = host::cheap(&dirs, experiment::hostcheck::WATCH);
     // Saved after every case (status `running`), so a killed suite keeps what it measured.
-    let rep = durability::fsync::run(&o, crate::stop::stop_flag(), &mut observer, &mut |r| {
+    let mut rep = durability::fsync::run(&o, crate::stop::stop_flag(), &mut observer, &mut |r| {
         recorder.record(&Document::Fsync(Box::new(r.clone())));
     })
     .map_err(|e| match e.downcast::<durability::fsync::NoSpace>() {
         Ok(no_space) => usage(no_space.to_string()),
         Err(e) => e,
     })?;
+    rep.warnings.extend(experiment::hostcheck::records(&found));
     let doc = Document::Fsync(Box::new(rep));
     recorder.record(&doc);
     let code = out.emit(&doc)?;

@@ -1,13 +1,13 @@
 //! `volbench history`, `show`, `export`, `delete`: the results store from the command line.
 
-use crate::cli::{DeleteArgs, ExportArgs, HistoryArgs, ShowArgs};
+use crate::cli::{DeleteArgs, ExportArgs, FilterArgs, HistoryArgs, ShowArgs};
 use crate::usage::usage;
 use anyhow::Result;
-use figures::fmt_count;
+use figures::{fmt_count, fmt_thousands};
 use render::{compare::csv_field, Format};
 use std::fmt::Write as _;
 use std::process::ExitCode;
-use store::{Filter, Row};
+use store::{Filter, Row, KINDS};
 use workload::format_bytes;
 
 /// The widest a workload cell grows: a job file's several jobs would stretch every line of
@@ -61,10 +61,17 @@ fn table(rows: &[Row]) -> String {
         .max()
         .unwrap_or(0)
         .max(5);
+    // Wide enough for the page's largest id (a year's history reaches six digits).
+    let i = rows
+        .iter()
+        .map(|r| r.id.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
     let hosts = host_column(rows);
     let host = |h: &str| hosts.map_or(String::new(), |hw| format!("{h:<hw$}  "));
     let mut out = format!(
-        "{:>4}  {:<20}  {}{:<k$}  {:<14}  {:<w$}  {:>9}  {:>12}  {}\n",
+        "{:>i$}  {:<20}  {}{:<k$}  {:<14}  {:<w$}  {:>9}  {:>12}  {}\n",
         "id",
         "started",
         host("host"),
@@ -78,7 +85,7 @@ fn table(rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             out,
-            "{:>4}  {:<20}  {}{:<k$}  {:<14}  {:<w$}  {:>9}  {:>12}  {}{}{}",
+            "{:>i$}  {:<20}  {}{:<k$}  {:<14}  {:<w$}  {:>9}  {:>12}  {}{}{}",
             r.id,
             r.started_at,
             host(&r.hostname),
@@ -132,12 +139,12 @@ fn markdown(rows: &[Row]) -> String {
 /// The history as CSV, every text field quoted where it must be.
 fn csv(rows: &[Row]) -> String {
     let mut s = String::from(
-        "id,started_at,kind,label,suite,status,iops,bw_bytes,points,target,tags,workload\n",
+        "id,started_at,kind,label,suite,status,iops,bw_bytes,points,target,tags,workload,host,machine\n",
     );
     for r in rows {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.id,
             r.started_at,
             r.kind,
@@ -149,63 +156,168 @@ fn csv(rows: &[Row]) -> String {
             r.points,
             csv_field(&r.target),
             csv_field(&r.tags.join(" ")),
-            csv_field(&r.what)
+            csv_field(&r.what),
+            csv_field(&r.hostname),
+            csv_field(&r.machine)
         );
     }
     s
 }
 
-/// The kinds of entry `--kind` filters by.
-const KINDS: [&str; 8] = [
-    "run",
-    "sweep",
-    "curve",
-    "suite",
-    "fsync",
-    "db",
-    "infer",
-    "durability",
-];
-
-pub fn history(a: HistoryArgs) -> Result<ExitCode> {
+/// The filter the flags name; `--before` is an id (a page boundary) or a date (as `--until`).
+/// An empty value is refused: `--target ''` is a substring every target holds, and a
+/// script's unset variable must not turn `delete --target "$T"` into "delete everything".
+fn filter_of(a: FilterArgs) -> Result<Filter> {
+    let given = [
+        ("label", &a.label),
+        ("target", &a.target),
+        ("suite", &a.suite),
+        ("kind", &a.kind),
+        ("since", &a.since),
+        ("until", &a.until),
+        ("before", &a.before),
+        ("host", &a.host),
+        ("machine", &a.machine),
+    ];
+    if let Some((name, _)) = given
+        .iter()
+        .find(|(_, v)| v.as_deref().is_some_and(|v| v.trim().is_empty()))
+    {
+        return Err(usage(format!(
+            "--{name} is empty: give a value, or leave the flag out"
+        )));
+    }
     if let Some(k) = a.kind.as_deref().filter(|k| !KINDS.contains(k)) {
         return Err(usage(format!(
             "--kind={}: use run, sweep, curve, suite, fsync, db, infer or durability",
             workload::shown(k)
         )));
     }
-    let mut store = crate::inputs::open(&a.store)?;
+    let (before_id, before_date) = match a.before {
+        Some(b) => match b.parse::<i64>() {
+            Ok(id) => (Some(id), None),
+            Err(_) => (None, Some(b)),
+        },
+        None => (None, None),
+    };
+    // Read here, so a bad one is named as the flag given (the store would call it --until).
+    if let Some(d) = &before_date {
+        let as_until = Filter {
+            until: Some(d.clone()),
+            ..Default::default()
+        };
+        if as_until.checked().is_err() {
+            return Err(usage(format!(
+                "--before {}: neither a result id nor a date (2026-11-01, or RFC 3339)",
+                workload::shown(d)
+            )));
+        }
+    }
+    if before_date.is_some() && a.until.is_some() {
+        return Err(usage(
+            "--before DATE and --until both bound the date: give one of them",
+        ));
+    }
     // The store reads the dates (RFC 3339, any offset: one parser for history and serve) and
     // matches the text filters literally.
-    let rows = store.list(&Filter {
+    Ok(Filter {
         label: a.label,
         target: a.target,
         suite: a.suite,
         kind: a.kind,
         since: a.since,
-        until: a.until,
+        until: a.until.or(before_date),
         host: a.host,
         machine: a.machine,
-    })?;
-    for r in rows.iter().filter(|r| r.status.starts_with("damaged")) {
-        eprintln!(
-            "warning: entry #{} is {}: listed with what reads; volbench show {} says more, volbench delete {} removes it",
-            r.id, r.status, r.id, r.id
-        );
-    }
-    let text = match a.output_format.as_str() {
-        "normal" => table(&rows),
-        "json" => serde_json::to_string_pretty(&rows)? + "\n",
-        "md" | "markdown" => markdown(&rows),
-        "csv" => csv(&rows),
+        before_id,
+        after_id: None,
+    })
+}
+
+pub fn history(a: HistoryArgs) -> Result<ExitCode> {
+    let render: fn(&[Row]) -> String = match a.output_format.as_str() {
+        "normal" => table,
+        "json" => |rows| serde_json::to_string_pretty(rows).expect("rows serialize") + "\n",
+        "md" | "markdown" => markdown,
+        "csv" => csv,
         f => {
             return Err(usage(format!(
                 "--output-format={f} is not a format here: use normal, json, md or csv"
             )))
         }
     };
-    crate::output::stdout(text.as_bytes())?;
+    // A date given as --before stays a bound of the next page, which takes --before for its
+    // id: the hint names it as --until (adding a second --before is refused).
+    let date_before = (a.filter.before.as_deref())
+        .filter(|b| b.parse::<i64>().is_err())
+        .map(str::to_string);
+    let f = filter_of(a.filter)?;
+    let mut store = crate::inputs::open(&a.store)?;
+    let limit = (!a.all).then_some(a.limit);
+    let rows = store.list(&f, limit)?;
+    for r in rows.iter().filter(|r| r.status.starts_with("damaged")) {
+        eprintln!(
+            "warning: entry #{} is {}: listed with what reads; volbench show {} says more, volbench delete {} removes it",
+            r.id, r.status, r.id, r.id
+        );
+    }
+    crate::output::stdout(render(&rows).as_bytes())?;
+    if rows.is_empty() && a.output_format == "normal" {
+        // A header alone reads as a broken command (JSON's [] says it). On stderr, as the
+        // page note.
+        eprintln!(
+            "{}",
+            if f.narrows() {
+                "no stored result matches these filters"
+            } else {
+                "no results stored yet"
+            }
+        );
+    }
+    if let (Some(n), Some(last)) = (limit, rows.last()) {
+        // What the next page takes: a first page adds --before, a later one gives another.
+        let next = match (&date_before, f.before_id) {
+            (Some(d), _) => format!("give --until {d} --before {}", last.id),
+            (None, Some(_)) => format!("give --before {}", last.id),
+            (None, None) => format!("add --before {}", last.id),
+        };
+        page_note(&mut store, &f, n, rows.len(), last.id, &next)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Under a full page, on stderr (the listing itself stays a table, JSON or CSV): how many
+/// the filters pick in all, and how to see the rest.
+fn page_note(
+    store: &mut store::Store,
+    f: &Filter,
+    limit: u64,
+    shown: usize,
+    last: i64,
+    next: &str,
+) -> Result<()> {
+    if (shown as u64) < limit {
+        return Ok(());
+    }
+    let total = store.count(&f.unpaged())?;
+    // The newest page: what is older is what it does not show, with no second count (a
+    // count reads every row the filter picks, the one cost that grows with the history).
+    let older = match f.before_id {
+        None => total.saturating_sub(shown as u64),
+        Some(_) => store.count(&Filter {
+            before_id: Some(last),
+            ..f.clone()
+        })?,
+    };
+    if older == 0 {
+        return Ok(());
+    }
+    eprintln!(
+        "{shown} of {} results shown, newest first; {} older: {next} for the next page, or --all",
+        fmt_thousands(total),
+        fmt_thousands(older)
+    );
+    Ok(())
 }
 
 pub fn show(a: ShowArgs) -> Result<ExitCode> {
@@ -257,9 +369,51 @@ pub fn export(a: ExportArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// "1 result", "100,002 results".
+fn results(n: u64) -> String {
+    format!(
+        "{} result{}",
+        fmt_thousands(n),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// The first and last stored entry a filter picks, as "#12 to #480 as stored". Ids only: a
+/// history copied in is stored after what was there, so the first and last stored need not
+/// be the oldest and newest measured, and their dates read as a range that was not (a trial
+/// saw "#5 of 2025-12-03 to #99409 of 2026-05-31" where most ids between were kept).
+fn span_of(store: &mut store::Store, f: &Filter) -> Result<String> {
+    let newest = store.list(f, Some(1))?;
+    // A page after id 0 is read upward: its first row is the oldest.
+    let oldest = store.list(
+        &Filter {
+            after_id: Some(0),
+            ..f.clone()
+        },
+        Some(1),
+    )?;
+    Ok(match (oldest.first(), newest.first()) {
+        (Some(o), Some(n)) if o.id == n.id => format!("#{}", o.id),
+        (Some(o), Some(n)) => format!("#{} to #{} as stored", o.id, n.id),
+        _ => String::new(),
+    })
+}
+
 pub fn delete(a: DeleteArgs) -> Result<ExitCode> {
     let mut store = crate::inputs::open(&a.store)?;
-    let id = crate::inputs::resolve(&mut store, &a.id)?;
+    let Some(what) = a.id else {
+        let f = filter_of(a.filter)?;
+        if !f.narrows() {
+            return Err(usage("delete needs a result id, or filters saying which results go (--before DATE, --label ...; try --dry-run first)"));
+        }
+        return delete_where(&mut store, f, a.dry_run);
+    };
+    if a.dry_run {
+        return Err(usage(
+            "--dry-run is for a delete by filter: volbench show ID says what one result is",
+        ));
+    }
+    let id = crate::inputs::resolve(&mut store, &what)?;
     if !store.delete(id)? {
         return Err(usage(format!(
             "no stored result #{id}: see volbench history"
@@ -267,4 +421,73 @@ pub fn delete(a: DeleteArgs) -> Result<ExitCode> {
     }
     crate::output::stdout(format!("deleted #{id}\n").as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Deletes what the filter picks, or (a dry run) says what that would be: how many, the
+/// oldest and newest of them, and the store's size before and after.
+fn delete_where(store: &mut store::Store, f: Filter, dry_run: bool) -> Result<ExitCode> {
+    let n = store.count(&f)?;
+    if n == 0 {
+        crate::output::stdout(b"no stored result matches: nothing to delete\n")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let span = span_of(store, &f)?;
+    if dry_run {
+        let text = format!(
+            "would delete {} ({span}); nothing deleted (run again without --dry-run)\n",
+            results(n)
+        );
+        crate::output::stdout(text.as_bytes())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let before = store.size();
+    let gone = store.delete_where(&f)?;
+    let freed = match (before, store.size()) {
+        (Some(b), Some(a)) if b > a => format!(
+            "; {} given back to the file system",
+            format_bytes((b - a) as f64)
+        ),
+        _ => String::new(),
+    };
+    let text = format!("deleted {} ({span}){freed}\n", results(gone));
+    crate::output::stdout(text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: i64) -> Row {
+        Row {
+            id,
+            uid: String::new(),
+            kind: "run".into(),
+            started_at: "2026-12-03T12:30:29Z".into(),
+            label: Some("l".into()),
+            suite: None,
+            target: "/t".into(),
+            hostname: "h".into(),
+            machine: String::new(),
+            kernel: String::new(),
+            status: "complete".into(),
+            iops: Some(1.0),
+            bw_bytes: Some(1.0),
+            points: 1,
+            what: "randread 4k QD1".into(),
+            tags: Vec::new(),
+        }
+    }
+
+    /// Each row's columns start where the header's do, ids of six digits as of one.
+    #[test]
+    fn the_columns_line_up_under_the_header_at_any_id() {
+        let text = table(&[row(123_456), row(7)]);
+        let starts = |l: &str| l.find("2026").or_else(|| l.find("started")).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines.iter().all(|l| starts(l) == starts(lines[0])),
+            "{text}"
+        );
+    }
 }

@@ -6,9 +6,6 @@ use std::process::ExitCode;
 use store::Store;
 
 pub fn main(a: WebArgs) -> Result<ExitCode> {
-    let store = a.store.clone().unwrap_or_else(Store::default_path);
-    // Opened once first: a store that cannot be read is said now, not on the first page.
-    let shown = Store::open_read(&store)?.describe();
     let given = match (&a.token, &a.token_file) {
         (Some(t), _) => Some(t.trim().to_string()),
         (None, Some(f)) => Some(read_token(f)?),
@@ -19,6 +16,12 @@ pub fn main(a: WebArgs) -> Result<ExitCode> {
     if let Some(t) = &given {
         web::routes::check_token(t).map_err(|m| crate::usage::usage(format!("--token: {m}")))?;
     }
+    if let Some(p) = &a.store {
+        crate::inputs::named_store_exists(p)?;
+    }
+    let store = a.store.clone().unwrap_or_else(Store::default_path);
+    // Opened once first: a store that cannot be read is said now, not on the first page.
+    let shown = Store::open_read(&store)?.describe();
     let addr: Option<std::net::SocketAddr> = a.listen.parse().ok();
     // Another host may reach this address: make a token if none was given, as the witness does.
     let made = match (&given, addr) {
@@ -34,6 +37,9 @@ pub fn main(a: WebArgs) -> Result<ExitCode> {
         limits: web::Limits::default(),
         metrics: None,
     };
+    // A server has no I/O in flight or results to write (the store is only read): it takes
+    // no new connection and closes within the accept loop's 200 ms.
+    let _ = crate::stop::STOP_MESSAGE.set("closing the server; the store is untouched");
     web::serve(o, crate::stop::stop_flag(), |addr| {
         // The token is printed only when it was made here: one the user gave is theirs, and
         // a terminal's scrollback or a log is no place to copy it to.

@@ -32,9 +32,20 @@ pub fn copy(a: StoreCopyArgs) -> Result<ExitCode> {
             )));
         }
     }
-    let mut src = Store::open_at(&from)?;
-    let mut dst = Store::open_at(&to)?;
-    let m = store::transfer::copy(&mut src, &mut dst)?;
+    // Progress on stderr once the copy has taken a second, a line at most every 5 s.
+    let began = std::time::Instant::now();
+    let mut last: Option<std::time::Instant> = None;
+    let mut progress = |done: usize, all: usize| {
+        let now = std::time::Instant::now();
+        if now - began >= std::time::Duration::from_secs(1)
+            && last.is_none_or(|l| now - l >= std::time::Duration::from_secs(5))
+            && done < all
+        {
+            eprintln!("copied {done} of {all} results");
+            last = Some(now);
+        }
+    };
+    let m = store::transfer::copy(&from, &to, &mut progress)?;
     println!("{}", said(&m, &to.shown()));
     Ok(ExitCode::SUCCESS)
 }

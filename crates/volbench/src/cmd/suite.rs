@@ -263,6 +263,13 @@ fn fitting_size(dir: &Path) -> Result<String> {
 
 /// `volbench quick [DIR]`: the `quick` suite (five standard tests) on a temporary file.
 pub fn quick(a: QuickArgs) -> Result<ExitCode> {
+    if a.dir.exists() && !a.dir.is_dir() {
+        return Err(usage(format!(
+            "{} is not a directory: quick writes its test file in one; for a device, `volbench suite quick {}` (it asks for --allow-destructive)",
+            a.dir.display(),
+            a.dir.display()
+        )));
+    }
     if !a.dir.is_dir() {
         return Err(usage(format!(
             "directory {} does not exist: create it or name another",

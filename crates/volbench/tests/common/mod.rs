@@ -422,6 +422,11 @@ pub fn fill_random(dev: &Path, bytes: usize) {
     let mut buf = vec![0u8; bytes];
     fill(&mut buf);
     std::fs::write(dev, &buf).unwrap();
+    // Written back before the test goes on: dirty pages stay cached whatever a tool's
+    // fadvise says (a fresh-clone run found a "cold" file still half cached), and a device
+    // read straight after must see these bytes.
+    let f = std::fs::OpenOptions::new().write(true).open(dev).unwrap();
+    f.sync_all().unwrap();
 }
 
 mod rand_fill {
@@ -769,6 +774,34 @@ pub fn scraped(text: &str, name: &str, with: &str) -> Option<f64> {
     text.lines()
         .find(|l| l.starts_with(&format!("{name}{{")) && l.contains(with))
         .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
+/// `volbench serve --listen 127.0.0.1:0 --store STORE` started, with the address its first
+/// line printed and the rest of its stderr to read.
+#[allow(dead_code)]
+pub fn serve_on(
+    store: &str,
+) -> (
+    std::process::Child,
+    String,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    let mut serve = Std::new(assert_cmd::cargo::cargo_bin("volbench"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--store", store])
+        .env("VOLBENCH_STORE", test_store())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(serve.stderr.take().unwrap());
+    let mut said = String::new();
+    std::io::BufRead::read_line(&mut err, &mut said).unwrap();
+    let addr = said
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap_or_else(|| panic!("serve said: {said}"))
+        .to_string();
+    (serve, addr, err)
 }
 
 /// One HTTP/1.0 request to `addr`: (status, head, body).

@@ -235,13 +235,17 @@ fn trim_percentage_discards_written_blocks_and_verifies_them_as_zeros() {
 /// does (fio reads back each pass before the next, inside the runtime; volbench reads each
 /// block written once, after it). Over a file of 256 blocks written many times over, each of
 /// the 256 is checked; at 100 writes a second for a second (fio reads none back here: its
-/// one pass used the runtime), exactly the 100 written, never the 156 unwritten blocks,
+/// one pass used the runtime), exactly the (at most 100) written, never the unwritten blocks,
 /// which hold random bytes and would fail the check.
 #[test]
 fn a_time_based_verify_reads_back_the_blocks_it_wrote() {
     let _disk = shared_disk();
+    require_root!();
     require_tool!("fio");
-    let d = tmpdir();
+    // On a device of its own: the shared disk stalls for 250 ms while the suite writes, and
+    // a 1 s job then writes too few blocks to make a pass (fresh-clone runs failed so).
+    let fs = Ext4::new("64M");
+    let d = &fs.dir;
     let file = d.path().join("tv.dat");
     let f = format!("--filename={}", file.display());
     let job = |extra: &str| -> Vec<String> {
@@ -286,11 +290,19 @@ fn a_time_based_verify_reads_back_the_blocks_it_wrote() {
     let rated = job("--rate_iops=100");
     let ours = Tool::Volbench.fio_json(&rated.iter().map(String::as_str).collect::<Vec<_>>());
     let (w, r) = counts(&ours);
+    // The cap is never exceeded; below it, a stall costs writes (a loaded host's run wrote
+    // 85 around a 242 ms write), so the floor only says the job ran.
     assert!(
-        (90..=110).contains(&w) && ours["jobs"][0]["error"] == 0,
+        (20..=110).contains(&w) && ours["jobs"][0]["error"] == 0,
         "{ours}"
     );
-    assert_eq!(r, w, "the written blocks and no others");
+    // The written blocks and no others: those counted, and those still in flight at the
+    // window's end (written, so checked, but counted after it as fio counts them: at most
+    // the queue of 4; a loaded host's run read back 88 for 85 counted).
+    assert!(
+        (w..=w + 4).contains(&r),
+        "{r} read back for {w} writes counted"
+    );
 }
 
 #[test]

@@ -492,13 +492,14 @@ fn cpus_allowed_and_split_policy_pin_job_threads() {
             .args(["-q", "--no-store"])
             .spawn()
             .unwrap();
+        // Watched for as long as the run lasts: on a busy host a thread can start after any
+        // fixed wait, and is named before it has run to pin itself (the job's 2 s are
+        // counted from there), so the test waits for its pinning, not for its name.
         let mut seen = Vec::new();
-        for _ in 0..100 {
+        let pinned = |seen: &[(String, String)]| seen.iter().map(|x| x.1.as_str()).eq(want);
+        while child.try_wait().unwrap().is_none() && !pinned(&seen) {
             std::thread::sleep(std::time::Duration::from_millis(20));
             seen = job_cpus(child.id());
-            if seen.len() == 2 {
-                break;
-            }
         }
         assert!(child.wait().unwrap().success());
         let cpus: Vec<&str> = seen.iter().map(|x| x.1.as_str()).collect();

@@ -80,26 +80,32 @@ fn pread_gap_spread(dir: &Path, prog: &Path, args: &[&str]) -> (usize, f64) {
 
 #[test]
 fn rate_process_poisson_spaces_ios_at_random_as_fio() {
-    let _disk = shared_disk();
-    let d = tmpdir();
+    // Alone in this binary: another test's threads at normal priority delayed the traced
+    // reads by tens of milliseconds (volbench's spread read 19, fio's 9, in a fresh clone's
+    // run), where two low-priority busy threads do not.
+    let _disk = alone();
+    // In memory: a read that waits on the shared disk (200 ms while the suite writes) is
+    // followed by a burst of catch-up reads, which made fio's own linear gaps read 9.2.
+    let d = tempfile::tempdir_in("/dev/shm").unwrap();
     let job = d.path().join("p.fio");
     let fio = std::path::PathBuf::from("fio");
     let vb = assert_cmd::cargo::cargo_bin("volbench");
-    // 1,000 gaps: the p90/median of exponential gaps is 3.3, of even ones 1. A busy machine
-    // (the CI's own builds) delays some wake-ups and widens both, fio's as much as ours
-    // (fio's poisson read 8.3 once): the bands allow that, and each tool's poisson spread
-    // must stay well above its own linear one.
+    // 400 gaps: the p90/median of exponential gaps is 3.3, of even ones 1. A busy machine
+    // delays some wake-ups by a millisecond or more, and at 1,000 IOPS that was the gap
+    // itself (fio's own spreads read 9 to 44 beside two busy threads); at 100 IOPS a late
+    // wake-up is a tenth of a gap. Each tool's poisson spread must stay well above its own
+    // linear one.
     let mut spread = Vec::new();
     for (process, lo, hi) in [("poisson", 2.0, 15.0), ("linear", 0.7, 2.0)] {
         std::fs::write(
             &job,
-            format!("[p]\nrw=randread\nbs=4k\nsize=4m\nrate_iops=1000\nrate_process={process}\nnumber_ios=1000\n"),
+            format!("[p]\nrw=randread\nbs=4k\nsize=4m\nrate_iops=100\nrate_process={process}\nnumber_ios=400\n"),
         )
         .unwrap();
         let j = job.to_str().unwrap();
         let (n_f, s_f) = pread_gap_spread(d.path(), &fio, &[j]);
         let (n_v, s_v) = pread_gap_spread(d.path(), &vb, &["run", j, "-q", "--no-store"]);
-        assert!(n_f >= 1000 && n_v >= 1000, "{n_f} {n_v}");
+        assert!(n_f >= 400 && n_v >= 400, "{n_f} {n_v}");
         assert!(s_f > lo && s_f < hi, "fio {process}: p90/median {s_f}");
         assert!(
             s_v > lo && s_v < hi,
@@ -174,7 +180,10 @@ fn flow_weights_share_the_ios_as_fio() {
 /// within 5 %, and volbench's I/O counts match the kernel's (less the final queue in flight).
 #[test]
 fn matches_fio_on_a_throttled_device() {
-    let _disk = shared_disk();
+    // Alone in this binary: each tool's rate is compared within 5 %, and another test's
+    // threads at normal priority, taking the CPUs during one tool's run and not the other's,
+    // moved one by 9-15 % in a fresh clone's run.
+    let _disk = alone();
     require_root!();
     require_tool!("fio");
     let z = Zram::new("256M");
@@ -187,7 +196,9 @@ fn matches_fio_on_a_throttled_device() {
         // rw, bs, iodepth, numjobs, fsync
         ("randread", "4k", 32, 1, 0),
         ("randwrite", "4k", 32, 1, 0),
-        ("randrw", "4k", 1, 1, 0),
+        // QD4: at QD1 the rate is each tool's wake-up, not the throttle (a fresh clone's run
+        // beside other tests read 2,296 against fio's 2,712).
+        ("randrw", "4k", 4, 1, 0),
         ("read", "64k", 32, 1, 0),
         // QD4, not 32: 32 MiB in flight at 32 MiB/s is a second of queue, and at the window's
         // end fio waits for it and adds that second to its runtime (3.9 s for a 3 s job, 25

@@ -115,8 +115,11 @@ fn wait_for_starts_a_job_when_the_one_it_names_ends_as_fio() {
             c.1 - t0,
             b.1 - t0
         );
+        // Each job ran its runtime at its rate: a cap, so never over it by more than an edge,
+        // and under it only by a busy host's stalls under strace (fio itself read 536 of
+        // b's 600 in a fresh clone beside stress-ng).
         let counts = (a.2 as f64, b.2 as f64, c.2 as f64);
-        let near = |n: f64, want: f64| (n / want - 1.0).abs() < 0.1;
+        let near = |n: f64, want: f64| (0.75..1.1).contains(&(n / want));
         let all = near(counts.0, 200.0) && near(counts.1, 600.0) && near(counts.2, 200.0);
         assert!(all, "{tool}: reads of a, b, c {counts:?}");
     }
