@@ -59,12 +59,7 @@ pub fn probe(dir: &Path, stop: Arc<AtomicBool>) -> anyhow::Result<Probe> {
         allow_destructive: false,
         command_line: Vec::new(),
     };
-    let rep = durability::fsync::run(
-        &o,
-        stop,
-        &mut |_, _, _| Box::new(runner::Silent),
-        &mut |_| {},
-    )?;
+    let rep = durability::fsync::run(&o, stop, &mut |_, _| Box::new(runner::Silent), &mut |_| {})?;
     let c = rep
         .cases
         .first()

@@ -136,8 +136,21 @@ impl Drop for Target {
     }
 }
 
-/// Observers for each case's progress: called with (case number, total, label).
-pub type ObserverFactory<'a> = dyn FnMut(usize, usize, &str) -> Box<dyn Observer> + 'a;
+/// Which of the suite's runs a step is: runs `first` to `first + count - 1` of `total` (a
+/// case is one run; a target's penalty is four in a row).
+#[derive(Clone, Copy, Debug)]
+pub struct Runs {
+    pub first: usize,
+    pub count: usize,
+    pub total: usize,
+}
+
+/// Observers for each step's progress: called with its runs and its label.
+pub type ObserverFactory<'a> = dyn FnMut(Runs, &str) -> Box<dyn Observer> + 'a;
+
+/// The penalty's runs per target, in ABBA order: unsynced, synced, synced, unsynced.
+const PENALTY_ORDER: [bool; 4] = [false, true, true, false];
+const PENALTY_RUNS: usize = PENALTY_ORDER.len();
 
 /// Runs the suite. Errors before any measurement (a missing directory, an unsafe device) are
 /// returned; a case that fails is kept in the report with its error, and the rest still run.
@@ -153,7 +166,7 @@ pub fn run(
         .map(|t| prepare(t, o))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut rep = empty_report(o);
-    let total = targets.len() * (usize::from(o.penalty) * 4 + cases_per_target(o));
+    let total = targets.len() * (usize::from(o.penalty) * PENALTY_RUNS + cases_per_target(o));
     let mut list = runner::Points::new(stop.clone(), Some(total));
     for t in &targets {
         let mut env_taken = false;
@@ -167,7 +180,12 @@ pub fn run(
                         .push(not_run(t, &spec, m, "O_DIRECT is not supported here"));
                     return Ok(true);
                 }
-                let mut obs = observer(step.number, total, &format!("{} {label}", t.given));
+                let runs = Runs {
+                    first: step.number,
+                    count: 1,
+                    total,
+                };
+                let mut obs = observer(runs, &format!("{} {label}", t.given));
                 let r = run_one(&spec, &stop, obs.as_mut());
                 drop(obs);
                 take_env(rep, t, &r, &mut env_taken);
@@ -182,8 +200,13 @@ pub fn run(
         // The penalty is four runs in a row (the same writes with and without a sync), one
         // point of the list that counts for four.
         if o.penalty {
-            if let Some(step) = list.step_of(4) {
-                let mut obs = observer(step.number, total, &format!("{} penalty", t.given));
+            if let Some(step) = list.step_of(PENALTY_RUNS) {
+                let runs = Runs {
+                    first: step.number,
+                    count: PENALTY_RUNS,
+                    total,
+                };
+                let mut obs = observer(runs, &format!("{} penalty", t.given));
                 let p = penalty(t, o, &stop, obs.as_mut(), &mut |r| {
                     take_env(&mut rep, t, r, &mut env_taken)
                 });
@@ -552,7 +575,7 @@ fn penalty(
     // the layout) then weighs on both sides alike instead of on whichever ran first: one
     // pair per run gave 1.15-1.35x on this VM's disk, the first pair once 3.0x on zram.
     let (mut unsynced, mut synced) = (Vec::new(), Vec::new());
-    for sync in [false, true, true, false] {
+    for sync in PENALTY_ORDER {
         let mut j = base_spec(t, o, p.bs, threads);
         j.name = format!("fsync-penalty-{}", if sync { "fsync" } else { "nosync" });
         j.rw = Rw::RandRw;

@@ -98,9 +98,32 @@ pub fn text(c: &CurveReport) -> String {
     out
 }
 
-/// What the curve found beyond its table: the knee, and the points a busy host made late.
+/// What the curve found beyond its table: the knee, the points that fell behind, and the
+/// points a busy host made late; each note the table flags has its line here.
 pub fn findings(c: &CurveReport) -> Vec<String> {
-    knee_line(c).into_iter().chain(host_line(c)).collect()
+    knee_line(c)
+        .into_iter()
+        .chain(behind_line(c))
+        .chain(host_line(c))
+        .collect()
+}
+
+/// The points flagged "fell behind", in one line with the flag's own rule (a point's run
+/// warns only of time behind schedule; the flag also counts IOPS short of the offered).
+fn behind_line(c: &CurveReport) -> Option<String> {
+    let behind: Vec<String> = c
+        .points
+        .iter()
+        .filter(|p| p.fell_behind)
+        .map(|p| format!("{} %", p.share_percent))
+        .collect();
+    if behind.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "fell behind at {}: achieved short of offered by more than random arrivals explain, or a tenth of the run behind schedule; the device could not take that load, and those points' latency holds the wait for it",
+        behind.join(", ")
+    ))
 }
 
 /// The points where volbench itself issued late, in one line.
@@ -120,6 +143,14 @@ fn host_line(c: &CurveReport) -> Option<String> {
 
 /// Where the latency starts to climb, in words.
 fn knee_line(c: &CurveReport) -> Option<String> {
+    if let Some(l) = c.knee_host_late {
+        return Some(format!(
+            "knee: not named here: where the due p99 rose past twice the curve's lowest ({}), at {} %, volbench itself issued I/Os late by {} at p99, so the rise may be the host's; stop other work on this host and run the curve again",
+            fmt_ns(l.bar_ns as f64),
+            l.share_percent,
+            fmt_ns(l.issue_late_p99_ns as f64)
+        ));
+    }
     let k = c.knee?;
     // The share of what it achieved, as cloud check reads it; the point's offered load too
     // where it fell behind (a point offered 100 % that did 57 % read as "100 % of the maximum").

@@ -146,6 +146,15 @@ pub(crate) fn cases_table(f: &FsyncReport) -> StrTable {
     }
 }
 
+/// The penalty's ratio; under 1 the synced runs were the faster, which no sync can cause: the
+/// syncs cost nothing these runs could see, and the ratio is their own spread.
+fn penalty_cell(penalty: f64) -> String {
+    match penalty < 0.95 {
+        true => format!("{penalty:.1}x (none seen: synced ran faster, the runs' own spread)"),
+        false => format!("{penalty:.1}x"),
+    }
+}
+
 /// The seed-003 table: one line per target.
 pub(crate) fn penalty_table(f: &FsyncReport) -> StrTable {
     let rows = f
@@ -160,7 +169,7 @@ pub(crate) fn penalty_table(f: &FsyncReport) -> StrTable {
                     rate(p.no_sync.write_mib_per_sec),
                     rate(p.fsync_every_write.read_mib_per_sec),
                     rate(p.fsync_every_write.write_mib_per_sec),
-                    format!("{:.1}x", p.penalty),
+                    penalty_cell(p.penalty),
                 ]),
             }
             r
@@ -304,4 +313,21 @@ pub(crate) fn csv(f: &FsyncReport) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::penalty_cell;
+
+    /// A ratio under one is said to be no cost and the runs' spread, not printed bare.
+    #[test]
+    fn a_penalty_under_one_is_named_as_none_seen() {
+        assert_eq!(penalty_cell(1.33), "1.3x");
+        assert_eq!(penalty_cell(0.97), "1.0x");
+        assert!(
+            penalty_cell(0.8).starts_with("0.8x (none seen"),
+            "{}",
+            penalty_cell(0.8)
+        );
+    }
 }

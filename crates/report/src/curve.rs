@@ -22,6 +22,21 @@ pub struct CurveReport {
     /// stayed there: where queueing starts to show.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub knee: Option<Knee>,
+    /// No knee is named because volbench itself issued late where the p99 rose: the bend may
+    /// be the host's, not the device's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knee_host_late: Option<KneeLate>,
+}
+
+/// The point where the due p99 rose past the knee's bar while volbench itself issued late by
+/// enough to make the rise (and by more than [`HOST_JITTER_NS`]).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct KneeLate {
+    pub share_percent: u32,
+    /// volbench's own lateness there, at p99.
+    pub issue_late_p99_ns: u64,
+    /// The knee's bar: twice the curve's lowest due p99.
+    pub bar_ns: u64,
 }
 
 /// The hockey stick's bend.
@@ -278,7 +293,10 @@ impl CurveReport {
         self.mark_host_late();
         self.slo = slos.iter().map(|s| self.answer_one(s, runs)).collect();
         Self::keep_order(&mut self.slo);
-        self.knee = self.knee();
+        (self.knee, self.knee_host_late) = match (self.knee(), self.rise_host_late()) {
+            (Some(_), Some(late)) => (None, Some(late)),
+            (knee, _) => (knee, None),
+        };
     }
 
     /// Marks the points where volbench's own issue lateness (p99) is at least half their
@@ -296,15 +314,42 @@ impl CurveReport {
     /// there to the end (one noisy light point moves no knee; no knee while it stays flat).
     /// Points the host made late are not the device's and are skipped.
     fn knee(&self) -> Option<Knee> {
-        let own: Vec<&CurvePoint> = self.points.iter().filter(|p| !p.host_late).collect();
-        let p99: Vec<u64> = own.iter().map(|p| p.lat_due.p99_ns).collect();
-        let floor = p99.iter().copied().min()?.max(1);
-        let stays = p99.iter().rposition(|&v| v <= 2 * floor)?;
-        let p = own.get(stays).filter(|_| stays + 1 < p99.len())?;
+        let (own, stays, _) = self.knee_walk()?;
+        let p = own.get(stays).filter(|_| stays + 1 < own.len())?;
         Some(Knee {
             share_percent: p.share_percent,
             achieved_iops: p.achieved_iops,
             lat_due_p99_ns: p.lat_due.p99_ns,
+        })
+    }
+
+    /// The points the knee is read from (those not marked late), the place of the last one
+    /// within the bar, and the bar (twice the lowest due p99).
+    fn knee_walk(&self) -> Option<(Vec<&CurvePoint>, usize, u64)> {
+        let own: Vec<&CurvePoint> = self.points.iter().filter(|p| !p.host_late).collect();
+        let bar = 2 * own.iter().map(|p| p.lat_due.p99_ns).min()?.max(1);
+        let stays = own.iter().rposition(|p| p.lat_due.p99_ns <= bar)?;
+        Some((own, stays, bar))
+    }
+
+    /// The first point past the knee, where the p99 rose over the bar, if volbench's own
+    /// lateness could have made the rise: the point's device latency (its clat p99, or its
+    /// due p99 less the lateness p99, whichever is more) is within the bar. Beside a CPU hog
+    /// the knee read 40 % against 80 % alone with no point marked late, as a point that fell
+    /// behind has a large due p99 and the lateness is a small share of it; a rise the device
+    /// made (a queue past the maximum) stays named, however late the host was there.
+    fn rise_host_late(&self) -> Option<KneeLate> {
+        let (own, stays, bar) = self.knee_walk()?;
+        let rise = own.get(stays + 1)?;
+        let late = rise.issue_late.p99_ns;
+        let device = rise
+            .clat
+            .p99_ns
+            .max(rise.lat_due.p99_ns.saturating_sub(late));
+        (late >= HOST_JITTER_NS && device <= bar).then_some(KneeLate {
+            share_percent: rise.share_percent,
+            issue_late_p99_ns: late,
+            bar_ns: bar,
         })
     }
 
@@ -561,6 +606,7 @@ mod tests {
             points,
             slo: Vec::new(),
             knee: None,
+            knee_host_late: None,
         }
     }
 
@@ -585,6 +631,31 @@ mod tests {
         let late: Vec<bool> = c.points.iter().map(|p| p.host_late).collect();
         assert_eq!(late, [false, false, false, false, true]);
         assert!(c.knee().is_none());
+    }
+
+    /// A rise past the knee that volbench's own lateness could have made names no knee, and
+    /// says where and by how much; a rise that stays past the bar without the lateness, or
+    /// lateness an idle host shows, names it as before.
+    #[test]
+    fn a_rise_the_host_could_have_made_names_no_knee() {
+        let mut c = curve_of(&[1000, 1100, 3000, 6000]);
+        let knee_with = |c: &mut CurveReport, late_ns: u64| {
+            c.points[2].issue_late.p99_ns = late_ns;
+            c.answer(&[], &[]);
+            (c.knee.map(|k| k.share_percent), c.knee_host_late.is_some())
+        };
+        // 3 ms less 0.9 ms is still past the 2 ms bar: the device's rise (at 1.5 ms, half
+        // the due p99, the point itself is marked late and left out of the walk).
+        for late in [200_000, 900_000] {
+            assert_eq!(knee_with(&mut c, late), (Some(20), false), "late {late}");
+        }
+        assert_eq!(knee_with(&mut c, 1_400_000), (None, true));
+        assert!(c.knee.is_none(), "{:?}", c.knee);
+        let late = c.knee_host_late.expect("the host's rise is said");
+        assert_eq!(
+            (late.share_percent, late.issue_late_p99_ns, late.bar_ns),
+            (30, 1_400_000, 2_000_000)
+        );
     }
 
     #[test]

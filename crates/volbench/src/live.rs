@@ -340,6 +340,11 @@ fn job_lines(prev: &[JobFigures], now: &[JobFigures], dt: Duration) -> Vec<Strin
                 _ => format!("{} {}", j.host, j.job),
             };
             match j.unit {
+                // A job publishes nothing until its ramp ends (its ramp's counts are dropped
+                // there, and the board's only grow), so zeros would read as a stalled device.
+                _ if j.figures.stage == board::Stage::Ramp => {
+                    format!("{who}  ramping up: counted from the ramp's end [ramp]")
+                }
                 board::Unit::Io => line(&who, b, &j.figures, secs),
                 board::Unit::Tx => tx_line(&who, b, &j.figures, secs),
             }
@@ -435,5 +440,20 @@ mod tests {
         );
         let few: Vec<JobFigures> = (0..3).map(|i| job(&format!("j.{i}"), 3)).collect();
         assert_eq!(super::lines(&[], &few, Duration::from_secs(1)).len(), 3);
+    }
+
+    /// A job in its ramp says so rather than showing the zeros it has not yet published.
+    #[test]
+    fn a_ramping_job_says_it_ramps_not_zero_iops() {
+        let mut j = job("j", 0);
+        j.figures.stage = board::Stage::Ramp;
+        let lines = lines(&[], &[j], Duration::from_secs(1));
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].contains("ramping up"), "{}", lines[0]);
+        assert!(
+            !lines[0].contains("IOPS") && !lines[0].contains("qd"),
+            "{}",
+            lines[0]
+        );
     }
 }

@@ -239,6 +239,7 @@ fn run_points(plan: &Plan, state: &mut Running, max: CurveMax) -> Result<()> {
         points: Vec::new(),
         slo: Vec::new(),
         knee: None,
+        knee_host_late: None,
     };
     let mut list = runner::Points::new(plan.opts.stop.clone(), Some(shares.len()));
     let mut st = (state, &mut curve);

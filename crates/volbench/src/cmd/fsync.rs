@@ -69,14 +69,22 @@ fn options(a: &FsyncArgs) -> Result<Options> {
     })
 }
 
+/// A step's place in the plan, in runs (the summary counts cases, and a penalty is four runs,
+/// so "15/36" alone could not be read against it): "run 3 of 36", "runs 5-8 of 36".
+fn runs_of(r: durability::fsync::Runs) -> String {
+    match r.count {
+        1 => format!("run {} of {}", r.first, r.total),
+        n => format!("runs {}-{} of {}", r.first, r.first + n - 1, r.total),
+    }
+}
+
 pub fn main(a: FsyncArgs) -> Result<ExitCode> {
     let o = options(&a)?;
     let mut out = Output::open(&a.out, false)?;
     let mut recorder = crate::recording::recorder(&a.store, out.quiet)?;
-    let mut observer = |i: usize, n: usize, label: &str| -> Box<dyn runner::Observer> {
+    let mut observer = |r: durability::fsync::Runs, label: &str| -> Box<dyn runner::Observer> {
         let mut bar = out.progress();
-        // A step of the plan: a case, or the penalty's four runs.
-        bar.set_prefix(format!("{i}/{n} {label} "));
+        bar.set_prefix(format!("{} {label} ", runs_of(r)));
         Box::new(bar)
     };
     // Other I/O on the targets' devices moves every flush time and can flip the verdict
