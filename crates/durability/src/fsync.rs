@@ -341,17 +341,17 @@ fn prepare(given: &Path, o: &Options) -> anyhow::Result<Target> {
             "{}: not a directory or a block device: give a directory (volbench makes its own file in it) or a device",
             given.display()
         );
-    } else if !o.allow_destructive {
+    } else {
         // Checked once here, so a device holding data is refused in one line rather than
-        // once per case.
+        // once per case; a mounted one whatever the consent.
         use std::os::unix::fs::MetadataExt;
         let dev = runner::probe::DevId::from_raw(meta.rdev());
-        if let Some(why) = runner::safety::in_use(given, dev) {
-            return Err(runner::RunError::Destructive {
-                path: given.to_path_buf(),
-                why,
-            }
-            .into());
+        let path = given.to_path_buf();
+        if let Some(why) = runner::safety::live_use(dev) {
+            return Err(runner::RunError::InUse { path, why }.into());
+        }
+        if let Some(why) = runner::safety::in_use(given, dev).filter(|_| !o.allow_destructive) {
+            return Err(runner::RunError::Destructive { path, why }.into());
         }
     }
     t.direct_ok = direct_supported(&t.path);

@@ -103,6 +103,7 @@ impl<'a, E: Engine> Job<'a, E> {
             self.clock.measure_from(0, &self.inp.live);
             self.feed_live();
         } else {
+            self.inp.live.ramping.store(true, Relaxed);
             self.clock.cpu0 = rusage(libc::RUSAGE_THREAD);
         }
     }

@@ -24,6 +24,8 @@ const MAX_RECORDS: usize = 100_000;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stage {
+    /// Started, before its first I/O: laying out, opening, waiting at the start line.
+    Start,
     Ramp,
     Measure,
     Drain,
@@ -33,7 +35,8 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 5] = [
+    pub const ALL: [Stage; 6] = [
+        Stage::Start,
         Stage::Ramp,
         Stage::Measure,
         Stage::Drain,
@@ -43,6 +46,7 @@ impl Stage {
 
     pub fn name(self) -> &'static str {
         match self {
+            Stage::Start => "start",
             Stage::Ramp => "ramp",
             Stage::Measure => "measure",
             Stage::Drain => "drain",
@@ -60,8 +64,10 @@ impl Stage {
             Stage::Drain
         } else if l.measuring.load(Relaxed) {
             Stage::Measure
-        } else {
+        } else if l.ramping.load(Relaxed) {
             Stage::Ramp
+        } else {
+            Stage::Start
         }
     }
 }

@@ -72,6 +72,12 @@ pub enum RunError {
     )]
     Destructive { path: PathBuf, why: String },
     #[error(
+        "refusing to write to {path}: {why}. volbench never writes to a device the running \
+         system uses, --allow-destructive or fio's allow_mounted_write=1 notwithstanding: \
+         unmount it (or swapoff, or release it) first, or choose another target"
+    )]
+    InUse { path: PathBuf, why: String },
+    #[error(
         "refusing to {verb} {path}: it was there before this run, and volbench removes only \
          what it created; pass --allow-destructive if you mean it, or name files the job \
          creates"

@@ -21,6 +21,8 @@ pub struct Live {
     /// Bytes issued, ramp included: progress for size-based runs.
     pub issued: AtomicU64,
     pub measuring: AtomicBool,
+    /// The job is in its ramp (a job with none goes from its start straight to measuring).
+    pub ramping: AtomicBool,
     /// The job's measured I/O is over (set before its verify pass and engine teardown, which
     /// the kernel's counters for the run must not include).
     pub ended: AtomicBool,

@@ -48,8 +48,13 @@ pub fn purge(path: &Path, len: u64, allow_destructive: bool) -> Result<String, R
     if !m.file_type().is_block_device() {
         return Ok("not purged: a file cannot be; the preconditioning writes it over".into());
     }
+    let dev = DevId::from_raw(m.rdev());
+    if let Some(why) = safety::live_use(dev) {
+        let path = path.to_path_buf();
+        return Err(RunError::InUse { path, why });
+    }
     if !allow_destructive {
-        if let Some(why) = safety::in_use(path, DevId::from_raw(m.rdev())) {
+        if let Some(why) = safety::in_use(path, dev) {
             let path = path.to_path_buf();
             return Err(RunError::Destructive { path, why });
         }

@@ -11,18 +11,10 @@ use std::path::Path;
 
 /// Why a device must not be written: a sentence naming what was found.
 pub fn in_use(path: &Path, dev: DevId) -> Option<String> {
-    let dir = dev.sysfs()?;
-    let name = dir.file_name()?.to_string_lossy().into_owned();
-    // The device and its partitions, each with its own major:minor.
-    let partitions = partitions(&dir);
-    let mut family = vec![(name, dev)];
-    family.extend(partitions.iter().cloned());
-    if let Some(why) = mounted(&family)
-        .or_else(|| swapped(&family))
-        .or_else(|| held(&family))
-    {
+    if let Some(why) = live_use(dev) {
         return Some(why);
     }
+    let partitions = partitions(&dev.sysfs()?);
     if !partitions.is_empty() {
         let names: Vec<&str> = partitions.iter().map(|(n, _)| n.as_str()).collect();
         return Some(format!(
@@ -32,6 +24,20 @@ pub fn in_use(path: &Path, dev: DevId) -> Option<String> {
         ));
     }
     signature(path).map(|sig| format!("{} holds {sig}", path.display()))
+}
+
+/// Why the running system uses the device (or one of its partitions): mounted, swap, or held
+/// by another driver. Such a device is never written, whatever the consent: a write would
+/// corrupt a live file system under its users, which no flag of a benchmark can make right.
+pub fn live_use(dev: DevId) -> Option<String> {
+    let dir = dev.sysfs()?;
+    let name = dir.file_name()?.to_string_lossy().into_owned();
+    // The device and its partitions, each with its own major:minor.
+    let mut family = vec![(name, dev)];
+    family.extend(partitions(&dir));
+    mounted(&family)
+        .or_else(|| swapped(&family))
+        .or_else(|| held(&family))
 }
 
 /// The partitions of the device at sysfs directory `dir`: names and major:minor.

@@ -354,7 +354,14 @@ fn check_device(
             capacity: r.existing,
         });
     }
-    if !r.spec.rw.writes() || r.spec.allow_destructive {
+    if !r.spec.rw.writes() {
+        return Ok((Some(dev), None));
+    }
+    if let Some(why) = safety::live_use(dev) {
+        let path = r.path.to_path_buf();
+        return Err(RunError::InUse { path, why });
+    }
+    if r.spec.allow_destructive {
         return Ok((Some(dev), None));
     }
     // blkid reads the device: a settle before the window.

@@ -345,6 +345,7 @@ fn job_lines(prev: &[JobFigures], now: &[JobFigures], dt: Duration) -> Vec<Strin
                 _ if j.figures.stage == board::Stage::Ramp => {
                     format!("{who}  ramping up: counted from the ramp's end [ramp]")
                 }
+                _ if j.figures.stage == board::Stage::Start => format!("{who}  starting [start]"),
                 board::Unit::Io => line(&who, b, &j.figures, secs),
                 board::Unit::Tx => tx_line(&who, b, &j.figures, secs),
             }

@@ -111,6 +111,41 @@ fn mounted_device_is_refused() {
         .unwrap()
         .success());
     refused(l.p(), "is mounted at");
+    // No consent writes a mounted device (issue 65: the refusal offered --allow-destructive
+    // as the way past it, and the flag was one): not run, fsync nor purge.
+    // (No check of the device's bytes: ext4's lazy init writes a mounted file system's own
+    // tables in the background. The refusal comes before volbench opens the device.)
+    for args in [
+        &[
+            "run",
+            "--rw=randwrite",
+            "--runtime=1s",
+            "--allow-destructive",
+        ][..],
+        &["fsync", "--runtime=1s", "--allow-destructive"][..],
+        &[
+            "run",
+            "--rw=randwrite",
+            "--runtime=1s",
+            "--allow-destructive",
+            "--allow_mounted_write=1",
+        ][..],
+    ] {
+        let mut c = volbench();
+        c.args(args);
+        if args[0] == "run" {
+            c.arg(format!("--filename={}", l.p()));
+        } else {
+            c.arg(l.p());
+        }
+        let out = c.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("is mounted at") && err.contains("unmount it"),
+            "{args:?}: {err}"
+        );
+    }
     assert!(Std::new("umount")
         .arg(mnt.path())
         .status()

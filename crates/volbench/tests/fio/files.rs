@@ -53,7 +53,8 @@ fn a_job_files_missing_directories_are_created_as_fio_creates_them() {
 }
 
 /// allow_mounted_write=1 is fio's consent in the job file; volbench reads the file (with a
-/// note) and keeps its own rule: a mounted device is written only with --allow-destructive.
+/// note) and keeps its own rule: a mounted device is never written, --allow-destructive
+/// included (issue 65: the refusal had offered that flag as the way past it).
 #[test]
 fn allow_mounted_write_is_read_and_the_safety_rule_holds() {
     let _disk = shared_disk();
@@ -82,8 +83,17 @@ fn allow_mounted_write_is_read_and_the_safety_rule_holds() {
         .args(["-q", "--no-store"])
         .output()
         .unwrap();
-    let said = fails_saying(&out, 2, "--allow-destructive");
+    let said = fails_saying(&out, 2, "is mounted at");
     assert!(said.contains("allow_mounted_write"), "{said}");
+    assert!(said.contains("unmount it"), "{said}");
+    let out = volbench()
+        .arg("run")
+        .arg(&job)
+        .args(["-q", "--no-store", "--allow-destructive"])
+        .output()
+        .unwrap();
+    let said = fails_saying(&out, 2, "is mounted at");
+    assert!(said.contains("never writes to a device"), "{said}");
 }
 
 /// One file-engine job (`[t]` with 50 files of 4 KiB in `dir`) by `tool`: (total_ios, clat

@@ -58,9 +58,10 @@ pub(super) const NOTED: &[O] = &[
     ),
     noted(
         "allow_mounted_write",
-        "the job file's consent is fio's; volbench's safety rule still holds: a device that \
-         is mounted or holds a file system or partition table is written only with \
-         --allow-destructive on the command line (files and empty devices need nothing)",
+        "the job file's consent is fio's, not taken: volbench never writes to a mounted device \
+         (nor one in use as swap or held by another driver), whatever the consent; a device \
+         holding a file system or partition table is written only with --allow-destructive \
+         on the command line (files and empty devices need nothing)",
     ),
     noted(
         "read_iolog_chunked",
