@@ -48,12 +48,14 @@ pub fn copy(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Moved> {
     let mut m = Moved::default();
+    // The source is read first: a source that cannot be opened leaves no new, empty store
+    // at `to` behind it.
+    let rows = Store::open_at(from)?.all(&Default::default())?;
     let there: std::collections::HashMap<String, String> = Store::open_at(to)?
         .all(&Default::default())?
         .into_iter()
         .map(|r| (r.uid, r.status))
         .collect();
-    let rows = Store::open_at(from)?.all(&Default::default())?;
     for (i, batch) in rows.chunks(BATCH).enumerate() {
         {
             let (mut src, mut dst) = (Store::open_at(from)?, Store::open_at(to)?);

@@ -129,7 +129,7 @@ pub enum Cmd {
     /// List stored results, newest first, a page at a time (filter by label, target, suite,
     /// kind, date, host, machine).
     #[command(
-        after_help = "Examples:\n  volbench history                      # the newest 50, and how many there are\n  volbench history --before 1234        # the page after the one ending at #1235\n  volbench history --label nightly --since 2026-11-01 --limit 10\n  volbench history --all --output-format csv > all.csv"
+        after_help = "Examples:\n  volbench history                      # the newest 50, and how many there are\n  volbench history --before 1234        # the page after the one ending at #1234\n  volbench history --label nightly --since 2026-11-01 --limit 10\n  volbench history --all --output-format csv > all.csv"
     )]
     History(HistoryArgs),
     /// Print one stored result.
@@ -951,7 +951,7 @@ pub struct HistoryArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Show the newest N results (a page); older ones with --before.
-    #[arg(long, default_value_t = 50, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 50, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=i64::MAX as u64))]
     pub limit: u64,
     /// Show every result the filters pick, not a page.
     #[arg(long, conflicts_with = "limit")]

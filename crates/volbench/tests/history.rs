@@ -240,6 +240,19 @@ fn history_pages_newest_first_and_a_delete_by_filter_can_be_tried_first() {
         let out = vb(d.path()).args(["delete", empty]).output().unwrap();
         fails_saying(&out, 2, "is empty: give a value");
     }
+    // An id with filters is refused, not the id deleted whatever the filters say (the
+    // attacker trial's `delete 3 --label alpha` removed #3, labelled otherwise).
+    let out = vb(d.path())
+        .args(["delete", "2", "--label=l1"])
+        .output()
+        .unwrap();
+    fails_saying(&out, 2, "an id or filters, not both");
+    // A page larger than the store's row type is refused as input, not a store error.
+    let out = vb(d.path())
+        .args(["history", "--limit=9223372036854775808"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert_eq!(ids(&["--all"]).0.len(), 3);
 }
 

@@ -396,6 +396,33 @@ fn a_copy_made_mid_sweep_is_completed_by_the_next() {
     let copied = rows(&b, &[]);
     assert_eq!(copied[0]["status"], "complete");
     assert_eq!(copied[0]["points"], 3);
+    // One store under two names is refused in one line, not locked against itself; a
+    // source that is no store leaves no empty store at --to (the attacker trial's finding).
+    let link = d.path().join("a-link.db");
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    let dotted = d.path().join(".").join("a.db");
+    for other in [&link, &dotted] {
+        let out = volbench()
+            .args(["store", "copy", "--from"])
+            .arg(&a)
+            .arg("--to")
+            .arg(other)
+            .output()
+            .unwrap();
+        fails_saying(&out, 2, "the same store");
+    }
+    let junk = d.path().join("notes.txt");
+    std::fs::write(&junk, "not a store").unwrap();
+    let fresh = d.path().join("fresh.db");
+    let out = volbench()
+        .args(["store", "copy", "--from"])
+        .arg(&junk)
+        .arg("--to")
+        .arg(&fresh)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    assert!(!fresh.exists(), "a failed copy made {}", fresh.display());
 }
 
 /// Runs started together on one store all store their results: processes opening the store

@@ -400,19 +400,26 @@ fn span_of(store: &mut store::Store, f: &Filter) -> Result<String> {
 }
 
 pub fn delete(a: DeleteArgs) -> Result<ExitCode> {
-    let mut store = crate::inputs::open(&a.store)?;
+    let f = filter_of(a.filter)?;
     let Some(what) = a.id else {
-        let f = filter_of(a.filter)?;
         if !f.narrows() {
             return Err(usage("delete needs a result id, or filters saying which results go (--before DATE, --label ...; try --dry-run first)"));
         }
-        return delete_where(&mut store, f, a.dry_run);
+        return delete_where(&mut crate::inputs::open(&a.store)?, f, a.dry_run);
     };
+    // An id with filters would delete the one result whatever the filters say (a trial's
+    // `delete 3 --label alpha` removed #3, labelled otherwise).
+    if f.narrows() {
+        return Err(usage(format!(
+            "delete takes an id or filters, not both: give {what} alone, or the filters alone (try --dry-run first)"
+        )));
+    }
     if a.dry_run {
         return Err(usage(
             "--dry-run is for a delete by filter: volbench show ID says what one result is",
         ));
     }
+    let mut store = crate::inputs::open(&a.store)?;
     let id = crate::inputs::resolve(&mut store, &what)?;
     if !store.delete(id)? {
         return Err(usage(format!(

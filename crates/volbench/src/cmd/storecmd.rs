@@ -16,9 +16,24 @@ fn said(m: &store::transfer::Moved, to: &str) -> String {
     s
 }
 
+/// The same store, however named: one file behind two paths (`./a.db`, a link to it) is
+/// one store, which a copy would lock against itself.
+fn same_store(a: &Location, b: &Location) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (a, b) {
+        (Location::File(x), Location::File(y)) => {
+            match (std::fs::metadata(x), std::fs::metadata(y)) {
+                (Ok(m), Ok(n)) => (m.dev(), m.ino()) == (n.dev(), n.ino()),
+                _ => x == y,
+            }
+        }
+        _ => a == b,
+    }
+}
+
 pub fn copy(a: StoreCopyArgs) -> Result<ExitCode> {
     let (from, to) = (Location::of(&a.from)?, Location::of(&a.to)?);
-    if from == to {
+    if same_store(&from, &to) {
         return Err(crate::usage::usage(
             "--from and --to are the same store: name two stores",
         ));
