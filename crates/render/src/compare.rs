@@ -197,9 +197,34 @@ pub fn csv(c: &Comparison) -> String {
 
 /// Quotes a CSV field when it holds a separator, quote or newline.
 pub fn csv_field(s: &str) -> String {
+    // A text a spreadsheet would run as a formula (`=HYPERLINK(...)`, `+cmd`, `@SUM`, `-x+y`)
+    // is kept as text with a leading quote, as OWASP's CSV-injection advice has it; a negative
+    // number stays a number.
+    let formula = s.starts_with(['=', '+', '@', '\t', '\r'])
+        || (s.starts_with('-') && s.parse::<f64>().is_err() && s.len() > 1);
+    if formula {
+        return csv_field(&format!("'{s}"));
+    }
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_field;
+
+    /// A label a stranger chose cannot run as a spreadsheet formula; numbers and plain text
+    /// are as they were.
+    #[test]
+    fn a_formula_is_kept_as_text() {
+        assert_eq!(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(csv_field("+cmd"), "'+cmd");
+        assert_eq!(csv_field("-2+3"), "'-2+3");
+        assert_eq!(csv_field("-2.5"), "-2.5");
+        assert_eq!(csv_field("-"), "-");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
     }
 }

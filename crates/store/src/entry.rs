@@ -26,6 +26,44 @@ pub(crate) fn pack(e: &Entry) -> Vec<u8> {
 /// allocate.
 const MAX_REPORT: u64 = report::read::MAX_DOCUMENT;
 
+/// The columns a listing selects, in order (their names name a damaged one).
+pub(crate) const LISTED: [&str; 15] = [
+    "id",
+    "uid",
+    "kind",
+    "started_at",
+    "label",
+    "suite",
+    "target",
+    "hostname",
+    "machine",
+    "kernel",
+    "status",
+    "iops",
+    "bw_bytes",
+    "points",
+    "what",
+];
+
+/// The most characters of a text column a listing reads. A real label, host or target is a
+/// few dozen; a writer of a team store could put megabytes in one (an attacker trial's 200
+/// rows of 2 MB labels made one history page 400 MB), and every page would carry them.
+pub const LISTED_TEXT_MAX: usize = 512;
+
+/// The listing's select list: the text columns cut to [`LISTED_TEXT_MAX`] characters in the
+/// query itself, so a hostile row costs the same as any other (`substr` in both backends).
+pub(crate) fn listed_columns() -> String {
+    let number = ["id", "iops", "bw_bytes", "points"];
+    LISTED
+        .iter()
+        .map(|c| match number.contains(c) {
+            true => c.to_string(),
+            false => format!("substr({c}, 1, {LISTED_TEXT_MAX}) AS {c}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A report as a backend hands it back.
 pub(crate) enum Stored {
     /// Old SQLite entries: plain JSON text.
@@ -36,6 +74,17 @@ pub(crate) enum Stored {
 }
 
 pub(crate) fn unpack(id: i64, stored: Stored) -> Result<Entry> {
+    Ok(unpack_with(id, stored, None)?.0)
+}
+
+/// The longest string a page shows of a stored report: far above any real one (a job
+/// file's text, a command line), and a bound on what escaping can make of a hostile one (an
+/// attacker trial's 8 MiB host name, 18 KB packed, made a 100 MB page; sixteen of it 1.6 GB).
+pub const PAGE_STRING_MAX: usize = 16 << 10;
+
+/// The entry and its size inflated (bytes of JSON); with `clamp`, every string longer than
+/// that many bytes is cut there and says how much was left out.
+pub(crate) fn unpack_with(id: i64, stored: Stored, clamp: Option<usize>) -> Result<(Entry, usize)> {
     use std::io::Read;
     let json = match stored {
         Stored::Text(t) => t.into_bytes(),
@@ -64,7 +113,30 @@ pub(crate) fn unpack(id: i64, stored: Stored) -> Result<Entry> {
     // its password scrubbed wherever it is read (history, show, export, serve, copy).
     let mut v = report::read::bounded_value(&json).map_err(|e| StoreError::Unpack(id, e))?;
     report::secrets::scrub_value(&mut v);
-    serde_json::from_value(v).map_err(|e| StoreError::Corrupt(id, e))
+    if let Some(max) = clamp {
+        clamp_strings(&mut v, max);
+    }
+    let e = serde_json::from_value(v).map_err(|e| StoreError::Corrupt(id, e))?;
+    Ok((e, json.len()))
+}
+
+/// Cuts every string in `v` longer than `max` bytes at a character boundary, saying so.
+fn clamp_strings(v: &mut serde_json::Value, max: usize) {
+    use serde_json::Value as V;
+    match v {
+        V::String(t) if t.len() > max => {
+            let cut = (0..=max)
+                .rev()
+                .find(|&i| t.is_char_boundary(i))
+                .unwrap_or(0);
+            let left = t.len() - cut;
+            t.truncate(cut);
+            t.push_str(&format!("... ({left} bytes not shown)"));
+        }
+        V::Array(a) => a.iter_mut().for_each(|x| clamp_strings(x, max)),
+        V::Object(o) => o.values_mut().for_each(|x| clamp_strings(x, max)),
+        _ => {}
+    }
 }
 
 /// A reader that counts the JSON values passing through it ([`report::read::Census`]).

@@ -16,7 +16,7 @@ pub mod service;
 mod sqlite;
 pub mod transfer;
 
-pub use entry::{new_uid, Columns, Entry, Filter, Row, KINDS};
+pub use entry::{new_uid, Columns, Entry, Filter, Row, KINDS, LISTED_TEXT_MAX, PAGE_STRING_MAX};
 pub use location::Location;
 pub use service::{Asked, Hooks, Recorder, STORE_MISCONFIGURED};
 use std::path::{Path, PathBuf};
@@ -114,6 +114,12 @@ impl Packed {
     /// The entry, inflated and read within the bounds of a document (`report::read`).
     pub fn open(self) -> Result<Entry> {
         entry::unpack(self.0, self.1)
+    }
+
+    /// The entry for a page, with every string cut to [`entry::PAGE_STRING_MAX`] bytes, and
+    /// its size inflated (what a page's budget counts).
+    pub fn open_for_page(self) -> Result<(Entry, usize)> {
+        entry::unpack_with(self.0, self.1, Some(entry::PAGE_STRING_MAX))
     }
 }
 

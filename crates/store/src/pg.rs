@@ -5,7 +5,7 @@
 //! nor interleave entries. The schema is created on first use and migrated step by step under
 //! an advisory lock, so twelve hosts starting at once on an empty database make it once.
 
-use crate::entry::{Columns, Filter, Row};
+use crate::entry::{listed_columns, Columns, Filter, Row};
 use crate::location::masked;
 use crate::pgconn;
 use crate::{Result, StoreError, SCHEMA_VERSION};
@@ -74,8 +74,6 @@ const DIALECT: crate::entry::Dialect = crate::entry::Dialect {
 
 /// Any number: the advisory lock every volbench takes while it creates or migrates the schema.
 const SCHEMA_LOCK: i64 = 0x766f_6c62_656e_6368;
-
-const COLUMNS: &str = "id, uid, kind, started_at, label, suite, target, hostname, machine, kernel, status, iops, bw_bytes, points, what";
 
 pub struct Pg {
     client: Client,
@@ -187,7 +185,7 @@ impl Pg {
 
     /// A page of the filter's rows, newest first (`limit` of them, or all).
     pub fn list(&mut self, f: &Filter, limit: Option<u64>) -> Result<Vec<Row>> {
-        let (sql, args) = f.page_sql(&DIALECT, "volbench_entries", COLUMNS, limit);
+        let (sql, args) = f.page_sql(&DIALECT, "volbench_entries", &listed_columns(), limit);
         let err = self.errs();
         let mut rows: Vec<Row> = self
             .client
@@ -231,7 +229,7 @@ impl Pg {
         for t in self
             .client
             .query(
-                "SELECT entry, tag FROM volbench_tags WHERE entry = ANY($1) ORDER BY entry, pos",
+                "SELECT entry, substr(tag, 1, 512) FROM volbench_tags WHERE entry = ANY($1) ORDER BY entry, pos",
                 &[&ids],
             )
             .map_err(&err)?

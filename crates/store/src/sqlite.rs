@@ -4,7 +4,7 @@
 //! state readable; a sweep rewrites its entry after every point, so an interrupted sweep keeps
 //! what it measured. The file's `user_version` is the schema version.
 
-use crate::entry::{Columns, Filter, Row, Stored};
+use crate::entry::{listed_columns, Columns, Filter, Row, Stored, LISTED};
 use crate::{Result, StoreError, SCHEMA_VERSION};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
@@ -370,7 +370,7 @@ impl Sqlite {
 
     /// A page of the filter's rows, newest first (`limit` of them, or all).
     pub fn list(&self, f: &Filter, limit: Option<u64>) -> Result<Vec<Row>> {
-        let (sql, args) = f.page_sql(&DIALECT, "entries", &LISTED.join(", "), limit);
+        let (sql, args) = f.page_sql(&DIALECT, "entries", &listed_columns(), limit);
         let mut stmt = self.conn.prepare(&sql).map_err(self.err())?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(args.iter()), |r| {
@@ -442,7 +442,7 @@ impl Sqlite {
     fn tags(&self, id: i64) -> Result<Vec<String>> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT tag FROM tags WHERE entry = ?1 ORDER BY rowid")
+            .prepare_cached("SELECT substr(tag, 1, 512) FROM tags WHERE entry = ?1 ORDER BY rowid")
             .map_err(self.err())?;
         let tags = stmt
             .query_map([id], |r| r.get(0))
@@ -543,25 +543,6 @@ const DIALECT: crate::entry::Dialect = crate::entry::Dialect {
     mark: |n| format!("?{n}"),
     position: "instr",
 };
-
-/// The columns `list` selects, in order (their names name a damaged one).
-const LISTED: [&str; 15] = [
-    "id",
-    "uid",
-    "kind",
-    "started_at",
-    "label",
-    "suite",
-    "target",
-    "hostname",
-    "machine",
-    "kernel",
-    "status",
-    "iops",
-    "bw_bytes",
-    "points",
-    "what",
-];
 
 /// One row's cells as SQLite holds them, read leniently: what does not read is noted.
 struct Cells {

@@ -1370,7 +1370,7 @@ pub struct StorePushArgs {
     pub local: Option<PathBuf>,
 }
 
-const SERVE_EXAMPLES: &str = "Examples:\n  volbench serve                                   # http://127.0.0.1:8080/ on this host's store\n  volbench serve --store postgresql://team@db.example/volbench --listen 127.0.0.1:9000\n  volbench serve --store postgresql://team@db.example/volbench --listen 0.0.0.0:8080 --token-file /etc/volbench/token";
+const SERVE_EXAMPLES: &str = "Examples:\n  volbench serve                                   # http://127.0.0.1:8080/?token=... on this host's store\n  volbench serve --no-token                        # loopback, open to every user of this machine\n  volbench serve --store postgresql://team@db.example/volbench --listen 127.0.0.1:9000\n  volbench serve --store postgresql://team@db.example/volbench --listen 0.0.0.0:8080 --token-file /etc/volbench/token";
 
 #[derive(Args, Debug)]
 pub struct WebArgs {
@@ -1378,11 +1378,15 @@ pub struct WebArgs {
     /// results.db in the user's data directory].
     #[arg(long, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
-    /// Address to listen on. Loopback by default; on any other address every request needs a
-    /// token (--token, --token-file, or one made and printed at the start), given once as
-    /// ?token=... and then kept in a cookie.
+    /// Address to listen on (loopback by default). Every request needs a token (--token,
+    /// --token-file, or one made and printed at the start), given once as ?token=... and then
+    /// kept in a cookie: on loopback too, where every local user could otherwise read it.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
     pub listen: String,
+    /// Serve without a token, on loopback only: every user of this machine can then read
+    /// every result.
+    #[arg(long, conflicts_with_all = ["token", "token_file"])]
+    pub no_token: bool,
     /// The access token (prefer --token-file: a command line is visible to other users).
     #[arg(long, value_name = "TOKEN", conflicts_with = "token_file")]
     pub token: Option<String>,

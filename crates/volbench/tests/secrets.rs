@@ -212,7 +212,14 @@ fn a_percent_encoded_password_key_reaches_no_output_and_no_stored_byte() {
         );
     }
     let store = format!("postgresql://team@127.0.0.1:{port}/teamdb?pass%77ord={PW}");
-    let server = Server::start(&["serve", "--listen", "127.0.0.1:0", "--store", &store]);
+    let server = Server::start(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--no-token",
+        "--store",
+        &store,
+    ]);
     let shown = server.cmdline();
     assert!(!shown.contains(PW), "/proc/PID/cmdline: {shown}");
     assert!(

@@ -21,9 +21,21 @@ struct Server {
 }
 
 impl Server {
+    /// On loopback without a token (`--no-token`), as these tests read pages directly;
+    /// elsewhere with the token serve makes.
     fn start(store: &Path, listen: &str) -> Server {
+        let open: &[&str] = match listen.starts_with("127.") {
+            true => &["--no-token"],
+            false => &[],
+        };
+        Server::start_with(store, listen, open)
+    }
+
+    fn start_with(store: &Path, listen: &str, extra: &[&str]) -> Server {
         let mut child = Std::new(env!("CARGO_BIN_EXE_volbench"))
-            .args(["serve", "--listen", listen, "--store"])
+            .args(["serve", "--listen", listen])
+            .args(extra)
+            .arg("--store")
             .arg(store)
             .env("VOLBENCH_STORE", test_store())
             .stdout(Stdio::null())
@@ -342,6 +354,32 @@ fn a_non_loopback_address_needs_the_token() {
     let (code, head, _) = http(&addr, "GET", &format!("//evil.example/?token={token}"), "");
     assert_eq!(code, 303);
     assert!(head.contains("location: /\r\n"), "{head}");
+}
+
+/// On loopback too a token is made by default (the attacker trial of issue 64 read every
+/// result of a loopback serve as another user of the machine), and `--no-token` is refused
+/// off loopback.
+#[test]
+fn loopback_needs_the_made_token_unless_told_otherwise() {
+    let d = tmpdir();
+    let store = store_with_results(d.path());
+    let s = Server::start_with(&store, "127.0.0.1:0", &[]);
+    let token = s
+        .url
+        .split("?token=")
+        .nth(1)
+        .expect("a token in the address");
+    assert!(token.len() >= 32, "{}", s.url);
+    assert_eq!(http(&s.addr, "GET", "/history.json", "").0, 401);
+    assert_eq!(http(&s.addr, "GET", "/result/1", "").0, 401);
+    let (code, _, _) = http(&s.addr, "GET", &format!("/?token={token}"), "");
+    assert_eq!(code, 303);
+    let out = volbench()
+        .args(["serve", "--listen", "0.0.0.0:0", "--no-token", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    fails_saying(&out, 2, "--no-token is for a loopback address only");
 }
 
 /// A token must be 16 characters or more in every form it is given (an empty one from an unset

@@ -692,7 +692,14 @@ fn a_password_in_any_form_connects_and_is_never_stored_or_shown() {
     }
     // serve's pages name the store in every title: without its password.
     let mut child = Std::new(env!("CARGO_BIN_EXE_volbench"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--store", &forms[0]])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--no-token",
+            "--store",
+            &forms[0],
+        ])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();

@@ -366,6 +366,7 @@ fn route(site: &Site, path: &str, params: &[(String, String)]) -> Answer {
     };
     result.unwrap_or_else(|e| match e.downcast::<NotFound>() {
         Ok(nf) => error(404, &nf.0),
+        Err(e) if e.downcast_ref::<TooLarge>().is_some() => error(413, &e.to_string()),
         Err(e) if matches!(e.downcast_ref(), Some(store::StoreError::BadFilter(_))) => {
             error(400, &e.to_string())
         }
@@ -392,6 +393,16 @@ impl std::fmt::Display for NotFound {
     }
 }
 impl std::error::Error for NotFound {}
+
+/// Results too large to draw as one page here.
+#[derive(Debug)]
+struct TooLarge(String);
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for TooLarge {}
 
 /// A request's text as an error page repeats it: short, so a huge path is not echoed whole.
 fn clip(s: &str) -> String {
@@ -536,23 +547,50 @@ fn load(store: &mut Store, id: i64) -> anyhow::Result<(i64, store::Packed)> {
     Ok((id, packed))
 }
 
-fn open((id, packed): (i64, store::Packed)) -> anyhow::Result<(String, report::Document)> {
-    Ok((format!("#{id}"), packed.open()?))
+/// The most JSON one page renders, all its results together: a real result is tens of KB
+/// to a few MB, and a page's memory is a few times its JSON (strings escaped, charts drawn).
+/// An attacker trial's sixteen ids of one large result made a 1.6 GB page.
+pub const PAGE_JSON_MAX: usize = 32 << 20;
+
+/// The entries unpacked for one page, their strings cut ([`store::PAGE_STRING_MAX`]), within
+/// [`PAGE_JSON_MAX`] together.
+fn open_all(packed: Vec<(i64, store::Packed)>) -> anyhow::Result<Vec<(String, report::Document)>> {
+    let mut total = 0;
+    let mut docs = Vec::new();
+    for (id, p) in packed {
+        let (doc, size) = p.open_for_page()?;
+        total += size;
+        if total > PAGE_JSON_MAX {
+            return Err(TooLarge(format!(
+                "too large for one page here (over {} MiB of results): draw it where it is stored, with volbench report ID --output page.html",
+                PAGE_JSON_MAX >> 20
+            ))
+            .into());
+        }
+        docs.push((format!("#{id}"), doc));
+    }
+    Ok(docs)
 }
 
 fn result(site: &Site, id: &str) -> anyhow::Result<Answer> {
     let id = id_of(id)?;
-    let doc = open(site.with_store(|s| load(s, id))?)?;
-    let html = render::html::report(&[doc])?;
+    let docs = open_all(vec![site.with_store(|s| load(s, id))?])?;
+    let html = render::html::report(&docs)?;
     Ok(page(200, pages::with_nav(html, &format!("result #{id}"))))
 }
 
 fn compare(site: &Site, params: &[(String, String)]) -> anyhow::Result<Answer> {
-    let ids: Vec<i64> = params
-        .iter()
-        .filter(|(k, _)| k == "id")
-        .map(|(_, v)| id_of(v))
-        .collect::<anyhow::Result<_>>()?;
+    let mut ids: Vec<i64> = Vec::new();
+    for (_, v) in params.iter().filter(|(k, _)| k == "id") {
+        // One result picked twice is one result: its page is not drawn twice.
+        let id = id_of(v)?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+        if ids.len() > MAX_COMPARE {
+            break;
+        }
+    }
     if ids.len() < 2 || ids.len() > MAX_COMPARE {
         return Ok(error(
             400,
@@ -567,10 +605,7 @@ fn compare(site: &Site, params: &[(String, String)]) -> anyhow::Result<Answer> {
             .map(|&i| load(s, i))
             .collect::<anyhow::Result<Vec<_>>>()
     })?;
-    let docs = packed
-        .into_iter()
-        .map(open)
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let docs = open_all(packed)?;
     let html = render::html::report(&docs)?;
     let which: Vec<String> = ids.iter().map(|i| format!("#{i}")).collect();
     Ok(page(

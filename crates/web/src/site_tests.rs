@@ -310,3 +310,55 @@ fn the_history_page_counts_the_filter_and_links_the_next_page() {
     assert!(all.contains("7 results in"), "{all}");
     assert!(!all.contains("older &rarr;"), "{all}");
 }
+
+/// The fixture run with its host name made `bytes` bytes of `/` (each escaped on a page), and
+/// labelled with 2 MB: stored as entry 3 beside the two of [`store`].
+fn store_with_a_huge_host(bytes: usize) -> (tempfile::TempDir, PathBuf) {
+    let (d, path) = store();
+    let mut v: serde_json::Value = serde_json::from_str(RUN).unwrap();
+    v["environment"]["hostname"] = serde_json::Value::String("/".repeat(bytes));
+    let doc = report::read::from_json(&v.to_string()).unwrap();
+    let label = "x".repeat(2 << 20);
+    let mut s = store::Store::open(&path).unwrap();
+    assert_eq!(s.insert(&doc, Some(&label), &[]).unwrap(), 3);
+    (d, path)
+}
+
+/// A writer of a team store cannot make a page huge (the attacker trial of issue 64: an 8 MiB
+/// host name, 18 KB packed, made a 100 MB result page and, sixteen times over, a 1.6 GB
+/// comparison): strings are cut on pages, an id picked twice is one, the history reads at
+/// most [`store::LISTED_TEXT_MAX`] of a label, and results too large for a page are refused.
+#[test]
+fn a_huge_stored_string_makes_no_huge_page() {
+    let (_d, path) = store_with_a_huge_host(8 << 20);
+    let s = site(path, None);
+    let one = answer(&s, &get("/result/3"));
+    assert_eq!(one.status, 200, "{}", text(&one));
+    assert!(one.body.len() < 2 << 20, "a {} byte page", one.body.len());
+    assert!(text(&one).contains("bytes not shown"));
+    let twice = answer(&s, &get("/compare?id=3&id=3&id=3"));
+    assert_eq!(twice.status, 400, "{}", text(&twice));
+    let page = answer(&s, &get("/?limit=1000"));
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.len() < 200 << 10,
+        "a {} byte history",
+        page.body.len()
+    );
+    let json = answer(&s, &get("/history.json"));
+    assert!(
+        json.body.len() < 100 << 10,
+        "{} bytes of JSON",
+        json.body.len()
+    );
+    let (_d, path) = store_with_a_huge_host(crate::routes::PAGE_JSON_MAX + 1);
+    let s = site(path, None);
+    let big = answer(&s, &get("/result/3"));
+    assert_eq!(
+        big.status,
+        413,
+        "{}",
+        &text(&big)[..200.min(big.body.len())]
+    );
+    assert!(text(&big).contains("volbench report"), "{}", text(&big));
+}

@@ -24,6 +24,42 @@ fn shown_what(r: &Row) -> String {
     }
 }
 
+/// A row whose text is safe to print on a terminal: a control character anyone writing to
+/// a team store put in a label or host (an escape that clears the screen or retitles it,
+/// as the attacker trial of issue 64 did) is shown escaped, as `\u{1b}`.
+fn printable(mut r: Row) -> Row {
+    let fix = |s: &mut String| {
+        if s.chars().any(char::is_control) {
+            *s = s
+                .chars()
+                .map(|c| match c.is_control() {
+                    true => c.escape_unicode().to_string(),
+                    false => c.to_string(),
+                })
+                .collect();
+        }
+    };
+    for s in [
+        &mut r.uid,
+        &mut r.kind,
+        &mut r.started_at,
+        &mut r.target,
+        &mut r.hostname,
+        &mut r.machine,
+        &mut r.kernel,
+        &mut r.status,
+        &mut r.what,
+    ] {
+        fix(s);
+    }
+    r.label
+        .iter_mut()
+        .chain(r.suite.iter_mut())
+        .chain(r.tags.iter_mut())
+        .for_each(fix);
+    r
+}
+
 /// `s` cut to `w` characters, its end marked.
 fn clip(s: &str, w: usize) -> String {
     if s.chars().count() <= w {
@@ -261,7 +297,12 @@ pub fn history(a: HistoryArgs) -> Result<ExitCode> {
             r.id, r.status, r.id, r.id
         );
     }
-    crate::output::stdout(render(&rows).as_bytes())?;
+    let shown = match a.output_format.as_str() {
+        // JSON escapes control characters itself.
+        "json" => render(&rows),
+        _ => render(&rows.iter().cloned().map(printable).collect::<Vec<_>>()),
+    };
+    crate::output::stdout(shown.as_bytes())?;
     if rows.is_empty() && a.output_format == "normal" {
         // A header alone reads as a broken command (JSON's [] says it). On stderr, as the
         // page note.
@@ -487,6 +528,17 @@ mod tests {
     }
 
     /// Each row's columns start where the header's do, ids of six digits as of one.
+    #[test]
+    fn control_characters_are_shown_escaped_not_sent() {
+        let mut r = row(7);
+        r.label = Some("\u{1b}]0;pwned\u{7}\u{1b}[2J".into());
+        r.tags = vec!["\u{1b}[31mt".into()];
+        r.hostname = "h\rost".into();
+        let out = table(&[printable(r)]);
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+        assert!(out.contains("\\u{1b}]0;pwned"), "{out}");
+    }
+
     #[test]
     fn the_columns_line_up_under_the_header_at_any_id() {
         let text = table(&[row(123_456), row(7)]);

@@ -23,11 +23,17 @@ pub fn main(a: WebArgs) -> Result<ExitCode> {
     // Opened once first: a store that cannot be read is said now, not on the first page.
     let shown = Store::open_read(&store)?.describe();
     let addr: Option<std::net::SocketAddr> = a.listen.parse().ok();
-    // Another host may reach this address: make a token if none was given, as the witness does.
-    let made = match (&given, addr) {
-        (None, Some(ad)) if !web::is_loopback(&ad) => Some(durability::journal::new_token()),
-        _ => None,
-    };
+    // Another host, or on loopback every local user, may reach this address: make a token if
+    // none was given, as the witness does (an attacker trial read a loopback serve's every
+    // result as another user).
+    let loopback = addr.is_some_and(|ad| web::is_loopback(&ad));
+    if a.no_token && !loopback {
+        return Err(crate::usage::usage(format!(
+            "--no-token is for a loopback address only: {} can be reached from other hosts; drop --no-token",
+            a.listen
+        )));
+    }
+    let made = (given.is_none() && !a.no_token).then(durability::journal::new_token);
     let token = given.clone().or(made.clone());
     let o = web::Options {
         store,

@@ -787,7 +787,14 @@ pub fn serve_on(
     std::io::BufReader<std::process::ChildStderr>,
 ) {
     let mut serve = Std::new(assert_cmd::cargo::cargo_bin("volbench"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--store", store])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--no-token",
+            "--store",
+            store,
+        ])
         .env("VOLBENCH_STORE", test_store())
         .stderr(std::process::Stdio::piped())
         .spawn()
