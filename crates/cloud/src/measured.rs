@@ -68,6 +68,16 @@ pub fn series_step(r: &JobReport) -> Option<step::Step> {
 }
 
 /// IOPS and bytes/s of both directions together, and their mean latency (count-weighted).
+/// The median latency of the direction that did more I/Os (0 where none was kept).
+pub fn median_ns(g: &JobReport) -> f64 {
+    [&g.read, &g.write]
+        .into_iter()
+        .flatten()
+        .max_by_key(|d| d.lat_ns.n)
+        .and_then(|d| d.lat_ns.percentile(50.0))
+        .unwrap_or(0) as f64
+}
+
 pub fn rates(g: &JobReport) -> (f64, f64, f64) {
     let mut iops = 0.0;
     let mut bw = 0.0;

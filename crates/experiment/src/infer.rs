@@ -120,7 +120,7 @@ pub fn probe(
     }
     let mut r = p.report(started_at, started_unix);
     r.burst_series = burst_series;
-    finish(&mut r, iops_cap, bw_cap, qd, lat.lat_mean_ns, burst, refill);
+    finish(&mut r, iops_cap, bw_cap, qd, floor_of(&lat), burst, refill);
     r.limits.bw_burst = bw_burst.map(|s| {
         r.evidence.push(format!(
             "throughput burst phase: {:.1} MiB/s for {:.1} s, then {:.1} MiB/s",
@@ -266,6 +266,7 @@ impl Probe<'_> {
             iops,
             bw_bytes: bw,
             lat_mean_ns: lat,
+            lat_p50_ns: cloud::measured::median_ns(g),
             runtime_s: g.runtime_ns as f64 / 1e9,
         };
         self.io_time += p.runtime_s;
@@ -880,7 +881,17 @@ fn point(t: &cloud::measured::Measured) -> Point {
         iops,
         bw_bytes: bw,
         lat_mean_ns: lat,
+        lat_p50_ns: cloud::measured::median_ns(&t.report),
         runtime_s: t.report.runtime_ns as f64 / 1e9,
+    }
+}
+
+/// A QD1 point's latency floor: its median (the mean of a result stored before the median
+/// was kept).
+fn floor_of(p: &Point) -> f64 {
+    match p.lat_p50_ns > 0.0 {
+        true => p.lat_p50_ns,
+        false => p.lat_mean_ns,
     }
 }
 
@@ -930,7 +941,7 @@ impl Seen {
             lat: points
                 .iter()
                 .filter(|p| p.iodepth == 1)
-                .map(|p| p.lat_mean_ns)
+                .map(floor_of)
                 .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.min(v)))),
         }
     }

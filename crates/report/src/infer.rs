@@ -43,7 +43,8 @@ pub struct Limits {
     pub bw_cap_bytes: Option<f64>,
     /// The block size where the bandwidth cap starts to bind: bw_cap / iops_cap.
     pub crossover_bs: Option<f64>,
-    /// Median latency of one 4k read at queue depth 1.
+    /// Median latency of one 4k read at queue depth 1 (the mean in results before the
+    /// median was kept).
     pub latency_floor_ns: Option<f64>,
     /// The smallest queue depth reaching 95 % of the IOPS cap.
     pub qd_needed: Option<u32>,
@@ -84,6 +85,10 @@ pub struct Point {
     pub iops: f64,
     pub bw_bytes: f64,
     pub lat_mean_ns: f64,
+    /// The median latency (of the direction that did more I/Os): the latency floor's figure,
+    /// as a throttle's waits put the mean far above it (135.9 us against 2.5 us).
+    #[serde(default)]
+    pub lat_p50_ns: f64,
     pub runtime_s: f64,
 }
 

@@ -464,9 +464,13 @@ fn rate_text(p: &runner::Progress) -> String {
 /// about 5 s left" (a size-based run's remaining time at its pace so far, as the bar's eta).
 fn clock_text(p: &runner::Progress) -> String {
     let at = p.elapsed.as_secs_f64();
+    // The clock is the run's, ramp included, as on every other line ("5 s measured" sat
+    // beside a summary of 3 s measured after a 2 s ramp).
     if let Some(d) = p.draining {
-        let measured = p.planned.map_or(at - d.as_secs_f64(), |t| t.as_secs_f64());
-        return format!("{:.0} s measured", measured.max(0.0));
+        return match p.planned {
+            Some(t) => format!("{0:.0} s of {0:.0} s", t.as_secs_f64()),
+            None => format!("{:.0} s", (at - d.as_secs_f64()).max(0.0)),
+        };
     }
     match (p.planned, p.fraction) {
         // Past its plan (a slow start, the last I/Os): "4 s of 3 s" read as a broken clock.
@@ -491,5 +495,33 @@ fn clock_text(p: &runner::Progress) -> String {
 impl Drop for Bar {
     fn drop(&mut self) {
         runner::Observer::finish(self);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{clock_text, rate_text};
+    use std::time::Duration;
+
+    /// While a run drains after a ramp, its clock is the run's (ramp included), as on every
+    /// line before it, and the line does not call the ramp measured.
+    #[test]
+    fn a_drain_after_a_ramp_is_not_called_measured() {
+        let p = runner::Progress {
+            elapsed: Duration::from_secs(7),
+            planned: Some(Duration::from_secs(5)),
+            fraction: None,
+            ios: 10,
+            bytes: 40960,
+            iops: 0.0,
+            bw_bytes: 0.0,
+            ramping: false,
+            draining: Some(Duration::from_secs(2)),
+        };
+        let line = format!("{}: {}", clock_text(&p), rate_text(&p));
+        assert_eq!(
+            line,
+            "5 s of 5 s: waiting 2 s for the I/Os still in flight (not counted)"
+        );
     }
 }

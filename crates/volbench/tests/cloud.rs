@@ -772,6 +772,22 @@ fn infer_and_check_read_a_stored_sweep() {
     );
     assert_eq!(v["io_time_s"], json!(0.0), "no new I/O");
     assert_eq!(v["points"].as_array().unwrap().len(), 4);
+    // The latency floor is a median, as the docs say: one the stored runs themselves report
+    // (a trial's `infer 1` gave the mean under the p50's name, 135.9 us against 2.5 us).
+    let stored = ok_json(volbench().args(["export", "throttled-sweep"]));
+    let p50s: Vec<f64> = stored["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["report"]["group"]["read"]["lat_ns"]["percentiles"].as_array())
+        .flat_map(|ps| ps.iter().filter(|p| p["p"] == json!(50.0)))
+        .map(|p| p["ns"].as_f64().unwrap())
+        .collect();
+    let floor = l["latency_floor_ns"].as_f64().unwrap();
+    assert!(
+        p50s.contains(&floor),
+        "floor {floor} among the runs' p50s {p50s:?}"
+    );
     let c = ok_json(volbench().args([
         "cloud",
         "check",
