@@ -54,7 +54,8 @@ pub enum RunError {
     DirectUnsupported { path: PathBuf, fs: String },
     #[error(
         "--bs={bs} is not a multiple of the logical block size {lbs} of {path}: direct I/O needs \
-         whole blocks; use --bs={lbs} or a multiple"
+         whole blocks{}; use --bs={lbs} or a multiple",
+        si_note(*.bs)
     )]
     BlockSizeMismatch { bs: u64, lbs: u32, path: PathBuf },
     #[error(
@@ -203,5 +204,50 @@ impl RunError {
                 | RunError::InterruptedLayout { .. }
                 | RunError::Engine(_)
         )
+    }
+}
+
+/// Why a block size the user wrote as `1GiB` reads as 1000000000: said where the size is a
+/// whole number of SI units, which an IEC prefix gives under fio's rule (a trial read the
+/// bare number back and could not tell where it came from).
+fn si_note(bs: u64) -> String {
+    let si = [
+        (1_000_000_000, "GiB", "g"),
+        (1_000_000, "MiB", "m"),
+        (1_000, "KiB", "k"),
+    ];
+    match si.iter().find(|(unit, _, _)| bs % unit == 0) {
+        Some((unit, iec, short)) => format!(
+            " ({bs} is {}{iec} as fio reads it: KiB, MiB and GiB are powers of 1000 under its \
+             default kb_base=1024; write {}{short} for powers of 1024)",
+            bs / unit,
+            bs / unit
+        ),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunError;
+
+    #[test]
+    fn a_block_size_from_an_iec_prefix_names_fio_s_rule() {
+        let e = RunError::BlockSizeMismatch {
+            bs: 1_000_000_000,
+            lbs: 4096,
+            path: "/dev/zram3".into(),
+        };
+        let m = e.to_string();
+        assert!(
+            m.contains("1000000000 is 1GiB as fio reads it") && m.contains("write 1g"),
+            "{m}"
+        );
+        let e = RunError::BlockSizeMismatch {
+            bs: 4100,
+            lbs: 4096,
+            path: "/dev/zram3".into(),
+        };
+        assert!(!e.to_string().contains("fio reads it"), "{e}");
     }
 }
