@@ -216,7 +216,7 @@ fn si_note(bs: u64) -> String {
         (1_000_000, "MiB", "m"),
         (1_000, "KiB", "k"),
     ];
-    match si.iter().find(|(unit, _, _)| bs % unit == 0) {
+    match si.iter().find(|(unit, _, _)| bs.is_multiple_of(*unit)) {
         Some((unit, iec, short)) => format!(
             " ({bs} is {}{iec} as fio reads it: KiB, MiB and GiB are powers of 1000 under its \
              default kb_base=1024; write {}{short} for powers of 1024)",
