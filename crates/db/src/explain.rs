@@ -278,6 +278,16 @@ fn device_words(d: &DeviceUse) -> String {
     )
 }
 
+/// Why a cgroup's own rate reads over its cap (a trial saw 341 against 300 beside a warning
+/// that called any such figure impossible): a v1 throttle lends the time the cgroup sat
+/// idle, here the table load's quiet moments, and a 10 s run spends it.
+fn credit_words(c: &crate::device::Capped) -> &'static str {
+    match c.rate > c.cap as f64 * 1.02 {
+        true => "; over it on credit: the throttle lends a cgroup the time it sat idle",
+        false => "",
+    }
+}
+
 fn verdict_words(f: &Facts, bound: &str) -> String {
     let none = crate::device::Capped {
         cap: 0,
@@ -288,21 +298,23 @@ fn verdict_words(f: &Facts, bound: &str) -> String {
         ("iops", Some(d)) => {
             let c = d.iops_cap.as_ref().unwrap_or(&none);
             return format!(
-                "IOPS-bound: this run's writes to {} went at {} a second against its cap of {} write IOPS (set in {}); more IOPS raise tps, not fewer locks",
+                "IOPS-bound: this run's writes to {} went at {} a second against its cap of {} write IOPS (set in {}{}); more IOPS raise tps, not fewer locks",
                 d.name,
                 fmt_count(c.rate),
                 c.cap,
-                c.file
+                c.file,
+                credit_words(c)
             );
         }
         ("bandwidth", Some(d)) => {
             let c = d.bw_cap.as_ref().unwrap_or(&none);
             return format!(
-                "bandwidth-bound: this run wrote {}/s to {} against its cap of {}/s (set in {}); more bandwidth raises tps",
+                "bandwidth-bound: this run wrote {}/s to {} against its cap of {}/s (set in {}{}); more bandwidth raises tps",
                 fmt_bytes(c.rate),
                 d.name,
                 fmt_bytes(c.cap as f64),
-                c.file
+                c.file,
+                credit_words(c)
             );
         }
         ("device", Some(d)) => {
@@ -479,6 +491,17 @@ mod tests {
         );
         assert!(!e.summary.contains("lock-bound"), "{}", e.summary);
         assert_eq!(e.device_write_iops_cap, Some(300));
+        assert!(!e.summary.contains("credit"), "{}", e.summary);
+        // Over the cap is said to be the throttle's credit, not left beside "impossible".
+        f.device = device(341.0, 0.2, Some(300));
+        let e = explain(&f);
+        assert!(
+            e.summary
+                .contains("at 341 a second against its cap of 300 write IOPS (set in"),
+            "{}",
+            e.summary
+        );
+        assert!(e.summary.contains("over it on credit"), "{}", e.summary);
         f.device = device(100.0, 0.2, Some(300));
         assert_eq!(explain(&f).bound, "lock");
     }

@@ -588,7 +588,16 @@ fn finish(
         ev.push("IOPS were still rising at the deepest queue tried: the cap may be higher (raise --max-depth)".into());
     }
     let bw = bandwidth_found(r, bw, iops_cap, &mut ev);
-    let b = burst_found(r, burst, refill, &mut ev);
+    let stall = burst.as_ref().is_some_and(is_stall);
+    let b = burst_found(r, burst.filter(|s| !is_stall(s)), refill, &mut ev);
+    if stall {
+        conf = "low";
+    } else if b.is_none() && conf == "high" && r.points.iter().any(|p| p.phase == "burst") {
+        // No drop in the burst phase rules out only the buckets that drain within it: the
+        // cap called sustained held for that long (a trial's 150,000-credit bucket outlasted
+        // 30 s), which is not a high-confidence "no burst".
+        conf = "medium";
+    }
     r.limits = Limits {
         iops_cap: Some(iops_cap),
         bw_cap_bytes: bw,
@@ -662,6 +671,13 @@ fn bandwidth_found(r: &InferReport, bw: f64, iops_cap: f64, ev: &mut Vec<String>
     }
 }
 
+/// A drop to (nearly) nothing is a stall, not a bucket running dry: no volume's baseline
+/// is zero (gp2's smallest is 100 against 3,000, 3 %), and a trial's busy host paused the
+/// reads for 4 s, which was read as a 7,500 IOPS burst with a baseline of 0.
+fn is_stall(s: &step::Step) -> bool {
+    s.after < s.before * 0.01
+}
+
 fn burst_found(
     r: &InferReport,
     burst: Option<step::Step>,
@@ -670,6 +686,13 @@ fn burst_found(
 ) -> Option<BurstFound> {
     let Some(s) = burst else {
         let n = r.burst_series.len();
+        if let Some(st) = step::find(&r.burst_series, 1.0).filter(is_stall) {
+            ev.push(format!(
+                "the burst phase stalled: {:.0} IOPS for {:.1} s, then {:.0} IOPS for {:.0} s, which no volume's baseline is (the host or device paused): no burst can be judged from it; run again on a quiet host",
+                st.before, st.at_s, st.after, st.after_s
+            ));
+            return None;
+        }
         ev.push(if r.points.iter().any(|p| p.phase == "burst") {
             format!("no drop in {n} s of the burst phase: no bucket that drains that fast (raise --burst-time to look longer)")
         } else {
@@ -944,5 +967,83 @@ impl Seen {
                 .map(floor_of)
                 .fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.min(v)))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(phase: &str, bs: u64, iodepth: u32, iops: f64) -> Point {
+        Point {
+            phase: phase.into(),
+            bs,
+            iodepth,
+            iops,
+            bw_bytes: iops * bs as f64,
+            lat_mean_ns: 130_000.0,
+            lat_p50_ns: 130_000.0,
+            runtime_s: 5.0,
+        }
+    }
+
+    /// A probe of a 7,500 IOPS volume whose burst phase read `series` a second.
+    fn probed(series: Vec<f64>) -> InferReport {
+        let mean = series.iter().sum::<f64>() / series.len() as f64;
+        let mut points: Vec<Point> = [1, 2, 4].map(|qd| point("depth", 4096, qd, 7500.0)).into();
+        points.push(point("bs", 1 << 20, 4, 300.0));
+        points.push(point("burst", 4096, 32, mean));
+        let mut r = InferReport {
+            schema_version: report::SCHEMA_VERSION,
+            tool: Tool::volbench(),
+            started_at: String::new(),
+            started_unix: 0,
+            command_line: Vec::new(),
+            status: Status::Complete,
+            error: None,
+            target: "/dev/zram9".into(),
+            limits: Limits::default(),
+            confidence: String::new(),
+            evidence: Vec::new(),
+            points,
+            burst_series: series.clone(),
+            io_time_s: 60.0,
+            closest: Vec::new(),
+            environment: runner::probe::environment(),
+            warnings: Vec::new(),
+        };
+        let step = step::find(&series, 1.0);
+        finish(&mut r, 7500.0, 300.0 * 1048576.0, 1, 130_000.0, step, None);
+        r
+    }
+
+    /// Regression (issue 65): a busy host paused a burst phase for 4 s, and infer gave a
+    /// 7,500 IOPS burst with a baseline of 0 at high confidence beside a sustained 7,500.
+    #[test]
+    fn a_stall_is_not_a_burst_and_lowers_the_confidence() {
+        let r = probed([7500.0, 7500.0, 7500.0, 0.0, 0.0, 0.0, 0.0].into());
+        assert!(r.limits.burst.is_none(), "{:?}", r.limits.burst);
+        assert_eq!(r.confidence, "low");
+        assert!(
+            r.evidence.iter().any(|e| e.contains("stalled")),
+            "{:?}",
+            r.evidence
+        );
+        assert_eq!(r.limits.iops_cap, Some(7500.0));
+    }
+
+    /// A real drop to a baseline is still a burst; no drop at all is no burst, held at
+    /// medium confidence, as a longer bucket could outlast the phase.
+    #[test]
+    fn a_drop_to_a_baseline_is_a_burst_and_no_drop_is_not_high_confidence() {
+        let mut s = vec![7500.0; 10];
+        s.extend([5000.0; 10]);
+        let r = probed(s);
+        let b = r.limits.burst.expect("a burst");
+        assert!((b.baseline_iops - 5000.0).abs() < 1.0, "{b:?}");
+        assert_eq!(r.confidence, "high");
+        let r = probed(vec![7500.0; 20]);
+        assert!(r.limits.burst.is_none());
+        assert_eq!(r.confidence, "medium");
     }
 }
