@@ -30,9 +30,11 @@ pub struct VerifyReport {
     pub intact: u64,
     /// Acknowledged records not on disk: an older record, other bytes, or damage.
     pub lost: u64,
-    /// Of the lost: an older record of the same block was there (a stale write).
+    /// Of the lost: the block held an older state (an older record, or the zeros from before
+    /// its first write): the acked write was reverted.
     pub lost_stale: u64,
-    /// Of the lost: the block held no whole record (corrupted, zeroed, torn after its ack).
+    /// Of the lost: the block held bytes that are neither a record nor zeros (torn or
+    /// mangled after its ack).
     pub lost_corrupt: u64,
     /// Records in flight at the cut found with their new content.
     pub in_flight_new: u64,
@@ -43,7 +45,7 @@ pub struct VerifyReport {
     /// For each lost record: seconds between its ack and the witness's last message.
     pub lost_seconds_before_end: Vec<u64>,
     /// The file's header block, synced by create before its first record, was not found
-    /// whole: counted in `lost` and `lost_corrupt` as one more lost record.
+    /// whole: counted in `lost` as one more lost record (stale where it reverted to zeros).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub header_lost: bool,
 }
@@ -74,9 +76,12 @@ pub fn classify(disk: OnDisk, sum: u32, acked: Option<Rec>, intent: Option<Rec>)
     match (acked, intent) {
         (Some(_), None) if old_ok => Outcome::Intact,
         (Some(_), Some(_)) if old_ok => Outcome::InFlightOld,
+        // Zeros where an acked record was are the block's state before its first write: a
+        // revert, as a cache that drops unflushed writes leaves it (a trial's lying disk had
+        // every loss called corrupt), not a mangled block.
         (Some(_), None) => match disk {
-            OnDisk::Record { .. } => Outcome::LostStale,
-            OnDisk::Damaged | OnDisk::Blank => Outcome::LostCorrupt,
+            OnDisk::Record { .. } | OnDisk::Blank => Outcome::LostStale,
+            OnDisk::Damaged => Outcome::LostCorrupt,
         },
         // A newer write was in flight, so the acked record may be overwritten by it, and a
         // torn write of it is the device's right; anything else lost the acked record. Zeros
@@ -117,10 +122,13 @@ pub fn verify(o: &VerifyOptions) -> anyhow::Result<VerifyReport> {
     };
     // The header was synced before the first record: a disk that lost it lost a write it
     // had acknowledged, as much as any record's.
-    if !header {
+    if let Some(disk) = header {
         rep.header_lost = true;
         rep.lost += 1;
-        rep.lost_corrupt += 1;
+        match disk {
+            OnDisk::Damaged => rep.lost_corrupt += 1,
+            _ => rep.lost_stale += 1,
+        }
     }
     let mut buf = vec![0u8; block as usize];
     loop {
@@ -186,7 +194,14 @@ fn target_info(f: &File, path: &std::path::Path) -> Option<report::TargetInfo> {
 /// size means the file was re-created since, and old records cannot judge it. A header that
 /// is not intact is no such proof: it was synced before the first record, so its loss is the
 /// disk's, and the records are judged as usual. True when the header held.
-fn same_run(f: &File, path: &std::path::Path, size: u64, block: u32) -> anyhow::Result<bool> {
+/// Checks the file's header names the witness's run; what the disk holds there in its
+/// place where it is not whole (zeros where the header was reverted, or other bytes).
+fn same_run(
+    f: &File,
+    path: &std::path::Path,
+    size: u64,
+    block: u32,
+) -> anyhow::Result<Option<OnDisk>> {
     let mut head = vec![0u8; block as usize];
     let n = f.read_at(&mut head, 0).unwrap_or(0);
     match record::parse_file_header(&head[..n]) {
@@ -194,7 +209,9 @@ fn same_run(f: &File, path: &std::path::Path, size: u64, block: u32) -> anyhow::
             "{} holds a run of {s} bytes in {b}-byte blocks, not the witness's {size} in {block}: it was re-created since; its records cannot be judged",
             path.display()
         ),
-        h => Ok(h.is_some()),
+        Some(_) => Ok(None),
+        None if head[..n].iter().all(|&b| b == 0) => Ok(Some(OnDisk::Blank)),
+        None => Ok(Some(OnDisk::Damaged)),
     }
 }
 
@@ -284,7 +301,8 @@ mod tests {
         assert_eq!(classify(OnDisk::Damaged, 1, None, rec(6, 60)), InFlightTorn);
         // Never written before its first, unacknowledged write: its old content, not torn.
         assert_eq!(classify(OnDisk::Blank, 0, None, rec(6, 60)), InFlightOld);
-        assert_eq!(classify(OnDisk::Blank, 0, rec(5, 50), None), LostCorrupt);
+        // Zeros where an acked record was: reverted to before its first write, stale.
+        assert_eq!(classify(OnDisk::Blank, 0, rec(5, 50), None), LostStale);
         assert_eq!(
             classify(OnDisk::Blank, 0, rec(5, 50), rec(6, 60)),
             InFlightTorn

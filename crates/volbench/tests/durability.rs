@@ -1021,7 +1021,7 @@ fn create_and_serve_stopped_by_ctrl_c_exit_130() {
 
 /// A lost header block is the disk's loss, not a sign of another run: verify still judges the
 /// records, and counts the header (synced before the first record, so acknowledged) as one
-/// lost write: a FAIL (exit 3) naming it. A header of another size is a re-created file, and
+/// lost write: a FAIL (exit 3) naming it, stale where it reverted to zeros. A header of another size is a re-created file, and
 /// is refused.
 #[test]
 fn verify_judges_the_records_when_the_header_is_lost_and_refuses_a_recreated_file() {
@@ -1037,6 +1037,21 @@ fn verify_judges_the_records_when_the_header_is_lost_and_refuses_a_recreated_fil
     assert!(u(&v, "/intact") > 10, "{v}");
     assert_eq!(v["header_lost"], true, "{v}");
     assert_eq!(u(&v, "/lost"), 1, "the header alone: {v}");
+    // Zeros are the block reverted to before its first write (stale); other bytes are a
+    // mangled block (corrupt).
+    assert_eq!(
+        (u(&v, "/lost_stale"), u(&v, "/lost_corrupt")),
+        (1, 0),
+        "{v}"
+    );
+    f.write_all_at(&[0x5a; 4096], 0).unwrap();
+    let (code, v) = verify(&w, &file);
+    assert_eq!(code, 3, "{v}");
+    assert_eq!(
+        (u(&v, "/lost_stale"), u(&v, "/lost_corrupt")),
+        (0, 1),
+        "{v}"
+    );
     let mut other = vec![0u8; 4096];
     durability::record::file_header(&mut other, 8 << 20, 4096);
     f.write_all_at(&other, 0).unwrap();
