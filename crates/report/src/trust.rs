@@ -54,7 +54,7 @@ fn warnings(
         w.extend(io_errors(jobs));
         w.extend(cpu_bound(specs, jobs));
         w.extend(burst(groups));
-        w.extend(latency_cliff(groups));
+        w.extend(latency_cliff(groups, !ram_devices(targets).is_empty()));
         w.extend(not_settled(specs, groups));
         w.extend(volatile_cache(specs, groups));
     } else {
@@ -141,20 +141,27 @@ fn data_warnings(specs: &[JobSpec], targets: &[TargetInfo]) -> Vec<Warning> {
         })
         .collect();
     // A RAM disk (zram, brd's ram0): as `fsync` says of it, it is memory, not storage.
-    let mut ram: Vec<String> = targets
+    // One warning per device: a sweep over zram2 and zram2:zram3 folds each device's
+    // across its tests, where "zram2" and "zram2, zram3" were two warnings saying one thing.
+    let mut ram = ram_devices(targets);
+    ram.sort();
+    ram.dedup();
+    w.extend(
+        ram.into_iter()
+            .map(|devices| Warning::MemoryDevice { devices }),
+    );
+    w.extend(compressible(specs));
+    w
+}
+
+/// The targets' block devices in RAM (zram, brd's ram0).
+fn ram_devices(targets: &[TargetInfo]) -> Vec<String> {
+    targets
         .iter()
         .filter_map(|t| t.device.as_ref())
         .map(|d| d.name.clone())
         .filter(|n| n.starts_with("zram") || n.starts_with("ram"))
-        .collect();
-    ram.dedup();
-    if !ram.is_empty() {
-        w.push(Warning::MemoryDevice {
-            devices: ram.join(", "),
-        });
-    }
-    w.extend(compressible(specs));
-    w
+        .collect()
 }
 
 /// Written data that compresses or dedupes flatters smart storage.
@@ -246,7 +253,10 @@ const CLIFF_FACTOR: f64 = 3.0;
 /// A p99 that rose by CLIFF_FACTOR and stayed up to the end: the earliest interval k with at
 /// least 3 intervals before it, where every interval from k on (at least 2, and a fifth of
 /// the run) is at CLIFF_FACTOR times the median before k or more.
-fn latency_cliff(groups: &[GroupReport]) -> Option<Warning> {
+/// `in_ram`: the target is a RAM device, which has no cache to run out or collection to
+/// do, so a cliff on it is the host's (a trial's busy host gave zram a "26x" cliff that the
+/// warning blamed on an SLC cache).
+fn latency_cliff(groups: &[GroupReport], in_ram: bool) -> Option<Warning> {
     groups.iter().find_map(|g| {
         let series = &g.report.series;
         [(0, "read"), (1, "write")]
@@ -273,6 +283,7 @@ fn latency_cliff(groups: &[GroupReport]) -> Option<Warning> {
                             at_secs: (series.start_ms + p99[k].0) as f64 / 1e3,
                             before_ns: base,
                             after_ns: a[a.len() / 2],
+                            in_ram,
                         }
                     })
                 })
@@ -703,6 +714,34 @@ mod tests {
             interval_ns,
             ..Default::default()
         }
+    }
+
+    /// Regression (issue 65): a sweep over zram2 and zram2:zram3 printed the RAM warning
+    /// twice, once for "zram2" and once for "zram2, zram3 is ...": one per device folds.
+    #[test]
+    fn each_ram_device_has_its_own_warning() {
+        let t = |name: &str| TargetInfo {
+            device: Some(crate::schema::DeviceInfo {
+                name: name.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let w = data_warnings(&[], &[t("zram2"), t("zram3"), t("vdb")]);
+        let ram: Vec<String> = w
+            .iter()
+            .filter(|w| w.code() == "memory_device")
+            .map(|w| w.to_string())
+            .collect();
+        assert_eq!(ram.len(), 2, "{ram:?}");
+        assert!(
+            ram[0].starts_with("zram2 is a block device in RAM"),
+            "{ram:?}"
+        );
+        assert!(
+            ram[1].starts_with("zram3 is a block device in RAM"),
+            "{ram:?}"
+        );
     }
 
     /// The staggered-window bug's signature: all I/O counted, but divided by one job's window

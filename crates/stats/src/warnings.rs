@@ -69,6 +69,8 @@ pub enum Warning {
         at_secs: f64,
         before_ns: f64,
         after_ns: f64,
+        /// On a block device in RAM: no cache runs out there, so the host made the rise.
+        in_ram: bool,
     },
     /// O_DIRECT writes ran far faster than reads of the same size and pattern: a volatile
     /// write cache below the device node (a hypervisor's host cache, a RAID card) took them.
@@ -318,16 +320,21 @@ fn drift(f: &mut fmt::Formatter<'_>, w: &Warning) -> fmt::Result {
             at_secs,
             before_ns,
             after_ns,
+            in_ram,
         } => write!(
             f,
-            "{dir} p99 latency rose from {} to {} ({:.1}x) at {:.0} s and stayed up to the end: a \
-             cliff (an SLC cache running out, garbage collection, a throttle); the figures above \
-             mix both regimes: see the latency over time, or run longer to see whether it \
-             recovers",
+            "{dir} p99 latency rose from {} to {} ({:.1}x) at {:.0} s and stayed up to the end: {}; \
+             the figures above mix both regimes: see the latency over time, or run longer to \
+             see whether it recovers",
             figures::fmt_ns(*before_ns),
             figures::fmt_ns(*after_ns),
             after_ns / before_ns.max(1.0),
-            at_secs
+            at_secs,
+            match in_ram {
+                true => "a block device in RAM has no cache to run out, so the host did it \
+                         (other work on its CPUs or memory): measure on a quiet host",
+                false => "a cliff (an SLC cache running out, garbage collection, a throttle)",
+            }
         ),
         Warning::NotSettled {
             dir,
@@ -402,5 +409,35 @@ mod tests {
         assert!(s.contains("fell from 27.14M to 10.11M IOPS"), "{s}");
         assert_eq!(fmt_count(7733.0), "7733");
         assert_eq!(fmt_count(21_700.0), "21.7k");
+    }
+
+    /// Regression (issue 65): a cliff on zram under a busy host was blamed on an SLC cache;
+    /// on a RAM device the warning names the host instead.
+    #[test]
+    fn a_cliff_on_a_ram_device_names_the_host_not_a_cache() {
+        let cliff = |in_ram| {
+            Warning::LatencyCliff {
+                dir: "read",
+                at_secs: 3.0,
+                before_ns: 54_500.0,
+                after_ns: 1_450_000.0,
+                in_ram,
+            }
+            .to_string()
+        };
+        assert!(
+            cliff(false).contains("an SLC cache running out"),
+            "{}",
+            cliff(false)
+        );
+        let ram = cliff(true);
+        assert!(
+            !ram.contains("SLC") && ram.contains("so the host did it"),
+            "{ram}"
+        );
+        assert!(
+            ram.starts_with("read p99 latency rose from 54.5 µs to 1.45 ms (26.6x) at 3 s"),
+            "{ram}"
+        );
     }
 }
