@@ -99,9 +99,50 @@ fn competing(busy_s: f64, nice_s: f64, own_nice: i32) -> f64 {
     }
 }
 
+/// At or above this share of the host's CPUs busy with other work, doctor warns: latency
+/// figures then hold time spent waiting for a CPU (two busy threads on two CPUs made a
+/// curve's p99 rise that no device did).
+const BUSY_WARN: f64 = 0.5;
+
+/// Doctor's line on what else the host's CPUs did over its watch.
+pub fn finding(span: CpuSpan) -> crate::Finding {
+    let share = span.busy_s / span.capacity_s.max(1e-9);
+    let steal = span.steal_s / span.capacity_s.max(1e-9);
+    let what = format!(
+        "the host's CPUs were {:.0}% busy with other work over the watch ({:.0}% stolen by the hypervisor)",
+        (share * 100.0).min(100.0),
+        steal * 100.0
+    );
+    match share >= BUSY_WARN || steal >= BUSY_WARN / 5.0 {
+        true => crate::Finding {
+            area: "cpu",
+            code: "cpu_busy",
+            level: crate::Level::Warn,
+            what,
+            consequence: "latencies then hold time waiting for a CPU, and a rate-capped job falls behind its schedule".into(),
+            fix: "measure on a quiet host (see what runs: top), or read the results as this host's".into(),
+        },
+        false => crate::Finding::ok("cpu", "cpu_busy", what),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_busy_host_is_a_warning_and_a_quiet_one_is_ok() {
+        let span = |busy_s, steal_s| CpuSpan {
+            busy_s,
+            steal_s,
+            capacity_s: 2.0,
+        };
+        let busy = finding(span(1.9, 0.0));
+        assert_eq!(busy.level, crate::Level::Warn);
+        assert!(busy.what.contains("95% busy"), "{}", busy.what);
+        assert_eq!(finding(span(0.1, 0.0)).level, crate::Level::Ok);
+        assert_eq!(finding(span(0.1, 0.3)).level, crate::Level::Warn);
+    }
 
     #[test]
     fn niced_time_competes_only_with_a_niced_process() {

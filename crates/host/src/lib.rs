@@ -88,7 +88,10 @@ impl Finding {
 pub fn doctor(target: &Path, watch: Duration, numjobs: u32) -> Result<Vec<Finding>, String> {
     let devs = dev::of_target(target)?;
     let mut f = cgroup::findings(&devs);
+    // The host's CPUs over the same watch: a trial ran doctor at load 9 and read all OK.
+    let cpu = cpu::CpuWatch::start();
     f.extend(activity::findings(&devs, watch));
+    f.extend(cpu.and_then(cpu::CpuWatch::finish).map(cpu::finding));
     f.extend(settings::block(&devs));
     f.extend(settings::filesystem(target));
     f.extend(settings::cpu(numjobs));
