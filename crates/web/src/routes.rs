@@ -1,7 +1,8 @@
 //! What each address answers: a pure function of the request, so every route and every bad
 //! request is tested without a socket.
 //!
-//! - `/` the history, newest first, a page at a time (`before`, `after` an id; `limit`),
+//! - `/` the history, newest first, a page at a time (`before` an id or a date, `after` an
+//!   id; `limit`),
 //!   filtered by the query (`label`, `target`, `suite`, `kind`, `host`, `machine`, `since`,
 //!   `until`), with its total count, links to the pages beside it, and boxes to pick results
 //!   to compare;
@@ -430,18 +431,47 @@ fn filter(params: &[(String, String)]) -> anyhow::Result<Filter> {
         ))
         .into());
     }
+    let (before_id, before_date) = before(params)?;
     Ok(Filter {
         label: param(params, "label"),
         target: param(params, "target"),
         suite: param(params, "suite"),
         kind: param(params, "kind"),
         since: param(params, "since"),
-        until: param(params, "until"),
+        until: param(params, "until").or(before_date),
         host: param(params, "host"),
         machine: param(params, "machine"),
-        before_id: id_param(params, "before")?,
+        before_id,
         after_id: id_param(params, "after")?,
     })
+}
+
+/// `before`: an id (the page links') or, as `history --before` takes, a date, which bounds
+/// the date as `until` does (a trial's `?before=2026-12-01` was refused as no id).
+fn before(params: &[(String, String)]) -> anyhow::Result<(Option<i64>, Option<String>)> {
+    let Some(v) = param(params, "before") else {
+        return Ok((None, None));
+    };
+    if let Ok(id) = v.parse::<i64>() {
+        return Ok((Some(id), None));
+    }
+    let bad = |why: String| anyhow::Error::from(store::StoreError::BadFilter(why));
+    let as_until = Filter {
+        until: Some(v.clone()),
+        ..Default::default()
+    };
+    if as_until.checked().is_err() {
+        return Err(bad(format!(
+            "before='{}' is neither a result id nor a date (2026-11-01, or RFC 3339)",
+            clip(&v)
+        )));
+    }
+    if param(params, "until").is_some() {
+        return Err(bad(
+            "before=DATE and until both bound the date: give one of them".into(),
+        ));
+    }
+    Ok((None, Some(v)))
 }
 
 /// A page bound (`before`, `after`): an id, or the request's fault (400).

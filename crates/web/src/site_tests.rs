@@ -274,6 +274,19 @@ fn history_json_pages_by_its_links_keeping_the_filter() {
         .collect();
     assert_eq!(back, [7, 5]);
     assert!(link(&answer(&s, &get(&prev)), "prev").is_none());
+    // before= takes a date as history --before does: it bounds the date as until= does.
+    let count = |url: &str| {
+        let a = answer(&s, &get(url));
+        assert_eq!(a.status, 200, "{url}: {}", text(&a));
+        let v: serde_json::Value = serde_json::from_slice(&a.body).unwrap();
+        v.as_array().unwrap().len()
+    };
+    assert_eq!(count("/history.json?label=a&before=2999-01-01"), 4);
+    assert_eq!(count("/history.json?label=a&before=2000-01-01"), 0);
+    assert_eq!(
+        answer(&s, &get("/?before=2999-01-01&until=2999-01-01")).status,
+        400
+    );
     for bad in [
         "/?before=x",
         "/?after=1e3",
