@@ -133,7 +133,11 @@ fn due_time_latency_holds_the_backlog_that_clat_leaves_out() {
         "{}",
         kept["warnings"]
     );
-    assert_eq!(r["late"]["behind_ns"].as_u64(), Some(0), "{}", r["late"]);
+    // On schedule: behind for no stretch the warning would count (a tenth of the run, 100 ms
+    // at least). A busy host's scheduler can hold one I/O a gap late (110 µs beside
+    // stress-ng on a fresh clone), which is the host's jitter, not a backlog.
+    let behind = r["late"]["behind_ns"].as_u64().unwrap();
+    assert!(behind < 100_000_000, "{}", r["late"]);
 }
 
 /// Every summary of a run that fell behind its rate leads with the latency from the due time
