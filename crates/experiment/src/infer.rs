@@ -561,6 +561,10 @@ fn finish(
     // look at it, so it is the sustained cap when the two agree.
     let iops_cap = match &burst {
         Some(s) if (s.after / iops - 1.0).abs() < 0.1 => s.after.max(iops),
+        // The sweep well above the baseline its burst fell to rode credits the bucket earned
+        // between points (a trial: 7,000 "sustained" beside a 5,156 baseline): the baseline is
+        // what the volume sustains.
+        Some(s) if s.after > 0.0 && !is_stall(s) && iops > s.after * 1.1 => s.after,
         Some(_) => iops,
         // No burst: the burst phase was 20 s at depth 32, a longer and deeper look at the
         // sustained rate than the sweep's plateau (a throttle's timer granularity left QD1-4
@@ -570,6 +574,12 @@ fn finish(
             .map_or(iops, |b| b.max(iops)),
     };
     let mut ev = sweep_evidence(r);
+    if iops_cap < iops {
+        ev.push(format!(
+            "the sweep's plateau ({}) is above the baseline the burst fell to: its points ran on credits the bucket earned between them, so the baseline is the cap given",
+            figures::fmt_count(iops)
+        ));
+    }
     // The cap given must be in the evidence shown: when the longer look set it, say so.
     if iops_cap > iops {
         ev.push(format!(
@@ -581,7 +591,7 @@ fn finish(
     let mut conf = "high";
     if plateau_spread(r, "depth", |p| p.iops) > 0.05 {
         conf = "medium";
-        ev.push("the IOPS plateau varies by over 5 %: the cap may be noisy or shared".into());
+        ev.push("the IOPS plateau varies by over 5 %: the cap may be noisy, shared, or refilled between points".into());
     }
     if still_rising(r) {
         conf = "low";
@@ -713,7 +723,10 @@ fn burst_found(
     })
 }
 
-/// The relative spread of the last two points of a sweep (0 when fewer than two).
+/// The relative spread of a sweep's plateau: its points from the first within 10 % of the
+/// best to the end, highest against lowest (0 when fewer than two). Not the last two alone:
+/// a bucket refilling between points read QD1 5000, QD2 7000, QD4 5000 ... QD32 7000, and
+/// the last two agreed.
 fn plateau_spread(r: &InferReport, phase: &str, f: impl Fn(&Point) -> f64) -> f64 {
     let v: Vec<f64> = r
         .points
@@ -721,11 +734,15 @@ fn plateau_spread(r: &InferReport, phase: &str, f: impl Fn(&Point) -> f64) -> f6
         .filter(|p| p.phase == phase)
         .map(f)
         .collect();
-    if v.len() < 2 {
+    let best = v.iter().copied().fold(0.0, f64::max);
+    let Some(from) = v.iter().position(|&x| x >= best * 0.9) else {
         return 0.0;
+    };
+    let low = v[from..].iter().copied().fold(f64::INFINITY, f64::min);
+    match v.len() - from {
+        0 | 1 => 0.0,
+        _ => (best - low) / best.max(1e-9),
     }
-    let (a, b) = (v[v.len() - 2], v[v.len() - 1]);
-    (a - b).abs() / a.max(b).max(1e-9)
 }
 
 /// The catalog configurations nearest to the limits found: each product at the size (or
@@ -1045,5 +1062,39 @@ mod tests {
         let r = probed(vec![7500.0; 20]);
         assert!(r.limits.burst.is_none());
         assert_eq!(r.confidence, "medium");
+    }
+
+    /// Regression (issue 65): a bucket refilling between sweep points made the plateau
+    /// 5000/7000/5000/7000, its last two equal: "7000 sustained, confidence high" beside a
+    /// 5,156 baseline. The baseline is the cap, and the plateau's spread is seen.
+    #[test]
+    fn a_sweep_riding_refilled_credits_gives_the_baseline_and_less_confidence() {
+        let mut s = vec![7500.0; 5];
+        s.extend([5156.0; 10]);
+        let mut r = probed(s.clone());
+        r.points.retain(|p| p.phase != "depth");
+        let mut depth_at = 0;
+        for (qd, iops) in [
+            (1, 5000.0),
+            (2, 7000.0),
+            (4, 5000.0),
+            (8, 7000.0),
+            (16, 7000.0),
+        ] {
+            r.points.insert(depth_at, point("depth", 4096, qd, iops));
+            depth_at += 1;
+        }
+        r.evidence.clear();
+        finish(
+            &mut r,
+            7000.0,
+            300.0 * 1048576.0,
+            2,
+            130_000.0,
+            step::find(&s, 1.0),
+            None,
+        );
+        assert_eq!(r.limits.iops_cap, Some(5156.0), "{:?}", r.evidence);
+        assert_eq!(r.confidence, "medium", "{:?}", r.evidence);
     }
 }

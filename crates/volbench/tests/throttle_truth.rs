@@ -18,7 +18,12 @@ fn emulated(dev: &str, cap: u32, args: &[&str]) -> Value {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    succeeded(&out, format_args!("{args:?}"));
+    // A curve whose host was too late to judge an SLO exits 4 with its whole document
+    // (docs/curve.md): a busy host's answer, whose figures the cap still bounds.
+    let judged_later = args[0] == "curve" && out.status.code() == Some(4);
+    if !judged_later {
+        succeeded(&out, format_args!("{args:?}"));
+    }
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
