@@ -1073,16 +1073,15 @@ mod tests {
         s.extend([5156.0; 10]);
         let mut r = probed(s.clone());
         r.points.retain(|p| p.phase != "depth");
-        let mut depth_at = 0;
-        for (qd, iops) in [
+        let sweep = [
             (1, 5000.0),
             (2, 7000.0),
             (4, 5000.0),
             (8, 7000.0),
             (16, 7000.0),
-        ] {
-            r.points.insert(depth_at, point("depth", 4096, qd, iops));
-            depth_at += 1;
+        ];
+        for (at, (qd, iops)) in sweep.into_iter().enumerate() {
+            r.points.insert(at, point("depth", 4096, qd, iops));
         }
         r.evidence.clear();
         finish(
