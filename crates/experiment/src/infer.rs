@@ -905,11 +905,24 @@ pub fn from_document(
             "few block sizes or depths were measured: the caps are at least these figures".into(),
         );
     }
+    // As a live probe's: a series too short to drain a bucket cannot call the cap sustained
+    // with high confidence (a trial's 2 s suite read "high", the live probe "medium").
+    let n = r.burst_series.len();
+    if r.limits.burst.is_none() && r.confidence == "high" && n < BURST_LOOK_S {
+        r.confidence = "medium".into();
+        r.evidence.push(format!(
+            "the longest test ran {n} s: a burst bucket that lasts longer would not show, so the cap called sustained is what held that long"
+        ));
+    }
     if let Some(c) = cat {
         r.closest = closest(c, &r.limits);
     }
     Ok(r)
 }
+
+/// The shortest per-second series that rules out a bucket at high confidence from a stored
+/// result: the live probe's default burst phase.
+const BURST_LOOK_S: usize = 20;
 
 /// One stored test as a point of the inference.
 fn point(t: &cloud::measured::Measured) -> Point {

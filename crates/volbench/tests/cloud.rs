@@ -772,6 +772,16 @@ fn infer_and_check_read_a_stored_sweep() {
     );
     assert_eq!(v["io_time_s"], json!(0.0), "no new I/O");
     assert_eq!(v["points"].as_array().unwrap().len(), 4);
+    // 2 s tests rule out no bucket that lasts longer: not high confidence (a trial's stored
+    // 2 s suite read "high" where the live probe's 20 s said "medium").
+    assert_ne!(v["confidence"], json!("high"), "{}", v["evidence"]);
+    assert!(
+        v["evidence"]
+            .to_string()
+            .contains("a burst bucket that lasts longer would not show"),
+        "{}",
+        v["evidence"]
+    );
     // The latency floor is a median, as the docs say: one the stored runs themselves report
     // (a trial's `infer 1` gave the mean under the p50's name, 135.9 us against 2.5 us).
     let stored = ok_json(volbench().args(["export", "throttled-sweep"]));
