@@ -229,6 +229,19 @@ pub(crate) struct Dialect {
 }
 
 impl Filter {
+    /// A `before` bound as `history --before` and serve's `?before=` take it: a result id,
+    /// or a date (which bounds the date as `until` does). None: neither.
+    pub fn before_bound(v: &str) -> Option<(Option<i64>, Option<String>)> {
+        if let Ok(id) = v.parse::<i64>() {
+            return Some((Some(id), None));
+        }
+        let as_until = Filter {
+            until: Some(v.to_string()),
+            ..Default::default()
+        };
+        as_until.checked().ok().map(|_| (None, Some(v.to_string())))
+    }
+
     /// The filter with its dates read as RFC 3339 (any offset, a date alone meaning its
     /// midnight UTC) and written as the stored times are (`2026-11-28T17:39:14Z`), so that
     /// comparing the text compares the instants. A date that does not read is an error.

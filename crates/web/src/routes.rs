@@ -452,26 +452,19 @@ fn before(params: &[(String, String)]) -> anyhow::Result<(Option<i64>, Option<St
     let Some(v) = param(params, "before") else {
         return Ok((None, None));
     };
-    if let Ok(id) = v.parse::<i64>() {
-        return Ok((Some(id), None));
-    }
     let bad = |why: String| anyhow::Error::from(store::StoreError::BadFilter(why));
-    let as_until = Filter {
-        until: Some(v.clone()),
-        ..Default::default()
-    };
-    if as_until.checked().is_err() {
+    let Some(bound) = Filter::before_bound(&v) else {
         return Err(bad(format!(
             "before='{}' is neither a result id nor a date (2026-11-01, or RFC 3339)",
             clip(&v)
         )));
-    }
-    if param(params, "until").is_some() {
+    };
+    if bound.1.is_some() && param(params, "until").is_some() {
         return Err(bad(
             "before=DATE and until both bound the date: give one of them".into(),
         ));
     }
-    Ok((None, Some(v)))
+    Ok(bound)
 }
 
 /// A page bound (`before`, `after`): an id, or the request's fault (400).

@@ -229,26 +229,17 @@ fn filter_of(a: FilterArgs) -> Result<Filter> {
             workload::shown(k)
         )));
     }
-    let (before_id, before_date) = match a.before {
-        Some(b) => match b.parse::<i64>() {
-            Ok(id) => (Some(id), None),
-            Err(_) => (None, Some(b)),
-        },
-        None => (None, None),
-    };
     // Read here, so a bad one is named as the flag given (the store would call it --until).
-    if let Some(d) = &before_date {
-        let as_until = Filter {
-            until: Some(d.clone()),
-            ..Default::default()
-        };
-        if as_until.checked().is_err() {
+    let (before_id, before_date) = match a.before.as_deref().map(|b| (b, Filter::before_bound(b))) {
+        None => (None, None),
+        Some((_, Some(bound))) => bound,
+        Some((b, None)) => {
             return Err(usage(format!(
                 "--before {}: neither a result id nor a date (2026-11-01, or RFC 3339)",
-                workload::shown(d)
-            )));
+                workload::shown(b)
+            )))
         }
-    }
+    };
     if before_date.is_some() && a.until.is_some() {
         return Err(usage(
             "--before DATE and --until both bound the date: give one of them",
